@@ -1,0 +1,49 @@
+import type { Db } from '../db/knex.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { paginate, type Page } from '../db/paginate.ts';
+
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  customer_id: string;
+  prefix: string;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  created_at: Date;
+}
+
+const COLUMNS = ['id', 'name', 'customer_id', 'prefix', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'];
+
+export async function insertApiKey(db: Db, row: { name: string; customer_id: string; prefix: string; key_hash: string; expires_at: Date | null }): Promise<ApiKeyRow> {
+  const [created] = await db('api_keys').insert(row).returning(COLUMNS);
+  return created as ApiKeyRow;
+}
+
+export async function listApiKeyRows(db: Db, page: PageQuery, customerId?: string): Promise<Page<ApiKeyRow>> {
+  const query = db('api_keys').select(COLUMNS);
+  if (customerId) query.where({ customer_id: customerId });
+  return paginate<ApiKeyRow>(query, 'api_keys', page);
+}
+
+/** Marks the key revoked; false when there is no such unrevoked key. */
+export async function revokeApiKeyRow(db: Db, id: string): Promise<boolean> {
+  const n = await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  return n > 0;
+}
+
+export async function findUsableKey(db: Db, keyHash: string): Promise<Pick<ApiKeyRow, 'id' | 'customer_id' | 'last_used_at'> | undefined> {
+  return db('api_keys')
+    .where({ key_hash: keyHash })
+    .whereNull('revoked_at')
+    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()))
+    .first('id', 'customer_id', 'last_used_at');
+}
+
+/** Updates last_used_at unless it was updated within the last minute (one write a minute per key). */
+export async function touchApiKey(db: Db, id: string): Promise<void> {
+  await db('api_keys')
+    .where({ id })
+    .andWhere((q) => q.whereNull('last_used_at').orWhereRaw("last_used_at < now() - interval '1 minute'"))
+    .update({ last_used_at: db.fn.now() });
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { listReply } from '../http/list-reply.ts';
+import { defineRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { apiKeyResponse, createApiKeyBody, createdApiKeyResponse, listApiKeysQuery, serialiseApiKey } from './schema.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from './service.ts';
+
+export const apiKeyRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/api-keys',
+    auth: 'admin',
+    tag: 'API keys',
+    summary: 'Create an API key scoped to one customer; the key is shown only in this answer',
+    body: createApiKeyBody,
+    responses: { 201: { description: 'Created', schema: createdApiKeyResponse }, 400: { description: 'invalid_request, customer_not_found' } },
+    handler: async ({ deps, body }) => {
+      const { row, key } = await createApiKey(deps.db, body);
+      return { status: 201, body: { ...serialiseApiKey(row), key } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/api-keys',
+    auth: 'admin',
+    tag: 'API keys',
+    summary: 'List API keys (never the key itself)',
+    query: listApiKeysQuery,
+    responses: { 200: { description: 'Keys', schema: z.array(apiKeyResponse) } },
+    handler: async ({ deps, query, ctx }) => listReply(ctx, await listApiKeys(deps.db, query, query.customerId), serialiseApiKey),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/api-keys/:id',
+    auth: 'admin',
+    tag: 'API keys',
+    summary: 'Revoke an API key; it answers 401 from then on',
+    params: idParams,
+    responses: { 204: { description: 'Revoked' }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => {
+      await revokeApiKey(deps.db, params.id);
+      return { status: 204 };
+    },
+  }),
+];

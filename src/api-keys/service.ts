@@ -1,0 +1,51 @@
+import type { Db } from '../db/knex.ts';
+import { randomToken, sha256Hex } from '../crypto/tokens.ts';
+import { findCustomerRow } from '../customers/repo.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { insertApiKey, findUsableKey, listApiKeyRows, revokeApiKeyRow, touchApiKey, type ApiKeyRow } from './repo.ts';
+
+/** Recognisable in logs and secret scanners; 32 random bytes (256 bits) follow it (D-14). */
+export const API_KEY_PREFIX = 'bsk_';
+const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
+
+export async function createApiKey(db: Db, input: { name: string; customerId: string; expiresAt?: Date }): Promise<{ row: ApiKeyRow; key: string }> {
+  if (!(await findCustomerRow(db, input.customerId))) throw new AppError('customer_not_found', `Customer ${input.customerId} does not exist`);
+  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+    throw new AppError('invalid_request', 'expiresAt must be in the future', { details: [{ path: 'expiresAt', message: 'must be in the future' }] });
+  }
+  const key = `${API_KEY_PREFIX}${randomToken(32)}`;
+  const row = await insertApiKey(db, {
+    name: input.name,
+    customer_id: input.customerId,
+    prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+    key_hash: sha256Hex(key),
+    expires_at: input.expiresAt ?? null,
+  });
+  return { row, key };
+}
+
+export function listApiKeys(db: Db, page: PageQuery, customerId?: string) {
+  return listApiKeyRows(db, page, customerId);
+}
+
+export async function revokeApiKey(db: Db, id: string): Promise<void> {
+  if (!(await revokeApiKeyRow(db, id))) throw notFound('API key');
+}
+
+// Per process: skip the conditional UPDATE entirely while this process touched the key < 1 min ago.
+const recentlyTouched = new Map<string, number>();
+
+/** The customer a bearer key acts for, or undefined for an unknown, revoked or expired key. */
+export async function authenticateApiKey(db: Db, key: string): Promise<{ apiKeyId: string; customerId: string } | undefined> {
+  if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
+  const row = await findUsableKey(db, sha256Hex(key));
+  if (!row) return undefined;
+  const now = Date.now();
+  if ((recentlyTouched.get(row.id) ?? 0) < now - 60_000) {
+    recentlyTouched.set(row.id, now);
+    if (recentlyTouched.size > 10_000) recentlyTouched.clear();
+    await touchApiKey(db, row.id);
+  }
+  return { apiKeyId: row.id, customerId: row.customer_id };
+}

@@ -1,0 +1,20 @@
+import Koa from 'koa';
+import type { AppDeps } from './app-deps.ts';
+import { jsonBody } from './http/body.ts';
+import { errorMiddleware } from './http/error-middleware.ts';
+import { requestContext } from './http/request-context.ts';
+import { buildRouter } from './http/router.ts';
+import { securityHeaders } from './http/security-headers.ts';
+import { allRoutes } from './routes.ts';
+
+/** The Koa application, without listen(): the server entry point and the tests both build it here. */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  const router = buildRouter(allRoutes, deps);
+  app.use(requestContext(deps.logger));
+  app.use(securityHeaders);
+  app.use(errorMiddleware(deps.logger));
+  app.use(jsonBody);
+  app.use(router.routes());
+  return app;
+}

@@ -1,0 +1,74 @@
+import type { Db } from '../db/knex.ts';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  role: string;
+  auth_source: 'local' | 'idp';
+  created_at: Date;
+}
+
+export interface SessionUserRow {
+  session_id: string;
+  user_id: string;
+  email: string;
+  role: string;
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db('users').whereRaw('lower(email) = lower(?)', [email]).first();
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const row = await db('users').count<{ count: number }>('* as count').first();
+  return Number(row?.count ?? 0);
+}
+
+export async function insertUser(db: Db, user: { email: string; password_hash: string | null; role: string; auth_source: 'local' | 'idp' }): Promise<UserRow> {
+  const [row] = await db('users').insert(user).returning('*');
+  return row as UserRow;
+}
+
+export async function updateUser(db: Db, id: string, changes: Partial<Pick<UserRow, 'password_hash' | 'role' | 'auth_source' | 'email'>>): Promise<void> {
+  await db('users').where({ id }).update({ ...changes, updated_at: db.fn.now() });
+}
+
+export async function insertSession(db: Db, session: { token_hash: string; user_id: string; expires_at: Date; ip: string; user_agent: string | null }): Promise<string> {
+  const [row] = await db('sessions').insert(session).returning('id');
+  return (row as { id: string }).id;
+}
+
+export async function findLiveSession(db: Db, tokenHash: string): Promise<SessionUserRow | undefined> {
+  return db('sessions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where('s.token_hash', tokenHash)
+    .where('s.expires_at', '>', db.fn.now())
+    .first('s.id as session_id', 'u.id as user_id', 'u.email', 'u.role');
+}
+
+export async function deleteSession(db: Db, id: string): Promise<void> {
+  await db('sessions').where({ id }).delete();
+}
+
+export async function recordLoginFailure(db: Db, email: string, ip: string): Promise<void> {
+  await db('login_failures').insert({ email: email.toLowerCase(), ip });
+}
+
+/** Failures in the window for this email and for this IP. */
+export async function countLoginFailures(db: Db, email: string, ip: string, since: Date): Promise<{ byEmail: number; byIp: number; oldest: Date | null }> {
+  const row = await db('login_failures')
+    .where('created_at', '>', since)
+    .andWhere((q) => q.where('email', email.toLowerCase()).orWhere('ip', ip))
+    .select(
+      db.raw('count(*) filter (where email = ?)::int as by_email', [email.toLowerCase()]),
+      db.raw('count(*) filter (where ip = ?)::int as by_ip', [ip]),
+      db.raw('min(created_at) as oldest'),
+    )
+    .first();
+  return { byEmail: row?.by_email ?? 0, byIp: row?.by_ip ?? 0, oldest: row?.oldest ?? null };
+}
+
+export async function clearLoginFailures(db: Db, email: string): Promise<void> {
+  await db('login_failures').where('email', email.toLowerCase()).delete();
+}

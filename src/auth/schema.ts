@@ -1,0 +1,9 @@
+import { z } from 'zod';
+
+export const loginBody = z.object({
+  email: z.string().trim().min(1, 'must not be empty').max(320),
+  password: z.string().min(1, 'must not be empty').max(1024),
+});
+
+export const userResponse = z.object({ id: z.uuid(), email: z.string(), role: z.string() });
+export const loginResponse = z.object({ user: userResponse });

@@ -1,0 +1,53 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+
+// .env is a convenience for development; real deployments set the environment directly.
+if (existsSync('.env')) process.loadEnvFile('.env');
+
+const boolean = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v));
+
+const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: optionalString,
+  PGDATA_DIR: z.string().default('.data/postgres'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ADMIN_EMAIL: optionalString,
+  ADMIN_PASSWORD: optionalString,
+  CRON_SECRET: optionalString,
+  LICENSE_KEY_PREFIX: optionalString,
+  AUTH_SESSION_EXPIRY_DAYS: optionalString,
+  WEBHOOK_ALLOW_PRIVATE_URLS: boolean.default(false),
+  PUPPETEER_EXECUTABLE_PATH: optionalString,
+  PROVIDER_A_API_URL: z.url().default('https://api.provider-a.example'),
+  PROVIDER_A_SECRET_KEY: optionalString,
+  PROVIDER_A_WEBHOOK_SECRET: optionalString,
+  PROVIDER_B_API_URL: z.url().default('https://api.provider-b.example'),
+  PROVIDER_B_SECRET_KEY: optionalString,
+  PROVIDER_B_CALLBACK_TOKEN: optionalString,
+  PROVIDER_C_WEBHOOK_SECRET: optionalString,
+  LIFECYCLE_SCHEDULE: optionalString,
+  TRUST_PROXY: boolean.default(false),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Parses the environment once; a bad value stops the process with a message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`Invalid configuration:\n${problems}`);
+  }
+  return parsed.data;
+}

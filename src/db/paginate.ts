@@ -1,0 +1,34 @@
+import type { Knex } from 'knex';
+import type { PageQuery } from '../http/schemas.ts';
+
+export interface Page<T> {
+  rows: T[];
+  hasMore: boolean;
+}
+
+/**
+ * Pages `query` (rows of `table`) in creation order (D-5). `startingAfter` names the last id
+ * of the previous page; the keyset (created_at, id) keeps pages stable while rows are added.
+ */
+export async function paginate<T extends { id: string }>(
+  query: Knex.QueryBuilder,
+  table: string,
+  page: PageQuery,
+): Promise<Page<T>> {
+  if (page.startingAfter) {
+    query.whereRaw(`(??, ??) > (select created_at, id from ?? where id = ?)`, [
+      `${table}.created_at`,
+      `${table}.id`,
+      table,
+      page.startingAfter,
+    ]);
+  }
+  const rows = (await query
+    .orderBy([
+      { column: `${table}.created_at`, order: 'asc' },
+      { column: `${table}.id`, order: 'asc' },
+    ])
+    .limit(page.limit + 1)) as T[];
+  const hasMore = rows.length > page.limit;
+  return { rows: hasMore ? rows.slice(0, page.limit) : rows, hasMore };
+}

@@ -1,0 +1,31 @@
+import { defineRoute, type AnyRoute } from '../http/route.ts';
+import { renderDocsPage } from './docs-page.ts';
+import { buildOpenApi } from './openapi.ts';
+
+/** /api/openapi.json and /docs, describing `routes` and themselves. */
+export function docsRoutes(routes: AnyRoute[]): AnyRoute[] {
+  const own: AnyRoute[] = [
+    defineRoute({
+      method: 'get',
+      path: '/api/openapi.json',
+      auth: 'public',
+      tag: 'Operations',
+      summary: 'This OpenAPI 3.1 document',
+      responses: { 200: { description: 'OpenAPI document' } },
+      handler: async () => ({ body: document }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs',
+      auth: 'public',
+      tag: 'Operations',
+      summary: 'Human-readable API reference',
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+      handler: async () => ({ body: page, headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
+    }),
+  ];
+  const all = [...routes, ...own];
+  const document = buildOpenApi(all);
+  const page = renderDocsPage(all);
+  return own;
+}

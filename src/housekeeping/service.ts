@@ -1,0 +1,18 @@
+import type { Db } from '../db/knex.ts';
+
+export const IDEMPOTENCY_RETENTION_HOURS = 24;
+const LOGIN_FAILURE_RETENTION_HOURS = 24;
+
+export interface PurgeCounts {
+  sessions: number;
+  idempotencyKeys: number;
+  loginFailures: number;
+}
+
+export async function purgeExpired(db: Db, asOf: Date): Promise<PurgeCounts> {
+  const hoursAgo = (h: number) => new Date(asOf.getTime() - h * 3600_000);
+  const sessions = await db('sessions').where('expires_at', '<=', asOf).delete();
+  const idempotencyKeys = await db('idempotency_keys').where('created_at', '<', hoursAgo(IDEMPOTENCY_RETENTION_HOURS)).delete();
+  const loginFailures = await db('login_failures').where('created_at', '<', hoursAgo(LOGIN_FAILURE_RETENTION_HOURS)).delete();
+  return { sessions, idempotencyKeys, loginFailures };
+}

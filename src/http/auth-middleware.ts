@@ -1,0 +1,50 @@
+import type { Context, Middleware, Next } from 'koa';
+import type { AppDeps } from '../app-deps.ts';
+import { authenticateApiKey } from '../api-keys/service.ts';
+import { ADMIN_ROLE, findSessionByToken } from '../auth/service.ts';
+import { readSessionCookie } from '../auth/session-cookie.ts';
+import { secretsEqual } from '../crypto/tokens.ts';
+import { AppError } from './errors.ts';
+import type { AuthKind } from './route.ts';
+
+const unauthenticated = (message: string) => new AppError('unauthenticated', message);
+
+function bearerToken(ctx: Context): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+  return match?.[1];
+}
+
+async function adminSession(ctx: Context, deps: AppDeps): Promise<void> {
+  const token = readSessionCookie(ctx);
+  if (!token) throw unauthenticated('Log in first: no session cookie');
+  const session = await findSessionByToken(deps.db, token);
+  if (!session) throw unauthenticated('Session expired or logged out');
+  if (session.role !== ADMIN_ROLE) throw new AppError('forbidden', 'This account is not an admin');
+  ctx.state.principal = { kind: 'user', userId: session.user_id, email: session.email, role: session.role, sessionId: session.session_id };
+}
+
+async function apiKey(ctx: Context, deps: AppDeps): Promise<void> {
+  // A session cookie is not a credential here (D-15): only the bearer key counts.
+  const token = bearerToken(ctx);
+  if (!token) throw unauthenticated('Send an API key as Authorization: Bearer <key>');
+  const key = await authenticateApiKey(deps.db, token);
+  if (!key) throw unauthenticated('Unknown, revoked or expired API key');
+  ctx.state.principal = { kind: 'apiKey', ...key };
+}
+
+function cron(ctx: Context, deps: AppDeps): void {
+  const expected = deps.config.CRON_SECRET;
+  const given = ctx.get('x-cron-secret');
+  if (!expected || !given || !secretsEqual(given, expected)) throw new AppError('invalid_cron_secret', 'Missing or wrong X-Cron-Secret');
+}
+
+/** The credential check for one auth kind (interface.md, Authentication). */
+export function authenticate(kind: AuthKind, deps: AppDeps): Middleware {
+  return async (ctx: Context, next: Next) => {
+    if (kind === 'admin') await adminSession(ctx, deps);
+    else if (kind === 'apiKey') await apiKey(ctx, deps);
+    else if (kind === 'cron') cron(ctx, deps);
+    else ctx.state.principal = { kind: 'anonymous' };
+    await next();
+  };
+}

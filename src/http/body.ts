@@ -1,0 +1,55 @@
+import type { Context, Next } from 'koa';
+import { AppError } from './errors.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+declare module 'koa' {
+  interface DefaultState {
+    /** The exact request bytes, kept for signature checks. */
+    rawBody?: Buffer;
+    /** The parsed JSON body, or undefined when there was none. */
+    body?: unknown;
+  }
+}
+
+function isJson(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+async function readLimited(ctx: Context, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      throw new AppError('payload_too_large', `Request body exceeds ${limit} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Reads JSON bodies (1 MiB at most) keeping the raw bytes; refuses other media types (D-1). */
+export async function jsonBody(ctx: Context, next: Next): Promise<void> {
+  if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || ctx.method === 'OPTIONS') {
+    return next();
+  }
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > BODY_LIMIT_BYTES) {
+    throw new AppError('payload_too_large', `Request body exceeds ${BODY_LIMIT_BYTES} bytes`);
+  }
+  const raw = await readLimited(ctx, BODY_LIMIT_BYTES);
+  ctx.state.rawBody = raw;
+  if (raw.length === 0) return next();
+  if (!isJson(ctx.get('content-type'))) {
+    throw new AppError('unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json)');
+  }
+  try {
+    ctx.state.body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('invalid_request', 'Request body is not valid JSON');
+  }
+  return next();
+}

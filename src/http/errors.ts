@@ -1,0 +1,83 @@
+/**
+ * The closed list of error codes the service answers with (D-1), each with its HTTP status.
+ * Domains add their codes here so the whole contract reads in one place.
+ */
+export const errorStatus = {
+  /** Malformed JSON, schema failures, bad query parameters. */
+  invalid_request: 400,
+  /** A referenced id in the body does not exist (D-2). */
+  customer_not_found: 400,
+  product_not_found: 400,
+  plan_not_found: 400,
+  invoice_not_found: 400,
+  payment_not_found: 400,
+  /** Unknown setting key in PUT /api/settings. */
+  unknown_setting: 400,
+  /** No, expired or unknown session or key. */
+  unauthenticated: 401,
+  /** Login with a wrong email or password (same answer for both). */
+  invalid_credentials: 401,
+  /** Missing or wrong X-Cron-Secret. */
+  invalid_cron_secret: 401,
+  /** Authenticated but not allowed (a non-admin role). */
+  forbidden: 403,
+  /** Unknown route, unknown or malformed id in the path. */
+  not_found: 404,
+  /** Generic duplicate. */
+  conflict: 409,
+  /** Customer email already used, case-insensitively (D-22). */
+  email_taken: 409,
+  /** Product referenced by plans, subscriptions or licenses (D-21). */
+  product_in_use: 409,
+  /** Customer with invoices or payments (D-22). */
+  customer_has_billing_history: 409,
+  /** Same Idempotency-Key with a different request (D-6). */
+  idempotency_key_reused: 409,
+  /** Same Idempotency-Key while the first request still runs (D-6). */
+  request_in_progress: 409,
+  /** JSON body over 1 MiB. */
+  payload_too_large: 413,
+  /** A body that is not JSON. */
+  unsupported_media_type: 415,
+  /** Too many requests; carries Retry-After. */
+  rate_limited: 429,
+  /** Anything unexpected; never carries the underlying message. */
+  internal_error: 500,
+  /** A payment provider failed. */
+  provider_error: 502,
+  /** The identity provider failed or is unreachable. */
+  identity_provider_error: 502,
+  /** The database is unreachable. */
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** The one error class of the service: a code from the list above, a message safe to show, optional details. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: ErrorDetail[];
+  /** Extra response headers, e.g. Retry-After for rate limits. */
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = errorStatus[code];
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+export const notFound = (what = 'Resource') => new AppError('not_found', `${what} not found`);

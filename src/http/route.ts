@@ -1,0 +1,65 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { AppDeps } from '../app-deps.ts';
+import type { Principal } from './principal.ts';
+
+/**
+ * Who may call a route: the admin session cookie, a v1 API key, nobody in particular,
+ * the cron secret, or a payment provider (signature checked by the route itself).
+ */
+export type AuthKind = 'admin' | 'apiKey' | 'public' | 'cron' | 'provider';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+
+/** What a handler answers; the router writes it to the response. */
+export interface Reply {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HandlerInput<P, Q, B> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+  principal: Principal;
+  deps: AppDeps;
+  /** Escape hatch for the few routes that need transport details (cookies, client IP, raw body). */
+  ctx: Context;
+}
+
+export interface RouteResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
+  method: HttpMethod;
+  /** Koa path, e.g. `/api/products/:id`. */
+  path: string;
+  auth: AuthKind;
+  tag: string;
+  summary: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Documented answers by status, for the OpenAPI document. */
+  responses: Record<number, RouteResponseDoc>;
+  /** POSTs of the admin and v1 APIs honour Idempotency-Key unless this is false. */
+  idempotent?: boolean;
+  handler(input: HandlerInput<P, Q, B>): Promise<Reply>;
+}
+
+export type AnyRoute = RouteDef<any, any, any>;
+
+/** Declares a route; the identity function exists so TypeScript infers the handler's input types. */
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(def: RouteDef<P, Q, B>): AnyRoute {
+  return def as AnyRoute;
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/** Ids are UUIDs; a malformed id in a path is a 404 (D-1), in a body a 400. */
+export const uuid = z.uuid({ error: 'must be a UUID' });
+
+export const idParams = z.object({ id: uuid });
+
+export const nonEmptyString = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+export const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
+
+/** Timestamps in requests: a full ISO 8601 timestamp or `YYYY-MM-DD` (D-4). */
+export const timestampInput = z
+  .string()
+  .refine((v) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(v) && !Number.isNaN(Date.parse(v)), {
+    message: 'must be an ISO 8601 timestamp or YYYY-MM-DD',
+  })
+  .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v));
+
+/** D-5 paging: `limit` (default 100, max 500) and `startingAfter` (an id). */
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  startingAfter: uuid.optional(),
+});
+export type PageQuery = z.infer<typeof pageQuery>;
+
+/** ISO 8601 UTC with milliseconds and Z (D-4). */
+export function iso(value: Date | string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}

@@ -1,0 +1,80 @@
+import type { Context, Middleware, Next } from 'koa';
+import type { AppDeps } from '../app-deps.ts';
+import { sha256Hex } from '../crypto/tokens.ts';
+import { errorBody } from '../http/error-middleware.ts';
+import { AppError } from '../http/errors.ts';
+import type { Principal } from '../http/principal.ts';
+import { findStoredResponse, storeResponse, tryLockKey } from './repo.ts';
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+const REPLAYED_HEADERS = ['location', 'link', 'retry-after'];
+
+function scopeOf(principal: Principal | undefined): string {
+  if (principal?.kind === 'user') return `user:${principal.userId}`;
+  if (principal?.kind === 'apiKey') return `key:${principal.apiKeyId}`;
+  return 'anonymous';
+}
+
+function requestHash(ctx: Context): string {
+  return sha256Hex(Buffer.concat([Buffer.from(`${ctx.method} ${ctx.path}\n`), ctx.state.rawBody ?? Buffer.alloc(0)]));
+}
+
+function keptHeaders(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = ctx.response.get(name);
+    if (value) out[name] = String(value);
+  }
+  return out;
+}
+
+/**
+ * D-6. The request runs in one transaction with the record of its response, so a crash can never
+ * leave work done without its record (a retry would repeat it) or a record without the work.
+ * A 4xx answer is stored too (its writes roll back to a savepoint); a 5xx stores nothing, so the
+ * client may retry. While one request holds the key, a concurrent one gets 409 request_in_progress.
+ */
+export function idempotency(deps: AppDeps): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const key = ctx.get('idempotency-key');
+    if (!key) return next();
+    if (!KEY_PATTERN.test(key)) {
+      throw new AppError('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters', { details: [{ path: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }] });
+    }
+    const scope = scopeOf(ctx.state.principal as Principal | undefined);
+    const hash = requestHash(ctx);
+    let refusal: AppError | undefined;
+
+    await deps.db.transaction(async (trx) => {
+      if (!(await tryLockKey(trx, scope, key))) {
+        throw new AppError('request_in_progress', 'A request with this Idempotency-Key is still in progress');
+      }
+      const stored = await findStoredResponse(trx, scope, key);
+      if (stored) {
+        if (stored.request_hash !== hash) {
+          throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
+        }
+        ctx.status = stored.response_status;
+        if (stored.response_body !== null) ctx.body = stored.response_body;
+        for (const [name, value] of Object.entries(stored.response_headers ?? {})) ctx.set(name, value);
+        ctx.set('Idempotent-Replayed', 'true');
+        return;
+      }
+      try {
+        await trx.transaction(async (savepoint) => {
+          ctx.state.db = savepoint;
+          await next();
+        });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        refusal = error;
+        await storeResponse(trx, scope, key, hash, error.status, errorBody(error), error.headers ?? {});
+        return;
+      } finally {
+        ctx.state.db = undefined;
+      }
+      await storeResponse(trx, scope, key, hash, ctx.status, ctx.body, keptHeaders(ctx));
+    });
+    if (refusal) throw refusal;
+  };
+}

@@ -1,0 +1,64 @@
+import { Decimal } from 'decimal.js';
+import { z } from 'zod';
+
+/**
+ * The only place amounts are parsed, added, multiplied and rounded (D-3).
+ * Amounts travel as decimal strings; arithmetic happens on Decimal; a JS number never holds money.
+ */
+export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
+export type Money = Decimal;
+
+export const DECIMAL_PATTERN = /^-?\d+(\.\d+)?$/;
+
+// ISO 4217 currencies whose minor unit is not 2 digits; every other code has 2.
+const MINOR_UNITS: Record<string, number> = {
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0,
+  VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  CLF: 4, UYW: 4,
+};
+
+export function minorUnits(currency: string): number {
+  return MINOR_UNITS[currency] ?? 2;
+}
+
+export function money(value: string | number | Decimal): Decimal {
+  return new Money(value);
+}
+
+/** Rounds half-up to the currency's minor unit. */
+export function roundToCurrency(amount: Decimal | string, currency: string): Decimal {
+  return money(amount).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP);
+}
+
+/** The output form of an amount: normalised to the currency's minor units ("10.00", "1000", "1.000"). */
+export function formatMoney(amount: Decimal | string, currency: string): string {
+  return roundToCurrency(amount, currency).toFixed(minorUnits(currency));
+}
+
+export function sumMoney(amounts: Iterable<Decimal | string>): Decimal {
+  let total = money(0);
+  for (const a of amounts) total = total.plus(a);
+  return total;
+}
+
+/** A money field in a request: a decimal string; a JSON number is refused with a message that says why. */
+export const moneyString = z
+  .string({
+    error: (issue) =>
+      typeof issue.input === 'number'
+        ? 'must be a decimal string such as "10.00", not a JSON number'
+        : 'must be a decimal string such as "10.00"',
+  })
+  .trim()
+  .regex(DECIMAL_PATTERN, 'must be a decimal string such as "10.00"')
+  .refine((v) => v.replace(/^-/, '').replace('.', '').length <= 30, 'has too many digits');
+
+export const nonNegativeMoneyString = moneyString.refine((v) => !v.startsWith('-'), 'must not be negative');
+
+/** ISO 4217 alphabetic code, upper case (lower case input is accepted and upper-cased). */
+export const currencyCode = z
+  .string()
+  .trim()
+  .transform((v) => v.toUpperCase())
+  .pipe(z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter ISO 4217 currency code'));

@@ -1,0 +1,32 @@
+import type { AppDeps } from '../app-deps.ts';
+import { ensureFirstAdmin } from '../auth/first-admin.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { migrateLatest } from '../db/migrate.ts';
+import { openDatabase, type OpenDatabase } from '../db/open.ts';
+import { createLogger } from '../logger.ts';
+import { createBoss, createQueues, setBoss, type Boss } from '../queue/boss.ts';
+
+export interface Booted {
+  config: Config;
+  database: OpenDatabase;
+  boss: Boss;
+  deps: AppDeps;
+}
+
+/**
+ * Opens the database and the queue for one process. `release` migrates the schema, pg-boss and
+ * the queues and creates the first admin; processes started without it expect that done.
+ */
+export async function boot(name: string, options: { release: boolean; supervise: boolean }): Promise<Booted> {
+  const config = loadConfig();
+  const logger = createLogger(config, name);
+  const database = await openDatabase(config, logger);
+  if (options.release) await migrateLatest(database.knex);
+  const boss = createBoss(database.url, logger, { migrate: options.release, supervise: options.supervise });
+  await boss.start();
+  if (options.release) await createQueues(boss);
+  setBoss(boss);
+  const deps: AppDeps = { db: database.knex, config, logger };
+  if (options.release) await ensureFirstAdmin(deps);
+  return { config, database, boss, deps };
+}

@@ -1,0 +1,30 @@
+import type { QueueOptions } from 'pg-boss';
+import type { z } from 'zod';
+import type { AppDeps } from '../app-deps.ts';
+
+/** The worker processes that scale separately; each has a Procfile line and a workers/ entry. */
+export const WORKER_GROUPS = ['pdf', 'webhooks', 'provider_events', 'lifecycle'] as const;
+export type WorkerGroup = (typeof WORKER_GROUPS)[number];
+
+export interface JobContext {
+  jobId: string;
+  retryCount: number;
+}
+
+/**
+ * One job: its queue name, the worker group that runs it, the payload schema, queue options and `run`.
+ * Payloads carry ids; `run` re-reads rows, is idempotent, and throws to be retried.
+ */
+export interface JobDef<S extends z.ZodType = z.ZodType> {
+  name: string;
+  group: WorkerGroup;
+  payload: S;
+  queue: QueueOptions & { notify?: boolean };
+  /** Jobs of this queue run at once in one process. */
+  concurrency: number;
+  run(deps: AppDeps, payload: z.output<S>, job: JobContext): Promise<unknown>;
+}
+
+export function defineJob<S extends z.ZodType>(def: JobDef<S>): JobDef<S> {
+  return def;
+}

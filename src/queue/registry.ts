@@ -1,0 +1,5 @@
+import { purgeExpiredJob } from '../housekeeping/purge-expired.job.ts';
+import type { JobDef } from './job.ts';
+
+/** Every job the service runs; workers register handlers from here and the release step creates the queues. */
+export const jobRegistry: JobDef[] = [purgeExpiredJob];

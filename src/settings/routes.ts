@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { defineRoute } from '../http/route.ts';
+import { listSettings, updateSettings } from './service.ts';
+
+const settingsObject = z.record(z.string(), z.unknown());
+
+export const settingsRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/settings',
+    auth: 'admin',
+    tag: 'Settings',
+    summary: 'Read every setting (secrets shown as "********")',
+    responses: { 200: { description: 'Settings by key', schema: settingsObject } },
+    handler: async ({ deps }) => ({ body: await listSettings(deps.db) }),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/settings',
+    auth: 'admin',
+    tag: 'Settings',
+    summary: 'Change settings; only the given keys change, all or none',
+    body: settingsObject,
+    responses: { 200: { description: 'Settings after the change', schema: settingsObject } },
+    handler: async ({ deps, body }) => ({ body: await updateSettings(deps.db, body) }),
+  }),
+];
