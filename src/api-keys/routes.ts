@@ -16,7 +16,8 @@ export const apiKeyRoutes = [
     responses: { 201: { description: 'Created', schema: createdApiKeyResponse }, 400: { description: 'invalid_request, customer_not_found' } },
     handler: async ({ deps, body }) => {
       const { row, key } = await createApiKey(deps.db, body);
-      return { status: 201, body: { ...serialiseApiKey(row), key } };
+      // The key is shown once: an idempotent replay answers the record without it, never a stored copy.
+      return { status: 201, body: { ...serialiseApiKey(row), key }, replayBody: { ...serialiseApiKey(row), key: null } };
     },
   }),
   defineRoute({

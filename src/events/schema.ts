@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { iso, pageQuery } from '../http/schemas.ts';
+import { iso, pagingQuery } from '../http/schemas.ts';
 import type { EventRow } from './repo.ts';
 import { EVENT_TYPES } from './types.ts';
 
-export const listEventsQuery = pageQuery.extend({ type: z.enum(EVENT_TYPES).optional() });
+export const eventId = z.string().regex(/^evt_[A-Za-z0-9]{1,64}$/, 'must be an event id (evt_...)');
+
+export const listEventsQuery = pagingQuery(eventId).extend({ type: z.enum(EVENT_TYPES).optional() });
 
 export const eventResponse = z.object({
   id: z.string(),

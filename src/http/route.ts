@@ -16,6 +16,8 @@ export interface Reply {
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** What an Idempotency-Key replay answers instead of `body`, for answers holding a secret shown once. */
+  replayBody?: unknown;
 }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;

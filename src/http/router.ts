@@ -11,6 +11,7 @@ function writeReply(ctx: Context, reply: Reply): void {
   for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
   ctx.status = reply.status ?? (reply.body === undefined ? 204 : 200);
   if (reply.body !== undefined) ctx.body = reply.body;
+  if (reply.replayBody !== undefined) ctx.state.replayBody = reply.replayBody;
 }
 
 function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {

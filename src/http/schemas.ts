@@ -17,11 +17,14 @@ export const timestampInput = z
   })
   .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v));
 
-/** D-5 paging: `limit` (default 100, max 500) and `startingAfter` (an id). */
-export const pageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  startingAfter: uuid.optional(),
-});
+/** D-5 paging: `limit` (default 100, max 500) and `startingAfter` (the last id of the previous page). */
+export function pagingQuery(id: z.ZodType<string> = uuid) {
+  return z.object({
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    startingAfter: id.optional(),
+  });
+}
+export const pageQuery = pagingQuery();
 export type PageQuery = z.infer<typeof pageQuery>;
 
 /** ISO 8601 UTC with milliseconds and Z (D-4). */

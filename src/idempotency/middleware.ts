@@ -73,7 +73,7 @@ export function idempotency(deps: AppDeps): Middleware {
       } finally {
         ctx.state.db = undefined;
       }
-      await storeResponse(trx, scope, key, hash, ctx.status, ctx.body, keptHeaders(ctx));
+      await storeResponse(trx, scope, key, hash, ctx.status, ctx.state.replayBody ?? ctx.body, keptHeaders(ctx));
     });
     if (refusal) throw refusal;
   };
