@@ -9,20 +9,28 @@ import { insertApiKey, findUsableKey, listApiKeyRows, revokeApiKeyRow, touchApiK
 export const API_KEY_PREFIX = 'bsk_';
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
+const customerNotFound = (id: string) => new AppError('customer_not_found', `Customer ${id} does not exist`);
+
 export async function createApiKey(db: Db, input: { name: string; customerId: string; expiresAt?: Date }): Promise<{ row: ApiKeyRow; key: string }> {
-  if (!(await findCustomerRow(db, input.customerId))) throw new AppError('customer_not_found', `Customer ${input.customerId} does not exist`);
+  if (!(await findCustomerRow(db, input.customerId))) throw customerNotFound(input.customerId);
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
     throw new AppError('invalid_request', 'expiresAt must be in the future', { details: [{ path: 'expiresAt', message: 'must be in the future' }] });
   }
   const key = `${API_KEY_PREFIX}${randomToken(32)}`;
-  const row = await insertApiKey(db, {
-    name: input.name,
-    customer_id: input.customerId,
-    prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
-    key_hash: sha256Hex(key),
-    expires_at: input.expiresAt ?? null,
-  });
-  return { row, key };
+  try {
+    const row = await insertApiKey(db, {
+      name: input.name,
+      customer_id: input.customerId,
+      prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+      key_hash: sha256Hex(key),
+      expires_at: input.expiresAt ?? null,
+    });
+    return { row, key };
+  } catch (error) {
+    // The customer was deleted between the check and the insert.
+    if ((error as { code?: string }).code === '23503') throw customerNotFound(input.customerId);
+    throw error;
+  }
 }
 
 export function listApiKeys(db: Db, page: PageQuery, customerId?: string) {

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../http/errors.ts';
-import { getSettings } from '../settings/service.ts';
+import { getSettings, type SettingOverrides } from '../settings/service.ts';
 
 export interface IdpIdentity {
   email: string;
@@ -25,11 +25,11 @@ const idpFailure = (message: string) => new AppError('identity_provider_error', 
 
 /**
  * OpenID Connect password grant at `{realm}/protocol/openid-connect/token` (D-13). Wrong credentials
- * give undefined; an unreachable or misbehaving provider is a 502. The access token's signature is
- * checked against the realm's JWKS before its roles are trusted.
+ * give undefined; an unreachable, misconfigured or misbehaving provider is a 502. The access token's
+ * signature is checked against the realm's JWKS before its roles are trusted.
  */
-export async function authenticateWithIdp(db: Db, email: string, password: string): Promise<IdpIdentity | undefined> {
-  const s = await getSettings(db, ['auth.idp.realm_url', 'auth.idp.client_id', 'auth.idp.client_secret', 'auth.idp.admin_role']);
+export async function authenticateWithIdp(db: Db, email: string, password: string, overrides?: SettingOverrides): Promise<IdpIdentity | undefined> {
+  const s = await getSettings(db, ['auth.idp.realm_url', 'auth.idp.client_id', 'auth.idp.client_secret', 'auth.idp.admin_role'], overrides);
   const realmUrl = s['auth.idp.realm_url'].replace(/\/+$/, '');
   if (!realmUrl || !s['auth.idp.client_id']) throw idpFailure('auth.idp.realm_url and auth.idp.client_id must be set');
 
@@ -47,8 +47,14 @@ export async function authenticateWithIdp(db: Db, email: string, password: strin
   } catch {
     throw idpFailure('token endpoint unreachable');
   }
-  // Keycloak answers 401 invalid_grant for a wrong password; 400 invalid_grant for disabled users.
-  if (response.status === 401 || response.status === 400) return undefined;
+  if (response.status === 401 || response.status === 400) {
+    // Only invalid_grant is about the user (Keycloak: 401 for a wrong password, 400 for a disabled
+    // account). invalid_client / unauthorized_client mean our client id or secret is wrong: calling
+    // that "wrong password" would hide the misconfiguration and count failures against every user.
+    const refusal = (await response.json().catch(() => ({}))) as { error?: unknown };
+    if (refusal.error === 'invalid_grant') return undefined;
+    throw idpFailure(`token endpoint refused the client (${typeof refusal.error === 'string' ? refusal.error.slice(0, 50) : response.status})`);
+  }
   if (!response.ok) throw idpFailure(`token endpoint answered ${response.status}`);
   const tokens = (await response.json().catch(() => ({}))) as { access_token?: unknown };
   if (typeof tokens.access_token !== 'string') throw idpFailure('no access_token in the token response');

@@ -56,17 +56,27 @@ export async function recordLoginFailure(db: Db, email: string, ip: string): Pro
 }
 
 /** Failures in the window for this email and for this IP. */
-export async function countLoginFailures(db: Db, email: string, ip: string, since: Date): Promise<{ byEmail: number; byIp: number; oldest: Date | null }> {
+export async function countLoginFailures(db: Db, email: string, ip: string, since: Date): Promise<{ byEmail: number; byIp: number }> {
   const row = await db('login_failures')
     .where('created_at', '>', since)
     .andWhere((q) => q.where('email', email.toLowerCase()).orWhere('ip', ip))
-    .select(
-      db.raw('count(*) filter (where email = ?)::int as by_email', [email.toLowerCase()]),
-      db.raw('count(*) filter (where ip = ?)::int as by_ip', [ip]),
-      db.raw('min(created_at) as oldest'),
-    )
+    .select(db.raw('count(*) filter (where email = ?)::int as by_email', [email.toLowerCase()]), db.raw('count(*) filter (where ip = ?)::int as by_ip', [ip]))
     .first();
-  return { byEmail: row?.by_email ?? 0, byIp: row?.by_ip ?? 0, oldest: row?.oldest ?? null };
+  return { byEmail: row?.by_email ?? 0, byIp: row?.by_ip ?? 0 };
+}
+
+/**
+ * The time of the n-th most recent failure for an email or an IP since `since`: once it leaves the
+ * window fewer than n remain, so it tells when a throttled client may try again.
+ */
+export async function nthLatestLoginFailure(db: Db, by: 'email' | 'ip', value: string, since: Date, n: number): Promise<Date | undefined> {
+  const row = await db('login_failures')
+    .where(by, by === 'email' ? value.toLowerCase() : value)
+    .where('created_at', '>', since)
+    .orderBy('created_at', 'desc')
+    .offset(n - 1)
+    .first('created_at');
+  return row?.created_at;
 }
 
 export async function clearLoginFailures(db: Db, email: string): Promise<void> {

@@ -1,7 +1,8 @@
 import { defineRoute } from '../http/route.ts';
+import { AppError } from '../http/errors.ts';
 import { loginBody, loginResponse } from './schema.ts';
-import { login, logout } from './service.ts';
-import { clearSessionCookie, setSessionCookie } from './session-cookie.ts';
+import { login, logoutByToken } from './service.ts';
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
 
 export const authRoutes = [
   defineRoute({
@@ -11,9 +12,14 @@ export const authRoutes = [
     tag: 'Auth',
     summary: 'Log in; sets the HTTP-only `session` cookie',
     body: loginBody,
-    responses: { 200: { description: 'Logged in', schema: loginResponse }, 401: { description: 'invalid_credentials' }, 429: { description: 'rate_limited' } },
+    responses: {
+      200: { description: 'Logged in', schema: loginResponse },
+      401: { description: 'invalid_credentials' },
+      429: { description: 'rate_limited' },
+      502: { description: 'identity_provider_error' },
+    },
     handler: async ({ deps, body, ctx }) => {
-      const result = await login(deps.db, { email: body.email, password: body.password, ip: ctx.ip, userAgent: ctx.get('user-agent') || null });
+      const result = await login(deps.db, { email: body.email, password: body.password, ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, deps.config);
       setSessionCookie(ctx, result.token, result.expiresAt, deps.config.NODE_ENV === 'production');
       return { status: 200, body: { user: result.user } };
     },
@@ -21,13 +27,16 @@ export const authRoutes = [
   defineRoute({
     method: 'post',
     path: '/api/auth/logout',
-    auth: 'admin',
+    // Not 'admin': any logged-in user, whatever the role, must be able to end their own session.
+    // The session cookie is still required; the handler checks it.
+    auth: 'public',
     tag: 'Auth',
-    summary: 'Log out; the session is deleted server-side',
+    summary: 'Log out (needs the session cookie, any role); the session is deleted server-side',
     idempotent: false,
-    responses: { 204: { description: 'Logged out' } },
-    handler: async ({ deps, principal, ctx }) => {
-      if (principal.kind === 'user') await logout(deps.db, principal.sessionId);
+    responses: { 204: { description: 'Logged out' }, 401: { description: 'unauthenticated' } },
+    handler: async ({ deps, ctx }) => {
+      const token = readSessionCookie(ctx);
+      if (!token || !(await logoutByToken(deps.db, token))) throw new AppError('unauthenticated', 'No live session to log out of');
       clearSessionCookie(ctx, deps.config.NODE_ENV === 'production');
       return { status: 204 };
     },

@@ -1,22 +1,14 @@
+import { z } from 'zod';
 import type { Db } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import { AppError } from '../http/errors.ts';
-import { getSettings } from '../settings/service.ts';
+import { issuesToDetails } from '../http/validate.ts';
+import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { authenticateWithIdp } from './idp.ts';
+import { assertLoginNotThrottled } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
-import {
-  clearLoginFailures,
-  countLoginFailures,
-  deleteSession,
-  findLiveSession,
-  findUserByEmail,
-  insertSession,
-  insertUser,
-  recordLoginFailure,
-  updateUser,
-  type SessionUserRow,
-  type UserRow,
-} from './repo.ts';
+import { clearLoginFailures, deleteSession, findLiveSession, findUserByEmail, insertSession, insertUser, recordLoginFailure, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
+import { loginBody } from './schema.ts';
 
 export interface PublicUser {
   id: string;
@@ -31,16 +23,10 @@ export interface LoginResult {
 }
 
 export const ADMIN_ROLE = 'admin';
+/** The role an identity-provider user without `auth.idp.admin_role` gets: logged in, but 403 on the admin API. */
+export const NON_ADMIN_IDP_ROLE = 'user';
 
 const invalidCredentials = () => new AppError('invalid_credentials', 'Invalid email or password');
-
-async function assertNotThrottled(db: Db, email: string, ip: string, max: number, windowMinutes: number): Promise<void> {
-  const since = new Date(Date.now() - windowMinutes * 60_000);
-  const { byEmail, byIp, oldest } = await countLoginFailures(db, email, ip, since);
-  if (byEmail < max && byIp < max) return;
-  const retryAfter = oldest ? Math.max(1, Math.ceil((oldest.getTime() + windowMinutes * 60_000 - Date.now()) / 1000)) : windowMinutes * 60;
-  throw new AppError('rate_limited', 'Too many failed logins; try again later', { headers: { 'Retry-After': String(retryAfter) } });
-}
 
 async function verifyLocal(db: Db, email: string, password: string): Promise<UserRow | undefined> {
   const user = await findUserByEmail(db, email);
@@ -54,22 +40,26 @@ async function verifyLocal(db: Db, email: string, password: string): Promise<Use
   return user;
 }
 
-async function verifyWithIdp(db: Db, email: string, password: string): Promise<UserRow | undefined> {
-  const identity = await authenticateWithIdp(db, email, password);
+async function verifyWithIdp(db: Db, email: string, password: string, overrides: SettingOverrides): Promise<UserRow | undefined> {
+  const identity = await authenticateWithIdp(db, email, password, overrides);
   if (!identity) return undefined;
-  const role = identity.isAdmin ? ADMIN_ROLE : 'user';
+  const role = identity.isAdmin ? ADMIN_ROLE : NON_ADMIN_IDP_ROLE;
   const existing = await findUserByEmail(db, identity.email);
   if (!existing) return insertUser(db, { email: identity.email, password_hash: null, role, auth_source: 'idp' });
   await updateUser(db, existing.id, { role, auth_source: 'idp' });
   return { ...existing, role, auth_source: 'idp' };
 }
 
-/** Checks credentials (locally or at the identity provider) and opens a new session (D-11, D-13, D-16). */
-export async function login(db: Db, input: { email: string; password: string; ip: string; userAgent: string | null }): Promise<LoginResult> {
-  const settings = await getSettings(db, ['auth.provider', 'auth.session_expiry_days', 'auth.login_max_failures', 'auth.login_window_minutes']);
-  await assertNotThrottled(db, input.email, input.ip, settings['auth.login_max_failures'], settings['auth.login_window_minutes']);
+/**
+ * Checks credentials (locally or at the identity provider) and opens a new session (D-11, D-13, D-16).
+ * `overrides` carries the environment that overrides settings (the app passes its config).
+ */
+export async function login(db: Db, input: { email: string; password: string; ip: string; userAgent: string | null }, overrides: SettingOverrides = process.env): Promise<LoginResult> {
+  const settings = await getSettings(db, ['auth.provider', 'auth.session_expiry_days', 'auth.login_max_failures', 'auth.login_window_minutes'], overrides);
+  await assertLoginNotThrottled(db, input.email, input.ip, settings['auth.login_max_failures'], settings['auth.login_window_minutes']);
 
-  const user = settings['auth.provider'] === 'idp' ? await verifyWithIdp(db, input.email, input.password) : await verifyLocal(db, input.email, input.password);
+  const user =
+    settings['auth.provider'] === 'idp' ? await verifyWithIdp(db, input.email, input.password, overrides) : await verifyLocal(db, input.email, input.password);
   if (!user) {
     await recordLoginFailure(db, input.email, input.ip);
     throw invalidCredentials();
@@ -83,8 +73,12 @@ export async function login(db: Db, input: { email: string; password: string; ip
   return { user: { id: user.id, email: user.email, role: user.role }, token, expiresAt };
 }
 
-export async function logout(db: Db, sessionId: string): Promise<void> {
-  await deleteSession(db, sessionId);
+/** Deletes the live session behind a cookie token; false when there is none (already gone or expired). */
+export async function logoutByToken(db: Db, token: string): Promise<boolean> {
+  const session = await findSessionByToken(db, token);
+  if (!session) return false;
+  await deleteSession(db, session.session_id);
+  return true;
 }
 
 /** The live session behind a cookie token, or undefined. */
@@ -93,9 +87,30 @@ export async function findSessionByToken(db: Db, token: string): Promise<Session
   return findLiveSession(db, sha256Hex(token));
 }
 
-/** Creates a local user (CLI, first admin); an existing email is refused. */
+// The same limits as the login body, so a user created here can always log in.
+const newLocalUser = z.object({
+  email: z.email('must be an email address').max(320),
+  password: loginBody.shape.password,
+  role: z.string().regex(/^[a-z][a-z0-9_-]{0,49}$/, 'must be lower-case letters, digits, _ or - (at most 50)'),
+});
+
+/** Creates a local user (CLI, first admin); an invalid input is a 400, an existing email a 409. */
 export async function createLocalUser(db: Db, input: { email: string; password: string; role: string }): Promise<PublicUser> {
-  if (await findUserByEmail(db, input.email)) throw new AppError('conflict', `A user with email ${input.email} already exists`);
-  const row = await insertUser(db, { email: input.email.trim(), password_hash: await hashPassword(input.password), role: input.role, auth_source: 'local' });
-  return { id: row.id, email: row.email, role: row.role };
+  const parsed = newLocalUser.safeParse({ ...input, email: input.email.trim() });
+  if (!parsed.success) {
+    const details = issuesToDetails(parsed.error, '');
+    throw new AppError('invalid_request', `Invalid user: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+  }
+  const { email, password, role } = parsed.data;
+  const conflict = () => new AppError('conflict', `A user with email ${email} already exists`);
+  if (await findUserByEmail(db, email)) throw conflict();
+  const passwordHash = await hashPassword(password);
+  try {
+    const row = await insertUser(db, { email, password_hash: passwordHash, role, auth_source: 'local' });
+    return { id: row.id, email: row.email, role: row.role };
+  } catch (error) {
+    // Two creators racing past the check above: the unique index on lower(email) decides.
+    if ((error as { code?: string }).code === '23505') throw conflict();
+    throw error;
+  }
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -38,6 +38,26 @@ function runningPostmaster(dataDir: string): number | null {
   // A process killed without stop() leaves the pid file behind and postgres would refuse to start.
   rmSync(pidFile, { force: true });
   return null;
+}
+
+/** The node process that started the server records itself here, so a later process knows whether it lives. */
+const ownerFile = (dataDir: string) => `${dataDir}.owner`;
+
+function ownerAlive(dataDir: string): boolean {
+  try {
+    const pid = Number(readFileSync(ownerFile(dataDir), 'utf8'));
+    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
+/** Fast-shuts down a postmaster orphaned by a killed process, so this process can own a fresh one. */
+async function stopOrphan(pid: number, dataDir: string): Promise<void> {
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 30_000;
+  while (isProcessAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (isProcessAlive(pid)) throw new Error(`PostgreSQL ${pid} serving ${dataDir} did not stop`);
 }
 
 async function waitUntilAccepting(url: string, timeoutMs: number): Promise<void> {
@@ -83,9 +103,15 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`;
   const log = options.log ?? (() => {});
 
-  if (runningPostmaster(dataDir) !== null) {
-    await waitUntilAccepting(adminUrl, 30_000);
-    return { adminUrl, stop: async () => {} };
+  const running = runningPostmaster(dataDir);
+  if (running !== null) {
+    // A server whose owner was killed keeps running orphaned: restart it under this process.
+    // One with a live owner (another process of the service on this machine) is joined.
+    if (!ownerAlive(dataDir)) await stopOrphan(running, dataDir);
+    else {
+      await waitUntilAccepting(adminUrl, 30_000);
+      return { adminUrl, stop: async () => {} };
+    }
   }
 
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'];
@@ -107,8 +133,15 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
+  writeFileSync(ownerFile(dataDir), String(process.pid));
   await waitUntilAccepting(adminUrl, 30_000);
-  return { adminUrl, stop: () => server.stop() };
+  return {
+    adminUrl,
+    async stop() {
+      await server.stop();
+      rmSync(ownerFile(dataDir), { force: true });
+    },
+  };
 }
 
 /** Creates `name` on the server behind `adminUrl` when missing; returns the database's URL. */

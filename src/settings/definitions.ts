@@ -15,12 +15,14 @@ const percent = z.string().regex(DECIMAL_PATTERN, 'must be a decimal string').re
 
 /** Every setting the service knows, with its schema and default. Unknown keys are refused. */
 export const settingDefinitions = {
-  'auth.session_expiry_days': { schema: z.coerce.number().int().min(1).max(365), default: 7, env: 'AUTH_SESSION_EXPIRY_DAYS', description: 'Admin session lifetime in days.' },
+  // Plain numbers, not coerced: a JSON `true` or `[5]` must not slip in as 1 or 5. The environment
+  // override is a string; the service turns it into JSON before this schema sees it.
+  'auth.session_expiry_days': { schema: z.number().int().min(1).max(365), default: 7, env: 'AUTH_SESSION_EXPIRY_DAYS', description: 'Admin session lifetime in days.' },
   'auth.provider': { schema: z.enum(['local', 'idp']), default: 'local', description: '`idp` logs in through the OpenID Connect identity provider.' },
-  'auth.idp.realm_url': { schema: z.url().or(z.literal('')), default: '', description: 'Identity provider realm URL.' },
+  'auth.idp.realm_url': { schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).or(z.literal('')), default: '', description: 'Identity provider realm URL.' },
   'auth.idp.client_id': { schema: z.string().max(200), default: '', description: 'Identity provider client id.' },
   'auth.idp.client_secret': { schema: z.string().max(500), default: '', secret: true, description: 'Identity provider client secret (write-only).' },
-  'auth.idp.admin_role': { schema: z.string().max(200), default: 'admin', description: 'Realm role that makes a user an admin.' },
+  'auth.idp.admin_role': { schema: z.string().min(1, 'must not be empty').max(200), default: 'admin', description: 'Realm role that makes a user an admin.' },
   'auth.login_max_failures': { schema: z.number().int().min(1).max(1000), default: 10, description: 'Failed logins allowed per email and per IP in the window.' },
   'auth.login_window_minutes': { schema: z.number().int().min(1).max(1440), default: 15, description: 'Window for counting failed logins.' },
   'licenses.key_prefix': { schema: z.string().regex(/^[A-Z0-9]{1,10}$/, 'must be 1-10 upper-case letters or digits'), default: 'LIC', env: 'LICENSE_KEY_PREFIX', description: 'Prefix of generated license keys.' },

@@ -4,6 +4,7 @@ import { listSettings, updateSettings } from './service.ts';
 
 const settingsObject = z.record(z.string(), z.unknown());
 
+// deps.config carries the environment overrides (D-12), so they win over stored rows here too.
 export const settingsRoutes = [
   defineRoute({
     method: 'get',
@@ -12,7 +13,7 @@ export const settingsRoutes = [
     tag: 'Settings',
     summary: 'Read every setting (secrets shown as "********")',
     responses: { 200: { description: 'Settings by key', schema: settingsObject } },
-    handler: async ({ deps }) => ({ body: await listSettings(deps.db) }),
+    handler: async ({ deps }) => ({ body: await listSettings(deps.db, deps.config) }),
   }),
   defineRoute({
     method: 'put',
@@ -21,7 +22,7 @@ export const settingsRoutes = [
     tag: 'Settings',
     summary: 'Change settings; only the given keys change, all or none',
     body: settingsObject,
-    responses: { 200: { description: 'Settings after the change', schema: settingsObject } },
-    handler: async ({ deps, body }) => ({ body: await updateSettings(deps.db, body) }),
+    responses: { 200: { description: 'Settings after the change', schema: settingsObject }, 400: { description: 'unknown_setting, invalid_request' } },
+    handler: async ({ deps, body }) => ({ body: await updateSettings(deps.db, body, deps.config) }),
   }),
 ];

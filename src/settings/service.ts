@@ -5,46 +5,69 @@ import { issuesToDetails } from '../http/validate.ts';
 import { isSettingKey, SECRET_MASK, settingDef, settingDefinitions, type SettingKey, type SettingValue } from './definitions.ts';
 import { selectSettingRows, upsertSettingRows } from './repo.ts';
 
-function resolve(key: SettingKey, stored: unknown, env: NodeJS.ProcessEnv): unknown {
+/**
+ * Where environment overrides are read (D-12): the parsed `Config` (routes pass `deps.config`, so a
+ * test app's own environment counts) or, by default, `process.env`. Only string values are used.
+ */
+export type SettingOverrides = Readonly<Record<string, unknown>>;
+
+/** An environment value is text; a setting may be a number or a list, so JSON is tried after the raw text. */
+function parseOverride(key: SettingKey, raw: string): unknown {
   const def = settingDef(key);
-  const fromEnv = def.env ? env[def.env] : undefined;
-  if (fromEnv !== undefined && fromEnv !== '') {
-    const parsed = def.schema.safeParse(fromEnv);
-    if (!parsed.success) throw new Error(`Invalid ${def.env}: ${parsed.error.issues[0]?.message}`);
-    return parsed.data;
+  const asText = def.schema.safeParse(raw);
+  if (asText.success) return asText.data;
+  let asJson: unknown;
+  try {
+    asJson = JSON.parse(raw);
+  } catch {
+    asJson = undefined;
   }
+  const parsed = def.schema.safeParse(asJson);
+  if (parsed.success) return parsed.data;
+  const issue = (asJson === undefined ? asText.error : parsed.error).issues[0];
+  throw new Error(`Invalid ${def.env}: ${issue?.message}`);
+}
+
+function resolve(key: SettingKey, stored: unknown, overrides: SettingOverrides): unknown {
+  const def = settingDef(key);
+  const fromEnv = def.env ? overrides[def.env] : undefined;
+  if (typeof fromEnv === 'string' && fromEnv !== '') return parseOverride(key, fromEnv);
   if (stored === undefined) return def.default;
   const parsed = def.schema.safeParse(stored);
   return parsed.success ? parsed.data : def.default;
 }
 
+/** Throws naming the variable when an environment override is invalid; call at start-up (D-9). */
+export function assertSettingOverridesValid(overrides: SettingOverrides = process.env): void {
+  for (const key of Object.keys(settingDefinitions) as SettingKey[]) resolve(key, undefined, overrides);
+}
+
 /** One setting's effective value: environment override, else the stored row, else the default (D-12). */
-export async function getSetting<K extends SettingKey>(db: Db, key: K, env = process.env): Promise<SettingValue<K>> {
+export async function getSetting<K extends SettingKey>(db: Db, key: K, overrides: SettingOverrides = process.env): Promise<SettingValue<K>> {
   const rows = await selectSettingRows(db, [key]);
-  return resolve(key, rows.get(key), env) as SettingValue<K>;
+  return resolve(key, rows.get(key), overrides) as SettingValue<K>;
 }
 
 /** Several settings in one query. */
-export async function getSettings<K extends SettingKey>(db: Db, keys: K[], env = process.env): Promise<{ [P in K]: SettingValue<P> }> {
+export async function getSettings<K extends SettingKey>(db: Db, keys: K[], overrides: SettingOverrides = process.env): Promise<{ [P in K]: SettingValue<P> }> {
   const rows = await selectSettingRows(db, keys);
-  return Object.fromEntries(keys.map((k) => [k, resolve(k, rows.get(k), env)])) as { [P in K]: SettingValue<P> };
+  return Object.fromEntries(keys.map((k) => [k, resolve(k, rows.get(k), overrides)])) as { [P in K]: SettingValue<P> };
 }
 
 /** Every setting for the admin API, secrets masked. */
-export async function listSettings(db: Db, env = process.env): Promise<Record<string, unknown>> {
+export async function listSettings(db: Db, overrides: SettingOverrides = process.env): Promise<Record<string, unknown>> {
   const rows = await selectSettingRows(db);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(settingDefinitions) as SettingKey[]) {
-    const value = resolve(key, rows.get(key), env);
+    const value = resolve(key, rows.get(key), overrides);
     out[key] = settingDef(key).secret && value !== '' ? SECRET_MASK : value;
   }
   return out;
 }
 
-/** Validates every given key and value, then stores them together; nothing is stored when one is bad. */
-export async function updateSettings(db: Db, values: Record<string, unknown>, env = process.env): Promise<Record<string, unknown>> {
+function validateChanges(values: Record<string, unknown>): { valid: Partial<Record<SettingKey, unknown>>; details: ErrorDetail[] } {
   const details: ErrorDetail[] = [];
-  const valid: Record<string, unknown> = {};
+  const valid: Partial<Record<SettingKey, unknown>> = {};
   for (const [key, value] of Object.entries(values)) {
     if (!isSettingKey(key)) {
       details.push({ path: key, message: 'unknown setting' });
@@ -57,10 +80,31 @@ export async function updateSettings(db: Db, values: Record<string, unknown>, en
     if (!parsed.success) details.push(...issuesToDetails(parsed.error, key));
     else valid[key] = parsed.data;
   }
+  return { valid, details };
+}
+
+/**
+ * Switching login to the identity provider without its address would lock every admin out
+ * (nobody could log in to undo it), so `auth.provider: idp` needs realm URL and client id in effect.
+ */
+async function idpProblems(db: Db, valid: Partial<Record<SettingKey, unknown>>, overrides: SettingOverrides): Promise<ErrorDetail[]> {
+  const current = await getSettings(db, ['auth.provider', 'auth.idp.realm_url', 'auth.idp.client_id'], overrides);
+  const after = { ...current, ...valid } as typeof current;
+  if (after['auth.provider'] !== 'idp' || (after['auth.idp.realm_url'] && after['auth.idp.client_id'])) return [];
+  return [{ path: 'auth.provider', message: 'idp needs auth.idp.realm_url and auth.idp.client_id to be set' }];
+}
+
+/** Validates every given key and value, then stores them together; nothing is stored when one is bad. */
+export async function updateSettings(db: Db, values: Record<string, unknown>, overrides: SettingOverrides = process.env): Promise<Record<string, unknown>> {
+  const { valid, details } = validateChanges(values);
   if (details.length > 0) {
     const unknownOnly = details.every((d) => d.message === 'unknown setting');
     throw new AppError(unknownOnly ? 'unknown_setting' : 'invalid_request', `Invalid settings: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
   }
-  await inTransaction(db, (trx) => upsertSettingRows(trx, valid));
-  return listSettings(db, env);
+  await inTransaction(db, async (trx) => {
+    const problems = await idpProblems(trx, valid, overrides);
+    if (problems.length > 0) throw new AppError('invalid_request', `Invalid settings: ${problems[0]!.message}`, { details: problems });
+    await upsertSettingRows(trx, valid);
+  });
+  return listSettings(db, overrides);
 }
