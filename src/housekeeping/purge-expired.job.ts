@@ -8,6 +8,7 @@ export const purgeExpiredJob = defineJob({
   group: 'lifecycle',
   payload: z.object({ asOf: z.iso.datetime().optional() }),
   queue: { retryLimit: 3, retryDelay: 30, expireInSeconds: 300 },
+  schedule: '17 * * * *',
   concurrency: 1,
   async run(deps, payload) {
     const counts = await purgeExpired(deps.db, payload.asOf ? new Date(payload.asOf) : new Date());

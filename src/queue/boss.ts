@@ -33,6 +33,7 @@ export async function createQueues(boss: Boss): Promise<void> {
     const existing = await boss.getQueue(job.name);
     if (existing) await boss.updateQueue(job.name, job.queue);
     else await boss.createQueue(job.name, job.queue);
+    if (job.schedule) await boss.schedule(job.name, job.schedule, {}, { tz: 'UTC' });
   }
 }
 

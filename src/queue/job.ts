@@ -20,6 +20,8 @@ export interface JobDef<S extends z.ZodType = z.ZodType> {
   group: WorkerGroup;
   payload: S;
   queue: QueueOptions & { notify?: boolean };
+  /** A cron expression (UTC) when pg-boss should enqueue the job on a schedule. */
+  schedule?: string;
   /** Jobs of this queue run at once in one process. */
   concurrency: number;
   run(deps: AppDeps, payload: z.output<S>, job: JobContext): Promise<unknown>;

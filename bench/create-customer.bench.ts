@@ -1,0 +1,15 @@
+import type { Benchmark } from './harness.ts';
+
+/** A write through the whole stack; every request creates a new customer (emails are unique). */
+export const createCustomer: Benchmark = {
+  name: 'POST /api/customers',
+  ceiling: 'write',
+  load: (fixtures) => {
+    let n = 0;
+    return {
+      method: 'POST',
+      headers: { cookie: fixtures.cookie },
+      next: () => ({ path: '/api/customers', body: { name: `Bench Customer ${++n}`, email: `bench-${n}@bench.test` } }),
+    };
+  },
+};

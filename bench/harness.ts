@@ -1,0 +1,299 @@
+/**
+ * The pieces `npm run bench` is built from: a throw-away database, child servers, an autocannon wrapper
+ * and the results table. Nothing here knows which routes are measured; bench/benchmarks.ts lists them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { databaseUrl, prepareTemplate } from '../test/helpers/template.ts';
+
+// ---------------------------------------------------------------------------------------------------
+// Clean-up: everything started registers its undo here; run.ts calls cleanUp() on every way out.
+
+const cleanups: Array<() => Promise<void> | void> = [];
+
+export function onCleanup(undo: () => Promise<void> | void): void {
+  cleanups.push(undo);
+}
+
+/** Undoes in reverse order (servers before the database, the database before its folder). */
+export async function cleanUp(): Promise<void> {
+  for (let undo = cleanups.pop(); undo; undo = cleanups.pop()) {
+    try {
+      await undo();
+    } catch (error) {
+      // Keep going: one failed undo must not leave the rest running.
+      console.error('[bench] clean-up:', error instanceof Error ? error.message : error);
+    }
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Database
+
+/**
+ * A fresh database with the service's schema, pg-boss's schema and the queues, on DATABASE_URL's server
+ * when set, else on an embedded PostgreSQL in a temporary folder. Returns its URL.
+ */
+export async function startBenchDatabase(): Promise<string> {
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    const tempDir = mkdtempSync(path.join(os.tmpdir(), 'billing-bench-pg-'));
+    onCleanup(() => rmSync(tempDir, { recursive: true, force: true }));
+    // As root the server runs as the unprivileged postgres user: it must reach the folder.
+    chmodSync(tempDir, 0o755);
+    // Durable settings (not `ephemeral`): the write ceiling should pay for commits as production does.
+    const server = await startEmbeddedPostgres({ dataDir: path.join(tempDir, 'data'), port: await freePort() });
+    onCleanup(server.stop);
+    adminUrl = server.adminUrl;
+  }
+  const name = `billing_bench_${process.pid}`;
+  const admin = adminUrl;
+  onCleanup(async () => {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+    await client.end();
+  });
+  // The test template is exactly a migrated database with the queues installed.
+  await prepareTemplate(adminUrl, name);
+  return databaseUrl(adminUrl, name);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Child servers
+
+export interface ChildServer {
+  baseUrl: string;
+  /** Set when the process ended before stop() was called. */
+  exitedEarly(): string | undefined;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node <args>` as its own process (the load generator must not share its event loop), waits
+ * until GET `readyPath` answers 200, and registers its termination. Each child runs on the same Node as
+ * this script (npm puts the node@22 binary first on PATH).
+ */
+export async function startChildServer(name: string, args: string[], env: Record<string, string>, readyPath: string): Promise<ChildServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // stdin stays an open pipe: a child that watches it can exit when this process dies without clean-up.
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keepTail = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
+  child.stdout!.on('data', keepTail);
+  child.stderr!.on('data', keepTail);
+  let stopping = false;
+  let early: string | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      if (!stopping) early = `${name} exited (code ${code}, signal ${signal}); its last output:\n${tail}`;
+      resolve();
+    });
+  });
+
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    stopping = true;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(killer);
+  };
+  onCleanup(stop);
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (early) throw new Error(early);
+    try {
+      const response = await fetch(baseUrl + readyPath);
+      await response.arrayBuffer();
+      if (response.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${name} not ready at ${readyPath} within 60 s; its last output:\n${tail}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { baseUrl, exitedEarly: () => early, stop };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Load
+
+export interface NextRequest {
+  path: string;
+  /** Sent as JSON when present. */
+  body?: unknown;
+}
+
+/** One kind of request, fired over and over; `next` varies it (another id, a unique email). */
+export interface LoadSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  next(): NextRequest;
+}
+
+/** Cycles through `items`, so requests spread over many rows rather than one hot row. */
+export function rotating<T>(items: readonly T[]): () => T {
+  if (items.length === 0) throw new Error('rotating() needs at least one item');
+  let i = 0;
+  return () => items[i++ % items.length]!;
+}
+
+/** What seeding and logging in produced; every load is built from it. */
+export interface Fixtures {
+  /** `session=...` of an admin, for the Cookie header. */
+  cookie: string;
+  productIds: string[];
+  customerIds: string[];
+}
+
+/** The raw ceilings of bench/ceiling-server.ts: (a) one select by primary key, (b) one write transaction. */
+export type CeilingKind = 'select' | 'write';
+
+/** One benchmark of the real service: one file under bench/, listed in bench/benchmarks.ts. */
+export interface Benchmark {
+  /** Shown in the table, e.g. `GET /api/products/:id`. */
+  name: string;
+  /** The raw ceiling it is divided by: reads by `select`, writes by `write`. */
+  ceiling: CeilingKind;
+  load(fixtures: Fixtures): LoadSpec;
+}
+
+export interface LoadOptions {
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+}
+
+export interface Measurement {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  responses2xx: number;
+  non2xx: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  statusCodes: Record<string, number>;
+  /** The first non-2xx answer, so a failing benchmark says why. */
+  firstFailure?: { status: number; body: string };
+}
+
+async function fire(baseUrl: string, spec: LoadSpec, connections: number, seconds: number) {
+  let firstFailure: Measurement['firstFailure'];
+  const result = await autocannon({
+    url: baseUrl,
+    connections,
+    duration: seconds,
+    method: spec.method,
+    headers: { ...(spec.method === 'GET' ? {} : { 'content-type': 'application/json' }), ...spec.headers },
+    requests: [
+      {
+        setupRequest: (request) => {
+          const next = spec.next();
+          return { ...request, path: next.path, body: next.body === undefined ? undefined : JSON.stringify(next.body) };
+        },
+        onResponse: (status, body) => {
+          if ((status < 200 || status > 299) && !firstFailure) firstFailure = { status, body: String(body).slice(0, 500) };
+        },
+      },
+    ],
+  });
+  return { result, firstFailure };
+}
+
+/** A warm-up (JIT, pools, caches; its numbers are dropped), then the measured run. */
+export async function measure(baseUrl: string, spec: LoadSpec, options: LoadOptions): Promise<Measurement> {
+  if (options.warmupSeconds > 0) await fire(baseUrl, spec, options.connections, options.warmupSeconds);
+  const { result, firstFailure } = await fire(baseUrl, spec, options.connections, options.seconds);
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    responses2xx: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statusCodes,
+    firstFailure,
+  };
+}
+
+/** Why a measurement does not count, or undefined when it is clean. */
+export function problemOf(m: Measurement): string | undefined {
+  const problems: string[] = [];
+  if (m.non2xx > 0) {
+    const codes = Object.entries(m.statusCodes)
+      .filter(([code]) => !code.startsWith('2'))
+      .map(([code, count]) => `${code}×${count}`)
+      .join(', ');
+    problems.push(`${m.non2xx} non-2xx (${codes})`);
+  }
+  if (m.errors > 0) problems.push(`${m.errors} connection errors/timeouts`);
+  if (m.responses2xx === 0) problems.push('no 2xx response at all');
+  if (problems.length === 0) return undefined;
+  const first = m.firstFailure ? `; first: ${m.firstFailure.status} ${m.firstFailure.body}` : '';
+  return problems.join(', ') + first;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Output
+
+export interface Row {
+  name: string;
+  measurement: Measurement;
+  ceilingName?: string;
+  ceilingRequestsPerSecond?: number;
+}
+
+export function ratioOf(row: Row): number | undefined {
+  return row.ceilingRequestsPerSecond ? row.measurement.requestsPerSecond / row.ceilingRequestsPerSecond : undefined;
+}
+
+export function formatTable(rows: Row[]): string {
+  const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ceiling', 'ceiling req/s', 'ratio', 'status'];
+  const body = rows.map((row) => {
+    const m = row.measurement;
+    const ratio = ratioOf(row);
+    return [
+      row.name,
+      m.requestsPerSecond.toFixed(0),
+      m.p50Ms.toFixed(1),
+      m.p99Ms.toFixed(1),
+      String(m.non2xx),
+      String(m.errors),
+      row.ceilingName ?? '-',
+      row.ceilingRequestsPerSecond === undefined ? '-' : row.ceilingRequestsPerSecond.toFixed(0),
+      ratio === undefined ? '-' : ratio.toFixed(2),
+      problemOf(m) ? 'FAIL' : 'ok',
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
+  // Names left-aligned, numbers right-aligned.
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 6 || i === 9 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
