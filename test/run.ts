@@ -51,7 +51,9 @@ const code: number = await new Promise((resolve) => ava.on('close', (c) => resol
 
 const count = (re: RegExp) => Number(re.exec(output)?.[1] ?? 0);
 // ava's own summary is not among the lines CI reads, so say it plainly too.
-const passed = count(/(\d+) tests? passed/);
+// ava prints "N tests passed" only when nothing failed; otherwise count its per-test marks.
+const marks = (mark: string) => output.split('\n').filter((l) => l.trimStart().startsWith(mark)).length;
+const passed = count(/(\d+) tests? passed/) || marks('✔');
 const failed = count(/(\d+) tests? failed/) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/);
 const skipped = count(/(\d+) tests? skipped/);
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);

@@ -1,4 +1,7 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
+import { paginate, type Page } from '../db/paginate.ts';
+import type { PageQuery } from '../http/schemas.ts';
 
 export interface CustomerRow {
   id: string;
@@ -14,6 +17,76 @@ export interface CustomerRow {
   updated_at: Date;
 }
 
+/** The columns a request may write; health_score is derived (D-22) and never among them. */
+export interface CustomerWrite {
+  name?: string;
+  email?: string;
+  company?: string | null;
+  tier?: string | null;
+  billing_address?: string | null;
+  tax_id?: string | null;
+  payment_method?: string | null;
+}
+
+// Never `select *`: the generated `search` tsvector is for the index, not for answers.
+const COLUMNS = ['id', 'name', 'email', 'company', 'tier', 'billing_address', 'tax_id', 'payment_method', 'health_score', 'created_at', 'updated_at'];
+
+/** The unique index that makes emails unique case-insensitively (D-22); its violation is `email_taken`. */
+export const EMAIL_UNIQUE_INDEX = 'customers_email_lower';
+
+/** At most this many search results (D-23). */
+export const SEARCH_LIMIT = 50;
+
 export async function findCustomerRow(db: Db, id: string): Promise<CustomerRow | undefined> {
-  return db('customers').where({ id }).first();
+  return db('customers').where({ id }).first(COLUMNS);
+}
+
+export async function insertCustomerRow(db: Db, row: CustomerWrite): Promise<CustomerRow> {
+  const [created] = await db('customers').insert(row).returning(COLUMNS);
+  return created as CustomerRow;
+}
+
+export function listCustomerRows(db: Db, page: PageQuery): Promise<Page<CustomerRow>> {
+  return paginate<CustomerRow>(db('customers').select(COLUMNS), 'customers', page);
+}
+
+/** Applies `changes`; undefined when there is no such customer. */
+export async function updateCustomerRow(db: Db, id: string, changes: CustomerWrite): Promise<CustomerRow | undefined> {
+  const [updated] = await db('customers')
+    .where({ id })
+    .update({ ...changes, updated_at: db.fn.now() })
+    .returning(COLUMNS);
+  return updated as CustomerRow | undefined;
+}
+
+/**
+ * Locks the customer row for the rest of the transaction; false when there is none. Rows that
+ * reference it (invoices, payments) take a key-share lock on it when inserted, so while the lock
+ * is held none can appear between a check and the delete.
+ */
+export async function lockCustomerRow(db: Db, id: string): Promise<boolean> {
+  return (await db('customers').where({ id }).forUpdate().first('id')) !== undefined;
+}
+
+/** False when there is no such customer. */
+export async function deleteCustomerRow(db: Db, id: string): Promise<boolean> {
+  return (await db('customers').where({ id }).delete()) > 0;
+}
+
+/**
+ * Full-text search over name, company and email (D-23) through the GIN index on the generated
+ * `search` column, best match first. `tsquery` must be built by `prefixTsquery` (search-query.ts):
+ * it holds only letter/digit runs with `:*`, so no user text is read as tsquery syntax.
+ * Exported as a builder so a test can EXPLAIN the very query that runs.
+ */
+export function customerSearchQuery(db: Db, tsquery: string): Knex.QueryBuilder {
+  return db('customers')
+    .select(COLUMNS)
+    .whereRaw(`search @@ to_tsquery('simple', ?)`, [tsquery])
+    .orderByRaw(`ts_rank(search, to_tsquery('simple', ?)) desc, name asc, id asc`, [tsquery])
+    .limit(SEARCH_LIMIT);
+}
+
+export async function searchCustomerRows(db: Db, tsquery: string): Promise<CustomerRow[]> {
+  return customerSearchQuery(db, tsquery);
 }

@@ -1,1 +1,91 @@
-export const customerRoutes = [];
+import { z } from 'zod';
+import { listReply } from '../http/list-reply.ts';
+import { defineRoute } from '../http/route.ts';
+import { idParams, pageQuery } from '../http/schemas.ts';
+import {
+  createCustomerBody, customerDetailResponse, customerWithProductsResponse, searchCustomersQuery, serialiseCustomer, serialiseCustomerDetail,
+  updateCustomerBody,
+} from './schema.ts';
+import { createCustomer, deleteCustomer, getCustomer, listCustomers, searchCustomers, updateCustomer } from './service.ts';
+
+const tag = 'Customers';
+const detail = async (...args: Parameters<typeof getCustomer>) => {
+  const { customer, subscriptions } = await getCustomer(...args);
+  return serialiseCustomerDetail(customer, subscriptions);
+};
+
+export const customerRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/customers',
+    auth: 'admin',
+    tag,
+    summary: 'List customers in creation order, each with its products',
+    query: pageQuery,
+    responses: { 200: { description: 'Customers', schema: z.array(customerWithProductsResponse) } },
+    handler: async ({ deps, query, ctx }) => listReply(ctx, await listCustomers(deps.db, query), serialiseCustomer),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/customers/:id',
+    auth: 'admin',
+    tag,
+    summary: 'Read one customer with its products and subscriptions',
+    params: idParams,
+    responses: { 200: { description: 'The customer', schema: customerDetailResponse }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => ({ body: await detail(deps.db, params.id) }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/customers',
+    auth: 'admin',
+    tag,
+    summary: 'Create a customer; the email must be unused, case-insensitively',
+    body: createCustomerBody,
+    responses: {
+      201: { description: 'Created', schema: customerWithProductsResponse },
+      400: { description: 'invalid_request' },
+      409: { description: 'email_taken' },
+    },
+    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCustomer(await createCustomer(deps.db, body)) }),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/customers/:id',
+    auth: 'admin',
+    tag,
+    summary: 'Change the fields sent (null clears an optional one); the others stay as they are',
+    params: idParams,
+    body: updateCustomerBody,
+    responses: {
+      200: { description: 'The updated customer', schema: customerWithProductsResponse },
+      400: { description: 'invalid_request' },
+      404: { description: 'not_found' },
+      409: { description: 'email_taken' },
+    },
+    handler: async ({ deps, params, body }) => ({ body: serialiseCustomer(await updateCustomer(deps.db, params.id, body)) }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/customers/:id',
+    auth: 'admin',
+    tag,
+    summary: 'Delete a customer without billing history',
+    params: idParams,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' }, 409: { description: 'customer_has_billing_history, customer_in_use' } },
+    handler: async ({ deps, params }) => {
+      await deleteCustomer(deps.db, params.id);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/search/customers',
+    auth: 'admin',
+    tag,
+    summary: 'Full-text search over name, email and company: every word matches as a prefix, best match first, at most 50',
+    query: searchCustomersQuery,
+    responses: { 200: { description: 'Matching customers', schema: z.array(customerWithProductsResponse) }, 400: { description: 'invalid_request' } },
+    handler: async ({ deps, query }) => ({ body: (await searchCustomers(deps.db, query.q)).map(serialiseCustomer) }),
+  }),
+];

@@ -31,6 +31,8 @@ export const errorStatus = {
   product_in_use: 409,
   /** Customer with invoices or payments (D-22). */
   customer_has_billing_history: 409,
+  /** Customer still referenced by other records (e.g. licenses) whose foreign keys refuse the delete. */
+  customer_in_use: 409,
   /** Same Idempotency-Key with a different request (D-6). */
   idempotency_key_reused: 409,
   /** Same Idempotency-Key while the first request still runs (D-6). */

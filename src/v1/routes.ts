@@ -1,1 +1,34 @@
-export const v1Routes = [];
+import { z } from 'zod';
+import { customerDetailResponse, serialiseCustomerDetail } from '../customers/schema.ts';
+import { getCustomer } from '../customers/service.ts';
+import { requireCustomerScope } from '../http/principal.ts';
+import { defineRoute } from '../http/route.ts';
+import { listProductsOfCustomer } from '../products/service.ts';
+import { serialiseV1Product, v1ProductResponse } from './schema.ts';
+
+// Every v1 route reads the customer from the API key, never from the request (D-15).
+export const v1Routes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/customer',
+    auth: 'apiKey',
+    tag: 'v1',
+    summary: "The API key's customer, with its products and subscriptions",
+    responses: { 200: { description: 'The customer', schema: customerDetailResponse } },
+    handler: async ({ deps, principal }) => {
+      const { customer, subscriptions } = await getCustomer(deps.db, requireCustomerScope(principal));
+      return { body: serialiseCustomerDetail(customer, subscriptions) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/products',
+    auth: 'apiKey',
+    tag: 'v1',
+    summary: "The products of the API key's customer: those of its licenses and of its subscriptions' plans",
+    responses: { 200: { description: 'Products', schema: z.array(v1ProductResponse) } },
+    handler: async ({ deps, principal }) => ({
+      body: (await listProductsOfCustomer(deps.db, requireCustomerScope(principal))).map(serialiseV1Product),
+    }),
+  }),
+];

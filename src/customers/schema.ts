@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { iso, nonEmptyString, optionalText } from '../http/schemas.ts';
+import { productSummaryResponse, serialiseProductSummary } from '../products/schema.ts';
+import type { ProductRow } from '../products/repo.ts';
+import type { SubscriptionRow } from './related-repo.ts';
+import type { CustomerRow } from './repo.ts';
+
+export const CUSTOMER_TIERS = ['starter', 'professional', 'enterprise'] as const;
+
+/** Optional free text: null or an empty string clears it. */
+const optionalField = (max: number) =>
+  optionalText(max)
+    .nullable()
+    .transform((v) => (v === '' ? null : v))
+    .optional();
+
+const email = z
+  .string({ error: 'must be an email address' })
+  .trim()
+  .max(320, 'must be at most 320 characters')
+  .pipe(z.email({ error: 'must be an email address' }));
+
+/** POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so ignored if sent. */
+export const createCustomerBody = z.object({
+  name: nonEmptyString(200),
+  email,
+  company: optionalField(200),
+  tier: z.enum(CUSTOMER_TIERS, { error: `must be one of ${CUSTOMER_TIERS.join(', ')}` }).nullable().optional(),
+  billingAddress: optionalField(2000),
+  taxId: optionalField(100),
+  paymentMethod: optionalField(200),
+});
+export type CreateCustomerInput = z.infer<typeof createCustomerBody>;
+
+/** PUT /api/customers/:id: any of the create fields; only the fields sent change, null clears an optional one. */
+export const updateCustomerBody = createCustomerBody.partial();
+export type UpdateCustomerInput = z.infer<typeof updateCustomerBody>;
+
+/** `q` is required and non-empty; text without any word in it simply matches nothing. */
+export const searchCustomersQuery = z.object({
+  q: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as text') }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+});
+
+export const subscriptionSummaryResponse = z.object({
+  id: z.string(),
+  customerId: z.string(),
+  planId: z.string(),
+  status: z.string(),
+  billingCycle: z.string(),
+  currentPeriodStart: z.string().nullable(),
+  currentPeriodEnd: z.string().nullable(),
+  cancelAtPeriodEnd: z.boolean(),
+  trialEnd: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export const customerResponse = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  email: z.string(),
+  company: z.string().nullable(),
+  tier: z.enum(CUSTOMER_TIERS).nullable(),
+  billingAddress: z.string().nullable(),
+  taxId: z.string().nullable(),
+  paymentMethod: z.string().nullable(),
+  healthScore: z.number().int(),
+  creditBalance: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+/** A customer in lists and search results: with its products. */
+export const customerWithProductsResponse = customerResponse.extend({ products: z.array(productSummaryResponse) });
+/** The single read: with products and subscriptions. */
+export const customerDetailResponse = customerWithProductsResponse.extend({ subscriptions: z.array(subscriptionSummaryResponse) });
+
+/** A customer row with what the answers derive from other tables. */
+export interface CustomerRecord extends CustomerRow {
+  creditBalance: string;
+  products: Pick<ProductRow, 'id' | 'name' | 'product_type'>[];
+}
+
+export function serialiseCustomer(record: CustomerRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    email: record.email,
+    company: record.company,
+    tier: record.tier as (typeof CUSTOMER_TIERS)[number] | null,
+    billingAddress: record.billing_address,
+    taxId: record.tax_id,
+    paymentMethod: record.payment_method,
+    healthScore: record.health_score,
+    creditBalance: record.creditBalance,
+    createdAt: iso(record.created_at)!,
+    updatedAt: iso(record.updated_at)!,
+    products: record.products.map(serialiseProductSummary),
+  };
+}
+
+/** The interface's Subscription fields; the subscriptions work may swap in its own serialiser. */
+export function serialiseSubscriptionSummary(row: SubscriptionRow) {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    planId: row.plan_id,
+    status: row.status,
+    billingCycle: row.billing_cycle,
+    currentPeriodStart: iso(row.current_period_start),
+    currentPeriodEnd: iso(row.current_period_end),
+    cancelAtPeriodEnd: row.cancel_at_period_end,
+    trialEnd: iso(row.trial_end),
+    createdAt: iso(row.created_at)!,
+  };
+}
+
+export function serialiseCustomerDetail(record: CustomerRecord, subscriptions: SubscriptionRow[]) {
+  return { ...serialiseCustomer(record), subscriptions: subscriptions.map(serialiseSubscriptionSummary) };
+}

@@ -1,0 +1,109 @@
+import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
+import type { Page } from '../db/paginate.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { listProductsOfCustomers } from '../products/repo.ts';
+import { customerCreditBalances, customerHasBillingHistory, listCustomerSubscriptionRows, type SubscriptionRow } from './related-repo.ts';
+import {
+  deleteCustomerRow, EMAIL_UNIQUE_INDEX, findCustomerRow, insertCustomerRow, listCustomerRows, lockCustomerRow, searchCustomerRows, updateCustomerRow,
+  type CustomerRow, type CustomerWrite,
+} from './repo.ts';
+import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from './schema.ts';
+import { prefixTsquery } from './search-query.ts';
+
+/** Request fields to columns; absent fields stay absent so an update changes only what was sent. */
+function toColumns(input: UpdateCustomerInput): CustomerWrite {
+  const columns: CustomerWrite = {
+    name: input.name,
+    email: input.email,
+    company: input.company,
+    tier: input.tier,
+    billing_address: input.billingAddress,
+    tax_id: input.taxId,
+    payment_method: input.paymentMethod,
+  };
+  return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined)) as CustomerWrite;
+}
+
+/** The unique index on lower(email) is the real guard (D-22): a check-then-insert would race. */
+async function withEmailUniqueness<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const e = error as { code?: string; constraint?: string };
+    if (e.code === '23505' && e.constraint === EMAIL_UNIQUE_INDEX) {
+      throw new AppError('email_taken', 'Another customer already uses this email address', {
+        details: [{ path: 'email', message: 'is already used by another customer' }],
+      });
+    }
+    throw error;
+  }
+}
+
+/** Adds what the answers derive from other tables: products (D-22) and the credit balance, set-wise per page. */
+async function withDerived(db: Db, rows: CustomerRow[]): Promise<CustomerRecord[]> {
+  const ids = rows.map((r) => r.id);
+  const [products, balances] = await Promise.all([listProductsOfCustomers(db, ids), customerCreditBalances(db, ids)]);
+  return rows.map((row) => ({
+    ...row,
+    creditBalance: balances.get(row.id) ?? '0.00',
+    products: products.filter((p) => p.customer_id === row.id),
+  }));
+}
+
+async function one(db: Db, row: CustomerRow): Promise<CustomerRecord> {
+  const [record] = await withDerived(db, [row]);
+  return record!;
+}
+
+export async function createCustomer(db: Db, input: CreateCustomerInput): Promise<CustomerRecord> {
+  return one(db, await withEmailUniqueness(() => insertCustomerRow(db, toColumns(input))));
+}
+
+export async function listCustomers(db: Db, page: PageQuery): Promise<Page<CustomerRecord>> {
+  const { rows, hasMore } = await listCustomerRows(db, page);
+  return { rows: await withDerived(db, rows), hasMore };
+}
+
+export async function getCustomer(db: Db, id: string): Promise<{ customer: CustomerRecord; subscriptions: SubscriptionRow[] }> {
+  const row = await findCustomerRow(db, id);
+  if (!row) throw notFound('Customer');
+  const [customer, subscriptions] = await Promise.all([one(db, row), listCustomerSubscriptionRows(db, id)]);
+  return { customer, subscriptions };
+}
+
+export async function updateCustomer(db: Db, id: string, input: UpdateCustomerInput): Promise<CustomerRecord> {
+  const changes = toColumns(input);
+  const row = Object.keys(changes).length === 0
+    ? await findCustomerRow(db, id)
+    : await withEmailUniqueness(() => updateCustomerRow(db, id, changes));
+  if (!row) throw notFound('Customer');
+  return one(db, row);
+}
+
+/** D-22: a customer with invoices or payments keeps its billing history and cannot be deleted. */
+export async function deleteCustomer(db: Db, id: string): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    if (!(await lockCustomerRow(trx, id))) throw notFound('Customer');
+    if (await customerHasBillingHistory(trx, id)) {
+      throw new AppError('customer_has_billing_history', 'The customer has invoices or payments and cannot be deleted');
+    }
+    try {
+      await deleteCustomerRow(trx, id);
+    } catch (error) {
+      // Rows added by later domains that reference the customer without cascading refuse the delete.
+      if ((error as { code?: string }).code === '23503') {
+        throw new AppError('customer_in_use', 'Other records (such as licenses or subscriptions) still reference the customer');
+      }
+      throw error;
+    }
+  });
+}
+
+/** D-23: every word of `text` must prefix-match a word of the name, company or email; best match first. */
+export async function searchCustomers(db: Db, text: string): Promise<CustomerRecord[]> {
+  const tsquery = prefixTsquery(text);
+  if (!tsquery) return [];
+  return withDerived(db, await searchCustomerRows(db, tsquery));
+}

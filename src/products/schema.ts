@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { currencyCode, formatMoney, money, nonNegativeMoneyString } from '../money.ts';
+import { iso, nonEmptyString, optionalText } from '../http/schemas.ts';
+import type { ProductRow } from './repo.ts';
+
+export const PRODUCT_TYPES = ['licensed', 'saas', 'api'] as const;
+export const PRODUCT_STATUSES = ['active', 'archived'] as const;
+
+const productType = z.enum(PRODUCT_TYPES, { error: `must be one of ${PRODUCT_TYPES.join(', ')}` });
+const productStatus = z.enum(PRODUCT_STATUSES, { error: `must be one of ${PRODUCT_STATUSES.join(', ')}` });
+/** Optional free text: null or an empty string clears it. */
+const description = optionalText(5000)
+  .nullable()
+  .transform((v) => (v === '' ? null : v));
+
+/**
+ * POST /api/products. The derived metrics (monthlyRevenue, activeUsers, dailyActiveUsers,
+ * churnRate; D-20) are not fields here, so a body carrying them is treated like any unknown
+ * field: ignored.
+ */
+export const createProductBody = z.object({
+  name: nonEmptyString(200),
+  productType,
+  price: nonNegativeMoneyString,
+  description: description.optional(),
+  status: productStatus.optional(),
+  /** Our addition: the currency `price` is in (ISO 4217), default USD. */
+  currency: currencyCode.optional(),
+});
+export type CreateProductInput = z.infer<typeof createProductBody>;
+
+/** PUT /api/products/:id: the create fields, each optional; only the fields sent change. */
+export const updateProductBody = createProductBody.partial();
+export type UpdateProductInput = z.infer<typeof updateProductBody>;
+
+export const productResponse = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  productType: z.enum(PRODUCT_TYPES),
+  description: z.string().nullable(),
+  price: z.string(),
+  currency: z.string(),
+  status: z.enum(PRODUCT_STATUSES),
+  monthlyRevenue: z.string(),
+  activeUsers: z.number().int(),
+  dailyActiveUsers: z.number().int(),
+  churnRate: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** The embedded form of a product inside a customer (D-22). */
+export const productSummaryResponse = productResponse.pick({ id: true, name: true, productType: true });
+
+export function serialiseProduct(row: ProductRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    productType: row.product_type as (typeof PRODUCT_TYPES)[number],
+    description: row.description,
+    price: formatMoney(row.price, row.currency),
+    currency: row.currency,
+    status: row.status as (typeof PRODUCT_STATUSES)[number],
+    monthlyRevenue: formatMoney(row.monthly_revenue, row.currency),
+    activeUsers: row.active_users,
+    dailyActiveUsers: row.daily_active_users,
+    churnRate: money(row.churn_rate).toFixed(4),
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+
+export function serialiseProductSummary(row: Pick<ProductRow, 'id' | 'name' | 'product_type'>) {
+  return { id: row.id, name: row.name, productType: row.product_type as (typeof PRODUCT_TYPES)[number] };
+}
