@@ -10,6 +10,7 @@
  *
  * Exits non-zero when any run saw a non-2xx answer or a connection error, or a server died.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +53,16 @@ const options: LoadOptions = {
 const POOL_MAX = '10';
 
 const say = (message: string) => console.error(`[bench] ${message}`);
+
+/** The commit measured, so saved results can be compared; `-dirty` when the tree had changes. */
+function gitRevision(): string | null {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain') ? '-dirty' : '');
+  } catch {
+    return null;
+  }
+}
 
 async function main(): Promise<number> {
   const filter = process.env.BENCH_FILTER ?? '';
@@ -112,6 +123,7 @@ async function main(): Promise<number> {
   mkdirSync(outDir, { recursive: true });
   const report = {
     finishedAt: new Date().toISOString(),
+    revision: gitRevision(),
     node: process.version,
     cpus: os.cpus().length,
     loadAverage1m: os.loadavg()[0],

@@ -4,6 +4,7 @@ import { findCustomerRow } from '../customers/repo.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { insertApiKey, findUsableKey, listApiKeyRows, revokeApiKeyRow, touchApiKey, type ApiKeyRow } from './repo.ts';
+import { isForeignKeyViolation } from '../db/errors.ts';
 
 /** Recognisable in logs and secret scanners; 32 random bytes (256 bits) follow it (D-14). */
 export const API_KEY_PREFIX = 'bsk_';
@@ -28,7 +29,7 @@ export async function createApiKey(db: Db, input: { name: string; customerId: st
     return { row, key };
   } catch (error) {
     // The customer was deleted between the check and the insert.
-    if ((error as { code?: string }).code === '23503') throw customerNotFound(input.customerId);
+    if (isForeignKeyViolation(error)) throw customerNotFound(input.customerId);
     throw error;
   }
 }

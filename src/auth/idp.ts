@@ -53,7 +53,7 @@ export async function authenticateWithIdp(db: Db, email: string, password: strin
     // that "wrong password" would hide the misconfiguration and count failures against every user.
     const refusal = (await response.json().catch(() => ({}))) as { error?: unknown };
     if (refusal.error === 'invalid_grant') return undefined;
-    throw idpFailure(`token endpoint refused the client (${typeof refusal.error === 'string' ? refusal.error.slice(0, 50) : response.status})`);
+    throw idpFailure(`token endpoint refused the request (${typeof refusal.error === 'string' ? refusal.error.slice(0, 50) : response.status})`);
   }
   if (!response.ok) throw idpFailure(`token endpoint answered ${response.status}`);
   const tokens = (await response.json().catch(() => ({}))) as { access_token?: unknown };

@@ -9,6 +9,7 @@ import { assertLoginNotThrottled } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
 import { clearLoginFailures, deleteSession, findLiveSession, findUserByEmail, insertSession, insertUser, recordLoginFailure, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
 import { loginBody } from './schema.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 
 export interface PublicUser {
   id: string;
@@ -110,7 +111,7 @@ export async function createLocalUser(db: Db, input: { email: string; password: 
     return { id: row.id, email: row.email, role: row.role };
   } catch (error) {
     // Two creators racing past the check above: the unique index on lower(email) decides.
-    if ((error as { code?: string }).code === '23505') throw conflict();
+    if (isUniqueViolation(error)) throw conflict();
     throw error;
   }
 }

@@ -11,6 +11,7 @@ import {
 } from './repo.ts';
 import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 
 /** Request fields to columns; absent fields stay absent so an update changes only what was sent. */
 function toColumns(input: UpdateCustomerInput): CustomerWrite {
@@ -31,8 +32,7 @@ async function withEmailUniqueness<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    const e = error as { code?: string; constraint?: string };
-    if (e.code === '23505' && e.constraint === EMAIL_UNIQUE_INDEX) {
+    if (isUniqueViolation(error, EMAIL_UNIQUE_INDEX)) {
       throw new AppError('email_taken', 'Another customer already uses this email address', {
         details: [{ path: 'email', message: 'is already used by another customer' }],
       });
@@ -92,8 +92,8 @@ export async function deleteCustomer(db: Db, id: string): Promise<void> {
     try {
       await deleteCustomerRow(trx, id);
     } catch (error) {
-      // Rows added by later domains that reference the customer without cascading refuse the delete.
-      if ((error as { code?: string }).code === '23503') {
+      // Rows of other domains that reference the customer (licenses, ...) refuse the delete.
+      if (isForeignKeyViolation(error)) {
         throw new AppError('customer_in_use', 'Other records (such as licenses or subscriptions) still reference the customer');
       }
       throw error;

@@ -33,6 +33,8 @@ export const errorStatus = {
   customer_has_billing_history: 409,
   /** Customer still referenced by other records (e.g. licenses) whose foreign keys refuse the delete. */
   customer_in_use: 409,
+  /** A revoked license is final (D-32). */
+  license_revoked: 409,
   /** Same Idempotency-Key with a different request (D-6). */
   idempotency_key_reused: 409,
   /** Same Idempotency-Key while the first request still runs (D-6). */

@@ -5,6 +5,7 @@ import { migrateLatest } from '../db/migrate.ts';
 import { openDatabase, type OpenDatabase } from '../db/open.ts';
 import { createLogger } from '../logger.ts';
 import { createBoss, createQueues, setBoss, type Boss } from '../queue/boss.ts';
+import { assertSettingOverridesValid } from '../settings/service.ts';
 
 export interface Booted {
   config: Config;
@@ -19,6 +20,8 @@ export interface Booted {
  */
 export async function boot(name: string, options: { release: boolean; supervise: boolean }): Promise<Booted> {
   const config = loadConfig();
+  // Environment overrides of settings are configuration too: a bad one stops the process (D-9).
+  assertSettingOverridesValid(config);
   const logger = createLogger(config, name);
   const database = await openDatabase(config, logger);
   if (options.release) await migrateLatest(database.knex);

@@ -7,6 +7,7 @@ import {
   type ProductRow, type ProductWrite,
 } from './repo.ts';
 import type { CreateProductInput, UpdateProductInput } from './schema.ts';
+import { isForeignKeyViolation } from '../db/errors.ts';
 
 const productInUseError = () =>
   new AppError('product_in_use', 'The product is used by plans, subscriptions or licenses; archive it instead (status "archived")');
@@ -54,7 +55,7 @@ export async function deleteProduct(db: Db, id: string): Promise<void> {
       await deleteProductRow(trx, id);
     } catch (error) {
       // A table that references products but is not in the in-use check (a later migration's) refuses through its foreign key.
-      if ((error as { code?: string }).code === '23503') throw productInUseError();
+      if (isForeignKeyViolation(error)) throw productInUseError();
       throw error;
     }
   });

@@ -1,8 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 
 /**
- * Minimal stand-ins for tables that later migrations add (plans, subscriptions, licenses,
- * invoices), created in one test file's own database. They carry just the columns the product
+ * Minimal stand-ins for tables that later migrations add (plans, subscriptions, invoices), created in one test file's own database. They carry just the columns the product
  * and customer queries read, to show those queries pick the tables up once they exist.
  * Foreign keys do not cascade, as a billing schema's would not.
  */
@@ -24,11 +24,6 @@ export async function createStandInTables(db: Knex): Promise<void> {
       trial_end timestamptz,
       created_at timestamptz not null default now()
     );
-    create table licenses (
-      id uuid primary key default gen_random_uuid(),
-      customer_id uuid not null references customers(id),
-      product_id uuid not null references products(id)
-    );
     create table invoices (
       id uuid primary key default gen_random_uuid(),
       customer_id uuid not null references customers(id)
@@ -42,6 +37,7 @@ export async function subscribe(db: Knex, customerId: string, productId: string)
   return subscription.id as string;
 }
 
+/** A license row in the real licenses table (it exists since the licenses migration). */
 export async function license(db: Knex, customerId: string, productId: string): Promise<void> {
-  await db('licenses').insert({ customer_id: customerId, product_id: productId });
+  await db('licenses').insert({ customer_id: customerId, product_id: productId, license_key: `T-${randomUUID().slice(0, 18)}` });
 }

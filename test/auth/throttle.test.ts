@@ -1,0 +1,118 @@
+/**
+ * D-16 login throttling: failures per email and per IP in a window. The app trusts X-Forwarded-For
+ * here so one test can speak from several addresses; every test resets the failure table (serial).
+ */
+import { randomUUID } from 'node:crypto';
+import test from 'ava';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { loginAs, loginAsAdmin } from '../helpers/auth.ts';
+import { request } from '../helpers/http.ts';
+
+let app: TestApp;
+let adminCookie: string;
+test.before(async () => {
+  app = await startTestApp({ TRUST_PROXY: 'true' });
+  ({ cookie: adminCookie } = await loginAsAdmin(app.baseUrl, app.db));
+});
+test.after.always(async () => app?.close());
+test.beforeEach(async () => {
+  await app.db('login_failures').delete();
+  await app.db('settings').whereIn('key', ['auth.login_max_failures', 'auth.login_window_minutes']).delete();
+});
+
+const login = (email: string, password: string, ip?: string) =>
+  request(app.baseUrl, '/api/auth/login', { body: { email, password }, headers: ip ? { 'x-forwarded-for': ip } : {} });
+
+async function setLimits(maxFailures: number, windowMinutes = 15) {
+  const res = await request(app.baseUrl, '/api/settings', { method: 'PUT', cookie: adminCookie, body: { 'auth.login_max_failures': maxFailures, 'auth.login_window_minutes': windowMinutes } });
+  if (res.status !== 200) throw new Error(`settings: ${res.status} ${res.text}`);
+}
+
+/** A user that exists but has not logged in yet (loginAs logs in, which is fine: success is no failure). */
+async function newUser(role = 'admin') {
+  return loginAs(app.baseUrl, app.db, role);
+}
+
+function retryAfterSeconds(res: { headers: Headers }): number {
+  const value = res.headers.get('retry-after') ?? '';
+  if (!/^\d+$/.test(value)) throw new Error(`Retry-After is not integer seconds: "${value}"`);
+  return Number(value);
+}
+
+test.serial('by default the 11th attempt after 10 failures for one email is 429 with Retry-After, even with the right password', async (t) => {
+  const { email, password } = await newUser();
+  for (let i = 0; i < 10; i++) t.is((await login(email, `wrong ${i}`)).status, 401);
+  const blocked = await login(email, password);
+  t.is(blocked.status, 429);
+  t.is(blocked.body.error.code, 'rate_limited');
+  const seconds = retryAfterSeconds(blocked);
+  t.true(seconds > 14 * 60 && seconds <= 15 * 60, `Retry-After ${seconds}`);
+  t.is(blocked.headers.getSetCookie().length, 0);
+});
+
+test.serial('failures of one email from many addresses block that email everywhere', async (t) => {
+  await setLimits(3);
+  const { email, password } = await newUser();
+  for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) t.is((await login(email, 'wrong', ip)).status, 401);
+  t.is((await login(email, password, '10.0.0.4')).status, 429);
+  // Another account from a fresh address is untouched.
+  const other = await newUser();
+  t.is((await login(other.email, other.password, '10.0.0.5')).status, 200);
+});
+
+test.serial('failures of other emails from the same IP count for that IP', async (t) => {
+  await setLimits(3);
+  const { email, password } = await newUser();
+  for (let i = 0; i < 3; i++) t.is((await login(`stranger-${i}-${randomUUID()}@example.test`, 'guess', '10.0.1.1')).status, 401);
+  const blocked = await login(email, password, '10.0.1.1');
+  t.is(blocked.status, 429);
+  t.true(retryAfterSeconds(blocked) > 0);
+  t.is((await login(email, password, '10.0.1.2')).status, 200, 'the same user from another address');
+});
+
+test.serial('the limit is a count in the window: failures older than auth.login_window_minutes no longer count', async (t) => {
+  await setLimits(3, 5);
+  const { email, password } = await newUser();
+  for (let i = 0; i < 3; i++) await login(email, 'wrong', '10.0.2.1');
+  t.is((await login(email, password, '10.0.2.2')).status, 429);
+  await app.db('login_failures').update({ created_at: app.db.raw("now() - interval '6 minutes'") });
+  t.is((await login(email, password, '10.0.2.3')).status, 200);
+});
+
+test.serial('Retry-After counts to when the count drops below the limit, not to the oldest failure', async (t) => {
+  await setLimits(3, 15);
+  const { email, password } = await newUser();
+  for (const minutesAgo of [14, 10, 5, 1]) {
+    await app.db('login_failures').insert({ email: email.toLowerCase(), ip: '10.0.3.1', created_at: app.db.raw(`now() - interval '${minutesAgo} minutes'`) });
+  }
+  const blocked = await login(email, password, '10.0.3.2');
+  t.is(blocked.status, 429);
+  // Three remain in the window until the one from 10 minutes ago leaves it, in about 5 minutes.
+  const seconds = retryAfterSeconds(blocked);
+  t.true(seconds > 290 && seconds <= 300, `Retry-After ${seconds}`);
+});
+
+test.serial('a successful login clears that email\'s failures', async (t) => {
+  await setLimits(3);
+  const { email, password } = await newUser();
+  for (let i = 0; i < 2; i++) await login(email, 'wrong', `10.0.4.${i}`);
+  t.is((await login(email, password, '10.0.4.10')).status, 200);
+  for (let i = 0; i < 2; i++) t.is((await login(email, 'wrong', `10.0.4.${20 + i}`)).status, 401);
+  t.is((await login(email, password, '10.0.4.30')).status, 200);
+});
+
+test.serial('a throttled attempt is not itself counted as a failure', async (t) => {
+  await setLimits(2);
+  const { email } = await newUser();
+  for (let i = 0; i < 2; i++) await login(email, 'wrong', '10.0.5.1');
+  for (let i = 0; i < 3; i++) t.is((await login(email, 'wrong', '10.0.5.1')).status, 429);
+  t.is(await app.db('login_failures').where({ email: email.toLowerCase() }).count<{ count: number }[]>('* as count').then((r) => Number(r[0]!.count)), 2);
+});
+
+test.serial('the email is throttled case-insensitively', async (t) => {
+  await setLimits(2);
+  const { email, password } = await newUser();
+  await login(email.toUpperCase(), 'wrong', '10.0.6.1');
+  await login(email, 'wrong', '10.0.6.2');
+  t.is((await login(email.toUpperCase(), password, '10.0.6.3')).status, 429);
+});
