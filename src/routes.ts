@@ -5,6 +5,7 @@ import { docsRoutes } from './docs/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import type { AnyRoute } from './http/route.ts';
+import { licenseRoutes } from './licenses/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { v1Routes } from './v1/routes.ts';
@@ -16,6 +17,7 @@ const domainRoutes: AnyRoute[] = [
   ...settingsRoutes,
   ...productRoutes,
   ...customerRoutes,
+  ...licenseRoutes,
   ...eventRoutes,
   ...v1Routes,
 ];

@@ -3,6 +3,10 @@ import { customerDetailResponse, serialiseCustomerDetail } from '../customers/sc
 import { getCustomer } from '../customers/service.ts';
 import { requireCustomerScope } from '../http/principal.ts';
 import { defineRoute } from '../http/route.ts';
+import { listReply } from '../http/list-reply.ts';
+import { licenseResponse, serialiseLicense } from '../licenses/schema.ts';
+import { listLicenses } from '../licenses/service.ts';
+import { pageQuery } from '../http/schemas.ts';
 import { listProductsOfCustomer } from '../products/service.ts';
 import { serialiseV1Product, v1ProductResponse } from './schema.ts';
 
@@ -30,5 +34,19 @@ export const v1Routes = [
     handler: async ({ deps, principal }) => ({
       body: (await listProductsOfCustomer(deps.db, requireCustomerScope(principal))).map(serialiseV1Product),
     }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/licenses',
+    auth: 'apiKey',
+    tag: 'v1',
+    summary: "The licenses of the API key's customer",
+    query: pageQuery,
+    responses: { 200: { description: 'Licenses', schema: z.array(licenseResponse) } },
+    handler: async ({ deps, principal, query, ctx }) => {
+      const now = new Date();
+      const page = await listLicenses(deps.db, query, { customerId: requireCustomerScope(principal) });
+      return listReply(ctx, page, (row) => serialiseLicense(row, now));
+    },
   }),
 ];

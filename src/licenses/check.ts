@@ -1,0 +1,70 @@
+import type { Db } from '../db/knex.ts';
+import { iso } from '../http/schemas.ts';
+import { normaliseLicenseKey } from './key.ts';
+import {
+  checkKnownDevice, findActivationRow, findLicenseByKey, insertActivationUnderLimit, lockLicenseByKey, refreshActivationRow, type ActivationRow, type LicenseRow,
+} from './repo.ts';
+import { serialiseActivation } from './schema.ts';
+import { effectiveStatus, refusalFor, type LicenseStatus } from './status.ts';
+
+/** What the public endpoints answer: found (200, valid or not) or not found (404). */
+export type CheckOutcome = { found: false } | { found: true; body: Record<string, unknown> };
+
+function basics(license: LicenseRow, status: LicenseStatus) {
+  return { status, features: license.features, expiresAt: iso(license.expires_at) };
+}
+
+/** D-33: whether the key is usable now. */
+export async function verifyLicense(db: Db, licenseKey: string): Promise<CheckOutcome> {
+  const license = await findLicenseByKey(db, normaliseLicenseKey(licenseKey));
+  if (!license) return { found: false };
+  const status = effectiveStatus(license, new Date());
+  return { found: true, body: { valid: status === 'active', ...basics(license, status) } };
+}
+
+function validAnswer(license: LicenseRow, currentActivations: number, activation: ActivationRow) {
+  return {
+    valid: true,
+    ...basics(license, 'active'),
+    maxActivations: license.max_activations,
+    currentActivations,
+    activation: serialiseActivation(activation),
+  };
+}
+
+/**
+ * D-34: checks the license and registers the device. A known device is refreshed in one round
+ * trip without a lock. A new device takes the license row lock, so activations of one license are
+ * decided one at a time and can never pass maxActivations, whatever the concurrency.
+ */
+export async function validateLicense(db: Db, input: { licenseKey: string; deviceId: string; deviceName: string }): Promise<CheckOutcome> {
+  const key = normaliseLicenseKey(input.licenseKey);
+  const check = await checkKnownDevice(db, key, input.deviceId, input.deviceName);
+  if (!check) return { found: false };
+  const status = effectiveStatus(check.license, check.now);
+  const refusal = refusalFor(status);
+  if (refusal) return { found: true, body: { valid: false, error: refusal, ...basics(check.license, status) } };
+  if (check.activation) return { found: true, body: validAnswer(check.license, check.license.current_activations, check.activation) };
+
+  return db.transaction(async (trx): Promise<CheckOutcome> => {
+    const license = await lockLicenseByKey(trx, key);
+    if (!license) return { found: false };
+    const lockedStatus = effectiveStatus(license, new Date());
+    const lockedRefusal = refusalFor(lockedStatus);
+    if (lockedRefusal) return { found: true, body: { valid: false, error: lockedRefusal, ...basics(license, lockedStatus) } };
+    // Another request may have registered this device while we waited for the lock.
+    const existing = await findActivationRow(trx, license.id, input.deviceId);
+    if (existing) {
+      const refreshed = await refreshActivationRow(trx, license.id, input.deviceId, input.deviceName);
+      return { found: true, body: validAnswer(license, license.current_activations, refreshed) };
+    }
+    const added = await insertActivationUnderLimit(trx, license, input.deviceId, input.deviceName);
+    if (!added) {
+      return {
+        found: true,
+        body: { valid: false, error: 'activation_limit_reached', ...basics(license, lockedStatus), maxActivations: license.max_activations, currentActivations: license.current_activations },
+      };
+    }
+    return { found: true, body: validAnswer(license, added.currentActivations, added.activation) };
+  });
+}

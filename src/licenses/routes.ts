@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { listReply } from '../http/list-reply.ts';
+import { RateLimiter } from '../http/rate-limit.ts';
+import { defineRoute, type HandlerInput, type Reply } from '../http/route.ts';
+import { getSettingCached } from '../settings/cache.ts';
+import { validateLicense, verifyLicense, type CheckOutcome } from './check.ts';
+import {
+  activationParams, activationResponse, createLicenseBody, keyParams, licenseResponse, listLicensesQuery, notFoundResponse, serialiseActivation,
+  serialiseLicense, updateLicenseBody, validateBody, validateResponse, verifyBody, verifyResponse,
+} from './schema.ts';
+import { createLicense, deleteLicense, getLicense, listActivations, listLicenses, removeActivation, updateLicense } from './service.ts';
+
+const publicLimiter = new RateLimiter(60_000);
+
+/** D-16: public license endpoints, per client IP, `licenses.rate_limit_per_minute` (600). */
+async function limitPublic({ deps, ctx }: HandlerInput<unknown, unknown, unknown>): Promise<void> {
+  publicLimiter.hit(ctx.ip, await getSettingCached(deps.db, 'licenses.rate_limit_per_minute', deps.config));
+}
+
+/** D-33: an unknown key is a 404 with the validation body, not the general error shape. */
+function checkReply(outcome: CheckOutcome): Reply {
+  return outcome.found ? { status: 200, body: outcome.body } : { status: 404, body: { valid: false, error: 'license_not_found' } };
+}
+
+export const licenseRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/licenses/verify',
+    auth: 'public',
+    tag: 'Licenses',
+    summary: 'Whether a license key is valid now (no credentials)',
+    body: verifyBody,
+    responses: { 200: { description: 'Found; valid says whether it may be used', schema: verifyResponse }, 404: { description: 'Unknown key', schema: notFoundResponse }, 429: { description: 'rate_limited' } },
+    handler: async (input) => {
+      await limitPublic(input);
+      return checkReply(await verifyLicense(input.deps.db, input.body.licenseKey));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/licenses/validate',
+    auth: 'public',
+    tag: 'Licenses',
+    summary: 'Validate a license and register the device, within maxActivations (no credentials)',
+    body: validateBody,
+    responses: { 200: { description: 'valid true with the activation, or valid false with the refusal', schema: validateResponse }, 404: { description: 'Unknown key', schema: notFoundResponse }, 429: { description: 'rate_limited' } },
+    handler: async (input) => {
+      await limitPublic(input);
+      return checkReply(await validateLicense(input.deps.db, input.body));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/licenses',
+    auth: 'admin',
+    tag: 'Licenses',
+    summary: 'List licenses, optionally by customer, product or status',
+    query: listLicensesQuery,
+    responses: { 200: { description: 'Licenses', schema: z.array(licenseResponse) } },
+    handler: async ({ deps, query, ctx }) => {
+      const now = new Date();
+      return listReply(ctx, await listLicenses(deps.db, query, query), (row) => serialiseLicense(row, now));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/licenses',
+    auth: 'admin',
+    tag: 'Licenses',
+    summary: 'Issue a license with a generated key',
+    body: createLicenseBody,
+    responses: { 201: { description: 'Created', schema: licenseResponse }, 400: { description: 'invalid_request, customer_not_found, product_not_found' } },
+    handler: async ({ deps, body }) => ({ status: 201, body: serialiseLicense(await createLicense(deps.db, body, deps.config)) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/licenses/:key',
+    auth: 'admin',
+    tag: 'Licenses',
+    summary: 'Read one license by its key',
+    params: keyParams,
+    responses: { 200: { description: 'License', schema: licenseResponse }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => ({ body: serialiseLicense(await getLicense(deps.db, params.key)) }),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/licenses/:key',
+    auth: 'admin',
+    tag: 'Licenses',
+    summary: 'Change status, maxActivations, features or expiresAt (addressed by key)',
+    params: keyParams,
+    body: updateLicenseBody,
+    responses: { 200: { description: 'License', schema: licenseResponse }, 404: { description: 'not_found' }, 409: { description: 'license_revoked' } },
+    handler: async ({ deps, params, body }) => ({ body: serialiseLicense(await updateLicense(deps.db, params.key, body)) }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/licenses/:key',
+    auth: 'admin',
+    tag: 'Licenses',
+    summary: 'Delete a license and its activations',
+    params: keyParams,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => {
+      await deleteLicense(deps.db, params.key);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/licenses/:key/activations',
+    auth: 'admin',
+    tag: 'Licenses',
+    summary: 'The devices activated on a license',
+    params: keyParams,
+    responses: { 200: { description: 'Activations', schema: z.array(activationResponse) }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => ({ body: (await listActivations(deps.db, params.key)).map(serialiseActivation) }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/api/licenses/:key/activations/:deviceId',
+    auth: 'admin',
+    tag: 'Licenses',
+    summary: 'Remove a device activation, freeing its slot',
+    params: activationParams,
+    responses: { 204: { description: 'Removed' }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => {
+      await removeActivation(deps.db, params.key, params.deviceId);
+      return { status: 204 };
+    },
+  }),
+];

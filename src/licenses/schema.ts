@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { iso, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
+import type { ActivationRow, LicenseRow } from './repo.ts';
+import { effectiveStatus } from './status.ts';
+
+export const LICENSE_STATUSES = ['active', 'expired', 'suspended', 'revoked'] as const;
+/** Statuses an admin may set (expired comes from the date, D-32). */
+export const SETTABLE_STATUSES = ['active', 'suspended', 'revoked'] as const;
+
+const featureValue = z.union([
+  z.boolean(),
+  z.number().refine(Number.isFinite, 'must be a finite number'),
+  z.array(z.string().max(200, 'must be at most 200 characters')).max(100, 'must hold at most 100 strings'),
+], { error: 'must be a boolean, a number or an array of strings' });
+
+/** Feature flags and numeric limits (D-31): at most 100 keys. */
+export const features = z
+  .record(z.string().min(1).max(100), featureValue)
+  .refine((f) => Object.keys(f).length <= 100, 'must have at most 100 keys');
+
+/** null is unlimited; otherwise an integer >= 1 (D-31). */
+export const maxActivations = z
+  .number({ error: 'must be an integer >= 1, or null for unlimited' })
+  .int('must be an integer >= 1, or null for unlimited')
+  .min(1, 'must be an integer >= 1, or null for unlimited')
+  .max(1_000_000)
+  .nullable();
+
+export const createLicenseBody = z.object({
+  customerId: uuid,
+  productId: uuid,
+  maxActivations: maxActivations.optional(),
+  features: features.optional(),
+  expiresAt: timestampInput.nullable().optional(),
+});
+export type CreateLicenseInput = z.infer<typeof createLicenseBody>;
+
+export const updateLicenseBody = z.object({
+  status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }).optional(),
+  maxActivations: maxActivations.optional(),
+  features: features.optional(),
+  expiresAt: timestampInput.nullable().optional(),
+});
+export type UpdateLicenseInput = z.infer<typeof updateLicenseBody>;
+
+export const listLicensesQuery = pageQuery.extend({
+  customerId: uuid.optional(),
+  productId: uuid.optional(),
+  status: z.enum(LICENSE_STATUSES).optional(),
+});
+
+/** A key in a path: any text; the lookup normalises it, and a key that names nothing is 404. */
+export const keyParams = z.object({ key: z.string().min(1).max(100) });
+export const activationParams = keyParams.extend({ deviceId: z.string().min(1).max(256) });
+
+const deviceText = z.string({ error: 'must be a string of 1-256 characters' }).min(1, 'must not be empty').max(256, 'must be at most 256 characters');
+export const verifyBody = z.object({ licenseKey: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(100) });
+export const validateBody = verifyBody.extend({ deviceId: deviceText, deviceName: deviceText });
+
+export const licenseResponse = z.object({
+  id: z.uuid(),
+  licenseKey: z.string(),
+  customerId: z.uuid(),
+  productId: z.uuid(),
+  status: z.enum(LICENSE_STATUSES),
+  maxActivations: z.number().int().nullable(),
+  currentActivations: z.number().int(),
+  features: z.record(z.string(), z.unknown()),
+  expiresAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const activationResponse = z.object({ deviceId: z.string(), deviceName: z.string(), activatedAt: z.string(), lastSeenAt: z.string() });
+
+export const verifyResponse = z.object({
+  valid: z.boolean(),
+  status: z.enum(LICENSE_STATUSES),
+  features: z.record(z.string(), z.unknown()),
+  expiresAt: z.string().nullable(),
+});
+
+export const validateResponse = verifyResponse.extend({
+  error: z.enum(['activation_limit_reached', 'license_suspended', 'license_expired', 'license_revoked']).optional(),
+  maxActivations: z.number().int().nullable().optional(),
+  currentActivations: z.number().int().optional(),
+  activation: activationResponse.optional(),
+});
+
+export const notFoundResponse = z.object({ valid: z.literal(false), error: z.literal('license_not_found') });
+
+export function serialiseLicense(row: LicenseRow, now = new Date()) {
+  return {
+    id: row.id,
+    licenseKey: row.license_key,
+    customerId: row.customer_id,
+    productId: row.product_id,
+    status: effectiveStatus(row, now),
+    maxActivations: row.max_activations,
+    currentActivations: row.current_activations,
+    features: row.features,
+    expiresAt: iso(row.expires_at),
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+
+export function serialiseActivation(row: ActivationRow) {
+  return { deviceId: row.device_id, deviceName: row.device_name, activatedAt: iso(row.activated_at)!, lastSeenAt: iso(row.last_seen_at)! };
+}

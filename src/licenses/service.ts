@@ -1,0 +1,127 @@
+import type { Db } from '../db/knex.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { inTransaction } from '../db/knex.ts';
+import { findCustomerRow } from '../customers/repo.ts';
+import { recordEvent } from '../events/service.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { findProductRow } from '../products/repo.ts';
+import { getSetting, type SettingOverrides } from '../settings/service.ts';
+import { generateLicenseKey, normaliseLicenseKey } from './key.ts';
+import {
+  deleteActivationRow, deleteLicenseRow, expireDueLicenseRows, findLicenseByKey, insertLicenseRow, listActivationRows, listLicenseRows,
+  lockLicenseByKey, updateLicenseRow, type LicenseRow, type LicenseWrite,
+} from './repo.ts';
+import type { CreateLicenseInput, UpdateLicenseInput } from './schema.ts';
+import { effectiveStatus } from './status.ts';
+
+const KEY_ATTEMPTS = 5;
+
+/** The license.* payload (D-74). */
+export function licenseEventData(row: LicenseRow, now = new Date()) {
+  return {
+    licenseId: row.id,
+    licenseKey: row.license_key,
+    customerId: row.customer_id,
+    productId: row.product_id,
+    status: effectiveStatus(row, now),
+    expiresAt: row.expires_at?.toISOString() ?? null,
+  };
+}
+
+/** Issues a license with a fresh key and records license.created, together (D-30, D-31). */
+export async function createLicense(db: Db, input: CreateLicenseInput, settings: SettingOverrides = process.env): Promise<LicenseRow> {
+  if (!(await findCustomerRow(db, input.customerId))) throw new AppError('customer_not_found', `Customer ${input.customerId} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
+  if (!(await findProductRow(db, input.productId))) throw new AppError('product_not_found', `Product ${input.productId} does not exist`, { details: [{ path: 'productId', message: 'no such product' }] });
+  const prefix = await getSetting(db, 'licenses.key_prefix', settings);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTransaction(db, async (trx) => {
+        const row = await insertLicenseRow(trx, {
+          license_key: generateLicenseKey(prefix),
+          customer_id: input.customerId,
+          product_id: input.productId,
+          max_activations: input.maxActivations ?? null,
+          features: input.features ?? {},
+          expires_at: input.expiresAt ?? null,
+        });
+        await recordEvent(trx, 'license.created', licenseEventData(row));
+        return row;
+      });
+    } catch (error) {
+      // 60 random bits make a collision rare, but the unique index decides; draw again.
+      if (!isUniqueViolation(error, 'licenses_license_key_unique') || attempt >= KEY_ATTEMPTS) throw error;
+    }
+  }
+}
+
+export function listLicenses(db: Db, page: PageQuery, filters: { customerId?: string; productId?: string; status?: string }) {
+  return listLicenseRows(db, page, filters);
+}
+
+async function requireLicense(db: Db, key: string): Promise<LicenseRow> {
+  const row = await findLicenseByKey(db, normaliseLicenseKey(key));
+  if (!row) throw notFound('License');
+  return row;
+}
+
+export const getLicense = requireLicense;
+
+/**
+ * PUT /api/licenses/:key (D-31, D-32). Revoked is final; a future expiresAt on an expired license
+ * renews it; lowering maxActivations keeps the devices already activated.
+ */
+export async function updateLicense(db: Db, key: string, input: UpdateLicenseInput): Promise<LicenseRow> {
+  return inTransaction(db, async (trx) => {
+    const row = await lockLicenseByKey(trx, normaliseLicenseKey(key));
+    if (!row) throw notFound('License');
+    if (row.status === 'revoked' && input.status !== undefined && input.status !== 'revoked') {
+      throw new AppError('license_revoked', 'A revoked license cannot change status');
+    }
+    const changes: LicenseWrite = {};
+    if (input.status !== undefined) changes.status = input.status;
+    if (input.maxActivations !== undefined) changes.max_activations = input.maxActivations;
+    if (input.features !== undefined) changes.features = input.features;
+    if (input.expiresAt !== undefined) {
+      changes.expires_at = input.expiresAt;
+      // A stored `expired` whose date moves into the future (or goes away) is a renewal.
+      const renewed = input.expiresAt === null || input.expiresAt.getTime() > Date.now();
+      if (renewed && row.status === 'expired' && input.status === undefined) changes.status = 'active';
+    }
+    if (Object.keys(changes).length === 0) return row;
+    return updateLicenseRow(trx, row.id, changes);
+  });
+}
+
+export async function deleteLicense(db: Db, key: string): Promise<void> {
+  const row = await requireLicense(db, key);
+  await deleteLicenseRow(db, row.id);
+}
+
+export async function listActivations(db: Db, key: string) {
+  const row = await requireLicense(db, key);
+  return listActivationRows(db, row.id);
+}
+
+/** Removes a device; its slot is free at once (D-35). */
+export async function removeActivation(db: Db, key: string, deviceId: string): Promise<void> {
+  const row = await requireLicense(db, key);
+  if (!(await deleteActivationRow(db, row.id, deviceId))) throw notFound('Activation');
+}
+
+/**
+ * Stores `expired` on licenses whose date passed by `asOf` and records license.expired once for
+ * each (D-32), in bounded batches that each commit with their events.
+ */
+export async function expireLicenses(db: Db, asOf: Date, batchSize = 500): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const expired = await inTransaction(db, async (trx) => {
+      const rows = await expireDueLicenseRows(trx, asOf, batchSize);
+      for (const row of rows) await recordEvent(trx, 'license.expired', licenseEventData(row, asOf));
+      return rows.length;
+    });
+    total += expired;
+    if (expired < batchSize) return total;
+  }
+}

@@ -1,0 +1,24 @@
+import type { Db } from '../db/knex.ts';
+import type { SettingKey, SettingValue } from './definitions.ts';
+import { getSetting, type SettingOverrides } from './service.ts';
+
+const TTL_MS = 5_000;
+// Per database handle, so processes (and tests) with several databases never mix their settings.
+const caches = new WeakMap<object, Map<SettingKey, { value: unknown; until: number }>>();
+
+/**
+ * A setting read for hot paths (public license checks): at most one query per key every 5 s per
+ * process, so a changed setting takes effect within 5 s.
+ */
+export async function getSettingCached<K extends SettingKey>(db: Db, key: K, overrides: SettingOverrides): Promise<SettingValue<K>> {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new Map();
+    caches.set(db, cache);
+  }
+  const hit = cache.get(key);
+  if (hit && hit.until > Date.now()) return hit.value as SettingValue<K>;
+  const value = await getSetting(db, key, overrides);
+  cache.set(key, { value, until: Date.now() + TTL_MS });
+  return value;
+}
