@@ -5,6 +5,7 @@ import { docsRoutes } from './docs/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import type { AnyRoute } from './http/route.ts';
+import { invoiceRoutes } from './invoices/routes.ts';
 import { licenseRoutes } from './licenses/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
@@ -18,6 +19,7 @@ const domainRoutes: AnyRoute[] = [
   ...productRoutes,
   ...customerRoutes,
   ...licenseRoutes,
+  ...invoiceRoutes,
   ...eventRoutes,
   ...v1Routes,
 ];

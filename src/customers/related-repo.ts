@@ -4,7 +4,9 @@
  * a table only once it exists, so the customer routes work before and after those migrations.
  */
 import type { Db } from '../db/knex.ts';
-import { existingColumns, hasAll } from '../products/optional-tables.ts';
+import { ledgerBalances } from '../credits/ledger-repo.ts';
+import { existingColumns, hasAll } from '../db/optional-tables.ts';
+import { formatMoney } from '../money.ts';
 
 /** True when invoices or payments name the customer (D-22: such a customer cannot be deleted). */
 export async function customerHasBillingHistory(db: Db, customerId: string): Promise<boolean> {
@@ -38,11 +40,17 @@ export async function listCustomerSubscriptionRows(db: Db, customerId: string): 
   return db('subscriptions').where({ customer_id: customerId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('*');
 }
 
+/** The currency `creditBalance` is reported in; balances in other currencies appear in `creditBalances`. */
+export const CREDIT_BALANCE_CURRENCY = 'USD';
+
 /**
- * Each customer's credit balance as a decimal string (D-22, D-57: derived from the credit ledger).
- * The ledger does not exist yet, so every balance is "0.00"; the credits work replaces the body of
- * this function with one set-wise query over the ledger, and every caller follows.
+ * Each customer's store-credit balances by currency (D-22, D-57: derived from the credit ledger),
+ * formatted to minor units, in one query for a page of customers.
  */
-export async function customerCreditBalances(_db: Db, customerIds: string[]): Promise<Map<string, string>> {
-  return new Map(customerIds.map((id) => [id, '0.00']));
+export async function customerCreditBalances(db: Db, customerIds: string[]): Promise<Map<string, Record<string, string>>> {
+  const balances = new Map<string, Record<string, string>>(customerIds.map((id) => [id, {}]));
+  for (const row of await ledgerBalances(db, customerIds)) {
+    balances.get(row.customer_id)![row.currency] = formatMoney(row.balance, row.currency);
+  }
+  return balances;
 }

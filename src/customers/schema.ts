@@ -65,6 +65,7 @@ export const customerResponse = z.object({
   paymentMethod: z.string().nullable(),
   healthScore: z.number().int(),
   creditBalance: z.string(),
+  creditBalances: z.record(z.string(), z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -75,7 +76,10 @@ export const customerDetailResponse = customerWithProductsResponse.extend({ subs
 
 /** A customer row with what the answers derive from other tables. */
 export interface CustomerRecord extends CustomerRow {
+  /** Store credit in USD (D-22). */
   creditBalance: string;
+  /** Store credit in every currency that has ledger entries. */
+  creditBalances: Record<string, string>;
   products: Pick<ProductRow, 'id' | 'name' | 'product_type'>[];
 }
 
@@ -91,6 +95,7 @@ export function serialiseCustomer(record: CustomerRecord) {
     paymentMethod: record.payment_method,
     healthScore: record.health_score,
     creditBalance: record.creditBalance,
+    creditBalances: record.creditBalances,
     createdAt: iso(record.created_at)!,
     updatedAt: iso(record.updated_at)!,
     products: record.products.map(serialiseProductSummary),

@@ -4,7 +4,8 @@ import type { Page } from '../db/paginate.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { listProductsOfCustomers } from '../products/repo.ts';
-import { customerCreditBalances, customerHasBillingHistory, listCustomerSubscriptionRows, type SubscriptionRow } from './related-repo.ts';
+import { formatMoney } from '../money.ts';
+import { CREDIT_BALANCE_CURRENCY, customerCreditBalances, customerHasBillingHistory, listCustomerSubscriptionRows, type SubscriptionRow } from './related-repo.ts';
 import {
   deleteCustomerRow, EMAIL_UNIQUE_INDEX, findCustomerRow, insertCustomerRow, listCustomerRows, lockCustomerRow, searchCustomerRows, updateCustomerRow,
   type CustomerRow, type CustomerWrite,
@@ -47,7 +48,8 @@ async function withDerived(db: Db, rows: CustomerRow[]): Promise<CustomerRecord[
   const [products, balances] = await Promise.all([listProductsOfCustomers(db, ids), customerCreditBalances(db, ids)]);
   return rows.map((row) => ({
     ...row,
-    creditBalance: balances.get(row.id) ?? '0.00',
+    creditBalance: balances.get(row.id)?.[CREDIT_BALANCE_CURRENCY] ?? formatMoney('0', CREDIT_BALANCE_CURRENCY),
+    creditBalances: balances.get(row.id) ?? {},
     products: products.filter((p) => p.customer_id === row.id),
   }));
 }

@@ -33,6 +33,22 @@ export const errorStatus = {
   customer_has_billing_history: 409,
   /** Customer still referenced by other records (e.g. licenses) whose foreign keys refuse the delete. */
   customer_in_use: 409,
+  /** An invoice status change D-52 does not allow. */
+  invalid_status_transition: 409,
+  /** A payment or checkout on a draft or void invoice (D-54, D-61). */
+  invoice_not_payable: 409,
+  /** A credit note on a draft or void invoice (D-58). */
+  invoice_not_creditable: 409,
+  /** (paymentMethod, providerReference) already recorded (D-54). */
+  duplicate_payment: 409,
+  /** A payment above the amount due (D-54). */
+  amount_exceeds_due: 400,
+  /** A refund above what is left to refund (D-55). */
+  amount_exceeds_refundable: 400,
+  /** Credit notes above the invoice total (D-58). */
+  amount_exceeds_invoice: 400,
+  /** A referenced subscription does not exist. */
+  subscription_not_found: 400,
   /** A revoked license is final (D-32). */
   license_revoked: 409,
   /** Same Idempotency-Key with a different request (D-6). */

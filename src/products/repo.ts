@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { existingColumns, hasAll } from './optional-tables.ts';
+import { existingColumns, hasAll } from '../db/optional-tables.ts';
 
 export interface ProductRow {
   id: string;

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { listReply } from '../http/list-reply.ts';
+import { defineRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { createInvoiceBody, invoiceResponse, listInvoicesQuery, serialiseInvoice, updateInvoiceBody } from './schema.ts';
+import { changeInvoiceStatus, createInvoice, getInvoice, listInvoices } from './service.ts';
+
+const tag = 'Invoices';
+
+export const invoiceRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/billing/invoices',
+    auth: 'admin',
+    tag,
+    summary: 'List invoices, optionally by status and customer',
+    query: listInvoicesQuery,
+    responses: { 200: { description: 'Invoices', schema: z.array(invoiceResponse) } },
+    handler: async ({ deps, query, ctx }) => listReply(ctx, await listInvoices(deps.db, query, query), (r) => serialiseInvoice(r.invoice, r.lines)),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/billing/invoices',
+    auth: 'admin',
+    tag,
+    summary: 'Create an invoice (draft unless status is issued) with a number INV-{YEAR}-{SEQ}',
+    body: createInvoiceBody,
+    responses: { 201: { description: 'Created', schema: invoiceResponse }, 400: { description: 'invalid_request, customer_not_found, subscription_not_found' } },
+    handler: async ({ deps, body }) => {
+      const { invoice, lines } = await createInvoice(deps.db, body, { settings: deps.config });
+      return { status: 201, body: serialiseInvoice(invoice, lines) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/billing/invoices/:id',
+    auth: 'admin',
+    tag,
+    summary: 'Read one invoice',
+    params: idParams,
+    responses: { 200: { description: 'Invoice', schema: invoiceResponse }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => {
+      const { invoice, lines } = await getInvoice(deps.db, params.id);
+      return { body: serialiseInvoice(invoice, lines) };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/billing/invoices/:id',
+    auth: 'admin',
+    tag,
+    summary: 'Change the status: draft->issued|void, issued->paid|void, overdue->paid|void',
+    params: idParams,
+    body: updateInvoiceBody,
+    responses: { 200: { description: 'Invoice', schema: invoiceResponse }, 404: { description: 'not_found' }, 409: { description: 'invalid_status_transition' } },
+    handler: async ({ deps, params, body }) => {
+      const { invoice, lines } = await changeInvoiceStatus(deps.db, params.id, body.status, { settings: deps.config });
+      return { body: serialiseInvoice(invoice, lines) };
+    },
+  }),
+];

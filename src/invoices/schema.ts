@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { iso, nonEmptyString, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
+import { currencyCode, DECIMAL_PATTERN, formatMoney, moneyString } from '../money.ts';
+import { amountDue } from './amounts.ts';
+import type { InvoiceRow, LineItemRow } from './repo.ts';
+
+export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'overdue', 'void'] as const;
+export const SETTABLE_STATUSES = ['draft', 'issued', 'paid', 'void'] as const;
+
+export const lineItemInput = z.object({
+  description: nonEmptyString(500),
+  quantity: z.number({ error: 'must be an integer >= 1' }).int('must be an integer >= 1').min(1, 'must be an integer >= 1').max(1_000_000_000),
+  unitPrice: moneyString,
+});
+
+/** Percent as a decimal string, 0..100 (D-51). */
+export const taxRate = z
+  .string({ error: 'must be a decimal string such as "8.25"' })
+  .regex(DECIMAL_PATTERN, 'must be a decimal string such as "8.25"')
+  .refine((v) => Number(v) >= 0 && Number(v) <= 100, 'must be between 0 and 100');
+
+export const createInvoiceBody = z.object({
+  customerId: uuid,
+  lineItems: z.array(lineItemInput).min(1, 'must hold at least one line item').max(500, 'must hold at most 500 line items'),
+  subscriptionId: uuid.optional(),
+  dueDate: timestampInput.optional(),
+  currency: currencyCode.default('USD'),
+  taxRate: taxRate.optional(),
+  status: z.enum(['draft', 'issued'], { error: 'must be draft or issued' }).default('draft'),
+});
+export type CreateInvoiceInput = z.infer<typeof createInvoiceBody>;
+
+export const updateInvoiceBody = z.object({
+  status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }),
+});
+
+export const listInvoicesQuery = pageQuery.extend({
+  status: z.enum(INVOICE_STATUSES).optional(),
+  customerId: uuid.optional(),
+});
+
+export const lineItemResponse = z.object({ description: z.string(), quantity: z.number().int(), unitPrice: z.string(), amount: z.string() });
+
+export const invoiceResponse = z.object({
+  id: z.uuid(),
+  customerId: z.uuid(),
+  subscriptionId: z.uuid().nullable(),
+  invoiceNumber: z.string(),
+  status: z.enum(INVOICE_STATUSES),
+  currency: z.string(),
+  lineItems: z.array(lineItemResponse),
+  subtotal: z.string(),
+  taxRate: z.string(),
+  taxAmount: z.string(),
+  total: z.string(),
+  amountPaid: z.string(),
+  creditApplied: z.string(),
+  creditedAmount: z.string(),
+  amountDue: z.string(),
+  dueDate: z.string().nullable(),
+  issuedAt: z.string().nullable(),
+  paidAt: z.string().nullable(),
+  voidedAt: z.string().nullable(),
+  pdfUrl: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export function invoicePdfPath(id: string): string {
+  return `/api/billing/invoices/${id}/pdf`;
+}
+
+export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfUrl = invoicePdfPath(invoice.id)) {
+  const m = (v: string) => formatMoney(v, invoice.currency);
+  return {
+    id: invoice.id,
+    customerId: invoice.customer_id,
+    subscriptionId: invoice.subscription_id,
+    invoiceNumber: invoice.invoice_number,
+    status: invoice.status,
+    currency: invoice.currency,
+    lineItems: lines.map((l) => ({ description: l.description, quantity: l.quantity, unitPrice: m(l.unit_price), amount: m(l.amount) })),
+    subtotal: m(invoice.subtotal),
+    taxRate: invoice.tax_rate,
+    taxAmount: m(invoice.tax_amount),
+    total: m(invoice.total),
+    amountPaid: m(invoice.amount_paid),
+    creditApplied: m(invoice.credit_applied),
+    creditedAmount: m(invoice.credited_amount),
+    amountDue: formatMoney(amountDue(invoice), invoice.currency),
+    dueDate: iso(invoice.due_date),
+    issuedAt: iso(invoice.issued_at),
+    paidAt: iso(invoice.paid_at),
+    voidedAt: iso(invoice.voided_at),
+    pdfUrl,
+    createdAt: iso(invoice.created_at)!,
+    updatedAt: iso(invoice.updated_at)!,
+  };
+}

@@ -1,0 +1,135 @@
+import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
+import { existingColumns } from '../db/optional-tables.ts';
+import { applyCreditToInvoice } from '../credits/apply.ts';
+import { insertLedgerEntry, lockCustomerLedger } from '../credits/ledger-repo.ts';
+import { findCustomerRow } from '../customers/repo.ts';
+import { recordEvent } from '../events/service.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { money } from '../money.ts';
+import { getSettings, type SettingOverrides } from '../settings/service.ts';
+import { invoiceEventData } from './events.ts';
+import { nextDocumentNumber } from './numbering.ts';
+import { findInvoiceRow, insertInvoiceRow, insertLineItemRows, listInvoiceRows, listLineItemRows, lockInvoiceRow, updateInvoiceRow, type InvoiceRow, type InvoiceStatus, type LineItemRow } from './repo.ts';
+import type { CreateInvoiceInput } from './schema.ts';
+import { updateAndSettle } from './settle.ts';
+import { priceInvoice } from './totals.ts';
+import { canTransition } from './transitions.ts';
+
+export interface InvoiceDetail {
+  invoice: InvoiceRow;
+  lines: LineItemRow[];
+}
+
+export interface Clock {
+  now?: Date;
+  settings?: SettingOverrides;
+}
+
+const DAY_MS = 86_400_000;
+
+async function assertSubscriptionExists(db: Db, subscriptionId: string): Promise<void> {
+  // The subscriptions table arrives with its own migration; until then the id cannot be checked.
+  if (!(await existingColumns(db, ['subscriptions.id'])).has('subscriptions.id')) return;
+  if (!(await db('subscriptions').where({ id: subscriptionId }).first('id'))) {
+    throw new AppError('subscription_not_found', `Subscription ${subscriptionId} does not exist`, { details: [{ path: 'subscriptionId', message: 'no such subscription' }] });
+  }
+}
+
+/**
+ * draft -> issued (D-52): stamps the issue date and the due date (default issue + payment terms),
+ * then spends the customer's store credit on it (D-57). A zero total is paid at once.
+ */
+async function issue(trx: Db, invoice: InvoiceRow, now: Date, settings?: SettingOverrides): Promise<InvoiceRow> {
+  const { 'billing.payment_terms_days': terms } = await getSettings(trx, ['billing.payment_terms_days'], settings);
+  await lockCustomerLedger(trx, invoice.customer_id);
+  const issued = await updateAndSettle(trx, invoice, { status: 'issued', issued_at: now, due_date: invoice.due_date ?? new Date(now.getTime() + terms * DAY_MS) }, now);
+  return issued.status === 'issued' ? applyCreditToInvoice(trx, issued, now) : issued;
+}
+
+/** Returns store credit an invoice had spent when it is voided, so the customer keeps it. */
+async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<InvoiceRow> {
+  if (money(invoice.credit_applied).isPositive()) {
+    await lockCustomerLedger(trx, invoice.customer_id);
+    await insertLedgerEntry(trx, {
+      customer_id: invoice.customer_id,
+      currency: invoice.currency,
+      amount: invoice.credit_applied,
+      kind: 'credit',
+      description: `Returned from voided ${invoice.invoice_number}`,
+      invoice_id: invoice.id,
+    });
+  }
+  return updateInvoiceRow(trx, invoice.id, { status: 'void', voided_at: now });
+}
+
+/** D-50, D-51: numbers, prices and stores an invoice with its lines and records invoice.created, together. */
+export async function createInvoice(db: Db, input: CreateInvoiceInput, clock: Clock = {}): Promise<InvoiceDetail> {
+  const now = clock.now ?? new Date();
+  return inTransaction(db, async (trx) => {
+    if (!(await findCustomerRow(trx, input.customerId))) {
+      throw new AppError('customer_not_found', `Customer ${input.customerId} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
+    }
+    if (input.subscriptionId) await assertSubscriptionExists(trx, input.subscriptionId);
+    const taxRate = input.taxRate ?? (await getSettings(trx, ['billing.default_tax_rate'], clock.settings))['billing.default_tax_rate'];
+    const totals = priceInvoice(input.lineItems, taxRate, input.currency);
+    if (totals.total.isNegative()) {
+      throw new AppError('invalid_request', 'The invoice total must not be negative', { details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }] });
+    }
+    let invoice = await insertInvoiceRow(trx, {
+      customer_id: input.customerId,
+      subscription_id: input.subscriptionId ?? null,
+      invoice_number: await nextDocumentNumber(trx, 'INV', now),
+      status: 'draft',
+      currency: input.currency,
+      tax_rate: taxRate,
+      subtotal: totals.subtotal.toString(),
+      tax_amount: totals.taxAmount.toString(),
+      total: totals.total.toString(),
+      due_date: input.dueDate ?? null,
+      created_at: now,
+    });
+    const lines = await insertLineItemRows(
+      trx,
+      invoice.id,
+      totals.lines.map((l) => ({ description: l.description, quantity: l.quantity, unit_price: l.unitPrice, amount: l.amount.toString() })),
+    );
+    await recordEvent(trx, 'invoice.created', invoiceEventData(invoice));
+    if (input.status === 'issued') invoice = await issue(trx, invoice, now, clock.settings);
+    return { invoice, lines };
+  });
+}
+
+export async function getInvoice(db: Db, id: string): Promise<InvoiceDetail> {
+  const invoice = await findInvoiceRow(db, id);
+  if (!invoice) throw notFound('Invoice');
+  return { invoice, lines: await listLineItemRows(db, [id]) };
+}
+
+export async function listInvoices(db: Db, page: PageQuery, filters: { status?: string; customerId?: string }) {
+  const { rows, hasMore } = await listInvoiceRows(db, page, filters);
+  const lines = await listLineItemRows(db, rows.map((r) => r.id));
+  return { rows: rows.map((invoice) => ({ id: invoice.id, invoice, lines: lines.filter((l) => l.invoice_id === invoice.id) })), hasMore };
+}
+
+/** PUT status (D-52): the allowed moves only, under the invoice's row lock. */
+export async function changeInvoiceStatus(db: Db, id: string, to: InvoiceStatus, clock: Clock = {}): Promise<InvoiceDetail> {
+  const now = clock.now ?? new Date();
+  return inTransaction(db, async (trx) => {
+    const invoice = await lockInvoiceRow(trx, id);
+    if (!invoice) throw notFound('Invoice');
+    if (!canTransition(invoice.status, to)) {
+      throw new AppError('invalid_status_transition', `An invoice cannot go from ${invoice.status} to ${to}`);
+    }
+    let changed: InvoiceRow;
+    if (to === 'issued') changed = await issue(trx, invoice, now, clock.settings);
+    else if (to === 'void') changed = await voidInvoice(trx, invoice, now);
+    else {
+      // Marked paid by hand: payment arrived outside the service.
+      changed = await updateInvoiceRow(trx, invoice.id, { status: 'paid', paid_at: now });
+      await recordEvent(trx, 'invoice.paid', invoiceEventData(changed));
+    }
+    return { invoice: changed, lines: await listLineItemRows(trx, [id]) };
+  });
+}
