@@ -13,7 +13,7 @@ export async function applyCreditToInvoice(trx: Db, invoice: InvoiceRow, now: Da
   const balance = money(await ledgerBalance(trx, invoice.customer_id, invoice.currency));
   const due = amountDue(invoice);
   const applied = Money.min(balance, due);
-  if (!applied.isPositive() || applied.isZero()) return invoice;
+  if (applied.lte(0)) return invoice;
   await insertLedgerEntry(trx, {
     customer_id: invoice.customer_id,
     currency: invoice.currency,

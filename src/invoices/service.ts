@@ -50,7 +50,7 @@ async function issue(trx: Db, invoice: InvoiceRow, now: Date, settings?: Setting
 
 /** Returns store credit an invoice had spent when it is voided, so the customer keeps it. */
 async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<InvoiceRow> {
-  if (money(invoice.credit_applied).isPositive()) {
+  if (money(invoice.credit_applied).gt(0)) {
     await lockCustomerLedger(trx, invoice.customer_id);
     await insertLedgerEntry(trx, {
       customer_id: invoice.customer_id,
