@@ -9,7 +9,8 @@ import { allRoutes } from './routes.ts';
 
 /** The Koa application, without listen(): the server entry point and the tests both build it here. */
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.config.TRUST_PROXY });
+  // The client writes the left of X-Forwarded-For; only the entries our own proxies appended count.
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: deps.config.PROXY_HOPS });
   const router = buildRouter(allRoutes, deps);
   app.use(requestContext(deps.logger));
   app.use(securityHeaders);

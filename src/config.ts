@@ -38,6 +38,8 @@ const configSchema = z.object({
   PROVIDER_C_WEBHOOK_SECRET: optionalString,
   LIFECYCLE_SCHEDULE: optionalString,
   TRUST_PROXY: boolean.default(false),
+  /** Proxies in front of the service that append to X-Forwarded-For; only their entries are trusted. */
+  PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { iso } from '../http/schemas.ts';
-import { normaliseLicenseKey } from './key.ts';
+import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
 import {
   checkKnownDevice, findActivationRow, findLicenseByKey, insertActivationUnderLimit, lockLicenseByKey, refreshActivationRow, type ActivationRow, type LicenseRow,
 } from './repo.ts';
@@ -14,9 +14,20 @@ function basics(license: LicenseRow, status: LicenseStatus) {
   return { status, features: license.features, expiresAt: iso(license.expires_at) };
 }
 
+/**
+ * The normalised key, or undefined for text that cannot be a key: these endpoints are the most
+ * attacked, and a guess of the wrong shape is answered not found without a database round trip.
+ */
+function lookupKey(licenseKey: string): string | undefined {
+  const key = normaliseLicenseKey(licenseKey);
+  return LICENSE_KEY_PATTERN.test(key) ? key : undefined;
+}
+
 /** D-33: whether the key is usable now. */
 export async function verifyLicense(db: Db, licenseKey: string): Promise<CheckOutcome> {
-  const license = await findLicenseByKey(db, normaliseLicenseKey(licenseKey));
+  const key = lookupKey(licenseKey);
+  if (!key) return { found: false };
+  const license = await findLicenseByKey(db, key);
   if (!license) return { found: false };
   const status = effectiveStatus(license, new Date());
   return { found: true, body: { valid: status === 'active', ...basics(license, status) } };
@@ -38,7 +49,8 @@ function validAnswer(license: LicenseRow, currentActivations: number, activation
  * decided one at a time and can never pass maxActivations, whatever the concurrency.
  */
 export async function validateLicense(db: Db, input: { licenseKey: string; deviceId: string; deviceName: string }): Promise<CheckOutcome> {
-  const key = normaliseLicenseKey(input.licenseKey);
+  const key = lookupKey(input.licenseKey);
+  if (!key) return { found: false };
   const check = await checkKnownDevice(db, key, input.deviceId, input.deviceName);
   if (!check) return { found: false };
   const status = effectiveStatus(check.license, check.now);

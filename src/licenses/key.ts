@@ -19,5 +19,8 @@ export function normaliseLicenseKey(key: string): string {
   return key.trim().toUpperCase();
 }
 
-/** A key this service could have issued: prefix, then three groups of four alphabet characters. */
+/**
+ * A key this service could have issued: a prefix as the setting `licenses.key_prefix` allows
+ * (settings/definitions.ts), then three groups of four alphabet characters.
+ */
 export const LICENSE_KEY_PATTERN = /^[A-Z0-9]{1,10}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;

@@ -54,7 +54,9 @@ export const keyParams = z.object({ key: z.string().min(1).max(100) });
 export const activationParams = keyParams.extend({ deviceId: z.string().min(1).max(256) });
 
 const deviceText = z.string({ error: 'must be a string of 1-256 characters' }).min(1, 'must not be empty').max(256, 'must be at most 256 characters');
-export const verifyBody = z.object({ licenseKey: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(100) });
+/** A blank key is a bad request; any other text is looked up, and one that names nothing is 404 (D-33). */
+const licenseKey = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+export const verifyBody = z.object({ licenseKey });
 export const validateBody = verifyBody.extend({ deviceId: deviceText, deviceName: deviceText });
 
 export const licenseResponse = z.object({

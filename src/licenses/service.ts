@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { isUniqueViolation } from '../db/errors.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
 import { findCustomerRow } from '../customers/repo.ts';
 import { recordEvent } from '../events/service.ts';
@@ -16,6 +16,8 @@ import type { CreateLicenseInput, UpdateLicenseInput } from './schema.ts';
 import { effectiveStatus } from './status.ts';
 
 const KEY_ATTEMPTS = 5;
+/** PostgreSQL's name for the `unique` on licenses.license_key (migration 20261122000200). */
+const LICENSE_KEY_UNIQUE = 'licenses_license_key_key';
 
 /** The license.* payload (D-74). */
 export function licenseEventData(row: LicenseRow, now = new Date()) {
@@ -29,16 +31,31 @@ export function licenseEventData(row: LicenseRow, now = new Date()) {
   };
 }
 
-/** Issues a license with a fresh key and records license.created, together (D-30, D-31). */
-export async function createLicense(db: Db, input: CreateLicenseInput, settings: SettingOverrides = process.env): Promise<LicenseRow> {
-  if (!(await findCustomerRow(db, input.customerId))) throw new AppError('customer_not_found', `Customer ${input.customerId} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
-  if (!(await findProductRow(db, input.productId))) throw new AppError('product_not_found', `Product ${input.productId} does not exist`, { details: [{ path: 'productId', message: 'no such product' }] });
+const customerNotFound = (id: string) =>
+  new AppError('customer_not_found', `Customer ${id} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
+const productNotFound = (id: string) =>
+  new AppError('product_not_found', `Product ${id} does not exist`, { details: [{ path: 'productId', message: 'no such product' }] });
+
+/**
+ * Issues a license with a fresh key and records license.created, together (D-30, D-31).
+ * `drawKey` is the key source; tests pass one that collides.
+ */
+export async function createLicense(
+  db: Db,
+  input: CreateLicenseInput,
+  settings: SettingOverrides = process.env,
+  drawKey: (prefix: string) => string = generateLicenseKey,
+): Promise<LicenseRow> {
+  if (!(await findCustomerRow(db, input.customerId))) throw customerNotFound(input.customerId);
+  if (!(await findProductRow(db, input.productId))) throw productNotFound(input.productId);
   const prefix = await getSetting(db, 'licenses.key_prefix', settings);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await inTransaction(db, async (trx) => {
+      // db.transaction, not inTransaction: inside an outer transaction (an Idempotency-Key request)
+      // this is a savepoint, so a collision rolls back only this attempt and the outer one goes on.
+      return await db.transaction(async (trx) => {
         const row = await insertLicenseRow(trx, {
-          license_key: generateLicenseKey(prefix),
+          license_key: drawKey(prefix),
           customer_id: input.customerId,
           product_id: input.productId,
           max_activations: input.maxActivations ?? null,
@@ -49,8 +66,14 @@ export async function createLicense(db: Db, input: CreateLicenseInput, settings:
         return row;
       });
     } catch (error) {
+      // The customer or product was deleted since the checks above.
+      if (isForeignKeyViolation(error)) {
+        const constraint = (error as { constraint?: string }).constraint;
+        if (constraint === 'licenses_customer_id_fkey') throw customerNotFound(input.customerId);
+        if (constraint === 'licenses_product_id_fkey') throw productNotFound(input.productId);
+      }
       // 60 random bits make a collision rare, but the unique index decides; draw again.
-      if (!isUniqueViolation(error, 'licenses_license_key_unique') || attempt >= KEY_ATTEMPTS) throw error;
+      if (!isUniqueViolation(error, LICENSE_KEY_UNIQUE) || attempt >= KEY_ATTEMPTS) throw error;
     }
   }
 }
@@ -79,14 +102,21 @@ export async function updateLicense(db: Db, key: string, input: UpdateLicenseInp
       throw new AppError('license_revoked', 'A revoked license cannot change status');
     }
     const changes: LicenseWrite = {};
-    if (input.status !== undefined) changes.status = input.status;
     if (input.maxActivations !== undefined) changes.max_activations = input.maxActivations;
     if (input.features !== undefined) changes.features = input.features;
-    if (input.expiresAt !== undefined) {
-      changes.expires_at = input.expiresAt;
+    if (input.expiresAt !== undefined) changes.expires_at = input.expiresAt;
+    const expiresAt = input.expiresAt !== undefined ? input.expiresAt : row.expires_at;
+    const datePassed = expiresAt !== null && expiresAt.getTime() <= Date.now();
+    if (row.status === 'expired' && datePassed) {
+      // A stored expiry stands until a renewal date (the license reads expired either way):
+      // storing active or suspended here would let the sweep store it again and record
+      // license.expired twice for one expiry. Revoking is still stored.
+      if (input.status === 'revoked') changes.status = 'revoked';
+    } else if (input.status !== undefined) {
+      changes.status = input.status;
+    } else if (row.status === 'expired' && input.expiresAt !== undefined) {
       // A stored `expired` whose date moves into the future (or goes away) is a renewal.
-      const renewed = input.expiresAt === null || input.expiresAt.getTime() > Date.now();
-      if (renewed && row.status === 'expired' && input.status === undefined) changes.status = 'active';
+      changes.status = 'active';
     }
     if (Object.keys(changes).length === 0) return row;
     return updateLicenseRow(trx, row.id, changes);
@@ -103,10 +133,16 @@ export async function listActivations(db: Db, key: string) {
   return listActivationRows(db, row.id);
 }
 
-/** Removes a device; its slot is free at once (D-35). */
+/**
+ * Removes a device; its slot is free at once (D-35). The license row is locked first, as validate
+ * locks it before touching a device, so the two never wait on each other in opposite orders.
+ */
 export async function removeActivation(db: Db, key: string, deviceId: string): Promise<void> {
-  const row = await requireLicense(db, key);
-  if (!(await deleteActivationRow(db, row.id, deviceId))) throw notFound('Activation');
+  await inTransaction(db, async (trx) => {
+    const row = await lockLicenseByKey(trx, normaliseLicenseKey(key));
+    if (!row) throw notFound('License');
+    if (!(await deleteActivationRow(trx, row.id, deviceId))) throw notFound('Activation');
+  });
 }
 
 /**
