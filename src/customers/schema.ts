@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { iso, nonEmptyString, optionalText } from '../http/schemas.ts';
 import { productSummaryResponse, serialiseProductSummary } from '../products/schema.ts';
 import type { ProductRow } from '../products/repo.ts';
-import type { SubscriptionRow } from './related-repo.ts';
+import type { SubscriptionRow } from '../subscriptions/repo.ts';
+import { serialiseSubscription, subscriptionResponse } from '../subscriptions/schema.ts';
 import type { CustomerRow } from './repo.ts';
 
 export const CUSTOMER_TIERS = ['starter', 'professional', 'enterprise'] as const;
@@ -41,18 +42,6 @@ export const searchCustomersQuery = z.object({
   q: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as text') }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
 });
 
-export const subscriptionSummaryResponse = z.object({
-  id: z.string(),
-  customerId: z.string(),
-  planId: z.string(),
-  status: z.string(),
-  billingCycle: z.string(),
-  currentPeriodStart: z.string().nullable(),
-  currentPeriodEnd: z.string().nullable(),
-  cancelAtPeriodEnd: z.boolean(),
-  trialEnd: z.string().nullable(),
-  createdAt: z.string(),
-});
 
 export const customerResponse = z.object({
   id: z.uuid(),
@@ -72,7 +61,7 @@ export const customerResponse = z.object({
 /** A customer in lists and search results: with its products. */
 export const customerWithProductsResponse = customerResponse.extend({ products: z.array(productSummaryResponse) });
 /** The single read: with products and subscriptions. */
-export const customerDetailResponse = customerWithProductsResponse.extend({ subscriptions: z.array(subscriptionSummaryResponse) });
+export const customerDetailResponse = customerWithProductsResponse.extend({ subscriptions: z.array(subscriptionResponse) });
 
 /** A customer row with what the answers derive from other tables. */
 export interface CustomerRecord extends CustomerRow {
@@ -102,22 +91,7 @@ export function serialiseCustomer(record: CustomerRecord) {
   };
 }
 
-/** The interface's Subscription fields; the subscriptions work may swap in its own serialiser. */
-export function serialiseSubscriptionSummary(row: SubscriptionRow) {
-  return {
-    id: row.id,
-    customerId: row.customer_id,
-    planId: row.plan_id,
-    status: row.status,
-    billingCycle: row.billing_cycle,
-    currentPeriodStart: iso(row.current_period_start),
-    currentPeriodEnd: iso(row.current_period_end),
-    cancelAtPeriodEnd: row.cancel_at_period_end,
-    trialEnd: iso(row.trial_end),
-    createdAt: iso(row.created_at)!,
-  };
-}
 
 export function serialiseCustomerDetail(record: CustomerRecord, subscriptions: SubscriptionRow[]) {
-  return { ...serialiseCustomer(record), subscriptions: subscriptions.map(serialiseSubscriptionSummary) };
+  return { ...serialiseCustomer(record), subscriptions: subscriptions.map(serialiseSubscription) };
 }

@@ -5,7 +5,8 @@ import { AppError, notFound } from '../http/errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { listProductsOfCustomers } from '../products/repo.ts';
 import { formatMoney } from '../money.ts';
-import { CREDIT_BALANCE_CURRENCY, customerCreditBalances, customerHasBillingHistory, listCustomerSubscriptionRows, type SubscriptionRow } from './related-repo.ts';
+import { CREDIT_BALANCE_CURRENCY, customerCreditBalances, customerHasBillingHistory, listCustomerSubscriptionRows } from './related-repo.ts';
+import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import {
   deleteCustomerRow, EMAIL_UNIQUE_INDEX, findCustomerRow, insertCustomerRow, listCustomerRows, lockCustomerRow, searchCustomerRows, updateCustomerRow,
   type CustomerRow, type CustomerWrite,

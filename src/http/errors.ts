@@ -41,12 +41,30 @@ export const errorStatus = {
   invoice_not_creditable: 409,
   /** (paymentMethod, providerReference) already recorded (D-54). */
   duplicate_payment: 409,
-  /** A payment above the amount due (D-54). */
+  /** A provider_a payment recorded without providerReference: the provider cannot be asked to refund it (D-55). */
+  payment_not_refundable: 409,
+  /** The customer already has this (type, providerMethodId) stored (D-56). */
+  duplicate_payment_method: 409,
+  /** A payment amount of 0 or less, or above the amount due (D-54 names one code for both). */
   amount_exceeds_due: 400,
-  /** A refund above what is left to refund (D-55). */
+  /** A refund amount of 0 or less, or above what is left to refund (D-55). */
   amount_exceeds_refundable: 400,
   /** Credit notes above the invoice total (D-58). */
   amount_exceeds_invoice: 400,
+  /** A subscription's billingCycle differs from its plan's (D-41). */
+  billing_cycle_mismatch: 400,
+  /** A plan change across currencies (D-45). */
+  currency_mismatch: 400,
+  /** A plan change to the plan already in use. */
+  same_plan: 400,
+  /** An inactive plan cannot start subscriptions. */
+  plan_inactive: 400,
+  /** An unknown, expired, exhausted or foreign-currency coupon (D-46). */
+  invalid_coupon: 400,
+  /** Coupon codes are unique case-insensitively (D-46). */
+  coupon_code_taken: 409,
+  /** A canceled subscription is final (D-44). */
+  subscription_canceled: 409,
   /** A referenced subscription does not exist. */
   subscription_not_found: 400,
   /** A revoked license is final (D-32). */

@@ -1,6 +1,5 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { existingColumns } from '../db/optional-tables.ts';
 import { applyCreditToInvoice } from '../credits/apply.ts';
 import { insertLedgerEntry, lockCustomerLedger } from '../credits/ledger-repo.ts';
 import { findCustomerRow } from '../customers/repo.ts';
@@ -27,11 +26,12 @@ export interface Clock {
   settings?: SettingOverrides;
 }
 
+/** Invoices that subscriptions raise also name their billing period (unique per subscription, D-82). */
+export type NewInvoice = CreateInvoiceInput & { period?: { start: Date; end: Date } };
+
 const DAY_MS = 86_400_000;
 
 async function assertSubscriptionExists(db: Db, subscriptionId: string): Promise<void> {
-  // The subscriptions table arrives with its own migration; until then the id cannot be checked.
-  if (!(await existingColumns(db, ['subscriptions.id'])).has('subscriptions.id')) return;
   if (!(await db('subscriptions').where({ id: subscriptionId }).first('id'))) {
     throw new AppError('subscription_not_found', `Subscription ${subscriptionId} does not exist`, { details: [{ path: 'subscriptionId', message: 'no such subscription' }] });
   }
@@ -65,7 +65,7 @@ async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<Inv
 }
 
 /** D-50, D-51: numbers, prices and stores an invoice with its lines and records invoice.created, together. */
-export async function createInvoice(db: Db, input: CreateInvoiceInput, clock: Clock = {}): Promise<InvoiceDetail> {
+export async function createInvoice(db: Db, input: NewInvoice, clock: Clock = {}): Promise<InvoiceDetail> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     if (!(await findCustomerRow(trx, input.customerId))) {
@@ -88,6 +88,8 @@ export async function createInvoice(db: Db, input: CreateInvoiceInput, clock: Cl
       tax_amount: totals.taxAmount.toString(),
       total: totals.total.toString(),
       due_date: input.dueDate ?? null,
+      period_start: input.period?.start ?? null,
+      period_end: input.period?.end ?? null,
       created_at: now,
     });
     const lines = await insertLineItemRows(

@@ -1,7 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { existingColumns, hasAll } from '../db/optional-tables.ts';
 
 export interface ProductRow {
   id: string;
@@ -75,48 +74,32 @@ export async function deleteProductRow(db: Db, id: string): Promise<boolean> {
 
 /**
  * True when plans or licenses reference the product (D-21). Subscriptions reference a product only
- * through a plan, so a product with subscriptions always has a plan and the plans check covers them.
- * Tables not created yet are skipped (see optional-tables.ts). Run it with the product row locked
+ * through a plan, so the plans check covers them. Run it with the product row locked
  * (lockProductRow) so no reference can appear between this check and the delete.
  */
 export async function productInUse(db: Db, productId: string): Promise<boolean> {
-  const present = await existingColumns(db, ['plans.product_id', 'licenses.product_id']);
-  // Only fixed table names from the list above reach the SQL text; the id is a binding.
-  const tables = ['plans', 'licenses'].filter((t) => present.has(`${t}.product_id`));
-  if (tables.length === 0) return false;
-  const checks = tables.map((t) => `exists (select 1 from ${t} where product_id = ?)`);
-  const result = await db.raw<{ rows: { in_use: boolean }[] }>(`select ${checks.join(' or ')} as in_use`, tables.map(() => productId));
+  const result = await db.raw<{ rows: { in_use: boolean }[] }>(
+    'select exists (select 1 from plans where product_id = ?) or exists (select 1 from licenses where product_id = ?) as in_use',
+    [productId, productId],
+  );
   return result.rows[0]?.in_use ?? false;
 }
 
 /** A product row with the customer it belongs to, for lists that span customers. */
 export type CustomerProductRow = ProductRow & { customer_id: string };
 
-/**
- * The distinct products of the customers' licenses and of their subscriptions' plans (D-22), by
- * product name. The link tables come with later migrations: until they exist this answers [],
- * and each source joins in as soon as its tables do.
- */
+/** The distinct products of the customers' licenses and of their subscriptions' plans (D-22), by product name. */
 export async function listProductsOfCustomers(db: Db, customerIds: string[]): Promise<CustomerProductRow[]> {
   if (customerIds.length === 0) return [];
-  const present = await existingColumns(db, [
-    'licenses.customer_id', 'licenses.product_id', 'subscriptions.customer_id', 'subscriptions.plan_id', 'plans.id', 'plans.product_id',
-  ]);
-  const sources: string[] = [];
-  if (hasAll(present, 'licenses.customer_id', 'licenses.product_id')) {
-    sources.push('select customer_id, product_id from licenses where customer_id = any(?::uuid[])');
-  }
-  if (hasAll(present, 'subscriptions.customer_id', 'subscriptions.plan_id', 'plans.id', 'plans.product_id')) {
-    sources.push('select s.customer_id, p.product_id from subscriptions s join plans p on p.id = s.plan_id where s.customer_id = any(?::uuid[])');
-  }
-  if (sources.length === 0) return [];
   // `union` (not `union all`) makes each (customer, product) pair distinct.
   const result = await db.raw<{ rows: CustomerProductRow[] }>(
     `select ${qualified('products').join(', ')}, link.customer_id
-       from (${sources.join(' union ')}) as link
+       from (select customer_id, product_id from licenses where customer_id = any(?::uuid[])
+             union
+             select s.customer_id, p.product_id from subscriptions s join plans p on p.id = s.plan_id where s.customer_id = any(?::uuid[])) as link
        join products on products.id = link.product_id
       order by link.customer_id, products.name, products.id`,
-    sources.map(() => customerIds),
+    [customerIds, customerIds],
   );
   return result.rows;
 }

@@ -31,7 +31,7 @@ test('POST creates a customer with every field; absent optional fields are null'
   const minimal = await create({ name: 'Min', email: 'min@example.test' });
   t.like(minimal, { company: null, tier: null, billingAddress: null, taxId: null, paymentMethod: null, healthScore: 100, creditBalance: '0.00' });
   t.deepEqual(Object.keys(minimal).sort(), [
-    'billingAddress', 'company', 'createdAt', 'creditBalance', 'email', 'healthScore', 'id', 'name', 'paymentMethod', 'products', 'taxId',
+    'billingAddress', 'company', 'createdAt', 'creditBalance', 'creditBalances', 'email', 'healthScore', 'id', 'name', 'paymentMethod', 'products', 'taxId',
     'tier', 'updatedAt',
   ]);
 });

@@ -1,5 +1,5 @@
 /**
- * Once the tables of later migrations exist (stand-ins here), customers embed their products and
+ * Customers embed their products and
  * subscriptions (D-22), products in use refuse DELETE (D-21) and customers with billing history too.
  */
 import test from 'ava';
@@ -7,14 +7,13 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 import { createCustomer, createProduct } from './fixtures.ts';
-import { createStandInTables, license, subscribe } from './stand-in-tables.ts';
+import { invoice, license, subscribe } from './linked-rows.ts';
 
 let app: TestApp;
 let cookie: string;
 test.before(async () => {
   app = await startTestApp();
   ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
-  await createStandInTables(app.db);
 });
 test.after.always(async () => app?.close());
 
@@ -52,7 +51,7 @@ test('DELETE of a product used by a plan or a license is 409 product_in_use and 
   const planned = await createProduct(app.baseUrl, cookie, { name: 'Planned' });
   const licensed = await createProduct(app.baseUrl, cookie, { name: 'Licensed' });
   const unused = await createProduct(app.baseUrl, cookie, { name: 'Unused' });
-  await app.db('plans').insert({ product_id: planned.id });
+  await api('/api/billing/plans', { body: { productId: planned.id, name: 'P', pricingModel: 'flat', billingCycle: 'monthly', basePrice: '1.00', currency: 'USD' } });
   await license(app.db, customer.id, licensed.id);
   for (const product of [planned, licensed]) {
     const res = await api(`/api/products/${product.id}`, { method: 'DELETE' });
@@ -65,7 +64,7 @@ test('DELETE of a product used by a plan or a license is 409 product_in_use and 
 
 test('DELETE of a customer with invoices is 409 customer_has_billing_history and keeps it', async (t) => {
   const customer = await createCustomer(app.baseUrl, cookie);
-  await app.db('invoices').insert({ customer_id: customer.id });
+  await invoice(app.db, customer.id);
   const res = await api(`/api/customers/${customer.id}`, { method: 'DELETE' });
   t.is(res.status, 409);
   t.is(res.body.error.code, 'customer_has_billing_history');

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 import { createCustomer, createProduct } from '../customers/fixtures.ts';
-import { createStandInTables, license, subscribe } from '../customers/stand-in-tables.ts';
+import { license, subscribe } from '../customers/linked-rows.ts';
 
 let app: TestApp;
 let cookie: string;
@@ -20,7 +20,7 @@ async function keyFor(customerId: string): Promise<string> {
   return res.body.key;
 }
 
-// Serial: these run before the stand-in tables exist (ava runs serial tests first).
+// Customers without licenses or subscriptions.
 test.serial('GET /api/v1/customer answers the key customer in the admin single-read shape', async (t) => {
   const customer = await createCustomer(app.baseUrl, cookie, { name: 'Key Owner', company: 'Owner Co', tier: 'starter' });
   const res = await request(app.baseUrl, '/api/v1/customer', { bearer: await keyFor(customer.id) });
@@ -38,7 +38,6 @@ test.serial('GET /api/v1/products is [] while no licenses or subscriptions exist
 });
 
 test('a key of customer A only ever sees A', async (t) => {
-  await createStandInTables(app.db);
   const a = await createCustomer(app.baseUrl, cookie, { name: 'Customer A' });
   const b = await createCustomer(app.baseUrl, cookie, { name: 'Customer B' });
   const forA = await createProduct(app.baseUrl, cookie, { name: 'For A', productType: 'licensed', price: '5' });

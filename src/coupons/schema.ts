@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { iso, pageQuery, timestampInput } from '../http/schemas.ts';
+import { currencyCode, DECIMAL_PATTERN, formatMoney, moneyString } from '../money.ts';
+import type { CouponRow } from './repo.ts';
+
+export const COUPON_DURATIONS = ['once', 'repeating', 'forever'] as const;
+
+const percentOff = z
+  .string({ error: 'must be a decimal string in (0, 100]' })
+  .regex(DECIMAL_PATTERN, 'must be a decimal string in (0, 100]')
+  .refine((v) => Number(v) > 0 && Number(v) <= 100, 'must be in (0, 100]');
+
+export const createCouponBody = z
+  .object({
+    code: z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'),
+    percentOff: percentOff.optional(),
+    amountOff: moneyString.refine((v) => Number(v) > 0, 'must be greater than 0').optional(),
+    currency: currencyCode.optional(),
+    duration: z.enum(COUPON_DURATIONS, { error: `must be one of ${COUPON_DURATIONS.join(', ')}` }),
+    durationInCycles: z.number().int().min(1).max(1200).optional(),
+    maxRedemptions: z.number().int().min(1).max(100_000_000).optional(),
+    expiresAt: timestampInput.optional(),
+  })
+  .superRefine((c, ctx) => {
+    if ((c.percentOff === undefined) === (c.amountOff === undefined)) ctx.addIssue({ code: 'custom', path: ['percentOff'], message: 'give exactly one of percentOff or amountOff' });
+    if (c.amountOff !== undefined && !c.currency) ctx.addIssue({ code: 'custom', path: ['currency'], message: 'is required with amountOff' });
+    if (c.duration === 'repeating' && c.durationInCycles === undefined) ctx.addIssue({ code: 'custom', path: ['durationInCycles'], message: 'is required when duration is repeating' });
+    if (c.duration !== 'repeating' && c.durationInCycles !== undefined) ctx.addIssue({ code: 'custom', path: ['durationInCycles'], message: 'is only for duration repeating' });
+  });
+export type CreateCouponInput = z.infer<typeof createCouponBody>;
+
+export const listCouponsQuery = pageQuery;
+
+export const couponResponse = z.object({
+  id: z.uuid(),
+  code: z.string(),
+  percentOff: z.string().nullable(),
+  amountOff: z.string().nullable(),
+  currency: z.string().nullable(),
+  duration: z.enum(COUPON_DURATIONS),
+  durationInCycles: z.number().int().nullable(),
+  maxRedemptions: z.number().int().nullable(),
+  timesRedeemed: z.number().int(),
+  expiresAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export function serialiseCoupon(row: CouponRow) {
+  return {
+    id: row.id,
+    code: row.code,
+    percentOff: row.percent_off,
+    amountOff: row.amount_off !== null && row.currency ? formatMoney(row.amount_off, row.currency) : null,
+    currency: row.currency,
+    duration: row.duration,
+    durationInCycles: row.duration_in_cycles,
+    maxRedemptions: row.max_redemptions,
+    timesRedeemed: row.times_redeemed,
+    expiresAt: iso(row.expires_at),
+    createdAt: iso(row.created_at)!,
+  };
+}

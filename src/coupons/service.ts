@@ -1,0 +1,40 @@
+import type { Db } from '../db/knex.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { AppError } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { COUPON_CODE_INDEX, insertCouponRow, listCouponRows, redeemCouponRow, type CouponRow } from './repo.ts';
+import type { CreateCouponInput } from './schema.ts';
+
+export async function createCoupon(db: Db, input: CreateCouponInput): Promise<CouponRow> {
+  try {
+    return await insertCouponRow(db, {
+      code: input.code,
+      percent_off: input.percentOff ?? null,
+      amount_off: input.amountOff ?? null,
+      currency: input.amountOff !== undefined ? input.currency! : null,
+      duration: input.duration,
+      duration_in_cycles: input.durationInCycles ?? null,
+      max_redemptions: input.maxRedemptions ?? null,
+      expires_at: input.expiresAt ?? null,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, COUPON_CODE_INDEX)) {
+      throw new AppError('coupon_code_taken', `A coupon with code ${input.code} exists (codes are case-insensitive)`, { details: [{ path: 'code', message: 'is taken' }] });
+    }
+    throw error;
+  }
+}
+
+export function listCoupons(db: Db, page: PageQuery) {
+  return listCouponRows(db, page);
+}
+
+const invalidCoupon = (code: string, why: string) => new AppError('invalid_coupon', `Coupon ${code} ${why}`, { details: [{ path: 'couponCode', message: why }] });
+
+/** Redeems `code` for a subscription in `currency` (D-46): unknown, expired, exhausted or foreign-currency codes are 400 invalid_coupon. */
+export async function redeemCoupon(db: Db, code: string, currency: string, at: Date): Promise<CouponRow> {
+  const coupon = await redeemCouponRow(db, code, at);
+  if (!coupon) throw invalidCoupon(code, 'is unknown, expired or fully redeemed');
+  if (coupon.amount_off !== null && coupon.currency !== currency) throw invalidCoupon(code, `is in ${coupon.currency}, the plan in ${currency}`);
+  return coupon;
+}

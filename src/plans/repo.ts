@@ -1,0 +1,38 @@
+import type { Db } from '../db/knex.ts';
+import { paginate, type Page } from '../db/paginate.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import type { BillingCycle } from '../subscriptions/periods.ts';
+
+export interface PlanRow {
+  id: string;
+  product_id: string;
+  name: string;
+  pricing_model: 'flat';
+  billing_cycle: BillingCycle;
+  base_price: string;
+  currency: string;
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertPlanRow(db: Db, row: Omit<PlanRow, 'id' | 'active' | 'created_at' | 'updated_at'>): Promise<PlanRow> {
+  const [created] = await db('plans').insert(row).returning('*');
+  return created as PlanRow;
+}
+
+export async function findPlanRow(db: Db, id: string): Promise<PlanRow | undefined> {
+  return db('plans').where({ id }).first();
+}
+
+export async function listPlanRows(db: Db, page: PageQuery, filters: { productId?: string; active?: boolean }): Promise<Page<PlanRow>> {
+  const query = db('plans').select('*');
+  if (filters.productId) query.where({ product_id: filters.productId });
+  if (filters.active !== undefined) query.where({ active: filters.active });
+  return paginate<PlanRow>(query, 'plans', page);
+}
+
+export async function updatePlanRow(db: Db, id: string, changes: Partial<Pick<PlanRow, 'name' | 'active'>>): Promise<PlanRow | undefined> {
+  const [row] = await db('plans').where({ id }).update({ ...changes, updated_at: db.fn.now() }).returning('*');
+  return row as PlanRow | undefined;
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { listReply } from '../http/list-reply.ts';
+import { defineRoute } from '../http/route.ts';
+import { idParams } from '../http/schemas.ts';
+import { createPlanBody, listPlansQuery, planResponse, serialisePlan, updatePlanBody } from './schema.ts';
+import { createPlan, getPlan, listPlans, updatePlan } from './service.ts';
+
+const tag = 'Plans';
+
+export const planRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/billing/plans',
+    auth: 'admin',
+    tag,
+    summary: 'Create a pricing plan (pricingModel flat)',
+    body: createPlanBody,
+    responses: { 201: { description: 'Created', schema: planResponse }, 400: { description: 'invalid_request, product_not_found' } },
+    handler: async ({ deps, body }) => ({ status: 201, body: serialisePlan(await createPlan(deps.db, body)) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/billing/plans',
+    auth: 'admin',
+    tag,
+    summary: 'List plans, optionally by product and active flag',
+    query: listPlansQuery,
+    responses: { 200: { description: 'Plans', schema: z.array(planResponse) } },
+    handler: async ({ deps, query, ctx }) => listReply(ctx, await listPlans(deps.db, query, query), serialisePlan),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/billing/plans/:id',
+    auth: 'admin',
+    tag,
+    summary: 'Read one plan',
+    params: idParams,
+    responses: { 200: { description: 'Plan', schema: planResponse }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => ({ body: serialisePlan(await getPlan(deps.db, params.id)) }),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/api/billing/plans/:id',
+    auth: 'admin',
+    tag,
+    summary: 'Rename or (de)activate a plan; prices never change',
+    params: idParams,
+    body: updatePlanBody,
+    responses: { 200: { description: 'Plan', schema: planResponse }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params, body }) => ({ body: serialisePlan(await updatePlan(deps.db, params.id, body)) }),
+  }),
+];

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { iso, nonEmptyString, pageQuery, uuid } from '../http/schemas.ts';
+import { currencyCode, formatMoney, nonNegativeMoneyString } from '../money.ts';
+import { BILLING_CYCLES } from '../subscriptions/periods.ts';
+import type { PlanRow } from './repo.ts';
+
+export const PRICING_MODELS = ['flat'] as const;
+
+export const billingCycle = z.enum(BILLING_CYCLES, { error: `must be one of ${BILLING_CYCLES.join(', ')}` });
+
+export const createPlanBody = z.object({
+  productId: uuid,
+  name: nonEmptyString(200),
+  pricingModel: z.enum(PRICING_MODELS, { error: `must be one of ${PRICING_MODELS.join(', ')} (the only supported pricing model)` }),
+  billingCycle,
+  basePrice: nonNegativeMoneyString,
+  currency: currencyCode,
+});
+export type CreatePlanInput = z.infer<typeof createPlanBody>;
+
+/** Prices are immutable (D-40): a new price is a new plan. */
+export const updatePlanBody = z.object({ name: nonEmptyString(200).optional(), active: z.boolean().optional() });
+
+export const listPlansQuery = pageQuery.extend({
+  productId: uuid.optional(),
+  active: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+});
+
+export const planResponse = z.object({
+  id: z.uuid(),
+  productId: z.uuid(),
+  name: z.string(),
+  pricingModel: z.enum(PRICING_MODELS),
+  billingCycle,
+  basePrice: z.string(),
+  currency: z.string(),
+  active: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export function serialisePlan(row: PlanRow) {
+  return {
+    id: row.id,
+    productId: row.product_id,
+    name: row.name,
+    pricingModel: row.pricing_model,
+    billingCycle: row.billing_cycle,
+    basePrice: formatMoney(row.base_price, row.currency),
+    currency: row.currency,
+    active: row.active,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}

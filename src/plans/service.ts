@@ -1,0 +1,44 @@
+import type { Db } from '../db/knex.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { findProductRow } from '../products/repo.ts';
+import { findPlanRow, insertPlanRow, listPlanRows, updatePlanRow, type PlanRow } from './repo.ts';
+import type { CreatePlanInput } from './schema.ts';
+
+export async function createPlan(db: Db, input: CreatePlanInput): Promise<PlanRow> {
+  if (!(await findProductRow(db, input.productId))) {
+    throw new AppError('product_not_found', `Product ${input.productId} does not exist`, { details: [{ path: 'productId', message: 'no such product' }] });
+  }
+  return insertPlanRow(db, {
+    product_id: input.productId,
+    name: input.name,
+    pricing_model: input.pricingModel,
+    billing_cycle: input.billingCycle,
+    base_price: input.basePrice,
+    currency: input.currency,
+  });
+}
+
+export function listPlans(db: Db, page: PageQuery, filters: { productId?: string; active?: boolean }) {
+  return listPlanRows(db, page, filters);
+}
+
+export async function getPlan(db: Db, id: string): Promise<PlanRow> {
+  const row = await findPlanRow(db, id);
+  if (!row) throw notFound('Plan');
+  return row;
+}
+
+export async function updatePlan(db: Db, id: string, changes: { name?: string; active?: boolean }): Promise<PlanRow> {
+  if (changes.name === undefined && changes.active === undefined) return getPlan(db, id);
+  const row = await updatePlanRow(db, id, changes);
+  if (!row) throw notFound('Plan');
+  return row;
+}
+
+/** A plan a body names: 400 plan_not_found when unknown (D-2). */
+export async function requirePlan(db: Db, id: string, path: string): Promise<PlanRow> {
+  const plan = await findPlanRow(db, id);
+  if (!plan) throw new AppError('plan_not_found', `Plan ${id} does not exist`, { details: [{ path, message: 'no such plan' }] });
+  return plan;
+}

@@ -1,0 +1,56 @@
+import type { Db } from '../db/knex.ts';
+import { paginate, type Page } from '../db/paginate.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import type { BillingCycle } from './periods.ts';
+
+export type SubscriptionStatus = 'active' | 'paused' | 'canceled' | 'past_due' | 'trialing';
+
+export interface SubscriptionRow {
+  id: string;
+  customer_id: string;
+  plan_id: string;
+  status: SubscriptionStatus;
+  billing_cycle: BillingCycle;
+  billing_anchor: Date;
+  period_number: number;
+  current_period_start: Date;
+  current_period_end: Date;
+  cancel_at_period_end: boolean;
+  canceled_at: Date | null;
+  paused_at: Date | null;
+  trial_end: Date | null;
+  coupon_id: string | null;
+  coupon_cycles_used: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type SubscriptionInsert = Omit<SubscriptionRow, 'id' | 'cancel_at_period_end' | 'canceled_at' | 'paused_at' | 'coupon_cycles_used' | 'created_at' | 'updated_at'> & { created_at?: Date };
+export type SubscriptionChanges = Partial<Omit<SubscriptionRow, 'id' | 'customer_id' | 'created_at' | 'updated_at'>>;
+
+export async function insertSubscriptionRow(db: Db, row: SubscriptionInsert): Promise<SubscriptionRow> {
+  const [created] = await db('subscriptions').insert(row).returning('*');
+  return created as SubscriptionRow;
+}
+
+export async function findSubscriptionRow(db: Db, id: string): Promise<SubscriptionRow | undefined> {
+  return db('subscriptions').where({ id }).first();
+}
+
+/** The subscription locked for the rest of the transaction: its changes and renewals happen one at a time. */
+export async function lockSubscriptionRow(db: Db, id: string): Promise<SubscriptionRow | undefined> {
+  return db('subscriptions').where({ id }).forUpdate().first();
+}
+
+export async function updateSubscriptionRow(db: Db, id: string, changes: SubscriptionChanges): Promise<SubscriptionRow> {
+  const [row] = await db('subscriptions').where({ id }).update({ ...changes, updated_at: db.fn.now() }).returning('*');
+  return row as SubscriptionRow;
+}
+
+export async function listSubscriptionRows(db: Db, page: PageQuery, filters: { customerId?: string; status?: string; planId?: string }): Promise<Page<SubscriptionRow>> {
+  const query = db('subscriptions').select('*');
+  if (filters.customerId) query.where({ customer_id: filters.customerId });
+  if (filters.status) query.where({ status: filters.status });
+  if (filters.planId) query.where({ plan_id: filters.planId });
+  return paginate<SubscriptionRow>(query, 'subscriptions', page);
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { iso, pageQuery, uuid } from '../http/schemas.ts';
+import { billingCycle } from '../plans/schema.ts';
+import type { SubscriptionRow } from './repo.ts';
+
+export const SUBSCRIPTION_STATUSES = ['active', 'paused', 'canceled', 'past_due', 'trialing'] as const;
+export const SETTABLE_STATUSES = ['active', 'paused', 'canceled'] as const;
+export const MAX_TRIAL_DAYS = 730;
+
+export const createSubscriptionBody = z.object({
+  customerId: uuid,
+  planId: uuid,
+  billingCycle,
+  trialDays: z.number({ error: `must be an integer from 0 to ${MAX_TRIAL_DAYS}` }).int(`must be an integer from 0 to ${MAX_TRIAL_DAYS}`).min(0, `must be an integer from 0 to ${MAX_TRIAL_DAYS}`).max(MAX_TRIAL_DAYS, `must be an integer from 0 to ${MAX_TRIAL_DAYS}`).optional(),
+  couponCode: z.string().trim().min(1).max(64).optional(),
+});
+export type CreateSubscriptionInput = z.infer<typeof createSubscriptionBody>;
+
+export const updateSubscriptionBody = z
+  .object({
+    status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }).optional(),
+    cancelAtPeriodEnd: z.boolean().optional(),
+  })
+  .refine((b) => b.status !== undefined || b.cancelAtPeriodEnd !== undefined, { message: 'give status or cancelAtPeriodEnd', path: ['status'] });
+export type UpdateSubscriptionInput = z.infer<typeof updateSubscriptionBody>;
+
+export const changePlanBody = z.object({ newPlanId: uuid, prorate: z.boolean().default(true) });
+
+export const listSubscriptionsQuery = pageQuery.extend({
+  customerId: uuid.optional(),
+  planId: uuid.optional(),
+  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+});
+
+export const subscriptionResponse = z.object({
+  id: z.uuid(),
+  customerId: z.uuid(),
+  planId: z.uuid(),
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  billingCycle,
+  currentPeriodStart: z.string(),
+  currentPeriodEnd: z.string(),
+  cancelAtPeriodEnd: z.boolean(),
+  canceledAt: z.string().nullable(),
+  trialEnd: z.string().nullable(),
+  pausedAt: z.string().nullable(),
+  couponId: z.uuid().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** The interface's Subscription, also the subscription.* event payload (D-74). */
+export function serialiseSubscription(row: SubscriptionRow) {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    planId: row.plan_id,
+    status: row.status,
+    billingCycle: row.billing_cycle,
+    currentPeriodStart: iso(row.current_period_start)!,
+    currentPeriodEnd: iso(row.current_period_end)!,
+    cancelAtPeriodEnd: row.cancel_at_period_end,
+    canceledAt: iso(row.canceled_at),
+    trialEnd: iso(row.trial_end),
+    pausedAt: iso(row.paused_at),
+    couponId: row.coupon_id,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
