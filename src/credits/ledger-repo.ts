@@ -1,4 +1,6 @@
 import type { Db } from '../db/knex.ts';
+import { paginate, type Page } from '../db/paginate.ts';
+import type { PageQuery } from '../http/schemas.ts';
 
 export type LedgerKind = 'credit' | 'application' | 'credit_note' | 'proration';
 
@@ -18,7 +20,9 @@ export async function insertLedgerEntry(
   db: Db,
   entry: { customer_id: string; currency: string; amount: string; kind: LedgerKind; description?: string | null; invoice_id?: string | null; credit_note_id?: string | null },
 ): Promise<LedgerEntryRow> {
-  const [row] = await db('credit_ledger').insert(entry).returning('*');
+  // clock_timestamp(), not the column's now(): entries written in one transaction (a credit and its
+  // applications) get distinct, increasing times, so the ledger reads in the order it was written.
+  const [row] = await db('credit_ledger').insert({ ...entry, created_at: db.raw('clock_timestamp()') }).returning('*');
   return row as LedgerEntryRow;
 }
 
@@ -37,7 +41,25 @@ export async function ledgerBalances(db: Db, customerIds: string[]): Promise<{ c
 /**
  * Serialises balance changes of one customer: every writer of the ledger takes this lock first, so
  * two applications can never both spend the same credit.
+ *
+ * Lock order: a transaction that locks invoice rows and this lock takes the invoice rows first (issue
+ * and void lock their invoice, then this; store credits and credit notes lock the customer's open
+ * invoices oldest first, then this), so no two of them wait on each other in a cycle.
  */
 export async function lockCustomerLedger(db: Db, customerId: string): Promise<void> {
   await db.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', ['credit_ledger', customerId]);
+}
+
+export interface LedgerEntryWithBalance extends LedgerEntryRow {
+  /** The balance in the entry's currency right after it. */
+  balance_after: string;
+}
+
+/** Ledger entries in the order written, each with the running balance of its customer and currency. */
+export function listLedgerEntryRows(db: Db, page: PageQuery, filters: { customerId?: string; currency?: string }): Promise<Page<LedgerEntryWithBalance>> {
+  // The running sum is taken over the customer's whole ledger before paging cuts it.
+  const entries = db('credit_ledger').select('*', db.raw('(sum(amount) over (partition by customer_id, currency order by created_at, id))::text as balance_after'));
+  if (filters.customerId) entries.where({ customer_id: filters.customerId });
+  if (filters.currency) entries.where({ currency: filters.currency });
+  return paginate<LedgerEntryWithBalance>(db.select('*').from(entries.as('credit_ledger')), 'credit_ledger', page);
 }

@@ -37,6 +37,8 @@ export const errorStatus = {
   invalid_status_transition: 409,
   /** A payment or checkout on a draft or void invoice (D-54, D-61). */
   invoice_not_payable: 409,
+  /** Voiding an invoice that has payments (refund or credit-note it instead). */
+  invoice_has_payments: 409,
   /** A credit note on a draft or void invoice (D-58). */
   invoice_not_creditable: 409,
   /** (paymentMethod, providerReference) already recorded (D-54). */

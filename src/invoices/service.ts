@@ -48,8 +48,14 @@ async function issue(trx: Db, invoice: InvoiceRow, now: Date, settings?: Setting
   return issued.status === 'issued' ? applyCreditToInvoice(trx, issued, now) : issued;
 }
 
-/** Returns store credit an invoice had spent when it is voided, so the customer keeps it. */
+/**
+ * Returns store credit an invoice had spent when it is voided, so the customer keeps it. An invoice
+ * with payments is not voided: the money would silently stay with us; refund or credit-note it first.
+ */
 async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<InvoiceRow> {
+  if (money(invoice.amount_paid).gt(0)) {
+    throw new AppError('invoice_has_payments', 'An invoice with payments cannot be voided: refund the payments or issue a credit note instead');
+  }
   if (money(invoice.credit_applied).gt(0)) {
     await lockCustomerLedger(trx, invoice.customer_id);
     await insertLedgerEntry(trx, {

@@ -75,3 +75,14 @@ test('unknown and malformed invoice ids are 404', async (t) => {
   t.is((await request(app.baseUrl, '/api/billing/invoices/00000000-0000-4000-8000-000000000000', { method: 'PUT', cookie, body: { status: 'void' } })).status, 404);
   t.is((await request(app.baseUrl, '/api/billing/invoices/nope', { cookie })).status, 404);
 });
+
+test('an invoice with payments is not voided (409 invoice_has_payments) and stays as it was', async (t) => {
+  const id = await invoiceIn('issued');
+  const paid = await request(app.baseUrl, '/api/billing/payments', { cookie, body: { invoiceId: id, amount: '4.00', paymentMethod: 'manual' } });
+  t.is(paid.status, 201, paid.text);
+  const before = await app.db('invoices').where({ id }).first();
+  const res = await request(app.baseUrl, `/api/billing/invoices/${id}`, { method: 'PUT', cookie, body: { status: 'void' } });
+  t.is(res.status, 409);
+  t.is(res.body.error.code, 'invoice_has_payments');
+  t.deepEqual(await app.db('invoices').where({ id }).first(), before);
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { listReply } from '../http/list-reply.ts';
+import { defineRoute } from '../http/route.ts';
+import { createCreditNoteBody, creditNoteResponse, listCreditNotesQuery, serialiseCreditNote } from './schema.ts';
+import { createCreditNote, listCreditNotes } from './service.ts';
+
+const tag = 'Credit notes';
+
+export const creditNoteRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/billing/credit-notes',
+    auth: 'admin',
+    tag,
+    summary: 'Issue a credit note CN-{YEAR}-{SEQ}: lowers the amount due of an unpaid invoice, or adds store credit for a paid one',
+    body: createCreditNoteBody,
+    responses: {
+      201: { description: 'Issued', schema: creditNoteResponse },
+      400: { description: 'invalid_request, invoice_not_found, amount_exceeds_invoice (credit notes above the invoice total)' },
+      409: { description: 'invoice_not_creditable (draft or void)' },
+    },
+    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreditNote(await createCreditNote(deps.db, body)) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/billing/credit-notes',
+    auth: 'admin',
+    tag,
+    summary: 'List credit notes in creation order, optionally of one invoice or customer',
+    query: listCreditNotesQuery,
+    responses: { 200: { description: 'Credit notes', schema: z.array(creditNoteResponse) } },
+    handler: async ({ deps, query, ctx }) => listReply(ctx, await listCreditNotes(deps.db, query, query), serialiseCreditNote),
+  }),
+];

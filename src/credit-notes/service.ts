@@ -1,0 +1,79 @@
+import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
+import { addCustomerCredit } from '../credits/grant.ts';
+import { AppError } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { amountDue } from '../invoices/amounts.ts';
+import { nextDocumentNumber } from '../invoices/numbering.ts';
+import { findInvoiceRow, listOpenInvoiceRows, lockInvoiceRow } from '../invoices/repo.ts';
+import { updateAndSettle } from '../invoices/settle.ts';
+import { formatMoney, money, Money } from '../money.ts';
+import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';
+import { creditNoteTotal, findCreditNoteRow, insertCreditNoteRow, listCreditNoteRows, type CreditNoteRow } from './repo.ts';
+import type { CreateCreditNoteInput } from './schema.ts';
+
+/**
+ * D-58: a credit note `CN-{YEAR}-{SEQ}` takes money off an issued, overdue or paid invoice; all of an
+ * invoice's notes together stay within its total. On an unpaid invoice it lowers the amount due
+ * (credited_amount; nothing left makes it `paid`); the part beyond what is still due (a partly paid
+ * invoice) and a note on a paid invoice go to the customer's store credit as a `credit_note` ledger
+ * entry, which like any credit is spent on the customer's other open invoices, oldest first.
+ */
+export async function createCreditNote(db: Db, input: CreateCreditNoteInput, clock: { now?: Date } = {}): Promise<CreditNoteRow> {
+  const now = clock.now ?? new Date();
+  return inTransaction(db, async (trx) => {
+    const found = await findInvoiceRow(trx, input.invoiceId);
+    if (!found) {
+      throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`, { details: [{ path: 'invoiceId', message: 'no such invoice' }] });
+    }
+    // Lock order of ledger-repo.ts: the customer's open invoices (which may include this one), this one, then the ledger.
+    const open = await listOpenInvoiceRows(trx, found.customer_id, found.currency);
+    const invoice = (await lockInvoiceRow(trx, found.id))!;
+    if (invoice.status === 'draft' || invoice.status === 'void') {
+      throw new AppError('invoice_not_creditable', `A ${invoice.status} invoice cannot be credited`);
+    }
+    assertCurrencyPrecision(input.amount, invoice.currency);
+    const amount = money(input.amount);
+    const creditable = money(invoice.total).minus(await creditNoteTotal(trx, invoice.id));
+    if (amount.gt(creditable)) {
+      const message = `must be at most what the invoice's credit notes have left of its total, ${formatMoney(creditable, invoice.currency)} ${invoice.currency}`;
+      throw new AppError('amount_exceeds_invoice', `The amount ${message}`, { details: [{ path: 'amount', message }] });
+    }
+    const note = await insertCreditNoteRow(trx, {
+      number: await nextDocumentNumber(trx, 'CN', now),
+      invoice_id: invoice.id,
+      customer_id: invoice.customer_id,
+      amount: storedAmount(input.amount, invoice.currency),
+      currency: invoice.currency,
+      reason: input.reason,
+      created_at: now,
+    });
+    let toBalance = amount;
+    if (invoice.status === 'issued' || invoice.status === 'overdue') {
+      const toInvoice = Money.min(amount, amountDue(invoice));
+      toBalance = amount.minus(toInvoice);
+      if (toInvoice.gt(0)) await updateAndSettle(trx, invoice, { credited_amount: storedAmount(money(invoice.credited_amount).plus(toInvoice), invoice.currency) }, now);
+    }
+    if (toBalance.gt(0)) {
+      await addCustomerCredit(
+        trx,
+        {
+          customer_id: invoice.customer_id,
+          currency: invoice.currency,
+          amount: storedAmount(toBalance, invoice.currency),
+          kind: 'credit_note',
+          description: `Credit note ${note.number} on ${invoice.invoice_number}`,
+          invoice_id: invoice.id,
+          credit_note_id: note.id,
+        },
+        open.map((i) => i.id).filter((id) => id !== invoice.id),
+        now,
+      );
+    }
+    return (await findCreditNoteRow(trx, note.id))!;
+  });
+}
+
+export function listCreditNotes(db: Db, page: PageQuery, filters: { invoiceId?: string; customerId?: string }) {
+  return listCreditNoteRows(db, page, filters);
+}

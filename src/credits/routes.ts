@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { listReply } from '../http/list-reply.ts';
+import { defineRoute } from '../http/route.ts';
+import { createCreditBody, createdCreditResponse, ledgerEntryResponse, listCreditsQuery, serialiseCreatedCredit, serialiseLedgerEntry } from './schema.ts';
+import { createCredit, listCreditLedger } from './service.ts';
+
+const tag = 'Store credits';
+
+export const creditRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/billing/credits',
+    auth: 'admin',
+    tag,
+    summary: "Add store credit to a customer; it is spent at once on the customer's open invoices in that currency, oldest first",
+    body: createCreditBody,
+    responses: { 201: { description: 'Credited', schema: createdCreditResponse }, 400: { description: 'invalid_request, customer_not_found' } },
+    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreatedCredit(await createCredit(deps.db, body)) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/billing/credits',
+    auth: 'admin',
+    tag,
+    summary: 'List store-credit ledger entries (credits, applications, credit notes) in the order written, with running balances',
+    query: listCreditsQuery,
+    responses: { 200: { description: 'Ledger entries', schema: z.array(ledgerEntryResponse) } },
+    handler: async ({ deps, query, ctx }) => listReply(ctx, await listCreditLedger(deps.db, query, query), (row) => serialiseLedgerEntry(row, row.balance_after)),
+  }),
+];

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { iso, pageQuery, uuid } from '../http/schemas.ts';
+import { currencyCode, formatMoney } from '../money.ts';
+import { optionalNote, positiveMoneyString } from '../payments/amount-input.ts';
+import type { CreditApplication } from './grant.ts';
+import type { LedgerEntryRow } from './ledger-repo.ts';
+
+/** POST /api/billing/credits (D-57). */
+export const createCreditBody = z.object({
+  customerId: uuid,
+  amount: positiveMoneyString,
+  description: optionalNote,
+  currency: currencyCode.default('USD'),
+});
+export type CreateCreditInput = z.output<typeof createCreditBody>;
+
+export const listCreditsQuery = pageQuery.extend({ customerId: uuid.optional(), currency: currencyCode.optional() });
+
+const ledgerEntryFields = {
+  id: z.uuid(),
+  customerId: z.uuid(),
+  kind: z.enum(['credit', 'application', 'credit_note', 'proration']),
+  amount: z.string(),
+  currency: z.string(),
+  description: z.string().nullable(),
+  invoiceId: z.uuid().nullable(),
+  creditNoteId: z.uuid().nullable(),
+  balanceAfter: z.string(),
+  createdAt: z.string(),
+};
+
+/** A ledger entry; amounts are signed (applications are negative); balanceAfter is the balance right after it. */
+export const ledgerEntryResponse = z.object(ledgerEntryFields);
+
+/** The created credit; balanceAfter is the balance once the credit was spent on open invoices. */
+export const createdCreditResponse = z.object({
+  ...ledgerEntryFields,
+  applications: z.array(z.object({ invoiceId: z.uuid(), invoiceNumber: z.string(), amount: z.string() })),
+});
+
+export function serialiseLedgerEntry(row: LedgerEntryRow, balanceAfter: string) {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    kind: row.kind,
+    amount: formatMoney(row.amount, row.currency),
+    currency: row.currency,
+    description: row.description,
+    invoiceId: row.invoice_id,
+    creditNoteId: row.credit_note_id,
+    balanceAfter: formatMoney(balanceAfter, row.currency),
+    createdAt: iso(row.created_at)!,
+  };
+}
+
+export function serialiseCreatedCredit(result: { entry: LedgerEntryRow; applications: CreditApplication[]; balanceAfter: string }) {
+  return {
+    ...serialiseLedgerEntry(result.entry, result.balanceAfter),
+    applications: result.applications.map((a) => ({ invoiceId: a.invoice.id, invoiceNumber: a.invoice.invoice_number, amount: formatMoney(a.amount, a.invoice.currency) })),
+  };
+}

@@ -1,0 +1,44 @@
+import type { Db } from '../db/knex.ts';
+import { isForeignKeyViolation } from '../db/errors.ts';
+import { inTransaction } from '../db/knex.ts';
+import { findCustomerRow } from '../customers/repo.ts';
+import { AppError } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { listOpenInvoiceRows } from '../invoices/repo.ts';
+import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';
+import { addCustomerCredit } from './grant.ts';
+import { listLedgerEntryRows } from './ledger-repo.ts';
+import type { CreateCreditInput } from './schema.ts';
+
+const customerNotFound = (id: string) =>
+  new AppError('customer_not_found', `Customer ${id} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
+
+/**
+ * D-57: a store credit is a `credit` entry in the customer's ledger, spent at once on their open
+ * (issued or overdue) invoices in that currency, oldest first; what is left stays as balance for
+ * invoices issued later.
+ */
+export async function createCredit(db: Db, input: CreateCreditInput, clock: { now?: Date } = {}) {
+  const now = clock.now ?? new Date();
+  assertCurrencyPrecision(input.amount, input.currency);
+  try {
+    return await inTransaction(db, async (trx) => {
+      if (!(await findCustomerRow(trx, input.customerId))) throw customerNotFound(input.customerId);
+      const open = await listOpenInvoiceRows(trx, input.customerId, input.currency);
+      return addCustomerCredit(
+        trx,
+        { customer_id: input.customerId, currency: input.currency, amount: storedAmount(input.amount, input.currency), kind: 'credit', description: input.description },
+        open.map((i) => i.id),
+        now,
+      );
+    });
+  } catch (error) {
+    // The customer was deleted between the check and the insert.
+    if (isForeignKeyViolation(error)) throw customerNotFound(input.customerId);
+    throw error;
+  }
+}
+
+export function listCreditLedger(db: Db, page: PageQuery, filters: { customerId?: string; currency?: string }) {
+  return listLedgerEntryRows(db, page, filters);
+}

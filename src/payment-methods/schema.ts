@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { iso, nonEmptyString, pageQuery, uuid } from '../http/schemas.ts';
+import type { PaymentMethodRow } from './repo.ts';
+
+/** Stored methods belong to a provider (D-56); bank transfers and manual payments have none to store. */
+export const PAYMENT_METHOD_TYPES = ['provider_a', 'provider_b', 'provider_c'] as const;
+
+export const createPaymentMethodBody = z.object({
+  customerId: uuid,
+  type: z.enum(PAYMENT_METHOD_TYPES, { error: `must be one of ${PAYMENT_METHOD_TYPES.join(', ')}` }),
+  providerMethodId: nonEmptyString(255),
+  isDefault: z.boolean({ error: 'must be true or false' }).default(false),
+});
+export type CreatePaymentMethodInput = z.output<typeof createPaymentMethodBody>;
+
+/** customerId is required (D-56): without it the list is 400. */
+export const listPaymentMethodsQuery = pageQuery.extend({ customerId: uuid });
+
+export const paymentMethodResponse = z.object({
+  id: z.uuid(),
+  customerId: z.uuid(),
+  type: z.enum(PAYMENT_METHOD_TYPES),
+  providerMethodId: z.string(),
+  isDefault: z.boolean(),
+  createdAt: z.string(),
+});
+
+export function serialisePaymentMethod(row: PaymentMethodRow) {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    type: row.type,
+    providerMethodId: row.provider_method_id,
+    isDefault: row.is_default,
+    createdAt: iso(row.created_at)!,
+  };
+}

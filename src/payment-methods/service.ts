@@ -1,0 +1,52 @@
+import type { Db } from '../db/knex.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
+import { findCustomerRow } from '../customers/repo.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import {
+  clearDefaultPaymentMethod, deletePaymentMethodRow, insertPaymentMethodRow, listPaymentMethodRows, lockCustomerPaymentMethods, SAME_METHOD_UNIQUE,
+  type PaymentMethodRow,
+} from './repo.ts';
+import type { CreatePaymentMethodInput } from './schema.ts';
+
+const customerNotFound = (id: string) =>
+  new AppError('customer_not_found', `Customer ${id} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
+
+/**
+ * Stores a provider's payment method for a customer (D-56). A new default unsets the old one in the
+ * same transaction, under a per-customer lock, so the customer has at most one default at any time.
+ */
+export async function createPaymentMethod(db: Db, input: CreatePaymentMethodInput): Promise<PaymentMethodRow> {
+  try {
+    // db.transaction: a savepoint inside an Idempotency-Key request, so a refusal rolls back only this.
+    return await db.transaction(async (trx) => {
+      if (!(await findCustomerRow(trx, input.customerId))) throw customerNotFound(input.customerId);
+      await lockCustomerPaymentMethods(trx, input.customerId);
+      if (input.isDefault) await clearDefaultPaymentMethod(trx, input.customerId);
+      return insertPaymentMethodRow(trx, {
+        customer_id: input.customerId,
+        type: input.type,
+        provider_method_id: input.providerMethodId,
+        is_default: input.isDefault,
+      });
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, SAME_METHOD_UNIQUE)) {
+      throw new AppError('duplicate_payment_method', `This ${input.type} method is already stored for the customer`, {
+        details: [{ path: 'providerMethodId', message: 'already stored for this customer' }],
+      });
+    }
+    // The customer was deleted between the check and the insert.
+    if (isForeignKeyViolation(error)) throw customerNotFound(input.customerId);
+    throw error;
+  }
+}
+
+export function listPaymentMethods(db: Db, page: PageQuery, customerId: string) {
+  return listPaymentMethodRows(db, page, customerId);
+}
+
+/** Removes a stored method; removing the default leaves the customer without one (none is promoted). */
+export async function deletePaymentMethod(db: Db, id: string): Promise<void> {
+  if (!(await deletePaymentMethodRow(db, id))) throw notFound('Payment method');
+}

@@ -1,0 +1,40 @@
+import type { Decimal } from 'decimal.js';
+import { z } from 'zod';
+import { AppError } from '../http/errors.ts';
+import { DECIMAL_PATTERN, minorUnits, money, moneyString } from '../money.ts';
+
+/**
+ * Amount checks shared by payments, refunds, store credits and credit notes.
+ * A stored amount must be exact in its currency: "10.001" USD would print as "10.00" (D-3) while
+ * adding 10.001 to the books, so finer amounts are refused rather than rounded.
+ */
+export function assertCurrencyPrecision(amount: string, currency: string, path = 'amount'): void {
+  const places = minorUnits(currency);
+  if (money(amount).decimalPlaces() > places) {
+    const message = places === 0 ? `must be a whole number of ${currency}` : `must have at most ${places} decimal places in ${currency}`;
+    throw new AppError('invalid_request', `Invalid body: ${path}: ${message}`, { details: [{ path, message }] });
+  }
+}
+
+/**
+ * The amount as stored: fixed-point at the currency's minor unit, never exponent notation. Only for
+ * amounts already exact in the currency (assertCurrencyPrecision, or sums of such amounts).
+ */
+export function storedAmount(amount: string | Decimal, currency: string): string {
+  return money(amount).toFixed(minorUnits(currency));
+}
+
+/** A money field that must be above zero where the decision names no code of its own (D-57, D-58). */
+export const positiveMoneyString = moneyString.refine(
+  // zod runs this refinement even after the pattern failed; such a value already has its message.
+  (v) => !DECIMAL_PATTERN.test(v) || money(v).gt(0),
+  'must be greater than 0',
+);
+
+/** Free text beside an amount (reason, description): optional, trimmed; "" and null mean none. */
+export const optionalNote = z
+  .string()
+  .trim()
+  .max(1000, 'must be at most 1000 characters')
+  .nullish()
+  .transform((v) => (v ? v : null));

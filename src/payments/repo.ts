@@ -1,0 +1,56 @@
+import type { Db } from '../db/knex.ts';
+import { paginate, type Page } from '../db/paginate.ts';
+import type { PageQuery } from '../http/schemas.ts';
+
+export const PAYMENT_METHODS = ['provider_a', 'provider_b', 'provider_c', 'bank_transfer', 'manual'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+export type PaymentStatus = 'succeeded' | 'partially_refunded' | 'refunded';
+
+export interface PaymentRow {
+  id: string;
+  invoice_id: string;
+  customer_id: string;
+  amount: string;
+  currency: string;
+  payment_method: PaymentMethod;
+  provider_reference: string | null;
+  status: PaymentStatus;
+  refunded_amount: string;
+  created_at: Date;
+}
+
+/** The partial unique index on (payment_method, provider_reference) (migration 20261122000300). */
+export const PROVIDER_REFERENCE_UNIQUE = 'payments_provider_reference';
+
+export async function insertPaymentRow(
+  db: Db,
+  row: Pick<PaymentRow, 'invoice_id' | 'customer_id' | 'amount' | 'currency' | 'payment_method' | 'provider_reference'> & { created_at?: Date },
+): Promise<PaymentRow> {
+  const [created] = await db('payments').insert(row).returning('*');
+  return created as PaymentRow;
+}
+
+export async function findPaymentRow(db: Db, id: string): Promise<PaymentRow | undefined> {
+  return db('payments').where({ id }).first();
+}
+
+/** The payment locked for the rest of the transaction: refunds of one payment happen one at a time. */
+export async function lockPaymentRow(db: Db, id: string): Promise<PaymentRow | undefined> {
+  return db('payments').where({ id }).forUpdate().first();
+}
+
+export async function findPaymentByReference(db: Db, paymentMethod: string, providerReference: string): Promise<PaymentRow | undefined> {
+  return db('payments').where({ payment_method: paymentMethod, provider_reference: providerReference }).first();
+}
+
+export async function updatePaymentRefunds(db: Db, id: string, changes: Pick<PaymentRow, 'refunded_amount' | 'status'>): Promise<PaymentRow> {
+  const [row] = await db('payments').where({ id }).update(changes).returning('*');
+  return row as PaymentRow;
+}
+
+export function listPaymentRows(db: Db, page: PageQuery, filters: { invoiceId?: string; customerId?: string }): Promise<Page<PaymentRow>> {
+  const query = db('payments').select('*');
+  if (filters.invoiceId) query.where({ invoice_id: filters.invoiceId });
+  if (filters.customerId) query.where({ customer_id: filters.customerId });
+  return paginate<PaymentRow>(query, 'payments', page);
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { iso, pageQuery, uuid } from '../http/schemas.ts';
+import { formatMoney, moneyString } from '../money.ts';
+import { PAYMENT_METHODS, type PaymentRow } from './repo.ts';
+
+/**
+ * POST /api/billing/payments (D-54). The amount's range (> 0, <= amount due) is checked against the
+ * locked invoice and answers amount_exceeds_due, so the schema only checks its form.
+ */
+export const createPaymentBody = z.object({
+  invoiceId: uuid,
+  amount: moneyString,
+  paymentMethod: z.enum(PAYMENT_METHODS, { error: `must be one of ${PAYMENT_METHODS.join(', ')}` }),
+  providerReference: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(255, 'must be at most 255 characters')
+    .nullish()
+    .transform((v) => v ?? null),
+});
+/** What recordPayment takes: the request body, or the same fields from a provider event. */
+export type RecordPaymentInput = z.input<typeof createPaymentBody>;
+
+export const listPaymentsQuery = pageQuery.extend({ invoiceId: uuid.optional(), customerId: uuid.optional() });
+
+export const paymentResponse = z.object({
+  id: z.uuid(),
+  invoiceId: z.uuid(),
+  customerId: z.uuid(),
+  amount: z.string(),
+  currency: z.string(),
+  paymentMethod: z.enum(PAYMENT_METHODS),
+  providerReference: z.string().nullable(),
+  status: z.enum(['succeeded', 'partially_refunded', 'refunded']),
+  refundedAmount: z.string(),
+  createdAt: z.string(),
+});
+
+export function serialisePayment(row: PaymentRow) {
+  return {
+    id: row.id,
+    invoiceId: row.invoice_id,
+    customerId: row.customer_id,
+    amount: formatMoney(row.amount, row.currency),
+    currency: row.currency,
+    paymentMethod: row.payment_method,
+    providerReference: row.provider_reference,
+    status: row.status,
+    refundedAmount: formatMoney(row.refunded_amount, row.currency),
+    createdAt: iso(row.created_at)!,
+  };
+}
+
+/** The payment.* payload (D-74); failureReason is set only by payment.failed. */
+export function paymentEventData(row: PaymentRow, failureReason: string | null = null) {
+  return {
+    paymentId: row.id,
+    invoiceId: row.invoice_id,
+    customerId: row.customer_id,
+    amount: formatMoney(row.amount, row.currency),
+    currency: row.currency,
+    paymentMethod: row.payment_method,
+    failureReason,
+  };
+}

@@ -1,0 +1,90 @@
+import type { Db } from '../db/knex.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { recordEvent } from '../events/service.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { parseOrThrow } from '../http/validate.ts';
+import { amountDue } from '../invoices/amounts.ts';
+import { lockInvoiceRow } from '../invoices/repo.ts';
+import { updateAndSettle } from '../invoices/settle.ts';
+import { formatMoney, money } from '../money.ts';
+import { assertCurrencyPrecision, storedAmount } from './amount-input.ts';
+import { findPaymentByReference, findPaymentRow, insertPaymentRow, listPaymentRows, PROVIDER_REFERENCE_UNIQUE, type PaymentRow } from './repo.ts';
+import { createPaymentBody, paymentEventData, type RecordPaymentInput } from './schema.ts';
+
+export interface PaymentClock {
+  now?: Date;
+}
+
+function duplicatePayment(paymentMethod: string, providerReference: string, existingId?: string): AppError {
+  return new AppError('duplicate_payment', `A ${paymentMethod} payment with reference ${providerReference} is already recorded`, {
+    details: [{ path: 'providerReference', message: existingId ? `already recorded as payment ${existingId}` : 'already recorded' }],
+  });
+}
+
+/**
+ * Records a payment on an invoice (D-54) and, when nothing is left to pay, settles it: the invoice
+ * becomes `paid` with paidAt. Events: payment.succeeded, then (when settled) invoice.paid.
+ *
+ * Also the entry point of the provider-events worker: a repeated (paymentMethod, providerReference)
+ * is the coded error `duplicate_payment`, checked before the invoice's state and the amount, so a
+ * replayed provider event gets that answer even after the first one paid the invoice in full.
+ * The work runs in a transaction of its own, or a savepoint inside the caller's: a refusal
+ * (including the unique index's) rolls back only this call, and a caller's transaction that
+ * catches it stays usable.
+ */
+export async function recordPayment(db: Db, rawInput: RecordPaymentInput, clock: PaymentClock = {}): Promise<PaymentRow> {
+  const input = parseOrThrow(createPaymentBody, rawInput, 'body');
+  const now = clock.now ?? new Date();
+  const reference = input.providerReference;
+  try {
+    return await db.transaction(async (trx) => {
+      // The invoice lock orders every payment on this invoice: the due amount read below stays true until commit.
+      const invoice = await lockInvoiceRow(trx, input.invoiceId);
+      if (!invoice) {
+        throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`, { details: [{ path: 'invoiceId', message: 'no such invoice' }] });
+      }
+      if (reference !== null) {
+        const existing = await findPaymentByReference(trx, input.paymentMethod, reference);
+        if (existing) throw duplicatePayment(input.paymentMethod, reference, existing.id);
+      }
+      if (invoice.status === 'draft' || invoice.status === 'void') {
+        throw new AppError('invoice_not_payable', `A ${invoice.status} invoice cannot take payments`);
+      }
+      assertCurrencyPrecision(input.amount, invoice.currency);
+      const amount = money(input.amount);
+      const due = amountDue(invoice);
+      if (amount.lte(0) || amount.gt(due)) {
+        const message = `must be greater than 0 and at most the amount due, ${formatMoney(due, invoice.currency)} ${invoice.currency}`;
+        throw new AppError('amount_exceeds_due', `The amount ${message}`, { details: [{ path: 'amount', message }] });
+      }
+      const payment = await insertPaymentRow(trx, {
+        invoice_id: invoice.id,
+        customer_id: invoice.customer_id,
+        amount: storedAmount(input.amount, invoice.currency),
+        currency: invoice.currency,
+        payment_method: input.paymentMethod,
+        provider_reference: reference,
+        created_at: now,
+      });
+      // D-54 order: the payment's event first; settling records invoice.paid after it.
+      await recordEvent(trx, 'payment.succeeded', paymentEventData(payment));
+      await updateAndSettle(trx, invoice, { amount_paid: storedAmount(money(invoice.amount_paid).plus(amount), invoice.currency) }, now);
+      return payment;
+    });
+  } catch (error) {
+    // The same reference on another invoice: no shared lock orders the two, the unique index decides.
+    if (reference !== null && isUniqueViolation(error, PROVIDER_REFERENCE_UNIQUE)) throw duplicatePayment(input.paymentMethod, reference);
+    throw error;
+  }
+}
+
+export async function getPayment(db: Db, id: string): Promise<PaymentRow> {
+  const row = await findPaymentRow(db, id);
+  if (!row) throw notFound('Payment');
+  return row;
+}
+
+export function listPayments(db: Db, page: PageQuery, filters: { invoiceId?: string; customerId?: string }) {
+  return listPaymentRows(db, page, filters);
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { listReply } from '../http/list-reply.ts';
+import { defineRoute } from '../http/route.ts';
+import { createRefundBody, listRefundsQuery, refundResponse, serialiseRefund } from './schema.ts';
+import { createRefund, listRefunds } from './service.ts';
+
+const tag = 'Refunds';
+
+export const refundRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/billing/refunds',
+    auth: 'admin',
+    tag,
+    summary: 'Refund part or all of a payment; provider_a payments are refunded through provider_a first',
+    body: createRefundBody,
+    responses: {
+      201: { description: 'Refunded', schema: refundResponse },
+      400: { description: 'invalid_request, payment_not_found, amount_exceeds_refundable (amount not in (0, amount - refunded])' },
+      409: { description: 'payment_not_refundable (a provider_a payment without providerReference)' },
+      502: { description: 'provider_error: the provider refused or did not answer; nothing recorded' },
+    },
+    handler: async ({ deps, body }) => ({ status: 201, body: serialiseRefund(await createRefund(deps.db, body, { config: deps.config })) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/billing/refunds',
+    auth: 'admin',
+    tag,
+    summary: 'List refunds in creation order, optionally of one payment',
+    query: listRefundsQuery,
+    responses: { 200: { description: 'Refunds', schema: z.array(refundResponse) } },
+    handler: async ({ deps, query, ctx }) => listReply(ctx, await listRefunds(deps.db, query, query), serialiseRefund),
+  }),
+];
