@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { iso } from '../http/schemas.ts';
 import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
 import {
-  checkKnownDevice, findActivationRow, findLicenseByKey, insertActivationUnderLimit, lockLicenseByKey, refreshActivationRow, type ActivationRow, type LicenseRow,
+  activateNewDevice, checkKnownDevice, findActivationRow, findLicenseByKey, insertActivationUnderLimit, lockLicenseByKey, refreshActivationRow, type ActivationRow, type LicenseRow,
 } from './repo.ts';
 import { serialiseActivation } from './schema.ts';
 import { effectiveStatus, refusalFor, type LicenseStatus } from './status.ts';
@@ -57,7 +57,9 @@ export async function validateLicense(db: Db, input: { licenseKey: string; devic
   const refusal = refusalFor(status);
   if (refusal) return { found: true, body: { valid: false, error: refusal, ...basics(check.license, status) } };
   if (check.activation) return { found: true, body: validAnswer(check.license, check.license.current_activations, check.activation) };
-
+  const activated = await activateNewDevice(db, key, input.deviceId, input.deviceName);
+  if (activated?.activation) return { found: true, body: validAnswer(activated.license, activated.currentActivations!, activated.activation) };
+  // Nothing added (refused, at the limit, or registered meanwhile by a concurrent request): decide under the lock.
   return db.transaction(async (trx): Promise<CheckOutcome> => {
     const license = await lockLicenseByKey(trx, key);
     if (!license) return { found: false };

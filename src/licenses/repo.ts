@@ -105,6 +105,35 @@ export async function checkKnownDevice(db: Db, key: string, deviceId: string, de
   return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, now: row.now };
 }
 
+/**
+ * The common case of a new device in one statement: locks the license row, inserts the device when
+ * the license can activate and is under its limit, and counts it only when the insert happened.
+ * activation is null when nothing was added (refused, at the limit, or registered meanwhile by a
+ * concurrent request); the caller then decides under the lock in a transaction.
+ */
+export async function activateNewDevice(db: Db, key: string, deviceId: string, deviceName: string): Promise<{ license: LicenseRow; activation: ActivationRow | null; currentActivations: number | null } | undefined> {
+  const result = await db.raw(
+    `with l as (select * from licenses where license_key = ? for update),
+     ins as (
+       insert into license_activations (license_id, device_id, device_name)
+       select l.id, ?, ? from l
+        where l.status in ('active', 'expired') and (l.expires_at is null or l.expires_at > now())
+          and (l.max_activations is null or l.current_activations < l.max_activations)
+       on conflict (license_id, device_id) do nothing
+       returning *),
+     bump as (
+       update licenses set current_activations = licenses.current_activations + 1, updated_at = now()
+         from ins where licenses.id = ins.license_id
+       returning licenses.current_activations)
+     select row_to_json(l.*) as license, (select row_to_json(ins.*) from ins) as activation,
+            (select current_activations from bump) as current_activations from l`,
+    [key, deviceId, deviceName],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, currentActivations: row.current_activations };
+}
+
 /** Adds a device to a locked license under its limit; null when the limit is reached. */
 export async function insertActivationUnderLimit(db: Db, license: LicenseRow, deviceId: string, deviceName: string): Promise<{ activation: ActivationRow; currentActivations: number } | null> {
   const bumped = await db('licenses')
