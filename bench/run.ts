@@ -8,7 +8,11 @@
  *   BENCH_CONNECTIONS     concurrent connections (32)
  *   BENCH_FILTER          only benchmarks whose name contains this text
  *
- * Exits non-zero when any run saw a non-2xx answer or a connection error, or a server died.
+ * Exits non-zero when any run saw a non-2xx answer, a connection error or a 2xx answer its load did not
+ * accept, or a server died. A benchmark's aim (a ratio, e.g. >=0.75) is printed, never failed on.
+ *
+ * The public license endpoints are rate-limited per client IP; bench/license-fixtures.ts raises that
+ * setting in the bench database before the service starts, so the load is not answered 429.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -20,7 +24,9 @@ import { loginAsAdmin } from '../test/helpers/auth.ts';
 import { benchmarks } from './benchmarks.ts';
 import { ceilings } from './ceilings.ts';
 import { seedRows } from './fixtures.ts';
+import { seedLicenses } from './license-fixtures.ts';
 import {
+  aimMet,
   cleanUp,
   formatTable,
   measure,
@@ -74,6 +80,8 @@ async function main(): Promise<number> {
   const knex = createKnex(databaseUrl, 2);
   onCleanup(() => knex.destroy());
   const rows = await seedRows(knex);
+  // Also raises the public license endpoints' per-IP rate limit for this service (see license-fixtures.ts).
+  const licenses = await seedLicenses(knex);
 
   say('starting the service (src/server.ts)');
   const service = await startChildServer(
@@ -84,7 +92,7 @@ async function main(): Promise<number> {
     '/readyz',
   );
   const { cookie } = await loginAsAdmin(service.baseUrl, knex);
-  const fixtures = { ...rows, cookie };
+  const fixtures = { ...rows, ...licenses, cookie };
 
   const results: Row[] = [];
   const ceilingRate: Partial<Record<CeilingKind, number>> = {};
@@ -105,7 +113,7 @@ async function main(): Promise<number> {
     say(`${benchmark.name}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured`);
     const measurement = await measure(service.baseUrl, benchmark.load(fixtures), options);
     const ceiling = ceilings[benchmark.ceiling];
-    results.push({ name: benchmark.name, measurement, ceilingName: ceiling.title, ceilingRequestsPerSecond: ceilingRate[benchmark.ceiling] });
+    results.push({ name: benchmark.name, measurement, ceilingName: ceiling.title, ceilingRequestsPerSecond: ceilingRate[benchmark.ceiling], aim: benchmark.aim });
   }
   const serviceDied = service.exitedEarly();
 
@@ -129,7 +137,7 @@ async function main(): Promise<number> {
     loadAverage1m: os.loadavg()[0],
     options,
     poolMax: Number(POOL_MAX),
-    results: results.map((row) => ({ ...row, ratio: ratioOf(row) ?? null })),
+    results: results.map((row) => ({ ...row, ratio: ratioOf(row) ?? null, aimMet: aimMet(row) ?? null })),
     failures,
   };
   writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);

@@ -4,8 +4,9 @@ import { startHttpServer } from './http/server.ts';
 import { onShutdown } from './process/shutdown.ts';
 import { WORKER_GROUPS } from './queue/job.ts';
 import { registerWorkers } from './queue/workers.ts';
+import { closeSharedBrowser } from './invoices/pdf/browser.ts';
 
 const { deps, boss, database, config } = await boot('billing', { release: true, supervise: true });
 await registerWorkers(boss, deps, WORKER_GROUPS);
 const server = await startHttpServer(deps, config.PORT, config.HOST);
-onShutdown(deps.logger, [server.close, () => boss.stop({ graceful: true, timeout: 30_000 }), database.close]);
+onShutdown(deps.logger, [server.close, () => boss.stop({ graceful: true, timeout: 30_000 }), closeSharedBrowser, database.close]);

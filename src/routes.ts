@@ -1,14 +1,23 @@
 import { apiKeyRoutes } from './api-keys/routes.ts';
+import { creditNoteRoutes } from './credit-notes/routes.ts';
+import { creditRoutes } from './credits/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { customerRoutes } from './customers/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import type { AnyRoute } from './http/route.ts';
+import { couponRoutes } from './coupons/routes.ts';
 import { invoiceRoutes } from './invoices/routes.ts';
+import { invoicePdfRoutes } from './invoices/pdf/routes.ts';
 import { licenseRoutes } from './licenses/routes.ts';
+import { paymentMethodRoutes } from './payment-methods/routes.ts';
+import { paymentRoutes } from './payments/routes.ts';
+import { planRoutes } from './plans/routes.ts';
 import { productRoutes } from './products/routes.ts';
+import { refundRoutes } from './refunds/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
+import { subscriptionRoutes } from './subscriptions/routes.ts';
 import { v1Routes } from './v1/routes.ts';
 
 const domainRoutes: AnyRoute[] = [
@@ -20,6 +29,15 @@ const domainRoutes: AnyRoute[] = [
   ...customerRoutes,
   ...licenseRoutes,
   ...invoiceRoutes,
+  ...planRoutes,
+  ...couponRoutes,
+  ...subscriptionRoutes,
+  ...invoicePdfRoutes,
+  ...paymentRoutes,
+  ...refundRoutes,
+  ...creditRoutes,
+  ...creditNoteRoutes,
+  ...paymentMethodRoutes,
   ...eventRoutes,
   ...v1Routes,
 ];

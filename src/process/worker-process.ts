@@ -2,11 +2,12 @@ import { boot } from './boot.ts';
 import { onShutdown } from './shutdown.ts';
 import type { WorkerGroup } from '../queue/job.ts';
 import { registerWorkers } from '../queue/workers.ts';
+import { closeSharedBrowser } from '../invoices/pdf/browser.ts';
 
 /** A worker process for one group: registers its handlers; SIGTERM lets in-flight jobs finish, then exits. */
 export async function runWorkerProcess(group: WorkerGroup): Promise<void> {
   const { deps, boss, database } = await boot(`worker-${group}`, { release: false, supervise: true });
   await registerWorkers(boss, deps, [group]);
   deps.logger.info({ group }, 'worker started');
-  onShutdown(deps.logger, [() => boss.stop({ graceful: true, timeout: 30_000 }), database.close]);
+  onShutdown(deps.logger, [() => boss.stop({ graceful: true, timeout: 30_000 }), closeSharedBrowser, database.close]);
 }

@@ -1,5 +1,6 @@
 import { purgeExpiredJob } from '../housekeeping/purge-expired.job.ts';
+import { renderInvoicePdfJob } from '../invoices/pdf/render-pdf.job.ts';
 import type { JobDef } from './job.ts';
 
 /** Every job the service runs; workers register handlers from here and the release step creates the queues. */
-export const jobRegistry: JobDef[] = [purgeExpiredJob];
+export const jobRegistry: JobDef[] = [purgeExpiredJob, renderInvoicePdfJob];

@@ -3,6 +3,16 @@ import type { Boss } from './boss.ts';
 import type { WorkerGroup } from './job.ts';
 import { jobRegistry } from './registry.ts';
 
+/**
+ * Wakes this process's workers of `queue` so each fetches again as soon as its job is done. With
+ * batchSize 1 pg-boss sleeps a poll interval after every job unless a NOTIFY arrives, so a backlog
+ * queued at once (a month of invoices) would drain one job per slot per interval. An empty fetch
+ * ends the burst. (pg-boss's own burst mode works only for batches larger than one.)
+ */
+function fetchAgain(boss: Boss, queue: string): void {
+  for (const worker of boss.getWipData()) if (worker.name === queue) boss.notifyWorker(worker.id);
+}
+
 /** Registers the handlers of every job in `groups` on `boss`. */
 export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonly WorkerGroup[]): Promise<void> {
   for (const job of jobRegistry.filter((j) => groups.includes(j.group))) {
@@ -18,6 +28,8 @@ export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonl
         } catch (err) {
           log.error({ err }, 'job failed');
           throw err;
+        } finally {
+          fetchAgain(boss, job.name);
         }
       },
     );

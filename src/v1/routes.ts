@@ -2,12 +2,15 @@ import { z } from 'zod';
 import { customerDetailResponse, serialiseCustomerDetail } from '../customers/schema.ts';
 import { getCustomer } from '../customers/service.ts';
 import { requireCustomerScope } from '../http/principal.ts';
+import { v1InvoiceRoutes } from '../invoices/pdf/v1-routes.ts';
 import { defineRoute } from '../http/route.ts';
 import { listReply } from '../http/list-reply.ts';
 import { licenseResponse, serialiseLicense } from '../licenses/schema.ts';
 import { listLicenses } from '../licenses/service.ts';
 import { pageQuery } from '../http/schemas.ts';
 import { listProductsOfCustomer } from '../products/service.ts';
+import { serialiseSubscription, subscriptionResponse } from '../subscriptions/schema.ts';
+import { listSubscriptions } from '../subscriptions/service.ts';
 import { serialiseV1Product, v1ProductResponse } from './schema.ts';
 
 // Every v1 route reads the customer from the API key, never from the request (D-15).
@@ -48,5 +51,17 @@ export const v1Routes = [
       const page = await listLicenses(deps.db, query, { customerId: requireCustomerScope(principal) });
       return listReply(ctx, page, (row) => serialiseLicense(row, now));
     },
+  }),
+  ...v1InvoiceRoutes,
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/subscriptions',
+    auth: 'apiKey',
+    tag: 'v1',
+    summary: "The subscriptions of the API key's customer",
+    query: pageQuery,
+    responses: { 200: { description: 'Subscriptions', schema: z.array(subscriptionResponse) } },
+    handler: async ({ deps, principal, query, ctx }) =>
+      listReply(ctx, await listSubscriptions(deps.db, query, { customerId: requireCustomerScope(principal) }), serialiseSubscription),
   }),
 ];
