@@ -28,6 +28,8 @@ const configSchema = z.object({
   LICENSE_KEY_PREFIX: optionalString,
   AUTH_SESSION_EXPIRY_DAYS: optionalString,
   WEBHOOK_ALLOW_PRIVATE_URLS: boolean.default(false),
+  /** Delays in seconds between outbound webhook attempts (D-72), e.g. `5,300,1800`; unset = the default schedule. */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: optionalString.pipe(z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma list of seconds').optional()),
   PUPPETEER_EXECUTABLE_PATH: optionalString,
   PROVIDER_A_API_URL: z.url().default('https://api.provider-a.example'),
   PROVIDER_A_SECRET_KEY: optionalString,

@@ -19,6 +19,7 @@ import { refundRoutes } from './refunds/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
 import { v1Routes } from './v1/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 const domainRoutes: AnyRoute[] = [
   ...healthRoutes,
@@ -39,6 +40,7 @@ const domainRoutes: AnyRoute[] = [
   ...creditNoteRoutes,
   ...paymentMethodRoutes,
   ...eventRoutes,
+  ...webhookRoutes,
   ...v1Routes,
 ];
 

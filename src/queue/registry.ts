@@ -1,6 +1,7 @@
 import { purgeExpiredJob } from '../housekeeping/purge-expired.job.ts';
 import { renderInvoicePdfJob } from '../invoices/pdf/render-pdf.job.ts';
+import { deliverWebhookJob } from '../webhooks/fanout.ts';
 import type { JobDef } from './job.ts';
 
 /** Every job the service runs; workers register handlers from here and the release step creates the queues. */
-export const jobRegistry: JobDef[] = [purgeExpiredJob, renderInvoicePdfJob];
+export const jobRegistry: JobDef[] = [purgeExpiredJob, renderInvoicePdfJob, deliverWebhookJob];

@@ -18,7 +18,7 @@ export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonl
   for (const job of jobRegistry.filter((j) => groups.includes(j.group))) {
     await boss.work(
       job.name,
-      { localConcurrency: job.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 5 },
+      { localConcurrency: job.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 },
       async ([item]) => {
         if (!item) return;
         const log = deps.logger.child({ job: job.name, jobId: item.id });

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { listReply } from '../http/list-reply.ts';
+import { defineRoute } from '../http/route.ts';
+import { idParams, pageQuery } from '../http/schemas.ts';
+import './fanout.ts';
+import {
+  createdEndpointResponse, createEndpointBody, deliveryParams, deliveryResponse, endpointResponse, serialiseDelivery, serialiseEndpoint,
+  updateEndpointBody,
+} from './schema.ts';
+import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, retryDelivery, updateEndpoint } from './service.ts';
+
+const base = '/api/billing/webhooks/endpoints';
+
+export const webhookRoutes = [
+  defineRoute({
+    method: 'post',
+    path: base,
+    auth: 'admin',
+    tag: 'Webhooks',
+    summary: 'Register an outbound webhook endpoint; the signing secret is answered once',
+    body: createEndpointBody,
+    responses: { 201: { description: 'Created, with the secret', schema: createdEndpointResponse }, 400: { description: 'invalid_request (unknown event type, empty events, bad or private url)' } },
+    handler: async ({ deps, body }) => {
+      const row = await createEndpoint(deps.db, body, deps.config);
+      // An Idempotency-Key replay does not show the secret again.
+      return { status: 201, body: { ...serialiseEndpoint(row), secret: row.secret }, replayBody: serialiseEndpoint(row) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: base,
+    auth: 'admin',
+    tag: 'Webhooks',
+    summary: 'List webhook endpoints (never their secrets)',
+    query: pageQuery,
+    responses: { 200: { description: 'Endpoints', schema: z.array(endpointResponse) } },
+    handler: async ({ deps, query, ctx }) => listReply(ctx, await listEndpoints(deps.db, query), serialiseEndpoint),
+  }),
+  defineRoute({
+    method: 'put',
+    path: `${base}/:id`,
+    auth: 'admin',
+    tag: 'Webhooks',
+    summary: 'Change events, url, enabled or secret',
+    params: idParams,
+    body: updateEndpointBody,
+    responses: { 200: { description: 'Endpoint', schema: endpointResponse }, 400: { description: 'invalid_request' }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params, body }) => ({ body: serialiseEndpoint(await updateEndpoint(deps.db, params.id, body, deps.config)) }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: `${base}/:id`,
+    auth: 'admin',
+    tag: 'Webhooks',
+    summary: 'Delete an endpoint with its delivery log; pending deliveries stop',
+    params: idParams,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => {
+      await deleteEndpoint(deps.db, params.id);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${base}/:id/deliveries`,
+    auth: 'admin',
+    tag: 'Webhooks',
+    summary: "An endpoint's deliveries in creation order, with every attempt",
+    params: idParams,
+    query: pageQuery,
+    responses: { 200: { description: 'Deliveries', schema: z.array(deliveryResponse) }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params, query, ctx }) => listReply(ctx, await listDeliveries(deps.db, params.id, query), serialiseDelivery),
+  }),
+  defineRoute({
+    method: 'post',
+    path: `${base}/:id/deliveries/:deliveryId/retry`,
+    auth: 'admin',
+    tag: 'Webhooks',
+    summary: 'Redeliver now',
+    params: deliveryParams,
+    responses: { 202: { description: 'Queued', schema: deliveryResponse }, 404: { description: 'not_found' } },
+    handler: async ({ deps, params }) => ({ status: 202, body: serialiseDelivery(await retryDelivery(deps.db, params.id, params.deliveryId)) }),
+  }),
+];

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../events/types.ts';
+import { iso, uuid } from '../http/schemas.ts';
+import type { AttemptRow, DeliveryRow, EndpointRow } from './repo.ts';
+
+const eventSelector = z.enum([...EVENT_TYPES, '*'], { error: `must be a known event type (${EVENT_TYPES.join(', ')}) or *` });
+
+const events = z
+  .array(eventSelector)
+  .min(1, 'must name at least one event type')
+  .max(EVENT_TYPES.length + 1)
+  .transform((list) => [...new Set(list)]);
+
+const url = z.string().trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters');
+const secret = z.string().min(16, 'must be at least 16 characters').max(256, 'must be at most 256 characters');
+
+export const createEndpointBody = z.object({ url, events, secret: secret.optional() });
+export type CreateEndpointInput = z.infer<typeof createEndpointBody>;
+
+export const updateEndpointBody = z.object({ url: url.optional(), events: events.optional(), enabled: z.boolean().optional(), secret: secret.optional() });
+export type UpdateEndpointInput = z.infer<typeof updateEndpointBody>;
+
+export const deliveryParams = z.object({ id: uuid, deliveryId: uuid });
+
+export const endpointResponse = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export const createdEndpointResponse = endpointResponse.extend({ secret: z.string() });
+
+export const attemptResponse = z.object({
+  attempt: z.number(),
+  statusCode: z.number().nullable(),
+  latencyMs: z.number(),
+  error: z.string().nullable(),
+  responseBody: z.string().nullable(),
+  at: z.string(),
+});
+
+export const deliveryResponse = z.object({
+  id: z.string(),
+  endpointId: z.string(),
+  eventId: z.string(),
+  eventType: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attemptCount: z.number(),
+  nextAttemptAt: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  createdAt: z.string(),
+  attempts: z.array(attemptResponse),
+});
+
+/** The endpoint record; the secret is never part of it (D-71). */
+export function serialiseEndpoint(row: EndpointRow) {
+  return { id: row.id, url: row.url, events: row.events, enabled: row.enabled, createdAt: iso(row.created_at)!, updatedAt: iso(row.updated_at)! };
+}
+
+export function serialiseAttempt(row: AttemptRow) {
+  return { attempt: row.attempt, statusCode: row.status_code, latencyMs: row.latency_ms, error: row.error, responseBody: row.response_body, at: iso(row.at)! };
+}
+
+export function serialiseDelivery(row: DeliveryRow & { attempts: AttemptRow[] }) {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: iso(row.next_attempt_at),
+    deliveredAt: iso(row.delivered_at),
+    createdAt: iso(row.created_at)!,
+    attempts: row.attempts.map(serialiseAttempt),
+  };
+}

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type http from 'node:http';
+import test from 'ava';
+import { recordEvent } from '../../src/events/service.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { loginAsAdmin } from '../helpers/auth.ts';
+import { request } from '../helpers/http.ts';
+import { standardWebhookPayload, startReceiver, waitFor, xSignatureValid } from './receiver.ts';
+
+let app: TestApp;
+let cookie: string;
+const held: http.ServerResponse[] = [];
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const children: ChildProcess[] = [];
+
+test.before(async () => {
+  app = await startTestApp();
+  ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
+  // The first request is held open (the worker dies while waiting); later ones succeed.
+  receiver = await startReceiver({
+    '/hold': (_r, res) => {
+      if (receiver.at('/hold').length === 1) held.push(res);
+      else res.writeHead(200).end('ok');
+    },
+  });
+});
+test.after.always(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const res of held) res.destroy();
+  await receiver?.close();
+  await app?.close();
+});
+
+function startWorker(): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], {
+    env: { ...process.env, DATABASE_URL: app.database.url, LOG_LEVEL: 'info', NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  return { child, output: () => output, exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))) };
+}
+
+test('a webhooks worker killed mid-delivery: after restart the event still arrives, signed, with the same id', async (t) => {
+  const created = await request(app.baseUrl, '/api/billing/webhooks/endpoints', { cookie, body: { url: receiver.url('/hold'), events: ['license.created'] } });
+  t.is(created.status, 201, created.text);
+  const event = await app.db.transaction((trx) => recordEvent(trx, 'license.created', { licenseId: 'lic_1' }));
+
+  const first = startWorker();
+  const seen = await waitFor(() => receiver.at('/hold'), (r) => r.length >= 1, 30_000);
+  t.is(seen.length, 1, first.output());
+  first.child.kill('SIGKILL');
+  await first.exited;
+
+  const job = async () => (await app.db.raw(`select id, state from pgboss.job where name = 'webhooks.deliver'`)).rows as { state: string }[];
+  t.deepEqual((await job()).map((j) => j.state), ['active'], 'the killed worker left its job active');
+  t.is((await app.db('webhook_deliveries').first()).status, 'pending');
+
+  // Past the job's expiry the supervisor (a restarted worker's, or any pg-boss instance's) puts it up for retry.
+  await new Promise((r) => setTimeout(r, 21_000));
+  await app.boss.supervise('webhooks.deliver');
+  t.deepEqual((await job()).map((j) => j.state), ['retry']);
+
+  const second = startWorker();
+  const got = await waitFor(() => receiver.at('/hold'), (r) => r.length >= 2, 30_000);
+  t.is(got.length, 2, second.output());
+  const redelivered = got[1]!;
+  const secret = (await app.db('webhook_endpoints').first()).secret as string;
+  t.true(xSignatureValid(secret, redelivered));
+  t.is((standardWebhookPayload(secret, redelivered) as { id: string }).id, event.id);
+  t.is(redelivered.headers['x-event-id'], got[0]!.headers['x-event-id']);
+  const delivery = await waitFor(() => app.db('webhook_deliveries').first(), (d) => d.status === 'delivered', 10_000);
+  t.is(delivery.status, 'delivered');
+  second.child.kill('SIGTERM');
+  t.is(await second.exited, 0, second.output());
+});
