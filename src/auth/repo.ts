@@ -1,3 +1,4 @@
+import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 
 export interface UserRow {
@@ -39,12 +40,16 @@ export async function insertSession(db: Db, session: { token_hash: string; user_
   return (row as { id: string }).id;
 }
 
+/** Runs before every admin request. */
 export async function findLiveSession(db: Db, tokenHash: string): Promise<SessionUserRow | undefined> {
-  return db('sessions as s')
-    .join('users as u', 'u.id', 's.user_id')
-    .where('s.token_hash', tokenHash)
-    .where('s.expires_at', '>', db.fn.now())
-    .first('s.id as session_id', 'u.id as user_id', 'u.email', 'u.role');
+  const [row] = await fastQuery<SessionUserRow>(
+    db,
+    `select s.id as session_id, u.id as user_id, u.email, u.role
+       from sessions s join users u on u.id = s.user_id
+      where s.token_hash = $1 and s.expires_at > now()`,
+    [tokenHash],
+  );
+  return row;
 }
 
 export async function deleteSession(db: Db, id: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -34,7 +35,9 @@ export async function insertLicenseRow(db: Db, row: { license_key: string; custo
 }
 
 export async function findLicenseByKey(db: Db, key: string): Promise<LicenseRow | undefined> {
-  return db('licenses').where({ license_key: key }).first();
+  // The verify hot path: one indexed read.
+  const [row] = await fastQuery<LicenseRow>(db, 'select * from licenses where license_key = $1', [key]);
+  return row;
 }
 
 /** The license row locked for the rest of the transaction: activations of one license happen one at a time. */
@@ -89,18 +92,19 @@ export interface KnownDeviceCheck {
  * device is new or the license cannot activate.
  */
 export async function checkKnownDevice(db: Db, key: string, deviceId: string, deviceName: string): Promise<KnownDeviceCheck | undefined> {
-  const result = await db.raw(
-    `with l as (select * from licenses where license_key = ?),
+  const rows = await fastQuery<Record<string, any>>(
+    db,
+    `with l as (select * from licenses where license_key = $1),
           seen as (
-            update license_activations a set last_seen_at = now(), device_name = ?
+            update license_activations a set last_seen_at = now(), device_name = $2
               from l
-             where a.license_id = l.id and a.device_id = ?
+             where a.license_id = l.id and a.device_id = $3
                and l.status in ('active', 'expired') and (l.expires_at is null or l.expires_at > now())
             returning a.*)
      select row_to_json(l.*) as license, (select row_to_json(seen.*) from seen) as activation, now() as now from l`,
     [key, deviceName, deviceId],
   );
-  const row = result.rows[0];
+  const row = rows[0];
   if (!row) return undefined;
   return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, now: row.now };
 }
@@ -112,11 +116,12 @@ export async function checkKnownDevice(db: Db, key: string, deviceId: string, de
  * concurrent request); the caller then decides under the lock in a transaction.
  */
 export async function activateNewDevice(db: Db, key: string, deviceId: string, deviceName: string): Promise<{ license: LicenseRow; activation: ActivationRow | null; currentActivations: number | null } | undefined> {
-  const result = await db.raw(
-    `with l as (select * from licenses where license_key = ? for update),
+  const rows = await fastQuery<Record<string, any>>(
+    db,
+    `with l as (select * from licenses where license_key = $1 for update),
      ins as (
        insert into license_activations (license_id, device_id, device_name)
-       select l.id, ?, ? from l
+       select l.id, $2, $3 from l
         where l.status in ('active', 'expired') and (l.expires_at is null or l.expires_at > now())
           and (l.max_activations is null or l.current_activations < l.max_activations)
        on conflict (license_id, device_id) do nothing
@@ -129,7 +134,7 @@ export async function activateNewDevice(db: Db, key: string, deviceId: string, d
             (select current_activations from bump) as current_activations from l`,
     [key, deviceId, deviceName],
   );
-  const row = result.rows[0];
+  const row = rows[0];
   if (!row) return undefined;
   return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, currentActivations: row.current_activations };
 }
