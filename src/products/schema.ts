@@ -45,6 +45,8 @@ export const productResponse = z.object({
   activeUsers: z.number().int(),
   dailyActiveUsers: z.number().int(),
   churnRate: z.string(),
+  /** When the derived metrics above were computed (src/products/metrics.ts, every 5 minutes); null before the first refresh. */
+  metricsRefreshedAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -65,6 +67,7 @@ export function serialiseProduct(row: ProductRow) {
     activeUsers: row.active_users,
     dailyActiveUsers: row.daily_active_users,
     churnRate: money(row.churn_rate).toFixed(4),
+    metricsRefreshedAt: iso(row.metrics_refreshed_at),
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
   };
