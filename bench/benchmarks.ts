@@ -1,10 +1,11 @@
 /** Every benchmark `npm run bench` runs, in order. A new one is a small `*.bench.ts` file and a line here. */
 import { createCustomer } from './create-customer.bench.ts';
 import { createInvoice } from './create-invoice.bench.ts';
+import { createSubscription } from './create-subscription.bench.ts';
 import { getProduct } from './get-product.bench.ts';
 import type { Benchmark } from './harness.ts';
 import { validateKnownDevice } from './validate-known-device.bench.ts';
 import { validateNewDevice } from './validate-new-device.bench.ts';
 import { verifyLicense } from './verify-license.bench.ts';
 
-export const benchmarks: Benchmark[] = [getProduct, createCustomer, createInvoice, verifyLicense, validateKnownDevice, validateNewDevice];
+export const benchmarks: Benchmark[] = [getProduct, createCustomer, createInvoice, createSubscription, verifyLicense, validateKnownDevice, validateNewDevice];

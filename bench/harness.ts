@@ -174,6 +174,8 @@ export interface Fixtures {
   cookie: string;
   productIds: string[];
   customerIds: string[];
+  /** Active monthly plans of the first products. */
+  planIds: string[];
   /** Active licenses, each with one device activated in setup (bench/license-fixtures.ts). */
   knownDevices: Array<{ licenseKey: string; deviceId: string }>;
   /** Active licenses with maxActivations null, for activating new devices. */
