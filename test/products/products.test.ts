@@ -30,7 +30,7 @@ test('POST creates a product with defaults and the documented fields', async (t)
   t.regex(p.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   t.regex(p.updatedAt, /Z$/);
   t.deepEqual(Object.keys(p).sort(), [
-    'activeUsers', 'churnRate', 'createdAt', 'currency', 'dailyActiveUsers', 'description', 'id', 'monthlyRevenue', 'name', 'price',
+    'activeUsers', 'churnRate', 'createdAt', 'currency', 'dailyActiveUsers', 'description', 'id', 'metricsRefreshedAt', 'monthlyRevenue', 'name', 'price',
     'productType', 'status', 'updatedAt',
   ]);
   t.deepEqual((await api(`/api/products/${p.id}`)).body, p);
