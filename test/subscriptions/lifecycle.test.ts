@@ -160,3 +160,17 @@ for (const [name, body, status, code] of refusals) {
     t.is(Number((await app.db('invoices').where({ customer_id: customer.id }).count('* as n').first())?.n), 0);
   });
 }
+
+test('v1: a key sees only its customer subscriptions, and the subscribed product', async (t) => {
+  const [mine, theirs] = [await newCustomer(app.db), await newCustomer(app.db)];
+  const plan = await makePlan(app.db, '12.00');
+  const own = await createSubscription(app.db, { customerId: mine.id, planId: plan.id, billingCycle: 'monthly' });
+  await createSubscription(app.db, { customerId: theirs.id, planId: plan.id, billingCycle: 'monthly' });
+  const key = (await request(app.baseUrl, '/api/api-keys', { cookie, body: { name: 'v1', customerId: mine.id } })).body.key;
+  const subs = await request(app.baseUrl, '/api/v1/subscriptions', { bearer: key });
+  t.is(subs.status, 200);
+  t.deepEqual(subs.body.map((s: { id: string }) => s.id), [own.id]);
+  const products = await request(app.baseUrl, '/api/v1/products', { bearer: key });
+  t.deepEqual(products.body.map((p: { id: string }) => p.id), [plan.product_id]);
+  t.is((await request(app.baseUrl, '/api/v1/subscriptions', { cookie })).status, 401);
+});
