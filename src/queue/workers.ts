@@ -4,13 +4,17 @@ import type { WorkerGroup } from './job.ts';
 import { jobRegistry } from './registry.ts';
 
 /**
- * Wakes this process's workers of `queue` so each fetches again as soon as its job is done. With
- * batchSize 1 pg-boss sleeps a poll interval after every job unless a NOTIFY arrives, so a backlog
- * queued at once (a month of invoices) would drain one job per slot per interval. An empty fetch
- * ends the burst. (pg-boss's own burst mode works only for batches larger than one.)
+ * Wakes one of this process's workers of `queue` so it fetches again at once. With batchSize 1
+ * pg-boss sleeps a poll interval after every job unless a NOTIFY arrives, so a backlog queued at
+ * once (a month of invoices) would drain one job per slot per interval. Waking one worker per finished
+ * job (round-robin; a busy one fetches when it is done) keeps the backlog moving without every
+ * worker of the queue fetching after every job. An empty fetch ends the burst.
  */
+let wakeCounter = 0;
 function fetchAgain(boss: Boss, queue: string): void {
-  for (const worker of boss.getWipData()) if (worker.name === queue) boss.notifyWorker(worker.id);
+  const workers = boss.getWipData().filter((w) => w.name === queue);
+  const worker = workers[wakeCounter++ % Math.max(1, workers.length)];
+  if (worker) boss.notifyWorker(worker.id);
 }
 
 /** Registers the handlers of every job in `groups` on `boss`. */
