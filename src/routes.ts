@@ -11,6 +11,7 @@ import { couponRoutes } from './coupons/routes.ts';
 import { invoiceRoutes } from './invoices/routes.ts';
 import { invoicePdfRoutes } from './invoices/pdf/routes.ts';
 import { licenseRoutes } from './licenses/routes.ts';
+import { lifecycleRoutes } from './lifecycle/routes.ts';
 import { paymentMethodRoutes } from './payment-methods/routes.ts';
 import { paymentRoutes } from './payments/routes.ts';
 import { planRoutes } from './plans/routes.ts';
@@ -42,6 +43,7 @@ const domainRoutes: AnyRoute[] = [
   ...eventRoutes,
   ...webhookRoutes,
   ...v1Routes,
+  ...lifecycleRoutes,
 ];
 
 /** Every route of the service: the router, the OpenAPI document and the access-control tests read this list. */

@@ -63,3 +63,29 @@ export function listLedgerEntryRows(db: Db, page: PageQuery, filters: { customer
   if (filters.currency) entries.where({ currency: filters.currency });
   return paginate<LedgerEntryWithBalance>(db.select('*').from(entries.as('credit_ledger')), 'credit_ledger', page);
 }
+
+/** `lockCustomerLedger` for many customers in one statement, in id order (two batches never wait on each other in a cycle). */
+export async function lockCustomerLedgers(db: Db, customerIds: string[]): Promise<void> {
+  if (customerIds.length === 0) return;
+  await db.raw(
+    `select pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(id))
+       from (select distinct unnest(?::text[]) as id order by 1) ids`,
+    [customerIds],
+  );
+}
+
+/** `insertLedgerEntry` for many entries in one statement, in the order given (clock_timestamp per row). */
+export async function insertLedgerEntries(
+  db: Db,
+  entries: { customer_id: string; currency: string; amount: string; kind: LedgerKind; description: string | null; invoice_id: string | null }[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  await db.raw(
+    `insert into credit_ledger (customer_id, currency, amount, kind, description, invoice_id, created_at)
+     select v.customer_id, v.currency, v.amount, v.kind, v.description, v.invoice_id, clock_timestamp()
+       from rows from (jsonb_to_recordset(?::jsonb) as (customer_id uuid, currency text, amount numeric, kind text, description text, invoice_id uuid))
+            with ordinality as v(customer_id, currency, amount, kind, description, invoice_id, n)
+      order by v.n`,
+    [JSON.stringify(entries)],
+  );
+}

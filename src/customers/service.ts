@@ -5,7 +5,7 @@ import { AppError, notFound } from '../http/errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { listProductsOfCustomers } from '../products/repo.ts';
 import { formatMoney } from '../money.ts';
-import { CREDIT_BALANCE_CURRENCY, customerCreditBalances, customerHasBillingHistory, listCustomerSubscriptionRows } from './related-repo.ts';
+import { CREDIT_BALANCE_CURRENCY, customerCreditBalances, customerHasBillingHistory, customerHealthScores, listCustomerSubscriptionRows } from './related-repo.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import {
   deleteCustomerRow, EMAIL_UNIQUE_INDEX, findCustomerRow, insertCustomerRow, listCustomerRows, lockCustomerRow, searchCustomerRows, updateCustomerRow,
@@ -43,12 +43,16 @@ async function withEmailUniqueness<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Adds what the answers derive from other tables: products (D-22) and the credit balance, set-wise per page. */
+/**
+ * Adds what the answers derive from other tables, set-wise per page: products (D-22), the credit balance,
+ * and the health score as of now (D-22), so it is right at once after the change that moves it.
+ */
 async function withDerived(db: Db, rows: CustomerRow[]): Promise<CustomerRecord[]> {
   const ids = rows.map((r) => r.id);
-  const [products, balances] = await Promise.all([listProductsOfCustomers(db, ids), customerCreditBalances(db, ids)]);
+  const [products, balances, scores] = await Promise.all([listProductsOfCustomers(db, ids), customerCreditBalances(db, ids), customerHealthScores(db, ids)]);
   return rows.map((row) => ({
     ...row,
+    health_score: scores.get(row.id) ?? row.health_score,
     creditBalance: balances.get(row.id)?.[CREDIT_BALANCE_CURRENCY] ?? formatMoney('0', CREDIT_BALANCE_CURRENCY),
     creditBalances: balances.get(row.id) ?? {},
     products: products.filter((p) => p.customer_id === row.id),

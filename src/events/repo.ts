@@ -14,6 +14,23 @@ export async function insertEvent(db: Db, row: { id: string; type: string; data:
   return created as EventRow;
 }
 
+/**
+ * Many events in one statement, in the order given: each row's created_at default (clock_timestamp())
+ * is taken as the row is produced, so they list in that order.
+ */
+export async function insertEvents(db: Db, rows: { id: string; type: string; data: unknown }[]): Promise<EventRow[]> {
+  if (rows.length === 0) return [];
+  const result = await db.raw<{ rows: EventRow[] }>(
+    `insert into events (id, type, data)
+     select v.id, v.type, v.data
+       from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
+      order by v.n
+     returning *`,
+    [JSON.stringify(rows)],
+  );
+  return result.rows;
+}
+
 export async function listEventRows(db: Db, page: PageQuery, type?: string): Promise<Page<EventRow>> {
   const query = db('events').select('*');
   if (type) query.where({ type });

@@ -83,6 +83,8 @@ export const errorStatus = {
   rate_limited: 429,
   /** Anything unexpected; never carries the underlying message. */
   internal_error: 500,
+  /** The lifecycle sweep a cron call waited for failed (D-80); its error is in the logs and lifecycle_runs. */
+  lifecycle_run_failed: 500,
   /** A payment provider failed. */
   provider_error: 502,
   /** The identity provider failed or is unreachable. */

@@ -96,3 +96,65 @@ export async function listOpenInvoiceRows(db: Db, customerId: string, currency: 
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .forUpdate();
 }
+
+/** A fully formed invoice row written by a batch (the lifecycle sweep): id, numbers and states decided by the caller. */
+export type InvoiceBulkInsert = InvoiceInsert & Pick<InvoiceRow, 'id' | 'credit_applied' | 'issued_at' | 'paid_at'>;
+
+/** Many invoices in one statement, in the order given; answers the stored rows in that order. */
+export async function insertInvoiceRows(db: Db, rows: InvoiceBulkInsert[]): Promise<InvoiceRow[]> {
+  if (rows.length === 0) return [];
+  const result = await db.raw<{ rows: InvoiceRow[] }>(
+    `insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
+                           credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at)
+     select v.id, v.customer_id, v.subscription_id, v.invoice_number, v.status, v.currency, v.tax_rate, v.subtotal, v.tax_amount, v.total,
+            v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end, coalesce(v.created_at, now())
+       from rows from (jsonb_to_recordset(?::jsonb) as (
+              id uuid, customer_id uuid, subscription_id uuid, invoice_number text, status text, currency text, tax_rate numeric,
+              subtotal numeric, tax_amount numeric, total numeric, credit_applied numeric, due_date timestamptz, issued_at timestamptz,
+              paid_at timestamptz, period_start timestamptz, period_end timestamptz, created_at timestamptz))
+            with ordinality as v(id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
+                                 credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, n)
+      order by v.n
+     returning *`,
+    [JSON.stringify(rows)],
+  );
+  const byId = new Map(result.rows.map((r) => [r.id, r]));
+  return rows.map((r) => byId.get(r.id)!);
+}
+
+/** Line items of many invoices in one statement; `position` numbers each invoice's lines from 1. */
+export async function insertLineItemRowsMany(db: Db, lines: { invoice_id: string; position: number; description: string; quantity: number; unit_price: string; amount: string }[]): Promise<LineItemRow[]> {
+  if (lines.length === 0) return [];
+  const result = await db.raw<{ rows: LineItemRow[] }>(
+    `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
+     select v.invoice_id, v.position, v.description, v.quantity, v.unit_price, v.amount
+       from jsonb_to_recordset(?::jsonb) as v(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)
+     returning *`,
+    [JSON.stringify(lines)],
+  );
+  return result.rows;
+}
+
+/**
+ * Up to `limit` issued invoices whose due date passed by `asOf`, moved to `overdue` (D-52) and
+ * answered; rows another transaction holds are skipped (it is paying or changing them), so two
+ * sweeps never mark one invoice twice.
+ */
+export async function markOverdueInvoiceRows(db: Db, asOf: Date, limit: number): Promise<InvoiceRow[]> {
+  const result = await db.raw<{ rows: InvoiceRow[] }>(
+    `with due as (
+       select id from invoices
+        where status = 'issued' and due_date < ?
+        order by due_date
+        limit ?
+        for update skip locked
+     )
+     update invoices i
+        set status = 'overdue', overdue_at = ?, content_version = i.content_version + 1, updated_at = now()
+       from due
+      where i.id = due.id and i.status = 'issued'
+     returning i.*`,
+    [asOf, limit, asOf],
+  );
+  return result.rows;
+}

@@ -27,7 +27,7 @@ export async function boot(name: string, options: { release: boolean; supervise:
   if (options.release) await migrateLatest(database.knex);
   const boss = createBoss(database.url, logger, { migrate: options.release, supervise: options.supervise });
   await boss.start();
-  if (options.release) await createQueues(boss);
+  if (options.release) await createQueues(boss, config);
   setBoss(boss);
   const deps: AppDeps = { db: database.knex, config, logger };
   if (options.release) await ensureFirstAdmin(deps);

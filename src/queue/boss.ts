@@ -1,5 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../config.ts';
 import { jobRegistry } from './registry.ts';
 
 export type Boss = PgBoss;
@@ -27,13 +28,18 @@ export function createBoss(connectionString: string, logger: Logger, options: Bo
   return boss;
 }
 
-/** Creates every registered queue (idempotent); run by the release step before anything sends. */
-export async function createQueues(boss: Boss): Promise<void> {
+/**
+ * Creates every registered queue (idempotent) and sets their schedules (a configured one that is now unset
+ * is removed); run by the release step before anything sends.
+ */
+export async function createQueues(boss: Boss, config: Config = loadConfig()): Promise<void> {
   for (const job of jobRegistry) {
     const existing = await boss.getQueue(job.name);
     if (existing) await boss.updateQueue(job.name, job.queue);
     else await boss.createQueue(job.name, job.queue);
-    if (job.schedule) await boss.schedule(job.name, job.schedule, {}, { tz: 'UTC' });
+    const schedule = typeof job.schedule === 'function' ? job.schedule(config) : job.schedule;
+    if (schedule) await boss.schedule(job.name, schedule, {}, { tz: 'UTC' });
+    else if (job.schedule) await boss.unschedule(job.name);
   }
 }
 

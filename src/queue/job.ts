@@ -1,6 +1,7 @@
 import type { QueueOptions } from 'pg-boss';
 import type { z } from 'zod';
 import type { AppDeps } from '../app-deps.ts';
+import type { Config } from '../config.ts';
 
 /** The worker processes that scale separately; each has a Procfile line and a workers/ entry. */
 export const WORKER_GROUPS = ['pdf', 'webhooks', 'provider_events', 'lifecycle'] as const;
@@ -20,8 +21,11 @@ export interface JobDef<S extends z.ZodType = z.ZodType> {
   group: WorkerGroup;
   payload: S;
   queue: QueueOptions & { notify?: boolean };
-  /** A cron expression (UTC) when pg-boss should enqueue the job on a schedule. */
-  schedule?: string;
+  /**
+   * A cron expression (UTC) when pg-boss should enqueue the job on a schedule, or a function of the
+   * configuration answering one (undefined: no schedule; a schedule set earlier is removed).
+   */
+  schedule?: string | ((config: Config) => string | undefined);
   /** Jobs of this queue run at once in one process. */
   concurrency: number;
   run(deps: AppDeps, payload: z.output<S>, job: JobContext): Promise<unknown>;

@@ -1,11 +1,16 @@
+import type { Logger } from 'pino';
+import type { CouponRow } from '../coupons/repo.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
+import { recordEvents } from '../events/service.ts';
+import { AppError } from '../http/errors.ts';
 import type { Clock } from '../invoices/service.ts';
-import { requirePlan } from '../plans/service.ts';
-import { invoicePeriod } from './invoicing.ts';
+import type { PlanRow } from '../plans/repo.ts';
+import { issuePeriodInvoices, periodLines, type PendingEvent, type PeriodInvoiceRequest } from './invoicing.ts';
 import { periodBounds } from './periods.ts';
-import { lockSubscriptionRow, updateSubscriptionRow } from './repo.ts';
-import { recordSubscriptionEvent } from './service.ts';
+import { claimDueSubscriptionRows, findCouponRows, findInvoicedPeriods, findPlanRows, periodKey, updateRenewedSubscriptionRows } from './renewal-repo.ts';
+import { lockSubscriptionRow, type SubscriptionRow } from './repo.ts';
+import { serialiseSubscription } from './schema.ts';
 
 export interface RenewalResult {
   periodsAdvanced: number;
@@ -14,49 +19,217 @@ export interface RenewalResult {
   canceled: number;
 }
 
-/** Renewals stop here even for a subscription years behind: the next sweep continues. */
+/** Renewals stop here even for a subscription years behind: the next batch or sweep continues. */
 const MAX_PERIODS_PER_CALL = 120;
 
+const emptyResult = (): RenewalResult => ({ periodsAdvanced: 0, invoicesCreated: 0, trialsEnded: 0, canceled: 0 });
+
+function addResult(into: RenewalResult, more: RenewalResult): void {
+  into.periodsAdvanced += more.periodsAdvanced;
+  into.invoicesCreated += more.invoicesCreated;
+  into.trialsEnded += more.trialsEnded;
+  into.canceled += more.canceled;
+}
+
+/** What renewing one subscription does, in order: its events, with the invoices (by request index) among them. */
+type Slot = { event: PendingEvent } | { invoice: number };
+
+interface RenewalPlan {
+  sub: SubscriptionRow;
+  changed: boolean;
+  slots: Slot[];
+  requests: PeriodInvoiceRequest[];
+  result: RenewalResult;
+}
+
 /**
- * Brings one subscription up to `asOf` (D-81): ends a finished trial, cancels at period end when
- * scheduled (without a new invoice, D-44), and advances every period that ended, invoicing each
- * one in advance, so a subscription several periods behind is invoiced once per missed period.
- * Paused and canceled subscriptions are left alone. Safe to run twice: periods already invoiced
- * are not invoiced again (D-82).
+ * Renewing one subscription up to `asOf`, computed without touching the database (D-81, D-44): ends a
+ * finished trial, cancels at period end when scheduled (without a new invoice), and advances every period
+ * that ended, invoicing each in advance unless `invoiced` says it already is. Paused and canceled
+ * subscriptions stay as they are.
+ */
+function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | undefined, asOf: Date, invoiced: Set<string>, now: Date): RenewalPlan {
+  let sub = start;
+  const plan_: RenewalPlan = { sub, changed: false, slots: [], requests: [], result: emptyResult() };
+  for (let i = 0; i < MAX_PERIODS_PER_CALL; i++) {
+    if (sub.status === 'canceled' || sub.status === 'paused') break;
+    if (sub.current_period_end.getTime() > asOf.getTime()) break;
+    plan_.changed = true;
+    if (sub.cancel_at_period_end) {
+      sub = { ...sub, status: 'canceled', canceled_at: sub.current_period_end, cancel_at_period_end: false, updated_at: now };
+      plan_.slots.push({ event: { type: 'subscription.canceled', data: serialiseSubscription(sub) } });
+      plan_.result.canceled += 1;
+      break;
+    }
+    const endsTrial = sub.status === 'trialing';
+    const next = sub.period_number + 1;
+    const bounds = periodBounds(sub.billing_anchor, sub.billing_cycle, next);
+    sub = { ...sub, period_number: next, current_period_start: bounds.start, current_period_end: bounds.end, status: endsTrial ? 'active' : sub.status, updated_at: now };
+    plan_.result.periodsAdvanced += 1;
+    if (endsTrial) {
+      plan_.result.trialsEnded += 1;
+      plan_.slots.push({ event: { type: 'subscription.updated', data: serialiseSubscription(sub) } });
+    }
+    if (invoiced.has(periodKey(sub.id, bounds.start))) continue;
+    const { lines, usesCoupon } = periodLines(plan, coupon, sub.coupon_cycles_used, bounds);
+    plan_.slots.push({ invoice: plan_.requests.length });
+    plan_.requests.push({ customerId: sub.customer_id, subscriptionId: sub.id, plan, period: bounds, lines });
+    if (usesCoupon) sub = { ...sub, coupon_cycles_used: sub.coupon_cycles_used + 1 };
+    plan_.result.invoicesCreated += 1;
+  }
+  plan_.sub = sub;
+  return plan_;
+}
+
+export interface BatchRenewal extends RenewalResult {
+  /** Subscriptions this batch could not renew (left unchanged), with why. */
+  failures: { id: string; error: unknown }[];
+  /** Subscriptions that did not move at all (nothing was due); a sweep need not claim them again. */
+  unchanged: string[];
+}
+
+/**
+ * Renews subscriptions the caller has locked, set-wise: plans and coupons read in bulk, periods computed
+ * here, every invoice issued by one `issuePeriodInvoices`, the subscriptions updated by one statement and
+ * every event recorded by one `recordEvents` (with its webhook fan-out), all in the caller's transaction.
+ * A subscription that cannot be planned (e.g. its plan is gone) is left out and reported; a failing
+ * statement fails the whole batch (the caller's transaction rolls back).
+ */
+export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock = {}): Promise<BatchRenewal> {
+  const out: BatchRenewal = { ...emptyResult(), failures: [], unchanged: [] };
+  if (subs.length === 0) return out;
+  const now = new Date();
+  const [plans, coupons] = await Promise.all([
+    findPlanRows(trx, subs.map((s) => s.plan_id)),
+    findCouponRows(trx, subs.flatMap((s) => (s.coupon_id ? [s.coupon_id] : []))),
+  ]);
+  const planFor = (sub: SubscriptionRow) => {
+    const plan = plans.get(sub.plan_id);
+    if (!plan) throw new AppError('plan_not_found', `Plan ${sub.plan_id} of subscription ${sub.id} does not exist`);
+    return plan;
+  };
+  const planAll = (invoiced: Set<string>) =>
+    subs.map((sub) => {
+      try {
+        return planRenewal(sub, planFor(sub), sub.coupon_id ? coupons.get(sub.coupon_id) : undefined, asOf, invoiced, now);
+      } catch (error) {
+        return { id: sub.id, error };
+      }
+    });
+  // The periods to invoice do not depend on what is invoiced already, so a first pass finds them all and
+  // one query says which exist (a sweep killed after committing some periods, or a concurrent path).
+  const candidates = planAll(new Set()).flatMap((p) => ('requests' in p ? p.requests.map((r) => ({ subscriptionId: r.subscriptionId, periodStart: r.period.start })) : []));
+  const planned = planAll(await findInvoicedPeriods(trx, candidates));
+
+  const renewals: RenewalPlan[] = [];
+  for (const p of planned) {
+    if (!('slots' in p)) out.failures.push(p);
+    else if (!p.changed) out.unchanged.push(p.sub.id);
+    else renewals.push(p);
+  }
+  if (renewals.length === 0) return out;
+
+  await updateRenewedSubscriptionRows(trx, renewals.map(({ sub }) => ({
+    id: sub.id,
+    status: sub.status,
+    period_number: sub.period_number,
+    current_period_start: sub.current_period_start,
+    current_period_end: sub.current_period_end,
+    cancel_at_period_end: sub.cancel_at_period_end,
+    canceled_at: sub.canceled_at,
+    coupon_cycles_used: sub.coupon_cycles_used,
+    updated_at: sub.updated_at,
+  })));
+  const issued = await issuePeriodInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf });
+  const events: PendingEvent[] = [];
+  let offset = 0;
+  for (const renewal of renewals) {
+    for (const slot of renewal.slots) {
+      if ('event' in slot) events.push(slot.event);
+      else events.push(...issued[offset + slot.invoice]!.events);
+    }
+    offset += renewal.requests.length;
+    addResult(out, renewal.result);
+  }
+  await recordEvents(trx, events);
+  return out;
+}
+
+/**
+ * Brings one subscription up to `asOf` (D-81): a batch of one over the sweep's code. Safe to run twice
+ * and concurrently: the row lock orders the callers and periods already invoiced are not invoiced again (D-82).
  */
 export async function renewSubscription(db: Db, id: string, asOf: Date, clock: Clock = {}): Promise<RenewalResult> {
-  const result: RenewalResult = { periodsAdvanced: 0, invoicesCreated: 0, trialsEnded: 0, canceled: 0 };
-  await inTransaction(db, async (trx) => {
-    let sub = await lockSubscriptionRow(trx, id);
-    if (!sub) return;
-    for (let i = 0; i < MAX_PERIODS_PER_CALL; i++) {
-      if (sub.status === 'canceled' || sub.status === 'paused') return;
-      if (sub.current_period_end.getTime() > asOf.getTime()) return;
-      if (sub.cancel_at_period_end) {
-        sub = await updateSubscriptionRow(trx, sub.id, { status: 'canceled', canceled_at: sub.current_period_end, cancel_at_period_end: false });
-        await recordSubscriptionEvent(trx, 'subscription.canceled', sub);
-        result.canceled += 1;
-        return;
-      }
-      const endsTrial = sub.status === 'trialing';
-      const next = sub.period_number + 1;
-      const bounds = periodBounds(sub.billing_anchor, sub.billing_cycle, next);
-      sub = await updateSubscriptionRow(trx, sub.id, {
-        period_number: next,
-        current_period_start: bounds.start,
-        current_period_end: bounds.end,
-        ...(endsTrial ? { status: 'active' as const } : {}),
-      });
-      result.periodsAdvanced += 1;
-      if (endsTrial) {
-        result.trialsEnded += 1;
-        await recordSubscriptionEvent(trx, 'subscription.updated', sub);
-      }
-      const plan = await requirePlan(trx, sub.plan_id, 'planId');
-      const invoiced = await invoicePeriod(trx, sub, plan, bounds, { ...clock, now: clock.now ?? asOf });
-      sub = invoiced.subscription;
-      if (invoiced.invoice) result.invoicesCreated += 1;
-    }
+  return inTransaction(db, async (trx) => {
+    const sub = await lockSubscriptionRow(trx, id);
+    if (!sub) return emptyResult();
+    const { failures, unchanged: _unchanged, ...result } = await renewLockedSubscriptions(trx, [sub], asOf, clock);
+    if (failures[0]) throw failures[0].error;
+    return result;
   });
-  return result;
+}
+
+export interface SweepRenewals extends RenewalResult {
+  errors: number;
+  batches: number;
+}
+
+export interface RenewDueOptions {
+  batchSize?: number;
+  /** Batches run at once within this sweep (each claims its own rows). */
+  concurrency?: number;
+  clock?: Clock;
+  logger?: Logger;
+  /** Called after every committed batch (the sweep's heartbeat). */
+  onBatch?: () => Promise<void>;
+}
+
+/**
+ * Renews every subscription due by `asOf` in batches of `batchSize` (D-82): each batch claims its rows with
+ * FOR UPDATE SKIP LOCKED, renews them set-wise and commits, so a sweep killed half-way leaves whole batches
+ * done and the rest due, and two sweeps at once split the rows between them. When a batch fails as a
+ * whole, its subscriptions are retried one by one so the failing one is found, logged and counted in
+ * `errors` while the others renew; the sweep goes on.
+ */
+export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDueOptions = {}): Promise<SweepRenewals> {
+  const { batchSize = 500, concurrency = 1, clock = {}, logger, onBatch } = options;
+  const totals: SweepRenewals = { ...emptyResult(), errors: 0, batches: 0 };
+  // Subscriptions this sweep gave up on (failed) or found not due after all: never claimed again by it.
+  const skip = new Set<string>();
+  const fail = (id: string, error: unknown) => {
+    skip.add(id);
+    totals.errors += 1;
+    logger?.error({ err: error, subscriptionId: id }, 'renewal failed; the sweep goes on');
+  };
+
+  const loop = async () => {
+    for (;;) {
+      let claimed: string[] = [];
+      try {
+        const batch = await inTransaction(db, async (trx) => {
+          const subs = await claimDueSubscriptionRows(trx, asOf, batchSize, [...skip]);
+          claimed = subs.map((s) => s.id);
+          return renewLockedSubscriptions(trx, subs, asOf, clock);
+        });
+        if (claimed.length === 0) return;
+        addResult(totals, batch);
+        for (const id of batch.unchanged) skip.add(id);
+        for (const { id, error } of batch.failures) fail(id, error);
+      } catch (error) {
+        if (claimed.length === 0) throw error;
+        logger?.warn({ err: error, subscriptions: claimed.length }, 'renewal batch failed; renewing its subscriptions one by one');
+        for (const id of claimed) {
+          try {
+            addResult(totals, await renewSubscription(db, id, asOf, clock));
+          } catch (one) {
+            fail(id, one);
+          }
+        }
+      }
+      totals.batches += 1;
+      await onBatch?.();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, loop));
+  return totals;
 }

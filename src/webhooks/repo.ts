@@ -71,6 +71,21 @@ export async function insertDeliveriesForEvent(db: Db, event: Pick<EventRow, 'id
   return result.rows as { id: string }[];
 }
 
+/** `insertDeliveriesForEvent` for many events in one statement. */
+export async function insertDeliveriesForEvents(db: Db, events: Pick<EventRow, 'id' | 'type'>[]): Promise<{ id: string }[]> {
+  if (events.length === 0) return [];
+  const result = await db.raw(
+    `insert into webhook_deliveries (endpoint_id, event_id)
+     select e.id, v.id
+       from jsonb_to_recordset(?::jsonb) as v(id text, type text)
+       join webhook_endpoints e on e.enabled and e.events && array[v.type, '*']::text[]
+     on conflict (endpoint_id, event_id) do nothing
+     returning id`,
+    [JSON.stringify(events.map((e) => ({ id: e.id, type: e.type })))],
+  );
+  return result.rows as { id: string }[];
+}
+
 const deliveryColumns = ['webhook_deliveries.*', 'events.type as event_type'];
 
 export async function findDelivery(db: Db, id: string): Promise<DeliveryRow | undefined> {

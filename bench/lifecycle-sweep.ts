@@ -1,0 +1,143 @@
+/**
+ * The daily lifecycle sweep (issue 8): LIFECYCLE_BENCH_COUNT (100,000) monthly subscriptions whose period
+ * ended, renewed end to end by a real `workers/lifecycle.ts` process: period advanced, an issued invoice with
+ * its line, invoice.created, and a webhook delivery row and job for a subscribed endpoint. Prints renewals/s
+ * (the renewal step, and the whole sweep from request to finished run) beside a raw ceiling measured in the
+ * same run: this process inserting the same number of invoice rows into a copy of the invoices table
+ * (same columns and indexes), 500 rows per statement and transaction. Aim: >= 1,000 renewals/s.
+ */
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Knex } from 'knex';
+import { createKnex } from '../src/db/knex.ts';
+import { requestLifecycleRun } from '../src/lifecycle/service.ts';
+import { waitForRun } from '../src/lifecycle/runs.ts';
+import type { LifecycleSummary } from '../src/lifecycle/sweep.ts';
+import { createLogger } from '../src/logger.ts';
+import { createBoss, setBoss } from '../src/queue/boss.ts';
+import '../src/queue/registry.ts';
+import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
+import { seedRows } from './fixtures.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const say = (message: string) => console.error(`[bench lifecycle] ${message}`);
+const COUNT = Number(process.env.LIFECYCLE_BENCH_COUNT ?? 100_000);
+const ANCHOR = '2026-01-15T09:00:00.000Z';
+const AS_OF = new Date('2026-02-16T00:00:00.000Z');
+const BATCH = 500;
+
+/** COUNT active monthly subscriptions anchored at ANCHOR, each one period in (it ended before AS_OF), spread over the seeded customers and plans. */
+async function seedDueSubscriptions(knex: Knex, customerIds: string[], planIds: string[]): Promise<void> {
+  await knex.raw(
+    `insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number, current_period_start, current_period_end, created_at)
+     select (?::uuid[])[1 + g % ?], (?::uuid[])[1 + g % ?], 'active', 'monthly', ?::timestamptz, 0, ?::timestamptz, ?::timestamptz + interval '1 month', ?::timestamptz
+       from generate_series(0, ? - 1) as g`,
+    [customerIds, customerIds.length, planIds, planIds.length, ANCHOR, ANCHOR, ANCHOR, ANCHOR, COUNT],
+  );
+  await knex.raw('analyze subscriptions, customers, plans');
+}
+
+/** The ceiling: COUNT invoice rows inserted straight into a same-shaped table, BATCH per statement and transaction. */
+async function rawInvoiceInserts(knex: Knex, customerIds: string[]): Promise<number> {
+  await knex.raw('create table bench_invoice_ceiling (like invoices including all)');
+  onCleanup(() => knex.raw('drop table if exists bench_invoice_ceiling').then(() => undefined));
+  const started = performance.now();
+  for (let done = 0; done < COUNT; done += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, COUNT - done) }, (_, i) => ({
+      customer_id: customerIds[(done + i) % customerIds.length],
+      invoice_number: `CEIL-2026-${done + i + 1}`,
+      status: 'issued',
+      currency: 'USD',
+      tax_rate: '0',
+      subtotal: '29.00',
+      tax_amount: '0.00',
+      total: '29.00',
+      due_date: AS_OF,
+      issued_at: AS_OF,
+      period_start: AS_OF,
+      period_end: AS_OF,
+      created_at: AS_OF,
+    }));
+    await knex.transaction((trx) => trx('bench_invoice_ceiling').insert(rows));
+  }
+  return COUNT / ((performance.now() - started) / 1000);
+}
+
+async function count(knex: Knex, sql: string, bindings: readonly Knex.RawBinding[] = []): Promise<number> {
+  return Number((await knex.raw(sql, bindings)).rows[0].n);
+}
+
+async function main(): Promise<void> {
+  say('starting PostgreSQL and migrating a bench database');
+  const databaseUrl = await startBenchDatabase();
+  const knex = createKnex(databaseUrl, 4);
+  onCleanup(() => knex.destroy());
+  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), { migrate: false, supervise: false, max: 2 });
+  await boss.start();
+  onCleanup(() => boss.stop({ graceful: false }));
+  setBoss(boss);
+
+  const { customerIds, planIds } = await seedRows(knex);
+  await knex('webhook_endpoints').insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' });
+  say(`seeding ${COUNT} due subscriptions`);
+  await seedDueSubscriptions(knex, customerIds, planIds);
+
+  say(`raw ceiling: ${COUNT} invoice rows, ${BATCH} per insert`);
+  const ceiling = await rawInvoiceInserts(knex, customerIds);
+
+  say('starting the lifecycle worker (workers/lifecycle.ts)');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/lifecycle.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', NODE_ENV: 'development' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  onCleanup(() => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+  });
+
+  say(`sweep as of ${AS_OF.toISOString()}`);
+  const started = performance.now();
+  const { run } = await requestLifecycleRun(knex, AS_OF);
+  const done = await waitForRun(knex, run.id, 30 * 60_000, 100);
+  const seconds = (performance.now() - started) / 1000;
+  if (done?.status !== 'succeeded') throw new Error(`the sweep ended ${done?.status}: ${done?.error}`);
+  const summary = done.summary as unknown as LifecycleSummary;
+
+  // What "renewed end to end" means, checked: every subscription moved, one invoice + line + event + delivery each.
+  const checks = {
+    subscriptionsAdvanced: await count(knex, `select count(*) as n from subscriptions where period_number = 1 and current_period_start = ?::timestamptz + interval '1 month'`, [ANCHOR]),
+    invoices: await count(knex, 'select count(*) as n from invoices where subscription_id is not null'),
+    lines: await count(knex, 'select count(*) as n from invoice_line_items'),
+    invoiceCreatedEvents: await count(knex, `select count(*) as n from events where type = 'invoice.created'`),
+    deliveries: await count(knex, 'select count(*) as n from webhook_deliveries'),
+    deliveryJobs: await count(knex, `select count(*) as n from pgboss.job where name = 'webhooks.deliver'`),
+    highestInvoiceNumber: await count(knex, `select coalesce(max(last_seq), 0) as n from document_counters where kind = 'INV'`),
+  };
+  const wrong = Object.entries(checks).filter(([, n]) => n !== COUNT);
+  if (wrong.length > 0 || summary.invoicesCreated !== COUNT) throw new Error(`the sweep did not renew everything: ${JSON.stringify({ checks, summary })}`);
+
+  const renewalSeconds = summary.durationsMs.renewals! / 1000;
+  const perSecond = COUNT / renewalSeconds;
+  console.log('');
+  console.log(`lifecycle sweep: ${COUNT} subscriptions due, batches of ${BATCH}; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`);
+  console.log(`renewals/s ${perSecond.toFixed(0)} (aim >= 1000)   raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s   ratio ${(perSecond / ceiling).toFixed(2)}`);
+  const runSeconds = (done.finished_at!.getTime() - done.started_at!.getTime()) / 1000;
+  console.log(`whole sweep (all steps), run started to finished: ${runSeconds.toFixed(1)} s (${(COUNT / runSeconds).toFixed(0)} renewals/s); request to finished, worker start-up included: ${seconds.toFixed(1)} s`);
+  console.log(`steps ms ${JSON.stringify(summary.durationsMs)}`);
+  console.log(`checked: ${JSON.stringify(checks)}`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  let code = 1;
+  try {
+    await main();
+    code = 0;
+  } catch (error) {
+    console.error('\nLIFECYCLE BENCH FAILED:', error instanceof Error ? error.message : error);
+  } finally {
+    await cleanUp();
+  }
+  process.exit(code);
+}

@@ -1,0 +1,24 @@
+import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
+import { recordEvents } from '../events/service.ts';
+import { invoiceEventData } from '../invoices/events.ts';
+import { markOverdueInvoiceRows } from '../invoices/repo.ts';
+
+/**
+ * D-52: issued invoices whose due date passed by `asOf` become `overdue`, each recording `invoice.overdue`
+ * in the transaction that moves it, in bounded batches. The move happens once per invoice (only `issued`
+ * rows move), so the event is recorded once however many sweeps run.
+ */
+export async function markOverdueInvoices(db: Db, asOf: Date, batchSize = 500, onBatch?: () => Promise<void>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const marked = await inTransaction(db, async (trx) => {
+      const rows = await markOverdueInvoiceRows(trx, asOf, batchSize);
+      await recordEvents(trx, rows.map((row) => ({ type: 'invoice.overdue' as const, data: invoiceEventData(row) })));
+      return rows.length;
+    });
+    total += marked;
+    await onBatch?.();
+    if (marked < batchSize) return total;
+  }
+}

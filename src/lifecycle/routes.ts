@@ -1,0 +1,33 @@
+import { defineRoute } from '../http/route.ts';
+import { cronAcceptedResponse, cronLifecycleBody, cronLifecycleQuery, lifecycleSummaryResponse } from './schema.ts';
+import { triggerLifecycle } from './service.ts';
+
+/** How long `?wait=true` waits for the sweep before answering 202 (the sweep goes on). */
+export const CRON_WAIT_MS = 5 * 60_000;
+
+export const lifecycleRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/billing/cron/lifecycle',
+    auth: 'cron',
+    tag: 'Lifecycle',
+    summary: 'Run the daily lifecycle sweep (or join the one queued or running); ?wait=true answers its summary',
+    query: cronLifecycleQuery,
+    body: cronLifecycleBody,
+    idempotent: false,
+    responses: {
+      200: { description: 'With ?wait=true: the finished sweep\'s summary', schema: lifecycleSummaryResponse },
+      202: { description: 'Queued or joined (also when ?wait=true waited 5 minutes); Retry-After when waiting ran out', schema: cronAcceptedResponse },
+      401: { description: 'invalid_cron_secret; nothing is enqueued' },
+      500: { description: 'lifecycle_run_failed: with ?wait=true, the sweep failed' },
+    },
+    handler: async ({ deps, query, body }) => {
+      // D-81: moving time is for tests and staging; production always sweeps as of now.
+      const asOf = deps.config.NODE_ENV === 'production' ? null : (body.asOf ?? null);
+      if (body.asOf && asOf === null) deps.logger.warn('cron lifecycle: body asOf ignored in production');
+      const answer = await triggerLifecycle(deps.db, asOf, query.wait ? CRON_WAIT_MS : null);
+      if (answer.status === 200) return { status: 200, body: { jobId: answer.run.id, ...answer.summary } };
+      return { status: 202, body: { jobId: answer.run.id, status: answer.run.status }, headers: query.wait ? { 'Retry-After': '30' } : undefined };
+    },
+  }),
+];

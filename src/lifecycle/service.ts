@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
+import { AppError } from '../http/errors.ts';
+import { enqueue } from '../queue/enqueue.ts';
+import { abandonStaleRunRow, findOpenRunRow, insertOpenRunRow, type LifecycleRunRow } from './repo.ts';
+import { waitForRun } from './runs.ts';
+import { lifecycleSweepJob } from './sweep.job.ts';
+import type { LifecycleSummary } from './sweep.ts';
+
+/** A running run without a heartbeat this long was abandoned by a dead process (batches beat every second or so). */
+export const STALE_RUN_SECONDS = 600;
+
+/**
+ * D-80: enqueues a sweep as of `asOf` (null: when it starts), or joins the one queued or running. The run
+ * row and its job commit together; the partial unique index on open runs settles concurrent callers.
+ */
+export async function requestLifecycleRun(db: Db, asOf: Date | null): Promise<{ run: LifecycleRunRow; joined: boolean }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const outcome = await inTransaction(db, async (trx) => {
+      await abandonStaleRunRow(trx, STALE_RUN_SECONDS);
+      const id = randomUUID();
+      const created = await insertOpenRunRow(trx, { id, status: 'queued', jobId: id, asOf });
+      if (created) {
+        await enqueue(trx, lifecycleSweepJob, { runId: id }, { id });
+        return { run: created, joined: false };
+      }
+      const open = await findOpenRunRow(trx);
+      return open ? { run: open, joined: true } : null;
+    });
+    // null: the open run finished between the insert and the read; try again.
+    if (outcome) return outcome;
+  }
+  throw new Error('could not open or join a lifecycle run');
+}
+
+export type CronAnswer = { status: 202; run: LifecycleRunRow } | { status: 200; run: LifecycleRunRow; summary: LifecycleSummary };
+
+/** The cron endpoint's use case: request (or join) a run and, with `waitMs`, wait for its summary. */
+export async function triggerLifecycle(db: Db, asOf: Date | null, waitMs: number | null): Promise<CronAnswer> {
+  const { run } = await requestLifecycleRun(db, asOf);
+  if (waitMs === null) return { status: 202, run };
+  const done = (await waitForRun(db, run.id, waitMs)) ?? run;
+  if (done.status === 'succeeded') return { status: 200, run: done, summary: done.summary as unknown as LifecycleSummary };
+  if (done.status === 'failed') throw new AppError('lifecycle_run_failed', `Lifecycle run ${done.id} failed`);
+  return { status: 202, run: done };
+}

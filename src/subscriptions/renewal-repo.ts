@@ -1,0 +1,70 @@
+/** Set-wise SQL of renewals (the lifecycle sweep's batches): claims, bulk reads and one bulk update. */
+import type { Db } from '../db/knex.ts';
+import type { CouponRow } from '../coupons/repo.ts';
+import type { PlanRow } from '../plans/repo.ts';
+import type { SubscriptionRow } from './repo.ts';
+
+/** The statuses a renewal moves on; paused and canceled subscriptions are left alone (D-44). */
+export const RENEWABLE_STATUSES = ['active', 'trialing', 'past_due'] as const;
+
+/**
+ * Locks up to `limit` subscriptions whose period ended by `asOf`, oldest period end first, skipping rows
+ * another transaction holds (another sweep's batch, or a PUT on that subscription), so concurrent sweeps
+ * share the work instead of queueing on it. `exclude` holds ids this sweep already gave up on.
+ */
+export async function claimDueSubscriptionRows(trx: Db, asOf: Date, limit: number, exclude: string[] = []): Promise<SubscriptionRow[]> {
+  const query = trx('subscriptions')
+    .whereIn('status', RENEWABLE_STATUSES)
+    .where('current_period_end', '<=', asOf)
+    .orderBy([{ column: 'current_period_end' }, { column: 'id' }])
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
+  if (exclude.length > 0) query.whereRaw('not (id = any(?::uuid[]))', [exclude]);
+  return query.select('*');
+}
+
+/** Which of these (subscription, period start) pairs already have their invoice (D-82). */
+export async function findInvoicedPeriods(db: Db, periods: { subscriptionId: string; periodStart: Date }[]): Promise<Set<string>> {
+  if (periods.length === 0) return new Set();
+  const result = await db.raw<{ rows: { subscription_id: string; period_start: Date }[] }>(
+    `select i.subscription_id, i.period_start
+       from jsonb_to_recordset(?::jsonb) as v(subscription_id uuid, period_start timestamptz)
+       join invoices i on i.subscription_id = v.subscription_id and i.period_start = v.period_start`,
+    [JSON.stringify(periods.map((p) => ({ subscription_id: p.subscriptionId, period_start: p.periodStart })))],
+  );
+  return new Set(result.rows.map((r) => periodKey(r.subscription_id, r.period_start)));
+}
+
+export const periodKey = (subscriptionId: string, start: Date) => `${subscriptionId}@${start.toISOString()}`;
+
+export async function findPlanRows(db: Db, ids: string[]): Promise<Map<string, PlanRow>> {
+  const rows: PlanRow[] = ids.length === 0 ? [] : await db('plans').whereIn('id', [...new Set(ids)]).select('*');
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export async function findCouponRows(db: Db, ids: string[]): Promise<Map<string, CouponRow>> {
+  const rows: CouponRow[] = ids.length === 0 ? [] : await db('coupons').whereIn('id', [...new Set(ids)]).select('*');
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** The renewal's changes to many locked subscriptions in one statement. */
+export type RenewalChange = Pick<
+  SubscriptionRow,
+  'id' | 'status' | 'period_number' | 'current_period_start' | 'current_period_end' | 'cancel_at_period_end' | 'canceled_at' | 'coupon_cycles_used' | 'updated_at'
+>;
+
+export async function updateRenewedSubscriptionRows(db: Db, changes: RenewalChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  await db.raw(
+    `update subscriptions s
+        set status = v.status, period_number = v.period_number, current_period_start = v.current_period_start,
+            current_period_end = v.current_period_end, cancel_at_period_end = v.cancel_at_period_end,
+            canceled_at = v.canceled_at, coupon_cycles_used = v.coupon_cycles_used, updated_at = v.updated_at
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, status text, period_number integer, current_period_start timestamptz,
+              current_period_end timestamptz, cancel_at_period_end boolean, canceled_at timestamptz, coupon_cycles_used integer,
+              updated_at timestamptz)
+      where s.id = v.id`,
+    [JSON.stringify(changes)],
+  );
+}
