@@ -41,7 +41,7 @@ export interface LineItemRow {
 }
 
 export type InvoiceInsert = Pick<InvoiceRow, 'customer_id' | 'subscription_id' | 'invoice_number' | 'status' | 'currency' | 'tax_rate' | 'subtotal' | 'tax_amount' | 'total'> &
-  Partial<Pick<InvoiceRow, 'due_date' | 'period_start' | 'period_end' | 'created_at'>>;
+  Partial<Pick<InvoiceRow, 'due_date' | 'issued_at' | 'period_start' | 'period_end' | 'created_at'>>;
 
 export type InvoiceChanges = Partial<
   Pick<InvoiceRow, 'status' | 'amount_paid' | 'credit_applied' | 'credited_amount' | 'due_date' | 'issued_at' | 'paid_at' | 'voided_at' | 'overdue_at'>

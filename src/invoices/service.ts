@@ -10,7 +10,7 @@ import { money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { invoiceEventData } from './events.ts';
 import { nextDocumentNumber } from './numbering.ts';
-import { findInvoiceRow, insertInvoiceRow, insertLineItemRows, listInvoiceRows, listLineItemRows, lockInvoiceRow, updateInvoiceRow, type InvoiceRow, type InvoiceStatus, type LineItemRow } from './repo.ts';
+import { findInvoiceRow, insertInvoiceRow, insertLineItemRows, listInvoiceRows, listLineItemRows, lockInvoiceRow, updateInvoiceRow, type InvoiceChanges, type InvoiceRow, type InvoiceStatus, type LineItemRow } from './repo.ts';
 import type { CreateInvoiceInput } from './schema.ts';
 import { updateAndSettle } from './settle.ts';
 import { priceInvoice } from './totals.ts';
@@ -37,15 +37,26 @@ async function assertSubscriptionExists(db: Db, subscriptionId: string): Promise
   }
 }
 
-/**
- * draft -> issued (D-52): stamps the issue date and the due date (default issue + payment terms),
- * then spends the customer's store credit on it (D-57). A zero total is paid at once.
- */
-async function issue(trx: Db, invoice: InvoiceRow, now: Date, settings?: SettingOverrides): Promise<InvoiceRow> {
+/** The due date an invoice issued at `now` gets (D-52): its own, else issue date + payment terms. */
+async function dueDateFor(trx: Db, dueDate: Date | null, now: Date, settings?: SettingOverrides): Promise<Date> {
+  if (dueDate) return dueDate;
   const { 'billing.payment_terms_days': terms } = await getSettings(trx, ['billing.payment_terms_days'], settings);
+  return new Date(now.getTime() + terms * DAY_MS);
+}
+
+/**
+ * Applies `changes` that make an invoice issued (or none, when it was created issued), then spends the
+ * customer's store credit on it (D-57); a zero amount due is paid at once.
+ */
+async function settleIssued(trx: Db, invoice: InvoiceRow, changes: InvoiceChanges, now: Date): Promise<InvoiceRow> {
   await lockCustomerLedger(trx, invoice.customer_id);
-  const issued = await updateAndSettle(trx, invoice, { status: 'issued', issued_at: now, due_date: invoice.due_date ?? new Date(now.getTime() + terms * DAY_MS) }, now);
-  return issued.status === 'issued' ? applyCreditToInvoice(trx, issued, now) : issued;
+  const settled = await updateAndSettle(trx, invoice, changes, now);
+  return settled.status === 'issued' ? applyCreditToInvoice(trx, settled, now) : settled;
+}
+
+/** draft -> issued (D-52): stamps the issue date and the due date, then settles what credit covers. */
+async function issue(trx: Db, invoice: InvoiceRow, now: Date, settings?: SettingOverrides): Promise<InvoiceRow> {
+  return settleIssued(trx, invoice, { status: 'issued', issued_at: now, due_date: await dueDateFor(trx, invoice.due_date, now, settings) }, now);
 }
 
 /**
@@ -83,17 +94,20 @@ export async function createInvoice(db: Db, input: NewInvoice, clock: Clock = {}
     if (totals.total.isNegative()) {
       throw new AppError('invalid_request', 'The invoice total must not be negative', { details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }] });
     }
+    const issueNow = input.status === 'issued';
     let invoice = await insertInvoiceRow(trx, {
       customer_id: input.customerId,
       subscription_id: input.subscriptionId ?? null,
       invoice_number: await nextDocumentNumber(trx, 'INV', now),
-      status: 'draft',
+      // Created as issued when asked, so invoice.created describes it as integrators will see it (status, due date).
+      status: issueNow ? 'issued' : 'draft',
+      issued_at: issueNow ? now : null,
       currency: input.currency,
       tax_rate: taxRate,
       subtotal: totals.subtotal.toString(),
       tax_amount: totals.taxAmount.toString(),
       total: totals.total.toString(),
-      due_date: input.dueDate ?? null,
+      due_date: issueNow ? await dueDateFor(trx, input.dueDate ?? null, now, clock.settings) : (input.dueDate ?? null),
       period_start: input.period?.start ?? null,
       period_end: input.period?.end ?? null,
       created_at: now,
@@ -104,7 +118,7 @@ export async function createInvoice(db: Db, input: NewInvoice, clock: Clock = {}
       totals.lines.map((l) => ({ description: l.description, quantity: l.quantity, unit_price: l.unitPrice, amount: l.amount.toString() })),
     );
     await recordEvent(trx, 'invoice.created', invoiceEventData(invoice));
-    if (input.status === 'issued') invoice = await issue(trx, invoice, now, clock.settings);
+    if (issueNow) invoice = await settleIssued(trx, invoice, {}, now);
     return { invoice, lines };
   });
 }

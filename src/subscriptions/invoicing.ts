@@ -133,8 +133,8 @@ export async function issuePeriodInvoices(trx: Db, requests: PeriodInvoiceReques
   for (const line of lines) linesOf.set(line.invoice_id, [...(linesOf.get(line.invoice_id) ?? []), line]);
 
   return invoices.map((invoice) => {
-    // invoice.created describes the invoice as created, before it was issued (as createInvoice records it).
-    const asCreated: InvoiceRow = { ...invoice, status: 'draft', due_date: null, issued_at: null, paid_at: null, credit_applied: '0' };
+    // invoice.created describes the invoice as issued, before store credit settled it (as createInvoice records it).
+    const asCreated: InvoiceRow = { ...invoice, status: 'issued', paid_at: null, credit_applied: '0' };
     const events: PendingEvent[] = [{ type: 'invoice.created', data: invoiceEventData(asCreated) }];
     if (invoice.status === 'paid') events.push({ type: 'invoice.paid', data: invoiceEventData(invoice) });
     const sorted = (linesOf.get(invoice.id) ?? []).sort((a, b) => a.position - b.position);
