@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, nonEmptyString, optionalText } from '../http/schemas.ts';
+import { iso, lookupText, nonEmptyString, optionalText } from '../http/schemas.ts';
 import { productSummaryResponse, serialiseProductSummary } from '../products/schema.ts';
 import type { ProductRow } from '../products/repo.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
@@ -39,7 +39,8 @@ export type UpdateCustomerInput = z.infer<typeof updateCustomerBody>;
 
 /** `q` is required and non-empty; text without any word in it simply matches nothing. */
 export const searchCustomersQuery = z.object({
-  q: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as text') }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  // Only words (letters, marks, digits) of it reach the database (search-query.ts): any text is safe.
+  q: lookupText(z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as text') }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')),
 });
 
 

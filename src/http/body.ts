@@ -42,10 +42,13 @@ export async function jsonBody(ctx: Context, next: Next): Promise<void> {
   }
   const raw = await readLimited(ctx, BODY_LIMIT_BYTES);
   ctx.state.rawBody = raw;
-  if (raw.length === 0) return next();
-  if (!isJson(ctx.get('content-type'))) {
+  // A declared non-JSON type is refused even with an empty body: that is what a bodiless HTML form sends,
+  // and refusing every form is half of the CSRF defence (the other half is the SameSite cookie).
+  const contentType = ctx.get('content-type');
+  if ((raw.length > 0 || contentType !== '') && !isJson(contentType)) {
     throw new AppError('unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json)');
   }
+  if (raw.length === 0) return next();
   try {
     ctx.state.body = JSON.parse(raw.toString('utf8'));
   } catch {

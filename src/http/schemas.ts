@@ -5,6 +5,18 @@ export const uuid = z.uuid({ error: 'must be a UUID' });
 
 export const idParams = z.object({ id: uuid });
 
+/** Metadata key of `lookupText` (it also shows in the OpenAPI document). */
+export const LOOKUP_TEXT = 'x-lookup-text';
+
+/**
+ * Marks a top-level field whose text the domain only looks up after reducing it to a safe form (a license
+ * key checked against its pattern, search words), so any text is accepted, including the NUL characters
+ * and unpaired surrogates that other fields refuse (src/http/validate.ts).
+ */
+export function lookupText<S extends z.ZodType>(schema: S): S {
+  return schema.meta({ [LOOKUP_TEXT]: true }) as S;
+}
+
 export const nonEmptyString = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
 export const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);

@@ -8,5 +8,7 @@ export async function securityHeaders(ctx: Context, next: Next): Promise<void> {
   ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'");
   if (ctx.secure) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  // Answers hold customer data, a new session or a key shown once: no cache keeps them unless a route says so.
+  ctx.set('Cache-Control', 'no-store');
   await next();
 }

@@ -1,11 +1,60 @@
 import type { z } from 'zod';
 import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { LOOKUP_TEXT } from './schemas.ts';
 
 export function issuesToDetails(error: z.ZodError, prefix: string): ErrorDetail[] {
   return error.issues.map((issue) => ({
     path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
     message: issue.message,
   }));
+}
+
+const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+
+// NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const isUnstorable = (text: string) => UNSTORABLE.test(text);
+
+/**
+ * Where `value` holds text PostgreSQL cannot store as sent: text and jsonb refuse U+0000 (a 500 if it got
+ * that far), and an unpaired surrogate would silently become U+FFFD. Walks keys and strings without
+ * recursion, so a deeply nested value cannot exhaust the stack.
+ */
+export function unstorableTextPaths(value: unknown): (string | number)[][] {
+  // Each visited node keeps its parent and key; a path is spelled out only for what is found.
+  interface Node {
+    value: unknown;
+    parent: Node | undefined;
+    key: string | number | undefined;
+  }
+  const pathOf = (node: Node | undefined, key?: string): (string | number)[] => {
+    const path: (string | number)[] = key === undefined ? [] : [key];
+    for (let n = node; n?.parent; n = n.parent) path.unshift(n.key!);
+    return path;
+  };
+  const found: (string | number)[][] = [];
+  const stack: Node[] = [{ value, parent: undefined, key: undefined }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const current = node.value;
+    if (typeof current === 'string') {
+      if (isUnstorable(current)) found.push(pathOf(node));
+    } else if (Array.isArray(current)) {
+      current.forEach((item, i) => stack.push({ value: item, parent: node, key: i }));
+    } else if (current !== null && typeof current === 'object' && !(current instanceof Date)) {
+      for (const [key, item] of Object.entries(current)) {
+        if (isUnstorable(key)) found.push(pathOf(node, key));
+        stack.push({ value: item, parent: node, key });
+      }
+    }
+  }
+  return found;
+}
+
+/** The top-level fields of an object schema marked with `lookupText` (src/http/schemas.ts). */
+function lookupTextFields(schema: z.ZodType): Set<string> {
+  const shape = (schema as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  return new Set(Object.keys(shape).filter((key) => shape[key]!.meta()?.[LOOKUP_TEXT] === true));
 }
 
 /** Parses `value` or throws one AppError listing every problem. */
@@ -15,9 +64,18 @@ export function parseOrThrow<S extends z.ZodType>(
   where: 'body' | 'query' | 'params',
   code: ErrorCode = 'invalid_request',
 ): z.output<S> {
+  const prefix = where === 'body' ? '' : where;
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const details = issuesToDetails(result.error, where === 'body' ? '' : where);
+  let details: ErrorDetail[];
+  if (result.success) {
+    // Checked on what was parsed, so text in ignored unknown fields does not matter.
+    const lookupOnly = lookupTextFields(schema);
+    const unstorable = unstorableTextPaths(result.data).filter((path) => !lookupOnly.has(String(path[0])));
+    if (unstorable.length === 0) return result.data;
+    details = unstorable.map((path) => ({ path: [prefix, ...path.map(String)].filter(Boolean).join('.'), message: UNSTORABLE_TEXT }));
+  } else {
+    details = issuesToDetails(result.error, prefix);
+  }
   const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
   throw new AppError(code, `Invalid ${where}: ${summary}`, { details });
 }

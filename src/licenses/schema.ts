@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
+import { iso, lookupText, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
 import type { ActivationRow, LicenseRow } from './repo.ts';
 import { effectiveStatus } from './status.ts';
 
@@ -54,8 +54,8 @@ export const keyParams = z.object({ key: z.string().min(1).max(100) });
 export const activationParams = keyParams.extend({ deviceId: z.string().min(1).max(256) });
 
 const deviceText = z.string({ error: 'must be a string of 1-256 characters' }).min(1, 'must not be empty').max(256, 'must be at most 256 characters');
-/** A blank key is a bad request; any other text is looked up, and one that names nothing is 404 (D-33). */
-const licenseKey = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+/** A blank key is a bad request; any other text (NUL included) is looked up, and one that names nothing is 404 (D-33). */
+const licenseKey = lookupText(z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
 export const verifyBody = z.object({ licenseKey });
 export const validateBody = verifyBody.extend({ deviceId: deviceText, deviceName: deviceText });
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { DestinationStream } from 'pino';
 import type { AppDeps } from '../../src/app-deps.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startHttpServer } from '../../src/http/server.ts';
@@ -15,11 +16,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real app on a loopback port, on a database of its own, with a started queue client. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * The real app on a loopback port, on a database of its own, with a started queue client.
+ * `logDestination` receives the log lines (with LOG_LEVEL in `env`), for tests of what gets logged.
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: { logDestination?: DestinationStream } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config: Config = loadConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...env });
-  const logger = createLogger(config, 'test');
+  const logger = createLogger(config, 'test', options.logDestination);
   const boss = createBoss(database.url, logger, { migrate: false, supervise: false, max: 3 });
   await boss.start();
   setBoss(boss);
