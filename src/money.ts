@@ -22,6 +22,16 @@ export function minorUnits(currency: string): number {
   return MINOR_UNITS[currency] ?? 2;
 }
 
+/** Integer amount in the currency's minor unit, as providers take it ("12.34" USD is 1234, "1000" JPY is 1000). */
+export function toMinorUnits(amount: Decimal | string, currency: string): string {
+  return money(amount).times(money(10).pow(minorUnits(currency))).toFixed(0);
+}
+
+/** A provider's integer minor-unit amount as a decimal string (1234 USD cents is "12.34"). */
+export function fromMinorUnits(amount: string | number, currency: string): string {
+  return money(amount).dividedBy(money(10).pow(minorUnits(currency))).toFixed(minorUnits(currency));
+}
+
 export function money(value: string | number | Decimal): Decimal {
   return new Money(value);
 }

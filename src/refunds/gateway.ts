@@ -10,17 +10,7 @@ export interface RefundGateway {
   refund(payment: PaymentRow, amount: string, idempotencyKey: string): Promise<{ providerRefundId: string }>;
 }
 
-/**
- * A provider call that did not refund. `definite` is true when the provider answered and refused
- * (nothing was refunded); false when the outcome is unknown (timeout, connection lost, provider 5xx).
- */
-export class RefundGatewayError extends Error {
-  readonly definite: boolean;
-  constructor(message: string, options: { definite: boolean }) {
-    super(message);
-    this.name = 'RefundGatewayError';
-    this.definite = options.definite;
-  }
-}
+/** A provider call that did not refund; `definite` says whether the provider surely did nothing. */
+export { ProviderCallError as RefundGatewayError } from '../providers/call.ts';
 
 export type ProviderRefundConfig = Pick<Config, 'PROVIDER_A_API_URL' | 'PROVIDER_A_SECRET_KEY'>;

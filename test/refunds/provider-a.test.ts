@@ -1,7 +1,8 @@
 import test from 'ava';
 import { AppError } from '../../src/http/errors.ts';
 import { RefundGatewayError } from '../../src/refunds/gateway.ts';
-import { providerARefundGateway, toMinorUnits } from '../../src/refunds/provider-a-refund-gateway.ts';
+import { toMinorUnits } from '../../src/money.ts';
+import { providerARefundGateway } from '../../src/refunds/provider-a-refund-gateway.ts';
 import { createRefund, resumePendingRefunds } from '../../src/refunds/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
