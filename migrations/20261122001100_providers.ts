@@ -18,15 +18,20 @@ export async function up(knex: Knex): Promise<void> {
       event_id text not null,
       event_type text not null,
       payload jsonb not null,
+      -- when the provider says it happened, and what it is about (a subscription id for status events):
+      -- a status event older than one already applied to the same subscription changes nothing
+      occurred_at timestamptz,
+      subject_id text,
       status text not null default 'received' check (status in ('received', 'processed', 'ignored', 'failed')),
       failure_reason text,
       attempts integer not null default 0,
-      received_at timestamptz not null default clock_timestamp(),
+      created_at timestamptz not null default clock_timestamp(),
       processed_at timestamptz,
       unique (provider, event_id)
     );
-    create index provider_events_received on provider_events (received_at, id);
-    create index provider_events_status on provider_events (status, received_at);
+    create index provider_events_created on provider_events (created_at, id);
+    create index provider_events_status on provider_events (status, created_at);
+    create index provider_events_subject on provider_events (provider, subject_id, occurred_at) where subject_id is not null;
 
     create table provider_credits (
       payment_method text not null,

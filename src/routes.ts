@@ -15,6 +15,8 @@ import { lifecycleRoutes } from './lifecycle/routes.ts';
 import { paymentMethodRoutes } from './payment-methods/routes.ts';
 import { paymentRoutes } from './payments/routes.ts';
 import { planRoutes } from './plans/routes.ts';
+import { checkoutRoutes } from './checkout/routes.ts';
+import { providerEventRoutes } from './provider-events/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
@@ -44,6 +46,8 @@ const domainRoutes: AnyRoute[] = [
   ...webhookRoutes,
   ...v1Routes,
   ...lifecycleRoutes,
+  ...providerEventRoutes,
+  ...checkoutRoutes,
 ];
 
 /** Every route of the service: the router, the OpenAPI document and the access-control tests read this list. */

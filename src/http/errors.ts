@@ -5,6 +5,8 @@
 export const errorStatus = {
   /** Malformed JSON, schema failures, bad query parameters. */
   invalid_request: 400,
+  /** A provider webhook whose signature is missing, malformed, expired or wrong (D-62); nothing is stored. */
+  invalid_signature: 400,
   /** A referenced id in the body does not exist (D-2). */
   customer_not_found: 400,
   product_not_found: 400,

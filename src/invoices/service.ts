@@ -3,6 +3,7 @@ import { inTransaction } from '../db/knex.ts';
 import { applyCreditToInvoice } from '../credits/apply.ts';
 import { insertLedgerEntry, lockCustomerLedger } from '../credits/ledger-repo.ts';
 import { findCustomerRow } from '../customers/repo.ts';
+import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -151,6 +152,7 @@ export async function changeInvoiceStatus(db: Db, id: string, to: InvoiceStatus,
       // Marked paid by hand: payment arrived outside the service.
       changed = await updateInvoiceRow(trx, invoice.id, { status: 'paid', paid_at: now });
       await recordEvent(trx, 'invoice.paid', invoiceEventData(changed));
+      await resolveDunningForInvoice(trx, changed.id, now);
     }
     return { invoice: changed, lines: await listLineItemRows(trx, [id]) };
   });

@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex.ts';
+import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { amountDue } from './amounts.ts';
 import { invoiceEventData } from './events.ts';
@@ -14,6 +15,7 @@ export async function updateAndSettle(trx: Db, invoice: InvoiceRow, changes: Inv
   if (open && amountDue(next).isZero()) {
     const paid = await updateInvoiceRow(trx, invoice.id, { ...changes, status: 'paid', paid_at: now });
     await recordEvent(trx, 'invoice.paid', invoiceEventData(paid));
+    await resolveDunningForInvoice(trx, paid.id, now);
     return paid;
   }
   return updateInvoiceRow(trx, invoice.id, changes);

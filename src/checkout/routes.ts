@@ -1,0 +1,35 @@
+import { defineRoute } from '../http/route.ts';
+import { checkoutResponse, providerACheckoutBody, providerBCheckoutBody } from './schema.ts';
+import { startCheckout } from './service.ts';
+
+const tag = 'Checkout';
+
+const responses = {
+  201: { description: 'The provider page to send the customer to', schema: checkoutResponse },
+  400: { description: 'invalid_request, invoice_not_found' },
+  409: { description: 'invoice_not_payable (not issued or overdue, or nothing due)' },
+  502: { description: 'provider_error: the provider refused, failed or did not answer within 10 s' },
+};
+
+export const checkoutRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/billing/checkout/provider_a',
+    auth: 'admin',
+    tag,
+    summary: "Start a provider_a hosted checkout session for an invoice's amount due",
+    body: providerACheckoutBody,
+    responses,
+    handler: async ({ deps, body }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_a', body) }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/billing/checkout/provider_b',
+    auth: 'admin',
+    tag,
+    summary: "Create a provider_b invoice (hosted payment page) for an invoice's amount due",
+    body: providerBCheckoutBody,
+    responses,
+    handler: async ({ deps, body }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_b', body) }),
+  }),
+];

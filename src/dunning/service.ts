@@ -1,0 +1,114 @@
+/**
+ * Dunning (D-83): a failed charge puts the invoice's subscription `past_due` and schedules retries on
+ * `billing.dunning_schedule_days` (days after the first failure); a payment by any path resolves the
+ * case and reactivates; the last failed retry ends it with `billing.dunning_final_action`.
+ */
+import type { Db } from '../db/knex.ts';
+import { recordEvent } from '../events/service.ts';
+import { AppError } from '../http/errors.ts';
+import { amountDue } from '../invoices/amounts.ts';
+import { lockInvoiceRow, type InvoiceRow } from '../invoices/repo.ts';
+import { formatMoney } from '../money.ts';
+import { getSetting } from '../settings/service.ts';
+import { lockSubscriptionRow, updateSubscriptionRow, type SubscriptionRow } from '../subscriptions/repo.ts';
+import { recordSubscriptionEvent } from '../subscriptions/service.ts';
+import { insertOpenCase, lockOpenCase, updateCase, type DunningCaseRow } from './repo.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface PaymentFailure {
+  invoiceId: string;
+  subscriptionId?: string | null;
+  paymentMethod: string;
+  failureReason: string;
+  now: Date;
+}
+
+function dunningEventData(c: DunningCaseRow) {
+  return { invoiceId: c.invoice_id, subscriptionId: c.subscription_id, customerId: c.customer_id, attempt: c.attempt, nextAttemptAt: c.next_attempt_at?.toISOString() ?? null };
+}
+
+/** The retry after `failures` failed charges, counted from the first failure; null when the schedule is spent. */
+function nextAttemptAt(schedule: number[], startedAt: Date, failures: number): Date | null {
+  const days = schedule[failures - 1];
+  return days === undefined ? null : new Date(startedAt.getTime() + days * DAY_MS);
+}
+
+async function setSubscriptionStatus(trx: Db, id: string | null, from: SubscriptionRow['status'][], to: SubscriptionRow['status'], now: Date): Promise<void> {
+  if (!id) return;
+  const sub = await lockSubscriptionRow(trx, id);
+  if (!sub || !from.includes(sub.status)) return;
+  const canceled = to === 'canceled';
+  const changed = await updateSubscriptionRow(trx, id, canceled ? { status: to, canceled_at: now, cancel_at_period_end: false } : { status: to });
+  await recordSubscriptionEvent(trx, canceled ? 'subscription.canceled' : 'subscription.updated', changed);
+}
+
+async function paymentFailedEvent(trx: Db, invoice: InvoiceRow, paymentMethod: string, failureReason: string): Promise<void> {
+  await recordEvent(trx, 'payment.failed', {
+    paymentId: null,
+    invoiceId: invoice.id,
+    customerId: invoice.customer_id,
+    amount: formatMoney(amountDue(invoice), invoice.currency),
+    currency: invoice.currency,
+    paymentMethod,
+    failureReason,
+  });
+}
+
+/**
+ * A payment of the invoice failed (a declined auto-charge, or a provider's report): `payment.failed`,
+ * then dunning starts unless the invoice is already in it. The subscription is the given one, else the
+ * invoice's; an invoice without one is still dunned (retried and closed) but changes no subscription.
+ */
+export async function recordPaymentFailure(trx: Db, input: PaymentFailure): Promise<{ dunningStarted: boolean }> {
+  const invoice = await lockInvoiceRow(trx, input.invoiceId);
+  if (!invoice) throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`);
+  await paymentFailedEvent(trx, invoice, input.paymentMethod, input.failureReason);
+  if (invoice.status !== 'issued' && invoice.status !== 'overdue') return { dunningStarted: false };
+  if (await lockOpenCase(trx, invoice.id)) return { dunningStarted: false };
+  const schedule = await getSetting(trx, 'billing.dunning_schedule_days');
+  const subscriptionId = input.subscriptionId ?? invoice.subscription_id;
+  const started = await insertOpenCase(trx, {
+    invoice_id: invoice.id,
+    subscription_id: subscriptionId,
+    customer_id: invoice.customer_id,
+    attempt: 1,
+    next_attempt_at: nextAttemptAt(schedule, input.now, 1),
+    started_at: input.now,
+  });
+  if (!started) return { dunningStarted: false };
+  await setSubscriptionStatus(trx, subscriptionId, ['active', 'trialing'], 'past_due', input.now);
+  await recordEvent(trx, 'dunning.started', dunningEventData(started));
+  return { dunningStarted: true };
+}
+
+/**
+ * A retry of an open case failed: `payment.failed`, and the next retry is scheduled, or, when the
+ * schedule is spent, `dunning.failed` and the final action. Answers whether the case ended.
+ */
+export async function recordRetryFailure(trx: Db, c: DunningCaseRow, invoice: InvoiceRow, failureReason: string, now: Date): Promise<{ failed: boolean }> {
+  await paymentFailedEvent(trx, invoice, 'provider_a', failureReason);
+  const schedule = await getSetting(trx, 'billing.dunning_schedule_days');
+  const failures = c.attempt + 1;
+  const next = nextAttemptAt(schedule, c.started_at, failures);
+  if (next) {
+    await updateCase(trx, c.id, { attempt: failures, next_attempt_at: next });
+    return { failed: false };
+  }
+  const closed = await updateCase(trx, c.id, { attempt: failures, next_attempt_at: null, status: 'failed', closed_at: now });
+  await recordEvent(trx, 'dunning.failed', dunningEventData(closed));
+  if ((await getSetting(trx, 'billing.dunning_final_action')) === 'cancel') {
+    await setSubscriptionStatus(trx, c.subscription_id, ['past_due', 'active', 'trialing', 'paused'], 'canceled', now);
+  }
+  return { failed: true };
+}
+
+/** Called where invoices become paid (updateAndSettle): an open case on it resolves and the subscription is active again. */
+export async function resolveDunningForInvoice(trx: Db, invoiceId: string, now: Date): Promise<boolean> {
+  const open = await lockOpenCase(trx, invoiceId);
+  if (!open) return false;
+  const resolved = await updateCase(trx, open.id, { status: 'resolved', next_attempt_at: null, closed_at: now });
+  await setSubscriptionStatus(trx, resolved.subscription_id, ['past_due'], 'active', now);
+  await recordEvent(trx, 'dunning.resolved', dunningEventData(resolved));
+  return true;
+}

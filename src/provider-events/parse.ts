@@ -1,0 +1,150 @@
+/**
+ * What a provider's event means for us (D-62, issue 7), read from the stored payload: a payment to
+ * record, a failed payment, a subscription status, or nothing. Each provider's wire format is read
+ * here and nowhere else; the worker applies the result the same way for all three.
+ */
+import { createHash } from 'node:crypto';
+import { DECIMAL_PATTERN, fromMinorUnits } from '../money.ts';
+import type { SubscriptionStatus } from '../subscriptions/repo.ts';
+import type { Provider } from './verify.ts';
+
+export type ProviderEffect =
+  | { kind: 'payment'; invoiceId: string | undefined; amount: string; currency: string; reference: string }
+  | { kind: 'payment_failed'; invoiceId: string | undefined; subscriptionId: string | undefined; reason: string }
+  | { kind: 'subscription_status'; subscriptionId: string | undefined; status: SubscriptionStatus }
+  | { kind: 'none' };
+
+/** The envelope every stored event has: its id (unique per provider), type, time, and the subscription a status event is about. */
+export interface EventEnvelope {
+  eventId: string;
+  eventType: string;
+  occurredAt: Date | null;
+  subjectId: string | null;
+}
+
+/** A payload the provider signed but that cannot be one of its events. */
+export class MalformedEventError extends Error {}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+
+function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new MalformedEventError(`the event has no ${what}`);
+  return value;
+}
+
+function minor(value: unknown, currency: string, what: string): string {
+  const text = need(str(value), what);
+  if (!/^\d+$/.test(text)) throw new MalformedEventError(`${what} must be an integer amount in minor units`);
+  return fromMinorUnits(text, currency);
+}
+
+function decimal(value: unknown, what: string): string {
+  const text = need(str(value), what);
+  if (!DECIMAL_PATTERN.test(text)) throw new MalformedEventError(`${what} must be a decimal amount`);
+  return text;
+}
+
+const currencyOf = (value: unknown) => need(str(value), 'currency').toUpperCase();
+
+const PROVIDER_A_STATUS: Record<string, SubscriptionStatus> = { active: 'active', trialing: 'trialing', past_due: 'past_due', unpaid: 'past_due', canceled: 'canceled', paused: 'paused' };
+const PROVIDER_C_STATUS: Record<string, SubscriptionStatus> = { on_trial: 'trialing', active: 'active', paused: 'paused', past_due: 'past_due', unpaid: 'past_due', cancelled: 'canceled', expired: 'canceled' };
+
+function statusFrom(map: Record<string, SubscriptionStatus>, value: unknown): SubscriptionStatus {
+  const status = need(str(value), 'status');
+  const ours = map[status];
+  if (!ours) throw new MalformedEventError(`unknown subscription status "${status}"`);
+  return ours;
+}
+
+function providerAEnvelope(body: Json): EventEnvelope {
+  const object = obj(obj(body.data).object);
+  const created = typeof body.created === 'number' ? new Date(body.created * 1000) : null;
+  const subjectId = body.type === 'customer.subscription.updated' ? (str(obj(object.metadata).subscriptionId) ?? null) : null;
+  return { eventId: need(str(body.id), 'id'), eventType: need(str(body.type), 'type'), occurredAt: created, subjectId };
+}
+
+function providerAEffect(body: Json): ProviderEffect {
+  const object = obj(obj(body.data).object);
+  const metadata = obj(object.metadata);
+  switch (body.type) {
+    case 'checkout.session.completed': {
+      const currency = currencyOf(object.currency);
+      return { kind: 'payment', invoiceId: str(metadata.invoiceId), amount: minor(object.amount_total, currency, 'amount_total'), currency, reference: need(str(object.payment_intent), 'payment_intent') };
+    }
+    case 'invoice.paid': {
+      const currency = currencyOf(object.currency);
+      return { kind: 'payment', invoiceId: str(metadata.invoiceId), amount: minor(object.amount_paid, currency, 'amount_paid'), currency, reference: need(str(object.payment_intent), 'payment_intent') };
+    }
+    case 'invoice.payment_failed': {
+      const error = obj(object.last_payment_error);
+      const reason = str(error.message) ?? str(error.code) ?? str(object.failure_reason) ?? 'provider_a reported the payment failed';
+      return { kind: 'payment_failed', invoiceId: str(metadata.invoiceId), subscriptionId: str(metadata.subscriptionId), reason };
+    }
+    case 'customer.subscription.updated':
+      return { kind: 'subscription_status', subscriptionId: str(metadata.subscriptionId), status: statusFrom(PROVIDER_A_STATUS, object.status) };
+    default:
+      return { kind: 'none' };
+  }
+}
+
+function providerBEnvelope(body: Json): EventEnvelope {
+  return { eventId: need(str(body.id), 'id'), eventType: need(str(body.event), 'event'), occurredAt: null, subjectId: null };
+}
+
+function providerBEffect(body: Json): ProviderEffect {
+  const data = obj(body.data);
+  if (body.event !== 'invoices.paid') return { kind: 'none' };
+  return { kind: 'payment', invoiceId: str(data.external_id), amount: decimal(data.paid_amount ?? data.amount, 'paid_amount'), currency: currencyOf(data.currency), reference: need(str(data.id), 'data.id') };
+}
+
+function providerCEnvelope(body: Json, raw: Buffer): EventEnvelope {
+  const meta = obj(body.meta);
+  const attributes = obj(obj(body.data).attributes);
+  const at = str(attributes.updated_at) ?? str(attributes.created_at);
+  const occurredAt = at && !Number.isNaN(Date.parse(at)) ? new Date(at) : null;
+  // provider_c's events carry no id: the body's digest is one (a resent event is the same bytes).
+  const eventType = need(str(meta.event_name), 'meta.event_name');
+  const subjectId = eventType === 'subscription_created' || eventType === 'subscription_updated' ? (str(obj(meta.custom_data).subscription_id) ?? null) : null;
+  return { eventId: createHash('sha256').update(raw).digest('hex'), eventType, occurredAt, subjectId };
+}
+
+function providerCEffect(body: Json): ProviderEffect {
+  const meta = obj(body.meta);
+  const custom = obj(meta.custom_data);
+  const data = obj(body.data);
+  const attributes = obj(data.attributes);
+  switch (meta.event_name) {
+    case 'order_created':
+    case 'subscription_payment_success': {
+      const currency = currencyOf(attributes.currency);
+      return { kind: 'payment', invoiceId: str(custom.invoice_id), amount: minor(attributes.total, currency, 'attributes.total'), currency, reference: need(str(data.id), 'data.id') };
+    }
+    case 'subscription_created':
+    case 'subscription_updated':
+      return { kind: 'subscription_status', subscriptionId: str(custom.subscription_id), status: statusFrom(PROVIDER_C_STATUS, attributes.status) };
+    default:
+      return { kind: 'none' };
+  }
+}
+
+/** Reads the envelope of a verified body; throws MalformedEventError when it is not JSON or lacks its id/type. */
+export function readEnvelope(provider: Provider, raw: Buffer): { body: Json; envelope: EventEnvelope } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new MalformedEventError('the body is not JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MalformedEventError('the body is not a JSON object');
+  const body = parsed as Json;
+  const envelope = provider === 'provider_a' ? providerAEnvelope(body) : provider === 'provider_b' ? providerBEnvelope(body) : providerCEnvelope(body, raw);
+  return { body, envelope };
+}
+
+/** The effect of a stored event; throws MalformedEventError when a handled type lacks what it needs. */
+export function effectOf(provider: Provider, body: unknown): ProviderEffect {
+  const json = obj(body);
+  return provider === 'provider_a' ? providerAEffect(json) : provider === 'provider_b' ? providerBEffect(json) : providerCEffect(json);
+}

@@ -1,0 +1,134 @@
+/**
+ * Inbound provider webhooks (D-62): verified on the raw bytes, stored once per (provider, event id) and
+ * queued in one transaction, acknowledged at once; the provider_events worker applies each stored event
+ * idempotently under its row lock (applyProviderEvent).
+ */
+import type { Config } from '../config.ts';
+import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
+import { recordPaymentFailure } from '../dunning/service.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { applyProviderPayment } from '../payments/provider-payment.ts';
+import { enqueue } from '../queue/enqueue.ts';
+import { lockSubscriptionRow, updateSubscriptionRow } from '../subscriptions/repo.ts';
+import { recordSubscriptionEvent } from '../subscriptions/service.ts';
+import { applyProviderEventJob } from './apply-event.job.ts';
+import { effectOf, MalformedEventError, readEnvelope, type ProviderEffect } from './parse.ts';
+import { findProviderEventRow, insertProviderEventRow, listProviderEventRows, lockProviderEventRow, newerStatusEventApplied, updateProviderEventRow, type ProviderEventRow } from './repo.ts';
+import { secretList, verifyProviderA, verifyProviderB, verifyProviderC, type Provider } from './verify.ts';
+
+export type ProviderSecrets = Pick<Config, 'PROVIDER_A_WEBHOOK_SECRET' | 'PROVIDER_B_CALLBACK_TOKEN' | 'PROVIDER_C_WEBHOOK_SECRET'>;
+
+function verify(provider: Provider, raw: Buffer, header: (name: string) => string, config: ProviderSecrets, now: Date): void {
+  if (provider === 'provider_a') verifyProviderA(raw, header('provider_a-signature'), secretList(config.PROVIDER_A_WEBHOOK_SECRET), now);
+  else if (provider === 'provider_b') verifyProviderB(header('x-callback-token'), secretList(config.PROVIDER_B_CALLBACK_TOKEN));
+  else verifyProviderC(raw, header('x-signature'), secretList(config.PROVIDER_C_WEBHOOK_SECRET));
+}
+
+/** Verifies, stores and queues one webhook; a duplicate is acknowledged without a second row or job. */
+export async function receiveProviderWebhook(db: Db, provider: Provider, raw: Buffer, header: (name: string) => string, config: ProviderSecrets, now = new Date()): Promise<{ duplicate: boolean }> {
+  verify(provider, raw, header, config, now);
+  let parsed: ReturnType<typeof readEnvelope>;
+  try {
+    parsed = readEnvelope(provider, raw);
+  } catch (error) {
+    if (error instanceof MalformedEventError) throw new AppError('invalid_request', `The ${provider} event cannot be read: ${error.message}`);
+    throw error;
+  }
+  const { envelope, body } = parsed;
+  return inTransaction(db, async (trx) => {
+    const row = await insertProviderEventRow(trx, {
+      provider,
+      event_id: envelope.eventId,
+      event_type: envelope.eventType,
+      payload: body,
+      occurred_at: envelope.occurredAt,
+      subject_id: envelope.subjectId,
+    });
+    if (!row) return { duplicate: true };
+    await enqueue(trx, applyProviderEventJob, { eventId: row.id });
+    return { duplicate: false };
+  });
+}
+
+/** An effect that can never succeed as stored: the event is kept as failed with this reason. */
+class PermanentFailure extends Error {}
+
+const PERMANENT_CODES = new Set(['invoice_not_found', 'currency_mismatch', 'invalid_request', 'invoice_not_payable', 'amount_exceeds_due']);
+
+async function applyEffect(trx: Db, event: ProviderEventRow, effect: ProviderEffect, now: Date): Promise<'processed' | 'ignored'> {
+  switch (effect.kind) {
+    case 'none':
+      return 'ignored';
+    case 'payment': {
+      if (!effect.invoiceId) throw new PermanentFailure('the event names no invoice');
+      await applyProviderPayment(trx, { paymentMethod: event.provider, reference: effect.reference, invoiceId: effect.invoiceId, amount: effect.amount, currency: effect.currency, now });
+      return 'processed';
+    }
+    case 'payment_failed': {
+      if (!effect.invoiceId) throw new PermanentFailure('the event names no invoice');
+      await recordPaymentFailure(trx, { invoiceId: effect.invoiceId, subscriptionId: effect.subscriptionId ?? null, paymentMethod: event.provider, failureReason: effect.reason, now });
+      return 'processed';
+    }
+    case 'subscription_status': {
+      if (!effect.subscriptionId) throw new PermanentFailure('the event names no subscription');
+      if (await newerStatusEventApplied(trx, event)) return 'ignored';
+      const sub = await lockSubscriptionRow(trx, effect.subscriptionId);
+      if (!sub) throw new PermanentFailure(`subscription ${effect.subscriptionId} does not exist`);
+      // Canceled is final (interface.md): a late "active" never revives it.
+      if (sub.status === effect.status || sub.status === 'canceled') return 'processed';
+      const canceled = effect.status === 'canceled';
+      const changed = await updateSubscriptionRow(trx, sub.id, {
+        status: effect.status,
+        ...(canceled ? { canceled_at: now, cancel_at_period_end: false } : {}),
+        ...(effect.status === 'paused' ? { paused_at: now } : sub.status === 'paused' ? { paused_at: null } : {}),
+      });
+      await recordSubscriptionEvent(trx, canceled ? 'subscription.canceled' : 'subscription.updated', changed);
+      return 'processed';
+    }
+  }
+}
+
+/**
+ * Applies one stored event: under its row lock, once. Effects and the new status commit together, so a
+ * crash re-runs it cleanly. A permanent problem (unknown invoice, unreadable payload) keeps the event as
+ * `failed` with the reason, for the list and replay; anything else throws so the queue retries.
+ */
+export async function applyProviderEvent(db: Db, id: string, now = new Date()): Promise<ProviderEventRow | undefined> {
+  return inTransaction(db, async (trx) => {
+    const event = await lockProviderEventRow(trx, id);
+    if (!event || event.status === 'processed' || event.status === 'ignored') return event;
+    const attempts = event.attempts + 1;
+    try {
+      const status = await trx.transaction(async (sp) => applyEffect(sp, event, effectOf(event.provider, event.payload), now));
+      return updateProviderEventRow(trx, id, { status, failure_reason: null, attempts, processed_at: now });
+    } catch (error) {
+      const permanent = error instanceof PermanentFailure || error instanceof MalformedEventError || (error instanceof AppError && PERMANENT_CODES.has(error.code));
+      if (!permanent) throw error;
+      return updateProviderEventRow(trx, id, { status: 'failed', failure_reason: (error as Error).message, attempts, processed_at: null });
+    }
+  });
+}
+
+export function listProviderEvents(db: Db, page: PageQuery, filters: { provider?: string; status?: string }) {
+  return listProviderEventRows(db, page, filters);
+}
+
+export async function getProviderEvent(db: Db, id: string): Promise<ProviderEventRow> {
+  const row = await findProviderEventRow(db, id);
+  if (!row) throw notFound('Provider event');
+  return row;
+}
+
+/** Queues a stored event again (a failed one after fixing its cause); an applied one stays applied. */
+export async function replayProviderEvent(db: Db, id: string): Promise<ProviderEventRow> {
+  return inTransaction(db, async (trx) => {
+    const event = await lockProviderEventRow(trx, id);
+    if (!event) throw notFound('Provider event');
+    if (event.status === 'processed' || event.status === 'ignored') return event;
+    const reset = await updateProviderEventRow(trx, id, { status: 'received', failure_reason: null });
+    await enqueue(trx, applyProviderEventJob, { eventId: id });
+    return reset;
+  });
+}
