@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 import { readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
-import { startFakeProviderA, type FakeProviderA } from './fake-provider-a.ts';
+import { startFakeProviderA, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { makePayment, readPayment, refund } from './fixtures.ts';
 
 let app: TestApp;
