@@ -127,7 +127,8 @@ export async function startFakeProviders(secretKey = 'sk_test', providerBKey = '
         }
       }
     }
-    if (key) byKey.set(key, { status, body });
+    // Like the real providers, a 5xx is not kept under the key: the same request may be sent again.
+    if (key && status < 500) byKey.set(key, { status, body });
     answer(status, body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
