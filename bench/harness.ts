@@ -147,6 +147,10 @@ export interface NextRequest {
   path: string;
   /** Sent as JSON when present. */
   body?: unknown;
+  /** Sent as-is instead of `body` (a signed payload must arrive byte for byte). */
+  rawBody?: string;
+  /** Headers of this request only (a signature over its body). */
+  headers?: Record<string, string>;
 }
 
 /** One kind of request, fired over and over; `next` varies it (another id, a unique email). */
@@ -193,6 +197,10 @@ export interface Benchmark {
   ceiling: CeilingKind;
   /** The ratio to the ceiling aimed for (e.g. 0.75): printed beside the ratio, never fails the run. */
   aim?: number;
+  /** A latency aim instead: p99 at most this many ms. */
+  aimP99Ms?: number;
+  /** Environment the service needs for this load (e.g. a webhook secret); set when the service starts. */
+  serviceEnv?: Record<string, string>;
   load(fixtures: Fixtures): LoadSpec;
 }
 
@@ -230,7 +238,8 @@ async function fire(baseUrl: string, spec: LoadSpec, connections: number, second
       {
         setupRequest: (request) => {
           const next = spec.next();
-          return { ...request, path: next.path, body: next.body === undefined ? undefined : JSON.stringify(next.body) };
+          const body = next.rawBody ?? (next.body === undefined ? undefined : JSON.stringify(next.body));
+          return { ...request, path: next.path, body, ...(next.headers ? { headers: { ...request.headers, ...next.headers } } : {}) };
         },
         onResponse: (status, body) => {
           const ok = status >= 200 && status <= 299;
@@ -293,10 +302,12 @@ export interface Row {
   ceilingRequestsPerSecond?: number;
   /** The benchmark's aimed-for ratio, when it has one. */
   aim?: number;
+  aimP99Ms?: number;
 }
 
 /** Whether the ratio reached the aim; undefined without an aim or a ratio. Informative only. */
 export function aimMet(row: Row): boolean | undefined {
+  if (row.aimP99Ms !== undefined) return row.measurement.p99Ms <= row.aimP99Ms;
   const ratio = ratioOf(row);
   return row.aim === undefined || ratio === undefined ? undefined : ratio >= row.aim;
 }
@@ -323,7 +334,7 @@ export function formatTable(rows: Row[]): string {
       row.ceilingName ?? '-',
       row.ceilingRequestsPerSecond === undefined ? '-' : row.ceilingRequestsPerSecond.toFixed(0),
       ratio === undefined ? '-' : ratio.toFixed(2),
-      row.aim === undefined ? '-' : `>=${row.aim}`,
+      row.aimP99Ms !== undefined ? `p99<=${row.aimP99Ms}ms` : row.aim === undefined ? '-' : `>=${row.aim}`,
       status,
     ];
   });

@@ -10,12 +10,13 @@ import { recordPaymentFailure } from '../dunning/service.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { applyProviderPayment } from '../payments/provider-payment.ts';
-import { enqueue } from '../queue/enqueue.ts';
+import { enqueue, enqueueOnConnection } from '../queue/enqueue.ts';
+import { rawTransaction } from '../db/fast-query.ts';
 import { lockSubscriptionRow, updateSubscriptionRow } from '../subscriptions/repo.ts';
 import { recordSubscriptionEvent } from '../subscriptions/service.ts';
 import { applyProviderEventJob } from './apply-event.job.ts';
 import { effectOf, MalformedEventError, readEnvelope, type ProviderEffect } from './parse.ts';
-import { findProviderEventRow, insertProviderEventRow, listProviderEventRows, lockProviderEventRow, newerStatusEventApplied, updateProviderEventRow, type ProviderEventRow } from './repo.ts';
+import { findProviderEventRow, insertProviderEventOn, listProviderEventRows, lockProviderEventRow, newerStatusEventApplied, updateProviderEventRow, type ProviderEventRow } from './repo.ts';
 import { secretList, verifyProviderA, verifyProviderB, verifyProviderC, type Provider } from './verify.ts';
 
 export type ProviderSecrets = Pick<Config, 'PROVIDER_A_WEBHOOK_SECRET' | 'PROVIDER_B_CALLBACK_TOKEN' | 'PROVIDER_C_WEBHOOK_SECRET'>;
@@ -37,8 +38,9 @@ export async function receiveProviderWebhook(db: Db, provider: Provider, raw: Bu
     throw error;
   }
   const { envelope, body } = parsed;
-  return inTransaction(db, async (trx) => {
-    const row = await insertProviderEventRow(trx, {
+  // The hot path of a provider's retries and bursts: one raw transaction, two prepared statements.
+  return rawTransaction(db, async (connection) => {
+    const row = await insertProviderEventOn(connection, {
       provider,
       event_id: envelope.eventId,
       event_type: envelope.eventType,
@@ -47,7 +49,7 @@ export async function receiveProviderWebhook(db: Db, provider: Provider, raw: Bu
       subject_id: envelope.subjectId,
     });
     if (!row) return { duplicate: true };
-    await enqueue(trx, applyProviderEventJob, { eventId: row.id });
+    await enqueueOnConnection(connection, applyProviderEventJob, { eventId: row.id });
     return { duplicate: false };
   });
 }
