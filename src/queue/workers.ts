@@ -22,18 +22,25 @@ export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonl
   for (const job of jobRegistry.filter((j) => groups.includes(j.group))) {
     await boss.work(
       job.name,
-      { localConcurrency: job.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 },
-      async ([item]) => {
-        if (!item) return;
-        const log = deps.logger.child({ job: job.name, jobId: item.id });
-        const payload = job.payload.parse(item.data);
+      { localConcurrency: job.concurrency, batchSize: job.batchSize ?? 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 },
+      async (items) => {
         try {
-          return await job.run({ ...deps, logger: log }, payload, { jobId: item.id, retryCount: (item as { retryCount?: number }).retryCount ?? 0 });
-        } catch (err) {
-          log.error({ err }, 'job failed');
-          throw err;
+          const results = await Promise.allSettled(
+            items.map(async (item) => {
+              const log = deps.logger.child({ job: job.name, jobId: item.id });
+              try {
+                return await job.run({ ...deps, logger: log }, job.payload.parse(item.data), { jobId: item.id, retryCount: (item as { retryCount?: number }).retryCount ?? 0 });
+              } catch (err) {
+                log.error({ err }, 'job failed');
+                throw err;
+              }
+            }),
+          );
+          const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+          if (failed) throw failed.reason;
+          return items.length === 1 ? (results[0] as PromiseFulfilledResult<unknown>).value : undefined;
         } finally {
-          fetchAgain(boss, job.name);
+          if (items.length > 0) fetchAgain(boss, job.name);
         }
       },
     );

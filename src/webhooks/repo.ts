@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex.ts';
+import { fastQuery } from '../db/fast-query.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { EventRow } from '../events/repo.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -122,6 +123,24 @@ export async function listAttemptRows(db: Db, deliveryIds: string[]): Promise<At
 
 export async function insertAttempt(db: Db, row: Omit<AttemptRow, 'at'>): Promise<void> {
   await db('webhook_delivery_attempts').insert(row);
+}
+
+/**
+ * A successful attempt in one statement (atomic on its own, no transaction round trips): the attempt is
+ * logged and the delivery marked delivered, unless another send already moved it past `row.attempt - 1`.
+ */
+export async function recordDeliveredAttempt(db: Db, row: Omit<AttemptRow, 'at'>): Promise<void> {
+  await fastQuery(
+    db,
+    `with logged as (
+       insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, error, response_body)
+       values ($1, $2, $3, $4, $5, $6)
+     )
+     update webhook_deliveries
+        set attempt_count = $7, status = 'delivered', next_attempt_at = null, delivered_at = clock_timestamp(), updated_at = clock_timestamp()
+      where id = $8 and attempt_count = $9 and status = 'pending'`,
+    [row.delivery_id, row.attempt, row.status_code, row.latency_ms, row.error, row.response_body, row.attempt, row.delivery_id, row.attempt - 1],
+  );
 }
 
 /**
