@@ -25,7 +25,7 @@ import {
   updateCase,
   type ChargeAttemptRow,
 } from './repo.ts';
-import { recordPaymentFailure, recordRetryFailure } from './service.ts';
+import { recordPaymentFailure, recordRetryFailure, resolveDunningForInvoice } from './service.ts';
 
 const BATCH = 50;
 
@@ -106,21 +106,27 @@ export async function autoChargeDueInvoices(deps: AppDeps, asOf: Date, options: 
 export async function retryDunning(deps: AppDeps, asOf: Date, options: ProviderAOptions = {}): Promise<{ dunning: number; dunningResolved: number; dunningFailed: number; charged: number; chargeFailures: number }> {
   let dunning = 0;
   let closedWithoutMethod = 0;
+  let resolvedWithoutCharge = 0;
   for (;;) {
     const claimed = await inTransaction(deps.db, async (trx) => {
       const cases = await claimDueCases(trx, asOf, BATCH);
       for (const c of cases) {
         const invoice = await lockInvoiceRow(trx, c.invoice_id);
         if (!invoice) throw new AppError('invoice_not_found', `Invoice ${c.invoice_id} of dunning case ${c.id} does not exist`);
-        const method = await findDefaultProviderAMethod(trx, c.customer_id);
         dunning += 1;
+        const due = amountDue(invoice);
+        if (!due.gt(0)) {
+          // Voided, or settled by a path that does not pay (nothing due): nothing to recover, the case ends.
+          if (await resolveDunningForInvoice(trx, c.invoice_id, asOf)) resolvedWithoutCharge += 1;
+          continue;
+        }
+        const method = await findDefaultProviderAMethod(trx, c.customer_id);
         if (!method) {
           // Nothing to charge with: this retry fails as a decline would.
           if ((await recordRetryFailure(trx, c, invoice, 'no default provider_a payment method', asOf)).failed) closedWithoutMethod += 1;
           continue;
         }
         const attempt = c.attempt + 1;
-        const due = amountDue(invoice);
         await insertChargeAttempts(trx, [{ invoice_id: c.invoice_id, attempt, idempotency_key: attemptKey(c.invoice_id, attempt), amount: due.toString(), currency: invoice.currency, provider_method_id: method }]);
         // In flight: not due again until this attempt's outcome schedules the next one.
         await updateCase(trx, c.id, { next_attempt_at: null });
@@ -130,5 +136,5 @@ export async function retryDunning(deps: AppDeps, asOf: Date, options: ProviderA
     if (claimed < BATCH) break;
   }
   const counts = await sendPendingAttempts(deps, asOf, options);
-  return { dunning, dunningResolved: counts.dunningResolved, dunningFailed: counts.dunningFailed + closedWithoutMethod, charged: counts.charged, chargeFailures: counts.chargeFailures };
+  return { dunning, dunningResolved: counts.dunningResolved + resolvedWithoutCharge, dunningFailed: counts.dunningFailed + closedWithoutMethod, charged: counts.charged, chargeFailures: counts.chargeFailures };
 }

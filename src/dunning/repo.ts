@@ -64,7 +64,8 @@ export interface ChargeCandidate {
 
 /**
  * Open invoices with something due whose customer has a default provider_a method, never charged and
- * not in dunning: the invoices are locked (skipping ones another sweep or a payment holds).
+ * never in dunning (a case a provider's failure report started, even one that has ended, is the invoice's
+ * only way to be charged: dunning retries): the invoices are locked (skipping ones another sweep or a payment holds).
  */
 export async function claimChargeCandidates(db: Db, limit: number): Promise<ChargeCandidate[]> {
   const result = await db.raw<{ rows: ChargeCandidate[] }>(
@@ -76,7 +77,7 @@ export async function claimChargeCandidates(db: Db, limit: number): Promise<Char
       where i.status in ('issued', 'overdue')
         and i.total - i.amount_paid - i.credit_applied - i.credited_amount > 0
         and not exists (select 1 from charge_attempts a where a.invoice_id = i.id)
-        and not exists (select 1 from dunning_cases d where d.invoice_id = i.id and d.status = 'open')
+        and not exists (select 1 from dunning_cases d where d.invoice_id = i.id)
       order by i.created_at, i.id
       limit ?
       for update of i skip locked`,

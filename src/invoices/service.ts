@@ -79,7 +79,10 @@ async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<Inv
       invoice_id: invoice.id,
     });
   }
-  return updateInvoiceRow(trx, invoice.id, { status: 'void', voided_at: now });
+  const voided = await updateInvoiceRow(trx, invoice.id, { status: 'void', voided_at: now });
+  // Nothing is owed any more: a dunning case on it ends now rather than at its next retry.
+  await resolveDunningForInvoice(trx, invoice.id, now);
+  return voided;
 }
 
 /** D-50, D-51: numbers, prices and stores an invoice with its lines and records invoice.created, together. */

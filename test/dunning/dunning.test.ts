@@ -1,6 +1,8 @@
 /** Auto-charge and dunning through the sweep against the fake provider_a (D-82, D-83). */
 import test from 'ava';
-import { autoChargeDueInvoices } from '../../src/dunning/charge.ts';
+import { autoChargeDueInvoices, retryDunning } from '../../src/dunning/charge.ts';
+import { recordPaymentFailure } from '../../src/dunning/service.ts';
+import { inTransaction } from '../../src/db/knex.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
@@ -8,6 +10,7 @@ import { insertCustomer } from '../helpers/factories.ts';
 import { startFakeProviders, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { request } from '../helpers/http.ts';
 import { cron, CRON_SECRET } from '../lifecycle/fixtures.ts';
+import { makeInvoice } from '../payments/fixtures.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
 
 let app: TestApp;
@@ -155,4 +158,51 @@ test.serial('a provider 500 is an unknown outcome too: no dunning, retried with 
   t.is(attempts[0].status, 'succeeded');
   t.is(fake.charges.filter((c) => c.paymentMethod === 'pm_flaky_500').length, 1);
   t.is(await invoiceStatus(s.invoiceId), 'paid');
+});
+
+const DAY = 86_400_000;
+
+test.serial('voiding an invoice in dunning ends the case at once and reactivates; its retry day charges nothing', async (t) => {
+  const s = await subscribed('pm_card_decline_void');
+  const now = Date.now();
+  t.like(await autoChargeDueInvoices(app.deps, new Date(now)), { chargeFailures: 1, dunningStarted: 1 });
+  t.is(await subStatus(s.subscriptionId), 'past_due');
+  const voided = await request(app.baseUrl, `/api/billing/invoices/${s.invoiceId}`, { method: 'PUT', cookie, body: { status: 'void' } });
+  t.is(voided.status, 200, voided.text);
+  t.is(await subStatus(s.subscriptionId), 'active');
+  t.like(await retryDunning(app.deps, new Date(now + DAY + 60_000)), { dunning: 0, dunningResolved: 0, dunningFailed: 0, charged: 0, chargeFailures: 0 });
+  t.is(chargesOf('pm_card_decline_void').length, 1, 'only the first charge: nothing is charged for a void invoice');
+  t.is(await subStatus(s.subscriptionId), 'active');
+  t.is((await eventTypes(s.invoiceId)).at(-1), 'dunning.resolved');
+  t.is((await app.db('dunning_cases').where({ invoice_id: s.invoiceId }).first()).status, 'resolved');
+});
+
+test.serial('a provider-reported failure: dunning starts once per invoice, also without a subscription; once ended, the invoice gets no first auto-charge', async (t) => {
+  const put = await request(app.baseUrl, '/api/settings', { method: 'PUT', cookie, body: { 'billing.dunning_schedule_days': [1] } });
+  t.is(put.status, 200, put.text);
+  try {
+    const invoice = await makeInvoice({ baseUrl: app.baseUrl, cookie, db: app.db }, { unitPrice: '40.00' });
+    const now = new Date();
+    const report = () => inTransaction(app.db, (trx) => recordPaymentFailure(trx, { invoiceId: invoice.id, paymentMethod: 'provider_a', failureReason: 'card_declined', now }));
+    t.deepEqual(await report(), { dunningStarted: true });
+    t.deepEqual(await report(), { dunningStarted: false });
+    t.deepEqual(await eventTypes(invoice.id), ['payment.failed', 'dunning.started', 'payment.failed']);
+    const failed = await app.db('events').where({ type: 'payment.failed' }).whereRaw("data->>'invoiceId' = ?", [invoice.id]).first();
+    t.deepEqual(failed.data, { paymentId: null, invoiceId: invoice.id, customerId: invoice.customerId, amount: '40.00', currency: 'USD', paymentMethod: 'provider_a', failureReason: 'card_declined' });
+    const started = await app.db('events').where({ type: 'dunning.started' }).whereRaw("data->>'invoiceId' = ?", [invoice.id]).first();
+    t.deepEqual(started.data, { invoiceId: invoice.id, subscriptionId: null, customerId: invoice.customerId, attempt: 1, nextAttemptAt: new Date(now.getTime() + DAY).toISOString() });
+
+    // Nothing is due before the day; on it the retry fails for want of a method, and the schedule is spent.
+    t.like(await retryDunning(app.deps, new Date(now.getTime() + DAY - 60_000)), { dunning: 0 });
+    t.like(await retryDunning(app.deps, new Date(now.getTime() + DAY + 60_000)), { dunning: 1, dunningFailed: 1, charged: 0 });
+    t.is((await eventTypes(invoice.id)).at(-1), 'dunning.failed');
+
+    const pm = await request(app.baseUrl, '/api/billing/payment-methods', { cookie, body: { customerId: invoice.customerId, type: 'provider_a', providerMethodId: 'pm_ok_after_dunning', isDefault: true } });
+    t.is(pm.status, 201, pm.text);
+    t.like(await autoChargeDueInvoices(app.deps, new Date(now.getTime() + 2 * DAY)), { charged: 0, chargeFailures: 0 });
+    t.is(chargesOf('pm_ok_after_dunning').length, 0);
+    t.is(await invoiceStatus(invoice.id), 'issued');
+  } finally {
+    await request(app.baseUrl, '/api/settings', { method: 'PUT', cookie, body: { 'billing.dunning_schedule_days': [1, 3, 5, 7] } });
+  }
 });
