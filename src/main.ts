@@ -7,6 +7,6 @@ import { registerWorkers } from './queue/workers.ts';
 import { closeSharedBrowser } from './invoices/pdf/browser.ts';
 
 const { deps, boss, database, config } = await boot('billing', { release: true, supervise: true });
-await registerWorkers(boss, deps, WORKER_GROUPS);
+const stopBackground = await registerWorkers(boss, deps, WORKER_GROUPS);
 const server = await startHttpServer(deps, config.PORT, config.HOST);
-onShutdown(deps.logger, [server.close, () => boss.stop({ graceful: true, timeout: 30_000 }), closeSharedBrowser, database.close]);
+onShutdown(deps.logger, [server.close, stopBackground, () => boss.stop({ graceful: true, timeout: 30_000 }), closeSharedBrowser, database.close]);

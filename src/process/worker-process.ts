@@ -7,7 +7,7 @@ import { closeSharedBrowser } from '../invoices/pdf/browser.ts';
 /** A worker process for one group: registers its handlers; SIGTERM lets in-flight jobs finish, then exits. */
 export async function runWorkerProcess(group: WorkerGroup): Promise<void> {
   const { deps, boss, database } = await boot(`worker-${group}`, { release: false, supervise: true });
-  await registerWorkers(boss, deps, [group]);
+  const stopBackground = await registerWorkers(boss, deps, [group]);
   deps.logger.info({ group }, 'worker started');
-  onShutdown(deps.logger, [() => boss.stop({ graceful: true, timeout: 30_000 }), closeSharedBrowser, database.close]);
+  onShutdown(deps.logger, [stopBackground, () => boss.stop({ graceful: true, timeout: 30_000 }), closeSharedBrowser, database.close]);
 }

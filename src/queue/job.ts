@@ -34,7 +34,16 @@ export interface JobDef<S extends z.ZodType = z.ZodType> {
    * be safe to repeat (every run is). Default 1.
    */
   batchSize?: number;
+  /**
+   * Work the group's worker process runs beside the queue (started with the workers, stopped before the
+   * queue at shutdown, its in-flight work finished): the webhooks dispatcher.
+   */
+  background?(deps: AppDeps): Background;
   run(deps: AppDeps, payload: z.output<S>, job: JobContext): Promise<unknown>;
+}
+
+export interface Background {
+  stop(): Promise<void>;
 }
 
 export function defineJob<S extends z.ZodType>(def: JobDef<S>): JobDef<S> {

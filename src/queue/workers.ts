@@ -1,6 +1,6 @@
 import type { AppDeps } from '../app-deps.ts';
 import type { Boss } from './boss.ts';
-import type { WorkerGroup } from './job.ts';
+import type { Background, JobDef, WorkerGroup } from './job.ts';
 import { jobRegistry } from './registry.ts';
 
 /**
@@ -17,32 +17,39 @@ function fetchAgain(boss: Boss, queue: string): void {
   if (worker) boss.notifyWorker(worker.id);
 }
 
-/** Registers the handlers of every job in `groups` on `boss`. */
-export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonly WorkerGroup[]): Promise<void> {
+/**
+ * Registers the handlers of every job in `groups` on `boss` and starts their background work (the webhooks
+ * dispatcher). Answers a stop for that background work: call it before stopping the queue at shutdown.
+ */
+export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonly WorkerGroup[]): Promise<() => Promise<void>> {
+  const backgrounds: Background[] = [];
   for (const job of jobRegistry.filter((j) => groups.includes(j.group))) {
+    if (job.background) backgrounds.push(job.background(deps));
     await boss.work(
       job.name,
       { localConcurrency: job.concurrency, batchSize: job.batchSize ?? 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 },
       async (items) => {
         try {
-          const results = await Promise.allSettled(
-            items.map(async (item) => {
-              const log = deps.logger.child({ job: job.name, jobId: item.id });
-              try {
-                return await job.run({ ...deps, logger: log }, job.payload.parse(item.data), { jobId: item.id, retryCount: (item as { retryCount?: number }).retryCount ?? 0 });
-              } catch (err) {
-                log.error({ err }, 'job failed');
-                throw err;
-              }
-            }),
-          );
-          const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-          if (failed) throw failed.reason;
-          return items.length === 1 ? (results[0] as PromiseFulfilledResult<unknown>).value : undefined;
+          // A batch's jobs run side by side; one that throws fails (and retries) the batch, so runs must repeat safely.
+          const results = await Promise.all(items.map((item) => runOne(deps, job, item)));
+          return items.length === 1 ? results[0] : undefined;
         } finally {
           if (items.length > 0) fetchAgain(boss, job.name);
         }
       },
     );
+  }
+  return async () => {
+    await Promise.all(backgrounds.map((b) => b.stop()));
+  };
+}
+
+async function runOne(deps: AppDeps, job: JobDef, item: { id: string; data: unknown }): Promise<unknown> {
+  const log = deps.logger.child({ job: job.name, jobId: item.id });
+  try {
+    return await job.run({ ...deps, logger: log }, job.payload.parse(item.data), { jobId: item.id, retryCount: (item as { retryCount?: number }).retryCount ?? 0 });
+  } catch (err) {
+    log.error({ err }, 'job failed');
+    throw err;
   }
 }

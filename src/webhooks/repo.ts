@@ -1,5 +1,5 @@
-import type { Db } from '../db/knex.ts';
 import { fastQuery } from '../db/fast-query.ts';
+import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { EventRow } from '../events/repo.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -60,52 +60,31 @@ export async function deleteEndpointRow(db: Db, id: string): Promise<number> {
   return db('webhook_endpoints').where({ id }).delete();
 }
 
-/** One pending delivery per enabled endpoint subscribed to the event's type or to '*', in one statement. */
-export async function insertDeliveriesForEvent(db: Db, event: Pick<EventRow, 'id' | 'type'>): Promise<{ id: string }[]> {
+/**
+ * One pending delivery, due now, per enabled endpoint subscribed to an event's type or to '*', for many events
+ * in one statement, which also notifies the webhook workers (on commit) when it inserted any. Answers how many.
+ */
+export async function insertDueDeliveries(db: Db, events: Pick<EventRow, 'id' | 'type'>[]): Promise<number> {
+  if (events.length === 0) return 0;
   const result = await db.raw(
-    `insert into webhook_deliveries (endpoint_id, event_id)
-     select id, ? from webhook_endpoints where enabled and events && array[?, '*']::text[]
-     on conflict (endpoint_id, event_id) do nothing
-     returning id`,
-    [event.id, event.type],
+    `with inserted as (
+       insert into webhook_deliveries (endpoint_id, event_id)
+       select e.id, v.id
+         from jsonb_to_recordset(?::jsonb) as v(id text, type text)
+         join webhook_endpoints e on e.enabled and e.events && array[v.type, '*']::text[]
+       on conflict (endpoint_id, event_id) do nothing
+       returning 1
+     ), counted as (select count(*)::int as n from inserted)
+     select n, case when n > 0 then pg_notify(?, null)::text end as notified from counted`,
+    [JSON.stringify(events.map((e) => ({ id: e.id, type: e.type }))), DELIVERIES_DUE_CHANNEL],
   );
-  return result.rows as { id: string }[];
-}
-
-/** `insertDeliveriesForEvent` for many events in one statement. */
-export async function insertDeliveriesForEvents(db: Db, events: Pick<EventRow, 'id' | 'type'>[]): Promise<{ id: string }[]> {
-  if (events.length === 0) return [];
-  const result = await db.raw(
-    `insert into webhook_deliveries (endpoint_id, event_id)
-     select e.id, v.id
-       from jsonb_to_recordset(?::jsonb) as v(id text, type text)
-       join webhook_endpoints e on e.enabled and e.events && array[v.type, '*']::text[]
-     on conflict (endpoint_id, event_id) do nothing
-     returning id`,
-    [JSON.stringify(events.map((e) => ({ id: e.id, type: e.type })))],
-  );
-  return result.rows as { id: string }[];
+  return (result.rows[0] as { n: number }).n;
 }
 
 const deliveryColumns = ['webhook_deliveries.*', 'events.type as event_type'];
 
 export async function findDelivery(db: Db, id: string): Promise<DeliveryRow | undefined> {
   return db('webhook_deliveries').join('events', 'events.id', 'webhook_deliveries.event_id').where('webhook_deliveries.id', id).first(deliveryColumns);
-}
-
-/** What one send needs: the delivery, its endpoint and its event, read fresh by the job. */
-export async function findDeliveryTarget(db: Db, id: string) {
-  const row = await db('webhook_deliveries as d')
-    .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .join('events as ev', 'ev.id', 'd.event_id')
-    .where('d.id', id)
-    .first(
-      'd.id', 'd.status', 'd.attempt_count', 'e.url', 'e.secret', 'e.enabled',
-      'ev.id as event_id', 'ev.type as event_type', 'ev.data as event_data', 'ev.created_at as event_created_at',
-    );
-  return row as
-    | { id: string; status: DeliveryStatus; attempt_count: number; url: string; secret: string; enabled: boolean; event_id: string; event_type: string; event_data: Record<string, unknown>; event_created_at: Date }
-    | undefined;
 }
 
 export function listDeliveryRows(db: Db, endpointId: string, page: PageQuery): Promise<Page<DeliveryRow>> {
@@ -121,48 +100,105 @@ export async function listAttemptRows(db: Db, deliveryIds: string[]): Promise<At
   return db('webhook_delivery_attempts').whereIn('delivery_id', deliveryIds).orderBy([{ column: 'at' }, { column: 'attempt' }]);
 }
 
-export async function insertAttempt(db: Db, row: Omit<AttemptRow, 'at'>): Promise<void> {
-  await db('webhook_delivery_attempts').insert(row);
+/** The channel a committed fan-out or redelivery notifies, so webhook workers claim at once (D-70). */
+export const DELIVERIES_DUE_CHANNEL = 'webhook_deliveries_due';
+
+/** Tells listening webhook workers that deliveries are due; inside a transaction it is sent on commit. */
+export async function notifyDeliveriesDue(db: Db): Promise<void> {
+  await db.raw('select pg_notify(?, null)', [DELIVERIES_DUE_CHANNEL]);
+}
+
+/** A claimed delivery with what its send needs: the endpoint and the event, read in the claim. */
+export interface ClaimedDelivery {
+  id: string;
+  endpoint_id: string;
+  attempt_count: number;
+  enabled: boolean;
+  url: string;
+  secret: string;
+  event_id: string;
+  event_type: string;
+  event_data: Record<string, unknown>;
+  event_created_at: Date;
 }
 
 /**
- * A successful attempt in one statement (atomic on its own, no transaction round trips): the attempt is
- * logged and the delivery marked delivered, unless another send already moved it past `row.attempt - 1`.
+ * Claims up to `limit` due pending deliveries, oldest due first, in one statement: rows another worker holds
+ * are skipped (FOR UPDATE SKIP LOCKED), endpoints in `full` are left out, and no endpoint gets more than its
+ * `room` (default `perEndpoint`). A claimed delivery's `next_attempt_at` becomes the end of the lease, so a
+ * worker that dies mid-send leaves it due again then. A delivery whose endpoint is disabled is parked
+ * instead (no `next_attempt_at`: it waits for a manual retry) and comes back with `enabled` false.
  */
-export async function recordDeliveredAttempt(db: Db, row: Omit<AttemptRow, 'at'>): Promise<void> {
-  await fastQuery(
+export async function claimDueDeliveries(
+  db: Db,
+  options: { limit: number; perEndpoint: number; leaseMs: number; full: string[]; room: Record<string, number> },
+): Promise<ClaimedDelivery[]> {
+  return fastQuery<ClaimedDelivery>(
     db,
-    `with logged as (
-       insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, error, response_body)
-       values ($1, $2, $3, $4, $5, $6)
+    `with candidate as (
+       select d.id, d.endpoint_id, d.next_attempt_at
+         from webhook_deliveries d
+        where d.status = 'pending' and d.next_attempt_at is not null and d.next_attempt_at <= clock_timestamp()
+          and d.endpoint_id <> all($1::uuid[])
+        order by d.next_attempt_at
+        limit $2
+        for update of d skip locked
+     ), ranked as (
+       select c.id, c.next_attempt_at, row_number() over (partition by c.endpoint_id order by c.next_attempt_at, c.id) as n,
+              coalesce(($3::jsonb ->> c.endpoint_id::text)::int, $4::int) as room
+         from candidate c
+     ), chosen as (
+       select id from ranked where n <= room order by next_attempt_at limit $5
      )
-     update webhook_deliveries
-        set attempt_count = $7, status = 'delivered', next_attempt_at = null, delivered_at = clock_timestamp(), updated_at = clock_timestamp()
-      where id = $8 and attempt_count = $9 and status = 'pending'`,
-    [row.delivery_id, row.attempt, row.status_code, row.latency_ms, row.error, row.response_body, row.attempt, row.delivery_id, row.attempt - 1],
+     update webhook_deliveries d
+        set next_attempt_at = case when e.enabled then clock_timestamp() + $6::int * interval '1 millisecond' end
+       from chosen, webhook_endpoints e, events ev
+      where d.id = chosen.id and e.id = d.endpoint_id and ev.id = d.event_id
+     returning d.id, d.endpoint_id, d.attempt_count, e.enabled, e.url, e.secret,
+               ev.id as event_id, ev.type as event_type, ev.data as event_data, ev.created_at as event_created_at`,
+    [options.full, options.limit * 2, JSON.stringify(options.room), options.perEndpoint, options.limit, Math.round(options.leaseMs)],
   );
 }
 
+/** One finished attempt of a claimed delivery and where it leaves the delivery. */
+export interface AttemptOutcome {
+  delivery_id: string;
+  /** This attempt's number (attempts made before it + 1). */
+  attempt: number;
+  status: DeliveryStatus;
+  next_attempt_at: Date | null;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_body: string | null;
+}
+
 /**
- * Moves a delivery past attempt `attemptsBefore` (optimistic: 0 rows when another send already did,
- * so only one attempt chain schedules the next).
+ * Logs many attempts and moves their deliveries on, in one statement (atomic on its own). A delivery moves
+ * only from the attempt count its send started at, still pending (another send that got there first, or a
+ * manual retry's reopening, wins); its attempt is logged either way. Answers the ids that moved.
  */
-export async function advanceDelivery(
-  db: Db,
-  id: string,
-  attemptsBefore: number,
-  next: { status: DeliveryStatus; nextAttemptAt: Date | null },
-): Promise<boolean> {
-  const count = await db('webhook_deliveries')
-    .where({ id, attempt_count: attemptsBefore, status: 'pending' })
-    .update({
-      attempt_count: attemptsBefore + 1,
-      status: next.status,
-      next_attempt_at: next.nextAttemptAt,
-      delivered_at: next.status === 'delivered' ? db.raw('clock_timestamp()') : null,
-      updated_at: db.raw('clock_timestamp()'),
-    });
-  return count > 0;
+export async function recordAttemptOutcomes(db: Db, outcomes: AttemptOutcome[]): Promise<string[]> {
+  if (outcomes.length === 0) return [];
+  const rows = await fastQuery<{ id: string }>(
+    db,
+    `with outcome as (
+       select * from jsonb_to_recordset($1::jsonb) as o(
+         delivery_id uuid, attempt int, status text, next_attempt_at timestamptz, status_code int, latency_ms int, error text, response_body text)
+     ), logged as (
+       insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, error, response_body)
+       select o.delivery_id, o.attempt, o.status_code, o.latency_ms, o.error, o.response_body
+         from outcome o join webhook_deliveries d on d.id = o.delivery_id
+     )
+     update webhook_deliveries d
+        set attempt_count = o.attempt, status = o.status, next_attempt_at = o.next_attempt_at,
+            delivered_at = case when o.status = 'delivered' then clock_timestamp() end, updated_at = clock_timestamp()
+       from outcome o
+      where d.id = o.delivery_id and d.attempt_count = o.attempt - 1 and d.status = 'pending'
+     returning d.id`,
+    [JSON.stringify(outcomes)],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** Puts a delivery back to pending for a manual redelivery; returns its attempt count. */

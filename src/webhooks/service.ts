@@ -3,11 +3,9 @@ import type { Config } from '../config.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { enqueue } from '../queue/enqueue.ts';
-import { deliverWebhookJob } from './deliver.job.ts';
 import { checkDestination, UnsafeDestinationError } from './destination.ts';
 import {
-  deleteEndpointRow, findDelivery, findEndpoint, insertEndpoint, listAttemptRows, listDeliveryRows, listEndpointRows, reopenDelivery,
+  deleteEndpointRow, findDelivery, findEndpoint, insertEndpoint, listAttemptRows, listDeliveryRows, listEndpointRows, notifyDeliveriesDue, reopenDelivery,
   updateEndpointRow, type AttemptRow, type DeliveryRow, type EndpointRow,
 } from './repo.ts';
 import type { CreateEndpointInput, UpdateEndpointInput } from './schema.ts';
@@ -77,14 +75,14 @@ export async function listDeliveries(db: Db, endpointId: string, page: PageQuery
 }
 
 /**
- * Redelivers now, whatever the delivery's state (D-72): back to pending and a job for the next attempt.
- * A scheduled retry still waiting finds its attempt count stale and does nothing.
+ * Redelivers now, whatever the delivery's state (D-72): back to pending and due now (a scheduled retry
+ * becomes this one), and the webhook workers are notified on commit.
  */
 export async function retryDelivery(db: Db, endpointId: string, deliveryId: string) {
   return inTransaction(db, async (trx) => {
     const attempts = await reopenDelivery(trx, deliveryId, endpointId);
     if (attempts === undefined) throw notFound('Webhook delivery');
-    await enqueue(trx, deliverWebhookJob, { deliveryId, attempt: attempts });
+    await notifyDeliveriesDue(trx);
     const [row] = await withAttempts(trx, [(await findDelivery(trx, deliveryId))!]);
     return row!;
   });

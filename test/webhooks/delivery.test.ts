@@ -14,6 +14,7 @@ let cookie: string;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const flakyFailures = new Map<string, number>();
 const hanging: Array<() => void> = [];
+let stopWorkers: () => Promise<void>;
 
 test.before(async () => {
   // A short schedule: three attempts in all, a fraction of a second apart.
@@ -31,10 +32,11 @@ test.before(async () => {
     '/hang': (_r, res) => hanging.push(() => res.destroy()),
     '/big-error': (_r, res) => res.writeHead(503).end('x'.repeat(5000)),
   });
-  await registerWorkers(app.boss, app.deps, ['webhooks']);
+  stopWorkers = await registerWorkers(app.boss, app.deps, ['webhooks']);
 });
 test.after.always(async () => {
   for (const release of hanging) release();
+  await stopWorkers?.();
   await receiver?.close();
   await app?.close();
 });

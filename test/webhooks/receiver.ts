@@ -25,9 +25,13 @@ export async function startReceiver(behaviours: Record<string, Behaviour> = {}) 
       else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
+    /** TCP connections accepted so far. */
+    connections: () => connections,
     url: (path: string) => `http://127.0.0.1:${port}${path}`,
     received,
     at: (path: string) => received.filter((r) => r.path === path),

@@ -1,0 +1,149 @@
+import type http from 'node:http';
+import test from 'ava';
+import { recordEvent } from '../../src/events/service.ts';
+import type { EventType } from '../../src/events/types.ts';
+import { DeliveryDispatcher, DISPATCH_LIMITS, type DispatchLimits } from '../../src/webhooks/dispatcher.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { loginAsAdmin } from '../helpers/auth.ts';
+import { request } from '../helpers/http.ts';
+import { startReceiver, waitFor } from './receiver.ts';
+
+const base = '/api/billing/webhooks/endpoints';
+let app: TestApp;
+let cookie: string;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const held: http.ServerResponse[] = [];
+const retryAfterSeen = new Set<string>();
+
+test.before(async () => {
+  app = await startTestApp({ WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.2,0.2' });
+  ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
+  receiver = await startReceiver({
+    '/slow': (_r, res) => held.push(res),
+    '/retry-after': (r, res) => {
+      const id = String(r.headers['x-event-id']);
+      if (retryAfterSeen.has(id)) return res.writeHead(204).end();
+      retryAfterSeen.add(id);
+      res.writeHead(503, { 'retry-after': '2' }).end('busy');
+    },
+  });
+});
+test.after.always(async () => {
+  for (const res of held) res.destroy();
+  await receiver?.close();
+  await app?.close();
+});
+
+async function endpoint(path: string, events: string[]): Promise<{ id: string }> {
+  const res = await request(app.baseUrl, base, { cookie, body: { url: receiver.url(path), events } });
+  if (res.status !== 201) throw new Error(res.text);
+  return res.body;
+}
+
+const record = (type: EventType, n: number) =>
+  app.db.transaction((trx) => recordEvent(trx, type, { licenseId: `lic_${n}` }));
+
+async function dispatching<T>(limits: Partial<DispatchLimits>, work: (d: DeliveryDispatcher[]) => Promise<T>, count = 1): Promise<T> {
+  const dispatchers = Array.from({ length: count }, () => new DeliveryDispatcher(app.deps, { ...DISPATCH_LIMITS, ...limits }).start());
+  try {
+    return await work(dispatchers);
+  } finally {
+    await Promise.all(dispatchers.map((d) => d.stop()));
+  }
+}
+
+test.serial('an endpoint that hangs holds at most its per-endpoint share of sends; other endpoints are delivered meanwhile', async (t) => {
+  await endpoint('/slow', ['dunning.started']);
+  const fast = await endpoint('/fast', ['invoice.overdue']);
+  // The hanging endpoint's deliveries are the oldest due, more than a claim looks at.
+  for (let i = 0; i < 20; i++) await record('dunning.started', i);
+  for (let i = 0; i < 10; i++) await record('invoice.overdue', i);
+  await dispatching({ concurrency: 4, perEndpoint: 2, pollMs: 60_000 }, async () => {
+    await waitFor(() => receiver.at('/fast'), (r) => r.length >= 10, 10_000);
+    t.is(receiver.at('/fast').length, 10, 'every fast delivery went through while the slow endpoint held its share');
+    t.is(receiver.at('/slow').length, 2, 'two sends to the hanging endpoint, no more');
+    const delivered = await app.db('webhook_deliveries').where({ endpoint_id: fast.id, status: 'delivered' }).count<{ count: number }[]>('* as count');
+    t.is(Number(delivered[0]!.count), 10);
+    // The slow receiver answering frees its share and the rest follow, two at a time.
+    while (receiver.at('/slow').length < 20) {
+      for (const res of held.splice(0)) res.writeHead(204).end();
+      await new Promise((r) => setTimeout(r, 50));
+      t.true(held.length <= 2, `in flight to the slow endpoint: ${held.length}`);
+    }
+    for (const res of held.splice(0)) res.writeHead(204).end();
+    const pending = await waitFor(() => app.db('webhook_deliveries').where({ status: 'pending' }).select('id'), (rows) => rows.length === 0, 10_000);
+    t.deepEqual(pending, []);
+  });
+});
+
+test.serial('two workers claiming the same backlog send every delivery exactly once, over kept-alive connections', async (t) => {
+  await endpoint('/shared', ['license.created']);
+  const connectionsBefore = receiver.connections();
+  const events = [];
+  for (let i = 0; i < 120; i++) events.push(await record('license.created', i));
+  await dispatching(
+    { concurrency: 8, perEndpoint: 8 },
+    async () => {
+      await waitFor(() => receiver.at('/shared'), (r) => r.length >= 120, 20_000);
+      await waitFor(() => app.db('webhook_deliveries').where({ status: 'pending' }).select('id'), (rows) => rows.length === 0, 10_000);
+    },
+    2,
+  );
+  const ids = receiver.at('/shared').map((r) => String(r.headers['x-event-id']));
+  t.is(ids.length, 120);
+  t.deepEqual([...new Set(ids)].sort(), events.map((e) => e.id).sort());
+  const attempts = await app.db('webhook_delivery_attempts').join('webhook_deliveries as d', 'd.id', 'delivery_id').where('d.event_id', 'in', events.map((e) => e.id)).select('attempt', 'status_code');
+  t.is(attempts.length, 120, 'one attempt logged per delivery');
+  t.true(attempts.every((a) => a.attempt === 1 && a.status_code === 200));
+  t.true(receiver.connections() - connectionsBefore <= 16, `connections opened: ${receiver.connections() - connectionsBefore}`);
+});
+
+test.serial('a backlog for one endpoint drains as fast as the receiver answers, not one claim per poll', async (t) => {
+  await endpoint('/burst', ['subscription.updated']);
+  for (let i = 0; i < 60; i++) await record('subscription.updated', i);
+  await dispatching({ concurrency: 8, perEndpoint: 4, pollMs: 60_000 }, async () => {
+    const started = Date.now();
+    await waitFor(() => receiver.at('/burst'), (r) => r.length >= 60, 10_000);
+    t.is(receiver.at('/burst').length, 60);
+    t.true(Date.now() - started < 5000, `drained in ${Date.now() - started} ms`);
+  });
+});
+
+test.serial('a retry is claimed when it comes due: a longer Retry-After is waited out, not more', async (t) => {
+  const ep = await endpoint('/retry-after', ['dunning.resolved']);
+  await dispatching({}, async () => {
+    const event = await record('dunning.resolved', 1);
+    const [first] = await waitFor(() => receiver.at('/retry-after'), (r) => r.length >= 1, 5000);
+    const firstAt = Date.now();
+    t.is(first!.headers['x-event-id'], event.id);
+    const delivery = await waitFor(() => app.db('webhook_deliveries').where({ endpoint_id: ep.id }).first(), (d) => d.attempt_count === 1, 5000);
+    t.is(delivery.status, 'pending');
+    const dueIn = (delivery.next_attempt_at as Date).getTime() - firstAt;
+    t.true(dueIn > 1500 && dueIn <= 2100, `due in ${dueIn} ms`);
+    await waitFor(() => receiver.at('/retry-after'), (r) => r.length >= 2, 5000);
+    const late = Date.now() - (delivery.next_attempt_at as Date).getTime();
+    t.true(late >= -50 && late < 600, `sent ${late} ms after it came due`);
+    const done = await waitFor(() => app.db('webhook_deliveries').where({ endpoint_id: ep.id }).first(), (d) => d.status === 'delivered', 5000);
+    t.is(done.attempt_count, 2);
+  });
+});
+
+test.serial('a delivery whose endpoint was disabled is parked with no next attempt; a manual retry after enabling delivers it', async (t) => {
+  const ep = await endpoint('/parked', ['license.expired']);
+  await record('license.expired', 1);
+  const put = await request(app.baseUrl, `${base}/${ep.id}`, { cookie, method: 'PUT', body: { enabled: false } });
+  t.is(put.status, 200, put.text);
+  await dispatching({}, async () => {
+    const parked = await waitFor(() => app.db('webhook_deliveries').where({ endpoint_id: ep.id }).first(), (d) => d.next_attempt_at === null, 5000);
+    t.is(parked.status, 'pending');
+    t.is(parked.attempt_count, 0);
+    await new Promise((r) => setTimeout(r, 1500));
+    t.is(receiver.at('/parked').length, 0, 'parked deliveries are not claimed again by the poll');
+    await request(app.baseUrl, `${base}/${ep.id}`, { cookie, method: 'PUT', body: { enabled: true } });
+    const retried = await request(app.baseUrl, `${base}/${ep.id}/deliveries/${parked.id}/retry`, { cookie, method: 'POST' });
+    t.is(retried.status, 202, retried.text);
+    await waitFor(() => receiver.at('/parked'), (r) => r.length >= 1, 5000);
+    const done = await waitFor(() => app.db('webhook_deliveries').where({ endpoint_id: ep.id }).first(), (d) => d.status === 'delivered', 5000);
+    t.is(done.attempt_count, 1);
+  });
+});
