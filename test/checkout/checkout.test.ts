@@ -126,3 +126,17 @@ test('a provider 500 or refusal is 502 provider_error with its message and nothi
   t.regex(error!.message, /did not answer/);
   t.is((await app.db('checkout_sessions').where({ invoice_id: invoice.id })).length, 0);
 });
+
+test('a connection reset by either provider is 502 provider_error and nothing is recorded', async (t) => {
+  const invoice = await makeInvoice(c, { unitPrice: '7.00' });
+  fake.behave(invoice.id, { reset: true });
+  const a = await checkout('provider_a', { invoiceId: invoice.id, ...urls });
+  t.is(a.status, 502, a.text);
+  t.is(a.body.error.code, 'provider_error');
+  t.regex(a.body.error.message, /provider_a could not be reached/);
+  const b = await checkout('provider_b', { invoiceId: invoice.id, successUrl: urls.successUrl });
+  t.is(b.status, 502, b.text);
+  t.regex(b.body.error.message, /provider_b could not be reached/);
+  t.is((await app.db('checkout_sessions').where({ invoice_id: invoice.id })).length, 0);
+  t.is((await readInvoice(c, invoice.id)).status, 'issued');
+});

@@ -206,3 +206,68 @@ test.serial('a provider-reported failure: dunning starts once per invoice, also 
     await request(app.baseUrl, '/api/settings', { method: 'PUT', cookie, body: { 'billing.dunning_schedule_days': [1, 3, 5, 7] } });
   }
 });
+
+test.serial('a manual payment or a credit note paying an invoice in dunning resolves the case at once and reactivates; its retry day charges nothing', async (t) => {
+  const byPayment = await subscribed('pm_card_decline_manual');
+  const byNote = await subscribed('pm_card_decline_note');
+  const now = Date.now();
+  await autoChargeDueInvoices(app.deps, new Date(now));
+  for (const s of [byPayment, byNote]) t.is(await subStatus(s.subscriptionId), 'past_due');
+
+  const paid = await request(app.baseUrl, '/api/billing/payments', { cookie, body: { invoiceId: byPayment.invoiceId, amount: '25.00', paymentMethod: 'bank_transfer' } });
+  t.is(paid.status, 201, paid.text);
+  const noted = await request(app.baseUrl, '/api/billing/credit-notes', { cookie, body: { invoiceId: byNote.invoiceId, amount: '25.00', reason: 'goodwill' } });
+  t.is(noted.status, 201, noted.text);
+
+  for (const s of [byPayment, byNote]) {
+    t.is(await invoiceStatus(s.invoiceId), 'paid');
+    t.is(await subStatus(s.subscriptionId), 'active');
+    t.is((await eventTypes(s.invoiceId)).at(-1), 'dunning.resolved');
+    const resolved = await app.db('events').where({ type: 'dunning.resolved' }).whereRaw("data->>'invoiceId' = ?", [s.invoiceId]).first();
+    t.like(resolved.data, { invoiceId: s.invoiceId, subscriptionId: s.subscriptionId, customerId: s.customerId, attempt: 1, nextAttemptAt: null });
+    t.is((await app.db('dunning_cases').where({ invoice_id: s.invoiceId }).first()).status, 'resolved');
+  }
+  await retryDunning(app.deps, new Date(now + 8 * DAY));
+  t.is(chargesOf('pm_card_decline_manual').length, 1);
+  t.is(chargesOf('pm_card_decline_note').length, 1);
+});
+
+test.serial('a connection reset during a charge is an unknown outcome: no dunning step, and the same key is sent again', async (t) => {
+  const s = await subscribed('pm_reset');
+  fake.behave('pm_reset', { reset: true });
+  t.like(await autoChargeDueInvoices(app.deps, new Date()), { charged: 0, chargeFailures: 0, dunningStarted: 0 });
+  t.is((await app.db('charge_attempts').where({ invoice_id: s.invoiceId }).first()).status, 'pending');
+  t.is(await subStatus(s.subscriptionId), 'active');
+  t.deepEqual(await eventTypes(s.invoiceId), []);
+  fake.behave('pm_reset', {});
+  t.like(await autoChargeDueInvoices(app.deps, new Date()), { charged: 1 });
+  const sent = chargesOf('pm_reset');
+  t.is(sent.length, 2);
+  t.is(sent[0]!.headers['idempotency-key'], sent[1]!.headers['idempotency-key']);
+  t.is(fake.charges.filter((c) => c.paymentMethod === 'pm_reset').length, 1);
+  t.is(await invoiceStatus(s.invoiceId), 'paid');
+});
+
+test.serial('killed after the provider charged but before the result was recorded: the next sweep re-sends the key and records the one charge', async (t) => {
+  const s = await subscribed('pm_crash');
+  const invoice = await app.db('invoices').where({ id: s.invoiceId }).first();
+  const key = `charge_${s.invoiceId}_1`;
+  // What the killed process did: its pending attempt was committed, and provider_a charged under its key.
+  await app.db('charge_attempts').insert({ invoice_id: s.invoiceId, attempt: 1, idempotency_key: key, amount: invoice.total, currency: invoice.currency, provider_method_id: 'pm_crash' });
+  const direct = await fetch(`${fake.url}/v1/payment_intents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${fake.secretKey}`, 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': key },
+    body: new URLSearchParams({ amount: '2500', currency: 'usd', payment_method: 'pm_crash', off_session: 'true', confirm: 'true', 'metadata[invoiceId]': s.invoiceId }),
+  });
+  t.is(direct.status, 200);
+  const intent = (await direct.json()) as { id: string };
+
+  const [a, b] = await Promise.all([autoChargeDueInvoices(app.deps, new Date()), autoChargeDueInvoices(app.deps, new Date())]);
+  t.is(a.charged + b.charged, 1);
+  t.is(fake.charges.filter((c) => c.paymentMethod === 'pm_crash').length, 1, 'the provider charged once');
+  const payments = await app.db('payments').where({ invoice_id: s.invoiceId });
+  t.is(payments.length, 1);
+  t.like(payments[0], { payment_method: 'provider_a', provider_reference: intent.id });
+  t.is((await app.db('charge_attempts').where({ invoice_id: s.invoiceId })).length, 1);
+  t.is(await invoiceStatus(s.invoiceId), 'paid');
+});
