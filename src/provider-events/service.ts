@@ -3,6 +3,8 @@
  * queued in one transaction, acknowledged at once; the provider_events worker applies each stored event
  * idempotently under its row lock (applyProviderEvent).
  */
+import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -59,25 +61,41 @@ class PermanentFailure extends Error {}
 
 const PERMANENT_CODES = new Set(['invoice_not_found', 'currency_mismatch', 'invalid_request', 'invoice_not_payable', 'amount_exceeds_due']);
 
-async function applyEffect(trx: Db, event: ProviderEventRow, effect: ProviderEffect, now: Date): Promise<'processed' | 'ignored'> {
+/** The id an event names for one of our rows; one that cannot be an id names nothing (not a database error to retry). */
+function namedId(id: string | undefined, what: 'invoice' | 'subscription'): string {
+  if (!id) throw new PermanentFailure(`the event names no ${what}`);
+  if (!z.guid().safeParse(id).success) throw new PermanentFailure(`${what} ${id} does not exist`);
+  return id;
+}
+
+/** A row the event names (a subscription on a failed payment) that is not ours: no retry will make it exist. */
+const isForeignKeyViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23503';
+
+async function applyEffect(trx: Db, event: ProviderEventRow, effect: ProviderEffect, now: Date, logger?: Logger): Promise<'processed' | 'ignored'> {
   switch (effect.kind) {
     case 'none':
       return 'ignored';
     case 'payment': {
-      if (!effect.invoiceId) throw new PermanentFailure('the event names no invoice');
-      await applyProviderPayment(trx, { paymentMethod: event.provider, reference: effect.reference, invoiceId: effect.invoiceId, amount: effect.amount, currency: effect.currency, now });
+      const invoiceId = namedId(effect.invoiceId, 'invoice');
+      const result = await applyProviderPayment(trx, { paymentMethod: event.provider, reference: effect.reference, invoiceId, amount: effect.amount, currency: effect.currency, now });
+      if (result.outcome !== 'already_recorded' && result.credited) {
+        // Money the invoice could not take: kept as store credit, and said so where operators look.
+        logger?.warn({ providerEvent: event.id, provider: event.provider, reference: effect.reference, invoiceId, credited: result.credited, currency: effect.currency }, 'provider payment beyond what was due became store credit');
+      }
       return 'processed';
     }
     case 'payment_failed': {
-      if (!effect.invoiceId) throw new PermanentFailure('the event names no invoice');
-      await recordPaymentFailure(trx, { invoiceId: effect.invoiceId, subscriptionId: effect.subscriptionId ?? null, paymentMethod: event.provider, failureReason: effect.reason, now });
+      const invoiceId = namedId(effect.invoiceId, 'invoice');
+      await recordPaymentFailure(trx, { invoiceId, subscriptionId: effect.subscriptionId ? namedId(effect.subscriptionId, 'subscription') : null, paymentMethod: event.provider, failureReason: effect.reason, now });
       return 'processed';
     }
     case 'subscription_status': {
-      if (!effect.subscriptionId) throw new PermanentFailure('the event names no subscription');
+      const subscriptionId = namedId(effect.subscriptionId, 'subscription');
+      // The subscription's lock first, then the ordering check: two status events applied at once queue on the
+      // lock, and the later one sees what the earlier committed (a check before the lock would miss it).
+      const sub = await lockSubscriptionRow(trx, subscriptionId);
+      if (!sub) throw new PermanentFailure(`subscription ${subscriptionId} does not exist`);
       if (await newerStatusEventApplied(trx, event)) return 'ignored';
-      const sub = await lockSubscriptionRow(trx, effect.subscriptionId);
-      if (!sub) throw new PermanentFailure(`subscription ${effect.subscriptionId} does not exist`);
       // Canceled is final (interface.md): a late "active" never revives it.
       if (sub.status === effect.status || sub.status === 'canceled') return 'processed';
       const canceled = effect.status === 'canceled';
@@ -97,19 +115,33 @@ async function applyEffect(trx: Db, event: ProviderEventRow, effect: ProviderEff
  * crash re-runs it cleanly. A permanent problem (unknown invoice, unreadable payload) keeps the event as
  * `failed` with the reason, for the list and replay; anything else throws so the queue retries.
  */
-export async function applyProviderEvent(db: Db, id: string, now = new Date()): Promise<ProviderEventRow | undefined> {
+export async function applyProviderEvent(db: Db, id: string, now = new Date(), logger?: Logger): Promise<ProviderEventRow | undefined> {
   return inTransaction(db, async (trx) => {
     const event = await lockProviderEventRow(trx, id);
     if (!event || event.status === 'processed' || event.status === 'ignored') return event;
     const attempts = event.attempts + 1;
     try {
-      const status = await trx.transaction(async (sp) => applyEffect(sp, event, effectOf(event.provider, event.payload), now));
+      const status = await trx.transaction(async (sp) => applyEffect(sp, event, effectOf(event.provider, event.payload), now, logger));
       return updateProviderEventRow(trx, id, { status, failure_reason: null, attempts, processed_at: now });
     } catch (error) {
-      const permanent = error instanceof PermanentFailure || error instanceof MalformedEventError || (error instanceof AppError && PERMANENT_CODES.has(error.code));
+      const permanent = error instanceof PermanentFailure || error instanceof MalformedEventError || (error instanceof AppError && PERMANENT_CODES.has(error.code)) || isForeignKeyViolation(error);
       if (!permanent) throw error;
-      return updateProviderEventRow(trx, id, { status: 'failed', failure_reason: (error as Error).message, attempts, processed_at: null });
+      const reason = isForeignKeyViolation(error) ? `the event names a row that does not exist (${(error as { constraint?: string }).constraint ?? 'foreign key'})` : (error as Error).message;
+      return updateProviderEventRow(trx, id, { status: 'failed', failure_reason: reason, attempts, processed_at: null });
     }
+  });
+}
+
+/**
+ * The queue's last retry of a transient error failed too: the event is kept as `failed` with that reason,
+ * so it is listed and can be replayed, instead of waiting as `received` with no job left to apply it.
+ * An event applied meanwhile is left as it is.
+ */
+export async function giveUpProviderEvent(db: Db, id: string, reason: string): Promise<ProviderEventRow | undefined> {
+  return inTransaction(db, async (trx) => {
+    const event = await lockProviderEventRow(trx, id);
+    if (!event || event.status !== 'received') return event;
+    return updateProviderEventRow(trx, id, { status: 'failed', failure_reason: `gave up after ${event.attempts + 1} attempts: ${reason}`, attempts: event.attempts + 1, processed_at: null });
   });
 }
 
