@@ -2,14 +2,14 @@
  * The pieces `npm run bench` is built from: a throw-away database, child servers, an autocannon wrapper
  * and the results table. Nothing here knows which routes are measured; bench/benchmarks.ts lists them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { spawnService, statusOf, waitUntil } from '../test/faults/processes.ts';
+import { freePort } from '../test/helpers/net.ts';
 import { databaseUrl, prepareTemplate } from '../test/helpers/template.ts';
 
 // ---------------------------------------------------------------------------------------------------
@@ -31,17 +31,6 @@ export async function cleanUp(): Promise<void> {
       console.error('[bench] clean-up:', error instanceof Error ? error.message : error);
     }
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -93,49 +82,26 @@ export interface ChildServer {
  */
 export async function startChildServer(name: string, args: string[], env: Record<string, string>, readyPath: string): Promise<ChildServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    // stdin stays an open pipe: a child that watches it can exit when this process dies without clean-up.
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let tail = '';
-  const keepTail = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout!.on('data', keepTail);
-  child.stderr!.on('data', keepTail);
+  const child = spawnService(name, args, { ...env, PORT: String(port), HOST: '127.0.0.1' });
   let stopping = false;
   let early: string | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => {
-      if (!stopping) early = `${name} exited (code ${code}, signal ${signal}); its last output:\n${tail}`;
-      resolve();
-    });
+  void child.exited.then(({ code, signal }) => {
+    if (!stopping) early = `${name} exited (code ${code}, signal ${signal}); its last output:\n${child.output().slice(-4000)}`;
   });
-
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
     stopping = true;
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(killer);
+    await child.stop(15_000);
   };
   onCleanup(stop);
 
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (early) throw new Error(early);
-    try {
-      const response = await fetch(baseUrl + readyPath);
-      await response.arrayBuffer();
-      if (response.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${name} not ready at ${readyPath} within 60 s; its last output:\n${tail}`);
-    await new Promise((r) => setTimeout(r, 200));
+  try {
+    await waitUntil(async () => {
+      if (early) throw new Error(early);
+      return (await statusOf(baseUrl + readyPath)) === 200;
+    }, 60_000, `${name} to answer 200 at ${readyPath}`);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; its last output:\n${child.output().slice(-4000)}`);
   }
   return { baseUrl, exitedEarly: () => early, stop };
 }

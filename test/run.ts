@@ -3,24 +3,13 @@
  * a template database migrated once, then ava; each test file clones the template into its own database.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { freePort } from './helpers/net.ts';
 import { prepareTemplate } from './helpers/template.ts';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let adminUrl = process.env.DATABASE_URL;
 let stopServer = async () => {};
@@ -37,25 +26,57 @@ if (!adminUrl) {
 const templateName = `billing_template_${process.pid}`;
 await prepareTemplate(adminUrl, templateName);
 
-const args = process.argv.slice(2);
-const ava = spawn(process.execPath, [path.resolve('node_modules/ava/entrypoints/cli.mjs'), ...args], {
-  env: { ...process.env, TEST_ADMIN_URL: adminUrl, TEST_TEMPLATE_DB: templateName, NODE_ENV: 'test', DATABASE_URL: '' },
-  stdio: ['inherit', 'pipe', 'inherit'],
-});
-let output = '';
-ava.stdout.on('data', (chunk: Buffer) => {
-  process.stdout.write(chunk);
-  output += chunk.toString();
-});
-const code: number = await new Promise((resolve) => ava.on('close', (c) => resolve(c ?? 1)));
+/** Runs ava over `args`; answers its exit code and what it printed (also passed through). */
+async function runAva(args: string[]): Promise<{ code: number; output: string }> {
+  const ava = spawn(process.execPath, [path.resolve('node_modules/ava/entrypoints/cli.mjs'), ...args], {
+    env: { ...process.env, TEST_ADMIN_URL: adminUrl, TEST_TEMPLATE_DB: templateName, NODE_ENV: 'test', DATABASE_URL: '' },
+    stdio: ['inherit', 'pipe', 'inherit'],
+  });
+  let output = '';
+  ava.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    output += chunk.toString();
+  });
+  const code: number = await new Promise((resolve) => ava.on('close', (c) => resolve(c ?? 1)));
+  return { code, output };
+}
 
-const count = (re: RegExp) => Number(re.exec(output)?.[1] ?? 0);
-// ava's own summary is not among the lines CI reads, so say it plainly too.
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(full);
+    return entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+// With no arguments: every test file in parallel, then the fault runs (test/faults: real processes killed,
+// PostgreSQL restarted, a load run) one file at a time, so their timing is not disturbed by the rest.
+// TEST_SKIP_FAULTS=1 leaves the fault runs out. With arguments: one ava run over them.
+const args = process.argv.slice(2);
+const passes: string[][] = [];
+if (args.length > 0) {
+  passes.push(args);
+} else {
+  const files = testFiles('test').sort();
+  const faults = files.filter((f) => f.startsWith(path.join('test', 'faults') + path.sep));
+  passes.push(files.filter((f) => !faults.includes(f)));
+  if (process.env.TEST_SKIP_FAULTS !== '1' && faults.length > 0) passes.push(['--concurrency=1', ...faults]);
+}
+// ava's own summary is not among the lines CI reads, so say it plainly too, summed over the passes.
 // ava prints "N tests passed" only when nothing failed; otherwise count its per-test marks.
-const marks = (mark: string) => output.split('\n').filter((l) => l.trimStart().startsWith(mark)).length;
-const passed = count(/(\d+) tests? passed/) || marks('✔');
-const failed = count(/(\d+) tests? failed/) + count(/(\d+) uncaught exceptions?/) + count(/(\d+) unhandled rejections?/);
-const skipped = count(/(\d+) tests? skipped/);
+const count = (output: string, re: RegExp) => Number(re.exec(output)?.[1] ?? 0);
+const marks = (output: string, mark: string) => output.split('\n').filter((l) => l.trimStart().startsWith(mark)).length;
+let code = 0;
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const pass of passes) {
+  const run = await runAva(pass);
+  code ||= run.code;
+  passed += count(run.output, /(\d+) tests? passed/) || marks(run.output, '✔');
+  failed += count(run.output, /(\d+) tests? failed/) + count(run.output, /(\d+) uncaught exceptions?/) + count(run.output, /(\d+) unhandled rejections?/);
+  skipped += count(run.output, /(\d+) tests? skipped/);
+}
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 
 const admin = new pg.Client({ connectionString: adminUrl });

@@ -5,21 +5,13 @@
  */
 import test from 'ava';
 import { formatLoad, loadProblems, MEMORY_BOUNDS_MB, runMixedLoad } from '../../bench/load.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { killAll } from './processes.ts';
+import { databaseOfThisFile } from './processes.ts';
 
-let database: TestDatabase;
-test.before(async () => {
-  database = await createTestDatabase();
-});
-test.after.always(async () => {
-  await killAll();
-  await database?.drop();
-});
+const testDatabase = databaseOfThisFile(test);
 
 test('10 s of the mixed load on web + all workers: zero errors, web < 200 MB, pdf worker with Chromium < 800 MB', async (t) => {
   t.timeout(150_000);
-  const [result] = await runMixedLoad(database.url, { seconds: Number(process.env.FAULTS_LOAD_SECONDS ?? 10), connections: [8] });
+  const [result] = await runMixedLoad(testDatabase().url, { seconds: Number(process.env.FAULTS_LOAD_SECONDS ?? 10), connections: [8] });
   t.log(`\n${formatLoad(result!)}`);
   t.deepEqual(loadProblems(result!), []);
   t.is(result!.errors, 0);

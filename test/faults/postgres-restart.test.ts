@@ -17,7 +17,8 @@ import { createBoss, setBoss } from '../../src/queue/boss.ts';
 import { request } from '../helpers/http.ts';
 import { databaseUrl, prepareTemplate } from '../helpers/template.ts';
 import { adminCookie } from './clients.ts';
-import { freePort, killAll, sleep, startWeb, startWorker, statusOf, waitUntil } from './processes.ts';
+import { freePort } from '../helpers/net.ts';
+import { killAll, sleep, startWeb, startWorker, statusOf, waitUntil } from './processes.ts';
 
 let tempDir: string;
 let server: EmbeddedServer | undefined;

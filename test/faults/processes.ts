@@ -5,19 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import net from 'node:net';
+import type { TestFn } from 'ava';
 import type { WorkerGroup } from '../../src/queue/job.ts';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = (server.address() as net.AddressInfo);
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { freePort } from '../helpers/net.ts';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,11 +37,14 @@ export interface ServiceProcess {
 
 const started = new Set<ServiceProcess>();
 
-/** `node --import tsx <script>` with `env` on top of ours. */
-export function spawnService(name: string, script: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+/**
+ * `node <args>` (on this script's Node) with `env` on top of ours. Its stdin stays an open pipe: a child that
+ * watches it (the bench's ceiling server) can exit when this process dies without cleaning up.
+ */
+export function spawnService(name: string, args: string[], env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, LOG_LEVEL: 'info', NODE_ENV: 'test', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
   const keep = (chunk: Buffer) => {
@@ -89,6 +83,25 @@ export async function killAll(): Promise<void> {
   await Promise.all([...started].map((s) => s.kill()));
 }
 
+/**
+ * A database of its own for the calling test file (cloned from the template before its tests) and, after
+ * them, every process started here killed before that database is dropped. Read it inside tests.
+ */
+export function databaseOfThisFile(test: TestFn): () => TestDatabase {
+  let database: TestDatabase | undefined;
+  test.before(async () => {
+    database = await createTestDatabase();
+  });
+  test.after.always(async () => {
+    await killAll();
+    await database?.drop();
+  });
+  return () => {
+    if (!database) throw new Error('the test database is not created yet');
+    return database;
+  };
+}
+
 export interface WebProcess extends ServiceProcess {
   port: number;
   baseUrl: string;
@@ -108,7 +121,7 @@ export async function statusOf(url: string, timeoutMs = 5000): Promise<number> {
 /** The web process (Procfile `web`) on `port`, once its /readyz answers 200. */
 export async function startWeb(databaseUrl: string, options: { port?: number; env?: Record<string, string> } = {}): Promise<WebProcess> {
   const port = options.port ?? (await freePort());
-  const service = spawnService('web', 'src/server.ts', { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', ...options.env });
+  const service = spawnService('web', ['--import', 'tsx', 'src/server.ts'], { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', ...options.env });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     await waitUntil(async () => {
@@ -125,7 +138,7 @@ export async function startWeb(databaseUrl: string, options: { port?: number; en
 /** A worker process (Procfile `pdf`, `webhooks`, ...), once it logged that it started (so at LOG_LEVEL info). */
 export async function startWorker(group: WorkerGroup, databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const file = group === 'provider_events' ? 'provider-events' : group;
-  const service = spawnService(`worker-${group}`, `workers/${file}.ts`, { DATABASE_URL: databaseUrl, ...env, LOG_LEVEL: 'info' });
+  const service = spawnService(`worker-${group}`, ['--import', 'tsx', `workers/${file}.ts`], { DATABASE_URL: databaseUrl, ...env, LOG_LEVEL: 'info' });
   try {
     await waitUntil(() => {
       if (!service.alive()) throw new Error(`worker ${group} exited while starting:\n${service.output()}`);

@@ -6,18 +6,10 @@
  */
 import test from 'ava';
 import { insertCustomer } from '../helpers/factories.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { adminCookie, postUntilAnswered } from './clients.ts';
-import { killAll, sleep, startWeb, type WebProcess } from './processes.ts';
+import { databaseOfThisFile, sleep, startWeb, type WebProcess } from './processes.ts';
 
-let database: TestDatabase;
-test.before(async () => {
-  database = await createTestDatabase();
-});
-test.after.always(async () => {
-  await killAll();
-  await database?.drop();
-});
+const testDatabase = databaseOfThisFile(test);
 
 const CLIENTS = 12;
 const KILLS = 3;
@@ -31,6 +23,7 @@ interface KeyOutcome {
 
 test('web SIGKILLed 3 times under idempotent invoice + payment writes: one invoice and one payment per key, no duplicates', async (t) => {
   t.timeout(150_000);
+  const database = testDatabase();
   let web: WebProcess = await startWeb(database.url, { env: { LOG_LEVEL: 'warn' } });
   const port = web.port;
   const cookie = await adminCookie(web.baseUrl, database.knex);
