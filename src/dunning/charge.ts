@@ -4,6 +4,12 @@
  * that row is locked: a concurrent sweep skips it, and a process killed mid-call leaves it pending for the
  * next sweep, which sends the same key again, so the provider answers the first result and never
  * charges twice. A timeout is an unknown outcome: the attempt stays pending; it is not a decline.
+ *
+ * The invoice is locked with the attempt and stays locked through the call, so a manual payment or credit note
+ * cannot settle it while a charge is on its way. An attempt whose invoice has nothing due any more when it is
+ * (re-)sent (paid or voided after a crash left the attempt pending) is canceled, not sent: if the first send
+ * never reached provider_a, sending now would charge for nothing due. If it did reach it and charged, that
+ * payment arrives as provider_a's `payment_intent.succeeded` webhook and becomes store credit (D-62).
  */
 import type { AppDeps } from '../app-deps.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -76,6 +82,12 @@ async function sendPendingAttempts(deps: AppDeps, now: Date, options: ProviderAO
         await inTransaction(deps.db, async (trx) => {
           const attempt = await lockPendingAttempt(trx, id);
           if (!attempt) return; // another sweep holds it, or it is done
+          const invoice = await lockInvoiceRow(trx, attempt.invoice_id);
+          if (!invoice || !amountDue(invoice).gt(0)) {
+            await finishAttempt(trx, attempt.id, { status: 'canceled', provider_reference: null, failure_reason: 'not sent: the invoice has nothing due', completed_at: now });
+            if (await resolveDunningForInvoice(trx, attempt.invoice_id, now)) counts.dunningResolved += 1;
+            return;
+          }
           const outcome = await chargeProviderAOffSession(deps.config, { invoiceId: attempt.invoice_id, amount: attempt.amount, currency: attempt.currency, providerMethodId: attempt.provider_method_id, idempotencyKey: attempt.idempotency_key }, options);
           await settleAttempt(trx, attempt, outcome, now, counts);
         });

@@ -22,7 +22,7 @@ export interface ChargeAttemptRow {
   amount: string;
   currency: string;
   provider_method_id: string;
-  status: 'pending' | 'succeeded' | 'declined';
+  status: 'pending' | 'succeeded' | 'declined' | 'canceled';
   provider_reference: string | null;
   failure_reason: string | null;
   created_at: Date;

@@ -271,3 +271,43 @@ test.serial('killed after the provider charged but before the result was recorde
   t.is((await app.db('charge_attempts').where({ invoice_id: s.invoiceId })).length, 1);
   t.is(await invoiceStatus(s.invoiceId), 'paid');
 });
+
+test.serial('killed after the attempt was committed but before provider_a heard of it, then paid by hand: the next sweep cancels the attempt and charges nothing', async (t) => {
+  const s = await subscribed('pm_crash_then_paid');
+  const invoice = await app.db('invoices').where({ id: s.invoiceId }).first();
+  // What the killed process left: a pending attempt that never reached provider_a.
+  await app.db('charge_attempts').insert({ invoice_id: s.invoiceId, attempt: 1, idempotency_key: `charge_${s.invoiceId}_1`, amount: invoice.total, currency: invoice.currency, provider_method_id: 'pm_crash_then_paid' });
+  const paid = await request(app.baseUrl, '/api/billing/payments', { cookie, body: { invoiceId: s.invoiceId, amount: invoice.total, paymentMethod: 'bank_transfer' } });
+  t.is(paid.status, 201, paid.text);
+
+  const result = await autoChargeDueInvoices(app.deps, new Date());
+  t.is(result.charged, 0);
+  t.is(chargesOf('pm_crash_then_paid').length, 0, 'nothing was sent to provider_a');
+  t.like(await app.db('charge_attempts').where({ invoice_id: s.invoiceId }).first(), { status: 'canceled', failure_reason: 'not sent: the invoice has nothing due' });
+  t.is((await app.db('payments').where({ invoice_id: s.invoiceId })).length, 1);
+  t.is(Number((await app.db('credit_ledger').where({ customer_id: s.customerId }).count({ n: '*' }))[0]!.n), 0, 'no store credit');
+  // Nothing is left pending to be sent by a later sweep either.
+  await autoChargeDueInvoices(app.deps, new Date());
+  t.is(chargesOf('pm_crash_then_paid').length, 0);
+});
+
+test.serial('a manual payment arriving while a charge is on its way waits for it, then finds nothing due: one payment, no money taken twice', async (t) => {
+  const s = await subscribed('pm_slow_charge');
+  let release!: () => void;
+  fake.behave('pm_slow_charge', { hold: new Promise<void>((r) => (release = r)) });
+  const charging = autoChargeDueInvoices(app.deps, new Date());
+  await fake.received('pm_slow_charge');
+  const manual = request(app.baseUrl, '/api/billing/payments', { cookie, body: { invoiceId: s.invoiceId, amount: '25.00', paymentMethod: 'bank_transfer' } });
+  // The manual payment cannot commit while the charge holds the invoice.
+  const early = await Promise.race([manual.then(() => 'answered'), new Promise((r) => setTimeout(() => r('waiting'), 500))]);
+  t.is(early, 'waiting');
+  release();
+  t.is((await charging).charged, 1);
+  const answer = await manual;
+  t.is(answer.status, 400, answer.text);
+  t.is(answer.body.error.code, 'amount_exceeds_due');
+  const payments = await app.db('payments').where({ invoice_id: s.invoiceId });
+  t.is(payments.length, 1);
+  t.is(payments[0].payment_method, 'provider_a');
+  t.is(await invoiceStatus(s.invoiceId), 'paid');
+});
