@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKnex } from '../src/db/knex.ts';
 import { loginAsAdmin } from '../test/helpers/auth.ts';
+import { roleArgs } from '../test/faults/processes.ts';
 import { benchmarks } from './benchmarks.ts';
 import { ceilings } from './ceilings.ts';
 import { seedRows } from './fixtures.ts';
@@ -83,10 +84,10 @@ async function main(): Promise<number> {
   // Also raises the public license endpoints' per-IP rate limit for this service (see license-fixtures.ts).
   const licenses = await seedLicenses(knex);
 
-  say('starting the service (src/server.ts)');
+  say('starting the service (package.json script web)');
   const service = await startChildServer(
     'service',
-    ['--import', 'tsx', 'src/server.ts'],
+    roleArgs('web'),
     // development, not production: production cookies are Secure and would not come back over http.
     { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: POOL_MAX, ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})) },
     '/readyz',

@@ -4,7 +4,7 @@ import { startHttpServer } from './http/server.ts';
 import { onShutdown } from './process/shutdown.ts';
 import { WORKER_GROUPS } from './queue/job.ts';
 import { registerWorkers } from './queue/workers.ts';
-import { closeSharedBrowser } from './invoices/pdf/browser.ts';
+import { closeSharedBrowser } from './invoices/pdf/shared-browser.ts';
 
 const { deps, boss, database, config } = await boot('billing', { release: true, supervise: true });
 const stopBackground = await registerWorkers(boss, deps, WORKER_GROUPS);

@@ -2,7 +2,7 @@ import { boot } from './boot.ts';
 import { onShutdown } from './shutdown.ts';
 import type { WorkerGroup } from '../queue/job.ts';
 import { registerWorkers } from '../queue/workers.ts';
-import { closeSharedBrowser } from '../invoices/pdf/browser.ts';
+import { closeSharedBrowser } from '../invoices/pdf/shared-browser.ts';
 
 /** A worker process for one group: registers its handlers; SIGTERM lets in-flight jobs finish, then exits. */
 export async function runWorkerProcess(group: WorkerGroup): Promise<void> {

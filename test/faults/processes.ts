@@ -102,6 +102,17 @@ export function databaseOfThisFile(test: TestFn): () => TestDatabase {
   };
 }
 
+/**
+ * The Node arguments of a package.json script that the Procfile runs (`web`, `worker:pdf`, ...): the tests and
+ * benches start a role exactly as production does, flags included, as one process (no npm parent).
+ */
+export function roleArgs(script: string): string[] {
+  const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const [command, ...args] = (scripts[script] ?? '').split(/\s+/);
+  if (command !== 'node') throw new Error(`package.json script ${script} does not start with node: ${scripts[script]}`);
+  return args;
+}
+
 export interface WebProcess extends ServiceProcess {
   port: number;
   baseUrl: string;
@@ -121,7 +132,7 @@ export async function statusOf(url: string, timeoutMs = 5000): Promise<number> {
 /** The web process (Procfile `web`) on `port`, once its /readyz answers 200. */
 export async function startWeb(databaseUrl: string, options: { port?: number; env?: Record<string, string> } = {}): Promise<WebProcess> {
   const port = options.port ?? (await freePort());
-  const service = spawnService('web', ['--import', 'tsx', 'src/server.ts'], { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', ...options.env });
+  const service = spawnService('web', roleArgs('web'), { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', ...options.env });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     await waitUntil(async () => {
@@ -138,7 +149,7 @@ export async function startWeb(databaseUrl: string, options: { port?: number; en
 /** A worker process (Procfile `pdf`, `webhooks`, ...), once it logged that it started (so at LOG_LEVEL info). */
 export async function startWorker(group: WorkerGroup, databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const file = group === 'provider_events' ? 'provider-events' : group;
-  const service = spawnService(`worker-${group}`, ['--import', 'tsx', `workers/${file}.ts`], { DATABASE_URL: databaseUrl, ...env, LOG_LEVEL: 'info' });
+  const service = spawnService(`worker-${group}`, roleArgs(`worker:${file}`), { DATABASE_URL: databaseUrl, ...env, LOG_LEVEL: 'info' });
   try {
     await waitUntil(() => {
       if (!service.alive()) throw new Error(`worker ${group} exited while starting:\n${service.output()}`);

@@ -3,7 +3,8 @@
  * version, skips stale versions, one warm browser with a bounded number of tabs, relaunched after a crash.
  */
 import test from 'ava';
-import { BrowserManager, closeSharedBrowser } from '../../src/invoices/pdf/browser.ts';
+import { BrowserManager } from '../../src/invoices/pdf/browser.ts';
+import { closeSharedBrowser } from '../../src/invoices/pdf/shared-browser.ts';
 import { renderInvoicePdf } from '../../src/invoices/pdf/render.ts';
 import { renderInvoicePdfJob } from '../../src/invoices/pdf/render-pdf.job.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

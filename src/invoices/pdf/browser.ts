@@ -218,18 +218,3 @@ const profileDirs = new Set<string>();
 process.once('exit', () => {
   for (const dir of profileDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 });
-
-let shared: BrowserManager | undefined;
-
-/** The process's browser, created on first use; the process's shutdown closes it (closeSharedBrowser). */
-export function sharedBrowser(options: BrowserManagerOptions): BrowserManager {
-  shared ??= new BrowserManager(options);
-  return shared;
-}
-
-/** Closes the process's browser, if one was started (tests and explicit shutdown hooks). */
-export async function closeSharedBrowser(): Promise<void> {
-  const manager = shared;
-  shared = undefined;
-  await manager?.close();
-}

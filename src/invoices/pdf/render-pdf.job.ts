@@ -1,7 +1,7 @@
 import type { Queue } from 'pg-boss';
 import { z } from 'zod';
 import { defineJob } from '../../queue/job.ts';
-import { sharedBrowser } from './browser.ts';
+import { sharedBrowser } from './shared-browser.ts';
 import { renderInvoicePdf } from './render.ts';
 
 /**
@@ -36,7 +36,7 @@ export const renderInvoicePdfJob = defineJob({
   queue,
   concurrency: PDF_CONCURRENCY,
   async run(deps, payload) {
-    const browser = sharedBrowser({ executablePath: deps.config.PUPPETEER_EXECUTABLE_PATH, maxPages: PDF_TABS, logger: deps.logger });
+    const browser = await sharedBrowser({ executablePath: deps.config.PUPPETEER_EXECUTABLE_PATH, maxPages: PDF_TABS, logger: deps.logger });
     const started = performance.now();
     const outcome = await renderInvoicePdf(deps, browser, payload);
     deps.logger.info({ ...payload, ...outcome, ms: Math.round(performance.now() - started) }, 'invoice pdf job done');
