@@ -174,6 +174,16 @@ function statusField(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   }
 }
 
+/** Whether `pid` still runs (a zombie waiting to be reaped does not). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+  } catch {
+    return false;
+  }
+}
+
 /** `pid` and every process below it (Chromium's browser, zygotes, renderers, GPU process of the pdf worker). */
 export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();

@@ -4,8 +4,8 @@
  * pool (one per concurrent render). A crashed or disconnected browser is relaunched on the next render.
  */
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import puppeteer, { type Browser, type Page, type PDFOptions } from 'puppeteer';
@@ -100,7 +100,8 @@ export class BrowserManager {
   async #launch(): Promise<Browser> {
     const { executablePath, env } = await resolveChromium(this.#options.executablePath);
     this.#launches += 1;
-    const userDataDir = await mkdtemp(path.join(tmpdir(), 'billing-pdf-chromium-'));
+    await removeProfilesOfDeadProcesses();
+    const userDataDir = await mkdtemp(path.join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
     profileDirs.add(userDataDir);
     let browser: Browser;
     try {
@@ -109,6 +110,10 @@ export class BrowserManager {
         userDataDir,
         args: chromiumArgs(),
         headless: 'shell',
+        // DevTools over the browser's stdio pipes instead of a WebSocket: when this process dies, even by
+        // SIGKILL with no exit handler run, the pipe closes and Chromium shuts itself down; a WebSocket
+        // connection would leave the browser and its renderers running as orphans.
+        pipe: true,
         env: { ...process.env, ...env },
         // The process's own shutdown decides when the browser goes (after in-flight renders); puppeteer
         // still kills it when the process exits.
@@ -122,6 +127,9 @@ export class BrowserManager {
       await rm(userDataDir, { recursive: true, force: true }).catch(() => undefined);
       throw error;
     }
+    // puppeteer drops its own error listeners from the DevTools pipes when it closes the connection; a browser
+    // that crashed can still reset them afterwards (ECONNRESET), which would be an uncaught error here.
+    for (const stream of browser.process()?.stdio.slice(3) ?? []) stream?.on('error', () => undefined);
     const launched = this.#browser;
     browser.once('disconnected', () => {
       // Out of the set only once gone: a process exiting meanwhile removes it synchronously instead.
@@ -207,6 +215,33 @@ export class BrowserManager {
       void page.close().catch(() => undefined);
     }
     this.#waiting.shift()?.();
+  }
+}
+
+/** Profile folders are named after the host and process, so a later process can tell which are orphaned. */
+const PROFILE_PREFIX = `billing-pdf-chromium-${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}-`;
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A process killed with SIGKILL runs no exit handler, so its browser's profile folder stays in the temp folder;
+ * the next launch on the same host removes those of processes that no longer exist.
+ */
+async function removeProfilesOfDeadProcesses(): Promise<void> {
+  const entries = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const entry of entries) {
+    if (!entry.startsWith(PROFILE_PREFIX)) continue;
+    const pid = Number(entry.slice(PROFILE_PREFIX.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processIsAlive(pid)) {
+      await rm(path.join(tmpdir(), entry), { recursive: true, force: true }).catch(() => undefined);
+    }
   }
 }
 
