@@ -3,11 +3,10 @@ import { startCheckout } from '../../src/checkout/service.ts';
 import { AppError } from '../../src/http/errors.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
 import { startFakeProviders, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { request } from '../helpers/http.ts';
 import { postProviderA, postProviderB, postProviderC, PROVIDER_SECRETS, providerAEvent, providerBPaid, providerCEvent } from '../helpers/provider-events.ts';
-import { makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
+import { adminCtx, makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
 import { startReceiver, waitFor, xSignatureValid } from '../webhooks/receiver.ts';
 
 let app: TestApp;
@@ -18,10 +17,9 @@ let c: Ctx;
 test.before(async () => {
   fake = await startFakeProviders();
   app = await startTestApp({ ...PROVIDER_SECRETS, PROVIDER_A_API_URL: fake.url, PROVIDER_A_SECRET_KEY: fake.secretKey, PROVIDER_B_API_URL: fake.url, PROVIDER_B_SECRET_KEY: fake.providerBKey });
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
   receiver = await startReceiver();
-  const endpoint = await request(app.baseUrl, '/api/billing/webhooks/endpoints', { cookie, body: { url: receiver.url('/billing'), events: ['invoice.paid'] } });
+  const endpoint = await request(app.baseUrl, '/api/billing/webhooks/endpoints', { cookie: c.cookie, body: { url: receiver.url('/billing'), events: ['invoice.paid'] } });
   if (endpoint.status !== 201) throw new Error(endpoint.text);
   endpointSecret = endpoint.body.secret;
   await registerWorkers(app.boss, app.deps, ['provider_events', 'webhooks']);

@@ -8,16 +8,14 @@ import { tmpdir } from 'node:os';
 import test from 'ava';
 import { requestInvoicePdfRender } from '../../src/invoices/pdf/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
-import { makeInvoice, type Ctx } from '../payments/fixtures.ts';
+import { adminCtx, makeInvoice, type Ctx } from '../payments/fixtures.ts';
 import { isRunning, killAll, processTree, sleep, startWorker, waitUntil } from './processes.ts';
 
 let app: TestApp;
 let c: Ctx;
 test.before(async () => {
   app = await startTestApp();
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
 });
 test.after.always(async () => {
   await killAll();

@@ -5,17 +5,15 @@
  */
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
 import { postProviderA, PROVIDER_SECRETS, providerAEvent } from '../helpers/provider-events.ts';
-import { makeInvoice, type Ctx } from '../payments/fixtures.ts';
+import { adminCtx, makeInvoice, type Ctx } from '../payments/fixtures.ts';
 import { killAll, sleep, startWorker, waitUntil } from './processes.ts';
 
 let app: TestApp;
 let c: Ctx;
 test.before(async () => {
   app = await startTestApp(PROVIDER_SECRETS);
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
 });
 test.after.always(async () => {
   await killAll();

@@ -2,15 +2,13 @@ import test from 'ava';
 import { AppError } from '../../src/http/errors.ts';
 import { recordPayment } from '../../src/payments/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
-import { makeInvoice, pay, readInvoice, type Ctx } from './fixtures.ts';
+import { adminCtx, makeInvoice, pay, readInvoice, type Ctx } from './fixtures.ts';
 
 let app: TestApp;
 let c: Ctx;
 test.before(async () => {
   app = await startTestApp();
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
 });
 test.after.always(async () => app?.close());
 

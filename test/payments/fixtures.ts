@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { TestApp } from '../helpers/app.ts';
+import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request, type JsonResponse } from '../helpers/http.ts';
 import { line } from '../invoices/fixtures.ts';
@@ -7,6 +9,12 @@ export interface Ctx {
   baseUrl: string;
   cookie: string;
   db: Knex;
+}
+
+/** The context of a file's tests: `app` with an admin session. */
+export async function adminCtx(app: TestApp): Promise<Ctx> {
+  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
+  return { baseUrl: app.baseUrl, cookie, db: app.db };
 }
 
 /** An invoice through the API (issued unless said otherwise) of one line at `unitPrice`; returns its answer body. */

@@ -1,10 +1,9 @@
 import test from 'ava';
 import { onEventRecorded } from '../../src/events/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
-import { makeInvoice, pay, readInvoice, snapshot, type Ctx } from './fixtures.ts';
+import { adminCtx, makeInvoice, pay, readInvoice, snapshot, type Ctx } from './fixtures.ts';
 
 let app: TestApp;
 let c: Ctx;
@@ -17,8 +16,7 @@ onEventRecorded(async (_db, event) => {
 
 test.before(async () => {
   app = await startTestApp();
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
 });
 test.after.always(async () => app?.close());
 

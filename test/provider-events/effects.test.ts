@@ -3,10 +3,9 @@ import { registerWorkers } from '../../src/queue/workers.ts';
 // After the workers (and so the job registry): the job module is part of an import cycle through the registry.
 import { applyProviderEventJob } from '../../src/provider-events/apply-event.job.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 import { hmacHex, postProviderA, postProviderB, postProviderC, PROVIDER_SECRETS, providerAEvent, providerBPaid, providerCEvent } from '../helpers/provider-events.ts';
-import { makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
+import { adminCtx, makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
 import { waitFor } from '../webhooks/receiver.ts';
 import { newSubscription } from './fixtures.ts';
 
@@ -19,8 +18,7 @@ test.before(async () => {
     PROVIDER_B_CALLBACK_TOKEN: `cbtoken_b_old,${PROVIDER_SECRETS.PROVIDER_B_CALLBACK_TOKEN}`,
     PROVIDER_C_WEBHOOK_SECRET: `${PROVIDER_SECRETS.PROVIDER_C_WEBHOOK_SECRET} , signing_c_old`,
   });
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
   await registerWorkers(app.boss, app.deps, ['provider_events']);
 });
 test.after.always(async () => app?.close());

@@ -1,11 +1,10 @@
 import test from 'ava';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { hmacHex, postProviderA, postProviderB, postProviderC, PROVIDER_SECRETS, providerAEvent, providerASignature, providerBPaid, providerCEvent } from '../helpers/provider-events.ts';
-import { makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
+import { adminCtx, makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
 import { waitFor } from '../webhooks/receiver.ts';
 import { newSubscription } from './fixtures.ts';
 
@@ -14,8 +13,7 @@ let c: Ctx;
 test.before(async () => {
   // Two provider_a secrets at once: the old one still verifies during a rotation.
   app = await startTestApp({ ...PROVIDER_SECRETS, PROVIDER_A_WEBHOOK_SECRET: `whsec_a_old, ${PROVIDER_SECRETS.PROVIDER_A_WEBHOOK_SECRET}` });
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
   await registerWorkers(app.boss, app.deps, ['provider_events']);
 });
 test.after.always(async () => app?.close());

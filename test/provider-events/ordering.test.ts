@@ -1,9 +1,8 @@
 import test from 'ava';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
 import { postProviderA, postProviderC, PROVIDER_SECRETS, providerAEvent, providerCEvent } from '../helpers/provider-events.ts';
-import type { Ctx } from '../payments/fixtures.ts';
+import { adminCtx, type Ctx } from '../payments/fixtures.ts';
 import { waitFor } from '../webhooks/receiver.ts';
 import { newSubscription } from './fixtures.ts';
 
@@ -11,8 +10,7 @@ let app: TestApp;
 let c: Ctx;
 test.before(async () => {
   app = await startTestApp(PROVIDER_SECRETS);
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
   await registerWorkers(app.boss, app.deps, ['provider_events']);
 });
 test.after.always(async () => app?.close());

@@ -5,9 +5,8 @@ import { toMinorUnits } from '../../src/money.ts';
 import { providerARefundGateway } from '../../src/refunds/provider-a-refund-gateway.ts';
 import { createRefund, resumePendingRefunds } from '../../src/refunds/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
-import { readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
+import { adminCtx, readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
 import { startFakeProviderA, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { makePayment, readPayment, refund } from './fixtures.ts';
 
@@ -20,8 +19,7 @@ const nextReference = () => `pi_test_${++references}`;
 test.before(async () => {
   provider = await startFakeProviderA('sk_test');
   app = await startTestApp({ PROVIDER_A_API_URL: provider.url, PROVIDER_A_SECRET_KEY: 'sk_test' });
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
 });
 test.after.always(async () => {
   await app?.close();

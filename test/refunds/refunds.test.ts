@@ -1,16 +1,14 @@
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
-import { readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
+import { adminCtx, readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
 import { makePayment, readPayment, refund } from './fixtures.ts';
 
 let app: TestApp;
 let c: Ctx;
 test.before(async () => {
   app = await startTestApp();
-  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  c = { baseUrl: app.baseUrl, cookie, db: app.db };
+  c = await adminCtx(app);
 });
 test.after.always(async () => app?.close());
 
