@@ -4,15 +4,21 @@ import type { AppDeps } from '../app-deps.ts';
 import { serialiseEvent } from '../events/schema.ts';
 import type { Config } from '../config.ts';
 import { nextAttemptDelayMs, parseRetryAfter, retrySchedule } from './retry-schedule.ts';
-import { claimDueDeliveries, DELIVERIES_DUE_CHANNEL, recordAttemptOutcomes, type AttemptOutcome, type ClaimedDelivery } from './repo.ts';
+import { claimDueDeliveries, DELIVERIES_DUE_CHANNEL, recordAttemptOutcomes, type AttemptOutcome, type ClaimedDelivery, type ClaimLimits } from './repo.ts';
 import { closeWebhookConnections, DELIVERY_TIMEOUT_MS, postWebhook, type SendOutcome } from './send.ts';
 import { signatureHeaders } from './sign.ts';
 
 export interface DispatchLimits {
   /** Sends in flight at once in one process. */
   concurrency: number;
-  /** Of those, to one endpoint: a slow or hanging endpoint holds at most this many, the rest go elsewhere. */
+  /** Of those, to one endpoint that answers well; it starts at `startPerEndpoint` and doubles with each success. */
   perEndpoint: number;
+  /** Sends to an endpoint this process has not heard back from yet. */
+  startPerEndpoint: number;
+  /** Sends to an endpoint whose last attempt failed (an error status, a reset, a timeout). */
+  failingPerEndpoint: number;
+  /** Slots all failing endpoints together may hold: the rest stay for endpoints that answer. */
+  failingShare: number;
   /** How long a claim holds a delivery; a worker that dies mid-send leaves it due again after this. */
   leaseMs: number;
   /** The idle poll: picks up what no notification announced (another process's retries, a dead worker's claims). */
@@ -22,6 +28,11 @@ export interface DispatchLimits {
 export const DISPATCH_LIMITS: DispatchLimits = {
   concurrency: 32,
   perEndpoint: 16,
+  // A hanging endpoint holds a slot until the send times out (5 s): it gets few, and failing ones share half the
+  // slots, so receivers that hang cannot keep the healthy ones waiting for more than the first timeout.
+  startPerEndpoint: 2,
+  failingPerEndpoint: 1,
+  failingShare: 16,
   // Well past a send (5 s at most) and the recording after it.
   leaseMs: 4 * DELIVERY_TIMEOUT_MS,
   pollMs: 1000,
@@ -50,6 +61,13 @@ export function attemptOutcome(
 /** Attempts recorded per statement. */
 const RECORD_BATCH = 500;
 
+/** What this process learned of an endpoint from its last attempt. */
+interface EndpointHealth {
+  /** Sends it may have in flight. */
+  allowed: number;
+  failing: boolean;
+}
+
 /**
  * Delivers due webhook deliveries from one process. A claim takes as many due deliveries as there are free
  * send slots in one statement (per-endpoint caps applied, rows other workers hold skipped); each is sent at
@@ -62,6 +80,7 @@ export class DeliveryDispatcher {
   readonly #limits: DispatchLimits;
   #inFlight = 0;
   readonly #perEndpoint = new Map<string, number>();
+  readonly #health = new Map<string, EndpointHealth>();
   readonly #sends = new Set<Promise<void>>();
   #claiming = false;
   #claimAgain = false;
@@ -122,13 +141,8 @@ export class DeliveryDispatcher {
             this.#moreDue = true;
             break;
           }
-          const full: string[] = [];
-          const endpointRoom: Record<string, number> = {};
-          for (const [endpointId, sending] of this.#perEndpoint) {
-            if (sending >= this.#limits.perEndpoint) full.push(endpointId);
-            else endpointRoom[endpointId] = this.#limits.perEndpoint - sending;
-          }
-          const claimed = await claimDueDeliveries(this.#deps.db, { limit: room, perEndpoint: this.#limits.perEndpoint, leaseMs: this.#limits.leaseMs, full, room: endpointRoom });
+          const limits = this.#claimLimits(room);
+          const claimed = await claimDueDeliveries(this.#deps.db, limits);
           const taken = new Map<string, number>();
           for (const delivery of claimed) {
             taken.set(delivery.endpoint_id, (taken.get(delivery.endpoint_id) ?? 0) + 1);
@@ -136,8 +150,9 @@ export class DeliveryDispatcher {
           }
           // More may be due when the slots ran out or an endpoint's room did (left out, or filled by this claim):
           // then every finishing send claims again.
-          const capped = [...taken].some(([id, n]) => n >= (endpointRoom[id] ?? this.#limits.perEndpoint));
-          this.#moreDue = claimed.length === room || full.length > 0 || capped;
+          const failingTaken = claimed.filter((d) => this.#health.get(d.endpoint_id)?.failing).length;
+          const capped = [...taken].some(([id, n]) => n >= (limits.room[id] ?? limits.defaultRoom)) || (failingTaken > 0 && failingTaken >= limits.failingRoom);
+          this.#moreDue = claimed.length === room || limits.full.length > 0 || capped;
           // An endpoint this claim filled is left out of the next, so the slots it could not take go elsewhere
           // at once rather than when one of its sends ends (which, for a hanging endpoint, is 5 s away).
           if (claimed.length === 0 || (claimed.length < room && !capped)) break;
@@ -149,6 +164,29 @@ export class DeliveryDispatcher {
       this.#claiming = false;
       this.#scheduleNext();
     }
+  }
+
+  /** How the next claim may spread `room` free slots, from the sends in flight and each endpoint's health. */
+  #claimLimits(room: number): ClaimLimits {
+    const defaultRoom = Math.min(this.#limits.startPerEndpoint, this.#limits.perEndpoint);
+    const failing = [...this.#health].filter(([, health]) => health.failing).map(([id]) => id);
+    const failingInFlight = failing.reduce((sum, id) => sum + (this.#perEndpoint.get(id) ?? 0), 0);
+    const failingRoom = Math.max(0, this.#limits.failingShare - failingInFlight);
+    const full: string[] = [];
+    const endpointRoom: Record<string, number> = {};
+    for (const id of new Set([...this.#health.keys(), ...this.#perEndpoint.keys()])) {
+      const health = this.#health.get(id);
+      const left = (health?.allowed ?? defaultRoom) - (this.#perEndpoint.get(id) ?? 0);
+      if (left <= 0 || (health?.failing && failingRoom === 0)) full.push(id);
+      else endpointRoom[id] = left;
+    }
+    return { limit: room, full, room: endpointRoom, defaultRoom, failing, failingRoom, leaseMs: this.#limits.leaseMs };
+  }
+
+  /** A success doubles what an endpoint may have in flight (up to perEndpoint); a failure cuts it to the minimum. */
+  #learn(endpointId: string, ok: boolean): void {
+    const allowed = this.#health.get(endpointId)?.allowed ?? Math.min(this.#limits.startPerEndpoint, this.#limits.perEndpoint);
+    this.#health.set(endpointId, ok ? { allowed: Math.min(this.#limits.perEndpoint, allowed * 2), failing: false } : { allowed: this.#limits.failingPerEndpoint, failing: true });
   }
 
   #send(delivery: ClaimedDelivery): void {
@@ -175,6 +213,7 @@ export class DeliveryDispatcher {
     const headers = signatureHeaders(delivery.secret, event, body, Math.floor(Date.now() / 1000));
     const sent = await postWebhook(delivery.url, body, headers, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
     const outcome = attemptOutcome(config, delivery.id, delivery.attempt_count, sent);
+    this.#learn(delivery.endpoint_id, sent.ok);
     logger.info({ deliveryId: delivery.id, eventId: delivery.event_id, attempt: outcome.attempt, statusCode: sent.statusCode, error: sent.error, outcome: outcome.status }, 'webhook attempt');
     if (outcome.next_attempt_at) this.#retryAt(outcome.next_attempt_at.getTime());
     this.#record(outcome);

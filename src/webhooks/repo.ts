@@ -122,17 +122,29 @@ export interface ClaimedDelivery {
   event_created_at: Date;
 }
 
+/** How one claim may spread its slots over endpoints (the dispatcher's view of them, D-70). */
+export interface ClaimLimits {
+  /** Deliveries claimed at most (the free send slots). */
+  limit: number;
+  /** Endpoints left out (at their cap in this process). */
+  full: string[];
+  /** Deliveries an endpoint may get, by endpoint id; others get `defaultRoom`. */
+  room: Record<string, number>;
+  defaultRoom: number;
+  /** Endpoints whose last attempt failed: together they get at most `failingRoom`. */
+  failing: string[];
+  failingRoom: number;
+  leaseMs: number;
+}
+
 /**
- * Claims up to `limit` due pending deliveries, oldest due first, in one statement: rows another worker holds
- * are skipped (FOR UPDATE SKIP LOCKED), endpoints in `full` are left out, and no endpoint gets more than its
- * `room` (default `perEndpoint`). A claimed delivery's `next_attempt_at` becomes the end of the lease, so a
- * worker that dies mid-send leaves it due again then. A delivery whose endpoint is disabled is parked
- * instead (no `next_attempt_at`: it waits for a manual retry) and comes back with `enabled` false.
+ * Claims due pending deliveries, oldest due first, in one statement, within `limits`: rows another worker holds
+ * are skipped (FOR UPDATE SKIP LOCKED), endpoints in `full` are left out, no endpoint gets more than its room,
+ * and the failing endpoints share at most `failingRoom`. A claimed delivery's `next_attempt_at` becomes the end
+ * of the lease, so a worker that dies mid-send leaves it due again then. A delivery whose endpoint is disabled
+ * is parked instead (no `next_attempt_at`: it waits for a manual retry) and comes back with `enabled` false.
  */
-export async function claimDueDeliveries(
-  db: Db,
-  options: { limit: number; perEndpoint: number; leaseMs: number; full: string[]; room: Record<string, number> },
-): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Db, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   return fastQuery<ClaimedDelivery>(
     db,
     `with candidate as (
@@ -144,11 +156,15 @@ export async function claimDueDeliveries(
         limit $2
         for update of d skip locked
      ), ranked as (
-       select c.id, c.next_attempt_at, row_number() over (partition by c.endpoint_id order by c.next_attempt_at, c.id) as n,
+       select c.id, c.next_attempt_at, c.endpoint_id = any($7::uuid[]) as failing,
+              row_number() over (partition by c.endpoint_id order by c.next_attempt_at, c.id) as n,
               coalesce(($3::jsonb ->> c.endpoint_id::text)::int, $4::int) as room
          from candidate c
+     ), allowed as (
+       select id, next_attempt_at, failing, row_number() over (partition by failing order by next_attempt_at, id) as k
+         from ranked where n <= room
      ), chosen as (
-       select id from ranked where n <= room order by next_attempt_at limit $5
+       select id from allowed where not failing or k <= $8 order by next_attempt_at limit $5
      )
      update webhook_deliveries d
         set next_attempt_at = case when e.enabled then clock_timestamp() + $6::int * interval '1 millisecond' end
@@ -156,7 +172,7 @@ export async function claimDueDeliveries(
       where d.id = chosen.id and e.id = d.endpoint_id and ev.id = d.event_id
      returning d.id, d.endpoint_id, d.attempt_count, e.enabled, e.url, e.secret,
                ev.id as event_id, ev.type as event_type, ev.data as event_data, ev.created_at as event_created_at`,
-    [options.full, options.limit * 2, JSON.stringify(options.room), options.perEndpoint, options.limit, Math.round(options.leaseMs)],
+    [limits.full, limits.limit * 2, JSON.stringify(limits.room), limits.defaultRoom, limits.limit, Math.round(limits.leaseMs), limits.failing, limits.failingRoom],
   );
 }
 

@@ -14,11 +14,25 @@ let cookie: string;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const held: http.ServerResponse[] = [];
 const retryAfterSeen = new Set<string>();
+/** Endpoints that fail their first two requests (500) and hang on the later ones, which are held here by path. */
+const FAILING = ['/failing-1', '/failing-2', '/failing-3'];
+const failingHeld = new Map<string, http.ServerResponse[]>(FAILING.map((path) => [path, []]));
+const failingSeen = new Map<string, number>();
 
 test.before(async () => {
   app = await startTestApp({ WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.2,0.2' });
   ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
   receiver = await startReceiver({
+    ...Object.fromEntries(
+      FAILING.map((path) => [
+        path,
+        (_r: http.IncomingMessage, res: http.ServerResponse) => {
+          failingSeen.set(path, (failingSeen.get(path) ?? 0) + 1);
+          if (failingSeen.get(path)! <= 2) res.writeHead(500).end('down');
+          else failingHeld.get(path)!.push(res);
+        },
+      ]),
+    ),
     '/slow': (_r, res) => held.push(res),
     '/retry-after': (r, res) => {
       const id = String(r.headers['x-event-id']);
@@ -29,7 +43,7 @@ test.before(async () => {
   });
 });
 test.after.always(async () => {
-  for (const res of held) res.destroy();
+  for (const res of [...held, ...[...failingHeld.values()].flat()]) res.destroy();
   await receiver?.close();
   await app?.close();
 });
@@ -74,6 +88,34 @@ test.serial('an endpoint that hangs holds at most its per-endpoint share of send
     const pending = await waitFor(() => app.db('webhook_deliveries').where({ status: 'pending' }).select('id'), (rows) => rows.length === 0, 10_000);
     t.deepEqual(pending, []);
   });
+});
+
+test.serial('endpoints whose attempts fail get one send each and share the failing slots; a healthy endpoint gets the rest', async (t) => {
+  const failing: Array<{ id: string }> = [];
+  for (const path of FAILING) failing.push(await endpoint(path, ['payment.failed']));
+  await endpoint('/healthy', ['payment.succeeded']);
+  for (let i = 0; i < 4; i++) await record('payment.failed', i);
+  for (let i = 0; i < 30; i++) await record('payment.succeeded', i);
+  const limits = { concurrency: 8, perEndpoint: 4, startPerEndpoint: 2, failingPerEndpoint: 1, failingShare: 2, pollMs: 60_000 };
+  await dispatching(limits, async () => {
+    await waitFor(() => receiver.at('/healthy'), (r) => r.length >= 30, 10_000);
+    // Each failing endpoint: its first two sends (the start allowance) fail; its retries (0.2 s later) are then
+    // claimed one at a time and only while the failing ones hold fewer than two slots together.
+    const deadline = Date.now() + 1500;
+    let most = 0;
+    while (Date.now() < deadline) {
+      const holding = FAILING.map((path) => failingHeld.get(path)!.length);
+      t.true(holding.every((n) => n <= 1), `sends held by a failing endpoint: ${holding.join(', ')}`);
+      most = Math.max(most, holding.reduce((a, b) => a + b, 0));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    t.is(most, 2, 'the failing endpoints together held exactly their share');
+    t.true(FAILING.every((path) => failingSeen.get(path)! >= 2), 'each failing endpoint was tried');
+    // Gone with their deliveries, and the held sends answered, so nothing of them reaches the next tests.
+    for (const ep of failing) t.is((await request(app.baseUrl, `${base}/${ep.id}`, { cookie, method: 'DELETE' })).status, 204);
+    for (const res of [...failingHeld.values()].flat()) res.writeHead(500).end('down');
+  });
+  t.is(receiver.at('/healthy').length, 30);
 });
 
 test.serial('two workers claiming the same backlog send every delivery exactly once, over kept-alive connections', async (t) => {
