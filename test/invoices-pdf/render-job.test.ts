@@ -128,3 +128,22 @@ test.serial('a closed manager refuses to render', async (t) => {
   await manager.close();
   await t.throwsAsync(manager.render('<p>y</p>'), { message: /closed/ });
 });
+
+test.serial('a tab is retired after rendersPerTab renders and a fresh one serves the next', async (t) => {
+  const manager = new BrowserManager({ maxPages: 1, rendersPerTab: 3 });
+  try {
+    const chromium = await manager.browser();
+    let tabsOpened = 0;
+    chromium.on('targetcreated', (target: { type(): string }) => {
+      if (target.type() === 'page') tabsOpened += 1;
+    });
+    for (let i = 0; i < 7; i++) t.true((await pdfText(await manager.render(`<!doctype html><p>Doc ${i}</p>`))).includes(`Doc ${i}`));
+    // Renders 1-3, 4-6 and 7 each on their own tab; the worn ones are closed, not kept.
+    t.is(tabsOpened, 3);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    t.true((await chromium.pages()).length <= 2, 'the initial blank tab and at most one of ours');
+    t.is(manager.launches, 1);
+  } finally {
+    await manager.close();
+  }
+});
