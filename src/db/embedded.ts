@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { isProcessAlive } from '../process/alive.ts';
 
 export interface EmbeddedServer {
   /** Connection string of the server's maintenance database (`postgres`). */
@@ -19,15 +20,6 @@ interface EmbeddedOptions {
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The pid of a postmaster already serving this data folder, or null (a stale pid file is removed). */
 function runningPostmaster(dataDir: string): number | null {

@@ -9,6 +9,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import puppeteer, { type Browser, type Page, type PDFOptions } from 'puppeteer';
+import { isProcessAlive } from '../../process/alive.ts';
 import { chromiumArgs, resolveChromium } from './chromium.ts';
 
 export interface BrowserManagerOptions {
@@ -236,15 +237,6 @@ export class BrowserManager {
 /** Profile folders are named after the host and process, so a later process can tell which are orphaned. */
 const PROFILE_PREFIX = `billing-pdf-chromium-${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}-`;
 
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * A process killed with SIGKILL runs no exit handler, so its browser's profile folder stays in the temp folder;
  * the next launch on the same host removes those of processes that no longer exist.
@@ -254,7 +246,7 @@ async function removeProfilesOfDeadProcesses(): Promise<void> {
   for (const entry of entries) {
     if (!entry.startsWith(PROFILE_PREFIX)) continue;
     const pid = Number(entry.slice(PROFILE_PREFIX.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processIsAlive(pid)) {
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isProcessAlive(pid)) {
       await rm(path.join(tmpdir(), entry), { recursive: true, force: true }).catch(() => undefined);
     }
   }
