@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { iso } from '../http/schemas.ts';
 import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
 import {
-  activateNewDevice, checkKnownDevice, findActivationRow, findLicenseByKey, insertActivationUnderLimit, lockLicenseByKey, refreshActivationRow, type ActivationRow, type LicenseRow,
+  checkDevice, findActivationRow, findLicenseByKey, insertActivationUnderLimit, lockLicenseByKey, refreshActivationRow, type ActivationRow, type LicenseRow,
 } from './repo.ts';
 import { serialiseActivation } from './schema.ts';
 import { effectiveStatus, refusalFor, type LicenseStatus } from './status.ts';
@@ -44,21 +44,19 @@ function validAnswer(license: LicenseRow, currentActivations: number, activation
 }
 
 /**
- * D-34: checks the license and registers the device. A known device is refreshed in one round
- * trip without a lock. A new device takes the license row lock, so activations of one license are
- * decided one at a time and can never pass maxActivations, whatever the concurrency.
+ * D-34: checks the license and registers the device. A known device is refreshed without a lock; a
+ * new one takes the license row lock, so activations of one license are decided one at a time and can
+ * never pass maxActivations, whatever the concurrency. Both in one round trip (checkDevice).
  */
 export async function validateLicense(db: Db, input: { licenseKey: string; deviceId: string; deviceName: string }): Promise<CheckOutcome> {
   const key = lookupKey(input.licenseKey);
   if (!key) return { found: false };
-  const check = await checkKnownDevice(db, key, input.deviceId, input.deviceName);
+  const check = await checkDevice(db, key, input.deviceId, input.deviceName);
   if (!check) return { found: false };
   const status = effectiveStatus(check.license, check.now);
   const refusal = refusalFor(status);
   if (refusal) return { found: true, body: { valid: false, error: refusal, ...basics(check.license, status) } };
-  if (check.activation) return { found: true, body: validAnswer(check.license, check.license.current_activations, check.activation) };
-  const activated = await activateNewDevice(db, key, input.deviceId, input.deviceName);
-  if (activated?.activation) return { found: true, body: validAnswer(activated.license, activated.currentActivations!, activated.activation) };
+  if (check.activation) return { found: true, body: validAnswer(check.license, check.addedCount ?? check.license.current_activations, check.activation) };
   // Nothing added (refused, at the limit, or registered meanwhile by a concurrent request): decide under the lock.
   return db.transaction(async (trx): Promise<CheckOutcome> => {
     const license = await lockLicenseByKey(trx, key);

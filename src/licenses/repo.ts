@@ -80,63 +80,60 @@ export async function deleteActivationRow(db: Db, licenseId: string, deviceId: s
   return result.rows.length > 0;
 }
 
-export interface KnownDeviceCheck {
+export interface DeviceCheck {
   license: LicenseRow;
+  /** The device's activation when it was known (refreshed) or added now; null when neither happened. */
   activation: ActivationRow | null;
+  /** The license's count after adding this device, or null when nothing was added. */
+  addedCount: number | null;
   now: Date;
 }
 
 /**
- * The hot path of validate in one round trip: reads the license and, when it can activate and the
- * device is already known, refreshes that device's name and lastSeenAt. activation is null when the
- * device is new or the license cannot activate.
+ * Validate's hot path in one round trip. A known device of a license that can activate is refreshed
+ * (name, lastSeenAt) without a lock. Only when the snapshot has no such device is the license row
+ * locked, and the device inserted and counted if the license, as it stands after the lock, can
+ * activate and is under its limit. activation is null when nothing was refreshed or added: refused,
+ * at the limit, or the device registered meanwhile by a concurrent request; the caller then decides
+ * under the lock in a transaction.
  */
-export async function checkKnownDevice(db: Db, key: string, deviceId: string, deviceName: string): Promise<KnownDeviceCheck | undefined> {
+export async function checkDevice(db: Db, key: string, deviceId: string, deviceName: string): Promise<DeviceCheck | undefined> {
   const rows = await fastQuery<Record<string, any>>(
     db,
     `with l as (select * from licenses where license_key = $1),
-          seen as (
-            update license_activations a set last_seen_at = now(), device_name = $2
-              from l
-             where a.license_id = l.id and a.device_id = $3
-               and l.status in ('active', 'expired') and (l.expires_at is null or l.expires_at > now())
-            returning a.*)
-     select row_to_json(l.*) as license, (select row_to_json(seen.*) from seen) as activation, now() as now from l`,
-    [key, deviceName, deviceId],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
-  return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, now: row.now };
-}
-
-/**
- * The common case of a new device in one statement: locks the license row, inserts the device when
- * the license can activate and is under its limit, and counts it only when the insert happened.
- * activation is null when nothing was added (refused, at the limit, or registered meanwhile by a
- * concurrent request); the caller then decides under the lock in a transaction.
- */
-export async function activateNewDevice(db: Db, key: string, deviceId: string, deviceName: string): Promise<{ license: LicenseRow; activation: ActivationRow | null; currentActivations: number | null } | undefined> {
-  const rows = await fastQuery<Record<string, any>>(
-    db,
-    `with l as (select * from licenses where license_key = $1 for update),
+     seen as (
+       update license_activations a set last_seen_at = now(), device_name = $2
+         from l
+        where a.license_id = l.id and a.device_id = $3
+          and l.status in ('active', 'expired') and (l.expires_at is null or l.expires_at > now())
+       returning a.*),
+     locked as (
+       select * from licenses li
+        where li.license_key = $1
+          and not exists (select 1 from license_activations a where a.license_id = li.id and a.device_id = $3)
+          and li.status in ('active', 'expired') and (li.expires_at is null or li.expires_at > now())
+       for update),
      ins as (
        insert into license_activations (license_id, device_id, device_name)
-       select l.id, $2, $3 from l
-        where l.status in ('active', 'expired') and (l.expires_at is null or l.expires_at > now())
-          and (l.max_activations is null or l.current_activations < l.max_activations)
+       select locked.id, $3, $2 from locked
+        where locked.status in ('active', 'expired') and (locked.expires_at is null or locked.expires_at > now())
+          and (locked.max_activations is null or locked.current_activations < locked.max_activations)
        on conflict (license_id, device_id) do nothing
        returning *),
      bump as (
        update licenses set current_activations = licenses.current_activations + 1, updated_at = now()
          from ins where licenses.id = ins.license_id
        returning licenses.current_activations)
-     select row_to_json(l.*) as license, (select row_to_json(ins.*) from ins) as activation,
-            (select current_activations from bump) as current_activations from l`,
-    [key, deviceId, deviceName],
+     select coalesce((select row_to_json(locked.*) from locked), row_to_json(l.*)) as license,
+            coalesce((select row_to_json(seen.*) from seen), (select row_to_json(ins.*) from ins)) as activation,
+            (select current_activations from bump) as added_count, now() as now
+       from l`,
+    [key, deviceName, deviceId],
+    'licenses.check-device',
   );
   const row = rows[0];
   if (!row) return undefined;
-  return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, currentActivations: row.current_activations };
+  return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, addedCount: row.added_count, now: row.now };
 }
 
 /** Adds a device to a locked license under its limit; null when the limit is reached. */
