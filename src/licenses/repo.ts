@@ -25,6 +25,9 @@ export interface ActivationRow {
   last_seen_at: Date;
 }
 
+const LICENSE_COLUMNS =
+  'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, created_at, updated_at';
+
 export type LicenseWrite = Partial<Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at'>>;
 
 const asJson = (changes: LicenseWrite) => (changes.features ? { ...changes, features: JSON.stringify(changes.features) } : changes);
@@ -35,8 +38,8 @@ export async function insertLicenseRow(db: Db, row: { license_key: string; custo
 }
 
 export async function findLicenseByKey(db: Db, key: string): Promise<LicenseRow | undefined> {
-  // The verify hot path: one indexed read.
-  const [row] = await fastQuery<LicenseRow>(db, 'select * from licenses where license_key = $1', [key]);
+  // The verify hot path: one indexed read, prepared (columns named, so a migration cannot change its result).
+  const [row] = await fastQuery<LicenseRow>(db, `select ${LICENSE_COLUMNS} from licenses where license_key = $1`, [key], 'licenses.find-by-key');
   return row;
 }
 
