@@ -48,6 +48,7 @@ export async function findLiveSession(db: Db, tokenHash: string): Promise<Sessio
        from sessions s join users u on u.id = s.user_id
       where s.token_hash = $1 and s.expires_at > now()`,
     [tokenHash],
+    'auth.find-live-session',
   );
   return row;
 }

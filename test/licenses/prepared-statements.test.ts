@@ -1,0 +1,45 @@
+/**
+ * The hot reads run as prepared statements on each pooled connection (fastQuery's `name`). A release
+ * migrates while the old processes still serve, so a statement prepared before a migration must keep
+ * answering after it: PostgreSQL replans it, and refuses only if its result columns would change.
+ */
+import test from 'ava';
+import { issueLicense, startLicenseApp, validate, verify, type LicenseKit } from './fixtures.ts';
+
+let kit: LicenseKit;
+test.before(async () => {
+  kit = await startLicenseApp();
+});
+test.after.always(async () => kit?.close());
+
+/** More calls at once than the pool has connections, so every connection prepares the statements. */
+async function everyHotPath(licenseKey: string, round: string) {
+  const calls = Array.from({ length: 24 }, (_, i) => [
+    verify(kit, licenseKey),
+    validate(kit, licenseKey, 'known-device'),
+    validate(kit, licenseKey, `new-device-${round}-${i}`),
+    kit.admin('/api/licenses?limit=1'),
+  ]);
+  return Promise.all(calls.flat());
+}
+
+test('statements prepared before a migration that adds columns still answer after it', async (t) => {
+  const license = await issueLicense(kit, { maxActivations: null });
+  t.is((await validate(kit, license.licenseKey, 'known-device')).status, 200);
+  for (const res of await everyHotPath(license.licenseKey, 'before')) t.is(res.status, 200, res.text);
+
+  await kit.app.db.raw(`
+    alter table licenses add column migrated_note text;
+    alter table license_activations add column migrated_note text;
+    alter table sessions add column migrated_note text;
+    alter table users add column migrated_note text`);
+
+  const after = await everyHotPath(license.licenseKey, 'after');
+  for (const res of after) t.is(res.status, 200, res.text);
+  const verified = after[0]!.body;
+  t.like(verified, { valid: true, status: 'active' });
+  t.false('migrated_note' in verified);
+  const lastNew = after.at(-2)!.body;
+  t.like(lastNew, { valid: true, maxActivations: null });
+  t.is(Number((await kit.app.db('license_activations').where({ license_id: license.id }).count({ n: '*' }))[0]!.n), 49);
+});
