@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 
-
 /**
  * One statement straight on a pooled pg connection, for the hottest reads (license checks, session
  * and key lookups): knex's query runner costs about as much CPU as the query itself there. `sql`
