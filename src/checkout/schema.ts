@@ -11,7 +11,8 @@ const returnUrl = z
     } catch {
       return false;
     }
-  }, 'must be an absolute http or https URL');
+  }, 'must be an absolute http or https URL')
+  .meta({ format: 'uri' });
 
 export const providerACheckoutBody = z.object({ invoiceId: uuid, successUrl: returnUrl, cancelUrl: returnUrl });
 export const providerBCheckoutBody = z.object({ invoiceId: uuid, successUrl: returnUrl });

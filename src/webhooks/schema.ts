@@ -11,7 +11,8 @@ const events = z
   .max(EVENT_TYPES.length + 1)
   .transform((list) => [...new Set(list)]);
 
-const url = z.string().trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters');
+// Checked as a URL (D-73) by the service, which also resolves its host; the document says what it must be.
+const url = z.string().trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters').meta({ format: 'uri' });
 const secret = z.string().min(16, 'must be at least 16 characters').max(256, 'must be at most 256 characters');
 
 export const createEndpointBody = z.object({ url, events, secret: secret.optional() });

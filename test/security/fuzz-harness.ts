@@ -12,6 +12,7 @@ import type { AnyRoute } from '../../src/http/route.ts';
 import { issuesToDetails } from '../../src/http/validate.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
+import { startFakeProviders, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { request, type JsonResponse, type RequestOptions } from '../helpers/http.ts';
 import { detailPaths, errorShapeProblems } from './error-shape.ts';
 import { changedTables, fingerprintQuery, type Fingerprint } from './fingerprint.ts';
@@ -101,6 +102,8 @@ export class FuzzHarness {
 
   private constructor(
     readonly app: TestApp,
+    /** Payment providers on loopback: accepted checkout bodies reach a provider, never the internet. */
+    private readonly providers: FakeProviderA,
     readonly world: World,
     private readonly adminCookie: string,
     private readonly openapi: OpenApiDocument,
@@ -108,7 +111,14 @@ export class FuzzHarness {
   ) {}
 
   static async start(): Promise<FuzzHarness> {
-    const app = await startTestApp(SECRETS);
+    const providers = await startFakeProviders();
+    const app = await startTestApp({
+      ...SECRETS,
+      PROVIDER_A_API_URL: providers.url,
+      PROVIDER_A_SECRET_KEY: providers.secretKey,
+      PROVIDER_B_API_URL: providers.url,
+      PROVIDER_B_SECRET_KEY: providers.providerBKey,
+    });
     const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
     // Hostile login bodies are failed logins and hostile license calls count against the public limit:
     // lift both limits so the run measures input handling, not throttling (tested in test/auth, test/licenses).
@@ -116,9 +126,14 @@ export class FuzzHarness {
     if (limits.status !== 200) throw new Error(`settings: ${limits.status} ${limits.text}`);
     const world = await buildWorld(app, cookie);
     const openapi = (await request(app.baseUrl, '/api/openapi.json')).body as OpenApiDocument;
-    const harness = new FuzzHarness(app, world, cookie, openapi, await fingerprintQuery(app.db));
+    const harness = new FuzzHarness(app, providers, world, cookie, openapi, await fingerprintQuery(app.db));
     await harness.resync();
     return harness;
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+    await this.providers.close();
   }
 
   /** Takes a fresh fingerprint: the next refused request must leave the tables exactly so. */
@@ -205,17 +220,23 @@ export class FuzzHarness {
     return { type: 'object', properties: Object.fromEntries(parameters.map((p) => [p.name, p.schema])), required: parameters.filter((p) => p.required).map((p) => p.name) };
   }
 
-  /** Existing ids of customer A for body fields that reference records (`customerId`, `newPlanId`, …). */
-  readonly idFor = (field: string): string | undefined => {
-    const match = /^(?:new)?(customer|product|plan|invoice|payment|subscription|license)Id$/i.exec(field);
+  /**
+   * Existing ids of customer A for body fields of `route` that reference records (`customerId`, `newPlanId`, …).
+   * Checkout names an invoice kept payable, so its accepted bodies go on to the (fake) provider.
+   */
+  idsFor(route: AnyRoute): (field: string) => string | undefined {
     const a = this.world.a;
-    const ids: Record<string, string> = { customer: a.customerId, product: a.productId, plan: a.planId, invoice: a.invoiceId, payment: a.paymentId, subscription: a.subscriptionId, license: a.licenseId };
-    return match ? ids[match[1]!.toLowerCase()] : undefined;
-  };
+    const invoice = route.path.startsWith('/api/billing/checkout/') ? a.payableInvoiceId : a.invoiceId;
+    const ids: Record<string, string> = { customer: a.customerId, product: a.productId, plan: a.planId, invoice, payment: a.paymentId, subscription: a.subscriptionId, license: a.licenseId };
+    return (field) => {
+      const match = /^(?:new)?(customer|product|plan|invoice|payment|subscription|license)Id$/i.exec(field);
+      return match ? ids[match[1]!.toLowerCase()] : undefined;
+    };
+  }
 
   /** A value of the schema that zod accepts (plain text, existing ids), for hostile values to be put into. */
-  cleanBase(schema: JsonSchema, zodSchema: z.ZodType | undefined, seed: number, label: string): unknown {
-    const samples = fc.sample(conforming(schema, { plain: true, idFor: this.idFor }), { seed, numRuns: 300 });
+  cleanBase(route: AnyRoute, schema: JsonSchema, zodSchema: z.ZodType | undefined, seed: number, label: string): unknown {
+    const samples = fc.sample(conforming(schema, { plain: true, idFor: this.idsFor(route) }), { seed, numRuns: 300 });
     const valid = samples.find((s) => !zodSchema || zodSchema.safeParse(JSON.parse(serialise(s))).success);
     if (valid === undefined) this.withoutValidBase.add(label);
     return valid ?? samples[0] ?? {};

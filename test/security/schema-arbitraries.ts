@@ -154,6 +154,10 @@ export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth
       // Small plain amounts for a clean base: a random decimal of 30 digits is rarely a sensible price or percentage.
       if (options.plain && s.pattern === '^-?\\d+(\\.\\d+)?$') return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
       if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
+      if (s.format === 'uri') {
+        const path = fc.stringMatching(/^[a-z0-9]{0,12}$/);
+        return options.plain ? path.map((p) => `https://example.test/${p}`) : fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), hostileText);
+      }
       if (s.format === 'email' || /email/i.test(options.field ?? '')) {
         return options.plain ? fc.stringMatching(/^[a-z][a-z0-9]{0,11}$/).map((local) => `${local}@example.test`) : fc.oneof(fc.emailAddress(), hostileText);
       }
@@ -202,6 +206,9 @@ function wrongType(s: JsonSchema): fc.Arbitrary<unknown> {
   return fc.oneof(fc.constantFrom(...(wrong.length > 0 ? wrong : candidates)), ...numbersForStrings);
 }
 
+/** Near-misses of an http(s) URL: other schemes, relative or scheme-only forms, and a host too long to be one. */
+const URI_EDGES = ['javascript:alert(1)', 'ftp://example.test/a', '//example.test/a', '/relative/path', 'https://', 'http://[::1', `https://${'a'.repeat(2030)}.test`, 'https://example.test/\u0000'];
+
 /** Values at and just past the schema's limits, and near-misses of its formats. */
 function boundary(s: JsonSchema): fc.Arbitrary<unknown> {
   const values: unknown[] = [];
@@ -212,6 +219,7 @@ function boundary(s: JsonSchema): fc.Arbitrary<unknown> {
     if (minLength !== undefined && minLength > 0) values.push('x'.repeat(minLength - 1));
     values.push(' ', '   padded   ');
     if (s.format === 'uuid') values.push(...ID_EDGES);
+    else if (s.format === 'uri') values.push(...URI_EDGES);
     else if (s.pattern?.includes('\\d')) values.push(...MONEY_EDGES);
     else if (!s.pattern && !s.enum) values.push(...TEMPORAL_EDGES, ...CURRENCY_EDGES);
   }

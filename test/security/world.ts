@@ -14,6 +14,8 @@ export interface CustomerWorld {
   planId: string;
   subscriptionId: string;
   invoiceId: string;
+  /** Issued and named only by the checkout routes: the other routes' accepted requests may pay or void invoiceId. */
+  payableInvoiceId: string;
   paymentId: string;
   licenseId: string;
   licenseKey: string;
@@ -42,6 +44,8 @@ async function customerWorld(app: TestApp, cookie: string, name: string): Promis
   const plan = await created(app, cookie, '/api/billing/plans', { productId: product.id, name: `${name} plan`, pricingModel: 'flat', billingCycle: 'monthly', basePrice: '10.00', currency: 'USD' });
   const subscription = await created(app, cookie, '/api/billing/subscriptions', { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' });
   const invoice = await created(app, cookie, '/api/billing/invoices', { customerId: customer.id, lineItems: [{ description: 'Setup', quantity: 1, unitPrice: '100.00' }], status: 'issued' });
+  // Large, since store credit granted by the fuzzing (amounts up to 99.00) is applied to open invoices.
+  const payableInvoice = await created(app, cookie, '/api/billing/invoices', { customerId: customer.id, lineItems: [{ description: 'Support', quantity: 1, unitPrice: '1000000.00' }], status: 'issued' });
   const payment = await created(app, cookie, '/api/billing/payments', { invoiceId: invoice.id, amount: '1.00', paymentMethod: 'manual' });
   const license = await created(app, cookie, '/api/licenses', { customerId: customer.id, productId: product.id, maxActivations: 5 });
   const deviceId = `device-${name}`;
@@ -55,6 +59,7 @@ async function customerWorld(app: TestApp, cookie: string, name: string): Promis
     planId: plan.id,
     subscriptionId: subscription.id,
     invoiceId: invoice.id,
+    payableInvoiceId: payableInvoice.id,
     paymentId: payment.id,
     licenseId: license.id,
     licenseKey: license.licenseKey,
