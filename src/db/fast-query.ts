@@ -15,7 +15,7 @@ export async function fastQuery<T>(db: Db, sql: string, params: unknown[], name?
     const result = await db.raw(sql.replace(/\$\d+/g, '?'), params as Knex.RawBinding[]);
     return result.rows as T[];
   }
-  const client = (db as Knex).client as { acquireConnection(): Promise<RawConnection>; releaseConnection(c: RawConnection): Promise<void> | void };
+  const client = poolOf(db);
   const connection = await client.acquireConnection();
   try {
     return (await connection.query({ name, text: sql, values: params })).rows as T[];
@@ -29,13 +29,18 @@ export interface RawConnection {
   query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: any[] }>;
 }
 
+/** knex's pool, whose connections are pg clients: taken and given back around raw statements. */
+function poolOf(db: Db) {
+  return (db as Knex).client as { acquireConnection(): Promise<RawConnection>; releaseConnection(c: RawConnection): Promise<void> | void };
+}
+
 /**
  * Runs `work` in a transaction on one pooled pg connection, outside knex, for the few hot write
  * paths (a provider's webhook acknowledgement) where knex's transaction machinery costs as much CPU
  * as the statements. Rolls back on any error.
  */
 export async function rawTransaction<T>(db: Db, work: (connection: RawConnection) => Promise<T>): Promise<T> {
-  const client = (db as Knex).client as { acquireConnection(): Promise<RawConnection>; releaseConnection(c: RawConnection): Promise<void> | void };
+  const client = poolOf(db);
   const connection = await client.acquireConnection();
   try {
     await connection.query({ text: 'begin' });
