@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import { findCustomerRow } from '../customers/repo.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { insertApiKey, findUsableKey, listApiKeyRows, revokeApiKeyRow, touchApiKey, type ApiKeyRow } from './repo.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { migrateLatest } from '../db/migrate.ts';
 import { openDatabase, type OpenDatabase } from '../db/open.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { ADMIN_ROLE, createLocalUser } from './service.ts';
 

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Db } from '../db/knex.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 
 export interface IdpIdentity {

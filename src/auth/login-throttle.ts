@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { countLoginFailures, nthLatestLoginFailure } from './repo.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { defineRoute } from '../http/route.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { loginBody, loginResponse } from './schema.ts';
 import { login, logoutByToken } from './service.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';

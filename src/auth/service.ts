@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { authenticateWithIdp } from './idp.ts';

@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import { findInvoiceRow, type InvoiceRow } from '../invoices/repo.ts';
 import { formatMoney } from '../money.ts';

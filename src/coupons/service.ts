@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { COUPON_CODE_INDEX, insertCouponRow, listCouponRows, redeemCouponRow, type CouponRow } from './repo.ts';
 import type { CreateCouponInput } from './schema.ts';

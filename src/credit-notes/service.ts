@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { addCustomerCredit } from '../credits/grant.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import { nextDocumentNumber } from '../invoices/numbering.ts';

@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
 import { findCustomerRow } from '../customers/repo.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { listOpenInvoiceRows } from '../invoices/repo.ts';
 import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';

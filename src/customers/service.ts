@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import type { Page } from '../db/paginate.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { listProductsOfCustomers } from '../products/repo.ts';
 import { formatMoney } from '../money.ts';

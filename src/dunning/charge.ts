@@ -13,7 +13,7 @@
  */
 import type { AppDeps } from '../app-deps.ts';
 import { inTransaction } from '../db/knex.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import { lockInvoiceRow } from '../invoices/repo.ts';
 import { applyProviderPayment } from '../payments/provider-payment.ts';

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/knex.ts';
 import { recordEvent } from '../events/service.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import { lockInvoiceRow, type InvoiceRow } from '../invoices/repo.ts';
 import { formatMoney } from '../money.ts';

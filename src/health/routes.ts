@@ -1,5 +1,5 @@
 import { migrationsCurrent } from '../db/migrate.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { renderMetrics } from '../http/metrics.ts';
 import { defineRoute } from '../http/route.ts';
 import type { Knex } from 'knex';

@@ -4,7 +4,7 @@ import { authenticateApiKey } from '../api-keys/service.ts';
 import { ADMIN_ROLE, findSessionByToken } from '../auth/service.ts';
 import { readSessionCookie } from '../auth/session-cookie.ts';
 import { secretsEqual } from '../crypto/tokens.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 import type { AuthKind } from './route.ts';
 
 const unauthenticated = (message: string) => new AppError('unauthenticated', message);

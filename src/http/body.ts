@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
+import { errorStatus } from './error-status.ts';
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 
@@ -42,7 +43,7 @@ export function errorMiddleware(logger: Logger) {
         (ctx.state.log as Logger | undefined ?? logger).error({ err: caught }, 'unhandled error');
         error = new AppError('internal_error', 'An internal error occurred');
       }
-      ctx.status = error.status;
+      ctx.status = errorStatus[error.code];
       ctx.body = errorBody(error);
       for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
     }

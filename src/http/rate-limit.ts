@@ -1,4 +1,4 @@
-import { AppError } from './errors.ts';
+import { AppError } from '../errors.ts';
 
 interface Window {
   started: number;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { AppError, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { LOOKUP_TEXT } from './schemas.ts';
 
 export function issuesToDetails(error: z.ZodError, prefix: string): ErrorDetail[] {

@@ -2,7 +2,8 @@ import type { Context, Middleware, Next } from 'koa';
 import type { AppDeps } from '../app-deps.ts';
 import { sha256Hex } from '../crypto/tokens.ts';
 import { errorBody } from '../http/error-middleware.ts';
-import { AppError } from '../http/errors.ts';
+import { errorStatus } from '../http/error-status.ts';
+import { AppError } from '../errors.ts';
 import type { Principal } from '../http/principal.ts';
 import { findStoredResponse, storeResponse, tryLockKey } from './repo.ts';
 
@@ -66,9 +67,9 @@ export function idempotency(deps: AppDeps): Middleware {
           await next();
         });
       } catch (error) {
-        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;
         refusal = error;
-        await storeResponse(trx, scope, key, hash, error.status, errorBody(error), error.headers ?? {});
+        await storeResponse(trx, scope, key, hash, errorStatus[error.code], errorBody(error), error.headers ?? {});
         return;
       } finally {
         ctx.state.db = undefined;

@@ -5,7 +5,7 @@ import { insertLedgerEntry, lockCustomerLedger } from '../credits/ledger-repo.ts
 import { findCustomerRow } from '../customers/repo.ts';
 import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { recordEvent } from '../events/service.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';

@@ -3,7 +3,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
 import { findCustomerRow } from '../customers/repo.ts';
 import { recordEvent } from '../events/service.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { findProductRow } from '../products/repo.ts';
 import { getSetting, type SettingOverrides } from '../settings/service.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { enqueue } from '../queue/enqueue.ts';
 import { abandonStaleRunRow, findOpenRunRow, insertOpenRunRow, type LifecycleRunRow } from './repo.ts';
 import { waitForRun } from './runs.ts';

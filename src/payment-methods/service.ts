@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { findCustomerRow } from '../customers/repo.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import {
   clearDefaultPaymentMethod, deletePaymentMethodRow, insertPaymentMethodRow, listPaymentMethodRows, lockCustomerPaymentMethods, SAME_METHOD_UNIQUE,

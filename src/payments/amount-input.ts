@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import { z } from 'zod';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { DECIMAL_PATTERN, minorUnits, money, moneyString } from '../money.ts';
 
 /**

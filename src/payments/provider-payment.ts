@@ -6,7 +6,7 @@
  */
 import { addCustomerCredit } from '../credits/grant.ts';
 import type { Db } from '../db/knex.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import { lockInvoiceRow } from '../invoices/repo.ts';
 import { formatMoney, Money, money } from '../money.ts';

@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { recordEvent } from '../events/service.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { parseOrThrow } from '../http/validate.ts';
 import { amountDue } from '../invoices/amounts.ts';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { findProductRow } from '../products/repo.ts';
 import { findPlanRow, insertPlanRow, listPlanRows, updatePlanRow, type PlanRow } from './repo.ts';

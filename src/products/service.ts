@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import {
   deleteProductRow, findProductRow, insertProduct, listProductRows, lockProductRow, listProductsOfCustomers, productInUse, updateProductRow,

@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordPaymentFailure } from '../dunning/service.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { applyProviderPayment } from '../payments/provider-payment.ts';
 import { enqueue, enqueueOnConnection } from '../queue/enqueue.ts';

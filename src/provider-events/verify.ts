@@ -4,7 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { secretsEqual } from '../crypto/tokens.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 

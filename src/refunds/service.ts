@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { AppError, type ErrorDetail } from '../http/errors.ts';
+import { AppError, type ErrorDetail } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { isSettingKey, SECRET_MASK, settingDef, settingDefinitions, type SettingKey, type SettingValue } from './definitions.ts';
 import { selectSettingRows, upsertSettingRows } from './repo.ts';

@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { insertLedgerEntry, lockCustomerLedger } from '../credits/ledger-repo.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { Clock } from '../invoices/service.ts';
 import { money, roundToCurrency } from '../money.ts';
 import type { PlanRow } from '../plans/repo.ts';

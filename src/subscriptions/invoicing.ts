@@ -5,7 +5,7 @@ import { recordEvents } from '../events/service.ts';
 import { insertLedgerEntries, ledgerBalances, lockCustomerLedgers } from '../credits/ledger-repo.ts';
 import { couponApplies, discountFor } from '../coupons/discount.ts';
 import { findCouponRow, type CouponRow } from '../coupons/repo.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { invoiceEventData } from '../invoices/events.ts';
 import { reserveDocumentNumbers } from '../invoices/numbering.ts';
 import { insertInvoiceRows, insertLineItemRowsMany, type InvoiceBulkInsert, type InvoiceRow, type LineItemRow } from '../invoices/repo.ts';

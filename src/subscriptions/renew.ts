@@ -3,7 +3,7 @@ import type { CouponRow } from '../coupons/repo.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordEvents } from '../events/service.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { Clock } from '../invoices/service.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { issuePeriodInvoices, periodLines, type PendingEvent, type PeriodInvoiceRequest } from './invoicing.ts';

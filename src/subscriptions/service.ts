@@ -3,7 +3,7 @@ import { inTransaction } from '../db/knex.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { findCustomerRow } from '../customers/repo.ts';
 import { recordEvent } from '../events/service.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import type { Clock } from '../invoices/service.ts';
 import { requirePlan } from '../plans/service.ts';

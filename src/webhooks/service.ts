@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { checkDestination, UnsafeDestinationError } from './destination.ts';
 import {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startCheckout } from '../../src/checkout/service.ts';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/errors.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startFakeProviders, type FakeProviderA } from '../helpers/fake-providers.ts';

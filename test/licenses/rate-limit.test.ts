@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { RateLimiter } from '../../src/http/rate-limit.ts';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/errors.ts';
 import { request } from '../helpers/http.ts';
 import { issueLicense, startLicenseApp, validate, verify, type LicenseKit } from './fixtures.ts';
 

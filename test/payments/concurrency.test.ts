@@ -1,5 +1,5 @@
 import test from 'ava';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/errors.ts';
 import { recordPayment } from '../../src/payments/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { adminCtx, makeInvoice, pay, readInvoice, type Ctx } from './fixtures.ts';

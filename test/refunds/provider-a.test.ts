@@ -1,5 +1,5 @@
 import test from 'ava';
-import { AppError } from '../../src/http/errors.ts';
+import { AppError } from '../../src/errors.ts';
 import { RefundGatewayError } from '../../src/refunds/gateway.ts';
 import { toMinorUnits } from '../../src/money.ts';
 import { providerARefundGateway } from '../../src/refunds/provider-a-refund-gateway.ts';

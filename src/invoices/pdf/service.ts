@@ -1,7 +1,7 @@
 import { fromKnex } from 'pg-boss';
 import type { Db } from '../../db/knex.ts';
 import { inTransaction } from '../../db/knex.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import { getBoss } from '../../queue/boss.ts';
 import { enqueue } from '../../queue/enqueue.ts';
 import { findInvoiceRow } from '../repo.ts';

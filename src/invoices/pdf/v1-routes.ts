@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import { listReply } from '../../http/list-reply.ts';
 import { requireCustomerScope } from '../../http/principal.ts';
 import { defineRoute } from '../../http/route.ts';
