@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
-import { findCustomerRow } from '../customers/repo.ts';
+import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { insertApiKey, findUsableKey, listApiKeyRows, revokeApiKeyRow, touchApiKey, type ApiKeyRow } from './repo.ts';
@@ -10,10 +10,9 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 export const API_KEY_PREFIX = 'bsk_';
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
-const customerNotFound = (id: string) => new AppError('customer_not_found', `Customer ${id} does not exist`);
 
 export async function createApiKey(db: Db, input: { name: string; customerId: string; expiresAt?: Date }): Promise<{ row: ApiKeyRow; key: string }> {
-  if (!(await findCustomerRow(db, input.customerId))) throw customerNotFound(input.customerId);
+  await assertCustomerExists(db, input.customerId);
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
     throw new AppError('invalid_request', 'expiresAt must be in the future', { details: [{ path: 'expiresAt', message: 'must be in the future' }] });
   }

@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
-import { findCustomerRow } from '../customers/repo.ts';
+import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { listOpenInvoiceRows } from '../invoices/repo.ts';
@@ -9,9 +9,6 @@ import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.
 import { addCustomerCredit } from './grant.ts';
 import { listLedgerEntryRows } from './ledger-repo.ts';
 import type { CreateCreditInput } from './schema.ts';
-
-const customerNotFound = (id: string) =>
-  new AppError('customer_not_found', `Customer ${id} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
 
 /**
  * D-57: a store credit is a `credit` entry in the customer's ledger, spent at once on their open
@@ -23,7 +20,7 @@ export async function createCredit(db: Db, input: CreateCreditInput, clock: { no
   assertCurrencyPrecision(input.amount, input.currency);
   try {
     return await inTransaction(db, async (trx) => {
-      if (!(await findCustomerRow(trx, input.customerId))) throw customerNotFound(input.customerId);
+      await assertCustomerExists(trx, input.customerId);
       const open = await listOpenInvoiceRows(trx, input.customerId, input.currency);
       return addCustomerCredit(
         trx,

@@ -3,7 +3,7 @@ import { inTransaction } from '../db/knex.ts';
 import type { Page } from '../db/paginate.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { listProductsOfCustomers } from '../products/repo.ts';
+import { listProductsOfCustomerIds } from '../products/service.ts';
 import { formatMoney } from '../money.ts';
 import { CREDIT_BALANCE_CURRENCY, customerCreditBalances, customerHasBillingHistory, customerHealthScores, listCustomerSubscriptionRows } from './related-repo.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
@@ -14,6 +14,15 @@ import {
 import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
+
+/** A body's customerId that names no customer (D-2). */
+export const customerNotFound = (id: string, path = 'customerId') =>
+  new AppError('customer_not_found', `Customer ${id} does not exist`, { details: [{ path, message: 'no such customer' }] });
+
+/** Throws customer_not_found unless the customer exists (for other domains that take a customerId). */
+export async function assertCustomerExists(db: Db, id: string, path = 'customerId'): Promise<void> {
+  if (!(await findCustomerRow(db, id))) throw customerNotFound(id, path);
+}
 
 /** Request fields to columns; absent fields stay absent so an update changes only what was sent. */
 function toColumns(input: UpdateCustomerInput): CustomerWrite {
@@ -49,7 +58,7 @@ async function withEmailUniqueness<T>(work: () => Promise<T>): Promise<T> {
  */
 async function withDerived(db: Db, rows: CustomerRow[]): Promise<CustomerRecord[]> {
   const ids = rows.map((r) => r.id);
-  const [products, balances, scores] = await Promise.all([listProductsOfCustomers(db, ids), customerCreditBalances(db, ids), customerHealthScores(db, ids)]);
+  const [products, balances, scores] = await Promise.all([listProductsOfCustomerIds(db, ids), customerCreditBalances(db, ids), customerHealthScores(db, ids)]);
   return rows.map((row) => ({
     ...row,
     health_score: scores.get(row.id) ?? row.health_score,

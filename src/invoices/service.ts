@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { applyCreditToInvoice } from '../credits/apply.ts';
 import { insertLedgerEntry, lockCustomerLedger } from '../credits/ledger-repo.ts';
-import { findCustomerRow } from '../customers/repo.ts';
+import { assertCustomerExists } from '../customers/service.ts';
 import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -89,9 +89,7 @@ async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<Inv
 export async function createInvoice(db: Db, input: NewInvoice, clock: Clock = {}): Promise<InvoiceDetail> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
-    if (!(await findCustomerRow(trx, input.customerId))) {
-      throw new AppError('customer_not_found', `Customer ${input.customerId} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
-    }
+    await assertCustomerExists(trx, input.customerId);
     if (input.subscriptionId) await assertSubscriptionExists(trx, input.subscriptionId);
     const taxRate = input.taxRate ?? (await getSettings(trx, ['billing.default_tax_rate'], clock.settings))['billing.default_tax_rate'];
     const totals = priceInvoice(input.lineItems, taxRate, input.currency);

@@ -1,11 +1,11 @@
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
-import { findCustomerRow } from '../customers/repo.ts';
+import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { findProductRow } from '../products/repo.ts';
+import { assertProductExists, productNotFound } from '../products/service.ts';
 import { getSetting, type SettingOverrides } from '../settings/service.ts';
 import { generateLicenseKey, normaliseLicenseKey } from './key.ts';
 import {
@@ -31,11 +31,6 @@ export function licenseEventData(row: LicenseRow, now = new Date()) {
   };
 }
 
-const customerNotFound = (id: string) =>
-  new AppError('customer_not_found', `Customer ${id} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
-const productNotFound = (id: string) =>
-  new AppError('product_not_found', `Product ${id} does not exist`, { details: [{ path: 'productId', message: 'no such product' }] });
-
 /**
  * Issues a license with a fresh key and records license.created, together (D-30, D-31).
  * `drawKey` is the key source; tests pass one that collides.
@@ -46,8 +41,8 @@ export async function createLicense(
   settings: SettingOverrides = process.env,
   drawKey: (prefix: string) => string = generateLicenseKey,
 ): Promise<LicenseRow> {
-  if (!(await findCustomerRow(db, input.customerId))) throw customerNotFound(input.customerId);
-  if (!(await findProductRow(db, input.productId))) throw productNotFound(input.productId);
+  await assertCustomerExists(db, input.customerId);
+  await assertProductExists(db, input.productId);
   const prefix = await getSetting(db, 'licenses.key_prefix', settings);
   for (let attempt = 1; ; attempt++) {
     try {

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
-import { findCustomerRow } from '../customers/repo.ts';
+import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import {
@@ -8,9 +8,6 @@ import {
   type PaymentMethodRow,
 } from './repo.ts';
 import type { CreatePaymentMethodInput } from './schema.ts';
-
-const customerNotFound = (id: string) =>
-  new AppError('customer_not_found', `Customer ${id} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
 
 /**
  * Stores a provider's payment method for a customer (D-56). A new default unsets the old one in the
@@ -20,7 +17,7 @@ export async function createPaymentMethod(db: Db, input: CreatePaymentMethodInpu
   try {
     // db.transaction: a savepoint inside an Idempotency-Key request, so a refusal rolls back only this.
     return await db.transaction(async (trx) => {
-      if (!(await findCustomerRow(trx, input.customerId))) throw customerNotFound(input.customerId);
+      await assertCustomerExists(trx, input.customerId);
       await lockCustomerPaymentMethods(trx, input.customerId);
       if (input.isDefault) await clearDefaultPaymentMethod(trx, input.customerId);
       return insertPaymentMethodRow(trx, {

@@ -1,14 +1,12 @@
 import type { Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { findProductRow } from '../products/repo.ts';
+import { assertProductExists } from '../products/service.ts';
 import { findPlanRow, insertPlanRow, listPlanRows, updatePlanRow, type PlanRow } from './repo.ts';
 import type { CreatePlanInput } from './schema.ts';
 
 export async function createPlan(db: Db, input: CreatePlanInput): Promise<PlanRow> {
-  if (!(await findProductRow(db, input.productId))) {
-    throw new AppError('product_not_found', `Product ${input.productId} does not exist`, { details: [{ path: 'productId', message: 'no such product' }] });
-  }
+  await assertProductExists(db, input.productId);
   return insertPlanRow(db, {
     product_id: input.productId,
     name: input.name,

@@ -9,6 +9,15 @@ import {
 import type { CreateProductInput, UpdateProductInput } from './schema.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 
+/** A body's productId that names no product (D-2). */
+export const productNotFound = (id: string, path = 'productId') =>
+  new AppError('product_not_found', `Product ${id} does not exist`, { details: [{ path, message: 'no such product' }] });
+
+/** Throws product_not_found unless the product exists (for other domains that take a productId). */
+export async function assertProductExists(db: Db, id: string, path = 'productId'): Promise<void> {
+  if (!(await findProductRow(db, id))) throw productNotFound(id, path);
+}
+
 const productInUseError = () =>
   new AppError('product_in_use', 'The product is used by plans, subscriptions or licenses; archive it instead (status "archived")');
 
@@ -64,4 +73,9 @@ export async function deleteProduct(db: Db, id: string): Promise<void> {
 /** The products of one customer's licenses and subscriptions (D-15, D-22). */
 export function listProductsOfCustomer(db: Db, customerId: string): Promise<ProductRow[]> {
   return listProductsOfCustomers(db, [customerId]);
+}
+
+/** The products of each of these customers' licenses and subscriptions, with the customer each belongs to. */
+export function listProductsOfCustomerIds(db: Db, customerIds: string[]) {
+  return listProductsOfCustomers(db, customerIds);
 }

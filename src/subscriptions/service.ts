@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { redeemCoupon } from '../coupons/service.ts';
-import { findCustomerRow } from '../customers/repo.ts';
+import { assertCustomerExists } from '../customers/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -26,9 +26,7 @@ export async function recordSubscriptionEvent(trx: Db, type: 'subscription.creat
 export async function createSubscription(db: Db, input: CreateSubscriptionInput, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
-    if (!(await findCustomerRow(trx, input.customerId))) {
-      throw new AppError('customer_not_found', `Customer ${input.customerId} does not exist`, { details: [{ path: 'customerId', message: 'no such customer' }] });
-    }
+    await assertCustomerExists(trx, input.customerId);
     const plan = await requirePlan(trx, input.planId, 'planId');
     if (!plan.active) throw new AppError('plan_inactive', `Plan ${plan.id} is inactive`, { details: [{ path: 'planId', message: 'is inactive' }] });
     if (plan.billing_cycle !== input.billingCycle) {
