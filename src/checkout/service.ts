@@ -7,7 +7,8 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
-import { findInvoiceRow, type InvoiceRow } from '../invoices/repo.ts';
+import type { InvoiceRow } from '../invoices/repo.ts';
+import { findInvoice } from '../invoices/service.ts';
 import { formatMoney } from '../money.ts';
 import { ProviderCallError } from '../providers/call.ts';
 import { createProviderACheckout } from '../providers/provider-a.ts';
@@ -30,7 +31,7 @@ export interface CheckoutSession {
 }
 
 async function payableInvoice(db: Db, invoiceId: string): Promise<{ invoice: InvoiceRow; due: string }> {
-  const invoice = await findInvoiceRow(db, invoiceId);
+  const invoice = await findInvoice(db, invoiceId);
   if (!invoice) throw new AppError('invoice_not_found', `Invoice ${invoiceId} does not exist`, { details: [{ path: 'invoiceId', message: 'no such invoice' }] });
   const due = amountDue(invoice);
   if ((invoice.status !== 'issued' && invoice.status !== 'overdue') || !due.gt(0)) {

@@ -44,3 +44,8 @@ export async function redeemCouponRow(db: Db, code: string, at: Date): Promise<C
     .returning('*');
   return row as CouponRow | undefined;
 }
+
+export async function findCouponRows(db: Db, ids: string[]): Promise<Map<string, CouponRow>> {
+  const rows: CouponRow[] = ids.length === 0 ? [] : await db('coupons').whereIn('id', [...new Set(ids)]).select('*');
+  return new Map(rows.map((r) => [r.id, r]));
+}

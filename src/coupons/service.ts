@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { COUPON_CODE_INDEX, insertCouponRow, listCouponRows, redeemCouponRow, type CouponRow } from './repo.ts';
+import { COUPON_CODE_INDEX, findCouponRow, findCouponRows, insertCouponRow, listCouponRows, redeemCouponRow, type CouponRow } from './repo.ts';
 import type { CreateCouponInput } from './schema.ts';
 
 export async function createCoupon(db: Db, input: CreateCouponInput): Promise<CouponRow> {
@@ -37,4 +37,13 @@ export async function redeemCoupon(db: Db, code: string, currency: string, at: D
   if (!coupon) throw invalidCoupon(code, 'is unknown, expired or fully redeemed');
   if (coupon.amount_off !== null && coupon.currency !== currency) throw invalidCoupon(code, `is in ${coupon.currency}, the plan in ${currency}`);
   return coupon;
+}
+
+export function findCoupon(db: Db, id: string): Promise<CouponRow | undefined> {
+  return findCouponRow(db, id);
+}
+
+/** Many coupons by id in one query (a renewal batch's). */
+export function findCoupons(db: Db, ids: string[]): Promise<Map<string, CouponRow>> {
+  return findCouponRows(db, ids);
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { createCreditNoteBody, creditNoteResponse, listCreditNotesQuery, serialiseCreditNote } from './schema.ts';
-import { createCreditNote, listCreditNotes } from './service.ts';
+import { issueCreditNote } from '../settlement/service.ts';
+import { listCreditNotes } from './service.ts';
 
 const tag = 'Credit notes';
 
@@ -19,7 +20,7 @@ export const creditNoteRoutes = [
       400: { description: 'invalid_request, invoice_not_found, amount_exceeds_invoice (credit notes above the invoice total)' },
       409: { description: 'invoice_not_creditable (draft or void)' },
     },
-    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreditNote(await createCreditNote(deps.db, body)) }),
+    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreditNote(await issueCreditNote(deps.db, body)) }),
   }),
   defineRoute({
     method: 'get',

@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import { nextDocumentNumber } from '../invoices/numbering.ts';
-import { findInvoiceRow, listOpenInvoiceRows, lockInvoiceRow } from '../invoices/repo.ts';
+import { findInvoice, lockInvoice, lockOpenInvoices } from '../invoices/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
 import { formatMoney, money, Money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';
@@ -22,13 +22,13 @@ import type { CreateCreditNoteInput } from './schema.ts';
 export async function createCreditNote(db: Db, input: CreateCreditNoteInput, clock: { now?: Date } = {}): Promise<CreditNoteRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
-    const found = await findInvoiceRow(trx, input.invoiceId);
+    const found = await findInvoice(trx, input.invoiceId);
     if (!found) {
       throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`, { details: [{ path: 'invoiceId', message: 'no such invoice' }] });
     }
     // Lock order of ledger-repo.ts: the customer's open invoices (which may include this one), this one, then the ledger.
-    const open = await listOpenInvoiceRows(trx, found.customer_id, found.currency);
-    const invoice = (await lockInvoiceRow(trx, found.id))!;
+    const open = await lockOpenInvoices(trx, found.customer_id, found.currency);
+    const invoice = (await lockInvoice(trx, found.id))!;
     if (invoice.status === 'draft' || invoice.status === 'void') {
       throw new AppError('invoice_not_creditable', `A ${invoice.status} invoice cannot be credited`);
     }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { createCreditBody, createdCreditResponse, ledgerEntryResponse, listCreditsQuery, serialiseCreatedCredit, serialiseLedgerEntry } from './schema.ts';
-import { createCredit, listCreditLedger } from './service.ts';
+import { grantCredit } from '../settlement/service.ts';
+import { listCreditLedger } from './service.ts';
 
 const tag = 'Store credits';
 
@@ -15,7 +16,7 @@ export const creditRoutes = [
     summary: "Add store credit to a customer; it is spent at once on the customer's open invoices in that currency, oldest first",
     body: createCreditBody,
     responses: { 201: { description: 'Credited', schema: createdCreditResponse }, 400: { description: 'invalid_request, customer_not_found' } },
-    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreatedCredit(await createCredit(deps.db, body)) }),
+    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreatedCredit(await grantCredit(deps.db, body)) }),
   }),
   defineRoute({
     method: 'get',

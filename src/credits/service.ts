@@ -4,10 +4,9 @@ import { inTransaction } from '../db/knex.ts';
 import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { listOpenInvoiceRows } from '../invoices/repo.ts';
+import { lockOpenInvoices } from '../invoices/service.ts';
 import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';
 import { addCustomerCredit } from './grant.ts';
-import { listLedgerEntryRows } from './ledger-repo.ts';
 import type { CreateCreditInput } from './schema.ts';
 
 /**
@@ -21,7 +20,7 @@ export async function createCredit(db: Db, input: CreateCreditInput, clock: { no
   try {
     return await inTransaction(db, async (trx) => {
       await assertCustomerExists(trx, input.customerId);
-      const open = await listOpenInvoiceRows(trx, input.customerId, input.currency);
+      const open = await lockOpenInvoices(trx, input.customerId, input.currency);
       return addCustomerCredit(
         trx,
         { customer_id: input.customerId, currency: input.currency, amount: storedAmount(input.amount, input.currency), kind: 'credit', description: input.description },
@@ -36,6 +35,4 @@ export async function createCredit(db: Db, input: CreateCreditInput, clock: { no
   }
 }
 
-export function listCreditLedger(db: Db, page: PageQuery, filters: { customerId?: string; currency?: string }) {
-  return listLedgerEntryRows(db, page, filters);
-}
+export { listCreditLedger } from './ledger.ts';

@@ -5,7 +5,8 @@ import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { listProductsOfCustomerIds } from '../products/service.ts';
 import { formatMoney } from '../money.ts';
-import { CREDIT_BALANCE_CURRENCY, customerCreditBalances, customerHasBillingHistory, customerHealthScores, listCustomerSubscriptionRows } from './related-repo.ts';
+import { creditBalances } from '../credits/ledger.ts';
+import { customerHasBillingHistory, customerHealthScores, listCustomerSubscriptionRows, storeHealthScores } from './related-repo.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import {
   deleteCustomerRow, EMAIL_UNIQUE_INDEX, findCustomerRow, insertCustomerRow, listCustomerRows, lockCustomerRow, searchCustomerRows, updateCustomerRow,
@@ -14,6 +15,26 @@ import {
 import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
+
+/** The currency `creditBalance` is reported in; balances in other currencies appear in `creditBalances`. */
+const CREDIT_BALANCE_CURRENCY = 'USD';
+
+/**
+ * Each customer's store-credit balances by currency (D-22, D-57: derived from the credit ledger),
+ * formatted to minor units, in one query for a page of customers.
+ */
+async function customerCreditBalances(db: Db, customerIds: string[]): Promise<Map<string, Record<string, string>>> {
+  const balances = new Map<string, Record<string, string>>(customerIds.map((id) => [id, {}]));
+  for (const row of await creditBalances(db, customerIds)) {
+    balances.get(row.customer_id)![row.currency] = formatMoney(row.balance, row.currency);
+  }
+  return balances;
+}
+
+/** Refreshes the stored health score snapshot (the lifecycle sweep); answers how many changed. */
+export function refreshHealthScores(db: Db, at: Date): Promise<number> {
+  return storeHealthScores(db, at);
+}
 
 /** A body's customerId that names no customer (D-2). */
 export const customerNotFound = (id: string, path = 'customerId') =>

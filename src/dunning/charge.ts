@@ -15,7 +15,7 @@ import type { AppDeps } from '../app-deps.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
-import { lockInvoiceRow } from '../invoices/repo.ts';
+import { lockInvoice } from '../invoices/service.ts';
 import { applyProviderPayment } from '../payments/provider-payment.ts';
 import { ProviderCallError } from '../providers/call.ts';
 import { chargeProviderAOffSession, type ProviderAOptions } from '../providers/provider-a.ts';
@@ -59,7 +59,7 @@ async function settleAttempt(trx: Parameters<typeof lockPendingAttempt>[0], atte
   }
   await finishAttempt(trx, attempt.id, { status: 'declined', provider_reference: outcome.paymentIntentId, failure_reason: outcome.reason, completed_at: now });
   counts.chargeFailures += 1;
-  const invoice = await lockInvoiceRow(trx, attempt.invoice_id);
+  const invoice = await lockInvoice(trx, attempt.invoice_id);
   if (!invoice) return;
   const open = await lockOpenCase(trx, attempt.invoice_id);
   if (open) {
@@ -82,7 +82,7 @@ async function sendPendingAttempts(deps: AppDeps, now: Date, options: ProviderAO
         await inTransaction(deps.db, async (trx) => {
           const attempt = await lockPendingAttempt(trx, id);
           if (!attempt) return; // another sweep holds it, or it is done
-          const invoice = await lockInvoiceRow(trx, attempt.invoice_id);
+          const invoice = await lockInvoice(trx, attempt.invoice_id);
           if (!invoice || !amountDue(invoice).gt(0)) {
             await finishAttempt(trx, attempt.id, { status: 'canceled', provider_reference: null, failure_reason: 'not sent: the invoice has nothing due', completed_at: now });
             if (await resolveDunningForInvoice(trx, attempt.invoice_id, now)) counts.dunningResolved += 1;
@@ -123,7 +123,7 @@ export async function retryDunning(deps: AppDeps, asOf: Date, options: ProviderA
     const claimed = await inTransaction(deps.db, async (trx) => {
       const cases = await claimDueCases(trx, asOf, BATCH);
       for (const c of cases) {
-        const invoice = await lockInvoiceRow(trx, c.invoice_id);
+        const invoice = await lockInvoice(trx, c.invoice_id);
         if (!invoice) throw new AppError('invoice_not_found', `Invoice ${c.invoice_id} of dunning case ${c.id} does not exist`);
         dunning += 1;
         const due = amountDue(invoice);

@@ -33,6 +33,12 @@ export async function lockOpenCase(db: Db, invoiceId: string): Promise<DunningCa
   return db('dunning_cases').where({ invoice_id: invoiceId, status: 'open' }).forUpdate().first();
 }
 
+/** The invoices of a customer's open cases. */
+export async function listOpenCaseInvoiceIds(db: Db, customerId: string): Promise<string[]> {
+  const rows: { invoice_id: string }[] = await db('dunning_cases').where({ customer_id: customerId, status: 'open' }).select('invoice_id');
+  return rows.map((r) => r.invoice_id);
+}
+
 /** Inserts an open case unless the invoice has one (the partial unique index decides between racers). */
 export async function insertOpenCase(db: Db, row: Pick<DunningCaseRow, 'invoice_id' | 'subscription_id' | 'customer_id' | 'attempt' | 'next_attempt_at' | 'started_at'>): Promise<DunningCaseRow | undefined> {
   const result = await db.raw<{ rows: DunningCaseRow[] }>(

@@ -7,12 +7,14 @@ import type { Db } from '../db/knex.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
-import { lockInvoiceRow, type InvoiceRow } from '../invoices/repo.ts';
+import type { InvoiceRow } from '../invoices/repo.ts';
+import { findInvoice, lockInvoice } from '../invoices/service.ts';
 import { formatMoney } from '../money.ts';
 import { getSetting } from '../settings/service.ts';
-import { lockSubscriptionRow, updateSubscriptionRow, type SubscriptionRow } from '../subscriptions/repo.ts';
-import { recordSubscriptionEvent } from '../subscriptions/service.ts';
-import { insertOpenCase, lockOpenCase, updateCase, type DunningCaseRow } from './repo.ts';
+import type { SubscriptionStatus } from '../subscriptions/repo.ts';
+import { lockSubscription } from '../subscriptions/service.ts';
+import { transitionSubscription } from '../subscriptions/transitions.ts';
+import { insertOpenCase, listOpenCaseInvoiceIds, lockOpenCase, updateCase, type DunningCaseRow } from './repo.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -34,13 +36,11 @@ function nextAttemptAt(schedule: number[], startedAt: Date, failures: number): D
   return days === undefined ? null : new Date(startedAt.getTime() + days * DAY_MS);
 }
 
-async function setSubscriptionStatus(trx: Db, id: string | null, from: SubscriptionRow['status'][], to: SubscriptionRow['status'], now: Date): Promise<void> {
+/** Dunning's policy: it moves only a subscription in one of `from` (a paused or canceled one is left as it is). */
+async function moveSubscription(trx: Db, id: string | null, from: SubscriptionStatus[], to: SubscriptionStatus, now: Date): Promise<void> {
   if (!id) return;
-  const sub = await lockSubscriptionRow(trx, id);
-  if (!sub || !from.includes(sub.status)) return;
-  const canceled = to === 'canceled';
-  const changed = await updateSubscriptionRow(trx, id, canceled ? { status: to, canceled_at: now, cancel_at_period_end: false } : { status: to });
-  await recordSubscriptionEvent(trx, canceled ? 'subscription.canceled' : 'subscription.updated', changed);
+  const sub = await lockSubscription(trx, id);
+  if (sub && from.includes(sub.status)) await transitionSubscription(trx, sub, to, now);
 }
 
 async function paymentFailedEvent(trx: Db, invoice: InvoiceRow, paymentMethod: string, failureReason: string): Promise<void> {
@@ -61,7 +61,7 @@ async function paymentFailedEvent(trx: Db, invoice: InvoiceRow, paymentMethod: s
  * invoice's; an invoice without one is still dunned (retried and closed) but changes no subscription.
  */
 export async function recordPaymentFailure(trx: Db, input: PaymentFailure): Promise<{ dunningStarted: boolean }> {
-  const invoice = await lockInvoiceRow(trx, input.invoiceId);
+  const invoice = await lockInvoice(trx, input.invoiceId);
   if (!invoice) throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`);
   await paymentFailedEvent(trx, invoice, input.paymentMethod, input.failureReason);
   if (invoice.status !== 'issued' && invoice.status !== 'overdue') return { dunningStarted: false };
@@ -77,7 +77,7 @@ export async function recordPaymentFailure(trx: Db, input: PaymentFailure): Prom
     started_at: input.now,
   });
   if (!started) return { dunningStarted: false };
-  await setSubscriptionStatus(trx, subscriptionId, ['active', 'trialing'], 'past_due', input.now);
+  await moveSubscription(trx, subscriptionId, ['active', 'trialing'], 'past_due', input.now);
   await recordEvent(trx, 'dunning.started', dunningEventData(started));
   return { dunningStarted: true };
 }
@@ -98,17 +98,25 @@ export async function recordRetryFailure(trx: Db, c: DunningCaseRow, invoice: In
   const closed = await updateCase(trx, c.id, { attempt: failures, next_attempt_at: null, status: 'failed', closed_at: now });
   await recordEvent(trx, 'dunning.failed', dunningEventData(closed));
   if ((await getSetting(trx, 'billing.dunning_final_action')) === 'cancel') {
-    await setSubscriptionStatus(trx, c.subscription_id, ['past_due', 'active', 'trialing', 'paused'], 'canceled', now);
+    await moveSubscription(trx, c.subscription_id, ['past_due', 'active', 'trialing', 'paused'], 'canceled', now);
   }
   return { failed: true };
 }
 
-/** Called where invoices become paid (updateAndSettle): an open case on it resolves and the subscription is active again. */
+/** Called where an invoice is paid or voided: an open case on it resolves and the subscription is active again. */
 export async function resolveDunningForInvoice(trx: Db, invoiceId: string, now: Date): Promise<boolean> {
   const open = await lockOpenCase(trx, invoiceId);
   if (!open) return false;
   const resolved = await updateCase(trx, open.id, { status: 'resolved', next_attempt_at: null, closed_at: now });
-  await setSubscriptionStatus(trx, resolved.subscription_id, ['past_due'], 'active', now);
+  await moveSubscription(trx, resolved.subscription_id, ['past_due'], 'active', now);
   await recordEvent(trx, 'dunning.resolved', dunningEventData(resolved));
   return true;
+}
+
+/** Ends the customer's open cases whose invoices are now paid or void (after a credit, a credit note, a status change). */
+export async function resolveDunningOfSettledInvoices(trx: Db, customerId: string, now: Date): Promise<void> {
+  for (const invoiceId of await listOpenCaseInvoiceIds(trx, customerId)) {
+    const invoice = await findInvoice(trx, invoiceId);
+    if (invoice && (invoice.status === 'paid' || invoice.status === 'void')) await resolveDunningForInvoice(trx, invoiceId, now);
+  }
 }

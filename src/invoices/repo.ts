@@ -158,3 +158,17 @@ export async function markOverdueInvoiceRows(db: Db, asOf: Date, limit: number):
   );
   return result.rows;
 }
+
+/** Which of these (subscription, period start) pairs already have their invoice (D-82). */
+export async function findInvoicedPeriodRows(db: Db, periods: { subscriptionId: string; periodStart: Date }[]): Promise<Set<string>> {
+  if (periods.length === 0) return new Set();
+  const result = await db.raw<{ rows: { subscription_id: string; period_start: Date }[] }>(
+    `select i.subscription_id, i.period_start
+       from jsonb_to_recordset(?::jsonb) as v(subscription_id uuid, period_start timestamptz)
+       join invoices i on i.subscription_id = v.subscription_id and i.period_start = v.period_start`,
+    [JSON.stringify(periods.map((p) => ({ subscription_id: p.subscriptionId, period_start: p.periodStart })))],
+  );
+  return new Set(result.rows.map((r) => periodKey(r.subscription_id, r.period_start)));
+}
+
+export const periodKey = (subscriptionId: string, start: Date) => `${subscriptionId}@${start.toISOString()}`;

@@ -3,7 +3,9 @@ import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { createInvoiceBody, invoiceResponse, listInvoicesQuery, serialiseInvoice, updateInvoiceBody } from './schema.ts';
-import { changeInvoiceStatus, createInvoice, getInvoice, listInvoices } from './service.ts';
+import { setInvoiceStatus } from '../settlement/service.ts';
+import { createAdminInvoice } from '../subscriptions/invoicing.ts';
+import { getInvoice, listInvoices } from './service.ts';
 
 const tag = 'Invoices';
 
@@ -27,7 +29,7 @@ export const invoiceRoutes = [
     body: createInvoiceBody,
     responses: { 201: { description: 'Created', schema: invoiceResponse }, 400: { description: 'invalid_request, customer_not_found, subscription_not_found' } },
     handler: async ({ deps, body }) => {
-      const { invoice, lines } = await createInvoice(deps.db, body, { settings: deps.config });
+      const { invoice, lines } = await createAdminInvoice(deps.db, body, { settings: deps.config });
       return { status: 201, body: serialiseInvoice(invoice, lines) };
     },
   }),
@@ -54,7 +56,7 @@ export const invoiceRoutes = [
     body: updateInvoiceBody,
     responses: { 200: { description: 'Invoice', schema: invoiceResponse }, 404: { description: 'not_found' }, 409: { description: 'invalid_status_transition' } },
     handler: async ({ deps, params, body }) => {
-      const { invoice, lines } = await changeInvoiceStatus(deps.db, params.id, body.status, { settings: deps.config });
+      const { invoice, lines } = await setInvoiceStatus(deps.db, params.id, body.status, { settings: deps.config });
       return { body: serialiseInvoice(invoice, lines) };
     },
   }),

@@ -1,63 +1,41 @@
+import { addLedgerEntry, spendCredit } from '../credits/ledger.ts';
+import { assertCustomerExists } from '../customers/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { applyCreditToInvoice } from '../credits/apply.ts';
-import { insertLedgerEntry, lockCustomerLedger } from '../credits/ledger-repo.ts';
-import { assertCustomerExists } from '../customers/service.ts';
-import { resolveDunningForInvoice } from '../dunning/service.ts';
-import { recordEvent } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
+import { recordEvent, recordEvents } from '../events/service.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
+import { amountDue } from './amounts.ts';
 import { invoiceEventData } from './events.ts';
-import { nextDocumentNumber } from './numbering.ts';
-import { findInvoiceRow, insertInvoiceRow, insertLineItemRows, listInvoiceRows, listLineItemRows, lockInvoiceRow, updateInvoiceRow, type InvoiceChanges, type InvoiceRow, type InvoiceStatus, type LineItemRow } from './repo.ts';
-import type { CreateInvoiceInput } from './schema.ts';
+import { createInvoices, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
+import {
+  findInvoicedPeriodRows, findInvoiceRow, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow, markOverdueInvoiceRows, updateInvoiceRow,
+  type InvoiceRow, type InvoiceStatus,
+} from './repo.ts';
 import { updateAndSettle } from './settle.ts';
-import { priceInvoice } from './totals.ts';
 import { canTransition } from './transitions.ts';
 
-export interface InvoiceDetail {
-  invoice: InvoiceRow;
-  lines: LineItemRow[];
+export type { Clock, InvoiceDetail, NewInvoice };
+
+/** D-50, D-51: one invoice through the batch path, its events recorded with it. */
+export async function createInvoice(db: Db, input: NewInvoice, clock: Clock = {}): Promise<InvoiceDetail> {
+  return inTransaction(db, async (trx) => {
+    await assertCustomerExists(trx, input.customerId);
+    const [created] = await createInvoices(trx, [input], clock);
+    await recordEvents(trx, created!.events);
+    return created!.detail;
+  });
 }
 
-export interface Clock {
-  now?: Date;
-  settings?: SettingOverrides;
-}
-
-/** Invoices that subscriptions raise also name their billing period (unique per subscription, D-82). */
-export type NewInvoice = CreateInvoiceInput & { period?: { start: Date; end: Date } };
-
-const DAY_MS = 86_400_000;
-
-async function assertSubscriptionExists(db: Db, subscriptionId: string): Promise<void> {
-  if (!(await db('subscriptions').where({ id: subscriptionId }).first('id'))) {
-    throw new AppError('subscription_not_found', `Subscription ${subscriptionId} does not exist`, { details: [{ path: 'subscriptionId', message: 'no such subscription' }] });
-  }
-}
-
-/** The due date an invoice issued at `now` gets (D-52): its own, else issue date + payment terms. */
-async function dueDateFor(trx: Db, dueDate: Date | null, now: Date, settings?: SettingOverrides): Promise<Date> {
-  if (dueDate) return dueDate;
-  const { 'billing.payment_terms_days': terms } = await getSettings(trx, ['billing.payment_terms_days'], settings);
-  return new Date(now.getTime() + terms * DAY_MS);
-}
-
-/**
- * Applies `changes` that make an invoice issued (or none, when it was created issued), then spends the
- * customer's store credit on it (D-57); a zero amount due is paid at once.
- */
-async function settleIssued(trx: Db, invoice: InvoiceRow, changes: InvoiceChanges, now: Date): Promise<InvoiceRow> {
-  await lockCustomerLedger(trx, invoice.customer_id);
-  const settled = await updateAndSettle(trx, invoice, changes, now);
-  return settled.status === 'issued' ? applyCreditToInvoice(trx, settled, now) : settled;
-}
-
-/** draft -> issued (D-52): stamps the issue date and the due date, then settles what credit covers. */
+/** draft -> issued (D-52): stamps the issue and due dates and spends store credit on it, as creation issued would. */
 async function issue(trx: Db, invoice: InvoiceRow, now: Date, settings?: SettingOverrides): Promise<InvoiceRow> {
-  return settleIssued(trx, invoice, { status: 'issued', issued_at: now, due_date: await dueDateFor(trx, invoice.due_date, now, settings) }, now);
+  const { 'billing.payment_terms_days': terms } = await getSettings(trx, ['billing.payment_terms_days'], settings);
+  const due = amountDue({ ...invoice, status: 'issued' });
+  const [credit] = await spendCredit(trx, [{ customerId: invoice.customer_id, currency: invoice.currency, due, invoiceId: invoice.id, invoiceNumber: invoice.invoice_number }]);
+  const changes = { status: 'issued' as const, issued_at: now, due_date: dueDateAt(now, terms, invoice.due_date), credit_applied: money(invoice.credit_applied).plus(credit!).toString() };
+  return updateAndSettle(trx, invoice, changes, now);
 }
 
 /**
@@ -69,8 +47,7 @@ async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<Inv
     throw new AppError('invoice_has_payments', 'An invoice with payments cannot be voided: refund the payments or issue a credit note instead');
   }
   if (money(invoice.credit_applied).gt(0)) {
-    await lockCustomerLedger(trx, invoice.customer_id);
-    await insertLedgerEntry(trx, {
+    await addLedgerEntry(trx, {
       customer_id: invoice.customer_id,
       currency: invoice.currency,
       amount: invoice.credit_applied,
@@ -79,50 +56,7 @@ async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<Inv
       invoice_id: invoice.id,
     });
   }
-  const voided = await updateInvoiceRow(trx, invoice.id, { status: 'void', voided_at: now });
-  // Nothing is owed any more: a dunning case on it ends now rather than at its next retry.
-  await resolveDunningForInvoice(trx, invoice.id, now);
-  return voided;
-}
-
-/** D-50, D-51: numbers, prices and stores an invoice with its lines and records invoice.created, together. */
-export async function createInvoice(db: Db, input: NewInvoice, clock: Clock = {}): Promise<InvoiceDetail> {
-  const now = clock.now ?? new Date();
-  return inTransaction(db, async (trx) => {
-    await assertCustomerExists(trx, input.customerId);
-    if (input.subscriptionId) await assertSubscriptionExists(trx, input.subscriptionId);
-    const taxRate = input.taxRate ?? (await getSettings(trx, ['billing.default_tax_rate'], clock.settings))['billing.default_tax_rate'];
-    const totals = priceInvoice(input.lineItems, taxRate, input.currency);
-    if (totals.total.isNegative()) {
-      throw new AppError('invalid_request', 'The invoice total must not be negative', { details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }] });
-    }
-    const issueNow = input.status === 'issued';
-    let invoice = await insertInvoiceRow(trx, {
-      customer_id: input.customerId,
-      subscription_id: input.subscriptionId ?? null,
-      invoice_number: await nextDocumentNumber(trx, 'INV', now),
-      // Created as issued when asked, so invoice.created describes it as integrators will see it (status, due date).
-      status: issueNow ? 'issued' : 'draft',
-      issued_at: issueNow ? now : null,
-      currency: input.currency,
-      tax_rate: taxRate,
-      subtotal: totals.subtotal.toString(),
-      tax_amount: totals.taxAmount.toString(),
-      total: totals.total.toString(),
-      due_date: issueNow ? await dueDateFor(trx, input.dueDate ?? null, now, clock.settings) : (input.dueDate ?? null),
-      period_start: input.period?.start ?? null,
-      period_end: input.period?.end ?? null,
-      created_at: now,
-    });
-    const lines = await insertLineItemRows(
-      trx,
-      invoice.id,
-      totals.lines.map((l) => ({ description: l.description, quantity: l.quantity, unit_price: l.unitPrice, amount: l.amount.toString() })),
-    );
-    await recordEvent(trx, 'invoice.created', invoiceEventData(invoice));
-    if (issueNow) invoice = await settleIssued(trx, invoice, {}, now);
-    return { invoice, lines };
-  });
+  return updateInvoiceRow(trx, invoice.id, { status: 'void', voided_at: now });
 }
 
 export async function getInvoice(db: Db, id: string): Promise<InvoiceDetail> {
@@ -137,7 +71,10 @@ export async function listInvoices(db: Db, page: PageQuery, filters: { status?: 
   return { rows: rows.map((invoice) => ({ id: invoice.id, invoice, lines: lines.filter((l) => l.invoice_id === invoice.id) })), hasMore };
 }
 
-/** PUT status (D-52): the allowed moves only, under the invoice's row lock. */
+/**
+ * PUT status (D-52): the allowed moves only, under the invoice's row lock. A paid or voided invoice
+ * owes nothing: the caller ends its dunning case (settlement/service.ts).
+ */
 export async function changeInvoiceStatus(db: Db, id: string, to: InvoiceStatus, clock: Clock = {}): Promise<InvoiceDetail> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
@@ -153,8 +90,34 @@ export async function changeInvoiceStatus(db: Db, id: string, to: InvoiceStatus,
       // Marked paid by hand: payment arrived outside the service.
       changed = await updateInvoiceRow(trx, invoice.id, { status: 'paid', paid_at: now });
       await recordEvent(trx, 'invoice.paid', invoiceEventData(changed));
-      await resolveDunningForInvoice(trx, changed.id, now);
     }
     return { invoice: changed, lines: await listLineItemRows(trx, [id]) };
   });
 }
+
+/** The invoice, unlocked; undefined when there is none. */
+export function findInvoice(db: Db, id: string): Promise<InvoiceRow | undefined> {
+  return findInvoiceRow(db, id);
+}
+
+/** The invoice locked for the rest of the caller's transaction: every change to one invoice happens one at a time. */
+export function lockInvoice(trx: Db, id: string): Promise<InvoiceRow | undefined> {
+  return lockInvoiceRow(trx, id);
+}
+
+/** The customer's issued or overdue invoices in one currency with something left to pay, oldest first, locked. */
+export function lockOpenInvoices(trx: Db, customerId: string, currency: string): Promise<InvoiceRow[]> {
+  return listOpenInvoiceRows(trx, customerId, currency);
+}
+
+/** Up to `limit` issued invoices due before `asOf` become overdue (D-52); answers them. */
+export function markOverdueInvoices(trx: Db, asOf: Date, limit: number): Promise<InvoiceRow[]> {
+  return markOverdueInvoiceRows(trx, asOf, limit);
+}
+
+/** Which of these (subscription, period start) pairs already have their invoice (D-82), as periodKey strings. */
+export function findInvoicedPeriods(db: Db, periods: { subscriptionId: string; periodStart: Date }[]): Promise<Set<string>> {
+  return findInvoicedPeriodRows(db, periods);
+}
+
+export { periodKey } from './repo.ts';

@@ -1,5 +1,4 @@
 import type { Db } from '../db/knex.ts';
-import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { amountDue } from './amounts.ts';
 import { invoiceEventData } from './events.ts';
@@ -8,6 +7,7 @@ import { updateInvoiceRow, type InvoiceChanges, type InvoiceRow } from './repo.t
 /**
  * Applies `changes` to a locked invoice; when nothing is left to pay on an issued or overdue
  * invoice it becomes `paid` with paidAt and invoice.paid is recorded, in the same transaction.
+ * Whoever took the money (payments, provider events, credit) ends a dunning case on a paid invoice.
  */
 export async function updateAndSettle(trx: Db, invoice: InvoiceRow, changes: InvoiceChanges, now: Date): Promise<InvoiceRow> {
   const next = { ...invoice, ...changes } as InvoiceRow;
@@ -15,7 +15,6 @@ export async function updateAndSettle(trx: Db, invoice: InvoiceRow, changes: Inv
   if (open && amountDue(next).isZero()) {
     const paid = await updateInvoiceRow(trx, invoice.id, { ...changes, status: 'paid', paid_at: now });
     await recordEvent(trx, 'invoice.paid', invoiceEventData(paid));
-    await resolveDunningForInvoice(trx, paid.id, now);
     return paid;
   }
   return updateInvoiceRow(trx, invoice.id, changes);

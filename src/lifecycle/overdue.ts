@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordEvents } from '../events/service.ts';
 import { invoiceEventData } from '../invoices/events.ts';
-import { markOverdueInvoiceRows } from '../invoices/repo.ts';
+import { markOverdueInvoices as moveOverdue } from '../invoices/service.ts';
 
 /**
  * D-52: issued invoices whose due date passed by `asOf` become `overdue`, each recording `invoice.overdue`
@@ -13,7 +13,7 @@ export async function markOverdueInvoices(db: Db, asOf: Date, batchSize = 500, o
   let total = 0;
   for (;;) {
     const marked = await inTransaction(db, async (trx) => {
-      const rows = await markOverdueInvoiceRows(trx, asOf, batchSize);
+      const rows = await moveOverdue(trx, asOf, batchSize);
       await recordEvents(trx, rows.map((row) => ({ type: 'invoice.overdue' as const, data: invoiceEventData(row) })));
       return rows.length;
     });

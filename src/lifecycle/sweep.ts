@@ -1,5 +1,5 @@
 import type { AppDeps } from '../app-deps.ts';
-import { storeHealthScores } from '../customers/related-repo.ts';
+import { refreshHealthScores } from '../customers/service.ts';
 import { expireLicenses } from '../licenses/service.ts';
 import { refreshProductMetrics } from '../products/metrics.ts';
 import { renewDueSubscriptions } from '../subscriptions/renew.ts';
@@ -70,7 +70,7 @@ export async function runLifecycleSweep(deps: AppDeps, asOf: Date, options: Swee
     ['autoCharge', () => autoChargeStep(deps, asOf)],
     ['dunning', () => dunningRetryStep(deps, asOf)],
     ['productMetrics', async () => ({ productsRefreshed: (await refreshProductMetrics(db, asOf)).products })],
-    ['healthScores', async () => ({ healthScoresChanged: await storeHealthScores(db, asOf) })],
+    ['healthScores', async () => ({ healthScoresChanged: await refreshHealthScores(db, asOf) })],
   ];
 
   const summary = emptySummary(asOf);

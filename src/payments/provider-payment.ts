@@ -8,7 +8,7 @@ import { addCustomerCredit } from '../credits/grant.ts';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
-import { lockInvoiceRow } from '../invoices/repo.ts';
+import { lockInvoice } from '../invoices/service.ts';
 import { formatMoney, Money, money } from '../money.ts';
 import { findPaymentByReference, type PaymentMethod } from './repo.ts';
 import { recordPayment } from './service.ts';
@@ -29,7 +29,7 @@ export type ProviderPaymentResult =
 
 /** Throws AppError invoice_not_found or currency_mismatch (permanent: the caller keeps the event as failed). */
 export async function applyProviderPayment(trx: Db, input: ProviderPayment): Promise<ProviderPaymentResult> {
-  const invoice = await lockInvoiceRow(trx, input.invoiceId);
+  const invoice = await lockInvoice(trx, input.invoiceId);
   if (!invoice) throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`);
   if (invoice.currency !== input.currency) {
     throw new AppError('currency_mismatch', `The payment is in ${input.currency} but invoice ${invoice.invoice_number} is in ${invoice.currency}`);

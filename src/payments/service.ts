@@ -5,11 +5,12 @@ import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { parseOrThrow } from '../http/validate.ts';
 import { amountDue } from '../invoices/amounts.ts';
-import { lockInvoiceRow } from '../invoices/repo.ts';
+import { lockInvoice } from '../invoices/service.ts';
+import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
 import { formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from './amount-input.ts';
-import { findPaymentByReference, findPaymentRow, insertPaymentRow, listPaymentRows, PROVIDER_REFERENCE_UNIQUE, type PaymentRow } from './repo.ts';
+import { findPaymentByReference, findPaymentRow, insertPaymentRow, listPaymentRows, lockPaymentRow, PROVIDER_REFERENCE_UNIQUE, updatePaymentRefunds, type PaymentRow } from './repo.ts';
 import { createPaymentBody, paymentEventData, type RecordPaymentInput } from './schema.ts';
 
 export interface PaymentClock {
@@ -40,7 +41,7 @@ export async function recordPayment(db: Db, rawInput: RecordPaymentInput, clock:
   try {
     return await db.transaction(async (trx) => {
       // The invoice lock orders every payment on this invoice: the due amount read below stays true until commit.
-      const invoice = await lockInvoiceRow(trx, input.invoiceId);
+      const invoice = await lockInvoice(trx, input.invoiceId);
       if (!invoice) {
         throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`, { details: [{ path: 'invoiceId', message: 'no such invoice' }] });
       }
@@ -69,7 +70,8 @@ export async function recordPayment(db: Db, rawInput: RecordPaymentInput, clock:
       });
       // D-54 order: the payment's event first; settling records invoice.paid after it.
       await recordEvent(trx, 'payment.succeeded', paymentEventData(payment));
-      await updateAndSettle(trx, invoice, { amount_paid: storedAmount(money(invoice.amount_paid).plus(amount), invoice.currency) }, now);
+      const settled = await updateAndSettle(trx, invoice, { amount_paid: storedAmount(money(invoice.amount_paid).plus(amount), invoice.currency) }, now);
+      if (settled.status === 'paid') await resolveDunningForInvoice(trx, invoice.id, now);
       return payment;
     });
   } catch (error) {
@@ -87,4 +89,19 @@ export async function getPayment(db: Db, id: string): Promise<PaymentRow> {
 
 export function listPayments(db: Db, page: PageQuery, filters: { invoiceId?: string; customerId?: string }) {
   return listPaymentRows(db, page, filters);
+}
+
+/** The payment, unlocked; undefined when there is none. */
+export function findPayment(db: Db, id: string): Promise<PaymentRow | undefined> {
+  return findPaymentRow(db, id);
+}
+
+/** The payment locked for the rest of the caller's transaction: refunds of one payment happen one at a time. */
+export function lockPayment(trx: Db, id: string): Promise<PaymentRow | undefined> {
+  return lockPaymentRow(trx, id);
+}
+
+/** Records what has been refunded of a locked payment (D-55). */
+export function setPaymentRefunds(trx: Db, id: string, refunds: Pick<PaymentRow, 'refunded_amount' | 'status'>): Promise<PaymentRow> {
+  return updatePaymentRefunds(trx, id, refunds);
 }

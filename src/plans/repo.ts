@@ -36,3 +36,8 @@ export async function updatePlanRow(db: Db, id: string, changes: Partial<Pick<Pl
   const [row] = await db('plans').where({ id }).update({ ...changes, updated_at: db.fn.now() }).returning('*');
   return row as PlanRow | undefined;
 }
+
+export async function findPlanRows(db: Db, ids: string[]): Promise<Map<string, PlanRow>> {
+  const rows: PlanRow[] = ids.length === 0 ? [] : await db('plans').whereIn('id', [...new Set(ids)]).select('*');
+  return new Map(rows.map((r) => [r.id, r]));
+}

@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { assertProductExists } from '../products/service.ts';
-import { findPlanRow, insertPlanRow, listPlanRows, updatePlanRow, type PlanRow } from './repo.ts';
+import { findPlanRow, findPlanRows, insertPlanRow, listPlanRows, updatePlanRow, type PlanRow } from './repo.ts';
 import type { CreatePlanInput } from './schema.ts';
 
 export async function createPlan(db: Db, input: CreatePlanInput): Promise<PlanRow> {
@@ -39,4 +39,9 @@ export async function requirePlan(db: Db, id: string, path: string): Promise<Pla
   const plan = await findPlanRow(db, id);
   if (!plan) throw new AppError('plan_not_found', `Plan ${id} does not exist`, { details: [{ path, message: 'no such plan' }] });
   return plan;
+}
+
+/** Many plans by id in one query (a renewal batch's). */
+export function findPlans(db: Db, ids: string[]): Promise<Map<string, PlanRow>> {
+  return findPlanRows(db, ids);
 }

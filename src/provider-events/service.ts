@@ -14,8 +14,8 @@ import type { PageQuery } from '../http/schemas.ts';
 import { applyProviderPayment } from '../payments/provider-payment.ts';
 import { enqueue, enqueueOnConnection } from '../queue/enqueue.ts';
 import { rawTransaction } from '../db/fast-query.ts';
-import { lockSubscriptionRow, updateSubscriptionRow } from '../subscriptions/repo.ts';
-import { recordSubscriptionEvent } from '../subscriptions/service.ts';
+import { lockSubscription } from '../subscriptions/service.ts';
+import { transitionSubscription } from '../subscriptions/transitions.ts';
 import { applyProviderEventJob } from './apply-event.job.ts';
 import { effectOf, MalformedEventError, readEnvelope, type ProviderEffect } from './parse.ts';
 import { findProviderEventRow, insertProviderEventOn, listProviderEventRows, lockProviderEventRow, newerStatusEventApplied, updateProviderEventRow, type ProviderEventRow } from './repo.ts';
@@ -93,18 +93,12 @@ async function applyEffect(trx: Db, event: ProviderEventRow, effect: ProviderEff
       const subscriptionId = namedId(effect.subscriptionId, 'subscription');
       // The subscription's lock first, then the ordering check: two status events applied at once queue on the
       // lock, and the later one sees what the earlier committed (a check before the lock would miss it).
-      const sub = await lockSubscriptionRow(trx, subscriptionId);
+      const sub = await lockSubscription(trx, subscriptionId);
       if (!sub) throw new PermanentFailure(`subscription ${subscriptionId} does not exist`);
       if (await newerStatusEventApplied(trx, event)) return 'ignored';
       // Canceled is final (interface.md): a late "active" never revives it.
       if (sub.status === effect.status || sub.status === 'canceled') return 'processed';
-      const canceled = effect.status === 'canceled';
-      const changed = await updateSubscriptionRow(trx, sub.id, {
-        status: effect.status,
-        ...(canceled ? { canceled_at: now, cancel_at_period_end: false } : {}),
-        ...(effect.status === 'paused' ? { paused_at: now } : sub.status === 'paused' ? { paused_at: null } : {}),
-      });
-      await recordSubscriptionEvent(trx, canceled ? 'subscription.canceled' : 'subscription.updated', changed);
+      await transitionSubscription(trx, sub, effect.status, now);
       return 'processed';
     }
   }

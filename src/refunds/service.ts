@@ -5,7 +5,8 @@ import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';
-import { findPaymentRow, lockPaymentRow, updatePaymentRefunds, type PaymentRow } from '../payments/repo.ts';
+import type { PaymentRow } from '../payments/repo.ts';
+import { findPayment, lockPayment, setPaymentRefunds } from '../payments/service.ts';
 import { RefundGatewayError, type ProviderRefundConfig, type RefundGateway } from './gateway.ts';
 import { refundGatewayFor } from './gateway-registry.ts';
 import {
@@ -26,7 +27,7 @@ const gatewaysOf = (options: RefundOptions) => options.gatewayFor ?? ((method: s
 /** Adds a completed refund to its locked payment: refunded_amount and the payment's status move together. */
 async function addRefundToPayment(trx: Db, payment: PaymentRow, amount: string): Promise<PaymentRow> {
   const refunded = money(payment.refunded_amount).plus(amount);
-  return updatePaymentRefunds(trx, payment.id, {
+  return setPaymentRefunds(trx, payment.id, {
     refunded_amount: storedAmount(refunded, payment.currency),
     status: refunded.gte(payment.amount) ? 'refunded' : 'partially_refunded',
   });
@@ -58,7 +59,7 @@ export async function createRefund(db: Db, input: CreateRefundInput, options: Re
   const now = options.now ?? new Date();
   const gatewayFor = gatewaysOf(options);
   const reserved = await inTransaction(db, async (trx) => {
-    const payment = await lockPaymentRow(trx, input.paymentId);
+    const payment = await lockPayment(trx, input.paymentId);
     if (!payment) {
       throw new AppError('payment_not_found', `Payment ${input.paymentId} does not exist`, { details: [{ path: 'paymentId', message: 'no such payment' }] });
     }
@@ -102,7 +103,7 @@ async function completeRefund(db: Db, refundId: string, providerRefundId: string
   return inTransaction(db, async (trx) => {
     const reservation = await findRefundRow(trx, refundId);
     if (!reservation) throw new Error(`refund ${refundId} vanished while its provider call ran`);
-    const payment = await lockPaymentRow(trx, reservation.payment_id);
+    const payment = await lockPayment(trx, reservation.payment_id);
     const completed = await completeRefundRow(trx, refundId, providerRefundId, reservation.currency);
     // Already completed by someone else (a resume sweep racing a slow request): nothing more to add.
     if (!completed) return (await findRefundRow(trx, refundId))!;
@@ -128,7 +129,7 @@ export async function resumePendingRefunds(
   const outcome = { completed: 0, released: 0, left: 0 };
   for (const id of ids) {
     const refund = await findRefundRow(db, id);
-    const payment = refund && (await findPaymentRow(db, refund.payment_id));
+    const payment = refund && (await findPayment(db, refund.payment_id));
     const gateway = payment && gatewayFor(payment.payment_method);
     if (!refund || !payment || !gateway) {
       outcome.left += 1;

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { insertLedgerEntry, lockCustomerLedger } from '../credits/ledger-repo.ts';
+import { addLedgerEntry } from '../credits/ledger.ts';
 import { AppError } from '../errors.ts';
 import type { Clock } from '../invoices/service.ts';
 import { money, roundToCurrency } from '../money.ts';
@@ -9,7 +9,8 @@ import { requirePlan } from '../plans/service.ts';
 import { invoiceProration } from './invoicing.ts';
 import { unusedSeconds } from './periods.ts';
 import { updateSubscriptionRow, type SubscriptionRow } from './repo.ts';
-import { lockLiveSubscription, recordSubscriptionEvent, restartBilling } from './service.ts';
+import { lockLiveSubscription, restartBilling } from './service.ts';
+import { recordSubscriptionEvent } from './transitions.ts';
 
 /** price x secondsLeft / secondsInPeriod, rounded half-up to the currency (D-45). */
 function prorated(plan: PlanRow, left: number, total: number) {
@@ -18,8 +19,7 @@ function prorated(plan: PlanRow, left: number, total: number) {
 
 async function creditUnusedTime(trx: Db, sub: SubscriptionRow, oldPlan: PlanRow, amount: ReturnType<typeof money>): Promise<void> {
   if (amount.lte(0)) return;
-  await lockCustomerLedger(trx, sub.customer_id);
-  await insertLedgerEntry(trx, {
+  await addLedgerEntry(trx, {
     customer_id: sub.customer_id,
     currency: oldPlan.currency,
     amount: amount.toString(),

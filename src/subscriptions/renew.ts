@@ -4,13 +4,17 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordEvents } from '../events/service.ts';
 import { AppError } from '../errors.ts';
-import type { Clock } from '../invoices/service.ts';
+import { createInvoices, type Clock, type PendingEvent } from '../invoices/issue.ts';
 import type { PlanRow } from '../plans/repo.ts';
-import { issuePeriodInvoices, periodLines, type PendingEvent, type PeriodInvoiceRequest } from './invoicing.ts';
+import { periodInvoice, periodLines, type PeriodInvoiceRequest } from './invoicing.ts';
 import { periodBounds } from './periods.ts';
-import { claimDueSubscriptionRows, findCouponRows, findInvoicedPeriods, findPlanRows, periodKey, updateRenewedSubscriptionRows } from './renewal-repo.ts';
+import { findCoupons } from '../coupons/service.ts';
+import { findPlans } from '../plans/service.ts';
+import { findInvoicedPeriods, periodKey } from '../invoices/service.ts';
+import { claimDueSubscriptionRows, updateRenewedSubscriptionRows } from './renewal-repo.ts';
 import { lockSubscriptionRow, type SubscriptionRow } from './repo.ts';
 import { serialiseSubscription } from './schema.ts';
+import { transitionChanges, transitionEventType } from './transitions.ts';
 
 export interface RenewalResult {
   periodsAdvanced: number;
@@ -56,24 +60,24 @@ function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | 
     if (sub.current_period_end.getTime() > asOf.getTime()) break;
     plan_.changed = true;
     if (sub.cancel_at_period_end) {
-      sub = { ...sub, status: 'canceled', canceled_at: sub.current_period_end, cancel_at_period_end: false, updated_at: now };
-      plan_.slots.push({ event: { type: 'subscription.canceled', data: serialiseSubscription(sub) } });
+      sub = { ...sub, ...transitionChanges(sub, 'canceled', sub.current_period_end), updated_at: now };
+      plan_.slots.push({ event: { type: transitionEventType('canceled'), data: serialiseSubscription(sub) } });
       plan_.result.canceled += 1;
       break;
     }
     const endsTrial = sub.status === 'trialing';
     const next = sub.period_number + 1;
     const bounds = periodBounds(sub.billing_anchor, sub.billing_cycle, next);
-    sub = { ...sub, period_number: next, current_period_start: bounds.start, current_period_end: bounds.end, status: endsTrial ? 'active' : sub.status, updated_at: now };
+    sub = { ...sub, ...(endsTrial ? transitionChanges(sub, 'active', now) : {}), period_number: next, current_period_start: bounds.start, current_period_end: bounds.end, updated_at: now };
     plan_.result.periodsAdvanced += 1;
     if (endsTrial) {
       plan_.result.trialsEnded += 1;
-      plan_.slots.push({ event: { type: 'subscription.updated', data: serialiseSubscription(sub) } });
+      plan_.slots.push({ event: { type: transitionEventType('active'), data: serialiseSubscription(sub) } });
     }
     if (invoiced.has(periodKey(sub.id, bounds.start))) continue;
     const { lines, usesCoupon } = periodLines(plan, coupon, sub.coupon_cycles_used, bounds);
     plan_.slots.push({ invoice: plan_.requests.length });
-    plan_.requests.push({ customerId: sub.customer_id, subscriptionId: sub.id, plan, period: bounds, lines });
+    plan_.requests.push(periodInvoice(sub, plan, bounds, lines));
     if (usesCoupon) sub = { ...sub, coupon_cycles_used: sub.coupon_cycles_used + 1 };
     plan_.result.invoicesCreated += 1;
   }
@@ -90,7 +94,7 @@ export interface BatchRenewal extends RenewalResult {
 
 /**
  * Renews subscriptions the caller has locked, set-wise: plans and coupons read in bulk, periods computed
- * here, every invoice issued by one `issuePeriodInvoices`, the subscriptions updated by one statement and
+ * here, every invoice issued by one `createInvoices`, the subscriptions updated by one statement and
  * every event recorded by one `recordEvents` (with its webhook fan-out), all in the caller's transaction.
  * A subscription that cannot be planned (e.g. its plan is gone) is left out and reported; a failing
  * statement fails the whole batch (the caller's transaction rolls back).
@@ -100,8 +104,8 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   if (subs.length === 0) return out;
   const now = new Date();
   const [plans, coupons] = await Promise.all([
-    findPlanRows(trx, subs.map((s) => s.plan_id)),
-    findCouponRows(trx, subs.flatMap((s) => (s.coupon_id ? [s.coupon_id] : []))),
+    findPlans(trx, subs.map((s) => s.plan_id)),
+    findCoupons(trx, subs.flatMap((s) => (s.coupon_id ? [s.coupon_id] : []))),
   ]);
   const planFor = (sub: SubscriptionRow) => {
     const plan = plans.get(sub.plan_id);
@@ -140,7 +144,7 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
     coupon_cycles_used: sub.coupon_cycles_used,
     updated_at: sub.updated_at,
   })));
-  const issued = await issuePeriodInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf });
+  const issued = await createInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf });
   const events: PendingEvent[] = [];
   let offset = 0;
   for (const renewal of renewals) {

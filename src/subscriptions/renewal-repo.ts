@@ -1,7 +1,5 @@
 /** Set-wise SQL of renewals (the lifecycle sweep's batches): claims, bulk reads and one bulk update. */
 import type { Db } from '../db/knex.ts';
-import type { CouponRow } from '../coupons/repo.ts';
-import type { PlanRow } from '../plans/repo.ts';
 import type { SubscriptionRow } from './repo.ts';
 
 /** The statuses a renewal moves on; paused and canceled subscriptions are left alone (D-44). */
@@ -22,30 +20,6 @@ export async function claimDueSubscriptionRows(trx: Db, asOf: Date, limit: numbe
     .skipLocked();
   if (exclude.length > 0) query.whereRaw('not (id = any(?::uuid[]))', [exclude]);
   return query.select('*');
-}
-
-/** Which of these (subscription, period start) pairs already have their invoice (D-82). */
-export async function findInvoicedPeriods(db: Db, periods: { subscriptionId: string; periodStart: Date }[]): Promise<Set<string>> {
-  if (periods.length === 0) return new Set();
-  const result = await db.raw<{ rows: { subscription_id: string; period_start: Date }[] }>(
-    `select i.subscription_id, i.period_start
-       from jsonb_to_recordset(?::jsonb) as v(subscription_id uuid, period_start timestamptz)
-       join invoices i on i.subscription_id = v.subscription_id and i.period_start = v.period_start`,
-    [JSON.stringify(periods.map((p) => ({ subscription_id: p.subscriptionId, period_start: p.periodStart })))],
-  );
-  return new Set(result.rows.map((r) => periodKey(r.subscription_id, r.period_start)));
-}
-
-export const periodKey = (subscriptionId: string, start: Date) => `${subscriptionId}@${start.toISOString()}`;
-
-export async function findPlanRows(db: Db, ids: string[]): Promise<Map<string, PlanRow>> {
-  const rows: PlanRow[] = ids.length === 0 ? [] : await db('plans').whereIn('id', [...new Set(ids)]).select('*');
-  return new Map(rows.map((r) => [r.id, r]));
-}
-
-export async function findCouponRows(db: Db, ids: string[]): Promise<Map<string, CouponRow>> {
-  const rows: CouponRow[] = ids.length === 0 ? [] : await db('coupons').whereIn('id', [...new Set(ids)]).select('*');
-  return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** The renewal's changes to many locked subscriptions in one statement. */

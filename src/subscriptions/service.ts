@@ -1,23 +1,18 @@
-import type { Db } from '../db/knex.ts';
-import { inTransaction } from '../db/knex.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { assertCustomerExists } from '../customers/service.ts';
-import { recordEvent } from '../events/service.ts';
+import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import type { Clock } from '../invoices/service.ts';
 import { requirePlan } from '../plans/service.ts';
 import { invoicePeriod } from './invoicing.ts';
 import { boundary } from './periods.ts';
-import { findSubscriptionRow, insertSubscriptionRow, listSubscriptionRows, lockSubscriptionRow, updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow } from './repo.ts';
+import { findSubscriptionRow, insertSubscriptionRow, listSubscriptionRows, lockSubscriptionRow, updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow, type SubscriptionStatus } from './repo.ts';
 import type { CreateSubscriptionInput, UpdateSubscriptionInput } from './schema.ts';
-import { serialiseSubscription } from './schema.ts';
+import { recordSubscriptionEvent, transitionSubscription } from './transitions.ts';
 
 const DAY_MS = 86_400_000;
-
-export async function recordSubscriptionEvent(trx: Db, type: 'subscription.created' | 'subscription.updated' | 'subscription.canceled', sub: SubscriptionRow): Promise<void> {
-  await recordEvent(trx, type, serialiseSubscription(sub));
-}
 
 /**
  * D-41, D-42: without a trial the subscription is active, its first period starts now and is
@@ -65,6 +60,11 @@ export async function getSubscription(db: Db, id: string): Promise<SubscriptionR
   return row;
 }
 
+/** The subscription locked for the rest of the caller's transaction; undefined when there is none. */
+export function lockSubscription(trx: Db, id: string): Promise<SubscriptionRow | undefined> {
+  return lockSubscriptionRow(trx, id);
+}
+
 export async function lockLiveSubscription(trx: Db, id: string): Promise<SubscriptionRow> {
   const sub = await lockSubscriptionRow(trx, id);
   if (!sub) throw notFound('Subscription');
@@ -72,49 +72,46 @@ export async function lockLiveSubscription(trx: Db, id: string): Promise<Subscri
   return sub;
 }
 
-/** Starts billing periods afresh at `now` (a resume after the period ended, or a trial ended early) and invoices the first. */
-export async function restartBilling(trx: Db, sub: SubscriptionRow, now: Date, clock: Clock, extra: SubscriptionChanges = {}): Promise<SubscriptionRow> {
+/**
+ * Starts billing periods afresh at `now` (a resume after the period ended, a trial ended early, a new
+ * billing cycle) and invoices the first; `move` changes the status in the same write, through the state machine.
+ */
+export async function restartBilling(trx: Db, sub: SubscriptionRow, now: Date, clock: Clock, move?: { to: SubscriptionStatus; extra?: SubscriptionChanges }): Promise<SubscriptionRow> {
   const plan = await requirePlan(trx, sub.plan_id, 'planId');
-  const restarted = await updateSubscriptionRow(trx, sub.id, {
-    ...extra,
-    billing_anchor: now,
-    period_number: 0,
-    current_period_start: now,
-    current_period_end: boundary(now, sub.billing_cycle, 1),
-  });
+  const period: SubscriptionChanges = { billing_anchor: now, period_number: 0, current_period_start: now, current_period_end: boundary(now, sub.billing_cycle, 1) };
+  const restarted = move ? await transitionSubscription(trx, sub, move.to, now, { ...move.extra, ...period }) : await updateSubscriptionRow(trx, sub.id, period);
   return (await invoicePeriod(trx, restarted, plan, { start: now, end: restarted.current_period_end }, { ...clock, now })).subscription;
 }
 
-/** The changes of PUT status 'active' (D-44): resume a pause, end a trial early, clear past_due. */
-async function activate(trx: Db, sub: SubscriptionRow, now: Date, clock: Clock): Promise<SubscriptionRow> {
+/**
+ * PUT status 'active' (D-44): resume a pause, end a trial early, clear past_due; `extra` are the other
+ * changes of the same PUT. Answers undefined when the subscription is active already.
+ */
+async function activate(trx: Db, sub: SubscriptionRow, now: Date, clock: Clock, extra: SubscriptionChanges): Promise<SubscriptionRow | undefined> {
   if (sub.status === 'paused') {
     // A period that ended during the pause restarts at the resume time and is invoiced.
-    if (sub.current_period_end.getTime() <= now.getTime()) return restartBilling(trx, sub, now, clock, { status: 'active', paused_at: null, trial_end: sub.trial_end && sub.trial_end > now ? now : sub.trial_end });
-    const back = sub.trial_end && sub.trial_end.getTime() > now.getTime() ? 'trialing' : 'active';
-    return updateSubscriptionRow(trx, sub.id, { status: back, paused_at: null });
+    const trialEnd = sub.trial_end && sub.trial_end > now ? now : sub.trial_end;
+    if (sub.current_period_end.getTime() <= now.getTime()) return restartBilling(trx, sub, now, clock, { to: 'active', extra: { ...extra, trial_end: trialEnd } });
+    return transitionSubscription(trx, sub, sub.trial_end && sub.trial_end.getTime() > now.getTime() ? 'trialing' : 'active', now, extra);
   }
-  if (sub.status === 'trialing') return restartBilling(trx, sub, now, clock, { status: 'active', trial_end: now });
-  if (sub.status === 'past_due') return updateSubscriptionRow(trx, sub.id, { status: 'active' });
-  return sub;
+  if (sub.status === 'trialing') return restartBilling(trx, sub, now, clock, { to: 'active', extra: { ...extra, trial_end: now } });
+  if (sub.status === 'past_due') return transitionSubscription(trx, sub, 'active', now, extra);
+  return undefined;
 }
 
-/** PUT /api/billing/subscriptions/:id (D-44). */
+/** PUT /api/billing/subscriptions/:id (D-44): one status move and the cancel-at-period-end flag, one event. */
 export async function updateSubscription(db: Db, id: string, input: UpdateSubscriptionInput, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
-    const before = await lockLiveSubscription(trx, id);
-    let sub = before;
-    if (input.status === 'canceled') {
-      sub = await updateSubscriptionRow(trx, id, { status: 'canceled', canceled_at: now, cancel_at_period_end: false });
-      await recordSubscriptionEvent(trx, 'subscription.canceled', sub);
-      return sub;
-    }
-    if (input.status === 'paused' && sub.status !== 'paused') sub = await updateSubscriptionRow(trx, id, { status: 'paused', paused_at: now });
-    if (input.status === 'active') sub = await activate(trx, sub, now, clock);
-    if (input.cancelAtPeriodEnd !== undefined && input.cancelAtPeriodEnd !== sub.cancel_at_period_end) {
-      sub = await updateSubscriptionRow(trx, id, { cancel_at_period_end: input.cancelAtPeriodEnd });
-    }
-    if (sub.status !== before.status || sub.cancel_at_period_end !== before.cancel_at_period_end) await recordSubscriptionEvent(trx, 'subscription.updated', sub);
-    return sub;
+    const sub = await lockLiveSubscription(trx, id);
+    if (input.status === 'canceled') return transitionSubscription(trx, sub, 'canceled', now);
+    const flag: SubscriptionChanges = input.cancelAtPeriodEnd !== undefined && input.cancelAtPeriodEnd !== sub.cancel_at_period_end ? { cancel_at_period_end: input.cancelAtPeriodEnd } : {};
+    if (input.status === 'paused' && sub.status !== 'paused') return transitionSubscription(trx, sub, 'paused', now, flag);
+    const activated = input.status === 'active' ? await activate(trx, sub, now, clock, flag) : undefined;
+    if (activated) return activated;
+    if (flag.cancel_at_period_end === undefined) return sub;
+    const flagged = await updateSubscriptionRow(trx, id, flag);
+    await recordSubscriptionEvent(trx, 'subscription.updated', flagged);
+    return flagged;
   });
 }

@@ -1,0 +1,79 @@
+/**
+ * Store credit (D-57): the customer's ledger and the one rule by which credit is spent. Every writer of
+ * the ledger takes the customer's ledger lock first (see lockCustomerLedger for the lock order).
+ */
+import type { Db } from '../db/knex.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { money, Money } from '../money.ts';
+import {
+  insertLedgerEntries, insertLedgerEntry, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockCustomerLedger, lockCustomerLedgers,
+  type LedgerEntryRow, type LedgerKind,
+} from './ledger-repo.ts';
+
+export type { LedgerEntryRow, LedgerKind };
+
+export interface LedgerEntryInput {
+  customer_id: string;
+  currency: string;
+  amount: string;
+  kind: LedgerKind;
+  description: string | null;
+  invoice_id?: string | null;
+  credit_note_id?: string | null;
+}
+
+/** Adds one entry (a grant, a proration, a credit note's remainder, credit returned by a void) under the customer's ledger lock. */
+export async function addLedgerEntry(trx: Db, entry: LedgerEntryInput): Promise<LedgerEntryRow> {
+  await lockCustomerLedger(trx, entry.customer_id);
+  return insertLedgerEntry(trx, entry);
+}
+
+/** What an invoice asks of its customer's credit: up to `due`, recorded against `invoiceId`. */
+export interface CreditClaim {
+  customerId: string;
+  currency: string;
+  due: Money;
+  invoiceId: string;
+  invoiceNumber: string;
+}
+
+/**
+ * The one rule by which store credit is spent (D-57): claims are served in the order given, each taking
+ * what is left of its customer's balance in its currency, up to what it asks; each non-zero amount is an
+ * `application` entry against its invoice. Takes the ledger locks of every customer named (in id order)
+ * before reading balances, so two spenders never spend the same credit. Answers the amount applied to
+ * each claim, in order; the caller records it on its invoice in the same transaction.
+ */
+export async function spendCredit(trx: Db, claims: CreditClaim[]): Promise<Money[]> {
+  if (claims.length === 0) return [];
+  const customerIds = [...new Set(claims.map((c) => c.customerId))];
+  await lockCustomerLedgers(trx, customerIds);
+  const balances = new Map<string, Money>();
+  for (const row of await ledgerBalances(trx, customerIds)) balances.set(`${row.customer_id}:${row.currency}`, money(row.balance));
+  const applications: Parameters<typeof insertLedgerEntries>[1] = [];
+  const applied = claims.map((claim) => {
+    const key = `${claim.customerId}:${claim.currency}`;
+    const balance = balances.get(key) ?? money(0);
+    const amount = claim.due.gt(0) ? Money.min(balance, claim.due) : money(0);
+    if (amount.lte(0)) return money(0);
+    balances.set(key, balance.minus(amount));
+    applications.push({ customer_id: claim.customerId, currency: claim.currency, amount: amount.negated().toString(), kind: 'application', description: `Applied to ${claim.invoiceNumber}`, invoice_id: claim.invoiceId });
+    return amount;
+  });
+  await insertLedgerEntries(trx, applications);
+  return applied;
+}
+
+/** The customer's balance in one currency, as a decimal string. */
+export function creditBalance(db: Db, customerId: string, currency: string): Promise<string> {
+  return ledgerBalance(db, customerId, currency);
+}
+
+/** Balances per customer and currency for many customers, in one query. */
+export function creditBalances(db: Db, customerIds: string[]) {
+  return ledgerBalances(db, customerIds);
+}
+
+export function listCreditLedger(db: Db, page: PageQuery, filters: { customerId?: string; currency?: string }) {
+  return listLedgerEntryRows(db, page, filters);
+}

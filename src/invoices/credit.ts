@@ -1,0 +1,31 @@
+import { spendCredit } from '../credits/ledger.ts';
+import type { Db } from '../db/knex.ts';
+import { money } from '../money.ts';
+import { amountDue } from './amounts.ts';
+import { findInvoiceRow, type InvoiceRow } from './repo.ts';
+import { updateAndSettle } from './settle.ts';
+
+export interface CreditApplication {
+  invoice: InvoiceRow;
+  amount: string;
+}
+
+/**
+ * Spends the customer's store credit on these open invoices, in the order given (oldest first, D-57),
+ * by the ledger's one rule (spendCredit); each invoice's `credit_applied` moves with its ledger entry and
+ * one left with nothing to pay is settled. The caller locked the invoices before the ledger (the lock
+ * order of credits/ledger-repo.ts). Answers the invoices that took credit, as they are now.
+ */
+export async function spendCreditOnInvoices(trx: Db, invoiceIds: string[], now: Date): Promise<CreditApplication[]> {
+  // Re-read: the caller may have changed one since locking it (a credit note on this very invoice).
+  const invoices = (await Promise.all(invoiceIds.map((id) => findInvoiceRow(trx, id)))).filter((i): i is InvoiceRow => Boolean(i && amountDue(i).gt(0)));
+  const spent = await spendCredit(trx, invoices.map((i) => ({ customerId: i.customer_id, currency: i.currency, due: amountDue(i), invoiceId: i.id, invoiceNumber: i.invoice_number })));
+  const applications: CreditApplication[] = [];
+  for (const [n, invoice] of invoices.entries()) {
+    const amount = spent[n]!;
+    if (amount.lte(0)) continue;
+    const after = await updateAndSettle(trx, invoice, { credit_applied: money(invoice.credit_applied).plus(amount).toString() }, now);
+    applications.push({ invoice: after, amount: amount.toString() });
+  }
+  return applications;
+}

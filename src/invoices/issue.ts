@@ -1,0 +1,128 @@
+/**
+ * The one path by which invoices come to exist (D-50..D-52, D-57): a batch of new invoices, numbered from
+ * one counter update, priced, stored with their lines, and, when issued, given their due date and paid from
+ * the customers' store credit. `createInvoice` is the batch of one; subscriptions and the lifecycle sweep
+ * issue their periods' invoices through the same function.
+ */
+import { randomUUID } from 'node:crypto';
+import { spendCredit } from '../credits/ledger.ts';
+import type { Db } from '../db/knex.ts';
+import { AppError } from '../errors.ts';
+import type { EventType } from '../events/types.ts';
+import { money } from '../money.ts';
+import { getSettings, type SettingOverrides } from '../settings/service.ts';
+import { invoiceEventData } from './events.ts';
+import { reserveDocumentNumbers } from './numbering.ts';
+import { insertInvoiceRows, insertLineItemRowsMany, type InvoiceBulkInsert, type InvoiceRow, type LineItemRow } from './repo.ts';
+import { priceInvoice, type LineInput } from './totals.ts';
+
+export interface Clock {
+  now?: Date;
+  settings?: SettingOverrides;
+}
+
+export interface InvoiceDetail {
+  invoice: InvoiceRow;
+  lines: LineItemRow[];
+}
+
+export interface NewInvoice {
+  customerId: string;
+  subscriptionId?: string | null;
+  currency: string;
+  lineItems: LineInput[];
+  /** Percent; the `billing.default_tax_rate` setting when absent. */
+  taxRate?: string;
+  /** Issued invoices without one are due after `billing.payment_terms_days`. */
+  dueDate?: Date | null;
+  status: 'draft' | 'issued';
+  /** The billing period a subscription's invoice covers (unique per subscription, D-82). */
+  period?: { start: Date; end: Date };
+}
+
+/** An event to record, in order, in the transaction that made the change it describes. */
+export interface PendingEvent {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+export interface CreatedInvoice {
+  detail: InvoiceDetail;
+  /** invoice.created as of creation, then invoice.paid when store credit (or a zero total) settled it. */
+  events: PendingEvent[];
+}
+
+const DAY_MS = 86_400_000;
+
+/** The due date of an invoice issued at `now` (D-52): its own, else `now` + the payment terms. */
+export function dueDateAt(now: Date, termsDays: number, own?: Date | null): Date {
+  return own ?? new Date(now.getTime() + termsDays * DAY_MS);
+}
+
+/**
+ * Creates `inputs` as invoices in the order given (numbers follow that order, gapless and unique, D-50).
+ * Issued ones spend their customers' store credit in that order (spendCredit); one with nothing left to
+ * pay is paid at once. Answers each invoice with its lines and the events it causes, for the caller to
+ * record in order with its own (recordEvents). Customers must exist; callers that raise invoices for
+ * subscriptions hold those subscriptions' locks.
+ */
+export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock = {}): Promise<CreatedInvoice[]> {
+  if (inputs.length === 0) return [];
+  const now = clock.now ?? new Date();
+  const settings = await getSettings(trx, ['billing.default_tax_rate', 'billing.payment_terms_days'], clock.settings);
+  const priced = inputs.map((input) => {
+    const taxRate = input.taxRate ?? settings['billing.default_tax_rate'];
+    const totals = priceInvoice(input.lineItems, taxRate, input.currency);
+    if (totals.total.isNegative()) {
+      throw new AppError('invalid_request', 'The invoice total must not be negative', { details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }] });
+    }
+    return { input, taxRate, totals, id: randomUUID() };
+  });
+  const numbers = await reserveDocumentNumbers(trx, 'INV', now, inputs.length);
+  const issued = priced.filter((p) => p.input.status === 'issued');
+  const applied = new Map<string, ReturnType<typeof money>>();
+  const spent = await spendCredit(trx, issued.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id, invoiceNumber: numbers[priced.indexOf(p)]! })));
+  issued.forEach((p, i) => applied.set(p.id, spent[i]!));
+
+  const rows: InvoiceBulkInsert[] = priced.map(({ input, taxRate, totals, id }, i) => {
+    const issue = input.status === 'issued';
+    const credit = applied.get(id) ?? money(0);
+    const settled = issue && totals.total.minus(credit).isZero();
+    return {
+      id,
+      customer_id: input.customerId,
+      subscription_id: input.subscriptionId ?? null,
+      invoice_number: numbers[i]!,
+      status: settled ? 'paid' : input.status,
+      currency: input.currency,
+      tax_rate: taxRate,
+      subtotal: totals.subtotal.toString(),
+      tax_amount: totals.taxAmount.toString(),
+      total: totals.total.toString(),
+      credit_applied: credit.toString(),
+      due_date: issue ? dueDateAt(now, settings['billing.payment_terms_days'], input.dueDate) : (input.dueDate ?? null),
+      issued_at: issue ? now : null,
+      paid_at: settled ? now : null,
+      period_start: input.period?.start ?? null,
+      period_end: input.period?.end ?? null,
+      created_at: now,
+    };
+  });
+  const invoices = await insertInvoiceRows(trx, rows);
+  const lines = await insertLineItemRowsMany(
+    trx,
+    priced.flatMap(({ totals, id }) =>
+      totals.lines.map((l, position) => ({ invoice_id: id, position: position + 1, description: l.description, quantity: l.quantity, unit_price: l.unitPrice, amount: l.amount.toString() })),
+    ),
+  );
+  const linesOf = new Map<string, LineItemRow[]>();
+  for (const line of lines) linesOf.set(line.invoice_id, [...(linesOf.get(line.invoice_id) ?? []), line]);
+
+  return invoices.map((invoice, i) => {
+    // invoice.created describes the invoice as created, before store credit settled it.
+    const asCreated: InvoiceRow = { ...invoice, status: inputs[i]!.status, paid_at: null, credit_applied: '0' };
+    const events: PendingEvent[] = [{ type: 'invoice.created', data: invoiceEventData(asCreated) }];
+    if (invoice.status === 'paid') events.push({ type: 'invoice.paid', data: invoiceEventData(invoice) });
+    return { detail: { invoice, lines: (linesOf.get(invoice.id) ?? []).sort((a, b) => a.position - b.position) }, events };
+  });
+}
