@@ -3,7 +3,7 @@ import { renderInvoicePdfJob } from '../invoices/pdf/render-pdf.job.ts';
 import { lifecycleSweepJob } from '../lifecycle/sweep.job.ts';
 import { applyProviderEventJob } from '../provider-events/apply-event.job.ts';
 import { refreshProductMetricsJob } from '../products/refresh-metrics.job.ts';
-import { deliverWebhookJob } from '../webhooks/fanout.ts';
+import { deliverWebhookJob } from '../webhooks/deliver.job.ts';
 import type { JobDef } from './job.ts';
 
 /** Every job the service runs; workers register handlers from here and the release step creates the queues. */
