@@ -1,5 +1,5 @@
 /**
- * The render job called directly (its `run`), and the browser manager under it: idempotent per content
+ * The render job called directly (its handler's `run`), and the browser manager under it: idempotent per content
  * version, skips stale versions, one warm browser with a bounded number of tabs, relaunched after a crash.
  */
 import test from 'ava';
