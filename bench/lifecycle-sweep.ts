@@ -17,7 +17,6 @@ import { waitForRun } from '../src/lifecycle/runs.ts';
 import type { LifecycleSummary } from '../src/lifecycle/sweep.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBoss, setBoss } from '../src/queue/boss.ts';
-import '../src/queue/registry.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
 import { seedRows } from './fixtures.ts';
 

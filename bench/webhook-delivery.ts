@@ -16,9 +16,7 @@ import { createKnex } from '../src/db/knex.ts';
 import { recordEvent } from '../src/events/service.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBoss, setBoss } from '../src/queue/boss.ts';
-import '../src/queue/registry.ts';
 import { DISPATCH_LIMITS } from '../src/webhooks/dispatcher.ts';
-import '../src/webhooks/fanout.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { isProcessAlive } from '../process/alive.ts';
+import { isProcessAlive } from '../os/process-alive.ts';
 
 export interface EmbeddedServer {
   /** Connection string of the server's maintenance database (`postgres`). */

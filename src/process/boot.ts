@@ -6,6 +6,7 @@ import { openDatabase, type OpenDatabase } from '../db/open.ts';
 import { createLogger } from '../logger.ts';
 import { createBoss, createQueues, setBoss, type Boss } from '../queue/boss.ts';
 import { assertSettingOverridesValid } from '../settings/service.ts';
+import { jobDefinitions } from './jobs.ts';
 
 export interface Booted {
   config: Config;
@@ -27,7 +28,7 @@ export async function boot(name: string, options: { release: boolean; supervise:
   if (options.release) await migrateLatest(database.knex);
   const boss = createBoss(database.url, logger, { migrate: options.release, supervise: options.supervise });
   await boss.start();
-  if (options.release) await createQueues(boss, config);
+  if (options.release) await createQueues(boss, jobDefinitions, config);
   setBoss(boss);
   const deps: AppDeps = { db: database.knex, config, logger };
   if (options.release) await ensureFirstAdmin(deps);

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineJob } from '../queue/job.ts';
-import { refreshProductMetrics } from './metrics.ts';
 
 /**
  * Recomputes every product's derived metrics (D-20) every 5 minutes, so a product read is never more than
@@ -14,9 +13,4 @@ export const refreshProductMetricsJob = defineJob({
   queue: { retryLimit: 1, retryDelay: 30, expireInSeconds: 240 },
   schedule: '*/5 * * * *',
   concurrency: 1,
-  async run(deps) {
-    const result = await refreshProductMetrics(deps.db);
-    deps.logger.info({ products: result.products }, 'refreshed product metrics');
-    return { products: result.products, asOf: result.asOf.toISOString() };
-  },
 });

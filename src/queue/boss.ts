@@ -1,7 +1,7 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config.ts';
-import { jobRegistry } from './registry.ts';
+import type { JobDefinition } from './job.ts';
 
 export type Boss = PgBoss;
 
@@ -29,11 +29,11 @@ export function createBoss(connectionString: string, logger: Logger, options: Bo
 }
 
 /**
- * Creates every registered queue (idempotent) and sets their schedules (a configured one that is now unset
- * is removed); run by the release step before anything sends.
+ * Creates the queue of each of `definitions` (idempotent) and sets their schedules (a configured one that is
+ * now unset is removed); run by the release step before anything sends.
  */
-export async function createQueues(boss: Boss, config: Config = loadConfig()): Promise<void> {
-  for (const job of jobRegistry) {
+export async function createQueues(boss: Boss, definitions: readonly JobDefinition[], config: Config = loadConfig()): Promise<void> {
+  for (const job of definitions) {
     const existing = await boss.getQueue(job.name);
     if (existing) await boss.updateQueue(job.name, job.queue);
     else await boss.createQueue(job.name, job.queue);

@@ -13,10 +13,11 @@ export interface JobContext {
 }
 
 /**
- * One job: its queue name, the worker group that runs it, the payload schema, queue options and `run`.
- * Payloads carry ids; `run` re-reads rows, is idempotent, and throws to be retried.
+ * What a job is to the queue: its name, the worker group that runs it, the payload schema and queue options.
+ * It holds no handler, so a service that enqueues a job imports this and not the work the job does
+ * (which imports services, often the enqueuing one). Payloads carry ids.
  */
-export interface JobDef<S extends z.ZodType = z.ZodType> {
+export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   name: string;
   group: WorkerGroup;
   payload: S;
@@ -34,18 +35,30 @@ export interface JobDef<S extends z.ZodType = z.ZodType> {
    * be safe to repeat (every run is). Default 1.
    */
   batchSize?: number;
+}
+
+export function defineJob<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {
+  return definition;
+}
+
+/**
+ * What a worker does with the jobs of `definition`. `run` re-reads rows, is idempotent, and throws to be
+ * retried.
+ */
+export interface JobHandler<S extends z.ZodType = z.ZodType> {
+  definition: JobDefinition<S>;
+  run(deps: AppDeps, payload: z.output<S>, job: JobContext): Promise<unknown>;
   /**
    * Work the group's worker process runs beside the queue (started with the workers, stopped before the
    * queue at shutdown, its in-flight work finished): the webhooks dispatcher.
    */
   background?(deps: AppDeps): Background;
-  run(deps: AppDeps, payload: z.output<S>, job: JobContext): Promise<unknown>;
 }
 
 export interface Background {
   stop(): Promise<void>;
 }
 
-export function defineJob<S extends z.ZodType>(def: JobDef<S>): JobDef<S> {
-  return def;
+export function defineJobHandler<S extends z.ZodType>(definition: JobDefinition<S>, handler: Omit<JobHandler<S>, 'definition'>): JobHandler<S> {
+  return { definition, ...handler };
 }

@@ -1,7 +1,6 @@
 import type { AppDeps } from '../app-deps.ts';
 import type { Boss } from './boss.ts';
-import type { Background, JobDef, WorkerGroup } from './job.ts';
-import { jobRegistry } from './registry.ts';
+import type { Background, JobHandler, WorkerGroup } from './job.ts';
 
 /**
  * Wakes one of this process's workers of `queue` so it fetches again at once. With batchSize 1
@@ -18,20 +17,21 @@ function fetchAgain(boss: Boss, queue: string): void {
 }
 
 /**
- * Registers the handlers of every job in `groups` on `boss` and starts their background work (the webhooks
- * dispatcher). Answers a stop for that background work: call it before stopping the queue at shutdown.
+ * Registers on `boss` those of `handlers` whose jobs belong to `groups` and starts their background work (the
+ * webhooks dispatcher). Answers a stop for that background work: call it before stopping the queue at shutdown.
  */
-export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonly WorkerGroup[]): Promise<() => Promise<void>> {
+export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonly WorkerGroup[], handlers: readonly JobHandler[]): Promise<() => Promise<void>> {
   const backgrounds: Background[] = [];
-  for (const job of jobRegistry.filter((j) => groups.includes(j.group))) {
-    if (job.background) backgrounds.push(job.background(deps));
+  for (const handler of handlers.filter((h) => groups.includes(h.definition.group))) {
+    const job = handler.definition;
+    if (handler.background) backgrounds.push(handler.background(deps));
     await boss.work(
       job.name,
       { localConcurrency: job.concurrency, batchSize: job.batchSize ?? 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 },
       async (items) => {
         try {
           // A batch's jobs run side by side; one that throws fails (and retries) the batch, so runs must repeat safely.
-          const results = await Promise.all(items.map((item) => runOne(deps, job, item)));
+          const results = await Promise.all(items.map((item) => runOne(deps, handler, item)));
           return items.length === 1 ? results[0] : undefined;
         } finally {
           if (items.length > 0) fetchAgain(boss, job.name);
@@ -44,10 +44,11 @@ export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonl
   };
 }
 
-async function runOne(deps: AppDeps, job: JobDef, item: { id: string; data: unknown }): Promise<unknown> {
+async function runOne(deps: AppDeps, handler: JobHandler, item: { id: string; data: unknown }): Promise<unknown> {
+  const job = handler.definition;
   const log = deps.logger.child({ job: job.name, jobId: item.id });
   try {
-    return await job.run({ ...deps, logger: log }, job.payload.parse(item.data), { jobId: item.id, retryCount: (item as { retryCount?: number }).retryCount ?? 0 });
+    return await handler.run({ ...deps, logger: log }, job.payload.parse(item.data), { jobId: item.id, retryCount: (item as { retryCount?: number }).retryCount ?? 0 });
   } catch (err) {
     log.error({ err }, 'job failed');
     throw err;

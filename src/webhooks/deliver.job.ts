@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineJob } from '../queue/job.ts';
-import { startDeliveryDispatcher, wakeDeliveryDispatcher } from './dispatcher.ts';
 
 const payload = z.object({
   /** The delivery that became due, when one did (informational: the worker claims whatever is due). */
@@ -11,7 +10,7 @@ const payload = z.object({
  * The webhooks worker group. Deliveries are claimed from `webhook_deliveries` itself by each process's
  * dispatcher (src/webhooks/dispatcher.ts), woken by the NOTIFY a fan-out or redelivery commits, by its own
  * timers for the retries it scheduled, and by a poll. This job is only a durable "deliveries are due" wake-up
- * (a job queued before the dispatcher existed lands here too); it starts the dispatcher with the group.
+ * (a job queued before the dispatcher existed lands here too); its handler starts the dispatcher with the group.
  */
 export const deliverWebhookJob = defineJob({
   name: 'webhooks.deliver',
@@ -20,11 +19,6 @@ export const deliverWebhookJob = defineJob({
   queue: { retryLimit: 2, retryDelay: 5, expireInSeconds: 20, notify: true },
   concurrency: 1,
   batchSize: 100,
-  background: (deps) => startDeliveryDispatcher(deps),
-  run: async () => {
-    wakeDeliveryDispatcher();
-    return { outcome: 'woken' };
-  },
 });
 
 export type DeliverPayload = z.output<typeof payload>;

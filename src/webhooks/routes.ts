@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams, pageQuery } from '../http/schemas.ts';
-import './fanout.ts';
 import {
   createdEndpointResponse, createEndpointBody, deliveryParams, deliveryResponse, endpointResponse, serialiseDelivery, serialiseEndpoint,
   updateEndpointBody,

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startCheckout } from '../../src/checkout/service.ts';
 import { AppError } from '../../src/errors.ts';
+import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startFakeProviders, type FakeProviderA } from '../helpers/fake-providers.ts';
@@ -22,7 +23,7 @@ test.before(async () => {
   const endpoint = await request(app.baseUrl, '/api/billing/webhooks/endpoints', { cookie: c.cookie, body: { url: receiver.url('/billing'), events: ['invoice.paid'] } });
   if (endpoint.status !== 201) throw new Error(endpoint.text);
   endpointSecret = endpoint.body.secret;
-  await registerWorkers(app.boss, app.deps, ['provider_events', 'webhooks']);
+  await registerWorkers(app.boss, app.deps, ['provider_events', 'webhooks'], jobHandlers);
 });
 test.after.always(async () => {
   await receiver?.close();

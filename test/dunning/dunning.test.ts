@@ -3,6 +3,7 @@ import test from 'ava';
 import { autoChargeDueInvoices, retryDunning } from '../../src/dunning/charge.ts';
 import { recordPaymentFailure } from '../../src/dunning/service.ts';
 import { inTransaction } from '../../src/db/knex.ts';
+import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
@@ -23,7 +24,7 @@ test.before(async () => {
   fake = await startFakeProviders();
   app = await startTestApp({ CRON_SECRET, PROVIDER_A_API_URL: fake.url, PROVIDER_A_SECRET_KEY: fake.secretKey });
   ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
-  await registerWorkers(app.boss, app.deps, ['lifecycle']);
+  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
 });
 test.after.always(async () => {
   await app?.close();

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { createKnex } from '../../src/db/knex.ts';
 import { migrateLatest } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/logger.ts';
+import { jobDefinitions } from '../../src/process/jobs.ts';
 import { createBoss, createQueues } from '../../src/queue/boss.ts';
 
 export function databaseUrl(adminUrl: string, name: string): string {
@@ -24,6 +25,6 @@ export async function prepareTemplate(adminUrl: string, name: string): Promise<v
   await knex.destroy();
   const boss = createBoss(url, createLogger({ LOG_LEVEL: 'silent' }), { migrate: true, supervise: false, max: 2 });
   await boss.start();
-  await createQueues(boss);
+  await createQueues(boss, jobDefinitions);
   await boss.stop({ graceful: false });
 }

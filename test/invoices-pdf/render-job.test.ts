@@ -1,11 +1,12 @@
 /**
- * The render job called directly (its `run`), and the browser manager under it: idempotent per content
+ * The render job called directly (its handler's `run`), and the browser manager under it: idempotent per content
  * version, skips stale versions, one warm browser with a bounded number of tabs, relaunched after a crash.
  */
 import test from 'ava';
 import { BrowserManager } from '../../src/invoices/pdf/browser.ts';
 import { closeSharedBrowser } from '../../src/invoices/pdf/shared-browser.ts';
 import { renderInvoicePdf } from '../../src/invoices/pdf/render.ts';
+import { renderInvoicePdfHandler } from '../../src/invoices/pdf/render-pdf.handler.ts';
 import { renderInvoicePdfJob } from '../../src/invoices/pdf/render-pdf.job.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
@@ -37,7 +38,7 @@ const storedVersions = (invoiceId: string) => app.db('invoice_pdfs').where({ inv
 test.serial('run renders and stores once per content version; a repeat is skipped', async (t) => {
   const invoice = await newInvoice('Grace Hopper');
   const ctx = { jobId: 'test', retryCount: 0 };
-  const first = await renderInvoicePdfJob.run(app.deps, { invoiceId: invoice.id, contentVersion: 1 }, ctx);
+  const first = await renderInvoicePdfHandler.run(app.deps, { invoiceId: invoice.id, contentVersion: 1 }, ctx);
   t.like(first, { outcome: 'stored' });
   const row = await app.db('invoice_pdfs').where({ invoice_id: invoice.id, content_version: 1 }).first();
   const text = await pdfText(row.pdf);
@@ -45,7 +46,7 @@ test.serial('run renders and stores once per content version; a repeat is skippe
   t.true(text.includes(invoice.invoiceNumber));
   t.true(text.includes('USD 43.00'));
 
-  t.deepEqual(await renderInvoicePdfJob.run(app.deps, { invoiceId: invoice.id, contentVersion: 1 }, ctx), { outcome: 'skipped', reason: 'already_stored' });
+  t.deepEqual(await renderInvoicePdfHandler.run(app.deps, { invoiceId: invoice.id, contentVersion: 1 }, ctx), { outcome: 'skipped', reason: 'already_stored' });
   t.deepEqual(await storedVersions(invoice.id), [1]);
 });
 

@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import test from 'ava';
+import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { CRON_SECRET, cron, countRows } from './fixtures.ts';
@@ -59,7 +60,7 @@ test.serial('npm run lifecycle needs no worker: it takes over the queued run, pr
   t.like(summary, { jobId: queued.id, asOf: '2025-03-01T00:00:00.000Z', invoicesCreated: 0, errors: 0 });
   t.like(await app.db('lifecycle_runs').where({ id: queued.id }).first(), { status: 'succeeded', job_id: null });
   // The queued job, run by a worker now, finds its run taken over and finishes without sweeping.
-  await registerWorkers(app.boss, app.deps, ['lifecycle']);
+  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
   const deadline = Date.now() + 20_000;
   let state = '';
   while (Date.now() < deadline && state !== 'completed') {
@@ -91,7 +92,7 @@ test.serial('in production a body asOf is ignored: the sweep runs as of now', as
     const queued = await cron(prod, { asOf: '2020-01-01' });
     t.is(queued.status, 202);
     t.is((await prod.db('lifecycle_runs').where({ id: queued.body.jobId }).first()).as_of, null, 'no asOf stored: fixed when it starts');
-    await registerWorkers(prod.boss, prod.deps, ['lifecycle']);
+    await registerWorkers(prod.boss, prod.deps, ['lifecycle'], jobHandlers);
     const before = Date.now();
     const res = await cron(prod, { asOf: '2020-01-01', wait: true });
     t.is(res.status, 200, res.text);

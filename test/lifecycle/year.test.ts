@@ -6,6 +6,7 @@ import test from 'ava';
 import { recordEvent } from '../../src/events/service.ts';
 import { createLicense } from '../../src/licenses/service.ts';
 import { money } from '../../src/money.ts';
+import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { createSubscription, updateSubscription } from '../../src/subscriptions/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -19,7 +20,7 @@ let cookie: string;
 test.before(async () => {
   app = await startTestApp({ CRON_SECRET });
   ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
-  await registerWorkers(app.boss, app.deps, ['lifecycle']);
+  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
 });
 test.after.always(async () => app?.close());
 

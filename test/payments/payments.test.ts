@@ -1,5 +1,4 @@
 import test from 'ava';
-import { onEventRecorded } from '../../src/events/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
@@ -7,12 +6,10 @@ import { adminCtx, makeInvoice, pay, readInvoice, snapshot, type Ctx } from './f
 
 let app: TestApp;
 let c: Ctx;
-// The order in which this process recorded events, per invoice: rows written in one transaction share
-// created_at, so the events table alone cannot show it.
-const recorded: { type: string; invoiceId: unknown }[] = [];
-onEventRecorded(async (_db, event) => {
-  recorded.push({ type: event.type, invoiceId: event.data.invoiceId });
-});
+// The order in which events of an invoice were recorded: created_at is each row's clock_timestamp(), so events
+// recorded in one transaction keep their order too (migration 20261122000500).
+const recordedTypes = async (invoiceId: string): Promise<string[]> =>
+  (await app.db('events').whereRaw("data->>'invoiceId' = ?", [invoiceId]).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('type')).map((e) => e.type);
 
 test.before(async () => {
   app = await startTestApp();
@@ -58,7 +55,7 @@ test('partial then full payment: paid with paidAt; payment.succeeded then invoic
   t.true(Math.abs(Date.parse(paid.paidAt) - Date.now()) < 60_000);
 
   t.deepEqual(
-    recorded.filter((e) => e.invoiceId === invoice.id).map((e) => e.type),
+    await recordedTypes(invoice.id),
     ['invoice.created', 'payment.succeeded', 'payment.succeeded', 'invoice.paid'],
   );
   const events = await app.db('events').whereRaw("data->>'invoiceId' = ?", [invoice.id]).select('type', 'data');

@@ -1,7 +1,7 @@
 import test from 'ava';
+import { jobHandlers } from '../../src/process/jobs.ts';
+import { applyProviderEventHandler } from '../../src/provider-events/apply-event.handler.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
-// After the workers (and so the job registry): the job module is part of an import cycle through the registry.
-import { applyProviderEventJob } from '../../src/provider-events/apply-event.job.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { request } from '../helpers/http.ts';
 import { hmacHex, postProviderA, postProviderB, postProviderC, PROVIDER_SECRETS, providerAEvent, providerBPaid, providerCEvent } from '../helpers/provider-events.ts';
@@ -19,7 +19,7 @@ test.before(async () => {
     PROVIDER_C_WEBHOOK_SECRET: `${PROVIDER_SECRETS.PROVIDER_C_WEBHOOK_SECRET} , signing_c_old`,
   });
   c = await adminCtx(app);
-  await registerWorkers(app.boss, app.deps, ['provider_events']);
+  await registerWorkers(app.boss, app.deps, ['provider_events'], jobHandlers);
 });
 test.after.always(async () => app?.close());
 
@@ -196,7 +196,7 @@ test.serial('a transient error is retried by the queue; after the last retry the
     // Another transaction holds the invoice; the attempt waits for it and is then cancelled (a transient error).
     return app.db.transaction(async (holder) => {
       await holder('invoices').where({ id: invoice.id }).forUpdate().first();
-      const running = applyProviderEventJob.run(app.deps, { eventId: stored.id }, { jobId: `test-${retryCount}`, retryCount });
+      const running = applyProviderEventHandler.run(app.deps, { eventId: stored.id }, { jobId: `test-${retryCount}`, retryCount });
       const waiting = await waitFor(
         () => app.db.raw("select pid from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%invoices%' and pid <> pg_backend_pid()"),
         (r) => r.rows.length > 0,

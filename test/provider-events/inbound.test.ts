@@ -1,4 +1,5 @@
 import test from 'ava';
+import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertCustomer } from '../helpers/factories.ts';
@@ -14,7 +15,7 @@ test.before(async () => {
   // Two provider_a secrets at once: the old one still verifies during a rotation.
   app = await startTestApp({ ...PROVIDER_SECRETS, PROVIDER_A_WEBHOOK_SECRET: `whsec_a_old, ${PROVIDER_SECRETS.PROVIDER_A_WEBHOOK_SECRET}` });
   c = await adminCtx(app);
-  await registerWorkers(app.boss, app.deps, ['provider_events']);
+  await registerWorkers(app.boss, app.deps, ['provider_events'], jobHandlers);
 });
 test.after.always(async () => app?.close());
 

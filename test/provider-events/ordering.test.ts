@@ -1,4 +1,5 @@
 import test from 'ava';
+import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { postProviderA, postProviderC, PROVIDER_SECRETS, providerAEvent, providerCEvent } from '../helpers/provider-events.ts';
@@ -11,7 +12,7 @@ let c: Ctx;
 test.before(async () => {
   app = await startTestApp(PROVIDER_SECRETS);
   c = await adminCtx(app);
-  await registerWorkers(app.boss, app.deps, ['provider_events']);
+  await registerWorkers(app.boss, app.deps, ['provider_events'], jobHandlers);
 });
 test.after.always(async () => app?.close());
 

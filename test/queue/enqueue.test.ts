@@ -1,6 +1,7 @@
 import test from 'ava';
 import { purgeExpiredJob } from '../../src/housekeeping/purge-expired.job.ts';
 import { enqueue } from '../../src/queue/enqueue.ts';
+import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -33,7 +34,7 @@ test.serial('a registered worker runs the job against the database', async (t) =
   const user = (await app.db('users').insert({ email: 'old@example.test', password_hash: null }).returning('id'))[0];
   await app.db('sessions').insert({ token_hash: 'a'.repeat(64), user_id: user.id, expires_at: new Date(Date.now() - 1000) });
   await app.db('sessions').insert({ token_hash: 'b'.repeat(64), user_id: user.id, expires_at: new Date(Date.now() + 3600_000) });
-  await registerWorkers(app.boss, app.deps, ['lifecycle']);
+  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
   const id = await app.db.transaction((trx) => enqueue(trx, purgeExpiredJob, {}));
   const deadline = Date.now() + 15_000;
   let state = '';

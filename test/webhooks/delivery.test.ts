@@ -1,5 +1,6 @@
 import test from 'ava';
 import { recordEvent } from '../../src/events/service.ts';
+import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
@@ -32,7 +33,7 @@ test.before(async () => {
     '/hang': (_r, res) => hanging.push(() => res.destroy()),
     '/big-error': (_r, res) => res.writeHead(503).end('x'.repeat(5000)),
   });
-  stopWorkers = await registerWorkers(app.boss, app.deps, ['webhooks']);
+  stopWorkers = await registerWorkers(app.boss, app.deps, ['webhooks'], jobHandlers);
 });
 test.after.always(async () => {
   for (const release of hanging) release();

@@ -9,7 +9,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import puppeteer, { type Browser, type Page, type PDFOptions } from 'puppeteer';
-import { isProcessAlive } from '../../process/alive.ts';
+import { isProcessAlive } from '../../os/process-alive.ts';
 import { chromiumArgs, resolveChromium } from './chromium.ts';
 
 export interface BrowserManagerOptions {

@@ -1,8 +1,6 @@
 import type { Queue } from 'pg-boss';
 import { z } from 'zod';
 import { defineJob } from '../../queue/job.ts';
-import { sharedBrowser } from './shared-browser.ts';
-import { renderInvoicePdf } from './render.ts';
 
 /**
  * Tabs in the worker's one browser: 2, one per core of the machines this runs on. A render is CPU work
@@ -35,11 +33,4 @@ export const renderInvoicePdfJob = defineJob({
   payload: z.object({ invoiceId: z.uuid(), contentVersion: z.number().int().min(1) }),
   queue,
   concurrency: PDF_CONCURRENCY,
-  async run(deps, payload) {
-    const browser = await sharedBrowser({ executablePath: deps.config.PUPPETEER_EXECUTABLE_PATH, maxPages: PDF_TABS, logger: deps.logger });
-    const started = performance.now();
-    const outcome = await renderInvoicePdf(deps, browser, payload);
-    deps.logger.info({ ...payload, ...outcome, ms: Math.round(performance.now() - started) }, 'invoice pdf job done');
-    return outcome;
-  },
 });

@@ -1,0 +1,22 @@
+import { purgeExpiredHandler } from '../housekeeping/purge-expired.handler.ts';
+import { renderInvoicePdfHandler } from '../invoices/pdf/render-pdf.handler.ts';
+import { lifecycleSweepHandler } from '../lifecycle/sweep.handler.ts';
+import { applyProviderEventHandler } from '../provider-events/apply-event.handler.ts';
+import { refreshProductMetricsHandler } from '../products/refresh-metrics.handler.ts';
+import type { JobDefinition, JobHandler } from '../queue/job.ts';
+import { deliverWebhookHandler } from '../webhooks/deliver.handler.ts';
+
+/**
+ * Every job the service runs, with its handler: the bootstraps hand it to registerWorkers, and its
+ * definitions to createQueues. Kept here, above the domains, so the queue code imports none of them.
+ */
+export const jobHandlers: readonly JobHandler[] = [
+  purgeExpiredHandler,
+  renderInvoicePdfHandler,
+  refreshProductMetricsHandler,
+  deliverWebhookHandler,
+  lifecycleSweepHandler,
+  applyProviderEventHandler,
+];
+
+export const jobDefinitions: readonly JobDefinition[] = jobHandlers.map((handler) => handler.definition);
