@@ -5,7 +5,7 @@ import { assertCustomerExists, customerNotFound } from '../customers/service.ts'
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { listOpenInvoiceRows } from '../invoices/repo.ts';
-import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';
+import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import { addCustomerCredit } from './grant.ts';
 import { listLedgerEntryRows } from './ledger-repo.ts';
 import type { CreateCreditInput } from './schema.ts';

@@ -8,7 +8,7 @@ import { amountDue } from '../invoices/amounts.ts';
 import { lockInvoiceRow } from '../invoices/repo.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
 import { formatMoney, money } from '../money.ts';
-import { assertCurrencyPrecision, storedAmount } from './amount-input.ts';
+import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import { findPaymentByReference, findPaymentRow, insertPaymentRow, listPaymentRows, PROVIDER_REFERENCE_UNIQUE, type PaymentRow } from './repo.ts';
 import { createPaymentBody, paymentEventData, type RecordPaymentInput } from './schema.ts';
 
