@@ -157,7 +157,7 @@ export async function measurePdfRendering(databaseUrl: string, options: { count:
   const ids = await seedInvoices(knex, options.warmup + options.count);
   const warmupIds = ids.slice(0, options.warmup);
   const measuredIds = ids.slice(options.warmup);
-  const htmlOf = async (id: string) => renderInvoiceHtml((await loadInvoiceDocument(knex, id))!.document);
+  const htmlOf = async (id: string) => renderInvoiceHtml((await loadInvoiceDocument(knex, id, {}))!.document);
   const measuredHtml = await Promise.all(measuredIds.map(htmlOf));
   const warmupHtml = await Promise.all(warmupIds.map(htmlOf));
 

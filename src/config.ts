@@ -46,14 +46,28 @@ const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
-/** Parses the environment once; a bad value stops the process with a message naming the variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  // An empty variable (e.g. copied from .env.example) means "not set".
-  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = configSchema.safeParse(given);
+// An empty variable (e.g. copied from .env.example) means "not set".
+const setOnly = (env: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+
+/**
+ * Parses the environment once; a bad value stops the process with a message naming the variable.
+ * `defaults` stand in for variables that are not set, before the schema's own defaults (a command-line
+ * tool that logs less than a server unless LOG_LEVEL asks for more).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Partial<Record<keyof Config, string>> = {}): Config {
+  const parsed = configSchema.safeParse({ ...setOnly(defaults), ...setOnly(env) });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
     throw new Error(`Invalid configuration:\n${problems}`);
   }
   return parsed.data;
+}
+
+/**
+ * The environment a child process (Chromium) starts with: everything this process was given, which is
+ * not our configuration (PATH, HOME, fontconfig's variables) and so is passed through unparsed, with
+ * `extra` on top.
+ */
+export function childProcessEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra };
 }

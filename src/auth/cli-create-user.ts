@@ -30,7 +30,8 @@ function readInput(argv: string[], env: { ADMIN_EMAIL?: string; ADMIN_PASSWORD?:
 }
 
 async function main(): Promise<number> {
-  const config = loadConfig();
+  // Logs go to stdout with the id; keep them to warnings unless asked for more.
+  const config = loadConfig(undefined, { LOG_LEVEL: 'warn' });
   let input;
   try {
     input = readInput(process.argv.slice(2), config);
@@ -39,8 +40,7 @@ async function main(): Promise<number> {
     console.error(`${error.message}\n${USAGE}`);
     return 2;
   }
-  // Logs go to stdout with the id; keep them to warnings unless asked for more.
-  const logger = createLogger({ LOG_LEVEL: process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn' }, 'user:create');
+  const logger = createLogger(config, 'user:create');
   let database: OpenDatabase | undefined;
   try {
     database = await openDatabase(config, logger);

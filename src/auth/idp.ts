@@ -28,7 +28,7 @@ const idpFailure = (message: string) => new AppError('identity_provider_error', 
  * give undefined; an unreachable, misconfigured or misbehaving provider is a 502. The access token's
  * signature is checked against the realm's JWKS before its roles are trusted.
  */
-export async function authenticateWithIdp(db: Db, email: string, password: string, overrides?: SettingOverrides): Promise<IdpIdentity | undefined> {
+export async function authenticateWithIdp(db: Db, email: string, password: string, overrides: SettingOverrides): Promise<IdpIdentity | undefined> {
   const s = await getSettings(db, ['auth.idp.realm_url', 'auth.idp.client_id', 'auth.idp.client_secret', 'auth.idp.admin_role'], overrides);
   const realmUrl = s['auth.idp.realm_url'].replace(/\/+$/, '');
   if (!realmUrl || !s['auth.idp.client_id']) throw idpFailure('auth.idp.realm_url and auth.idp.client_id must be set');

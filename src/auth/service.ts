@@ -55,7 +55,7 @@ async function verifyWithIdp(db: Db, email: string, password: string, overrides:
  * Checks credentials (locally or at the identity provider) and opens a new session (D-11, D-13, D-16).
  * `overrides` carries the environment that overrides settings (the app passes its config).
  */
-export async function login(db: Db, input: { email: string; password: string; ip: string; userAgent: string | null }, overrides: SettingOverrides = process.env): Promise<LoginResult> {
+export async function login(db: Db, input: { email: string; password: string; ip: string; userAgent: string | null }, overrides: SettingOverrides): Promise<LoginResult> {
   const settings = await getSettings(db, ['auth.provider', 'auth.session_expiry_days', 'auth.login_max_failures', 'auth.login_window_minutes'], overrides);
   await assertLoginNotThrottled(db, input.email, input.ip, settings['auth.login_max_failures'], settings['auth.login_window_minutes']);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import { formatMoney, money } from '../money.ts';
-import { optionalNote, positiveMoneyString } from '../payments/amount-input.ts';
+import { optionalNote, positiveMoneyString } from '../money-input.ts';
 import type { CreditNoteRow } from './repo.ts';
 
 /** POST /api/billing/credit-notes (D-58). */

@@ -8,7 +8,7 @@ import { nextDocumentNumber } from '../invoices/numbering.ts';
 import { findInvoice, lockInvoice, lockOpenInvoices } from '../invoices/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
 import { formatMoney, money, Money } from '../money.ts';
-import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';
+import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import { creditNoteTotal, findCreditNoteRow, insertCreditNoteRow, listCreditNoteRows, type CreditNoteRow } from './repo.ts';
 import type { CreateCreditNoteInput } from './schema.ts';
 

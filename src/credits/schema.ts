@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import { currencyCode, formatMoney } from '../money.ts';
-import { optionalNote, positiveMoneyString } from '../payments/amount-input.ts';
+import { optionalNote, positiveMoneyString } from '../money-input.ts';
 import type { CreditApplication } from './grant.ts';
 import type { LedgerEntryRow } from './ledger-repo.ts';
 

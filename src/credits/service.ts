@@ -5,7 +5,7 @@ import { assertCustomerExists, customerNotFound } from '../customers/service.ts'
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { lockOpenInvoices } from '../invoices/service.ts';
-import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';
+import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import { addCustomerCredit } from './grant.ts';
 import type { CreateCreditInput } from './schema.ts';
 

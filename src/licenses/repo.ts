@@ -52,8 +52,9 @@ export async function listLicenseRows(db: Db, page: PageQuery, filters: { custom
   const query = db('licenses').select('*');
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.productId) query.where({ product_id: filters.productId });
-  if (filters.status === 'expired') query.where((q) => q.where('expires_at', '<=', db.fn.now()).whereNot('status', 'revoked'));
-  else if (filters.status === 'active') query.whereIn('status', ['active', 'expired']).where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
+  // The filters match effectiveStatus (status.ts).
+  if (filters.status === 'expired') query.where((q) => q.where({ status: 'expired' }).orWhere((past) => past.where('expires_at', '<=', db.fn.now()).whereNot('status', 'revoked')));
+  else if (filters.status === 'active') query.where({ status: 'active' }).where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
   else if (filters.status === 'suspended') query.where({ status: 'suspended' }).where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
   else if (filters.status) query.where({ status: filters.status });
   return paginate<LicenseRow>(query, 'licenses', page);
@@ -108,18 +109,18 @@ export async function checkDevice(db: Db, key: string, deviceId: string, deviceN
        update license_activations a set last_seen_at = now(), device_name = $2
          from l
         where a.license_id = l.id and a.device_id = $3
-          and l.status in ('active', 'expired') and (l.expires_at is null or l.expires_at > now())
+          and l.status = 'active' and (l.expires_at is null or l.expires_at > now())
        returning a.*),
      locked as (
        select * from licenses li
         where li.license_key = $1
           and not exists (select 1 from license_activations a where a.license_id = li.id and a.device_id = $3)
-          and li.status in ('active', 'expired') and (li.expires_at is null or li.expires_at > now())
+          and li.status = 'active' and (li.expires_at is null or li.expires_at > now())
        for update),
      ins as (
        insert into license_activations (license_id, device_id, device_name)
        select locked.id, $3, $2 from locked
-        where locked.status in ('active', 'expired') and (locked.expires_at is null or locked.expires_at > now())
+        where locked.status = 'active' and (locked.expires_at is null or locked.expires_at > now())
           and (locked.max_activations is null or locked.current_activations < locked.max_activations)
        on conflict (license_id, device_id) do nothing
        returning *),

@@ -38,7 +38,7 @@ export function licenseEventData(row: LicenseRow, now = new Date()) {
 export async function createLicense(
   db: Db,
   input: CreateLicenseInput,
-  settings: SettingOverrides = process.env,
+  settings: SettingOverrides,
   drawKey: (prefix: string) => string = generateLicenseKey,
 ): Promise<LicenseRow> {
   await assertCustomerExists(db, input.customerId);

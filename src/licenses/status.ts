@@ -1,17 +1,16 @@
 export type LicenseStatus = 'active' | 'expired' | 'suspended' | 'revoked';
 
 /**
- * The status every read and check sees (D-32): revoked is final; a date in the past reads
- * `expired` at once, before the daily sweep stores it; a stored `expired` whose date was moved
- * into the future reads `active` (a renewal).
+ * The status every read and check sees (D-32): revoked is final; a date in the past reads `expired`
+ * at once, before the sweep stores it. A stored `expired` stands, whatever the clock says, until a
+ * renewal (PUT of a future date or of a status) stores another: the sweep may have run as of a later
+ * time than now (D-81), and it has told integrators with license.expired.
  */
 export function effectiveStatus(row: { status: string; expires_at: Date | null }, now: Date): LicenseStatus {
   const status = row.status as LicenseStatus;
-  if (status === 'revoked') return 'revoked';
+  if (status === 'revoked' || status === 'expired') return status;
   const pastDate = row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
-  if (pastDate) return 'expired';
-  if (status === 'expired') return 'active';
-  return status;
+  return pastDate ? 'expired' : status;
 }
 
 /** The refusal code validate answers for a status that cannot activate (D-34). */

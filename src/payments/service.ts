@@ -9,7 +9,7 @@ import { lockInvoice } from '../invoices/service.ts';
 import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
 import { formatMoney, money } from '../money.ts';
-import { assertCurrencyPrecision, storedAmount } from './amount-input.ts';
+import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import { findPaymentByReference, findPaymentRow, insertPaymentRow, listPaymentRows, lockPaymentRow, PROVIDER_REFERENCE_UNIQUE, updatePaymentRefunds, type PaymentRow } from './repo.ts';
 import { createPaymentBody, paymentEventData, type RecordPaymentInput } from './schema.ts';
 

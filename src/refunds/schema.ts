@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import { formatMoney, moneyString } from '../money.ts';
-import { optionalNote } from '../payments/amount-input.ts';
+import { optionalNote } from '../money-input.ts';
 import type { RefundRow } from './repo.ts';
 
 /** POST /api/billing/refunds (D-55); the range (> 0, <= refundable) is checked against the locked payment. */

@@ -4,7 +4,7 @@ import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { formatMoney, money } from '../money.ts';
-import { assertCurrencyPrecision, storedAmount } from '../payments/amount-input.ts';
+import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import type { PaymentRow } from '../payments/repo.ts';
 import { findPayment, lockPayment, setPaymentRefunds } from '../payments/service.ts';
 import { RefundGatewayError, type ProviderRefundConfig, type RefundGateway } from './gateway.ts';

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import type { SettingKey, SettingValue } from './definitions.ts';
-import { getSetting, type SettingOverrides } from './service.ts';
+import { getSetting, type OverridesFor } from './service.ts';
 
 const TTL_MS = 5_000;
 // Per database handle, so processes (and tests) with several databases never mix their settings.
@@ -10,7 +10,7 @@ const caches = new WeakMap<object, Map<SettingKey, { value: unknown; until: numb
  * A setting read for hot paths (public license checks): at most one query per key every 5 s per
  * process, so a changed setting takes effect within 5 s.
  */
-export async function getSettingCached<K extends SettingKey>(db: Db, key: K, overrides: SettingOverrides): Promise<SettingValue<K>> {
+export async function getSettingCached<K extends SettingKey>(db: Db, key: K, ...overrides: OverridesFor<K>): Promise<SettingValue<K>> {
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();
@@ -18,7 +18,7 @@ export async function getSettingCached<K extends SettingKey>(db: Db, key: K, ove
   }
   const hit = cache.get(key);
   if (hit && hit.until > Date.now()) return hit.value as SettingValue<K>;
-  const value = await getSetting(db, key, overrides);
+  const value = await getSetting(db, key, ...overrides);
   cache.set(key, { value, until: Date.now() + TTL_MS });
   return value;
 }

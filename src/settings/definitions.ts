@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import type { Config } from '../config.ts';
 import { DECIMAL_PATTERN } from '../money.ts';
 
 interface SettingDef {
   schema: z.ZodType;
   default: unknown;
-  /** Environment variable that overrides the stored row (D-12). */
-  env?: string;
+  /** Environment variable that overrides the stored row (D-12); config.ts parses it with the rest. */
+  env?: keyof Config;
   /** Write-only: read back as "********". */
   secret?: boolean;
   description: string;
@@ -39,6 +40,11 @@ export const settingDefinitions = {
 
 export type SettingKey = keyof typeof settingDefinitions;
 export type SettingValue<K extends SettingKey> = z.output<(typeof settingDefinitions)[K]['schema']>;
+
+/** The environment variable that overrides setting K, or never when none does. */
+export type SettingEnvVar<K extends SettingKey = SettingKey> = K extends SettingKey
+  ? (typeof settingDefinitions)[K] extends { env: infer E extends keyof Config } ? E : never
+  : never;
 
 export const SECRET_MASK = '********';
 

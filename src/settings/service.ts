@@ -1,15 +1,23 @@
+import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, type ErrorDetail } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
-import { isSettingKey, SECRET_MASK, settingDef, settingDefinitions, type SettingKey, type SettingValue } from './definitions.ts';
+import { isSettingKey, SECRET_MASK, settingDef, settingDefinitions, type SettingEnvVar, type SettingKey, type SettingValue } from './definitions.ts';
 import { selectSettingRows, upsertSettingRows } from './repo.ts';
 
 /**
- * Where environment overrides are read (D-12): the parsed `Config` (routes pass `deps.config`, so a
- * test app's own environment counts) or, by default, `process.env`. Only string values are used.
+ * The environment overrides of settings (D-12), as config.ts parsed them: callers pass `deps.config`,
+ * so a test app's own environment counts. A variable left out overrides nothing.
  */
-export type SettingOverrides = Readonly<Record<string, unknown>>;
+export type SettingOverrides = Partial<Pick<Config, SettingEnvVar>>;
+
+/**
+ * A read of a setting that an environment variable overrides must be given the overrides (forgetting
+ * them would silently ignore the variable); a read of settings no variable overrides need not, so code
+ * without the config at hand (dunning) can still read those.
+ */
+export type OverridesFor<K extends SettingKey> = [SettingEnvVar<K>] extends [never] ? [overrides?: SettingOverrides] : [overrides: SettingOverrides];
 
 /** An environment value is text; a setting may be a number or a list, so JSON is tried after the raw text. */
 function parseOverride(key: SettingKey, raw: string): unknown {
@@ -28,9 +36,9 @@ function parseOverride(key: SettingKey, raw: string): unknown {
   throw new Error(`Invalid ${def.env}: ${issue?.message}`);
 }
 
-function resolve(key: SettingKey, stored: unknown, overrides: SettingOverrides): unknown {
+function resolve(key: SettingKey, stored: unknown, overrides: Partial<Config> | undefined): unknown {
   const def = settingDef(key);
-  const fromEnv = def.env ? overrides[def.env] : undefined;
+  const fromEnv = def.env ? overrides?.[def.env] : undefined;
   if (typeof fromEnv === 'string' && fromEnv !== '') return parseOverride(key, fromEnv);
   if (stored === undefined) return def.default;
   const parsed = def.schema.safeParse(stored);
@@ -38,24 +46,24 @@ function resolve(key: SettingKey, stored: unknown, overrides: SettingOverrides):
 }
 
 /** Throws naming the variable when an environment override is invalid; call at start-up (D-9). */
-export function assertSettingOverridesValid(overrides: SettingOverrides = process.env): void {
+export function assertSettingOverridesValid(overrides: SettingOverrides): void {
   for (const key of Object.keys(settingDefinitions) as SettingKey[]) resolve(key, undefined, overrides);
 }
 
 /** One setting's effective value: environment override, else the stored row, else the default (D-12). */
-export async function getSetting<K extends SettingKey>(db: Db, key: K, overrides: SettingOverrides = process.env): Promise<SettingValue<K>> {
+export async function getSetting<K extends SettingKey>(db: Db, key: K, ...[overrides]: OverridesFor<K>): Promise<SettingValue<K>> {
   const rows = await selectSettingRows(db, [key]);
   return resolve(key, rows.get(key), overrides) as SettingValue<K>;
 }
 
 /** Several settings in one query. */
-export async function getSettings<K extends SettingKey>(db: Db, keys: K[], overrides: SettingOverrides = process.env): Promise<{ [P in K]: SettingValue<P> }> {
+export async function getSettings<K extends SettingKey>(db: Db, keys: K[], ...[overrides]: OverridesFor<K>): Promise<{ [P in K]: SettingValue<P> }> {
   const rows = await selectSettingRows(db, keys);
   return Object.fromEntries(keys.map((k) => [k, resolve(k, rows.get(k), overrides)])) as { [P in K]: SettingValue<P> };
 }
 
 /** Every setting for the admin API, secrets masked. */
-export async function listSettings(db: Db, overrides: SettingOverrides = process.env): Promise<Record<string, unknown>> {
+export async function listSettings(db: Db, overrides: SettingOverrides): Promise<Record<string, unknown>> {
   const rows = await selectSettingRows(db);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(settingDefinitions) as SettingKey[]) {
@@ -95,7 +103,7 @@ async function idpProblems(db: Db, valid: Partial<Record<SettingKey, unknown>>, 
 }
 
 /** Validates every given key and value, then stores them together; nothing is stored when one is bad. */
-export async function updateSettings(db: Db, values: Record<string, unknown>, overrides: SettingOverrides = process.env): Promise<Record<string, unknown>> {
+export async function updateSettings(db: Db, values: Record<string, unknown>, overrides: SettingOverrides): Promise<Record<string, unknown>> {
   const { valid, details } = validateChanges(values);
   if (details.length > 0) {
     const unknownOnly = details.every((d) => d.message === 'unknown setting');

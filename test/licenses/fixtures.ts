@@ -1,5 +1,6 @@
 /** Shared helpers of the license tests: an app with an admin session, licenses made over the admin API, public calls. */
 import { randomUUID } from 'node:crypto';
+import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
@@ -79,6 +80,33 @@ export const verify = (kit: LicenseKit, licenseKey: unknown) => request(kit.app.
 
 export const validate = (kit: LicenseKit, licenseKey: unknown, deviceId: unknown, deviceName: unknown = `Device ${String(deviceId)}`) =>
   request(kit.app.baseUrl, '/api/licenses/validate', { body: { licenseKey, deviceId, deviceName } });
+
+/** A license with one device already activated, so refusals of known devices show too. */
+export async function licenseWithDevice(kit: LicenseKit, body: Record<string, unknown> = {}): Promise<License> {
+  const license = await issueLicense(kit, { maxActivations: 5, features: { pro: true }, ...body });
+  const res = await validate(kit, license.licenseKey, 'known-device');
+  if (!res.body.valid) throw new Error(`first activation refused: ${res.text}`);
+  return license;
+}
+
+/**
+ * The admin read says `status`, verify answers valid false with it, and validate is refused with `error`
+ * for both a known and a new device, adding no activation.
+ */
+export async function assertRefused(t: ExecutionContext, kit: LicenseKit, license: License, status: string, error: string): Promise<void> {
+  const before = await getLicense(kit, license.licenseKey);
+  const v = await verify(kit, license.licenseKey);
+  t.is(v.status, 200);
+  t.deepEqual(v.body, { valid: false, status, features: before.features, expiresAt: before.expiresAt });
+  for (const device of ['known-device', 'new-device']) {
+    const res = await validate(kit, license.licenseKey, device);
+    t.is(res.status, 200, device);
+    t.deepEqual(res.body, { valid: false, error, status, features: before.features, expiresAt: before.expiresAt }, device);
+  }
+  t.is(await activationRows(kit.app.db, license.id), before.currentActivations);
+  t.is((await getLicense(kit, license.licenseKey)).currentActivations, before.currentActivations);
+  t.is(before.status, status);
+}
 
 /** Activation rows of a license, straight from the table. */
 export async function activationRows(db: Knex, licenseId: string): Promise<number> {

@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { expireLicenses } from '../../src/licenses/service.ts';
-import { activationRows, getLicense, inDays, issueLicense, startLicenseApp, updateLicense, validate, verify, type License, type LicenseKit } from './fixtures.ts';
+import { activationRows, assertRefused, getLicense, inDays, issueLicense, licenseWithDevice, startLicenseApp, updateLicense, validate, verify, type LicenseKit } from './fixtures.ts';
 
 let kit: LicenseKit;
 test.before(async () => {
@@ -12,40 +12,16 @@ test.before(async () => {
 });
 test.after.always(async () => kit?.close());
 
-/** A license with one device already activated, so refusals of known devices show too. */
-async function licenseWithDevice(body: Record<string, unknown> = {}): Promise<License> {
-  const license = await issueLicense(kit, { maxActivations: 5, features: { pro: true }, ...body });
-  const res = await validate(kit, license.licenseKey, 'known-device');
-  if (!res.body.valid) throw new Error(`first activation refused: ${res.text}`);
-  return license;
-}
-
-/** Validate is refused with `error` for both a known and a new device, and no activation is added. */
-async function assertRefused(t: import('ava').ExecutionContext, license: License, status: string, error: string) {
-  const before = await getLicense(kit, license.licenseKey);
-  const v = await verify(kit, license.licenseKey);
-  t.is(v.status, 200);
-  t.deepEqual(v.body, { valid: false, status, features: before.features, expiresAt: before.expiresAt });
-  for (const device of ['known-device', 'new-device']) {
-    const res = await validate(kit, license.licenseKey, device);
-    t.is(res.status, 200, device);
-    t.deepEqual(res.body, { valid: false, error, status, features: before.features, expiresAt: before.expiresAt }, device);
-  }
-  t.is(await activationRows(kit.app.db, license.id), before.currentActivations);
-  t.is((await getLicense(kit, license.licenseKey)).currentActivations, before.currentActivations);
-  t.is(before.status, status);
-}
-
 test('an active license verifies valid and validates (the control for the refusals)', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   t.deepEqual((await verify(kit, license.licenseKey)).body, { valid: true, status: 'active', features: { pro: true }, expiresAt: null });
   t.like((await validate(kit, license.licenseKey, 'known-device')).body, { valid: true, status: 'active' });
 });
 
 test('suspended: verify valid false, validate license_suspended; active again validates', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   t.is((await updateLicense(kit, license.licenseKey, { status: 'suspended' })).status, 'suspended');
-  await assertRefused(t, license, 'suspended', 'license_suspended');
+  await assertRefused(t, kit, license, 'suspended', 'license_suspended');
   t.is((await updateLicense(kit, license.licenseKey, { status: 'active' })).status, 'active');
   t.like((await validate(kit, license.licenseKey, 'new-device')).body, { valid: true, currentActivations: 2 });
 });
@@ -54,37 +30,37 @@ test('expired by date at creation: expired everywhere at once, without any sweep
   const license = await issueLicense(kit, { maxActivations: 5, expiresAt: inDays(-1) });
   t.is(license.status, 'expired');
   t.is((await kit.app.db('licenses').where({ id: license.id }).first()).status, 'active', 'stored status untouched: no sweep ran');
-  await assertRefused(t, license, 'expired', 'license_expired');
+  await assertRefused(t, kit, license, 'expired', 'license_expired');
 });
 
 test('PUT of a past expiresAt expires the license at once, for known devices too', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   const past = new Date(Date.now() - 1000).toISOString();
   const updated = await updateLicense(kit, license.licenseKey, { expiresAt: past });
   t.like(updated, { status: 'expired', expiresAt: past });
-  await assertRefused(t, license, 'expired', 'license_expired');
+  await assertRefused(t, kit, license, 'expired', 'license_expired');
 });
 
 test('a suspended license past its date reads expired', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   await updateLicense(kit, license.licenseKey, { status: 'suspended', expiresAt: inDays(-2) });
-  await assertRefused(t, license, 'expired', 'license_expired');
+  await assertRefused(t, kit, license, 'expired', 'license_expired');
 });
 
 test('revoked: verify valid false, validate license_revoked', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   t.is((await updateLicense(kit, license.licenseKey, { status: 'revoked' })).status, 'revoked');
-  await assertRefused(t, license, 'revoked', 'license_revoked');
+  await assertRefused(t, kit, license, 'revoked', 'license_revoked');
 });
 
 test('revoked stays revoked past its date (revoked wins over expired)', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   await updateLicense(kit, license.licenseKey, { status: 'revoked', expiresAt: inDays(-1) });
-  await assertRefused(t, license, 'revoked', 'license_revoked');
+  await assertRefused(t, kit, license, 'revoked', 'license_revoked');
 });
 
 test('revoked is final: PUT to active or suspended is 409 license_revoked and changes nothing', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   const revoked = await updateLicense(kit, license.licenseKey, { status: 'revoked' });
   for (const body of [{ status: 'active' }, { status: 'suspended' }, { status: 'active', maxActivations: 50, features: { hacked: true }, expiresAt: inDays(30) }]) {
     const res = await kit.admin(`/api/licenses/${license.licenseKey}`, { method: 'PUT', body });
@@ -110,7 +86,7 @@ test('expired is not a status an admin sets: PUT status expired is 400', async (
 });
 
 test('renewal: a license expired by date given a future expiresAt reads active and validates again', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   await updateLicense(kit, license.licenseKey, { expiresAt: inDays(-1) });
   t.is((await verify(kit, license.licenseKey)).body.status, 'expired');
   const future = inDays(365);
@@ -122,12 +98,12 @@ test('renewal: a license expired by date given a future expiresAt reads active a
 
 // Serial: expireLicenses sweeps the whole table, so it runs before the concurrent tests add licenses.
 test.serial('renewal: a license stored expired by expireLicenses and given a future expiresAt is stored active and validates', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   await updateLicense(kit, license.licenseKey, { expiresAt: inDays(-1) });
   await expireLicenses(kit.app.db, new Date());
   const stored = () => kit.app.db('licenses').where({ id: license.id }).first();
   t.is((await stored()).status, 'expired');
-  await assertRefused(t, license, 'expired', 'license_expired');
+  await assertRefused(t, kit, license, 'expired', 'license_expired');
 
   const renewed = await updateLicense(kit, license.licenseKey, { expiresAt: inDays(60) });
   t.is(renewed.status, 'active');
@@ -137,7 +113,7 @@ test.serial('renewal: a license stored expired by expireLicenses and given a fut
 });
 
 test.serial('renewal by clearing the date: a stored-expired license given expiresAt null reads active', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   await updateLicense(kit, license.licenseKey, { expiresAt: inDays(-1) });
   await expireLicenses(kit.app.db, new Date());
   const renewed = await updateLicense(kit, license.licenseKey, { expiresAt: null });
@@ -146,7 +122,7 @@ test.serial('renewal by clearing the date: a stored-expired license given expire
 });
 
 test.serial('a past date on a stored-expired license is no renewal', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   await updateLicense(kit, license.licenseKey, { expiresAt: inDays(-1) });
   await expireLicenses(kit.app.db, new Date());
   t.is((await updateLicense(kit, license.licenseKey, { expiresAt: inDays(-3) })).status, 'expired');
@@ -170,7 +146,7 @@ test('no status but active ever activates a device, even under concurrency', asy
 });
 
 test('a refused validate does not refresh a known device', async (t) => {
-  const license = await licenseWithDevice();
+  const license = await licenseWithDevice(kit);
   const [before] = (await kit.admin(`/api/licenses/${license.licenseKey}/activations`)).body;
   await updateLicense(kit, license.licenseKey, { status: 'suspended' });
   await validate(kit, license.licenseKey, 'known-device', 'Renamed while suspended');

@@ -9,6 +9,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import puppeteer, { type Browser, type Page, type PDFOptions } from 'puppeteer';
+import { childProcessEnvironment } from '../../config.ts';
 import { isProcessAlive } from '../../os/process-alive.ts';
 import { chromiumArgs, resolveChromium } from './chromium.ts';
 
@@ -126,7 +127,7 @@ export class BrowserManager {
         // SIGKILL with no exit handler run, the pipe closes and Chromium shuts itself down; a WebSocket
         // connection would leave the browser and its renderers running as orphans.
         pipe: true,
-        env: { ...process.env, ...env },
+        env: childProcessEnvironment(env),
         // The process's own shutdown decides when the browser goes (after in-flight renders); puppeteer
         // still kills it when the process exits.
         handleSIGINT: false,

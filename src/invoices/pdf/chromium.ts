@@ -6,6 +6,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import chromium from '@sparticuz/chromium';
+import { childProcessEnvironment } from '../../config.ts';
 
 /**
  * Flags for a headless renderer running as root in a sandbox without network. @sparticuz/chromium's own
@@ -100,6 +101,7 @@ export async function resolveChromium(configuredPath: string | undefined): Promi
   chromium.setGraphicsMode = false;
   const executablePath = await withFileLock(path.join(tmpdir(), 'billing-chromium-extract.lock'), () => chromium.executablePath());
   const env: Record<string, string> = {};
-  if (!process.env.FONTCONFIG_FILE && !process.env.FONTCONFIG_PATH) env.FONTCONFIG_FILE = await fontconfigFile();
+  const inherited = childProcessEnvironment();
+  if (!inherited.FONTCONFIG_FILE && !inherited.FONTCONFIG_PATH) env.FONTCONFIG_FILE = await fontconfigFile();
   return { executablePath, env };
 }

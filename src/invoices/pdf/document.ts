@@ -6,7 +6,7 @@ import { findInvoiceForPdf } from './repo.ts';
 import type { InvoiceDocument, Seller } from './template.ts';
 
 /** The seller block from the `company.*` settings (cached for 5 s per process, as every hot-path setting). */
-export async function loadSeller(db: Db, overrides: SettingOverrides = process.env): Promise<Seller> {
+export async function loadSeller(db: Db, overrides: SettingOverrides): Promise<Seller> {
   const [name, address, email, taxId] = await Promise.all([
     getSettingCached(db, 'company.name', overrides),
     getSettingCached(db, 'company.address', overrides),
@@ -23,7 +23,7 @@ export interface LoadedInvoiceDocument {
 }
 
 /** The invoice's document, or undefined when there is no such invoice: one query (the seller is cached). */
-export async function loadInvoiceDocument(db: Db, invoiceId: string, overrides?: SettingOverrides): Promise<LoadedInvoiceDocument | undefined> {
+export async function loadInvoiceDocument(db: Db, invoiceId: string, overrides: SettingOverrides): Promise<LoadedInvoiceDocument | undefined> {
   const [found, seller] = await Promise.all([findInvoiceForPdf(db, invoiceId), loadSeller(db, overrides)]);
   if (!found) return undefined;
   return { document: { invoice: found.invoice, lines: found.lines, customer: found.customer, seller }, currentPdfStored: found.currentPdfStored };

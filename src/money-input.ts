@@ -1,10 +1,14 @@
 import type { Decimal } from 'decimal.js';
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
-import { DECIMAL_PATTERN, minorUnits, money, moneyString } from '../money.ts';
+import { AppError } from './errors.ts';
+import { DECIMAL_PATTERN, minorUnits, money, moneyString } from './money.ts';
+
+/*
+ * Money as request bodies give it. Payments, refunds, store credits and credit notes all take it, so
+ * it lives beside money.ts rather than in one of them.
+ */
 
 /**
- * Amount checks shared by payments, refunds, store credits and credit notes.
  * A stored amount must be exact in its currency: "10.001" USD would print as "10.00" (D-3) while
  * adding 10.001 to the books, so finer amounts are refused rather than rounded.
  */
