@@ -1,6 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import type { JobDefinition } from './job.ts';
 
 export type Boss = PgBoss;
@@ -32,7 +32,7 @@ export function createBoss(connectionString: string, logger: Logger, options: Bo
  * Creates the queue of each of `definitions` (idempotent) and sets their schedules (a configured one that is
  * now unset is removed); run by the release step before anything sends.
  */
-export async function createQueues(boss: Boss, definitions: readonly JobDefinition[], config: Config = loadConfig()): Promise<void> {
+export async function createQueues(boss: Boss, definitions: readonly JobDefinition[], config: Config): Promise<void> {
   for (const job of definitions) {
     const existing = await boss.getQueue(job.name);
     if (existing) await boss.updateQueue(job.name, job.queue);

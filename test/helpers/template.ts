@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
 import { createKnex } from '../../src/db/knex.ts';
 import { migrateLatest } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -25,6 +26,6 @@ export async function prepareTemplate(adminUrl: string, name: string): Promise<v
   await knex.destroy();
   const boss = createBoss(url, createLogger({ LOG_LEVEL: 'silent' }), { migrate: true, supervise: false, max: 2 });
   await boss.start();
-  await createQueues(boss, jobDefinitions);
+  await createQueues(boss, jobDefinitions, loadConfig());
   await boss.stop({ graceful: false });
 }
