@@ -37,15 +37,21 @@ export interface CreditClaim {
   invoiceNumber: string;
 }
 
+/** What a spend takes from the ledger: the amount for each claim, in order, and the entries that record it. */
+export interface CreditSpend {
+  applied: Money[];
+  entries: Parameters<typeof insertLedgerEntries>[1];
+}
+
 /**
  * The one rule by which store credit is spent (D-57): claims are served in the order given, each taking
  * what is left of its customer's balance in its currency, up to what it asks; each non-zero amount is an
  * `application` entry against its invoice. Takes the ledger locks of every customer named (in id order)
- * before reading balances, so two spenders never spend the same credit. Answers the amount applied to
- * each claim, in order; the caller records it on its invoice in the same transaction.
+ * before reading balances, so two spenders never spend the same credit; the caller records the spend
+ * (recordCreditSpend) in the same transaction once its invoices exist, and puts each amount on its invoice.
  */
-export async function spendCredit(trx: Db, claims: CreditClaim[]): Promise<Money[]> {
-  if (claims.length === 0) return [];
+export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<CreditSpend> {
+  if (claims.length === 0) return { applied: [], entries: [] };
   const customerIds = [...new Set(claims.map((c) => c.customerId))];
   await lockCustomerLedgers(trx, customerIds);
   const balances = new Map<string, Money>();
@@ -60,8 +66,19 @@ export async function spendCredit(trx: Db, claims: CreditClaim[]): Promise<Money
     applications.push({ customer_id: claim.customerId, currency: claim.currency, amount: amount.negated().toString(), kind: 'application', description: `Applied to ${claim.invoiceNumber}`, invoice_id: claim.invoiceId });
     return amount;
   });
-  await insertLedgerEntries(trx, applications);
-  return applied;
+  return { applied, entries: applications };
+}
+
+/** Writes a planned spend's application entries (their invoices must exist). */
+export async function recordCreditSpend(trx: Db, spend: CreditSpend): Promise<void> {
+  await insertLedgerEntries(trx, spend.entries);
+}
+
+/** planCreditSpend and recordCreditSpend at once, for claims of invoices that exist already. */
+export async function spendCredit(trx: Db, claims: CreditClaim[]): Promise<Money[]> {
+  const spend = await planCreditSpend(trx, claims);
+  await recordCreditSpend(trx, spend);
+  return spend.applied;
 }
 
 /** The customer's balance in one currency, as a decimal string. */

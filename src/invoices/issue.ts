@@ -5,7 +5,7 @@
  * issue their periods' invoices through the same function.
  */
 import { randomUUID } from 'node:crypto';
-import { spendCredit } from '../credits/ledger.ts';
+import { planCreditSpend, recordCreditSpend } from '../credits/ledger.ts';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import type { EventType } from '../events/types.ts';
@@ -81,8 +81,8 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
   const numbers = await reserveDocumentNumbers(trx, 'INV', now, inputs.length);
   const issued = priced.filter((p) => p.input.status === 'issued');
   const applied = new Map<string, ReturnType<typeof money>>();
-  const spent = await spendCredit(trx, issued.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id, invoiceNumber: numbers[priced.indexOf(p)]! })));
-  issued.forEach((p, i) => applied.set(p.id, spent[i]!));
+  const spend = await planCreditSpend(trx, issued.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id, invoiceNumber: numbers[priced.indexOf(p)]! })));
+  issued.forEach((p, i) => applied.set(p.id, spend.applied[i]!));
 
   const rows: InvoiceBulkInsert[] = priced.map(({ input, taxRate, totals, id }, i) => {
     const issue = input.status === 'issued';
@@ -115,6 +115,7 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
       totals.lines.map((l, position) => ({ invoice_id: id, position: position + 1, description: l.description, quantity: l.quantity, unit_price: l.unitPrice, amount: l.amount.toString() })),
     ),
   );
+  await recordCreditSpend(trx, spend);
   const linesOf = new Map<string, LineItemRow[]>();
   for (const line of lines) linesOf.set(line.invoice_id, [...(linesOf.get(line.invoice_id) ?? []), line]);
 
