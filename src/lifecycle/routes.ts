@@ -21,6 +21,7 @@ export const lifecycleRoutes = [
       401: { description: 'invalid_cron_secret; nothing is enqueued' },
       500: { description: 'lifecycle_run_failed: with ?wait=true, the sweep failed' },
     },
+    errors: ['lifecycle_run_failed'],
     handler: async ({ deps, query, body }) => {
       const request = { asOf: body.asOf ?? null, environment: deps.config.NODE_ENV, waitMs: query.wait ? CRON_WAIT_MS : null };
       const outcome = await triggerLifecycle(deps.db, request, deps.logger);
