@@ -14,6 +14,7 @@ export const apiKeyRoutes = [
     summary: 'Create an API key scoped to one customer; the key is shown only in this answer',
     body: createApiKeyBody,
     responses: { 201: { description: 'Created', schema: createdApiKeyResponse }, 400: { description: 'invalid_request, customer_not_found' } },
+    errors: ['customer_not_found'],
     handler: async ({ deps, body }) => {
       const { row, key } = await createApiKey(deps.db, body);
       // The key is shown once: an idempotent replay answers the record without it, never a stored copy.
@@ -28,6 +29,7 @@ export const apiKeyRoutes = [
     summary: 'List API keys (never the key itself)',
     query: listApiKeysQuery,
     responses: { 200: { description: 'Keys', schema: z.array(apiKeyResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listApiKeys(deps.db, query, query.customerId), serialiseApiKey),
   }),
   defineRoute({
@@ -38,6 +40,7 @@ export const apiKeyRoutes = [
     summary: 'Revoke an API key; it answers 401 from then on',
     params: idParams,
     responses: { 204: { description: 'Revoked' }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => {
       await revokeApiKey(deps.db, params.id);
       return { status: 204 };

@@ -18,6 +18,7 @@ export const authRoutes = [
       429: { description: 'rate_limited' },
       502: { description: 'identity_provider_error' },
     },
+    errors: ['invalid_credentials', 'rate_limited', 'identity_provider_error'],
     handler: async ({ deps, body, ctx }) => {
       const result = await login(deps.db, { email: body.email, password: body.password, ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, deps.config);
       setSessionCookie(ctx, result.token, result.expiresAt, deps.config.NODE_ENV === 'production');
@@ -34,6 +35,7 @@ export const authRoutes = [
     summary: 'Log out (needs the session cookie, any role); the session is deleted server-side',
     idempotent: false,
     responses: { 204: { description: 'Logged out' }, 401: { description: 'unauthenticated' } },
+    errors: ['unauthenticated'],
     handler: async ({ deps, ctx }) => {
       const token = readSessionCookie(ctx);
       if (!token || !(await logoutByToken(deps.db, token))) throw new AppError('unauthenticated', 'No live session to log out of');

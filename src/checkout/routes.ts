@@ -10,6 +10,7 @@ const responses = {
   409: { description: 'invoice_not_payable (not issued or overdue, or nothing due)' },
   502: { description: 'provider_error: the provider refused, failed or did not answer within 10 s' },
 };
+const errors = ['invoice_not_found', 'invoice_not_payable', 'provider_error'] as const;
 
 export const checkoutRoutes = [
   defineRoute({
@@ -20,6 +21,7 @@ export const checkoutRoutes = [
     summary: "Start a provider_a hosted checkout session for an invoice's amount due",
     body: providerACheckoutBody,
     responses,
+    errors,
     handler: async ({ deps, body }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_a', body) }),
   }),
   defineRoute({
@@ -30,6 +32,7 @@ export const checkoutRoutes = [
     summary: "Create a provider_b invoice (hosted payment page) for an invoice's amount due",
     body: providerBCheckoutBody,
     responses,
+    errors,
     handler: async ({ deps, body }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_b', body) }),
   }),
 ];

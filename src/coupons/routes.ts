@@ -13,6 +13,7 @@ export const couponRoutes = [
     summary: 'Create a coupon: percentOff or amountOff + currency; duration once, repeating or forever',
     body: createCouponBody,
     responses: { 201: { description: 'Created', schema: couponResponse }, 409: { description: 'coupon_code_taken' } },
+    errors: ['coupon_code_taken'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialiseCoupon(await createCoupon(deps.db, body)) }),
   }),
   defineRoute({
@@ -23,6 +24,7 @@ export const couponRoutes = [
     summary: 'List coupons',
     query: listCouponsQuery,
     responses: { 200: { description: 'Coupons', schema: z.array(couponResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listCoupons(deps.db, query), serialiseCoupon),
   }),
 ];

@@ -20,6 +20,7 @@ export const creditNoteRoutes = [
       400: { description: 'invalid_request, invoice_not_found, amount_exceeds_invoice (credit notes above the invoice total)' },
       409: { description: 'invoice_not_creditable (draft or void)' },
     },
+    errors: ['invoice_not_found', 'invoice_not_creditable', 'amount_exceeds_invoice'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreditNote(await issueCreditNote(deps.db, body)) }),
   }),
   defineRoute({
@@ -30,6 +31,7 @@ export const creditNoteRoutes = [
     summary: 'List credit notes in creation order, optionally of one invoice or customer',
     query: listCreditNotesQuery,
     responses: { 200: { description: 'Credit notes', schema: z.array(creditNoteResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listCreditNotes(deps.db, query, query), serialiseCreditNote),
   }),
 ];

@@ -16,6 +16,7 @@ export const creditRoutes = [
     summary: "Add store credit to a customer; it is spent at once on the customer's open invoices in that currency, oldest first",
     body: createCreditBody,
     responses: { 201: { description: 'Credited', schema: createdCreditResponse }, 400: { description: 'invalid_request, customer_not_found' } },
+    errors: ['customer_not_found'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreatedCredit(await grantCredit(deps.db, body)) }),
   }),
   defineRoute({
@@ -26,6 +27,7 @@ export const creditRoutes = [
     summary: 'List store-credit ledger entries (credits, applications, credit notes) in the order written, with running balances',
     query: listCreditsQuery,
     responses: { 200: { description: 'Ledger entries', schema: z.array(ledgerEntryResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listCreditLedger(deps.db, query, query), (row) => serialiseLedgerEntry(row, row.balance_after)),
   }),
 ];

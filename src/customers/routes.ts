@@ -23,6 +23,7 @@ export const customerRoutes = [
     summary: 'List customers in creation order, each with its products',
     query: pageQuery,
     responses: { 200: { description: 'Customers', schema: z.array(customerWithProductsResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listCustomers(deps.db, query), serialiseCustomer),
   }),
   defineRoute({
@@ -33,6 +34,7 @@ export const customerRoutes = [
     summary: 'Read one customer with its products and subscriptions',
     params: idParams,
     responses: { 200: { description: 'The customer', schema: customerDetailResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ body: await detail(deps.db, params.id) }),
   }),
   defineRoute({
@@ -47,6 +49,7 @@ export const customerRoutes = [
       400: { description: 'invalid_request' },
       409: { description: 'email_taken' },
     },
+    errors: ['email_taken'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialiseCustomer(await createCustomer(deps.db, body)) }),
   }),
   defineRoute({
@@ -63,6 +66,7 @@ export const customerRoutes = [
       404: { description: 'not_found' },
       409: { description: 'email_taken' },
     },
+    errors: ['email_taken'],
     handler: async ({ deps, params, body }) => ({ body: serialiseCustomer(await updateCustomer(deps.db, params.id, body)) }),
   }),
   defineRoute({
@@ -73,6 +77,7 @@ export const customerRoutes = [
     summary: 'Delete a customer without billing history',
     params: idParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' }, 409: { description: 'customer_has_billing_history, customer_in_use' } },
+    errors: ['customer_has_billing_history', 'customer_in_use'],
     handler: async ({ deps, params }) => {
       await deleteCustomer(deps.db, params.id);
       return { status: 204 };
@@ -86,6 +91,7 @@ export const customerRoutes = [
     summary: 'Full-text search over name, email and company: every word matches as a prefix, best match first, at most 50',
     query: searchCustomersQuery,
     responses: { 200: { description: 'Matching customers', schema: z.array(customerWithProductsResponse) }, 400: { description: 'invalid_request' } },
+    errors: [],
     handler: async ({ deps, query }) => ({ body: (await searchCustomers(deps.db, query.q)).map(serialiseCustomer) }),
   }),
 ];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { usesIdempotency } from '../http/router.ts';
-import type { AnyRoute, AuthKind } from '../http/route.ts';
+import type { ErrorCode } from '../errors.ts';
+import { routeErrorsByStatus } from '../http/route-errors.ts';
+import { usesIdempotency, type AnyRoute, type AuthKind, type RouteResponseDoc } from '../http/route.ts';
 
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   admin: [{ session: [] }],
@@ -10,21 +11,24 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   public: [],
 };
 
-const errorSchema = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        details: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+/** The D-1 error body; with `codes`, `error.code` is one of them. */
+function errorSchema(codes?: readonly ErrorCode[]) {
+  return {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: codes ? { type: 'string', enum: codes } : { type: 'string' },
+          message: { type: 'string' },
+          details: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+        },
       },
     },
-  },
-};
+  };
+}
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -42,6 +46,26 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
   }));
 }
 
+/**
+ * The documented answers, and for every error status the route can answer (route-errors.ts) an error body
+ * whose code is one of the codes with that status; a status the route did not document gets the codes as
+ * its description. A documented body of its own (D-33's license_not_found) stays, beside the error body.
+ */
+function responsesOf(route: AnyRoute): Record<string, unknown> {
+  const errors = routeErrorsByStatus(route);
+  const docs: Record<number, RouteResponseDoc> = { ...route.responses };
+  for (const [status, codes] of errors) docs[status] ??= { description: codes.join(', ') };
+  const responses: Record<string, unknown> = {};
+  for (const [status, doc] of Object.entries(docs)) {
+    const codes = errors.get(Number(status));
+    const own = doc.schema ? jsonSchema(doc.schema, 'output') : undefined;
+    const error = codes ? errorSchema(codes) : Number(status) >= 400 ? errorSchema() : undefined;
+    const schema = own && error && codes ? { anyOf: [own, error] } : (own ?? error);
+    responses[status] = { description: doc.description, ...(schema ? { content: { [doc.contentType ?? 'application/json']: { schema } } } : {}) };
+  }
+  return responses;
+}
+
 /** The OpenAPI 3.1 document, generated from the same route definitions and zod schemas that serve requests (D-8). */
 export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -51,12 +75,7 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
     if (usesIdempotency(route)) {
       params.push({ name: 'Idempotency-Key', in: 'header' as 'query', required: false, schema: { type: 'string', maxLength: 255 } });
     }
-    const responses: Record<string, unknown> = {};
-    for (const [status, doc] of Object.entries(route.responses)) {
-      const contentType = doc.contentType ?? 'application/json';
-      const schema = doc.schema ? jsonSchema(doc.schema, 'output') : Number(status) >= 400 ? errorSchema : undefined;
-      responses[status] = { description: doc.description, ...(schema ? { content: { [contentType]: { schema } } } : {}) };
-    }
+    const responses = responsesOf(route);
     (paths[path] ??= {})[route.method] = {
       tags: [route.tag],
       summary: route.summary,
@@ -77,7 +96,7 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
         apiKey: { type: 'http', scheme: 'bearer' },
         cronSecret: { type: 'apiKey', in: 'header', name: 'X-Cron-Secret' },
       },
-      schemas: { Error: errorSchema },
+      schemas: { Error: errorSchema() },
     },
     paths,
   };

@@ -12,6 +12,7 @@ export function docsRoutes(routes: AnyRoute[]): AnyRoute[] {
       tag: 'Operations',
       summary: 'This OpenAPI 3.1 document',
       responses: { 200: { description: 'OpenAPI document' } },
+      errors: [],
       handler: async () => ({ body: document }),
     }),
     defineRoute({
@@ -21,6 +22,7 @@ export function docsRoutes(routes: AnyRoute[]): AnyRoute[] {
       tag: 'Operations',
       summary: 'Human-readable API reference',
       responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+      errors: [],
       handler: async () => ({ body: page, headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
     }),
   ];

@@ -13,6 +13,7 @@ export const eventRoutes = [
     summary: 'List recorded events in creation order, optionally of one type',
     query: listEventsQuery,
     responses: { 200: { description: 'Events', schema: z.array(eventResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listEvents(deps.db, query, query.type), serialiseEvent),
   }),
 ];

@@ -21,6 +21,7 @@ export const healthRoutes = [
     tag: 'Operations',
     summary: 'The process is alive',
     responses: { 200: { description: 'Alive' } },
+    errors: [],
     handler: async () => ({ body: { status: 'ok' } }),
   }),
   defineRoute({
@@ -30,6 +31,8 @@ export const healthRoutes = [
     tag: 'Operations',
     summary: 'The database is reachable and migrations are current; 503 otherwise',
     responses: { 200: { description: 'Ready' }, 503: { description: 'unavailable' } },
+    // Its 503 unavailable is one every route can answer (route-errors.ts).
+    errors: [],
     handler: async ({ deps }) => {
       try {
         await Promise.race([
@@ -50,6 +53,7 @@ export const healthRoutes = [
     tag: 'Operations',
     summary: 'Prometheus metrics',
     responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
+    errors: [],
     handler: async () => ({ body: renderMetrics(), headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' } }),
   }),
 ];

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { AppDeps } from '../app-deps.ts';
+import type { ErrorCode } from '../errors.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -50,12 +51,22 @@ export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
   body?: B;
   /** Documented answers by status, for the OpenAPI document. */
   responses: Record<number, RouteResponseDoc>;
+  /**
+   * The error codes this route's own work can answer (its service's refusals). Those that come with the
+   * route's shape (auth kind, parameters, body, idempotency: `route-errors.ts`) are added there, not here.
+   */
+  errors: readonly ErrorCode[];
   /** POSTs of the admin and v1 APIs honour Idempotency-Key unless this is false. */
   idempotent?: boolean;
   handler(input: HandlerInput<P, Q, B>): Promise<Reply>;
 }
 
 export type AnyRoute = RouteDef<any, any, any>;
+
+/** D-6: POSTs of the admin and v1 APIs honour Idempotency-Key unless the route opts out. */
+export function usesIdempotency(route: AnyRoute): boolean {
+  return route.method === 'post' && (route.auth === 'admin' || route.auth === 'apiKey') && route.idempotent !== false;
+}
 
 /** Declares a route; the identity function exists so TypeScript infers the handler's input types. */
 export function defineRoute<

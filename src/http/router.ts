@@ -4,7 +4,7 @@ import type { AppDeps } from '../app-deps.ts';
 import { authenticate } from './auth-middleware.ts';
 import { idempotency } from '../idempotency/middleware.ts';
 import type { Principal } from './principal.ts';
-import type { AnyRoute, Reply } from './route.ts';
+import { usesIdempotency, type AnyRoute, type Reply } from './route.ts';
 import { parseOrThrow } from './validate.ts';
 
 function writeReply(ctx: Context, reply: Reply): void {
@@ -25,10 +25,6 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     const db = (ctx.state.db as AppDeps['db'] | undefined) ?? deps.db;
     writeReply(ctx, await route.handler({ params, query, body, principal, deps: { ...deps, db }, ctx }));
   };
-}
-
-export function usesIdempotency(route: AnyRoute): boolean {
-  return route.method === 'post' && (route.auth === 'admin' || route.auth === 'apiKey') && route.idempotent !== false;
 }
 
 /** Builds the Koa router from route definitions: auth first, then idempotency, then parsing and the handler. */

@@ -18,6 +18,7 @@ export const invoiceRoutes = [
     summary: 'List invoices, optionally by status and customer',
     query: listInvoicesQuery,
     responses: { 200: { description: 'Invoices', schema: z.array(invoiceResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listInvoices(deps.db, query, query), (r) => serialiseInvoice(r.invoice, r.lines)),
   }),
   defineRoute({
@@ -28,6 +29,7 @@ export const invoiceRoutes = [
     summary: 'Create an invoice (draft unless status is issued) with a number INV-{YEAR}-{SEQ}',
     body: createInvoiceBody,
     responses: { 201: { description: 'Created', schema: invoiceResponse }, 400: { description: 'invalid_request, customer_not_found, subscription_not_found' } },
+    errors: ['customer_not_found', 'subscription_not_found'],
     handler: async ({ deps, body }) => {
       const { invoice, lines } = await createAdminInvoice(deps.db, body, { settings: deps.config });
       return { status: 201, body: serialiseInvoice(invoice, lines) };
@@ -41,6 +43,7 @@ export const invoiceRoutes = [
     summary: 'Read one invoice',
     params: idParams,
     responses: { 200: { description: 'Invoice', schema: invoiceResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => {
       const { invoice, lines } = await getInvoice(deps.db, params.id);
       return { body: serialiseInvoice(invoice, lines) };
@@ -55,6 +58,7 @@ export const invoiceRoutes = [
     params: idParams,
     body: updateInvoiceBody,
     responses: { 200: { description: 'Invoice', schema: invoiceResponse }, 404: { description: 'not_found' }, 409: { description: 'invalid_status_transition' } },
+    errors: ['invalid_status_transition', 'invoice_has_payments'],
     handler: async ({ deps, params, body }) => {
       const { invoice, lines } = await setInvoiceStatus(deps.db, params.id, body.status, { settings: deps.config });
       return { body: serialiseInvoice(invoice, lines) };

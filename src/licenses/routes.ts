@@ -38,6 +38,7 @@ export const licenseRoutes = [
     summary: 'Whether a license key is valid now (no credentials)',
     body: verifyBody,
     responses: { 200: { description: 'Found; valid says whether it may be used', schema: verifyResponse }, 404: { description: 'Unknown key', schema: notFoundResponse }, 429: { description: 'rate_limited' } },
+    errors: ['rate_limited'],
     handler: async (input) => {
       await limitPublic(input);
       return checkReply(await verifyLicense(input.deps.db, input.body.licenseKey));
@@ -51,6 +52,7 @@ export const licenseRoutes = [
     summary: 'Validate a license and register the device, within maxActivations (no credentials)',
     body: validateBody,
     responses: { 200: { description: 'valid true with the activation, or valid false with the refusal', schema: validateResponse }, 404: { description: 'Unknown key', schema: notFoundResponse }, 429: { description: 'rate_limited' } },
+    errors: ['rate_limited'],
     handler: async (input) => {
       await limitPublic(input);
       return checkReply(await validateLicense(input.deps.db, input.body));
@@ -64,6 +66,7 @@ export const licenseRoutes = [
     summary: 'List licenses, optionally by customer, product or status',
     query: listLicensesQuery,
     responses: { 200: { description: 'Licenses', schema: z.array(licenseResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => {
       const now = new Date();
       return listReply(ctx, await listLicenses(deps.db, query, query), (row) => serialiseLicense(row, now));
@@ -77,6 +80,7 @@ export const licenseRoutes = [
     summary: 'Issue a license with a generated key',
     body: createLicenseBody,
     responses: { 201: { description: 'Created', schema: licenseResponse }, 400: { description: 'invalid_request, customer_not_found, product_not_found' } },
+    errors: ['customer_not_found', 'product_not_found'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialiseLicense(await createLicense(deps.db, body, deps.config)) }),
   }),
   defineRoute({
@@ -87,6 +91,7 @@ export const licenseRoutes = [
     summary: 'Read one license by its key',
     params: keyParams,
     responses: { 200: { description: 'License', schema: licenseResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ body: serialiseLicense(await getLicense(deps.db, params.key)) }),
   }),
   defineRoute({
@@ -98,6 +103,7 @@ export const licenseRoutes = [
     params: keyParams,
     body: updateLicenseBody,
     responses: { 200: { description: 'License', schema: licenseResponse }, 404: { description: 'not_found' }, 409: { description: 'license_revoked' } },
+    errors: ['license_revoked'],
     handler: async ({ deps, params, body }) => ({ body: serialiseLicense(await updateLicense(deps.db, params.key, body)) }),
   }),
   defineRoute({
@@ -108,6 +114,7 @@ export const licenseRoutes = [
     summary: 'Delete a license and its activations',
     params: keyParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => {
       await deleteLicense(deps.db, params.key);
       return { status: 204 };
@@ -121,6 +128,7 @@ export const licenseRoutes = [
     summary: 'The devices activated on a license',
     params: keyParams,
     responses: { 200: { description: 'Activations', schema: z.array(activationResponse) }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ body: (await listActivations(deps.db, params.key)).map(serialiseActivation) }),
   }),
   defineRoute({
@@ -131,6 +139,7 @@ export const licenseRoutes = [
     summary: 'Remove a device activation, freeing its slot',
     params: activationParams,
     responses: { 204: { description: 'Removed' }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => {
       await removeActivation(deps.db, params.key, params.deviceId);
       return { status: 204 };

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { boot } from '../process/boot.ts';
 import { timestampInput } from '../http/schemas.ts';
 import { runLifecycleInProcess } from './runs.ts';
+import { asOfHonoured } from './service.ts';
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { 'as-of': { type: 'string' } }, strict: true });
 const { deps, boss, database } = await boot('lifecycle-cli', { release: false, supervise: false });
@@ -15,7 +16,7 @@ let code = 1;
 try {
   let asOf: Date | null = null;
   if (values['as-of'] !== undefined) {
-    if (deps.config.NODE_ENV === 'production') throw new Error('--as-of is not accepted in production (D-81)');
+    if (!asOfHonoured(deps.config.NODE_ENV)) throw new Error('--as-of is not accepted in production (D-81)');
     asOf = timestampInput.parse(values['as-of']);
   }
   const run = await runLifecycleInProcess(deps, asOf);

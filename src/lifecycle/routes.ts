@@ -21,13 +21,12 @@ export const lifecycleRoutes = [
       401: { description: 'invalid_cron_secret; nothing is enqueued' },
       500: { description: 'lifecycle_run_failed: with ?wait=true, the sweep failed' },
     },
+    errors: ['lifecycle_run_failed'],
     handler: async ({ deps, query, body }) => {
-      // D-81: moving time is for tests and staging; production always sweeps as of now.
-      const asOf = deps.config.NODE_ENV === 'production' ? null : (body.asOf ?? null);
-      if (body.asOf && asOf === null) deps.logger.warn('cron lifecycle: body asOf ignored in production');
-      const answer = await triggerLifecycle(deps.db, asOf, query.wait ? CRON_WAIT_MS : null);
-      if (answer.status === 200) return { status: 200, body: { jobId: answer.run.id, ...answer.summary } };
-      return { status: 202, body: { jobId: answer.run.id, status: answer.run.status }, headers: query.wait ? { 'Retry-After': '30' } : undefined };
+      const request = { asOf: body.asOf ?? null, environment: deps.config.NODE_ENV, waitMs: query.wait ? CRON_WAIT_MS : null };
+      const outcome = await triggerLifecycle(deps.db, request, deps.logger);
+      if (outcome.kind === 'finished') return { status: 200, body: { jobId: outcome.run.id, ...outcome.summary } };
+      return { status: 202, body: { jobId: outcome.run.id, status: outcome.run.status }, headers: query.wait ? { 'Retry-After': '30' } : undefined };
     },
   }),
 ];

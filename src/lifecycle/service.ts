@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
@@ -34,14 +36,31 @@ export async function requestLifecycleRun(db: Db, asOf: Date | null): Promise<{ 
   throw new Error('could not open or join a lifecycle run');
 }
 
-export type CronAnswer = { status: 202; run: LifecycleRunRow } | { status: 200; run: LifecycleRunRow; summary: LifecycleSummary };
+/** D-81: moving time is for tests and staging; production always sweeps as of now. */
+export function asOfHonoured(environment: Config['NODE_ENV']): boolean {
+  return environment !== 'production';
+}
+
+export interface CronRequest {
+  /** The `asOf` the caller asked for; null for now. */
+  asOf: Date | null;
+  /** NODE_ENV, which decides whether `asOf` counts (D-81). */
+  environment: Config['NODE_ENV'];
+  /** How long to wait for the sweep's summary; null to answer at once. */
+  waitMs: number | null;
+}
+
+/** The run finished with its summary, or is still queued or running (also when waiting ran out). */
+export type CronOutcome = { kind: 'finished'; run: LifecycleRunRow; summary: LifecycleSummary } | { kind: 'pending'; run: LifecycleRunRow };
 
 /** The cron endpoint's use case: request (or join) a run and, with `waitMs`, wait for its summary. */
-export async function triggerLifecycle(db: Db, asOf: Date | null, waitMs: number | null): Promise<CronAnswer> {
+export async function triggerLifecycle(db: Db, request: CronRequest, logger?: Pick<Logger, 'warn'>): Promise<CronOutcome> {
+  const asOf = asOfHonoured(request.environment) ? request.asOf : null;
+  if (request.asOf && asOf === null) logger?.warn('cron lifecycle: body asOf ignored in production');
   const { run } = await requestLifecycleRun(db, asOf);
-  if (waitMs === null) return { status: 202, run };
-  const done = (await waitForRun(db, run.id, waitMs)) ?? run;
-  if (done.status === 'succeeded') return { status: 200, run: done, summary: done.summary as unknown as LifecycleSummary };
+  if (request.waitMs === null) return { kind: 'pending', run };
+  const done = (await waitForRun(db, run.id, request.waitMs)) ?? run;
+  if (done.status === 'succeeded') return { kind: 'finished', run: done, summary: done.summary as unknown as LifecycleSummary };
   if (done.status === 'failed') throw new AppError('lifecycle_run_failed', `Lifecycle run ${done.id} failed`);
-  return { status: 202, run: done };
+  return { kind: 'pending', run: done };
 }

@@ -20,6 +20,7 @@ export const paymentMethodRoutes = [
       400: { description: 'invalid_request, customer_not_found' },
       409: { description: 'duplicate_payment_method (same customer, type and providerMethodId)' },
     },
+    errors: ['customer_not_found', 'duplicate_payment_method'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialisePaymentMethod(await createPaymentMethod(deps.db, body)) }),
   }),
   defineRoute({
@@ -30,6 +31,7 @@ export const paymentMethodRoutes = [
     summary: "List a customer's stored payment methods (customerId is required)",
     query: listPaymentMethodsQuery,
     responses: { 200: { description: 'Payment methods', schema: z.array(paymentMethodResponse) }, 400: { description: 'invalid_request (customerId missing or not a UUID)' } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listPaymentMethods(deps.db, query, query.customerId), serialisePaymentMethod),
   }),
   defineRoute({
@@ -40,6 +42,7 @@ export const paymentMethodRoutes = [
     summary: 'Remove a stored payment method',
     params: idParams,
     responses: { 204: { description: 'Removed' }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => {
       await deletePaymentMethod(deps.db, params.id);
       return { status: 204 };

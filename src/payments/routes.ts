@@ -20,6 +20,7 @@ export const paymentRoutes = [
       400: { description: 'invalid_request, invoice_not_found, amount_exceeds_due (amount not in (0, amount due])' },
       409: { description: 'invoice_not_payable (draft or void), duplicate_payment (paymentMethod + providerReference seen before)' },
     },
+    errors: ['invoice_not_found', 'invoice_not_payable', 'duplicate_payment', 'amount_exceeds_due'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialisePayment(await recordPayment(deps.db, body)) }),
   }),
   defineRoute({
@@ -30,6 +31,7 @@ export const paymentRoutes = [
     summary: 'List payments in creation order, optionally of one invoice or customer',
     query: listPaymentsQuery,
     responses: { 200: { description: 'Payments', schema: z.array(paymentResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listPayments(deps.db, query, query), serialisePayment),
   }),
   defineRoute({
@@ -40,6 +42,7 @@ export const paymentRoutes = [
     summary: 'Read one payment',
     params: idParams,
     responses: { 200: { description: 'Payment', schema: paymentResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ body: serialisePayment(await getPayment(deps.db, params.id)) }),
   }),
 ];

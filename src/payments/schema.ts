@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import { formatMoney, moneyString } from '../money.ts';
-import { PAYMENT_METHODS, type PaymentRow } from './repo.ts';
+import { PAYMENT_METHODS, type PaymentMethod, type PaymentRow } from './repo.ts';
 
 /**
  * POST /api/billing/payments (D-54). The amount's range (> 0, <= amount due) is checked against the
@@ -19,8 +19,14 @@ export const createPaymentBody = z.object({
     .nullish()
     .transform((v) => v ?? null),
 });
-/** What recordPayment takes: the request body, or the same fields from a provider event. */
-export type RecordPaymentInput = z.input<typeof createPaymentBody>;
+/** What recordPayment takes: the parsed request body, or the same fields from a provider event. */
+export interface RecordPaymentInput {
+  invoiceId: string;
+  /** A decimal string (D-3). */
+  amount: string;
+  paymentMethod: PaymentMethod;
+  providerReference?: string | null;
+}
 
 export const listPaymentsQuery = pageQuery.extend({ invoiceId: uuid.optional(), customerId: uuid.optional() });
 

@@ -3,15 +3,14 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { parseOrThrow } from '../http/validate.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import { lockInvoice } from '../invoices/service.ts';
 import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
-import { formatMoney, money } from '../money.ts';
+import { DECIMAL_PATTERN, formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import { findPaymentByReference, findPaymentRow, insertPaymentRow, listPaymentRows, lockPaymentRow, PROVIDER_REFERENCE_UNIQUE, updatePaymentRefunds, type PaymentRow } from './repo.ts';
-import { createPaymentBody, paymentEventData, type RecordPaymentInput } from './schema.ts';
+import { paymentEventData, type RecordPaymentInput } from './schema.ts';
 
 export interface PaymentClock {
   now?: Date;
@@ -21,6 +20,17 @@ function duplicatePayment(paymentMethod: string, providerReference: string, exis
   return new AppError('duplicate_payment', `A ${paymentMethod} payment with reference ${providerReference} is already recorded`, {
     details: [{ path: 'providerReference', message: existingId ? `already recorded as payment ${existingId}` : 'already recorded' }],
   });
+}
+
+/**
+ * Amounts travel as decimal strings (D-3). The route's schema has checked the form of a request's amount;
+ * this holds for the other callers (provider events, auto-charge), whose amounts no schema has seen.
+ */
+function assertDecimalAmount(amount: unknown): asserts amount is string {
+  if (typeof amount !== 'string' || !DECIMAL_PATTERN.test(amount)) {
+    const message = 'must be a decimal string such as "10.00"';
+    throw new AppError('invalid_request', `The amount ${message}`, { details: [{ path: 'amount', message }] });
+  }
 }
 
 /**
@@ -34,10 +44,10 @@ function duplicatePayment(paymentMethod: string, providerReference: string, exis
  * (including the unique index's) rolls back only this call, and a caller's transaction that
  * catches it stays usable.
  */
-export async function recordPayment(db: Db, rawInput: RecordPaymentInput, clock: PaymentClock = {}): Promise<PaymentRow> {
-  const input = parseOrThrow(createPaymentBody, rawInput, 'body');
+export async function recordPayment(db: Db, input: RecordPaymentInput, clock: PaymentClock = {}): Promise<PaymentRow> {
+  assertDecimalAmount(input.amount);
   const now = clock.now ?? new Date();
-  const reference = input.providerReference;
+  const reference = input.providerReference ?? null;
   try {
     return await db.transaction(async (trx) => {
       // The invoice lock orders every payment on this invoice: the due amount read below stays true until commit.

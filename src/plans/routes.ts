@@ -16,6 +16,7 @@ export const planRoutes = [
     summary: 'Create a pricing plan (pricingModel flat)',
     body: createPlanBody,
     responses: { 201: { description: 'Created', schema: planResponse }, 400: { description: 'invalid_request, product_not_found' } },
+    errors: ['product_not_found'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialisePlan(await createPlan(deps.db, body)) }),
   }),
   defineRoute({
@@ -26,6 +27,7 @@ export const planRoutes = [
     summary: 'List plans, optionally by product and active flag',
     query: listPlansQuery,
     responses: { 200: { description: 'Plans', schema: z.array(planResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listPlans(deps.db, query, query), serialisePlan),
   }),
   defineRoute({
@@ -36,6 +38,7 @@ export const planRoutes = [
     summary: 'Read one plan',
     params: idParams,
     responses: { 200: { description: 'Plan', schema: planResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ body: serialisePlan(await getPlan(deps.db, params.id)) }),
   }),
   defineRoute({
@@ -47,6 +50,7 @@ export const planRoutes = [
     params: idParams,
     body: updatePlanBody,
     responses: { 200: { description: 'Plan', schema: planResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params, body }) => ({ body: serialisePlan(await updatePlan(deps.db, params.id, body)) }),
   }),
 ];

@@ -16,6 +16,7 @@ export const productRoutes = [
     summary: 'List products in creation order',
     query: pageQuery,
     responses: { 200: { description: 'Products', schema: z.array(productResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listProducts(deps.db, query), serialiseProduct),
   }),
   defineRoute({
@@ -26,6 +27,7 @@ export const productRoutes = [
     summary: 'Read one product',
     params: idParams,
     responses: { 200: { description: 'The product', schema: productResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ body: serialiseProduct(await getProduct(deps.db, params.id)) }),
   }),
   defineRoute({
@@ -36,6 +38,7 @@ export const productRoutes = [
     summary: 'Create a product; the usage metrics are derived and cannot be set',
     body: createProductBody,
     responses: { 201: { description: 'Created', schema: productResponse }, 400: { description: 'invalid_request' } },
+    errors: [],
     handler: async ({ deps, body }) => ({ status: 201, body: serialiseProduct(await createProduct(deps.db, body)) }),
   }),
   defineRoute({
@@ -47,6 +50,7 @@ export const productRoutes = [
     params: idParams,
     body: updateProductBody,
     responses: { 200: { description: 'The updated product', schema: productResponse }, 400: { description: 'invalid_request' }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params, body }) => ({ body: serialiseProduct(await updateProduct(deps.db, params.id, body)) }),
   }),
   defineRoute({
@@ -57,6 +61,7 @@ export const productRoutes = [
     summary: 'Delete a product that no plan, subscription or license uses (archive it otherwise)',
     params: idParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' }, 409: { description: 'product_in_use' } },
+    errors: ['product_in_use'],
     handler: async ({ deps, params }) => {
       await deleteProduct(deps.db, params.id);
       return { status: 204 };

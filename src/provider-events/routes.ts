@@ -22,6 +22,7 @@ const webhookRoutes = PROVIDERS.map((provider) =>
       200: { description: 'Stored (or already stored: a duplicate has no second effect)', schema: receivedResponse },
       400: { description: 'invalid_signature (nothing stored); invalid_request (signed, but not an event)' },
     },
+    errors: [],
     handler: async ({ deps, ctx }) => {
       await receiveProviderWebhook(deps.db, provider, ctx.state.rawBody ?? Buffer.alloc(0), (name) => ctx.get(name), deps.config);
       return { status: 200, body: { received: true } };
@@ -39,6 +40,7 @@ export const providerEventRoutes = [
     summary: 'List stored provider events in arrival order, with their processing status and failure reason',
     query: listProviderEventsQuery,
     responses: { 200: { description: 'Provider events', schema: z.array(providerEventResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listProviderEvents(deps.db, query, query), serialiseProviderEvent),
   }),
   defineRoute({
@@ -49,6 +51,7 @@ export const providerEventRoutes = [
     summary: 'Read one stored provider event',
     params: idParams,
     responses: { 200: { description: 'Provider event', schema: providerEventResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ body: serialiseProviderEvent(await getProviderEvent(deps.db, params.id)) }),
   }),
   defineRoute({
@@ -59,6 +62,7 @@ export const providerEventRoutes = [
     summary: 'Queue a stored event again (a failed one, after fixing its cause); an applied event is not applied twice',
     params: idParams,
     responses: { 200: { description: 'The event, queued again unless already applied', schema: providerEventResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ body: serialiseProviderEvent(await replayProviderEvent(deps.db, params.id)) }),
   }),
 ];

@@ -20,6 +20,7 @@ export const refundRoutes = [
       409: { description: 'payment_not_refundable (a provider_a payment without providerReference)' },
       502: { description: 'provider_error: the provider refused or did not answer; nothing recorded' },
     },
+    errors: ['payment_not_found', 'payment_not_refundable', 'amount_exceeds_refundable', 'provider_error'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialiseRefund(await createRefund(deps.db, body, { config: deps.config })) }),
   }),
   defineRoute({
@@ -30,6 +31,7 @@ export const refundRoutes = [
     summary: 'List refunds in creation order, optionally of one payment',
     query: listRefundsQuery,
     responses: { 200: { description: 'Refunds', schema: z.array(refundResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listRefunds(deps.db, query, query), serialiseRefund),
   }),
 ];

@@ -13,6 +13,7 @@ export const settingsRoutes = [
     tag: 'Settings',
     summary: 'Read every setting (secrets shown as "********")',
     responses: { 200: { description: 'Settings by key', schema: settingsObject } },
+    errors: [],
     handler: async ({ deps }) => ({ body: await listSettings(deps.db, deps.config) }),
   }),
   defineRoute({
@@ -23,6 +24,7 @@ export const settingsRoutes = [
     summary: 'Change settings; only the given keys change, all or none',
     body: settingsObject,
     responses: { 200: { description: 'Settings after the change', schema: settingsObject }, 400: { description: 'unknown_setting, invalid_request' } },
+    errors: ['unknown_setting'],
     handler: async ({ deps, body }) => ({ body: await updateSettings(deps.db, body, deps.config) }),
   }),
 ];

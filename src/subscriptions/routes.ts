@@ -17,6 +17,7 @@ export const subscriptionRoutes = [
     summary: 'List subscriptions, optionally by customer, plan or status',
     query: listSubscriptionsQuery,
     responses: { 200: { description: 'Subscriptions', schema: z.array(subscriptionResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listSubscriptions(deps.db, query, query), serialiseSubscription),
   }),
   defineRoute({
@@ -30,6 +31,7 @@ export const subscriptionRoutes = [
       201: { description: 'Created', schema: subscriptionResponse },
       400: { description: 'invalid_request, customer_not_found, plan_not_found, plan_inactive, billing_cycle_mismatch, invalid_coupon' },
     },
+    errors: ['customer_not_found', 'plan_not_found', 'plan_inactive', 'billing_cycle_mismatch', 'invalid_coupon'],
     handler: async ({ deps, body }) => ({ status: 201, body: serialiseSubscription(await createSubscription(deps.db, body, { settings: deps.config })) }),
   }),
   defineRoute({
@@ -40,6 +42,7 @@ export const subscriptionRoutes = [
     summary: 'Read one subscription',
     params: idParams,
     responses: { 200: { description: 'Subscription', schema: subscriptionResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ body: serialiseSubscription(await getSubscription(deps.db, params.id)) }),
   }),
   defineRoute({
@@ -51,6 +54,7 @@ export const subscriptionRoutes = [
     params: idParams,
     body: updateSubscriptionBody,
     responses: { 200: { description: 'Subscription', schema: subscriptionResponse }, 404: { description: 'not_found' }, 409: { description: 'subscription_canceled' } },
+    errors: ['subscription_canceled'],
     handler: async ({ deps, params, body }) => ({ body: serialiseSubscription(await updateSubscription(deps.db, params.id, body, { settings: deps.config })) }),
   }),
   defineRoute({
@@ -67,6 +71,7 @@ export const subscriptionRoutes = [
       404: { description: 'not_found' },
       409: { description: 'subscription_canceled' },
     },
+    errors: ['plan_not_found', 'plan_inactive', 'same_plan', 'currency_mismatch', 'subscription_canceled'],
     handler: async ({ deps, params, body }) => ({ body: serialiseSubscription(await changePlan(deps.db, params.id, body, { settings: deps.config })) }),
   }),
 ];

@@ -22,6 +22,8 @@ export const v1Routes = [
     tag: 'v1',
     summary: "The API key's customer, with its products and subscriptions",
     responses: { 200: { description: 'The customer', schema: customerDetailResponse } },
+    // The key's customer deleted (with its keys) between authentication and this read.
+    errors: ['not_found'],
     handler: async ({ deps, principal }) => {
       const { customer, subscriptions } = await getCustomer(deps.db, requireCustomerScope(principal));
       return { body: serialiseCustomerDetail(customer, subscriptions) };
@@ -34,6 +36,7 @@ export const v1Routes = [
     tag: 'v1',
     summary: "The products of the API key's customer: those of its licenses and of its subscriptions' plans",
     responses: { 200: { description: 'Products', schema: z.array(v1ProductResponse) } },
+    errors: [],
     handler: async ({ deps, principal }) => ({
       body: (await listProductsOfCustomer(deps.db, requireCustomerScope(principal))).map(serialiseV1Product),
     }),
@@ -46,6 +49,7 @@ export const v1Routes = [
     summary: "The licenses of the API key's customer",
     query: pageQuery,
     responses: { 200: { description: 'Licenses', schema: z.array(licenseResponse) } },
+    errors: [],
     handler: async ({ deps, principal, query, ctx }) => {
       const now = new Date();
       const page = await listLicenses(deps.db, query, { customerId: requireCustomerScope(principal) });
@@ -61,6 +65,7 @@ export const v1Routes = [
     summary: "The subscriptions of the API key's customer",
     query: pageQuery,
     responses: { 200: { description: 'Subscriptions', schema: z.array(subscriptionResponse) } },
+    errors: [],
     handler: async ({ deps, principal, query, ctx }) =>
       listReply(ctx, await listSubscriptions(deps.db, query, { customerId: requireCustomerScope(principal) }), serialiseSubscription),
   }),

@@ -19,6 +19,7 @@ export const webhookRoutes = [
     summary: 'Register an outbound webhook endpoint; the signing secret is answered once',
     body: createEndpointBody,
     responses: { 201: { description: 'Created, with the secret', schema: createdEndpointResponse }, 400: { description: 'invalid_request (unknown event type, empty events, bad or private url)' } },
+    errors: [],
     handler: async ({ deps, body }) => {
       const row = await createEndpoint(deps.db, body, deps.config);
       // An Idempotency-Key replay does not show the secret again.
@@ -33,6 +34,7 @@ export const webhookRoutes = [
     summary: 'List webhook endpoints (never their secrets)',
     query: pageQuery,
     responses: { 200: { description: 'Endpoints', schema: z.array(endpointResponse) } },
+    errors: [],
     handler: async ({ deps, query, ctx }) => listReply(ctx, await listEndpoints(deps.db, query), serialiseEndpoint),
   }),
   defineRoute({
@@ -44,6 +46,7 @@ export const webhookRoutes = [
     params: idParams,
     body: updateEndpointBody,
     responses: { 200: { description: 'Endpoint', schema: endpointResponse }, 400: { description: 'invalid_request' }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params, body }) => ({ body: serialiseEndpoint(await updateEndpoint(deps.db, params.id, body, deps.config)) }),
   }),
   defineRoute({
@@ -54,6 +57,7 @@ export const webhookRoutes = [
     summary: 'Delete an endpoint with its delivery log; pending deliveries stop',
     params: idParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => {
       await deleteEndpoint(deps.db, params.id);
       return { status: 204 };
@@ -68,6 +72,7 @@ export const webhookRoutes = [
     params: idParams,
     query: pageQuery,
     responses: { 200: { description: 'Deliveries', schema: z.array(deliveryResponse) }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params, query, ctx }) => listReply(ctx, await listDeliveries(deps.db, params.id, query), serialiseDelivery),
   }),
   defineRoute({
@@ -78,6 +83,7 @@ export const webhookRoutes = [
     summary: 'Redeliver now',
     params: deliveryParams,
     responses: { 202: { description: 'Queued', schema: deliveryResponse }, 404: { description: 'not_found' } },
+    errors: [],
     handler: async ({ deps, params }) => ({ status: 202, body: serialiseDelivery(await retryDelivery(deps.db, params.id, params.deliveryId)) }),
   }),
 ];

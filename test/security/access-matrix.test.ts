@@ -12,6 +12,7 @@ import { allRoutes } from '../../src/routes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAs, loginAsAdmin } from '../helpers/auth.ts';
 import { request, type JsonResponse, type RequestOptions } from '../helpers/http.ts';
+import { undeclaredErrorProblem } from './declared-errors.ts';
 import { errorShapeProblems } from './error-shape.ts';
 import { changedTables, fingerprintQuery, type Fingerprint } from './fingerprint.ts';
 import { buildWorld, existingParam, fillPath, pathParamNames, routeName, type World } from './world.ts';
@@ -86,6 +87,7 @@ async function assertRefused(t: import('ava').ExecutionContext, route: AnyRoute,
     t.is(res.status, expected.status, `${label}: ${res.text.slice(0, 200)}`);
     t.is(res.body?.error?.code, expected.code, label);
     t.deepEqual(errorShapeProblems(res), [], label);
+    t.is(undeclaredErrorProblem(route, res), undefined, label);
   }
   t.deepEqual(changedTables(before, await fingerprint()), [], `${routeName(route)}: refused requests changed rows`);
 }
@@ -129,6 +131,7 @@ for (const route of routesOf('admin')) {
     // The control: the same call with the admin session gets past authentication.
     const res = await call(route, wellFormedParams(route), { cookie: cookies.admin });
     t.false([401, 403].includes(res.status), `${routeName(route)} with the admin session: ${res.status} ${res.text.slice(0, 200)}`);
+    t.is(undeclaredErrorProblem(route, res), undefined);
   });
 }
 
@@ -223,6 +226,7 @@ for (const route of routesOf('public')) {
     t.true(documented.has(res.status) || GENERIC_STATUSES.has(res.status), `${routeName(route)}: undocumented ${res.status} ${res.text.slice(0, 200)}`);
     t.true(res.status < 500, `${routeName(route)}: ${res.status}`);
     if (res.status >= 400) t.deepEqual(errorShapeProblems(res), []);
+    t.is(undeclaredErrorProblem(route, res), undefined);
     if (res.status === 401 || res.status === 403) t.true(documented.has(res.status), `${routeName(route)} asks for credentials it does not document`);
   });
 }

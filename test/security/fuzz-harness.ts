@@ -1,7 +1,8 @@
 /**
  * The running app the hostile-input tests talk to, with what they need around each request: the right
  * credential for the route's auth kind, the route's published schemas, the oracle of what the answer must
- * be, the check of the answer (no 5xx, D-1 shape, named fields, no changed row when refused) and the counts.
+ * be, the check of the answer (no 5xx, D-1 shape, a code the route declares, named fields, no changed row when
+ * refused) and the counts.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import querystring from 'node:querystring';
@@ -14,6 +15,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { startFakeProviders, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { request, type JsonResponse, type RequestOptions } from '../helpers/http.ts';
+import { undeclaredErrorProblem } from './declared-errors.ts';
 import { detailPaths, errorShapeProblems } from './error-shape.ts';
 import { changedTables, fingerprintQuery, type Fingerprint } from './fingerprint.ts';
 import { conforming, serialise, type JsonSchema } from './schema-arbitraries.ts';
@@ -180,6 +182,8 @@ export class FuzzHarness {
       }
       const changed = changedTables(this.#lastFingerprint, after);
       if (changed.length > 0) problems.push(`refused (${res.status}) but changed ${changed.join(', ')}`);
+      const undeclared = undeclaredErrorProblem(route, res);
+      if (undeclared) problems.push(undeclared);
     }
     if (expected.status !== undefined && res.status !== expected.status) problems.push(`expected ${expected.status}, got ${res.status}`);
     if (expected.code !== undefined && res.body?.error?.code !== expected.code) problems.push(`expected code ${expected.code}, got ${res.body?.error?.code}`);

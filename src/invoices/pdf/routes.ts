@@ -41,6 +41,7 @@ export const invoicePdfRoutes = [
     summary: "The invoice's PDF for its current content; rendered by the pdf worker and stored, waited for up to 10 s",
     params: idParams,
     responses: pdfResponses,
+    errors: [],
     handler: async ({ deps, params }) => pdfReply(await getInvoicePdf(deps.db, params.id)),
   }),
 ];

@@ -28,6 +28,7 @@ export const v1InvoiceRoutes = [
     summary: "The invoices of the API key's customer, oldest first, optionally by status",
     query: listV1InvoicesQuery,
     responses: { 200: { description: 'Invoices', schema: z.array(invoiceResponse) } },
+    errors: [],
     handler: async ({ deps, principal, query, ctx }) => {
       const page = await listInvoices(deps.db, query, { status: query.status, customerId: requireCustomerScope(principal) });
       return listReply(ctx, page, (r) => serialiseInvoice(r.invoice, r.lines, v1InvoicePdfPath(r.id)));
@@ -41,6 +42,7 @@ export const v1InvoiceRoutes = [
     summary: "One invoice of the API key's customer",
     params: idParams,
     responses: { 200: { description: 'Invoice', schema: invoiceResponse }, 404: { description: 'not_found, also for another customer\'s invoice' } },
+    errors: [],
     handler: async ({ deps, principal, params }) => {
       const { invoice, lines } = await getInvoice(deps.db, params.id);
       if (invoice.customer_id !== requireCustomerScope(principal)) throw notFound('Invoice');
@@ -55,6 +57,7 @@ export const v1InvoiceRoutes = [
     summary: "The PDF of one invoice of the API key's customer (as GET /api/billing/invoices/:id/pdf)",
     params: idParams,
     responses: pdfResponses,
+    errors: [],
     handler: async ({ deps, principal, params }) => pdfReply(await getInvoicePdf(deps.db, params.id, { customerId: requireCustomerScope(principal) })),
   }),
 ];
