@@ -5,7 +5,6 @@
  *   while its module is still evaluating is undefined or a TDZ error.
  * - A domain reads and writes another domain's tables through that domain's services, never its
  *   repo.ts / *-repo.ts (one home for each billing rule).
- * Both fail today while those imports are being removed: they are marked failing until then.
  */
 import test from 'ava';
 import madge from 'madge';
