@@ -14,29 +14,26 @@ import { resolveDunningOfSettledInvoices } from '../dunning/service.ts';
 import type { InvoiceStatus } from '../invoices/repo.ts';
 import { changeInvoiceStatus, type Clock } from '../invoices/service.ts';
 
-export async function setInvoiceStatus(db: Db, id: string, to: InvoiceStatus, clock: Clock = {}) {
-  const now = clock.now ?? new Date();
+/** Runs `change` and, in its transaction, ends the dunning cases it settled for the customer `customerOf` names. */
+function thenEndDunning<T>(db: Db, now: Date, change: (trx: Db) => Promise<T>, customerOf: (result: T) => string): Promise<T> {
   return inTransaction(db, async (trx) => {
-    const detail = await changeInvoiceStatus(trx, id, to, { ...clock, now });
-    await resolveDunningOfSettledInvoices(trx, detail.invoice.customer_id, now);
-    return detail;
+    const result = await change(trx);
+    await resolveDunningOfSettledInvoices(trx, customerOf(result), now);
+    return result;
   });
 }
 
-export async function grantCredit(db: Db, input: CreateCreditInput, clock: { now?: Date } = {}) {
+export function setInvoiceStatus(db: Db, id: string, to: InvoiceStatus, clock: Clock = {}) {
   const now = clock.now ?? new Date();
-  return inTransaction(db, async (trx) => {
-    const granted = await createCredit(trx, input, { now });
-    await resolveDunningOfSettledInvoices(trx, input.customerId, now);
-    return granted;
-  });
+  return thenEndDunning(db, now, (trx) => changeInvoiceStatus(trx, id, to, { ...clock, now }), (detail) => detail.invoice.customer_id);
 }
 
-export async function issueCreditNote(db: Db, input: CreateCreditNoteInput, clock: { now?: Date } = {}) {
+export function grantCredit(db: Db, input: CreateCreditInput, clock: { now?: Date } = {}) {
   const now = clock.now ?? new Date();
-  return inTransaction(db, async (trx) => {
-    const note = await createCreditNote(trx, input, { now });
-    await resolveDunningOfSettledInvoices(trx, note.customer_id, now);
-    return note;
-  });
+  return thenEndDunning(db, now, (trx) => createCredit(trx, input, { now }), () => input.customerId);
+}
+
+export function issueCreditNote(db: Db, input: CreateCreditNoteInput, clock: { now?: Date } = {}) {
+  const now = clock.now ?? new Date();
+  return thenEndDunning(db, now, (trx) => createCreditNote(trx, input, { now }), (note) => note.customer_id);
 }
