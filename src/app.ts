@@ -6,6 +6,7 @@ import { requestContext } from './http/request-context.ts';
 import { buildRouter } from './http/router.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { allRoutes } from './routes.ts';
+import { consoleMiddleware } from './console/router.ts';
 
 /** The Koa application, without listen(): the server entry point and the tests both build it here. */
 export function createApp(deps: AppDeps): Koa {
@@ -13,6 +14,8 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: deps.config.PROXY_HOPS });
   const router = buildRouter(allRoutes, deps);
   app.use(requestContext(deps.logger));
+  // The console answers / and /admin with its own headers, forms and error pages; the API the rest.
+  app.use(consoleMiddleware(deps));
   app.use(securityHeaders);
   app.use(errorMiddleware(deps.logger));
   app.use(jsonBody);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { launchChromium } from './helpers/browser.ts';
 import { freePort } from './helpers/net.ts';
 import { prepareTemplate } from './helpers/template.ts';
 
@@ -29,7 +30,7 @@ await prepareTemplate(adminUrl, templateName);
 /** Runs ava over `args`; answers its exit code and what it printed (also passed through). */
 async function runAva(args: string[]): Promise<{ code: number; output: string }> {
   const ava = spawn(process.execPath, [path.resolve('node_modules/ava/entrypoints/cli.mjs'), ...args], {
-    env: { ...process.env, TEST_ADMIN_URL: adminUrl, TEST_TEMPLATE_DB: templateName, NODE_ENV: 'test', DATABASE_URL: '' },
+    env: { ...process.env, TEST_ADMIN_URL: adminUrl, TEST_TEMPLATE_DB: templateName, NODE_ENV: 'test', DATABASE_URL: '', ...(browser ? { TEST_BROWSER_WS: browser.wsEndpoint() } : {}) },
     stdio: ['inherit', 'pipe', 'inherit'],
   });
   let output = '';
@@ -66,6 +67,8 @@ if (args.length > 0) {
 // ava prints "N tests passed" only when nothing failed; otherwise count its per-test marks.
 const count = (output: string, re: RegExp) => Number(re.exec(output)?.[1] ?? 0);
 const marks = (output: string, mark: string) => output.split('\n').filter((l) => l.trimStart().startsWith(mark)).length;
+// Browser tests (test/console) share one Chromium for the run instead of one per file.
+const browser = passes.some((pass) => pass.some((arg) => arg.includes('console'))) ? await launchChromium() : undefined;
 let code = 0;
 let passed = 0;
 let failed = 0;
@@ -78,6 +81,7 @@ for (const pass of passes) {
   skipped += count(run.output, /(\d+) tests? skipped/);
 }
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+await browser?.close();
 
 const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();

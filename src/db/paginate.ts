@@ -7,16 +7,17 @@ export interface Page<T> {
 }
 
 /**
- * Pages `query` (rows of `table`) in creation order (D-5). `startingAfter` names the last id
- * of the previous page; the keyset (created_at, id) keeps pages stable while rows are added.
+ * Pages `query` (rows of `table`) in creation order (D-5), or newest first when asked. `startingAfter`
+ * names the last id of the previous page; the keyset (created_at, id) keeps pages stable while rows are added.
  */
 export async function paginate<T extends { id: string }>(
   query: Knex.QueryBuilder,
   table: string,
   page: PageQuery,
 ): Promise<Page<T>> {
+  const order = page.newestFirst ? 'desc' : 'asc';
   if (page.startingAfter) {
-    query.whereRaw(`(??, ??) > (select created_at, id from ?? where id = ?)`, [
+    query.whereRaw(`(??, ??) ${page.newestFirst ? '<' : '>'} (select created_at, id from ?? where id = ?)`, [
       `${table}.created_at`,
       `${table}.id`,
       table,
@@ -25,8 +26,8 @@ export async function paginate<T extends { id: string }>(
   }
   const rows = (await query
     .orderBy([
-      { column: `${table}.created_at`, order: 'asc' },
-      { column: `${table}.id`, order: 'asc' },
+      { column: `${table}.created_at`, order },
+      { column: `${table}.id`, order },
     ])
     .limit(page.limit + 1)) as T[];
   const hasMore = rows.length > page.limit;

@@ -11,7 +11,7 @@ import madge from 'madge';
 
 const graph = madge(['src', 'workers'], {
   baseDir: process.cwd(),
-  fileExtensions: ['ts'],
+  fileExtensions: ['ts', 'tsx'],
   tsConfig: 'tsconfig.json',
   detectiveOptions: { ts: { skipTypeImports: true } },
 });

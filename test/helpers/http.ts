@@ -26,7 +26,7 @@ export async function request<T = any>(baseUrl: string, path: string, options: R
   }
   if (options.cookie) headers.cookie = options.cookie;
   if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
-  const response = await fetch(`${baseUrl}${path}`, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const response = await fetch(`${baseUrl}${path}`, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body: Buffer.isBuffer(body) ? new Uint8Array(body) : body });
   const text = await response.text();
   let parsed: unknown = text;
   try {

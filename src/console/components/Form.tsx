@@ -1,0 +1,74 @@
+import type { ComponentChildren } from 'preact';
+import type { AppError } from '../../errors.ts';
+import type { FormValues } from '../http/form.ts';
+
+/** What a refused action brings back to its page (C-6): the service's error and what was typed. */
+export interface FormState {
+  /** Which form on the page was posted (a page may hold several). */
+  name: string;
+  error: AppError;
+  values: FormValues;
+}
+
+/** The service's message, its code, and each field it names (C-6). */
+export function ErrorBox({ state }: { state: FormState }) {
+  return (
+    <div class="error" role="alert">
+      <p>
+        <strong>{state.error.message}</strong> <code>{state.error.code}</code>
+      </p>
+      {state.error.details?.length ? (
+        <ul>{state.error.details.map((d) => <li>{`${d.path}: ${d.message}`}</li>)}</ul>
+      ) : null}
+    </div>
+  );
+}
+
+/** A form posting to `action` with the CSRF field; shows the error when `state` is this form's. */
+export function Form({ name, action, csrf, state, submit, children }: { name: string; action: string; csrf: string; state?: FormState; submit: string; children: ComponentChildren }) {
+  const mine = state?.name === name ? state : undefined;
+  return (
+    <form method="post" action={action} class="form">
+      <input type="hidden" name="_csrf" value={csrf} />
+      <input type="hidden" name="_form" value={name} />
+      {mine ? <ErrorBox state={mine} /> : null}
+      {children}
+      <button type="submit">{submit}</button>
+    </form>
+  );
+}
+
+/** The value typed before a refusal, else the given one. */
+export function kept(state: FormState | undefined, form: string, name: string, fallback = ''): string {
+  if (state?.name !== form) return fallback;
+  const value = state.values[name];
+  return typeof value === 'string' ? value : fallback;
+}
+
+/** A labelled input (C-8); `invalid` when the error names this field. */
+export function Field({ label, name, value, type = 'text', required, state, options }: {
+  label: string;
+  name: string;
+  value?: string;
+  type?: string;
+  required?: boolean;
+  state?: FormState;
+  options?: readonly string[];
+}) {
+  const id = `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  const invalid = state?.error.details?.some((d) => d.path === name || d.path.startsWith(`${name}.`)) ? true : undefined;
+  return (
+    <p class="field">
+      <label for={id}>{label}</label>
+      {options ? (
+        <select id={id} name={name} aria-invalid={invalid}>
+          {options.map((o) => <option value={o} selected={o === value}>{o === '' ? '—' : o}</option>)}
+        </select>
+      ) : type === 'textarea' ? (
+        <textarea id={id} name={name} aria-invalid={invalid}>{value}</textarea>
+      ) : (
+        <input id={id} name={name} type={type as 'text'} value={value} required={required} aria-invalid={invalid} />
+      )}
+    </p>
+  );
+}

@@ -1,0 +1,59 @@
+import type { ComponentChildren } from 'preact';
+
+/** C-3: the navigation, exactly these texts; pages not built yet are left out. */
+export const NAV = [
+  { href: '/admin', text: 'Overview' },
+  { href: '/admin/customers', text: 'Customers' },
+  { href: '/admin/invoices', text: 'Invoices' },
+  { href: '/admin/payments', text: 'Payments' },
+] as const;
+
+export interface Viewer {
+  email: string;
+  csrf: string;
+}
+
+export interface LayoutProps {
+  title: string;
+  viewer: Viewer;
+  /** The nav entry to mark as current. */
+  section?: (typeof NAV)[number]['text'];
+  notice?: string;
+  children: ComponentChildren;
+}
+
+/** Every console page: title, navigation, one h1 (given by the page), a confirmation after an action. */
+export function Layout({ title, viewer, section, notice, children }: LayoutProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · Billing console`}</title>
+        <link rel="stylesheet" href="/admin/assets/console.css" />
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/admin">Billing</a>
+          <nav aria-label="Main">
+            <ul>
+              {NAV.map((item) => (
+                <li>
+                  <a href={item.href} aria-current={item.text === section ? 'page' : undefined}>{item.text}</a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <form class="logout" method="post" action="/admin/logout">
+            <input type="hidden" name="_csrf" value={viewer.csrf} />
+            <span class="who">{viewer.email}</span> <button type="submit">Sign out</button>
+          </form>
+        </header>
+        <main>
+          {notice ? <p class="notice" role="status">{notice}</p> : null}
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,51 @@
+import type { Context } from 'koa';
+import { AppError } from '../../errors.ts';
+import { BODY_LIMIT_BYTES, readLimited } from '../../http/body.ts';
+
+/** A posted form: field names with brackets (`lineItems[0][quantity]`) become nested objects and arrays. */
+export type FormValues = { [name: string]: string | FormValues | FormValues[] | string[] };
+
+const MAX_FIELDS = 2000;
+
+function setPath(into: Record<string, unknown>, path: string[], value: string): void {
+  let node: Record<string, unknown> = into;
+  for (const [i, key] of path.entries()) {
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype') return;
+    if (i === path.length - 1) {
+      node[key] = value;
+      return;
+    }
+    const next = node[key];
+    node = (typeof next === 'object' && next !== null ? next : (node[key] = /^\d+$/.test(path[i + 1]!) ? [] : {})) as Record<string, unknown>;
+  }
+}
+
+/** Parses `application/x-www-form-urlencoded` (C-6); anything else is refused. */
+export async function readForm(ctx: Context): Promise<FormValues> {
+  const type = ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') throw new AppError('unsupported_media_type', 'Forms must be posted as application/x-www-form-urlencoded');
+  const raw = await readLimited(ctx, BODY_LIMIT_BYTES);
+  const params = new URLSearchParams(raw.toString('utf8'));
+  const values: Record<string, unknown> = Object.create(null);
+  let count = 0;
+  for (const [name, value] of params) {
+    if (++count > MAX_FIELDS) throw new AppError('invalid_request', 'Too many form fields');
+    const [head, ...rest] = name.split('[');
+    const path = [head!, ...rest.map((part) => part.replace(/\]$/, ''))];
+    setPath(values, path, value);
+  }
+  return values as FormValues;
+}
+
+/** A text field as the API would take it: trimmed, and absent when left empty. */
+export function field(form: FormValues, name: string): string | undefined {
+  const value = form[name];
+  if (typeof value !== 'string') return undefined;
+  return value.trim() === '' ? undefined : value;
+}
+
+/** A number field: absent when empty, else the number typed (NaN stays, so the schema names the field). */
+export function numberField(form: FormValues, name: string): number | undefined {
+  const text = field(form, name);
+  return text === undefined ? undefined : Number(text);
+}

@@ -1,0 +1,44 @@
+import type { Context } from 'koa';
+import type { VNode } from 'preact';
+import { render } from 'preact-render-to-string';
+
+/**
+ * C-7: the console's own headers. Scripts and styles only from the service itself, no inline script or
+ * eval, never framed, forms post only here.
+ */
+export function consoleHeaders(ctx: Context): void {
+  ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', 'same-origin');
+  ctx.set('Cache-Control', 'no-store');
+  if (ctx.secure) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+}
+
+/** A whole HTML page; preact escapes every text and attribute (C-7). */
+export function sendPage(ctx: Context, page: VNode, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = `<!doctype html>${render(page)}`;
+}
+
+const NOTICE_COOKIE = 'console_notice';
+
+/** A 303 after a successful action, with its confirmation carried to the next page in a one-use cookie. */
+export function redirectWithNotice(ctx: Context, location: string, notice: string): void {
+  ctx.cookies.set(NOTICE_COOKIE, encodeURIComponent(notice.slice(0, 200)), { httpOnly: true, sameSite: 'strict', path: '/admin', overwrite: true });
+  ctx.status = 303;
+  ctx.redirect(location);
+}
+
+/** The confirmation of the action that led here, once. */
+export function takeNotice(ctx: Context): string | undefined {
+  const raw = ctx.cookies.get(NOTICE_COOKIE);
+  if (!raw) return undefined;
+  ctx.cookies.set(NOTICE_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: '/admin', expires: new Date(0), overwrite: true });
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,69 @@
+import type { Context } from 'koa';
+import type { VNode } from 'preact';
+import type { z } from 'zod';
+import type { AppDeps } from '../../app-deps.ts';
+import type { Viewer } from '../components/Layout.tsx';
+import type { FormState } from '../components/Form.tsx';
+import type { FormValues } from './form.ts';
+
+export interface ConsoleViewer extends Viewer {
+  userId: string;
+}
+
+export interface PageInput<Q> {
+  deps: AppDeps;
+  ctx: Context;
+  params: Record<string, string>;
+  query: Q;
+  viewer: ConsoleViewer;
+  /** A confirmation to show, from the redirect after a successful action. */
+  notice?: string;
+  /** Set when a refused action re-renders this page (C-6). */
+  state?: FormState;
+}
+
+/** A console page: parses its query with zod and renders a component with the domain services' data. */
+export interface ConsolePage<S extends z.ZodType = z.ZodType> {
+  kind: 'page';
+  path: string;
+  query?: S;
+  render(input: PageInput<z.output<S>>): Promise<VNode>;
+}
+
+/** A streamed export (C-4 CSV): the list's filters, every row. */
+export interface ConsoleExport<S extends z.ZodType = z.ZodType> {
+  kind: 'export';
+  path: string;
+  filename: string;
+  query?: S;
+  rows(input: { deps: AppDeps; query: z.output<S> }): AsyncIterable<readonly unknown[]>;
+  header: readonly string[];
+}
+
+export interface ActionInput {
+  deps: AppDeps;
+  ctx: Context;
+  params: Record<string, string>;
+  form: FormValues;
+  viewer: ConsoleViewer;
+}
+
+/**
+ * A form post (C-6): runs one domain service and answers where to redirect (303) with which
+ * confirmation; when the service refuses, `page` is rendered again with the error and what was typed.
+ */
+export interface ConsoleAction {
+  kind: 'action';
+  path: string;
+  /** The form's name on the page (the `_form` field), for the page to show the error beside it. */
+  form: string;
+  run(input: ActionInput): Promise<{ redirect: string; notice: string }>;
+  /** The page the form lives on: rendered again when `run` is refused. */
+  page: ConsolePage;
+}
+
+export type ConsoleRoute = ConsolePage<any> | ConsoleExport<any> | ConsoleAction;
+
+export const definePage = <S extends z.ZodType>(page: Omit<ConsolePage<S>, 'kind'>): ConsolePage<S> => ({ kind: 'page', ...page });
+export const defineExport = <S extends z.ZodType>(e: Omit<ConsoleExport<S>, 'kind'>): ConsoleExport<S> => ({ kind: 'export', ...e });
+export const defineAction = (a: Omit<ConsoleAction, 'kind'>): ConsoleAction => ({ kind: 'action', ...a });

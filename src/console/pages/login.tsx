@@ -1,0 +1,88 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { AppDeps } from '../../app-deps.ts';
+import { login, logoutByToken } from '../../auth/service.ts';
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../auth/session-cookie.ts';
+import { AppError } from '../../errors.ts';
+import { errorStatus } from '../../http/error-status.ts';
+import { csrfToken, csrfValid } from '../http/csrf.ts';
+import { field, readForm } from '../http/form.ts';
+import { sendPage } from '../http/render.ts';
+
+/** C-2: only a local console path is a place to go back to; anything else goes to the overview. */
+export function safeNext(next: unknown): string {
+  return typeof next === 'string' && /^\/admin(\/[^\\]*)?(\?.*)?$/.test(next) && !next.startsWith('//') ? next : '/admin';
+}
+
+function LoginPage({ csrf, next, email, error }: { csrf: string; next: string; email?: string; error?: string }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>Sign in · Billing console</title>
+        <link rel="stylesheet" href="/admin/assets/console.css" />
+      </head>
+      <body>
+        <main class="narrow">
+          <h1>Sign in</h1>
+          {error ? <p class="error" role="alert">{error}</p> : null}
+          <form method="post" action="/admin/login" class="form">
+            <input type="hidden" name="_csrf" value={csrf} />
+            <input type="hidden" name="next" value={next} />
+            <p class="field">
+              <label for="email">Email</label>
+              <input id="email" name="email" type="email" autocomplete="username" required value={email ?? ''} />
+            </p>
+            <p class="field">
+              <label for="password">Password</label>
+              <input id="password" name="password" type="password" autocomplete="current-password" required />
+            </p>
+            <button type="submit">Sign in</button>
+          </form>
+        </main>
+      </body>
+    </html>
+  );
+}
+
+const secure = (deps: AppDeps) => deps.config.NODE_ENV === 'production';
+
+/** C-2: the sign-in form and sign-out, on the API's session model (same cookie, throttling, IdP and roles). */
+export function loginRoutes(deps: AppDeps): ((router: Router) => void)[] {
+  const show = (ctx: Context, props: { next: string; email?: string; error?: string }, status = 200) =>
+    sendPage(ctx, LoginPage({ csrf: csrfToken(ctx, secure(deps)), ...props }), status);
+  return [
+    (router) => router.get('/admin/login', (ctx) => show(ctx, { next: safeNext(ctx.query.next) })),
+    (router) =>
+      router.post('/admin/login', async (ctx) => {
+        const form = await readForm(ctx);
+        const next = safeNext(form.next);
+        if (!csrfValid(ctx, form._csrf)) return show(ctx, { next, error: 'The form has expired: please sign in again.' }, 403);
+        const email = field(form, 'email') ?? '';
+        try {
+          const result = await login(deps.db, { email, password: typeof form.password === 'string' ? form.password : '', ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, deps.config);
+          if (result.user.role !== 'admin') {
+            await logoutByToken(deps.db, result.token);
+            return show(ctx, { next, email, error: 'This account is not an admin.' }, 403);
+          }
+          setSessionCookie(ctx, result.token, result.expiresAt, secure(deps));
+          ctx.status = 303;
+          ctx.redirect(next);
+        } catch (error) {
+          if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;
+          show(ctx, { next, email, error: error.message }, errorStatus[error.code]);
+        }
+      }),
+    (router) =>
+      router.post('/admin/logout', async (ctx) => {
+        const form = await readForm(ctx);
+        if (!csrfValid(ctx, form._csrf)) throw new AppError('forbidden', 'The form has expired: reload the page and sign out again');
+        const token = readSessionCookie(ctx);
+        if (token) await logoutByToken(deps.db, token);
+        clearSessionCookie(ctx, secure(deps));
+        ctx.status = 303;
+        ctx.redirect('/admin/login');
+      }),
+  ];
+}

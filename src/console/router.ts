@@ -1,0 +1,116 @@
+/**
+ * The admin console (console.md): server-rendered pages under /admin on the web process, calling the same
+ * domain services as the API. `consoleMiddleware` answers `/` and `/admin...` and passes everything else on.
+ */
+import { readFile } from 'node:fs/promises';
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import type { AppDeps } from '../app-deps.ts';
+import { ADMIN_ROLE, findSessionByToken } from '../auth/service.ts';
+import { readSessionCookie } from '../auth/session-cookie.ts';
+import { AppError } from '../errors.ts';
+import { errorStatus } from '../http/error-status.ts';
+import { ErrorPage } from './components/ErrorPage.tsx';
+import { csrfToken, csrfValid } from './http/csrf.ts';
+import { csvLine } from './http/csv.ts';
+import { readForm } from './http/form.ts';
+import { consoleHeaders, redirectWithNotice, sendPage, takeNotice } from './http/render.ts';
+import type { ConsoleAction, ConsoleExport, ConsolePage, ConsoleRoute, ConsoleViewer } from './http/route.ts';
+import { loginRoutes } from './pages/login.tsx';
+import { consolePages } from './pages/index.ts';
+
+const STYLESHEET = new URL('./assets/console.css', import.meta.url);
+
+/** The admin behind the session cookie, or a redirect to the login page (C-1) / a refusal for other roles (C-7). */
+async function viewerOf(ctx: Context, deps: AppDeps, csrf: string): Promise<ConsoleViewer | undefined> {
+  const token = readSessionCookie(ctx);
+  const session = token ? await findSessionByToken(deps.db, token) : undefined;
+  if (!session) {
+    ctx.redirect(`/admin/login?next=${encodeURIComponent(ctx.originalUrl)}`);
+    return undefined;
+  }
+  if (session.role !== ADMIN_ROLE) throw new AppError('forbidden', 'This account is not an admin');
+  return { userId: session.user_id, email: session.email, csrf };
+}
+
+function queryOf(page: ConsolePage | ConsoleExport, ctx: Context): unknown {
+  if (!page.query) return {};
+  const given = Object.fromEntries(Object.entries(ctx.query).filter(([, v]) => typeof v === 'string' && v !== ''));
+  const parsed = page.query.safeParse(given);
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+    throw new AppError('invalid_request', 'The page was asked for with a filter it does not understand', { details });
+  }
+  return parsed.data;
+}
+
+async function servePage(route: ConsolePage, ctx: Context, deps: AppDeps, viewer: ConsoleViewer): Promise<void> {
+  const page = await route.render({ deps, ctx, params: ctx.params, query: queryOf(route, ctx), viewer, notice: takeNotice(ctx) });
+  sendPage(ctx, page);
+}
+
+async function serveExport(route: ConsoleExport, ctx: Context, deps: AppDeps): Promise<void> {
+  const query = queryOf(route, ctx);
+  ctx.status = 200;
+  ctx.type = 'text/csv; charset=utf-8';
+  ctx.set('Content-Disposition', `attachment; filename="${route.filename}"`);
+  const rows = route.rows({ deps, query });
+  // Streamed: every row, never the whole list in memory (C-4).
+  ctx.body = (async function* () {
+    yield csvLine(route.header);
+    for await (const row of rows) yield csvLine(row);
+  })();
+}
+
+async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, viewer: ConsoleViewer): Promise<void> {
+  const form = await readForm(ctx);
+  if (!csrfValid(ctx, form._csrf)) throw new AppError('forbidden', 'The form has expired or did not come from this console: reload the page and try again');
+  try {
+    const done = await route.run({ deps, ctx, params: ctx.params, form, viewer });
+    redirectWithNotice(ctx, done.redirect, done.notice);
+  } catch (error) {
+    if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;
+    const page = await route.page.render({ deps, ctx, params: ctx.params, query: {}, viewer, state: { name: route.form, error, values: form } });
+    sendPage(ctx, page, errorStatus[error.code]);
+  }
+}
+
+function mount(router: Router, deps: AppDeps, route: ConsoleRoute): void {
+  const handler = async (ctx: Context) => {
+    const viewer = await viewerOf(ctx, deps, csrfToken(ctx, deps.config.NODE_ENV === 'production'));
+    if (!viewer) return;
+    if (route.kind === 'page') await servePage(route, ctx, deps, viewer);
+    else if (route.kind === 'export') await serveExport(route, ctx, deps);
+    else await serveAction(route, ctx, deps, viewer);
+  };
+  if (route.kind === 'action') router.post(route.path, handler);
+  else router.get(route.path, handler);
+}
+
+export function consoleMiddleware(deps: AppDeps): Middleware {
+  const router = new Router();
+  router.get('/', (ctx) => ctx.redirect('/admin'));
+  router.get('/admin/assets/console.css', async (ctx) => {
+    ctx.type = 'text/css; charset=utf-8';
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = await readFile(STYLESHEET);
+  });
+  for (const route of loginRoutes(deps)) route(router);
+  for (const route of consolePages) mount(router, deps, route);
+  const routes = router.routes();
+
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path !== '/' && ctx.path !== '/admin' && !ctx.path.startsWith('/admin/')) return next();
+    consoleHeaders(ctx);
+    try {
+      await routes(ctx as Parameters<typeof routes>[0], async () => {
+        throw new AppError('not_found', `No console page at ${ctx.path}`);
+      });
+    } catch (error) {
+      const known = error instanceof AppError ? error : undefined;
+      if (!known) ctx.state.log?.error({ err: error }, 'console page failed');
+      const shown = known ?? new AppError('internal_error', 'Something went wrong on our side; the error is logged');
+      sendPage(ctx, ErrorPage({ error: shown }), errorStatus[shown.code]);
+    }
+  };
+}
