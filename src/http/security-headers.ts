@@ -1,14 +1,19 @@
 import type { Context, Next } from 'koa';
 
-/** Conservative headers for an API that serves JSON, PDFs and one docs page. */
-export async function securityHeaders(ctx: Context, next: Next): Promise<void> {
+/** Headers every answer carries, the API's and the console's alike. */
+export function setCommonSecurityHeaders(ctx: Context): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'");
   if (ctx.secure) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
   // Answers hold customer data, a new session or a key shown once: no cache keeps them unless a route says so.
   ctx.set('Cache-Control', 'no-store');
+}
+
+/** Conservative headers for an API that serves JSON, PDFs and one docs page. */
+export async function securityHeaders(ctx: Context, next: Next): Promise<void> {
+  setCommonSecurityHeaders(ctx);
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'");
   await next();
 }

@@ -1,18 +1,16 @@
 import type { Context } from 'koa';
 import type { VNode } from 'preact';
 import { render } from 'preact-render-to-string';
+import { setCommonSecurityHeaders } from '../../http/security-headers.ts';
 
 /**
  * C-7: the console's own headers. Scripts and styles only from the service itself, no inline script or
  * eval, never framed, forms post only here.
  */
 export function consoleHeaders(ctx: Context): void {
+  setCommonSecurityHeaders(ctx);
   ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Referrer-Policy', 'same-origin');
-  ctx.set('Cache-Control', 'no-store');
-  if (ctx.secure) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
 }
 
 /** A whole HTML page; preact escapes every text and attribute (C-7). */
