@@ -12,7 +12,7 @@ import { formatMoney } from '../money.ts';
 import type { PaymentMethod } from '../payments/repo.ts';
 import { createPaymentBody } from '../payments/schema.ts';
 import { recordPayment } from '../payments/service.ts';
-import type { Random } from './random.ts';
+import { seededRandom } from './random.ts';
 import { addDays, type Timeline } from './timeline.ts';
 
 export type PayerHabit = 'prompt' | 'slow' | 'late' | 'partial' | 'lapsed';
@@ -35,7 +35,11 @@ export class Collections {
     private readonly db: Db,
     private readonly timeline: Timeline,
     private readonly payers: Map<string, Payer>,
-    private readonly random: Random,
+    /** Each customer's place in the demo's list: ids are random, places are not. */
+    private readonly customerIndex: Map<string, number>,
+    private readonly seed: number,
+    /** The demo's first day: draws depend on dates relative to it, so a later run tells the same story. */
+    private readonly origin: Date,
   ) {}
 
   /** Schedules the payments of issued invoices not seen before. */
@@ -56,22 +60,26 @@ export class Collections {
   private plan(invoice: InvoiceRow): void {
     const payer = this.payers.get(invoice.customer_id) ?? { habit: 'prompt', method: 'bank_transfer' };
     const issued = invoice.issued_at ?? invoice.created_at;
+    // Drawn from the invoice itself, not from one shared sequence: a sweep's invoices are listed in id
+    // order, which is random, and the book must come out the same on every run.
+    const since = (date: Date | null) => (date ? date.getTime() - this.origin.getTime() : '');
+    const random = seededRandom(hash(`${this.seed}|${this.customerIndex.get(invoice.customer_id)}|${since(issued)}|${invoice.total}|${since(invoice.period_start)}`));
     const pay = (days: number, share: 'all' | 'half') =>
       this.timeline.add(addDays(issued, days), `payment of ${invoice.invoice_number}`, (at) => this.pay(invoice.id, payer.method, share, at));
     switch (payer.habit) {
       case 'prompt':
-        return pay(this.random.int(1, 9) + this.random.next(), 'all');
+        return pay(random.int(1, 9) + random.next(), 'all');
       case 'slow':
-        return pay(this.random.int(9, 13) + this.random.next(), 'all');
+        return pay(random.int(9, 13) + random.next(), 'all');
       case 'late':
         // Past the 14-day terms: a sweep in between marks the invoice overdue first.
-        return pay(this.random.int(19, 38) + this.random.next(), 'all');
+        return pay(random.int(19, 38) + random.next(), 'all');
       case 'partial':
-        pay(this.random.int(2, 6), 'half');
-        return pay(this.random.int(16, 26), 'all');
+        pay(random.int(2, 6) + random.next(), 'half');
+        return pay(random.int(16, 26) + random.next(), 'all');
       case 'lapsed':
         if (payer.lapsesAt && issued >= payer.lapsesAt) return;
-        return pay(this.random.int(3, 12), 'all');
+        return pay(random.int(3, 12) + random.next(), 'all');
     }
   }
 
@@ -90,4 +98,11 @@ export class Collections {
     await recordPayment(this.db, body, { now: at });
     this.payments += 1;
   }
+}
+
+/** FNV-1a, 32 bits: a stable number from a text. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }

@@ -71,6 +71,16 @@ const REFUNDS = [
   { daysBeforeEnd: 5, share: '0.5', reason: 'Goodwill' },
 ] as const;
 
+/**
+ * Newest first, ties (a sweep's invoices share their date) broken by the customer's place in the demo's
+ * list rather than by the random ids, so the same rows are picked on every run.
+ */
+function newestFirst<T extends { created_at: Date; customer_id: string }>(rows: T[], customers: DemoCustomer[], amount: (row: T) => string): T[] {
+  const place = new Map(customers.map((c) => [c.id, c.index]));
+  return [...rows].sort((a, b) =>
+    b.created_at.getTime() - a.created_at.getTime() || place.get(a.customer_id)! - place.get(b.customer_id)! || money(amount(a)).comparedTo(amount(b)));
+}
+
 export function scheduleExtras(ctx: ExtrasContext): ExtrasCounts {
   const counts: ExtrasCounts = { oneOffInvoices: 0, credits: 0, creditNotes: 0, refunds: 0, webhookEndpoints: 0 };
   const { deps, timeline, end, customers } = ctx;
@@ -105,7 +115,7 @@ export function scheduleExtras(ctx: ExtrasContext): ExtrasCounts {
     timeline.add(at(note.daysBeforeEnd), 'credit note', async (now) => {
       // The newest subscription invoices at that date, skipping a few so notes land on different customers.
       const { rows } = await listInvoices(deps.db, { limit: 50, newestFirst: true }, {});
-      const target = rows.map((r) => r.invoice).filter((inv) => ['paid', 'issued', 'overdue'].includes(inv.status) && money(inv.total).gt(0) && inv.subscription_id)[i * 3];
+      const target = newestFirst(rows.map((r) => r.invoice), customers, (inv) => inv.total).filter((inv) => ['paid', 'issued', 'overdue'].includes(inv.status) && money(inv.total).gt(0) && inv.subscription_id)[i * 3];
       if (!target) return;
       await issueCreditNote(deps.db, createCreditNoteBody.parse({ invoiceId: target.id, amount: formatMoney(money(target.total).times(note.share), target.currency), reason: note.reason }), { now });
       counts.creditNotes += 1;
@@ -115,7 +125,7 @@ export function scheduleExtras(ctx: ExtrasContext): ExtrasCounts {
   for (const [i, refund] of REFUNDS.entries()) {
     timeline.add(at(refund.daysBeforeEnd), 'refund', async (now) => {
       const { rows } = await listPayments(deps.db, { limit: 50, newestFirst: true }, {});
-      const target = rows.filter((p) => p.status === 'succeeded' && p.payment_method !== 'provider_a')[i * 2 + 1];
+      const target = newestFirst(rows, customers, (p) => p.amount).filter((p) => p.status === 'succeeded' && p.payment_method !== 'provider_a')[i * 2 + 1];
       if (!target) return;
       const body = createRefundBody.parse({ paymentId: target.id, amount: formatMoney(money(target.amount).times(refund.share), target.currency), reason: refund.reason });
       await createRefund(deps.db, body, { config: deps.config, now });

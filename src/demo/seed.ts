@@ -52,7 +52,8 @@ export async function seedDemo(deps: AppDeps, options: DemoOptions = {}): Promis
   const log = options.log ?? (() => {});
   const end = options.now ?? new Date();
   const start = addDays(end, -365);
-  const random = seededRandom(options.seed ?? DEMO_SEED);
+  const seed = options.seed ?? DEMO_SEED;
+  const random = seededRandom(seed);
 
   const customers = await createCustomers(deps);
   if (!customers) return { status: 'already_seeded' };
@@ -60,7 +61,7 @@ export async function seedDemo(deps: AppDeps, options: DemoOptions = {}): Promis
 
   const payers = new Map<string, Payer>();
   const timeline: Timeline = new Timeline(() => collections.discover());
-  const collections = new Collections(deps.db, timeline, payers, random);
+  const collections = new Collections(deps.db, timeline, payers, new Map(customers.map((c) => [c.id, c.index])), seed, start);
   const story = planStory({ deps, timeline, catalog, random, start, end, payers }, customers);
   const extrasContext = { deps, timeline, random, end, customers };
   const extras = scheduleExtras(extrasContext);
