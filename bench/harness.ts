@@ -271,11 +271,18 @@ export interface Row {
   aimP99Ms?: number;
 }
 
-/** Whether the ratio reached the aim; undefined without an aim or a ratio. Informative only. */
+/** Whether the row reached its aims (the ratio, the p99, or both); undefined without an aim. Informative only. */
 export function aimMet(row: Row): boolean | undefined {
-  if (row.aimP99Ms !== undefined) return row.measurement.p99Ms <= row.aimP99Ms;
+  const met: boolean[] = [];
+  if (row.aimP99Ms !== undefined) met.push(row.measurement.p99Ms <= row.aimP99Ms);
   const ratio = ratioOf(row);
-  return row.aim === undefined || ratio === undefined ? undefined : ratio >= row.aim;
+  if (row.aim !== undefined && ratio !== undefined) met.push(ratio >= row.aim);
+  return met.length === 0 ? undefined : met.every(Boolean);
+}
+
+function aimText(row: Row): string {
+  const aims = [row.aim === undefined ? '' : `>=${row.aim}`, row.aimP99Ms === undefined ? '' : `p99<=${row.aimP99Ms}ms`].filter(Boolean);
+  return aims.length === 0 ? '-' : aims.join(' ');
 }
 
 export function ratioOf(row: Row): number | undefined {
@@ -300,7 +307,7 @@ export function formatTable(rows: Row[]): string {
       row.ceilingName ?? '-',
       row.ceilingRequestsPerSecond === undefined ? '-' : row.ceilingRequestsPerSecond.toFixed(0),
       ratio === undefined ? '-' : ratio.toFixed(2),
-      row.aimP99Ms !== undefined ? `p99<=${row.aimP99Ms}ms` : row.aim === undefined ? '-' : `>=${row.aim}`,
+      aimText(row),
       status,
     ];
   });

@@ -1,0 +1,93 @@
+/**
+ * The console benchmark (C-9): the invoice list and the overview with 100,000 invoices and 10,000 customers
+ * in the database, signed in as an admin, at 8 connections (a handful of staff and their tabs, not a public
+ * API), beside the raw select ceiling measured in the same run at the same concurrency.
+ * Aim: >= 0.3 of the ceiling and p99 under 150 ms. Answers other than 2xx (a 404 for a page not built, a 302
+ * to the login page) fail the run.
+ *
+ *   BENCH_SECONDS, BENCH_WARMUP_SECONDS   as npm run bench (10, 2)
+ *   CONSOLE_BENCH_PATHS                   other pages to measure, comma-separated (default /admin/invoices,/admin)
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createKnex } from '../src/db/knex.ts';
+import { roleArgs } from '../test/faults/processes.ts';
+import { loginAsAdmin } from '../test/helpers/auth.ts';
+import { ceilings } from './ceilings.ts';
+import { CONSOLE_CUSTOMERS, CONSOLE_INVOICES, seedConsoleBook } from './console-fixtures.ts';
+import { seedRows } from './fixtures.ts';
+import { cleanUp, formatTable, measure, onCleanup, problemOf, startBenchDatabase, startChildServer, type LoadOptions, type LoadSpec, type Row } from './harness.ts';
+
+const say = (message: string) => console.error(`[bench console] ${message}`);
+const POOL_MAX = '10';
+const options: LoadOptions = {
+  seconds: Number(process.env.BENCH_SECONDS || 10),
+  warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS || 2),
+  connections: 8,
+};
+const PATHS = (process.env.CONSOLE_BENCH_PATHS || '/admin/invoices,/admin').split(',').map((p) => p.trim()).filter(Boolean);
+const AIM = 0.3;
+const AIM_P99_MS = 150;
+
+/** A signed-in GET of `pagePath`; only an HTML page with its heading counts as answered. */
+function pageLoad(pagePath: string, cookie: string): LoadSpec {
+  return { method: 'GET', headers: { cookie }, next: () => ({ path: pagePath }), accept: (body) => body.includes('<h1') };
+}
+
+async function main(): Promise<number> {
+  say('starting PostgreSQL and migrating a bench database');
+  const databaseUrl = await startBenchDatabase();
+  const knex = createKnex(databaseUrl, 2);
+  onCleanup(() => knex.destroy());
+  const rows = await seedRows(knex);
+  say(`generating ${CONSOLE_CUSTOMERS} customers and ${CONSOLE_INVOICES} invoices`);
+  const started = performance.now();
+  await seedConsoleBook(knex, rows.customerIds.length, rows.planIds);
+  say(`generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  say(`ceiling ${ceilings.select.title}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured`);
+  const ceilingServer = await startChildServer('ceiling select', ['--import', 'tsx', 'bench/ceiling-server.ts', 'select'], { DATABASE_URL: databaseUrl, DB_POOL_MAX: POOL_MAX }, '/healthz');
+  const ceiling = await measure(ceilingServer.baseUrl, ceilings.select.load({ ...rows, cookie: '', knownDevices: [], unlimitedLicenseKeys: [] }), options);
+  const ceilingDied = ceilingServer.exitedEarly();
+  await ceilingServer.stop();
+  if (ceilingDied) throw new Error(ceilingDied);
+  const results: Row[] = [{ name: ceilings.select.title, measurement: ceiling }];
+
+  say('starting the service (package.json script web)');
+  // development, not production: production cookies are Secure and would not come back over http.
+  const service = await startChildServer('service', roleArgs('web'), { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: POOL_MAX }, '/readyz');
+  const { cookie } = await loginAsAdmin(service.baseUrl, knex);
+  for (const pagePath of PATHS) {
+    say(`GET ${pagePath}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured`);
+    const measurement = await measure(service.baseUrl, pageLoad(pagePath, cookie), options);
+    results.push({ name: `GET ${pagePath} (console)`, measurement, ceilingName: ceilings.select.title, ceilingRequestsPerSecond: ceiling.requestsPerSecond, aim: AIM, aimP99Ms: AIM_P99_MS });
+  }
+
+  console.log('');
+  console.log(`console pages, ${CONSOLE_INVOICES} invoices and ${CONSOLE_CUSTOMERS} customers; ${options.connections} connections, ${options.seconds} s each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`);
+  console.log(formatTable(results));
+  const failures = results.flatMap((row) => {
+    const problem = problemOf(row.measurement);
+    return problem ? [`${row.name}: ${problem}`] : [];
+  });
+  const died = service.exitedEarly();
+  if (died) failures.push(died);
+  if (failures.length > 0) {
+    console.error(`\nCONSOLE BENCH FAILED: results with errors do not count\n${failures.map((f) => `  - ${f}`).join('\n')}`);
+    return 1;
+  }
+  return 0;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  let code = 1;
+  try {
+    code = await main();
+  } catch (error) {
+    console.error('\nCONSOLE BENCH FAILED:', error instanceof Error ? error.message : error);
+  } finally {
+    await cleanUp();
+  }
+  process.exit(code);
+}

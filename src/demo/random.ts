@@ -1,0 +1,32 @@
+/**
+ * A seeded pseudo-random source (mulberry32): the demo book is the same on every run, so a screenshot or a
+ * bug report about "the demo data" means the same rows to everyone.
+ */
+export interface Random {
+  /** A float in [0, 1). */
+  next(): number;
+  /** An integer in [min, max]. */
+  int(min: number, max: number): number;
+  chance(probability: number): boolean;
+  pick<T>(items: readonly T[]): T;
+}
+
+export function seededRandom(seed: number): Random {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    chance: (probability) => next() < probability,
+    pick: (items) => {
+      if (items.length === 0) throw new Error('pick() needs at least one item');
+      return items[Math.floor(next() * items.length)]!;
+    },
+  };
+}
