@@ -4,7 +4,8 @@ import type { PageQuery } from '../http/schemas.ts';
 
 export const PAYMENT_METHODS = ['provider_a', 'provider_b', 'provider_c', 'bank_transfer', 'manual'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
-export type PaymentStatus = 'succeeded' | 'partially_refunded' | 'refunded';
+export const PAYMENT_STATUSES = ['succeeded', 'partially_refunded', 'refunded'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export interface PaymentRow {
   id: string;
@@ -48,9 +49,21 @@ export async function updatePaymentRefunds(db: Db, id: string, changes: Pick<Pay
   return row as PaymentRow;
 }
 
-export function listPaymentRows(db: Db, page: PageQuery, filters: { invoiceId?: string; customerId?: string }): Promise<Page<PaymentRow>> {
+/** What a list of payments may be narrowed by; `createdBefore` is exclusive. */
+export interface PaymentListFilters {
+  invoiceId?: string;
+  customerId?: string;
+  status?: PaymentStatus;
+  createdFrom?: Date;
+  createdBefore?: Date;
+}
+
+export function listPaymentRows(db: Db, page: PageQuery, filters: PaymentListFilters): Promise<Page<PaymentRow>> {
   const query = db('payments').select('*');
   if (filters.invoiceId) query.where({ invoice_id: filters.invoiceId });
   if (filters.customerId) query.where({ customer_id: filters.customerId });
+  if (filters.status) query.where({ status: filters.status });
+  if (filters.createdFrom) query.where('created_at', '>=', filters.createdFrom);
+  if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
   return paginate<PaymentRow>(query, 'payments', page);
 }
