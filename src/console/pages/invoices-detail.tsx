@@ -81,84 +81,94 @@ function Amounts({ invoice }: { invoice: InvoiceRow }) {
 function Payments({ data, csrf, state, refundOf }: { data: InvoicePageData; csrf: string; state?: FormState; refundOf?: string }) {
   const refundState = (p: PaymentRow) => (state?.name === FORMS.refund && refundOf === p.id ? state : undefined);
   return (
-    <Table
-      rows={data.payments}
-      empty="No payments."
-      columns={[
-        { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
-        { header: 'Method', cell: (p) => p.payment_method },
-        { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
-        { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
-        { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
-        { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
-        { header: 'Refund', cell: (p) => <RefundForm payment={p} refundable={refundable(p)} csrf={csrf} state={refundState(p)} /> },
-      ]}
-    />
+    <div class="wide">
+      <Table
+        rows={data.payments}
+        empty="No payments."
+        columns={[
+          { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
+          { header: 'Method', cell: (p) => p.payment_method },
+          { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
+          { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
+          { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
+          { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
+          { header: 'Refund', cell: (p) => <RefundForm payment={p} refundable={refundable(p)} csrf={csrf} state={refundState(p)} /> },
+        ]}
+      />
+    </div>
   );
 }
 
 function Refunds({ data }: { data: InvoicePageData }) {
   const rows = data.payments.flatMap((p) => (data.refunds.get(p.id) ?? []).map((r) => ({ ...r, payment: p })));
   return (
-    <Table
-      rows={rows}
-      empty="No refunds."
-      columns={[
-        { header: 'Created', cell: (r) => dateTime(r.created_at) },
-        { header: 'Payment', cell: (r) => `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} (${money(r.payment.amount, r.currency)})` },
-        { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
-        { header: 'Reason', cell: (r) => r.reason ?? '' },
-        { header: 'Status', cell: (r) => <span class="status">{r.status}</span> },
-      ]}
-    />
+    <div class="wide">
+      <Table
+        rows={rows}
+        empty="No refunds."
+        columns={[
+          { header: 'Created', cell: (r) => dateTime(r.created_at) },
+          { header: 'Payment', cell: (r) => `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} (${money(r.payment.amount, r.currency)})` },
+          { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
+          { header: 'Reason', cell: (r) => r.reason ?? '' },
+          { header: 'Status', cell: (r) => <span class="status">{r.status}</span> },
+        ]}
+      />
+    </div>
   );
 }
 
 function CreditNotes({ rows }: { rows: CreditNoteRow[] }) {
   return (
-    <Table
-      rows={rows}
-      empty="No credit notes."
-      columns={[
-        { header: 'Number', cell: (n: CreditNoteRow) => n.number },
-        { header: 'Created', cell: (n) => dateTime(n.created_at) },
-        { header: 'Amount', numeric: true, cell: (n) => money(n.amount, n.currency) },
-        { header: 'To store credit', numeric: true, cell: (n) => money(formatMoney(n.to_balance, n.currency), n.currency) },
-        { header: 'Reason', cell: (n) => n.reason ?? '' },
-      ]}
-    />
+    <div class="wide">
+      <Table
+        rows={rows}
+        empty="No credit notes."
+        columns={[
+          { header: 'Number', cell: (n: CreditNoteRow) => <span class="nowrap">{n.number}</span> },
+          { header: 'Created', cell: (n) => dateTime(n.created_at) },
+          { header: 'Amount', numeric: true, cell: (n) => money(n.amount, n.currency) },
+          { header: 'To store credit', numeric: true, cell: (n) => money(formatMoney(n.to_balance, n.currency), n.currency) },
+          { header: 'Reason', cell: (n) => n.reason ?? '' },
+        ]}
+      />
+    </div>
   );
 }
 
 function Events({ events }: { events: EventRow[] }) {
   return (
-    <Table
-      rows={events}
-      empty="No events."
-      columns={[
-        { header: 'Created', cell: (e: EventRow) => dateTime(e.created_at) },
-        { header: 'Type', cell: (e) => e.type },
-        { header: 'Amount', numeric: true, cell: (e) => (typeof e.data.amount === 'string' && typeof e.data.currency === 'string' ? money(e.data.amount, e.data.currency) : '') },
-        { header: 'Event id', cell: (e) => <code>{e.id}</code> },
-      ]}
-    />
+    <div class="wide">
+      <Table
+        rows={events}
+        empty="No events."
+        columns={[
+          { header: 'Created', cell: (e: EventRow) => dateTime(e.created_at) },
+          { header: 'Type', cell: (e) => e.type },
+          { header: 'Amount', numeric: true, cell: (e) => (typeof e.data.amount === 'string' && typeof e.data.currency === 'string' ? money(e.data.amount, e.data.currency) : '') },
+          { header: 'Event id', cell: (e) => <code>{e.id}</code> },
+        ]}
+      />
+    </div>
   );
 }
 
 function Deliveries({ rows }: { rows: DeliveryWithUrl[] }) {
   return (
-    <Table
-      rows={rows}
-      empty="No webhook deliveries."
-      columns={[
-        { header: 'Created', cell: (d: DeliveryWithUrl) => dateTime(d.created_at) },
-        { header: 'Event', cell: (d) => <>{d.event_type} <code>{d.event_id}</code></> },
-        { header: 'Endpoint', cell: (d) => d.endpoint_url },
-        { header: 'Status', cell: (d) => <span class="status">{d.status}</span> },
-        { header: 'Attempts', numeric: true, cell: (d) => String(d.attempt_count) },
-        { header: 'Delivered', cell: (d) => dateTime(d.delivered_at) },
-      ]}
-    />
+    <div class="wide">
+      <Table
+        rows={rows}
+        empty="No webhook deliveries."
+        columns={[
+          { header: 'Created', cell: (d: DeliveryWithUrl) => dateTime(d.created_at) },
+          { header: 'Event', cell: (d) => <>{d.event_type} <code>{d.event_id}</code></> },
+          { header: 'Endpoint', cell: (d) => d.endpoint_url },
+          { header: 'Status', cell: (d) => <span class="status">{d.status}</span> },
+          { header: 'Attempts', numeric: true, cell: (d) => String(d.attempt_count) },
+          { header: 'Delivered', cell: (d) => dateTime(d.delivered_at) },
+        ]}
+      />
+    </div>
   );
 }
 
@@ -182,25 +192,31 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
         {invoice.period_start ? <><dt>Period</dt><dd>{`${date(invoice.period_start)} to ${date(invoice.period_end)}`}</dd></> : null}
         <dt>PDF</dt><dd><a href={invoicePdfPath(invoice.id)}>Download PDF</a></dd>
       </dl>
-      <h2>Actions</h2>
-      <div class="actions">
-        <StatusForm invoice={invoice} csrf={viewer.csrf} state={state} />
-        <PaymentForm invoice={invoice} due={due} csrf={viewer.csrf} state={state} />
-        <CreditNoteForm invoice={invoice} csrf={viewer.csrf} state={state} />
-      </div>
       <h2>Lines</h2>
-      <Table
-        rows={data.lines}
-        empty="No lines."
-        columns={[
-          { header: 'Description', cell: (l: LineItemRow) => l.description },
-          { header: 'Quantity', numeric: true, cell: (l) => String(l.quantity) },
-          { header: 'Unit price', numeric: true, cell: (l) => money(l.unit_price, invoice.currency) },
-          { header: 'Amount', numeric: true, cell: (l) => money(l.amount, invoice.currency) },
-        ]}
-      />
+      <div class="wide">
+        <Table
+          rows={data.lines}
+          empty="No lines."
+          columns={[
+            { header: 'Description', cell: (l: LineItemRow) => l.description },
+            { header: 'Quantity', numeric: true, cell: (l) => String(l.quantity) },
+            { header: 'Unit price', numeric: true, cell: (l) => money(l.unit_price, invoice.currency) },
+            { header: 'Amount', numeric: true, cell: (l) => money(l.amount, invoice.currency) },
+          ]}
+        />
+      </div>
       <h2>Amounts</h2>
       <Amounts invoice={invoice} />
+      <h2>Actions</h2>
+      {invoice.status === 'void' && !state ? (
+        <p class="empty">A void invoice takes no actions.</p>
+      ) : (
+        <div class="actions">
+          <StatusForm invoice={invoice} csrf={viewer.csrf} state={state} />
+          <PaymentForm invoice={invoice} due={due} csrf={viewer.csrf} state={state} />
+          <CreditNoteForm invoice={invoice} csrf={viewer.csrf} state={state} />
+        </div>
+      )}
       <h2>Payments</h2>
       <Payments data={data} csrf={viewer.csrf} state={state} refundOf={refundOf} />
       <h2>Refunds</h2>

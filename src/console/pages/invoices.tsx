@@ -92,20 +92,22 @@ export const invoicesPage = definePage({
         <h1>Invoices</h1>
         <CreateInvoiceForm csrf={viewer.csrf} state={state} />
         <FilterForm action="/admin/invoices" statuses={INVOICE_STATUSES} values={query} exportPath="/admin/invoices/export.csv" />
-        <Table
-          rows={rows}
-          empty="No invoices match."
-          next={nextPageUrl('/admin/invoices', filterValues(query), rows.at(-1)?.id, hasMore)}
-          columns={[
-            { header: 'Number', cell: (i: InvoiceRow) => <a href={`/admin/invoices/${i.id}`}>{i.invoice_number}</a> },
-            { header: 'Customer', cell: (i) => <a href={`/admin/customers/${i.customer_id}`}>{names.get(i.customer_id) ?? i.customer_id}</a> },
-            { header: 'Status', cell: (i) => <span class="status">{i.status}</span> },
-            { header: 'Total', numeric: true, cell: (i) => money(i.total, i.currency) },
-            { header: 'Amount due', numeric: true, cell: (i) => money(amountDue(i).toString(), i.currency) },
-            { header: 'Due date', cell: (i) => date(i.due_date) },
-            { header: 'Created', cell: (i) => dateTime(i.created_at) },
-          ]}
-        />
+        <div class="wide">
+          <Table
+            rows={rows}
+            empty="No invoices match."
+            next={nextPageUrl('/admin/invoices', filterValues(query), rows.at(-1)?.id, hasMore)}
+            columns={[
+              { header: 'Number', cell: (i: InvoiceRow) => <a class="nowrap" href={`/admin/invoices/${i.id}`}>{i.invoice_number}</a> },
+              { header: 'Customer', cell: (i) => <a href={`/admin/customers/${i.customer_id}`}>{names.get(i.customer_id) ?? i.customer_id}</a> },
+              { header: 'Status', cell: (i) => <span class="status">{i.status}</span> },
+              { header: 'Total', numeric: true, cell: (i) => money(i.total, i.currency) },
+              { header: 'Amount due', numeric: true, cell: (i) => money(amountDue(i).toString(), i.currency) },
+              { header: 'Due date', cell: (i) => date(i.due_date) },
+              { header: 'Created', cell: (i) => dateTime(i.created_at) },
+            ]}
+          />
+        </div>
       </Layout>
     );
   },

@@ -47,22 +47,24 @@ export const paymentsPage = definePage({
       <Layout title="Payments" viewer={viewer} section="Payments" notice={notice}>
         <h1>Payments</h1>
         <FilterForm action="/admin/payments" statuses={PAYMENT_STATUSES} values={query} exportPath="/admin/payments/export.csv" />
-        <Table
-          rows={rows}
-          empty="No payments match."
-          next={nextPageUrl('/admin/payments', filterValues(query), rows.at(-1)?.id, hasMore)}
-          columns={[
-            { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
-            { header: 'Invoice', cell: (p) => <a href={`/admin/invoices/${p.invoice_id}`}>{invoiceOf(p)?.invoice_number ?? p.invoice_id}</a> },
-            { header: 'Customer', cell: (p) => <a href={`/admin/customers/${p.customer_id}`}>{names.get(p.customer_id) ?? p.customer_id}</a> },
-            { header: 'Method', cell: (p) => p.payment_method },
-            { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
-            { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
-            { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
-            { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
-            { header: 'Refunds', cell: (p) => <RefundList refunds={refunds.get(p.id) ?? []} /> },
-          ]}
-        />
+        <div class="wide">
+          <Table
+            rows={rows}
+            empty="No payments match."
+            next={nextPageUrl('/admin/payments', filterValues(query), rows.at(-1)?.id, hasMore)}
+            columns={[
+              { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
+              { header: 'Invoice', cell: (p) => <a class="nowrap" href={`/admin/invoices/${p.invoice_id}`}>{invoiceOf(p)?.invoice_number ?? p.invoice_id}</a> },
+              { header: 'Customer', cell: (p) => <a href={`/admin/customers/${p.customer_id}`}>{names.get(p.customer_id) ?? p.customer_id}</a> },
+              { header: 'Method', cell: (p) => p.payment_method },
+              { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
+              { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
+              { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
+              { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
+              { header: 'Refunds', cell: (p) => <RefundList refunds={refunds.get(p.id) ?? []} /> },
+            ]}
+          />
+        </div>
       </Layout>
     );
   },
