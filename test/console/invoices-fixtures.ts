@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 import type { Page } from 'puppeteer';
+import type { AppDeps } from '../../src/app-deps.ts';
+import { csvLine } from '../../src/console/http/csv.ts';
+import type { ConsoleExport } from '../../src/console/http/route.ts';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { recordPayment } from '../../src/payments/service.ts';
 import { insertCustomer } from '../helpers/factories.ts';
@@ -90,4 +93,15 @@ export function fetchText(page: Page, path: string): Promise<{ status: number; t
     const res = await fetch(path);
     return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
   }, path);
+}
+
+/**
+ * An export's CSV as its definition writes it (header, then every row through csvLine), with the query parsed
+ * by its schema as the router does. The router's streaming of it is checked over HTTP apart.
+ */
+export async function exportCsv(route: ConsoleExport, deps: AppDeps, query: Record<string, string>): Promise<string> {
+  const parsed = route.query ? route.query.parse(query) : {};
+  let text = csvLine(route.header);
+  for await (const row of route.rows({ deps, query: parsed })) text += csvLine(row);
+  return text;
 }
