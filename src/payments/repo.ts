@@ -4,8 +4,7 @@ import type { PageQuery } from '../http/schemas.ts';
 
 export const PAYMENT_METHODS = ['provider_a', 'provider_b', 'provider_c', 'bank_transfer', 'manual'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
-export const PAYMENT_STATUSES = ['succeeded', 'partially_refunded', 'refunded'] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export type PaymentStatus = 'succeeded' | 'partially_refunded' | 'refunded';
 
 export interface PaymentRow {
   id: string;

@@ -3,22 +3,16 @@
  * notes, the PDF, the invoice's events and their webhook deliveries, and the actions on it (C-6).
  */
 import { listCreditNotes } from '../../credit-notes/service.ts';
-import type { CreditNoteRow } from '../../credit-notes/repo.ts';
 import { notFound } from '../../errors.ts';
-import type { EventRow } from '../../events/repo.ts';
 import { listInvoiceEvents } from '../../events/service.ts';
 import { uuid } from '../../http/schemas.ts';
 import type { Db } from '../../db/knex.ts';
 import { amountDue } from '../../invoices/amounts.ts';
-import type { InvoiceRow, LineItemRow } from '../../invoices/repo.ts';
 import { invoicePdfPath } from '../../invoices/schema.ts';
 import { customerNames, getInvoice } from '../../invoices/service.ts';
 import { formatMoney, money as decimal } from '../../money.ts';
-import type { PaymentRow } from '../../payments/repo.ts';
 import { findPayment, listPayments } from '../../payments/service.ts';
-import type { RefundRow } from '../../refunds/repo.ts';
 import { refundsOfPayments } from '../../refunds/service.ts';
-import type { DeliveryWithUrl } from '../../webhooks/repo.ts';
 import { listDeliveriesOfEvents } from '../../webhooks/service.ts';
 import type { FormState } from '../components/Form.tsx';
 import { date, dateTime, money } from '../components/format.ts';
@@ -26,6 +20,7 @@ import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
 import { definePage, type PageInput } from '../http/route.ts';
 import { CreditNoteForm, FORMS, PaymentForm, RefundForm, StatusForm } from './invoices-forms.tsx';
+import type { CreditNoteRow, DeliveryRow, EventRow, InvoiceRow, LineItemRow, PaymentRow, RefundRow } from './invoices-types.ts';
 
 /** What an invoice's page shows at most of its own lists; an invoice never comes near these in practice. */
 const RELATED_LIMIT = 500;
@@ -45,7 +40,7 @@ interface InvoicePageData {
   refunds: Map<string, RefundRow[]>;
   creditNotes: CreditNoteRow[];
   events: EventRow[];
-  deliveries: DeliveryWithUrl[];
+  deliveries: DeliveryRow[];
 }
 
 async function loadInvoicePage(db: Db, id: string): Promise<InvoicePageData> {
@@ -153,14 +148,14 @@ function Events({ events }: { events: EventRow[] }) {
   );
 }
 
-function Deliveries({ rows }: { rows: DeliveryWithUrl[] }) {
+function Deliveries({ rows }: { rows: DeliveryRow[] }) {
   return (
     <div class="wide">
       <Table
         rows={rows}
         empty="No webhook deliveries."
         columns={[
-          { header: 'Created', cell: (d: DeliveryWithUrl) => dateTime(d.created_at) },
+          { header: 'Created', cell: (d: DeliveryRow) => dateTime(d.created_at) },
           { header: 'Event', cell: (d) => <>{d.event_type} <code>{d.event_id}</code></> },
           { header: 'Endpoint', cell: (d) => d.endpoint_url },
           { header: 'Status', cell: (d) => <span class="status">{d.status}</span> },

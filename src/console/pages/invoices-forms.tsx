@@ -3,10 +3,9 @@
  * makes sense for the invoice's status; the service still decides, and a refused form is always shown (open)
  * with the service's message and what was typed.
  */
-import type { InvoiceRow } from '../../invoices/repo.ts';
-import { PAYMENT_METHODS, type PaymentRow } from '../../payments/repo.ts';
 import type { ComponentChildren } from 'preact';
 import { Form, kept, type FormState } from '../components/Form.tsx';
+import { PAYMENT_METHODS, type InvoiceRow, type PaymentRow } from './invoices-types.ts';
 
 export const FORMS = { status: 'invoice-status', payment: 'invoice-payment', creditNote: 'invoice-credit-note', refund: 'payment-refund' } as const;
 

@@ -1,7 +1,6 @@
 /** `/admin/invoices` (console.md "money"): the list with its filters, the create form, and the CSV export. */
 import { createInvoiceBody, INVOICE_STATUSES } from '../../invoices/schema.ts';
 import { amountDue } from '../../invoices/amounts.ts';
-import type { InvoiceRow } from '../../invoices/repo.ts';
 import { customerNames, listInvoiceSummaries } from '../../invoices/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { formatMoney } from '../../money.ts';
@@ -14,6 +13,7 @@ import { field, type FormValues } from '../http/form.ts';
 import { defineAction, defineExport, definePage } from '../http/route.ts';
 import { invoiceActions } from './invoices-actions.tsx';
 import { invoicePage } from './invoices-detail.tsx';
+import type { InvoiceRow } from './invoices-types.ts';
 import { createdRange, everyBatch, FilterForm, filterValues, firstPage, moneyListQuery, type MoneyListFilters } from './invoices-filters.tsx';
 
 const CREATE_FORM = 'create-invoice';

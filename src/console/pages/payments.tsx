@@ -1,17 +1,15 @@
 /** `/admin/payments` (console.md "money"): payments with their refunds, filtered in SQL, and the CSV export. */
 import type { Db } from '../../db/knex.ts';
-import type { InvoiceRow } from '../../invoices/repo.ts';
 import { customerNames, findInvoicesByIds } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
-import { PAYMENT_STATUSES, type PaymentRow } from '../../payments/repo.ts';
 import { listPayments } from '../../payments/service.ts';
-import type { RefundRow } from '../../refunds/repo.ts';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineExport, definePage } from '../http/route.ts';
 import { createdRange, everyBatch, FilterForm, filterValues, firstPage, moneyListQuery, type MoneyListFilters } from './invoices-filters.tsx';
+import { PAYMENT_STATUSES, type InvoiceRow, type PaymentRow, type RefundRow } from './invoices-types.ts';
 
 const paymentsQuery = moneyListQuery(PAYMENT_STATUSES);
 
