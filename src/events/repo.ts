@@ -40,3 +40,11 @@ export async function listEventRows(db: Db, page: PageQuery, type?: string): Pro
 export async function findEventRow(db: Db, id: string): Promise<EventRow | undefined> {
   return db('events').where({ id }).first();
 }
+
+/** The newest `limit` events whose data names this invoice (the expression index events_invoice_id). */
+export async function listEventRowsOfInvoice(db: Db, invoiceId: string, limit: number): Promise<EventRow[]> {
+  return db('events')
+    .whereRaw(`(data->>'invoiceId') = ?`, [invoiceId])
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit);
+}

@@ -3,6 +3,7 @@ import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { fanOutEvents } from '../webhooks/fanout.ts';
 import { insertEvent, insertEvents, listEventRows, type EventRow } from './repo.ts';
+import { listEventRowsOfInvoice } from './repo.ts';
 import type { EventType } from './types.ts';
 
 /** `evt_` + 24 random base32-ish characters (120 bits). */
@@ -32,4 +33,9 @@ export async function recordEvents(db: Db, events: { type: EventType; data: Reco
 
 export function listEvents(db: Db, page: PageQuery, type?: string) {
   return listEventRows(db, page, type);
+}
+
+/** An invoice's events (invoice.*, payment.* naming it), newest first, at most `limit`. */
+export function listInvoiceEvents(db: Db, invoiceId: string, limit = 100): Promise<EventRow[]> {
+  return listEventRowsOfInvoice(db, invoiceId, limit);
 }

@@ -80,11 +80,35 @@ export async function listLineItemRows(db: Db, invoiceIds: string[]): Promise<Li
   return db('invoice_line_items').whereIn('invoice_id', invoiceIds).orderBy([{ column: 'invoice_id' }, { column: 'position' }]);
 }
 
-export async function listInvoiceRows(db: Db, page: PageQuery, filters: { status?: string; customerId?: string }): Promise<Page<InvoiceRow>> {
+/** What a list of invoices may be narrowed by; `createdBefore` is exclusive. */
+export interface InvoiceListFilters {
+  status?: string;
+  customerId?: string;
+  createdFrom?: Date;
+  createdBefore?: Date;
+}
+
+export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceListFilters): Promise<Page<InvoiceRow>> {
   const query = db('invoices').select('*');
   if (filters.status) query.where({ status: filters.status });
   if (filters.customerId) query.where({ customer_id: filters.customerId });
+  if (filters.createdFrom) query.where('created_at', '>=', filters.createdFrom);
+  if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
   return paginate<InvoiceRow>(query, 'invoices', page);
+}
+
+export async function findInvoiceRows(db: Db, ids: string[]): Promise<InvoiceRow[]> {
+  if (ids.length === 0) return [];
+  return db('invoices').whereIn('id', [...new Set(ids)]);
+}
+
+/**
+ * The names of these customers, read in one statement for a page of invoices or payments. It reads the
+ * customers table from here because the console's invoice pages may not change customers/ (docs/decisions.md).
+ */
+export async function findCustomerNameRows(db: Db, ids: string[]): Promise<{ id: string; name: string }[]> {
+  if (ids.length === 0) return [];
+  return db('customers').whereIn('id', [...new Set(ids)]).select('id', 'name');
 }
 
 /** Issued or overdue invoices of a customer in one currency with something left to pay, oldest first. */

@@ -11,8 +11,8 @@ import { amountDue } from './amounts.ts';
 import { invoiceEventData } from './events.ts';
 import { createInvoices, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
 import {
-  findInvoicedPeriodRows, findInvoiceRow, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow, markOverdueInvoiceRows, updateInvoiceRow,
-  type InvoiceRow, type InvoiceStatus,
+  findCustomerNameRows, findInvoicedPeriodRows, findInvoiceRow, findInvoiceRows, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow,
+  markOverdueInvoiceRows, updateInvoiceRow, type InvoiceListFilters, type InvoiceRow, type InvoiceStatus,
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 import { canTransition } from './transitions.ts';
@@ -65,10 +65,27 @@ export async function getInvoice(db: Db, id: string): Promise<InvoiceDetail> {
   return { invoice, lines: await listLineItemRows(db, [id]) };
 }
 
-export async function listInvoices(db: Db, page: PageQuery, filters: { status?: string; customerId?: string }) {
+export type { InvoiceListFilters };
+
+export async function listInvoices(db: Db, page: PageQuery, filters: InvoiceListFilters) {
   const { rows, hasMore } = await listInvoiceRows(db, page, filters);
   const lines = await listLineItemRows(db, rows.map((r) => r.id));
   return { rows: rows.map((invoice) => ({ id: invoice.id, invoice, lines: lines.filter((l) => l.invoice_id === invoice.id) })), hasMore };
+}
+
+/** A page of invoices without their lines (the console's list and export). */
+export function listInvoiceSummaries(db: Db, page: PageQuery, filters: InvoiceListFilters) {
+  return listInvoiceRows(db, page, filters);
+}
+
+/** These invoices by id, in one statement. */
+export async function findInvoicesByIds(db: Db, ids: string[]): Promise<Map<string, InvoiceRow>> {
+  return new Map((await findInvoiceRows(db, ids)).map((r) => [r.id, r]));
+}
+
+/** These customers' names by id, in one statement (a page of invoices names each customer). */
+export async function customerNames(db: Db, ids: string[]): Promise<Map<string, string>> {
+  return new Map((await findCustomerNameRows(db, ids)).map((r) => [r.id, r.name]));
 }
 
 /**

@@ -48,9 +48,21 @@ export async function updatePaymentRefunds(db: Db, id: string, changes: Pick<Pay
   return row as PaymentRow;
 }
 
-export function listPaymentRows(db: Db, page: PageQuery, filters: { invoiceId?: string; customerId?: string }): Promise<Page<PaymentRow>> {
+/** What a list of payments may be narrowed by; `createdBefore` is exclusive. */
+export interface PaymentListFilters {
+  invoiceId?: string;
+  customerId?: string;
+  status?: PaymentStatus;
+  createdFrom?: Date;
+  createdBefore?: Date;
+}
+
+export function listPaymentRows(db: Db, page: PageQuery, filters: PaymentListFilters): Promise<Page<PaymentRow>> {
   const query = db('payments').select('*');
   if (filters.invoiceId) query.where({ invoice_id: filters.invoiceId });
   if (filters.customerId) query.where({ customer_id: filters.customerId });
+  if (filters.status) query.where({ status: filters.status });
+  if (filters.createdFrom) query.where('created_at', '>=', filters.createdFrom);
+  if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
   return paginate<PaymentRow>(query, 'payments', page);
 }

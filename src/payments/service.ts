@@ -9,7 +9,10 @@ import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
 import { DECIMAL_PATTERN, formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
-import { findPaymentByReference, findPaymentRow, insertPaymentRow, listPaymentRows, lockPaymentRow, PROVIDER_REFERENCE_UNIQUE, updatePaymentRefunds, type PaymentRow } from './repo.ts';
+import {
+  findPaymentByReference, findPaymentRow, insertPaymentRow, listPaymentRows, lockPaymentRow, PROVIDER_REFERENCE_UNIQUE, updatePaymentRefunds, type PaymentListFilters,
+  type PaymentRow,
+} from './repo.ts';
 import { paymentEventData, type RecordPaymentInput } from './schema.ts';
 
 export interface PaymentClock {
@@ -97,7 +100,9 @@ export async function getPayment(db: Db, id: string): Promise<PaymentRow> {
   return row;
 }
 
-export function listPayments(db: Db, page: PageQuery, filters: { invoiceId?: string; customerId?: string }) {
+export type { PaymentListFilters };
+
+export function listPayments(db: Db, page: PageQuery, filters: PaymentListFilters) {
   return listPaymentRows(db, page, filters);
 }
 

@@ -62,3 +62,13 @@ export function listRefundRows(db: Db, page: PageQuery, filters: { paymentId?: s
   if (filters.paymentId) query.where('refunds.payment_id', filters.paymentId);
   return paginate<RefundRow>(query, 'refunds', page);
 }
+
+/** The refunds of these payments, oldest first, in one statement. */
+export async function listRefundRowsOfPayments(db: Db, paymentIds: string[]): Promise<RefundRow[]> {
+  if (paymentIds.length === 0) return [];
+  return db('refunds')
+    .join('payments', 'payments.id', 'refunds.payment_id')
+    .whereIn('refunds.payment_id', [...new Set(paymentIds)])
+    .orderBy([{ column: 'refunds.created_at' }, { column: 'refunds.id' }])
+    .select('refunds.*', 'payments.currency');
+}

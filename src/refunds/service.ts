@@ -10,7 +10,7 @@ import { findPayment, lockPayment, setPaymentRefunds } from '../payments/service
 import { RefundGatewayError, type ProviderRefundConfig, type RefundGateway } from './gateway.ts';
 import { refundGatewayFor } from './gateway-registry.ts';
 import {
-  completeRefundRow, deletePendingRefundRow, findRefundRow, insertRefundRow, listRefundRows, listStalePendingRefundIds, pendingRefundTotal,
+  completeRefundRow, deletePendingRefundRow, findRefundRow, insertRefundRow, listRefundRows, listRefundRowsOfPayments, listStalePendingRefundIds, pendingRefundTotal,
   type RefundRow,
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
@@ -153,4 +153,11 @@ export async function resumePendingRefunds(
 
 export function listRefunds(db: Db, page: PageQuery, filters: { paymentId?: string }) {
   return listRefundRows(db, page, filters);
+}
+
+/** The refunds of these payments, oldest first, by payment id (a page of payments shows each one's refunds). */
+export async function refundsOfPayments(db: Db, paymentIds: string[]): Promise<Map<string, RefundRow[]>> {
+  const byPayment = new Map<string, RefundRow[]>(paymentIds.map((id) => [id, []]));
+  for (const row of await listRefundRowsOfPayments(db, paymentIds)) byPayment.get(row.payment_id)?.push(row);
+  return byPayment;
 }

@@ -225,3 +225,17 @@ export async function reopenDelivery(db: Db, id: string, endpointId: string): Pr
     .returning('attempt_count');
   return (row as { attempt_count: number } | undefined)?.attempt_count;
 }
+
+/** A delivery with the URL of its endpoint, for pages that list deliveries of many endpoints. */
+export type DeliveryWithUrl = DeliveryRow & { endpoint_url: string };
+
+/** The deliveries of these events, newest first, in one statement. */
+export async function listDeliveryRowsOfEvents(db: Db, eventIds: string[]): Promise<DeliveryWithUrl[]> {
+  if (eventIds.length === 0) return [];
+  return db('webhook_deliveries')
+    .join('events', 'events.id', 'webhook_deliveries.event_id')
+    .join('webhook_endpoints', 'webhook_endpoints.id', 'webhook_deliveries.endpoint_id')
+    .whereIn('webhook_deliveries.event_id', [...new Set(eventIds)])
+    .orderBy([{ column: 'webhook_deliveries.created_at', order: 'desc' }, { column: 'webhook_deliveries.id', order: 'desc' }])
+    .select([...deliveryColumns, 'webhook_endpoints.url as endpoint_url']);
+}

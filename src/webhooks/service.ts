@@ -8,6 +8,7 @@ import {
   deleteEndpointRow, findDelivery, findEndpoint, insertEndpoint, listAttemptRows, listDeliveryRows, listEndpointRows, notifyDeliveriesDue, reopenDelivery,
   updateEndpointRow, type AttemptRow, type DeliveryRow, type EndpointRow,
 } from './repo.ts';
+import { listDeliveryRowsOfEvents } from './repo.ts';
 import type { CreateEndpointInput, UpdateEndpointInput } from './schema.ts';
 
 /** `whsec_` + 32 random bytes (base64), the Standard Webhooks secret shape. */
@@ -86,4 +87,9 @@ export async function retryDelivery(db: Db, endpointId: string, deliveryId: stri
     const [row] = await withAttempts(trx, [(await findDelivery(trx, deliveryId))!]);
     return row!;
   });
+}
+
+/** The outbound deliveries of these events (an invoice's page), newest first, each with its status and attempt count. */
+export function listDeliveriesOfEvents(db: Db, eventIds: string[]) {
+  return listDeliveryRowsOfEvents(db, eventIds);
 }

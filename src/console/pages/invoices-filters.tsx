@@ -1,0 +1,87 @@
+/**
+ * What the invoice and payment lists share (console.md "money"): the `status`, `customerId`, `from`, `to`
+ * filters, their form, the export link that carries them, and the keyset batches a CSV export walks.
+ */
+import { z } from 'zod';
+import type { Page } from '../../db/paginate.ts';
+import { pagingQuery, uuid, type PageQuery } from '../../http/schemas.ts';
+
+export const PAGE_SIZE = 50;
+const EXPORT_BATCH = 500;
+
+/** A calendar day, `YYYY-MM-DD`, read as UTC. */
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'must be a real date');
+
+/** The query of a money list: paging plus the filters of console.md, each a query parameter (C-4). */
+export function moneyListQuery<const S extends readonly [string, ...string[]]>(statuses: S) {
+  return pagingQuery().extend({
+    status: z.enum(statuses).optional(),
+    customerId: uuid.optional(),
+    from: isoDay.optional(),
+    to: isoDay.optional(),
+  });
+}
+
+export interface MoneyListFilters {
+  status?: string;
+  customerId?: string;
+  from?: string;
+  to?: string;
+}
+
+/** `from` and `to` as the services take them: `to` includes its whole (UTC) day, so the bound is the next midnight. */
+export function createdRange(filters: MoneyListFilters): { createdFrom?: Date; createdBefore?: Date } {
+  const day = (v: string) => new Date(`${v}T00:00:00Z`);
+  return {
+    createdFrom: filters.from ? day(filters.from) : undefined,
+    createdBefore: filters.to ? new Date(day(filters.to).getTime() + 86_400_000) : undefined,
+  };
+}
+
+/** The filters alone (no cursor), for the next-page and export links. */
+export const filterValues = (q: MoneyListFilters): Record<string, string | undefined> => ({ status: q.status, customerId: q.customerId, from: q.from, to: q.to });
+
+export function withFilters(path: string, filters: MoneyListFilters): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(filterValues(filters))) if (v) params.set(k, v);
+  const search = params.toString();
+  return search ? `${path}?${search}` : path;
+}
+
+export const firstPage = (startingAfter?: string): PageQuery => ({ limit: PAGE_SIZE, startingAfter, newestFirst: true });
+
+/** Every row of a list in keyset batches, newest first: an export streams them without holding the list. */
+export async function* everyBatch<T extends { id: string }>(list: (page: PageQuery) => Promise<Page<T>>): AsyncGenerator<T[]> {
+  let startingAfter: string | undefined;
+  for (;;) {
+    const { rows, hasMore } = await list({ limit: EXPORT_BATCH, startingAfter, newestFirst: true });
+    if (rows.length > 0) yield rows;
+    if (!hasMore || rows.length === 0) return;
+    startingAfter = rows.at(-1)!.id;
+  }
+}
+
+/** The filter form (GET, so a filtered list is a URL) and the CSV link carrying the same filters. */
+export function FilterForm({ action, statuses, values, exportPath }: { action: string; statuses: readonly string[]; values: MoneyListFilters; exportPath: string }) {
+  return (
+    <>
+      <form method="get" action={action} class="filters">
+        <p class="field">
+          <label for="filter-status">Status</label>
+          <select id="filter-status" name="status">
+            <option value="">Any</option>
+            {statuses.map((s) => <option value={s} selected={s === values.status}>{s}</option>)}
+          </select>
+        </p>
+        <p class="field"><label for="filter-customer">Customer ID</label><input id="filter-customer" name="customerId" value={values.customerId ?? ''} /></p>
+        <p class="field"><label for="filter-from">Created from</label><input id="filter-from" name="from" type="date" value={values.from ?? ''} /></p>
+        <p class="field"><label for="filter-to">Created to (inclusive)</label><input id="filter-to" name="to" type="date" value={values.to ?? ''} /></p>
+        <button type="submit">Filter</button>
+      </form>
+      <p class="export"><a href={withFilters(exportPath, values)} download>Export CSV</a></p>
+    </>
+  );
+}

@@ -1,0 +1,152 @@
+/** `/admin/invoices` (console.md "money"): the list with its filters, the create form, and the CSV export. */
+import { createInvoiceBody, INVOICE_STATUSES } from '../../invoices/schema.ts';
+import { amountDue } from '../../invoices/amounts.ts';
+import { customerNames, listInvoiceSummaries } from '../../invoices/service.ts';
+import { parseOrThrow } from '../../http/validate.ts';
+import { formatMoney } from '../../money.ts';
+import { createAdminInvoice } from '../../subscriptions/invoicing.ts';
+import { Field, Form, kept, type FormState } from '../components/Form.tsx';
+import { date, dateTime, money } from '../components/format.ts';
+import { Layout } from '../components/Layout.tsx';
+import { nextPageUrl, Table } from '../components/Table.tsx';
+import { field, type FormValues } from '../http/form.ts';
+import { defineAction, defineExport, definePage } from '../http/route.ts';
+import { invoiceActions } from './invoices-actions.tsx';
+import { invoicePage } from './invoices-detail.tsx';
+import type { InvoiceRow } from './invoices-types.ts';
+import { createdRange, everyBatch, FilterForm, filterValues, firstPage, moneyListQuery, type MoneyListFilters } from './invoices-filters.tsx';
+
+const CREATE_FORM = 'create-invoice';
+const EMPTY_LINE_ROWS = 3;
+const LINE_FIELDS = ['description', 'quantity', 'unitPrice'] as const;
+
+const invoicesQuery = moneyListQuery(INVOICE_STATUSES);
+
+const serviceFilters = (q: MoneyListFilters) => ({ status: q.status, customerId: q.customerId, ...createdRange(q) });
+
+/** The posted line rows as typed, holes (rows never sent) left out. */
+function postedLines(form: FormValues): Record<string, string>[] {
+  const rows = Array.isArray(form.lineItems) ? form.lineItems : [];
+  return rows.filter((row): row is FormValues => typeof row === 'object' && row !== null && !Array.isArray(row)).map((row) =>
+    Object.fromEntries(LINE_FIELDS.map((name) => [name, typeof row[name] === 'string' ? (row[name] as string) : ''])),
+  );
+}
+
+/**
+ * The form as the API's JSON body: rows left fully empty are ignored; a row with a description or price but no
+ * quantity is one unit. Number() keeps a non-number as NaN so the schema names the field.
+ */
+export function invoiceBodyOf(form: FormValues) {
+  const lineItems = postedLines(form)
+    .filter((row) => LINE_FIELDS.some((name) => row[name]!.trim() !== ''))
+    .map((row) => ({
+      description: row.description,
+      quantity: row.quantity!.trim() === '' ? 1 : Number(row.quantity),
+      unitPrice: row.unitPrice!.trim() === '' ? undefined : row.unitPrice!.trim(),
+    }));
+  return {
+    customerId: field(form, 'customerId')?.trim(),
+    currency: field(form, 'currency')?.trim().toUpperCase(),
+    dueDate: field(form, 'dueDate')?.trim(),
+    status: field(form, 'status'),
+    taxRate: field(form, 'taxRate')?.trim(),
+    lineItems,
+  };
+}
+
+function CreateInvoiceForm({ csrf, state }: { csrf: string; state?: FormState }) {
+  const mine = state?.name === CREATE_FORM ? state : undefined;
+  const typed = mine ? postedLines(mine.values) : [];
+  const rows = Math.max(EMPTY_LINE_ROWS, typed.length);
+  const v = (name: string, fallback = '') => kept(mine, CREATE_FORM, name, fallback);
+  return (
+    <details open={mine ? true : undefined}>
+      <summary>Create an invoice</summary>
+      <Form name={CREATE_FORM} action="/admin/invoices" csrf={csrf} state={mine} submit="Create invoice">
+        <Field label="Customer ID" name="customerId" value={v('customerId')} required state={mine} />
+        <Field label="Currency" name="currency" value={v('currency', 'USD')} state={mine} />
+        <Field label="Due date" name="dueDate" type="date" value={v('dueDate')} state={mine} />
+        <Field label="Status" name="status" value={v('status', 'draft')} options={['draft', 'issued']} state={mine} />
+        <Field label="Tax rate (%)" name="taxRate" value={v('taxRate')} state={mine} />
+        {Array.from({ length: rows }, (_, i) => (
+          <fieldset class="line-row">
+            <legend>{`Line ${i + 1}`}</legend>
+            <Field label="Description" name={`lineItems[${i}][description]`} value={typed[i]?.description ?? ''} />
+            <Field label="Quantity" name={`lineItems[${i}][quantity]`} type="number" value={typed[i]?.quantity ?? ''} />
+            <Field label="Unit price" name={`lineItems[${i}][unitPrice]`} value={typed[i]?.unitPrice ?? ''} />
+          </fieldset>
+        ))}
+      </Form>
+    </details>
+  );
+}
+
+export const invoicesPage = definePage({
+  path: '/admin/invoices',
+  query: invoicesQuery,
+  async render({ deps, query, viewer, notice, state }) {
+    const { rows, hasMore } = await listInvoiceSummaries(deps.db, firstPage(query.startingAfter), serviceFilters(query));
+    const names = await customerNames(deps.db, rows.map((r) => r.customer_id));
+    return (
+      <Layout title="Invoices" viewer={viewer} section="Invoices" notice={notice}>
+        <h1>Invoices</h1>
+        <CreateInvoiceForm csrf={viewer.csrf} state={state} />
+        <FilterForm action="/admin/invoices" statuses={INVOICE_STATUSES} values={query} exportPath="/admin/invoices/export.csv" />
+        <div class="wide">
+          <Table
+            rows={rows}
+            empty="No invoices match."
+            next={nextPageUrl('/admin/invoices', filterValues(query), rows.at(-1)?.id, hasMore)}
+            columns={[
+              { header: 'Number', cell: (i: InvoiceRow) => <a class="nowrap" href={`/admin/invoices/${i.id}`}>{i.invoice_number}</a> },
+              { header: 'Customer', cell: (i) => <a href={`/admin/customers/${i.customer_id}`}>{names.get(i.customer_id) ?? i.customer_id}</a> },
+              { header: 'Status', cell: (i) => <span class="status">{i.status}</span> },
+              { header: 'Total', numeric: true, cell: (i) => money(i.total, i.currency) },
+              { header: 'Amount due', numeric: true, cell: (i) => money(amountDue(i).toString(), i.currency) },
+              { header: 'Due date', cell: (i) => date(i.due_date) },
+              { header: 'Created', cell: (i) => dateTime(i.created_at) },
+            ]}
+          />
+        </div>
+      </Layout>
+    );
+  },
+});
+
+export const createInvoiceAction = defineAction({
+  path: '/admin/invoices',
+  form: CREATE_FORM,
+  page: invoicesPage,
+  async run({ deps, form }) {
+    const body = parseOrThrow(createInvoiceBody, invoiceBodyOf(form), 'body');
+    const { invoice } = await createAdminInvoice(deps.db, body, { settings: deps.config });
+    return { redirect: `/admin/invoices/${invoice.id}`, notice: `Invoice ${invoice.invoice_number} created (${invoice.status}).` };
+  },
+});
+
+const INVOICE_CSV_HEADER = [
+  'id', 'number', 'customerId', 'customerName', 'status', 'currency', 'subtotal', 'taxRate', 'taxAmount', 'total', 'amountPaid',
+  'creditApplied', 'creditedAmount', 'amountDue', 'dueDate', 'issuedAt', 'paidAt', 'voidedAt', 'createdAt',
+] as const;
+
+export const invoicesExport = defineExport({
+  path: '/admin/invoices/export.csv',
+  filename: 'invoices.csv',
+  query: invoicesQuery,
+  header: INVOICE_CSV_HEADER,
+  async *rows({ deps, query }) {
+    for await (const batch of everyBatch((page) => listInvoiceSummaries(deps.db, page, serviceFilters(query)))) {
+      const names = await customerNames(deps.db, batch.map((r) => r.customer_id));
+      for (const i of batch) {
+        const m = (v: string) => formatMoney(v, i.currency);
+        yield [
+          i.id, i.invoice_number, i.customer_id, names.get(i.customer_id) ?? '', i.status, i.currency, m(i.subtotal), i.tax_rate, m(i.tax_amount), m(i.total),
+          m(i.amount_paid), m(i.credit_applied), m(i.credited_amount), formatMoney(amountDue(i), i.currency), i.due_date, i.issued_at, i.paid_at, i.voided_at, i.created_at,
+        ];
+      }
+    }
+  },
+});
+
+/** The export before the invoice page: `/admin/invoices/:id` would take `export.csv` as an id. */
+export const invoiceRoutes = [invoicesExport, invoicesPage, createInvoiceAction, invoicePage, ...invoiceActions];

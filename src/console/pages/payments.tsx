@@ -1,0 +1,98 @@
+/** `/admin/payments` (console.md "money"): payments with their refunds, filtered in SQL, and the CSV export. */
+import type { Db } from '../../db/knex.ts';
+import { customerNames, findInvoicesByIds } from '../../invoices/service.ts';
+import { formatMoney } from '../../money.ts';
+import { listPayments } from '../../payments/service.ts';
+import { refundsOfPayments } from '../../refunds/service.ts';
+import { dateTime, money } from '../components/format.ts';
+import { Layout } from '../components/Layout.tsx';
+import { nextPageUrl, Table } from '../components/Table.tsx';
+import { defineExport, definePage } from '../http/route.ts';
+import { createdRange, everyBatch, FilterForm, filterValues, firstPage, moneyListQuery, type MoneyListFilters } from './invoices-filters.tsx';
+import { PAYMENT_STATUSES, type InvoiceRow, type PaymentRow, type RefundRow } from './invoices-types.ts';
+
+const paymentsQuery = moneyListQuery(PAYMENT_STATUSES);
+
+const serviceFilters = (q: MoneyListFilters) => ({ status: q.status as PaymentRow['status'] | undefined, customerId: q.customerId, ...createdRange(q) });
+
+/** What a page of payments names: invoices, customers and refunds, each read once for the whole page. */
+async function relatedTo(db: Db, rows: PaymentRow[]) {
+  const [invoices, names, refunds] = await Promise.all([
+    findInvoicesByIds(db, rows.map((p) => p.invoice_id)),
+    customerNames(db, rows.map((p) => p.customer_id)),
+    refundsOfPayments(db, rows.map((p) => p.id)),
+  ]);
+  return { invoices, names, refunds };
+}
+
+function RefundList({ refunds }: { refunds: RefundRow[] }) {
+  if (refunds.length === 0) return null;
+  return (
+    <ul class="plain">
+      {refunds.map((r) => <li>{`${money(r.amount, r.currency)} · ${dateTime(r.created_at)}${r.reason ? ` · ${r.reason}` : ''}${r.status === 'pending' ? ' · pending' : ''}`}</li>)}
+    </ul>
+  );
+}
+
+export const paymentsPage = definePage({
+  path: '/admin/payments',
+  query: paymentsQuery,
+  async render({ deps, query, viewer, notice }) {
+    const { rows, hasMore } = await listPayments(deps.db, firstPage(query.startingAfter), serviceFilters(query));
+    const { invoices, names, refunds } = await relatedTo(deps.db, rows);
+    const invoiceOf = (p: PaymentRow): InvoiceRow | undefined => invoices.get(p.invoice_id);
+    return (
+      <Layout title="Payments" viewer={viewer} section="Payments" notice={notice}>
+        <h1>Payments</h1>
+        <FilterForm action="/admin/payments" statuses={PAYMENT_STATUSES} values={query} exportPath="/admin/payments/export.csv" />
+        <div class="wide">
+          <Table
+            rows={rows}
+            empty="No payments match."
+            next={nextPageUrl('/admin/payments', filterValues(query), rows.at(-1)?.id, hasMore)}
+            columns={[
+              { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
+              { header: 'Invoice', cell: (p) => <a class="nowrap" href={`/admin/invoices/${p.invoice_id}`}>{invoiceOf(p)?.invoice_number ?? p.invoice_id}</a> },
+              { header: 'Customer', cell: (p) => <a href={`/admin/customers/${p.customer_id}`}>{names.get(p.customer_id) ?? p.customer_id}</a> },
+              { header: 'Method', cell: (p) => p.payment_method },
+              { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
+              { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
+              { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
+              { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
+              { header: 'Refunds', cell: (p) => <RefundList refunds={refunds.get(p.id) ?? []} /> },
+            ]}
+          />
+        </div>
+      </Layout>
+    );
+  },
+});
+
+const PAYMENT_CSV_HEADER = [
+  'id', 'invoiceId', 'invoiceNumber', 'customerId', 'customerName', 'paymentMethod', 'providerReference', 'currency', 'amount', 'refundedAmount',
+  'status', 'refunds', 'createdAt',
+] as const;
+
+/** A payment's refunds in one cell: `amount@ISO timestamp` each, `;` between them. */
+const refundsCell = (refunds: RefundRow[]) => refunds.map((r) => `${formatMoney(r.amount, r.currency)}@${r.created_at.toISOString()}`).join(';');
+
+export const paymentsExport = defineExport({
+  path: '/admin/payments/export.csv',
+  filename: 'payments.csv',
+  query: paymentsQuery,
+  header: PAYMENT_CSV_HEADER,
+  async *rows({ deps, query }) {
+    for await (const batch of everyBatch((page) => listPayments(deps.db, page, serviceFilters(query)))) {
+      const { invoices, names, refunds } = await relatedTo(deps.db, batch);
+      for (const p of batch) {
+        yield [
+          p.id, p.invoice_id, invoices.get(p.invoice_id)?.invoice_number ?? '', p.customer_id, names.get(p.customer_id) ?? '', p.payment_method,
+          p.provider_reference, p.currency, formatMoney(p.amount, p.currency), formatMoney(p.refunded_amount, p.currency), p.status,
+          refundsCell(refunds.get(p.id) ?? []), p.created_at,
+        ];
+      }
+    }
+  },
+});
+
+export const paymentRoutes = [paymentsPage, paymentsExport];
