@@ -40,3 +40,11 @@ export async function listEventRows(db: Db, page: PageQuery, type?: string): Pro
 export async function findEventRow(db: Db, id: string): Promise<EventRow | undefined> {
   return db('events').where({ id }).first();
 }
+
+/**
+ * Events whose payload names the customer (`data.customerId`: invoice, payment, license, dunning and
+ * subscription payloads all carry it), through the expression index `events_customer`.
+ */
+export async function listEventRowsOfCustomer(db: Db, customerId: string, page: PageQuery): Promise<Page<EventRow>> {
+  return paginate<EventRow>(db('events').select('*').whereRaw(`(data->>'customerId') = ?`, [customerId]), 'events', page);
+}

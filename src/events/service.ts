@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { fanOutEvents } from '../webhooks/fanout.ts';
-import { insertEvent, insertEvents, listEventRows, type EventRow } from './repo.ts';
+import { insertEvent, insertEvents, listEventRows, listEventRowsOfCustomer, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
 /** `evt_` + 24 random base32-ish characters (120 bits). */
@@ -32,4 +32,9 @@ export async function recordEvents(db: Db, events: { type: EventType; data: Reco
 
 export function listEvents(db: Db, page: PageQuery, type?: string) {
   return listEventRows(db, page, type);
+}
+
+/** The customer's events (its timeline), paged as any list. */
+export function listCustomerEvents(db: Db, customerId: string, page: PageQuery) {
+  return listEventRowsOfCustomer(db, customerId, page);
 }
