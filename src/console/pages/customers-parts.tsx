@@ -22,7 +22,8 @@ export function customerFields(form: FormValues) {
     email: text('email'),
     company: optional('company'),
     tier: optional('tier'),
-    billingAddress: optional('billingAddress'),
+    // A browser posts a textarea's line breaks as CRLF; the API's callers send LF, so the stored text agrees.
+    billingAddress: optional('billingAddress')?.replace(/\r\n?/g, '\n') ?? null,
     taxId: optional('taxId'),
   };
 }
