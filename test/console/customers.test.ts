@@ -2,6 +2,7 @@ import test from 'ava';
 import type { Page } from 'puppeteer';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { scrollsSideways } from '../helpers/browser.ts';
+import { customerBatches } from '../../src/customers/service.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { makeInvoice, pay, type Ctx } from '../payments/fixtures.ts';
@@ -265,4 +266,26 @@ test.serial('list and detail read at 360 px without sideways scrolling, with one
     t.false(await scrollsSideways(page), `${path} with its forms open`);
     await close();
   }
+});
+
+test.serial('the export batches walk every matching customer once, newest first, whatever the batch size', async (t) => {
+  const seen: string[] = [];
+  for await (const batch of customerBatches(kit.app.db, { tier: 'professional' }, 7)) {
+    t.true(batch.length <= 7);
+    seen.push(...batch.map((c) => c.id));
+  }
+  const expected = await kit.app.db('customers').where({ tier: 'professional' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).pluck('id');
+  t.deepEqual(seen, expected);
+});
+
+test.serial('the forms refuse a post without the CSRF token and change nothing', async (t) => {
+  const customer = await insertCustomer(kit.app.db, { name: 'Guarded' });
+  const before = await count('customers');
+  for (const path of ['/admin/customers', `/admin/customers/${customer.id}`, `/admin/customers/${customer.id}/credits`]) {
+    const res = await fetch(`${kit.app.baseUrl}${path}`, { method: 'POST', headers: { cookie: api.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Forged&email=forged%40example.test&amount=10', redirect: 'manual' });
+    t.is(res.status, 403, path);
+  }
+  t.is(await count('customers'), before);
+  t.is((await kit.app.db('customers').where({ id: customer.id }).first()).name, 'Guarded');
+  t.is(await count('credit_ledger', { customer_id: customer.id }), 0);
 });
