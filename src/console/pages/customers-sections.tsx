@@ -1,17 +1,28 @@
 /** The sections of a customer's page: each a table of what other domains hold for the customer, newest first. */
 import type { ComponentChildren } from 'preact';
-import type { ApiKeyRow } from '../../api-keys/repo.ts';
-import type { LedgerEntryRow } from '../../credits/ledger.ts';
-import type { EventRow } from '../../events/repo.ts';
+import type { listApiKeys } from '../../api-keys/service.ts';
+import type { listCreditLedger } from '../../credits/service.ts';
+import type { getCustomer } from '../../customers/service.ts';
+import type { listCustomerEvents } from '../../events/service.ts';
 import { amountDue } from '../../invoices/amounts.ts';
-import type { InvoiceRow } from '../../invoices/repo.ts';
-import type { LicenseRow } from '../../licenses/repo.ts';
+import type { listInvoices } from '../../invoices/service.ts';
+import type { listLicenses } from '../../licenses/service.ts';
 import { effectiveStatus } from '../../licenses/status.ts';
-import type { PaymentRow } from '../../payments/repo.ts';
-import type { PlanRow } from '../../plans/repo.ts';
-import type { SubscriptionRow } from '../../subscriptions/repo.ts';
+import type { listPayments } from '../../payments/service.ts';
+import type { findPlans } from '../../plans/service.ts';
 import { date, dateTime, money } from '../components/format.ts';
 import { Table } from '../components/Table.tsx';
+
+// Row types as the services answer them (a console page reads no domain's repo, not even for a type).
+type RowOf<F extends (...args: never[]) => Promise<{ rows: unknown[] }>> = Awaited<ReturnType<F>>['rows'][number];
+type ApiKeyRow = RowOf<typeof listApiKeys>;
+type LedgerRow = RowOf<typeof listCreditLedger>;
+type EventRow = RowOf<typeof listCustomerEvents>;
+type InvoiceRow = RowOf<typeof listInvoices>['invoice'];
+type LicenseRow = RowOf<typeof listLicenses>;
+type PaymentRow = RowOf<typeof listPayments>;
+type Plans = Awaited<ReturnType<typeof findPlans>>;
+type SubscriptionRow = Awaited<ReturnType<typeof getCustomer>>['subscriptions'][number];
 
 /** A section of the page: its heading, its table, and where to see more than the newest page. */
 function Section({ id, title, more, children }: { id: string; title: string; more?: ComponentChildren; children: ComponentChildren }) {
@@ -27,7 +38,7 @@ function Section({ id, title, more, children }: { id: string; title: string; mor
 const Status = ({ value }: { value: string }) => <span class="status">{value}</span>;
 const invoiceLink = (id: string, number: string | undefined) => <a href={`/admin/invoices/${id}`}>{number ?? 'Invoice'}</a>;
 
-export function LedgerSection({ rows, hasMore }: { rows: (LedgerEntryRow & { balance_after: string })[]; hasMore: boolean }) {
+export function LedgerSection({ rows, hasMore }: { rows: LedgerRow[]; hasMore: boolean }) {
   return (
     <Section id="ledger" title="Credit ledger" more={hasMore ? 'Showing the newest 50 entries.' : undefined}>
       <Table
@@ -46,7 +57,7 @@ export function LedgerSection({ rows, hasMore }: { rows: (LedgerEntryRow & { bal
   );
 }
 
-export function SubscriptionsSection({ rows, plans }: { rows: SubscriptionRow[]; plans: Map<string, PlanRow> }) {
+export function SubscriptionsSection({ rows, plans }: { rows: SubscriptionRow[]; plans: Plans }) {
   return (
     <Section id="subscriptions" title="Subscriptions">
       <Table
