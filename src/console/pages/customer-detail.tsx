@@ -16,11 +16,11 @@ import { findPlans } from '../../plans/service.ts';
 import { grantCredit } from '../../settlement/service.ts';
 import { z } from 'zod';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
-import { dateTime, money } from '../components/format.ts';
+import { money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { defineAction, definePage } from '../http/route.ts';
 import type { FormValues } from '../http/form.ts';
-import { Amounts, creditAmounts, CustomerFields, customerFields, DEFAULT_CURRENCY } from './customers-parts.tsx';
+import { Amounts, creditAmounts, CustomerFields, customerFields, DEFAULT_CURRENCY, When } from './customers-parts.tsx';
 import { ApiKeysSection, InvoicesSection, LedgerSection, LicensesSection, PaymentsSection, SubscriptionsSection, TimelineSection } from './customers-sections.tsx';
 
 const SECTION_SIZE = 50;
@@ -46,7 +46,13 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
     listCustomerEvents(db, id, { ...newest, startingAfter: timelineAfter }),
     findPlans(db, [...new Set(subscriptions.map((s) => s.plan_id))]),
   ]);
-  const numbers = await invoiceNumbers(db, payments.rows.map((p) => p.invoice_id));
+  // One lookup names the invoice of every payment, ledger entry and event shown.
+  const invoiceIds = [
+    ...payments.rows.map((p) => p.invoice_id),
+    ...ledger.rows.flatMap((e) => (e.invoice_id ? [e.invoice_id] : [])),
+    ...timeline.rows.flatMap((e) => (typeof e.data.invoiceId === 'string' && uuid.safeParse(e.data.invoiceId).success ? [e.data.invoiceId] : [])),
+  ];
+  const numbers = await invoiceNumbers(db, invoiceIds);
   return { customer, subscriptions: [...subscriptions].reverse(), plans, owed: owed.get(id) ?? [], ledger, invoices, payments, numbers, licenses, apiKeys, timeline };
 }
 
@@ -91,8 +97,8 @@ export const customerPage = definePage({
             <dt>Tax ID</dt><dd>{customer.tax_id ?? '—'}</dd>
             <dt>Payment method</dt><dd>{customer.payment_method ?? '—'}</dd>
             <dt>Products</dt><dd>{customer.products.map((p) => p.name).join(', ') || '—'}</dd>
-            <dt>Created</dt><dd>{dateTime(customer.created_at)}</dd>
-            <dt>Updated</dt><dd>{dateTime(customer.updated_at)}</dd>
+            <dt>Created</dt><dd><When value={customer.created_at} /></dd>
+            <dt>Updated</dt><dd><When value={customer.updated_at} /></dd>
           </dl>
         </section>
         <details open={state?.name === 'edit'}>
@@ -107,13 +113,13 @@ export const customerPage = definePage({
             <CreditFields state={state} />
           </Form>
         </details>
-        <LedgerSection rows={data.ledger.rows} hasMore={data.ledger.hasMore} />
+        <LedgerSection rows={data.ledger.rows} hasMore={data.ledger.hasMore} numbers={data.numbers} />
         <SubscriptionsSection rows={data.subscriptions} plans={data.plans} />
         <InvoicesSection rows={data.invoices.rows.map((r) => r.invoice)} hasMore={data.invoices.hasMore} customerId={id} />
         <PaymentsSection rows={data.payments.rows} hasMore={data.payments.hasMore} numbers={data.numbers} customerId={id} />
         <LicensesSection rows={data.licenses.rows} productNames={productNames} now={new Date()} />
         <ApiKeysSection rows={data.apiKeys.rows} />
-        <TimelineSection rows={data.timeline.rows} next={data.timeline.hasMore && lastEvent ? `/admin/customers/${id}?timelineAfter=${lastEvent.id}#timeline` : undefined} />
+        <TimelineSection rows={data.timeline.rows} numbers={data.numbers} next={data.timeline.hasMore && lastEvent ? `/admin/customers/${id}?timelineAfter=${lastEvent.id}#timeline` : undefined} />
       </Layout>
     );
   },

@@ -3,7 +3,7 @@ import { CUSTOMER_TIERS } from '../../customers/schema.ts';
 import type { CurrencyAmount } from '../../invoices/service.ts';
 import { money as decimal } from '../../money.ts';
 import { Field, kept, type FormState } from '../components/Form.tsx';
-import { money } from '../components/format.ts';
+import { dateTime, money } from '../components/format.ts';
 import type { FormValues } from '../http/form.ts';
 
 /** The currency a customer with no amounts at all is shown in (the API's `creditBalance` is USD, D-22). */
@@ -68,4 +68,12 @@ export function creditAmounts(balances: Record<string, string>): CurrencyAmount[
 export function Amounts({ amounts }: { amounts: CurrencyAmount[] }) {
   if (amounts.length === 0) return <>{money('0', DEFAULT_CURRENCY)}</>;
   return <span class="amounts">{amounts.map((a) => <span>{money(a.amount, a.currency)}</span>)}</span>;
+}
+
+/** A short token (tier, status, kind) that a narrow table column must not break mid-word. */
+export const Nowrap = ({ children }: { children: string | number }) => <span class="nowrap">{children}</span>;
+
+/** A timestamp as C-5 shows it, unbroken, with its machine-readable value. */
+export function When({ value }: { value: Date | null | undefined }) {
+  return value ? <time class="nowrap" dateTime={value.toISOString()}>{dateTime(value)}</time> : null;
 }

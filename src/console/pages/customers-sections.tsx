@@ -10,8 +10,9 @@ import type { listLicenses } from '../../licenses/service.ts';
 import { effectiveStatus } from '../../licenses/status.ts';
 import type { listPayments } from '../../payments/service.ts';
 import type { findPlans } from '../../plans/service.ts';
-import { date, dateTime, money } from '../components/format.ts';
+import { date, money } from '../components/format.ts';
 import { Table } from '../components/Table.tsx';
+import { Nowrap, When } from './customers-parts.tsx';
 
 // Row types as the services answer them (a console page reads no domain's repo, not even for a type).
 type RowOf<F extends (...args: never[]) => Promise<{ rows: unknown[] }>> = Awaited<ReturnType<F>>['rows'][number];
@@ -27,7 +28,7 @@ type SubscriptionRow = Awaited<ReturnType<typeof getCustomer>>['subscriptions'][
 /** A section of the page: its heading, its table, and where to see more than the newest page. */
 function Section({ id, title, more, children }: { id: string; title: string; more?: ComponentChildren; children: ComponentChildren }) {
   return (
-    <section id={id} aria-labelledby={`${id}-h`}>
+    <section id={id} class="words" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>{title}</h2>
       {children}
       {more ? <p class="more">{more}</p> : null}
@@ -35,20 +36,20 @@ function Section({ id, title, more, children }: { id: string; title: string; mor
   );
 }
 
-const Status = ({ value }: { value: string }) => <span class="status">{value}</span>;
-const invoiceLink = (id: string, number: string | undefined) => <a href={`/admin/invoices/${id}`}>{number ?? 'Invoice'}</a>;
+const Status = ({ value }: { value: string }) => <span class="status nowrap">{value}</span>;
+const invoiceLink = (id: string, number: string | undefined) => <a class="nowrap" href={`/admin/invoices/${id}`}>{number ?? 'Invoice'}</a>;
 
-export function LedgerSection({ rows, hasMore }: { rows: LedgerRow[]; hasMore: boolean }) {
+export function LedgerSection({ rows, hasMore, numbers }: { rows: LedgerRow[]; hasMore: boolean; numbers: Map<string, string> }) {
   return (
     <Section id="ledger" title="Credit ledger" more={hasMore ? 'Showing the newest 50 entries.' : undefined}>
       <Table
         rows={rows}
         empty="No store credit yet."
         columns={[
-          { header: 'Date', cell: (e) => dateTime(e.created_at) },
-          { header: 'Kind', cell: (e) => e.kind },
+          { header: 'Date', cell: (e) => <When value={e.created_at} /> },
+          { header: 'Kind', cell: (e) => <Nowrap>{e.kind}</Nowrap> },
           { header: 'Description', cell: (e) => e.description ?? '' },
-          { header: 'Invoice', cell: (e) => (e.invoice_id ? invoiceLink(e.invoice_id, undefined) : '') },
+          { header: 'Invoice', cell: (e) => (e.invoice_id ? invoiceLink(e.invoice_id, numbers.get(e.invoice_id)) : '') },
           { header: 'Amount', numeric: true, cell: (e) => money(e.amount, e.currency) },
           { header: 'Balance after', numeric: true, cell: (e) => money(e.balance_after, e.currency) },
         ]}
@@ -66,9 +67,9 @@ export function SubscriptionsSection({ rows, plans }: { rows: SubscriptionRow[];
         columns={[
           { header: 'Plan', cell: (s) => plans.get(s.plan_id)?.name ?? s.plan_id },
           { header: 'Status', cell: (s) => <Status value={s.status} /> },
-          { header: 'Cycle', cell: (s) => s.billing_cycle },
-          { header: 'Current period', cell: (s) => `${date(s.current_period_start)} – ${date(s.current_period_end)}` },
-          { header: 'Trial end', cell: (s) => date(s.trial_end) },
+          { header: 'Cycle', cell: (s) => <Nowrap>{s.billing_cycle}</Nowrap> },
+          { header: 'Current period', cell: (s) => <><Nowrap>{date(s.current_period_start)}</Nowrap> – <Nowrap>{date(s.current_period_end)}</Nowrap></> },
+          { header: 'Trial end', cell: (s) => <Nowrap>{date(s.trial_end)}</Nowrap> },
           { header: 'Cancels at period end', cell: (s) => (s.cancel_at_period_end ? 'yes' : 'no') },
         ]}
       />
@@ -87,8 +88,8 @@ export function InvoicesSection({ rows, hasMore, customerId }: { rows: InvoiceRo
           { header: 'Status', cell: (i) => <Status value={i.status} /> },
           { header: 'Total', numeric: true, cell: (i) => money(i.total, i.currency) },
           { header: 'Amount due', numeric: true, cell: (i) => money(amountDue(i).toString(), i.currency) },
-          { header: 'Due', cell: (i) => date(i.due_date) },
-          { header: 'Created', cell: (i) => dateTime(i.created_at) },
+          { header: 'Due', cell: (i) => <Nowrap>{date(i.due_date)}</Nowrap> },
+          { header: 'Created', cell: (i) => <When value={i.created_at} /> },
         ]}
       />
     </Section>
@@ -102,11 +103,11 @@ export function PaymentsSection({ rows, hasMore, numbers, customerId }: { rows: 
         rows={rows}
         empty="No payments."
         columns={[
-          { header: 'Date', cell: (p) => dateTime(p.created_at) },
+          { header: 'Date', cell: (p) => <When value={p.created_at} /> },
           { header: 'Invoice', cell: (p) => invoiceLink(p.invoice_id, numbers.get(p.invoice_id)) },
           { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
           { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
-          { header: 'Method', cell: (p) => p.payment_method },
+          { header: 'Method', cell: (p) => <Nowrap>{p.payment_method}</Nowrap> },
           { header: 'Reference', cell: (p) => p.provider_reference ?? '' },
           { header: 'Status', cell: (p) => <Status value={p.status} /> },
         ]}
@@ -122,11 +123,11 @@ export function LicensesSection({ rows, productNames, now }: { rows: LicenseRow[
         rows={rows}
         empty="No licenses."
         columns={[
-          { header: 'Key', cell: (l) => <code>{l.license_key}</code> },
+          { header: 'Key', cell: (l) => <code class="nowrap">{l.license_key}</code> },
           { header: 'Product', cell: (l) => productNames.get(l.product_id) ?? l.product_id },
           { header: 'Status', cell: (l) => <Status value={effectiveStatus(l, now)} /> },
           { header: 'Activations', numeric: true, cell: (l) => `${l.current_activations} / ${l.max_activations ?? '∞'}` },
-          { header: 'Expires', cell: (l) => dateTime(l.expires_at) },
+          { header: 'Expires', cell: (l) => <When value={l.expires_at} /> },
         ]}
       />
     </Section>
@@ -142,11 +143,11 @@ export function ApiKeysSection({ rows }: { rows: ApiKeyRow[] }) {
         empty="No API keys."
         columns={[
           { header: 'Name', cell: (k) => k.name },
-          { header: 'Prefix', cell: (k) => <code>{k.prefix}</code> },
-          { header: 'Created', cell: (k) => dateTime(k.created_at) },
-          { header: 'Last used', cell: (k) => dateTime(k.last_used_at) },
-          { header: 'Expires', cell: (k) => dateTime(k.expires_at) },
-          { header: 'Revoked', cell: (k) => (k.revoked_at ? dateTime(k.revoked_at) : 'no') },
+          { header: 'Prefix', cell: (k) => <code class="nowrap">{k.prefix}</code> },
+          { header: 'Created', cell: (k) => <When value={k.created_at} /> },
+          { header: 'Last used', cell: (k) => <When value={k.last_used_at} /> },
+          { header: 'Expires', cell: (k) => <When value={k.expires_at} /> },
+          { header: 'Revoked', cell: (k) => (k.revoked_at ? <When value={k.revoked_at} /> : 'no') },
         ]}
       />
     </Section>
@@ -167,17 +168,17 @@ function eventSummary(data: Record<string, unknown>): string {
   ].filter(Boolean).join(' · ');
 }
 
-export function TimelineSection({ rows, next }: { rows: EventRow[]; next?: string }) {
+export function TimelineSection({ rows, numbers, next }: { rows: EventRow[]; numbers: Map<string, string>; next?: string }) {
   return (
     <Section id="timeline" title="Timeline" more={next ? <a href={next} rel="next">Older events</a> : undefined}>
       <Table
         rows={rows}
         empty="No events yet."
         columns={[
-          { header: 'When', cell: (e) => dateTime(e.created_at) },
-          { header: 'Event', cell: (e) => <code>{e.type}</code> },
+          { header: 'When', cell: (e) => <When value={e.created_at} /> },
+          { header: 'Event', cell: (e) => <code class="nowrap">{e.type}</code> },
           { header: 'Details', cell: (e) => eventSummary(e.data) },
-          { header: 'Invoice', cell: (e) => (typeof e.data.invoiceId === 'string' ? invoiceLink(e.data.invoiceId, typeof e.data.invoiceNumber === 'string' ? e.data.invoiceNumber : undefined) : '') },
+          { header: 'Invoice', cell: (e) => (typeof e.data.invoiceId === 'string' ? invoiceLink(e.data.invoiceId, numbers.get(e.data.invoiceId)) : '') },
         ]}
       />
     </Section>

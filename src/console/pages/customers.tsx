@@ -10,7 +10,7 @@ import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineAction, defineExport, definePage } from '../http/route.ts';
 import { customerDetailRoutes } from './customer-detail.tsx';
-import { Amounts, creditAmounts, customerFields, CustomerFields, DEFAULT_CURRENCY } from './customers-parts.tsx';
+import { Amounts, creditAmounts, customerFields, CustomerFields, DEFAULT_CURRENCY, Nowrap } from './customers-parts.tsx';
 
 const PAGE_SIZE = 50;
 const EXPORT_BATCH = 1000;
@@ -58,19 +58,21 @@ export const customersPage = definePage({
           <button type="submit">Filter</button>
           <a href={withFilters('/admin/customers/export.csv', filters)} download>Export CSV</a>
         </form>
-        <Table
-          rows={rows}
-          empty={query.q || query.tier ? 'No customers match these filters.' : 'No customers yet.'}
-          next={nextPageUrl('/admin/customers', filters, rows.at(-1)?.id, hasMore)}
-          columns={[
-            { header: 'Name', cell: (c) => <a href={`/admin/customers/${c.id}`}>{c.name}</a> },
-            { header: 'Email', cell: (c) => c.email },
-            { header: 'Company', cell: (c) => c.company ?? '' },
-            { header: 'Tier', cell: (c) => c.tier ?? '' },
-            { header: 'Credit balance', numeric: true, cell: (c) => <Amounts amounts={creditAmounts(c.creditBalances)} /> },
-            { header: 'Open amount', numeric: true, cell: (c) => <Amounts amounts={owed.get(c.id) ?? []} /> },
-          ]}
-        />
+        <div class="words">
+          <Table
+            rows={rows}
+            empty={query.q || query.tier ? 'No customers match these filters.' : 'No customers yet.'}
+            next={nextPageUrl('/admin/customers', filters, rows.at(-1)?.id, hasMore)}
+            columns={[
+              { header: 'Name', cell: (c) => <a href={`/admin/customers/${c.id}`}>{c.name}</a> },
+              { header: 'Email', cell: (c) => c.email },
+              { header: 'Company', cell: (c) => c.company ?? '' },
+              { header: 'Tier', cell: (c) => (c.tier ? <Nowrap>{c.tier}</Nowrap> : '') },
+              { header: 'Credit balance', numeric: true, cell: (c) => <Amounts amounts={creditAmounts(c.creditBalances)} /> },
+              { header: 'Open amount', numeric: true, cell: (c) => <Amounts amounts={owed.get(c.id) ?? []} /> },
+            ]}
+          />
+        </div>
       </Layout>
     );
   },
