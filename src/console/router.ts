@@ -3,6 +3,7 @@
  * domain services as the API. `consoleMiddleware` answers `/` and `/admin...` and passes everything else on.
  */
 import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { AppDeps } from '../app-deps.ts';
@@ -55,11 +56,12 @@ async function serveExport(route: ConsoleExport, ctx: Context, deps: AppDeps): P
   ctx.type = 'text/csv; charset=utf-8';
   ctx.set('Content-Disposition', `attachment; filename="${route.filename}"`);
   const rows = route.rows({ deps, query });
-  // Streamed: every row, never the whole list in memory (C-4).
-  ctx.body = (async function* () {
+  // Streamed: every row, never the whole list in memory (C-4). Koa streams a Readable, not a bare
+  // async generator (that it would answer as JSON, `{}`).
+  ctx.body = Readable.from((async function* () {
     yield csvLine(route.header);
     for await (const row of rows) yield csvLine(row);
-  })();
+  })());
 }
 
 async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, viewer: ConsoleViewer): Promise<void> {

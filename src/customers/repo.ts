@@ -46,8 +46,20 @@ export async function insertCustomerRow(db: Db, row: CustomerWrite): Promise<Cus
   return created as CustomerRow;
 }
 
-export function listCustomerRows(db: Db, page: PageQuery): Promise<Page<CustomerRow>> {
-  return paginate<CustomerRow>(db('customers').select(COLUMNS), 'customers', page);
+/** The search's one matching rule, shared by the ranked search and the filtered list. */
+const matchesSearch = (query: Knex.QueryBuilder, tsquery: string) => query.whereRaw(`search @@ to_tsquery('simple', ?)`, [tsquery]);
+
+/** List filters: `tsquery` built by `prefixTsquery` (the search's matching, D-23), `tier` exact. */
+export interface CustomerFilters {
+  tsquery?: string;
+  tier?: string;
+}
+
+export function listCustomerRows(db: Db, page: PageQuery, filters: CustomerFilters = {}): Promise<Page<CustomerRow>> {
+  const query = db('customers').select(COLUMNS);
+  if (filters.tsquery) matchesSearch(query, filters.tsquery);
+  if (filters.tier) query.where({ tier: filters.tier });
+  return paginate<CustomerRow>(query, 'customers', page);
 }
 
 /** Applies `changes`; undefined when there is no such customer. */
@@ -80,9 +92,7 @@ export async function deleteCustomerRow(db: Db, id: string): Promise<boolean> {
  * Exported as a builder so a test can EXPLAIN the very query that runs.
  */
 export function customerSearchQuery(db: Db, tsquery: string): Knex.QueryBuilder {
-  return db('customers')
-    .select(COLUMNS)
-    .whereRaw(`search @@ to_tsquery('simple', ?)`, [tsquery])
+  return matchesSearch(db('customers').select(COLUMNS), tsquery)
     .orderByRaw(`ts_rank(search, to_tsquery('simple', ?)) desc, name asc, id asc`, [tsquery])
     .limit(SEARCH_LIMIT);
 }

@@ -10,7 +10,7 @@ import { customerHasBillingHistory, customerHealthScores, listCustomerSubscripti
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import {
   deleteCustomerRow, EMAIL_UNIQUE_INDEX, findCustomerRow, insertCustomerRow, listCustomerRows, lockCustomerRow, searchCustomerRows, updateCustomerRow,
-  type CustomerRow, type CustomerWrite,
+  type CustomerFilters, type CustomerRow, type CustomerWrite,
 } from './repo.ts';
 import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
@@ -98,9 +98,47 @@ export async function createCustomer(db: Db, input: CreateCustomerInput): Promis
   return one(db, await withEmailUniqueness(() => insertCustomerRow(db, toColumns(input))));
 }
 
-export async function listCustomers(db: Db, page: PageQuery): Promise<Page<CustomerRecord>> {
-  const { rows, hasMore } = await listCustomerRows(db, page);
+/** Filters of the console's list and export: `q` matches as the search does (D-23), `tier` exactly. */
+export interface CustomerListFilters {
+  q?: string;
+  tier?: string;
+}
+
+/** The filters as the repo takes them; undefined when `q` holds no word, which matches nothing (as the search). */
+function rowFilters(filters: CustomerListFilters): CustomerFilters | undefined {
+  if (filters.q === undefined) return { tier: filters.tier };
+  const tsquery = prefixTsquery(filters.q);
+  return tsquery ? { tsquery, tier: filters.tier } : undefined;
+}
+
+export async function listCustomers(db: Db, page: PageQuery, filters: CustomerListFilters = {}): Promise<Page<CustomerRecord>> {
+  const where = rowFilters(filters);
+  if (!where) return { rows: [], hasMore: false };
+  const { rows, hasMore } = await listCustomerRows(db, page, where);
   return { rows: await withDerived(db, rows), hasMore };
+}
+
+/** A customer as an export lists it: the row and its credit balances, without a page's other extras. */
+export interface CustomerWithBalances extends CustomerRow {
+  creditBalances: Record<string, string>;
+}
+
+/**
+ * Every customer the filters match, newest first, in keyset batches of `size`, so an export streams any
+ * number of them with bounded memory and one query per batch for the balances.
+ */
+export async function* customerBatches(db: Db, filters: CustomerListFilters, size = 1000): AsyncGenerator<CustomerWithBalances[]> {
+  const where = rowFilters(filters);
+  if (!where) return;
+  let startingAfter: string | undefined;
+  for (;;) {
+    const { rows, hasMore } = await listCustomerRows(db, { limit: size, startingAfter, newestFirst: true }, where);
+    if (rows.length === 0) return;
+    const balances = await customerCreditBalances(db, rows.map((r) => r.id));
+    yield rows.map((row) => ({ ...row, creditBalances: balances.get(row.id) ?? {} }));
+    if (!hasMore) return;
+    startingAfter = rows.at(-1)!.id;
+  }
 }
 
 export async function getCustomer(db: Db, id: string): Promise<{ customer: CustomerRecord; subscriptions: SubscriptionRow[] }> {

@@ -48,3 +48,11 @@ export async function listEventRowsOfInvoice(db: Db, invoiceId: string, limit: n
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
     .limit(limit);
 }
+
+/**
+ * Events whose payload names the customer (`data.customerId`: invoice, payment, license, dunning and
+ * subscription payloads all carry it), through the expression index `events_customer`.
+ */
+export async function listEventRowsOfCustomer(db: Db, customerId: string, page: PageQuery): Promise<Page<EventRow>> {
+  return paginate<EventRow>(db('events').select('*').whereRaw(`(data->>'customerId') = ?`, [customerId]), 'events', page);
+}

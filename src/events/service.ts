@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { fanOutEvents } from '../webhooks/fanout.ts';
-import { insertEvent, insertEvents, listEventRows, type EventRow } from './repo.ts';
-import { listEventRowsOfInvoice } from './repo.ts';
+import { insertEvent, insertEvents, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
 /** `evt_` + 24 random base32-ish characters (120 bits). */
@@ -38,4 +37,9 @@ export function listEvents(db: Db, page: PageQuery, type?: string) {
 /** An invoice's events (invoice.*, payment.* naming it), newest first, at most `limit`. */
 export function listInvoiceEvents(db: Db, invoiceId: string, limit = 100): Promise<EventRow[]> {
   return listEventRowsOfInvoice(db, invoiceId, limit);
+}
+
+/** The customer's events (its timeline), paged as any list. */
+export function listCustomerEvents(db: Db, customerId: string, page: PageQuery) {
+  return listEventRowsOfCustomer(db, customerId, page);
 }

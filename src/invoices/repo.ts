@@ -196,3 +196,27 @@ export async function findInvoicedPeriodRows(db: Db, periods: { subscriptionId: 
 }
 
 export const periodKey = (subscriptionId: string, start: Date) => `${subscriptionId}@${start.toISOString()}`;
+
+/**
+ * What is left to pay on the issued and overdue invoices of each of these customers, per currency (the
+ * amountDue rule, summed in SQL for a page of customers at once); currencies with nothing left are left out.
+ */
+export async function openAmountRows(db: Db, customerIds: string[]): Promise<{ customer_id: string; currency: string; amount: string }[]> {
+  if (customerIds.length === 0) return [];
+  const result = await db.raw<{ rows: { customer_id: string; currency: string; amount: string }[] }>(
+    `select customer_id, currency, sum(greatest(total - amount_paid - credit_applied - credited_amount, 0))::text as amount
+       from invoices
+      where customer_id = any(?::uuid[]) and status in ('issued', 'overdue')
+      group by customer_id, currency
+     having sum(greatest(total - amount_paid - credit_applied - credited_amount, 0)) > 0
+      order by customer_id, currency`,
+    [customerIds],
+  );
+  return result.rows;
+}
+
+/** The numbers of these invoices, in one query. */
+export async function invoiceNumberRows(db: Db, ids: string[]): Promise<{ id: string; invoice_number: string }[]> {
+  if (ids.length === 0) return [];
+  return db('invoices').whereIn('id', ids).select('id', 'invoice_number');
+}

@@ -5,14 +5,14 @@ import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordEvent, recordEvents } from '../events/service.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { money } from '../money.ts';
+import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { amountDue } from './amounts.ts';
 import { invoiceEventData } from './events.ts';
 import { createInvoices, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
 import {
-  findCustomerNameRows, findInvoicedPeriodRows, findInvoiceRow, findInvoiceRows, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow,
-  markOverdueInvoiceRows, updateInvoiceRow, type InvoiceListFilters, type InvoiceRow, type InvoiceStatus,
+  findCustomerNameRows, findInvoicedPeriodRows, findInvoiceRow, findInvoiceRows, invoiceNumberRows, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow,
+  markOverdueInvoiceRows, openAmountRows, updateInvoiceRow, type InvoiceListFilters, type InvoiceRow, type InvoiceStatus,
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 import { canTransition } from './transitions.ts';
@@ -138,3 +138,22 @@ export function findInvoicedPeriods(db: Db, periods: { subscriptionId: string; p
 }
 
 export { periodKey } from './repo.ts';
+
+/** An amount in its currency, formatted to the currency's minor units. */
+export interface CurrencyAmount {
+  currency: string;
+  amount: string;
+}
+
+/** What each customer still owes on issued and overdue invoices, per currency; a customer owing nothing gets []. */
+export async function openAmountsOfCustomers(db: Db, customerIds: string[]): Promise<Map<string, CurrencyAmount[]>> {
+  const owed = new Map<string, CurrencyAmount[]>(customerIds.map((id) => [id, []]));
+  for (const row of await openAmountRows(db, customerIds)) owed.get(row.customer_id)?.push({ currency: row.currency, amount: formatMoney(row.amount, row.currency) });
+  return owed;
+}
+
+/** Invoice numbers by id, for lists that name the invoice of each row. */
+export async function invoiceNumbers(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const rows = await invoiceNumberRows(db, [...new Set(ids)]);
+  return new Map(rows.map((r) => [r.id, r.invoice_number]));
+}

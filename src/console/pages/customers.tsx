@@ -1,31 +1,51 @@
 import { z } from 'zod';
-import { CUSTOMER_TIERS } from '../../customers/schema.ts';
-import { listCustomers, searchCustomers } from '../../customers/service.ts';
-import { pagingQuery } from '../../http/schemas.ts';
-import { money } from '../components/format.ts';
+import { createCustomerBody, CUSTOMER_TIERS } from '../../customers/schema.ts';
+import { createCustomer, customerBatches, listCustomers, type CustomerListFilters } from '../../customers/service.ts';
+import { openAmountsOfCustomers } from '../../invoices/service.ts';
+import { uuid } from '../../http/schemas.ts';
+import { parseOrThrow } from '../../http/validate.ts';
+import { formatMoney } from '../../money.ts';
+import { Form } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
-import { definePage } from '../http/route.ts';
+import { defineAction, defineExport, definePage } from '../http/route.ts';
+import { customerDetailRoutes } from './customer-detail.tsx';
+import { Amounts, creditAmounts, customerFields, CustomerFields, DEFAULT_CURRENCY, Nowrap } from './customers-parts.tsx';
 
 const PAGE_SIZE = 50;
+const EXPORT_BATCH = 1000;
 
-const customersQuery = pagingQuery().extend({
+const filtersQuery = z.object({
   q: z.string().trim().max(200).optional(),
   tier: z.enum(CUSTOMER_TIERS).optional(),
 });
 
-/** `/admin/customers?q=&tier=` (console.md): newest first; `q` is the prefix search of /api/search/customers. */
+/** The URL of this list (or its export) with the given filters. */
+function withFilters(path: string, filters: CustomerListFilters): string {
+  const params = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => Boolean(e[1])));
+  return params.size ? `${path}?${params}` : path;
+}
+
+/**
+ * `/admin/customers?q=&tier=` (console.md): newest first, by cursor. `q` matches as /api/search/customers
+ * does (every word a prefix of a word of the name, company or email, D-23), as a filter of the list.
+ */
 export const customersPage = definePage({
   path: '/admin/customers',
-  query: customersQuery,
-  async render({ deps, query, viewer, notice }) {
-    const { rows, hasMore } = query.q
-      ? { rows: await searchCustomers(deps.db, query.q), hasMore: false }
-      : await listCustomers(deps.db, { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true });
-    const shown = query.tier ? rows.filter((c) => c.tier === query.tier) : rows;
+  query: filtersQuery.extend({ startingAfter: uuid.optional() }),
+  async render({ deps, query, viewer, notice, state }) {
+    const filters = { q: query.q, tier: query.tier };
+    const { rows, hasMore } = await listCustomers(deps.db, { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true }, filters);
+    const owed = await openAmountsOfCustomers(deps.db, rows.map((c) => c.id));
     return (
       <Layout title="Customers" viewer={viewer} section="Customers" notice={notice}>
         <h1>Customers</h1>
+        <details open={state?.name === 'create'}>
+          <summary>New customer</summary>
+          <Form name="create" action="/admin/customers" csrf={viewer.csrf} state={state} submit="Create customer">
+            <CustomerFields form="create" state={state} />
+          </Form>
+        </details>
         <form method="get" action="/admin/customers" class="filters">
           <p class="field"><label for="q">Search</label><input id="q" name="q" type="search" value={query.q ?? ''} /></p>
           <p class="field">
@@ -36,22 +56,64 @@ export const customersPage = definePage({
             </select>
           </p>
           <button type="submit">Filter</button>
+          <a href={withFilters('/admin/customers/export.csv', filters)} download>Export CSV</a>
         </form>
-        <Table
-          rows={shown}
-          empty="No customers match."
-          next={nextPageUrl('/admin/customers', { q: query.q, tier: query.tier }, rows.at(-1)?.id, hasMore)}
-          columns={[
-            { header: 'Name', cell: (c) => <a href={`/admin/customers/${c.id}`}>{c.name}</a> },
-            { header: 'Email', cell: (c) => c.email },
-            { header: 'Company', cell: (c) => c.company ?? '' },
-            { header: 'Tier', cell: (c) => c.tier ?? '' },
-            { header: 'Credit balance', numeric: true, cell: (c) => money(c.creditBalance, 'USD') },
-          ]}
-        />
+        <div class="words">
+          <Table
+            rows={rows}
+            empty={query.q || query.tier ? 'No customers match these filters.' : 'No customers yet.'}
+            next={nextPageUrl('/admin/customers', filters, rows.at(-1)?.id, hasMore)}
+            columns={[
+              { header: 'Name', cell: (c) => <a href={`/admin/customers/${c.id}`}>{c.name}</a> },
+              { header: 'Email', cell: (c) => c.email },
+              { header: 'Company', cell: (c) => c.company ?? '' },
+              { header: 'Tier', cell: (c) => (c.tier ? <Nowrap>{c.tier}</Nowrap> : '') },
+              { header: 'Credit balance', numeric: true, cell: (c) => <Amounts amounts={creditAmounts(c.creditBalances)} /> },
+              { header: 'Open amount', numeric: true, cell: (c) => <Amounts amounts={owed.get(c.id) ?? []} /> },
+            ]}
+          />
+        </div>
       </Layout>
     );
   },
 });
 
-export const customerRoutes = [customersPage];
+/** `POST /admin/customers`: the API's create, the same schema and service. */
+export const createCustomerAction = defineAction({
+  path: '/admin/customers',
+  form: 'create',
+  page: customersPage,
+  async run({ deps, form }) {
+    const created = await createCustomer(deps.db, parseOrThrow(createCustomerBody, customerFields(form), 'body'));
+    return { redirect: `/admin/customers/${created.id}`, notice: `Customer ${created.name} created.` };
+  },
+});
+
+/**
+ * `/admin/customers/export.csv`: the list with its filters, every customer, streamed batch by batch. Amounts
+ * are per currency, so a customer has one line per currency it holds credit or owes in (one line in USD
+ * with zeros when none): each amount cell stays a plain decimal a spreadsheet can sum.
+ */
+export const customersExport = defineExport({
+  path: '/admin/customers/export.csv',
+  filename: 'customers.csv',
+  query: filtersQuery,
+  header: ['id', 'name', 'email', 'company', 'tier', 'currency', 'creditBalance', 'openAmount', 'createdAt'],
+  async *rows({ deps, query }) {
+    for await (const batch of customerBatches(deps.db, query, EXPORT_BATCH)) {
+      const owed = await openAmountsOfCustomers(deps.db, batch.map((c) => c.id));
+      for (const c of batch) {
+        const credit = new Map(creditAmounts(c.creditBalances).map((a) => [a.currency, a.amount]));
+        const open = new Map((owed.get(c.id) ?? []).map((a) => [a.currency, a.amount]));
+        const currencies = [...new Set([...credit.keys(), ...open.keys()])].sort();
+        for (const currency of currencies.length ? currencies : [DEFAULT_CURRENCY]) {
+          const zero = formatMoney('0', currency);
+          yield [c.id, c.name, c.email, c.company, c.tier, currency, credit.get(currency) ?? zero, open.get(currency) ?? zero, c.created_at];
+        }
+      }
+    }
+  },
+});
+
+// The export comes before the detail page: `export.csv` would otherwise be read as a customer id.
+export const customerRoutes = [customersExport, customersPage, createCustomerAction, ...customerDetailRoutes];

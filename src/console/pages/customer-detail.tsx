@@ -1,0 +1,162 @@
+import { listApiKeys } from '../../api-keys/service.ts';
+import { listCreditLedger } from '../../credits/service.ts';
+import { createCreditBody } from '../../credits/schema.ts';
+import { updateCustomerBody } from '../../customers/schema.ts';
+import { getCustomer, updateCustomer } from '../../customers/service.ts';
+import { notFound } from '../../errors.ts';
+import { eventId } from '../../events/schema.ts';
+import { listCustomerEvents } from '../../events/service.ts';
+import { uuid } from '../../http/schemas.ts';
+import { parseOrThrow } from '../../http/validate.ts';
+import { invoiceNumbers, listInvoices, openAmountsOfCustomers } from '../../invoices/service.ts';
+import { listLicenses } from '../../licenses/service.ts';
+import { sumMoney } from '../../money.ts';
+import { listPayments } from '../../payments/service.ts';
+import { findPlans } from '../../plans/service.ts';
+import { grantCredit } from '../../settlement/service.ts';
+import { z } from 'zod';
+import { Field, Form, kept, type FormState } from '../components/Form.tsx';
+import { money } from '../components/format.ts';
+import { Layout } from '../components/Layout.tsx';
+import { defineAction, definePage } from '../http/route.ts';
+import type { FormValues } from '../http/form.ts';
+import { Amounts, creditAmounts, CustomerFields, customerFields, DEFAULT_CURRENCY, When } from './customers-parts.tsx';
+import { ApiKeysSection, InvoicesSection, LedgerSection, LicensesSection, PaymentsSection, SubscriptionsSection, TimelineSection } from './customers-sections.tsx';
+
+const SECTION_SIZE = 50;
+
+/** The id in the URL; anything but a UUID names no customer (404, as D-1 for the API). */
+function customerIdOf(params: Record<string, string>): string {
+  const parsed = uuid.safeParse(params.id);
+  if (!parsed.success) throw notFound('Customer');
+  return parsed.data;
+}
+
+/** Everything the page shows, read in parallel, each list one query (C-9: no query per row). */
+async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, timelineAfter: string | undefined) {
+  const { customer, subscriptions } = await getCustomer(db, id);
+  const newest = { limit: SECTION_SIZE, newestFirst: true };
+  const [owed, ledger, invoices, payments, licenses, apiKeys, timeline, plans] = await Promise.all([
+    openAmountsOfCustomers(db, [id]),
+    listCreditLedger(db, newest, { customerId: id }),
+    listInvoices(db, newest, { customerId: id }),
+    listPayments(db, newest, { customerId: id }),
+    listLicenses(db, newest, { customerId: id }),
+    listApiKeys(db, newest, id),
+    listCustomerEvents(db, id, { ...newest, startingAfter: timelineAfter }),
+    findPlans(db, [...new Set(subscriptions.map((s) => s.plan_id))]),
+  ]);
+  // One lookup names the invoice of every payment, ledger entry and event shown.
+  const invoiceIds = [
+    ...payments.rows.map((p) => p.invoice_id),
+    ...ledger.rows.flatMap((e) => (e.invoice_id ? [e.invoice_id] : [])),
+    ...timeline.rows.flatMap((e) => (typeof e.data.invoiceId === 'string' && uuid.safeParse(e.data.invoiceId).success ? [e.data.invoiceId] : [])),
+  ];
+  const numbers = await invoiceNumbers(db, invoiceIds);
+  return { customer, subscriptions: [...subscriptions].reverse(), plans, owed: owed.get(id) ?? [], ledger, invoices, payments, numbers, licenses, apiKeys, timeline };
+}
+
+/** The grant form's fields: amount, currency (the API's default, USD, shown) and description. */
+function CreditFields({ state }: { state?: FormState }) {
+  const mine = state?.name === 'credit' ? state : undefined;
+  return (
+    <>
+      <Field label="Amount" name="amount" value={kept(state, 'credit', 'amount')} state={mine} />
+      <Field label="Currency" name="currency" value={kept(state, 'credit', 'currency', DEFAULT_CURRENCY)} state={mine} />
+      <Field label="Description" name="description" value={kept(state, 'credit', 'description')} state={mine} />
+    </>
+  );
+}
+
+/** `/admin/customers/:id` (console.md): profile, credit and its ledger, what the customer holds, and its timeline. */
+export const customerPage = definePage({
+  path: '/admin/customers/:id',
+  query: z.object({ timelineAfter: eventId.optional() }),
+  async render({ deps, params, query, viewer, notice, state }) {
+    const id = customerIdOf(params);
+    const data = await loadCustomer(deps.db, id, query.timelineAfter);
+    const { customer } = data;
+    const lastEvent = data.timeline.rows.at(-1);
+    const productNames = new Map(customer.products.map((p) => [p.id, p.name]));
+    return (
+      <Layout title={customer.name} viewer={viewer} section="Customers" notice={notice}>
+        <p class="crumbs"><a href="/admin/customers">Customers</a></p>
+        <h1>{customer.name}</h1>
+        <div class="cards">
+          <div class="card"><div class="label">Credit balance</div><div class="value"><Amounts amounts={creditAmounts(customer.creditBalances)} /></div></div>
+          <div class="card"><div class="label">Open amount</div><div class="value"><Amounts amounts={data.owed} /></div></div>
+          <div class="card"><div class="label">Health score</div><div class="value">{customer.health_score}</div></div>
+        </div>
+        <section id="profile" aria-labelledby="profile-h">
+          <h2 id="profile-h">Profile</h2>
+          <dl class="props">
+            <dt>Email</dt><dd>{customer.email}</dd>
+            <dt>Company</dt><dd>{customer.company ?? '—'}</dd>
+            <dt>Tier</dt><dd>{customer.tier ?? '—'}</dd>
+            <dt>Billing address</dt><dd class="pre">{customer.billing_address ?? '—'}</dd>
+            <dt>Tax ID</dt><dd>{customer.tax_id ?? '—'}</dd>
+            <dt>Payment method</dt><dd>{customer.payment_method ?? '—'}</dd>
+            <dt>Products</dt><dd>{customer.products.map((p) => p.name).join(', ') || '—'}</dd>
+            <dt>Created</dt><dd><When value={customer.created_at} /></dd>
+            <dt>Updated</dt><dd><When value={customer.updated_at} /></dd>
+          </dl>
+        </section>
+        <details open={state?.name === 'edit'}>
+          <summary>Edit profile</summary>
+          <Form name="edit" action={`/admin/customers/${id}`} csrf={viewer.csrf} state={state} submit="Save changes">
+            <CustomerFields form="edit" state={state} current={customer} />
+          </Form>
+        </details>
+        <details open={state?.name === 'credit'}>
+          <summary>Grant store credit</summary>
+          <Form name="credit" action={`/admin/customers/${id}/credits`} csrf={viewer.csrf} state={state} submit="Grant credit">
+            <CreditFields state={state} />
+          </Form>
+        </details>
+        <LedgerSection rows={data.ledger.rows} hasMore={data.ledger.hasMore} numbers={data.numbers} />
+        <SubscriptionsSection rows={data.subscriptions} plans={data.plans} />
+        <InvoicesSection rows={data.invoices.rows.map((r) => r.invoice)} hasMore={data.invoices.hasMore} customerId={id} />
+        <PaymentsSection rows={data.payments.rows} hasMore={data.payments.hasMore} numbers={data.numbers} customerId={id} />
+        <LicensesSection rows={data.licenses.rows} productNames={productNames} now={new Date()} />
+        <ApiKeysSection rows={data.apiKeys.rows} />
+        <TimelineSection rows={data.timeline.rows} numbers={data.numbers} next={data.timeline.hasMore && lastEvent ? `/admin/customers/${id}?timelineAfter=${lastEvent.id}#timeline` : undefined} />
+      </Layout>
+    );
+  },
+});
+
+/** `POST /admin/customers/:id`: the API's PUT, the same schema and service; only what the form sends changes. */
+export const editCustomerAction = defineAction({
+  path: '/admin/customers/:id',
+  form: 'edit',
+  page: customerPage,
+  async run({ deps, params, form }) {
+    const id = customerIdOf(params);
+    await updateCustomer(deps.db, id, parseOrThrow(updateCustomerBody, customerFields(form), 'body'));
+    return { redirect: `/admin/customers/${id}`, notice: 'Customer updated.' };
+  },
+});
+
+/** A form's text as typed (trimmed by the schema), so an empty amount gets the schema's own message. */
+const typed = (form: FormValues, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : undefined);
+
+/** `POST /admin/customers/:id/credits`: the API's store credit (D-57), spent at once on open invoices. */
+export const grantCreditAction = defineAction({
+  path: '/admin/customers/:id/credits',
+  form: 'credit',
+  page: customerPage,
+  async run({ deps, params, form }) {
+    const id = customerIdOf(params);
+    const input = parseOrThrow(createCreditBody, { customerId: id, amount: typed(form, 'amount'), description: typed(form, 'description'), currency: typed(form, 'currency') || undefined }, 'body');
+    const { entry, applications, balanceAfter } = await grantCredit(deps.db, input);
+    const spent = applications.length
+      ? `; ${money(sumMoney(applications.map((a) => a.amount)).toString(), entry.currency)} applied to ${applications.map((a) => a.invoice.invoice_number).join(', ')}`
+      : '';
+    return {
+      redirect: `/admin/customers/${id}`,
+      notice: `Granted ${money(entry.amount, entry.currency)} of store credit${spent}. Balance: ${money(balanceAfter, entry.currency)}.`,
+    };
+  },
+});
+
+export const customerDetailRoutes = [customerPage, editCustomerAction, grantCreditAction];
