@@ -1,3 +1,4 @@
+// NOTE TO THE ENGINEER: the common rules for this task (worktree, style, tests, what to report) are in /work/console-rules.md: read them first. Remove this line.
 import { Layout } from '../components/Layout.tsx';
 import { definePage } from '../http/route.ts';
 
