@@ -30,10 +30,11 @@ export interface StateChange {
 }
 
 /**
- * Every subscription's state at each point (D-?? in docs/decisions.md, "Overview"): the row as it is now,
- * unless a subscription.* event was recorded after the point, in which case the state that event
- * replaced (the payload of the one before it; none means the subscription did not exist yet). A
- * subscription created after the point (created_at follows the service clock) has no state there.
+ * Every subscription's state at each point (docs/decisions.md, "Overview"): the row as it is now, unless
+ * a subscription.* event was recorded after the point, in which case the state that event replaced (the
+ * payload of the event before it). A subscription exists from its created_at (which follows the services'
+ * clock); when its creation event was recorded later than that (a seed or a test writing the past), its
+ * state until then is the one it was created with.
  * Coupon cycles are not in the payload: at a point, a subscription had used one per period invoice issued
  * by then, up to the number it has used now (cycles are spent by period invoices only, in order).
  */
@@ -41,7 +42,8 @@ const STATES = `
   points as (select p.i::int as i, p.t from unnest(?::timestamptz[]) with ordinality as p(t, i)),
   sub_events as (
     select e.data->>'id' as sub_id, e.created_at,
-           lag(e.created_at) over w as prev_at, lag(e.data) over w as prev
+           lag(e.created_at) over w as prev_at,
+           case when e.type = 'subscription.created' then e.data else lag(e.data) over w end as prev
       from events e
      where e.type in ('subscription.created', 'subscription.updated', 'subscription.canceled')
     window w as (partition by e.data->>'id' order by e.created_at, e.id)

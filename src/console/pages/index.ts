@@ -1,4 +1,3 @@
-// NOTE TO THE ENGINEER: the common rules for this task (worktree, style, tests, what to report) are in /work/console-rules.md: read them first. Remove this line.
 import type { ConsoleRoute } from '../http/route.ts';
 import { customerRoutes } from './customers.tsx';
 import { overviewRoutes } from './overview.tsx';
