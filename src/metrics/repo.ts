@@ -3,7 +3,7 @@
  * refunds, customers), aggregated in the database so the overview costs a few statements whatever the
  * data's size. Read only; the rules that price a subscription stay in TypeScript (service.ts).
  */
-import type { Db } from '../db/knex.ts';
+import { inTransaction, type Db } from '../db/knex.ts';
 import type { SubscriptionStatus } from '../subscriptions/repo.ts';
 
 /** One kind of subscription at one point in time: what prices its contribution, and how many there are. */
@@ -30,66 +30,86 @@ export interface StateChange {
 }
 
 /**
- * Every subscription's state at each point (docs/decisions.md, "Overview"): the row as it is now, unless
- * a subscription.* event was recorded after the point, in which case the state that event replaced (the
- * payload of the event before it). A subscription exists from its created_at (which follows the services'
- * clock); when its creation event was recorded later than that (a seed or a test writing the past), its
- * state until then is the one it was created with.
- * Coupon cycles are not in the payload: at a point, a subscription had used one per period invoice issued
- * by then, up to the number it has used now (cycles are spent by period invoices only, in order).
+ * Every subscription's state at each point (docs/decisions.md, "Overview"), from its segments: the
+ * subscription.* events cut its life into spans of one state each, the span of an event holding that
+ * event's payload and the last span the row as it is now (so a subscription without events is its row
+ * throughout). A subscription exists from its created_at, which follows the services' clock: its
+ * creation event's state holds from then even when the event was recorded later (a seed or a test writing
+ * the past). Coupon cycles are not in the payload: the cycles used now less those spent by period
+ * invoices issued after the point (a cycle is spent by each period invoice while the coupon lasts, so
+ * the first `coupon_cycles_used` period invoices are the ones that spent them).
  */
 const STATES = `
   points as (select p.i::int as i, p.t from unnest(?::timestamptz[]) with ordinality as p(t, i)),
   sub_events as (
-    select e.data->>'id' as sub_id, e.created_at,
-           lag(e.created_at) over w as prev_at,
-           case when e.type = 'subscription.created' then e.data else lag(e.data) over w end as prev
-      from events e
-     where e.type in ('subscription.created', 'subscription.updated', 'subscription.canceled')
-    window w as (partition by e.data->>'id' order by e.created_at, e.id)
+    select e.*, row_number() over w as n, lead(e.created_at) over w as until
+      from (select (data->>'id')::uuid as sub_id, id, type, created_at,
+                   data->>'status' as status, (data->>'planId')::uuid as plan_id, (data->>'couponId')::uuid as coupon_id
+              from events
+             where type in ('subscription.created', 'subscription.updated', 'subscription.canceled')) as e
+    window w as (partition by e.sub_id order by e.created_at, e.id)
   ),
-  replaced as (
-    select p.i, se.sub_id, se.prev
-      from points p join sub_events se on se.created_at > p.t and (se.prev_at is null or se.prev_at <= p.t)
+  segments as (
+    select s.id, s.created_at, s.coupon_cycles_used,
+           case when e.n = 1 and e.type = 'subscription.created' then s.created_at else e.created_at end as since,
+           e.until,
+           case when e.until is null then s.status else e.status end as status,
+           case when e.until is null then s.plan_id else e.plan_id end as plan_id,
+           case when e.until is null then s.coupon_id else e.coupon_id end as coupon_id
+      from sub_events e join subscriptions s on s.id = e.sub_id
+    union all
+    select s.id, s.created_at, s.coupon_cycles_used, s.created_at, null, s.status, s.plan_id, s.coupon_id
+      from subscriptions s
+     where not exists (select 1 from sub_events e where e.sub_id = s.id)
   ),
-  coupon_invoices as (
-    select p.i, inv.subscription_id,
-           count(*) filter (where coalesce(inv.issued_at, inv.created_at) <= p.t)::int as before,
-           count(*) filter (where coalesce(inv.issued_at, inv.created_at) > p.t)::int as after
-      from points p
-      join invoices inv on inv.period_start is not null
-     where inv.subscription_id in (select id from subscriptions where coupon_id is not null)
-     group by p.i, inv.subscription_id
+  coupon_spends as (
+    select subscription_id, spent_at
+      from (select i.subscription_id, coalesce(i.issued_at, i.created_at) as spent_at, s.coupon_cycles_used,
+                   row_number() over (partition by i.subscription_id order by coalesce(i.issued_at, i.created_at), i.id) as n
+              from invoices i join subscriptions s on s.id = i.subscription_id
+             where s.coupon_id is not null and i.period_start is not null) as spends
+     where n <= coupon_cycles_used and spent_at > (select min(t) from points)
+  ),
+  spent_after as (
+    select p.i, c.subscription_id, count(*)::int as n
+      from points p join coupon_spends c on c.spent_at > p.t
+     group by p.i, c.subscription_id
   ),
   states as (
-    select p.i, s.id,
-           case when r.sub_id is null then s.status else r.prev->>'status' end as status,
-           case when r.sub_id is null then s.plan_id else (r.prev->>'planId')::uuid end as plan_id,
-           case when r.sub_id is null then s.coupon_id else (r.prev->>'couponId')::uuid end as coupon_id,
-           case when coalesce(ci.after, 0) = 0 then s.coupon_cycles_used
-                else least(s.coupon_cycles_used, ci.before) end as cycles_used
+    select p.i, g.id, g.status, g.plan_id, g.coupon_id, g.coupon_cycles_used - coalesce(a.n, 0) as cycles_used
       from points p
-      join subscriptions s on s.created_at <= p.t
-      left join replaced r on r.i = p.i and r.sub_id = s.id::text
-      left join coupon_invoices ci on ci.i = p.i and ci.subscription_id = s.id
+      join segments g on p.t >= g.created_at and p.t >= g.since and (g.until is null or p.t < g.until)
+      left join spent_after a on a.i = p.i and a.subscription_id = g.id
   )`;
+
+/**
+ * Runs a state query with room to sort in memory: it sorts every subscription event and one row per
+ * subscription and point, a few MB at 10k subscriptions, which PostgreSQL's default 4 MB work_mem sends to
+ * disk (about 2x slower). `set local` ends with the transaction.
+ */
+function withSortMemory<T>(db: Db, query: (trx: Db) => Promise<T>): Promise<T> {
+  return inTransaction(db, async (trx) => {
+    await trx.raw("set local work_mem = '32MB'");
+    return query(trx);
+  });
+}
 
 /** Subscriptions that bill or will (active, past_due, trialing) at each point, grouped by what prices them. */
 export async function subscriptionStateGroups(db: Db, points: Date[]): Promise<StateGroup[]> {
-  const result = await db.raw<{ rows: StateGroup[] }>(
+  const result = await withSortMemory(db, (trx) => trx.raw<{ rows: StateGroup[] }>(
     `with ${STATES}
      select i as point, status, plan_id, coupon_id, cycles_used, count(*)::int as count
        from states
       where status in ('active', 'past_due', 'trialing')
       group by i, status, plan_id, coupon_id, cycles_used`,
     [points],
-  );
+  ));
   return result.rows;
 }
 
 /** Subscriptions whose state at `before` and at `after` differ (movements compare only these). */
 export async function subscriptionStateChanges(db: Db, before: Date, after: Date): Promise<StateChange[]> {
-  const result = await db.raw<{ rows: StateChange[] }>(
+  const result = await withSortMemory(db, (trx) => trx.raw<{ rows: StateChange[] }>(
     `with ${STATES}
      select coalesce(a.id, b.id) as id,
             b.status as status_before, b.plan_id as plan_before, b.coupon_id as coupon_before, coalesce(b.cycles_used, 0) as cycles_before,
@@ -98,7 +118,7 @@ export async function subscriptionStateChanges(db: Db, before: Date, after: Date
        full join (select * from states where i = 2) a on a.id = b.id
       where (b.status, b.plan_id, b.coupon_id, b.cycles_used) is distinct from (a.status, a.plan_id, a.coupon_id, a.cycles_used)`,
     [[before, after]],
-  );
+  ));
   return result.rows;
 }
 
