@@ -12,6 +12,7 @@ import { invoiceRoutes } from './invoices/routes.ts';
 import { invoicePdfRoutes } from './invoices/pdf/routes.ts';
 import { licenseRoutes } from './licenses/routes.ts';
 import { lifecycleRoutes } from './lifecycle/routes.ts';
+import { metricsRoutes } from './metrics/routes.ts';
 import { paymentMethodRoutes } from './payment-methods/routes.ts';
 import { paymentRoutes } from './payments/routes.ts';
 import { planRoutes } from './plans/routes.ts';
@@ -48,6 +49,7 @@ const domainRoutes: AnyRoute[] = [
   ...lifecycleRoutes,
   ...providerEventRoutes,
   ...checkoutRoutes,
+  ...metricsRoutes,
 ];
 
 /** Every route of the service: the router, the OpenAPI document and the access-control tests read this list. */

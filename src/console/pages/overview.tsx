@@ -1,13 +1,73 @@
+import { revenueMetrics, type CurrencyMetrics } from '../../metrics/service.ts';
+import { date, dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
+import { MonthChart } from '../components/MonthChart.tsx';
+import { Table } from '../components/Table.tsx';
 import { definePage } from '../http/route.ts';
 
-/** `/admin` (console.md, money table): the revenue overview. */
+function Card({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div class="card">
+      <div class="label">{label}</div>
+      <div class="value">{value}</div>
+      {note ? <div class="label">{note}</div> : null}
+    </div>
+  );
+}
+
+/** One currency's figures: never added to another currency's (D-3). */
+function CurrencySection({ m }: { m: CurrencyMetrics }) {
+  const c = m.currency;
+  return (
+    <section aria-labelledby={`cur-${c}`}>
+      <h2 id={`cur-${c}`}>{c}</h2>
+      <div class="cards tight">
+        <Card label="MRR" value={money(m.mrr, c)} />
+        <Card label="ARR" value={money(m.arr, c)} />
+        <Card label="Active subscriptions" value={String(m.activeSubscriptions)} note="active and past due" />
+        <Card label="Trialing" value={String(m.trialingSubscriptions)} />
+        <Card label="Outstanding" value={money(m.outstanding, c)} note="issued and overdue invoices" />
+        <Card label="Overdue" value={money(m.overdueAmount, c)} note={`${m.overdueCount} ${m.overdueCount === 1 ? 'invoice' : 'invoices'}`} />
+        <Card label="Collected this month" value={money(m.collectedThisMonth, c)} note="payments less refunds" />
+      </div>
+      <h3>MRR movements this month</h3>
+      <div class="cards tight">
+        <Card label="New" value={money(m.movements.new, c)} />
+        <Card label="Expansion" value={money(m.movements.expansion, c)} />
+        <Card label="Contraction" value={money(m.movements.contraction, c)} />
+        <Card label="Churn" value={money(m.movements.churn, c)} />
+      </div>
+      <div class="charts">
+        <MonthChart title="MRR at each month end" currency={c} values={m.series.map((s) => ({ month: s.month, amount: s.mrr }))} />
+        <MonthChart title="Collected per month" currency={c} values={m.series.map((s) => ({ month: s.month, amount: s.collected }))} />
+      </div>
+    </section>
+  );
+}
+
+/** `/admin` (console.md, money table): the revenue figures of GET /api/metrics/revenue, per currency. */
 export const overviewPage = definePage({
   path: '/admin',
-  async render({ viewer, notice }) {
+  async render({ deps, viewer, notice }) {
+    const metrics = await revenueMetrics(deps.db);
     return (
       <Layout title="Overview" viewer={viewer} section="Overview" notice={notice}>
         <h1>Overview</h1>
+        <p class="muted">As of {dateTime(metrics.at)}. MRR counts active and past-due subscriptions at their next invoice's price, normalised to a month.</p>
+        {metrics.currencies.length === 0
+          ? <p class="empty">No revenue yet: no subscriptions, invoices or payments.</p>
+          : metrics.currencies.map((m) => <CurrencySection m={m} />)}
+        <h2>Most overdue invoices</h2>
+        <Table
+          rows={metrics.mostOverdue}
+          empty="No invoice is overdue."
+          columns={[
+            { header: 'Number', cell: (i) => <a href={`/admin/invoices/${i.id}`}>{i.number}</a> },
+            { header: 'Customer', cell: (i) => <a href={`/admin/customers/${i.customerId}`}>{i.customerName}</a> },
+            { header: 'Amount due', numeric: true, cell: (i) => money(i.amountDue, i.currency) },
+            { header: 'Due date', cell: (i) => date(i.dueDate) },
+          ]}
+        />
       </Layout>
     );
   },

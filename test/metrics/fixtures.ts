@@ -1,0 +1,32 @@
+import type { Knex } from 'knex';
+import { createCoupon } from '../../src/coupons/service.ts';
+import type { CreateCouponInput } from '../../src/coupons/schema.ts';
+import type { PlanRow } from '../../src/plans/repo.ts';
+import { createSubscription } from '../../src/subscriptions/service.ts';
+import { insertCustomer } from '../helpers/factories.ts';
+
+let coupons = 0;
+
+/** A coupon through the service (forever unless given), with a code unique to the run. */
+export async function makeCoupon(db: Knex, input: Partial<CreateCouponInput>) {
+  coupons += 1;
+  return createCoupon(db, { code: `M${coupons}X${process.pid}`, duration: 'forever', ...input } as CreateCouponInput);
+}
+
+/** A new customer subscribed to `plan` through the service. */
+export async function subscribe(db: Knex, plan: PlanRow, options: { couponCode?: string; trialDays?: number; now?: Date; name?: string } = {}) {
+  const customer = await insertCustomer(db, options.name ? { name: options.name } : {});
+  return createSubscription(db, { customerId: customer.id, planId: plan.id, billingCycle: plan.billing_cycle, couponCode: options.couponCode, trialDays: options.trialDays }, { now: options.now });
+}
+
+/**
+ * C-10 by the test's own arithmetic, in integer minor units: each subscription's net invoice amount
+ * times the invoices it has a year (12 / months of its cycle), summed, then divided by 12 and rounded
+ * half-up once. `digits` is the currency's minor unit.
+ */
+export function expectedMrr(subs: { netMinor: number; months: 1 | 3 | 12 }[], digits = 2): string {
+  const yearly = subs.reduce((sum, s) => sum + BigInt(s.netMinor) * BigInt(12 / s.months), 0n);
+  const minor = (yearly * 2n + 12n) / 24n; // half-up of yearly / 12 for a non-negative sum
+  const text = minor.toString().padStart(digits + 1, '0');
+  return digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
