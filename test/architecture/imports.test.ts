@@ -13,7 +13,7 @@ const graph = madge(['src', 'workers'], {
   baseDir: process.cwd(),
   fileExtensions: ['ts', 'tsx'],
   tsConfig: 'tsconfig.json',
-  detectiveOptions: { ts: { skipTypeImports: true } },
+  detectiveOptions: { ts: { skipTypeImports: true }, tsx: { skipTypeImports: true } },
 });
 
 /** `src/<domain>/…` → domain; files directly in src/ and workers/ belong to none. */
