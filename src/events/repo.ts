@@ -56,3 +56,9 @@ export async function listEventRowsOfInvoice(db: Db, invoiceId: string, limit: n
 export async function listEventRowsOfCustomer(db: Db, customerId: string, page: PageQuery): Promise<Page<EventRow>> {
   return paginate<EventRow>(db('events').select('*').whereRaw(`(data->>'customerId') = ?`, [customerId]), 'events', page);
 }
+
+/** When the newest event was recorded (the events_created index), or null when there is none. */
+export async function latestEventTime(db: Db): Promise<Date | null> {
+  const row = await db('events').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first('created_at');
+  return row?.created_at ?? null;
+}

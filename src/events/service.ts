@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { fanOutEvents } from '../webhooks/fanout.ts';
-import { insertEvent, insertEvents, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, type EventRow } from './repo.ts';
+import { insertEvent, insertEvents, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
 /** `evt_` + 24 random base32-ish characters (120 bits). */
@@ -42,4 +42,12 @@ export function listInvoiceEvents(db: Db, invoiceId: string, limit = 100): Promi
 /** The customer's events (its timeline), paged as any list. */
 export function listCustomerEvents(db: Db, customerId: string, page: PageQuery) {
   return listEventRowsOfCustomer(db, customerId, page);
+}
+
+/**
+ * When the newest event was recorded: every billing change records one in its transaction, so a figure
+ * derived from the billing tables is unchanged while this is.
+ */
+export function lastEventAt(db: Db): Promise<Date | null> {
+  return latestEventTime(db);
 }

@@ -8,6 +8,7 @@ import type { Decimal } from 'decimal.js';
 import type { CouponRow } from '../coupons/repo.ts';
 import { findCoupons } from '../coupons/service.ts';
 import type { Db } from '../db/knex.ts';
+import { lastEventAt } from '../events/service.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import { priceInvoice } from '../invoices/totals.ts';
 import { formatMoney, money } from '../money.ts';
@@ -211,4 +212,27 @@ export async function revenueMetrics(db: Db, at: Date = new Date()): Promise<Rev
       dueDate: row.due_date,
     })),
   };
+}
+
+/** How long figures computed "now" are served again while nothing was recorded (bounds staleness anyway). */
+const CACHE_MS = 60_000;
+const cached = new WeakMap<object, { key: string; until: number; value: Promise<RevenueMetrics> }>();
+
+/**
+ * The figures as of now, for the overview and the API. The history behind them is rebuilt from the event log
+ * (hundreds of ms with tens of thousands of subscription events), so an answer is kept per process and served
+ * again while no event has been recorded since (every billing change records one) and the month is the same;
+ * requests that arrive while it is computed wait for that one computation.
+ */
+export async function currentRevenueMetrics(db: Db): Promise<RevenueMetrics> {
+  const now = new Date();
+  const key = `${monthKey(now)} ${(await lastEventAt(db))?.toISOString() ?? '-'}`;
+  const hit = cached.get(db);
+  if (hit && hit.key === key && hit.until > now.getTime()) return hit.value;
+  const value = revenueMetrics(db, now);
+  cached.set(db, { key, until: now.getTime() + CACHE_MS, value });
+  value.catch(() => {
+    if (cached.get(db)?.value === value) cached.delete(db);
+  });
+  return value;
 }

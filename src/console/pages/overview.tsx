@@ -1,4 +1,4 @@
-import { revenueMetrics, type CurrencyMetrics } from '../../metrics/service.ts';
+import { currentRevenueMetrics, type CurrencyMetrics } from '../../metrics/service.ts';
 import { date, dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { MonthChart } from '../components/MonthChart.tsx';
@@ -49,7 +49,7 @@ function CurrencySection({ m }: { m: CurrencyMetrics }) {
 export const overviewPage = definePage({
   path: '/admin',
   async render({ deps, viewer, notice }) {
-    const metrics = await revenueMetrics(deps.db);
+    const metrics = await currentRevenueMetrics(deps.db);
     return (
       <Layout title="Overview" viewer={viewer} section="Overview" notice={notice}>
         <h1>Overview</h1>
