@@ -1,4 +1,5 @@
 /** What the customer pages share: the profile fields of the create and edit forms, and per-currency amounts. */
+import type { CustomerWrite } from '../../customers/repo.ts';
 import { CUSTOMER_TIERS } from '../../customers/schema.ts';
 import type { CurrencyAmount } from '../../invoices/service.ts';
 import { money as decimal } from '../../money.ts';
@@ -29,14 +30,7 @@ export function customerFields(form: FormValues) {
 }
 
 /** The stored profile, as the edit form starts. */
-export interface ProfileValues {
-  name?: string;
-  email?: string;
-  company?: string | null;
-  tier?: string | null;
-  billing_address?: string | null;
-  tax_id?: string | null;
-}
+export type ProfileValues = Omit<CustomerWrite, 'payment_method'>;
 
 /**
  * The create and edit forms' fields (console.md: name, email, company, tier, billingAddress, taxId). No
