@@ -100,3 +100,9 @@ export function customerSearchQuery(db: Db, tsquery: string): Knex.QueryBuilder 
 export async function searchCustomerRows(db: Db, tsquery: string): Promise<CustomerRow[]> {
   return customerSearchQuery(db, tsquery);
 }
+
+/** The names of these customers, in one statement (a page of invoices or payments names each customer). */
+export async function findCustomerNameRows(db: Db, ids: string[]): Promise<{ id: string; name: string }[]> {
+  if (ids.length === 0) return [];
+  return db('customers').whereIn('id', [...new Set(ids)]).select('id', 'name');
+}

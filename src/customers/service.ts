@@ -9,7 +9,7 @@ import { creditBalances } from '../credits/ledger.ts';
 import { customerHasBillingHistory, customerHealthScores, listCustomerSubscriptionRows, storeHealthScores } from './related-repo.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import {
-  deleteCustomerRow, EMAIL_UNIQUE_INDEX, findCustomerRow, insertCustomerRow, listCustomerRows, lockCustomerRow, searchCustomerRows, updateCustomerRow,
+  deleteCustomerRow, findCustomerNameRows, EMAIL_UNIQUE_INDEX, findCustomerRow, insertCustomerRow, listCustomerRows, lockCustomerRow, searchCustomerRows, updateCustomerRow,
   type CustomerFilters, type CustomerRow, type CustomerWrite,
 } from './repo.ts';
 import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from './schema.ts';
@@ -181,4 +181,9 @@ export async function searchCustomers(db: Db, text: string): Promise<CustomerRec
   const tsquery = prefixTsquery(text);
   if (!tsquery) return [];
   return withDerived(db, await searchCustomerRows(db, tsquery));
+}
+
+/** These customers' names by id, in one statement (a page of invoices names each customer). */
+export async function customerNames(db: Db, ids: string[]): Promise<Map<string, string>> {
+  return new Map((await findCustomerNameRows(db, ids)).map((r) => [r.id, r.name]));
 }

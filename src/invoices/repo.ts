@@ -102,15 +102,6 @@ export async function findInvoiceRows(db: Db, ids: string[]): Promise<InvoiceRow
   return db('invoices').whereIn('id', [...new Set(ids)]);
 }
 
-/**
- * The names of these customers, read in one statement for a page of invoices or payments. It reads the
- * customers table from here because the console's invoice pages may not change customers/ (docs/decisions.md).
- */
-export async function findCustomerNameRows(db: Db, ids: string[]): Promise<{ id: string; name: string }[]> {
-  if (ids.length === 0) return [];
-  return db('customers').whereIn('id', [...new Set(ids)]).select('id', 'name');
-}
-
 /** Issued or overdue invoices of a customer in one currency with something left to pay, oldest first. */
 export async function listOpenInvoiceRows(db: Db, customerId: string, currency: string): Promise<InvoiceRow[]> {
   return db('invoices')

@@ -11,7 +11,7 @@ import { amountDue } from './amounts.ts';
 import { invoiceEventData } from './events.ts';
 import { createInvoices, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
 import {
-  findCustomerNameRows, findInvoicedPeriodRows, findInvoiceRow, findInvoiceRows, invoiceNumberRows, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow,
+  findInvoicedPeriodRows, findInvoiceRow, findInvoiceRows, invoiceNumberRows, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow,
   markOverdueInvoiceRows, openAmountRows, updateInvoiceRow, type InvoiceListFilters, type InvoiceRow, type InvoiceStatus,
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
@@ -83,10 +83,6 @@ export async function findInvoicesByIds(db: Db, ids: string[]): Promise<Map<stri
   return new Map((await findInvoiceRows(db, ids)).map((r) => [r.id, r]));
 }
 
-/** These customers' names by id, in one statement (a page of invoices names each customer). */
-export async function customerNames(db: Db, ids: string[]): Promise<Map<string, string>> {
-  return new Map((await findCustomerNameRows(db, ids)).map((r) => [r.id, r.name]));
-}
 
 /**
  * PUT status (D-52): the allowed moves only, under the invoice's row lock. A paid or voided invoice

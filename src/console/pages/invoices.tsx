@@ -1,7 +1,8 @@
 /** `/admin/invoices` (console.md "money"): the list with its filters, the create form, and the CSV export. */
 import { createInvoiceBody, INVOICE_STATUSES } from '../../invoices/schema.ts';
 import { amountDue } from '../../invoices/amounts.ts';
-import { customerNames, listInvoiceSummaries } from '../../invoices/service.ts';
+import { customerNames } from '../../customers/service.ts';
+import { listInvoiceSummaries } from '../../invoices/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { formatMoney } from '../../money.ts';
 import { createAdminInvoice } from '../../subscriptions/invoicing.ts';

@@ -1,6 +1,7 @@
 /** `/admin/payments` (console.md "money"): payments with their refunds, filtered in SQL, and the CSV export. */
 import type { Db } from '../../db/knex.ts';
-import { customerNames, findInvoicesByIds } from '../../invoices/service.ts';
+import { customerNames } from '../../customers/service.ts';
+import { findInvoicesByIds } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
 import { listPayments } from '../../payments/service.ts';
 import { refundsOfPayments } from '../../refunds/service.ts';
