@@ -2,7 +2,7 @@ import { spendCredit } from '../credits/ledger.ts';
 import type { Db } from '../db/knex.ts';
 import { money } from '../money.ts';
 import { amountDue } from './amounts.ts';
-import { findInvoiceRow, type InvoiceRow } from './repo.ts';
+import { findInvoiceRows, type InvoiceRow } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 
 export interface CreditApplication {
@@ -17,8 +17,9 @@ export interface CreditApplication {
  * order of credits/ledger-repo.ts). Answers the invoices that took credit, as they are now.
  */
 export async function spendCreditOnInvoices(trx: Db, invoiceIds: string[], now: Date): Promise<CreditApplication[]> {
-  // Re-read: the caller may have changed one since locking it (a credit note on this very invoice).
-  const invoices = (await Promise.all(invoiceIds.map((id) => findInvoiceRow(trx, id)))).filter((i): i is InvoiceRow => Boolean(i && amountDue(i).gt(0)));
+  // Re-read in one statement: the caller may have changed one since locking it (a credit note on this very invoice).
+  const byId = new Map((await findInvoiceRows(trx, invoiceIds)).map((i) => [i.id, i]));
+  const invoices = invoiceIds.map((id) => byId.get(id)).filter((i): i is InvoiceRow => Boolean(i && amountDue(i).gt(0)));
   const spent = await spendCredit(trx, invoices.map((i) => ({ customerId: i.customer_id, currency: i.currency, due: amountDue(i), invoiceId: i.id, invoiceNumber: i.invoice_number })));
   const applications: CreditApplication[] = [];
   for (const [n, invoice] of invoices.entries()) {

@@ -79,10 +79,9 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
     return { input, taxRate, totals, id: randomUUID() };
   });
   const numbers = await reserveDocumentNumbers(trx, 'INV', now, inputs.length);
-  const issued = priced.filter((p) => p.input.status === 'issued');
-  const applied = new Map<string, ReturnType<typeof money>>();
-  const spend = await planCreditSpend(trx, issued.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id, invoiceNumber: numbers[priced.indexOf(p)]! })));
-  issued.forEach((p, i) => applied.set(p.id, spend.applied[i]!));
+  const issued = priced.flatMap((p, i) => (p.input.status === 'issued' ? [{ ...p, number: numbers[i]! }] : []));
+  const spend = await planCreditSpend(trx, issued.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id, invoiceNumber: p.number })));
+  const applied = new Map(issued.map((p, i) => [p.id, spend.applied[i]!]));
 
   const rows: InvoiceBulkInsert[] = priced.map(({ input, taxRate, totals, id }, i) => {
     const issue = input.status === 'issued';
