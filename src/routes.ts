@@ -1,4 +1,5 @@
 import { apiKeyRoutes } from './api-keys/routes.ts';
+import { auditRoutes } from './audit/routes.ts';
 import { creditNoteRoutes } from './credit-notes/routes.ts';
 import { creditRoutes } from './credits/routes.ts';
 import { authRoutes } from './auth/routes.ts';
@@ -50,6 +51,7 @@ const domainRoutes: AnyRoute[] = [
   ...providerEventRoutes,
   ...checkoutRoutes,
   ...metricsRoutes,
+  ...auditRoutes,
 ];
 
 /** Every route of the service: the router, the OpenAPI document and the access-control tests read this list. */

@@ -68,7 +68,8 @@ async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, vi
   const form = await readForm(ctx);
   if (!csrfValid(ctx, form._csrf)) throw new AppError('forbidden', 'The form has expired or did not come from this console: reload the page and try again');
   try {
-    const done = await route.run({ deps, ctx, params: ctx.params, form, viewer });
+    const actor = { type: 'user' as const, userId: viewer.userId, email: viewer.email, requestId: ctx.state.requestId ?? null, ip: ctx.ip };
+    const done = await route.run({ deps, ctx, params: ctx.params, form, viewer, actor });
     redirectWithNotice(ctx, done.redirect, done.notice);
   } catch (error) {
     if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;

@@ -76,8 +76,8 @@ export async function updateCustomerRow(db: Db, id: string, changes: CustomerWri
  * reference it (invoices, payments) take a key-share lock on it when inserted, so while the lock
  * is held none can appear between a check and the delete.
  */
-export async function lockCustomerRow(db: Db, id: string): Promise<boolean> {
-  return (await db('customers').where({ id }).forUpdate().first('id')) !== undefined;
+export async function lockCustomerRow(db: Db, id: string): Promise<CustomerRow | undefined> {
+  return db('customers').where({ id }).forUpdate().first('*');
 }
 
 /** False when there is no such customer. */

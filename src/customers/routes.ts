@@ -50,7 +50,7 @@ export const customerRoutes = [
       409: { description: 'email_taken' },
     },
     errors: ['email_taken'],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCustomer(await createCustomer(deps.db, body)) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseCustomer(await createCustomer(deps.db, body, actor)) }),
   }),
   defineRoute({
     method: 'put',
@@ -67,7 +67,7 @@ export const customerRoutes = [
       409: { description: 'email_taken' },
     },
     errors: ['email_taken'],
-    handler: async ({ deps, params, body }) => ({ body: serialiseCustomer(await updateCustomer(deps.db, params.id, body)) }),
+    handler: async ({ deps, params, body, actor }) => ({ body: serialiseCustomer(await updateCustomer(deps.db, params.id, body, actor)) }),
   }),
   defineRoute({
     method: 'delete',
@@ -78,8 +78,8 @@ export const customerRoutes = [
     params: idParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' }, 409: { description: 'customer_has_billing_history, customer_in_use' } },
     errors: ['customer_has_billing_history', 'customer_in_use'],
-    handler: async ({ deps, params }) => {
-      await deleteCustomer(deps.db, params.id);
+    handler: async ({ deps, params, actor }) => {
+      await deleteCustomer(deps.db, params.id, actor);
       return { status: 204 };
     },
   }),

@@ -15,6 +15,8 @@ import {
 import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 
 /** The currency `creditBalance` is reported in; balances in other currencies appear in `creditBalances`. */
 const CREDIT_BALANCE_CURRENCY = 'USD';
@@ -94,8 +96,19 @@ async function one(db: Db, row: CustomerRow): Promise<CustomerRecord> {
   return record!;
 }
 
-export async function createCustomer(db: Db, input: CreateCustomerInput): Promise<CustomerRecord> {
-  return one(db, await withEmailUniqueness(() => insertCustomerRow(db, toColumns(input))));
+/** A customer's fields as the audit log records them: what an admin can change. */
+function audited(row: CustomerRow): Record<string, unknown> {
+  const { name, email, company, tier, billing_address, tax_id, payment_method } = row;
+  return { name, email, company, tier, billing_address, tax_id, payment_method };
+}
+
+export async function createCustomer(db: Db, input: CreateCustomerInput, actor: Actor): Promise<CustomerRecord> {
+  const row = await inTransaction(db, async (trx) => {
+    const created = await withEmailUniqueness(() => insertCustomerRow(trx, toColumns(input)));
+    await recordAudit(trx, actor, { action: 'customer.create', targetType: 'customer', targetId: created.id, after: audited(created) });
+    return created;
+  });
+  return one(db, row);
 }
 
 /** Filters of the console's list and export: `q` matches as the search does (D-23), `tier` exactly. */
@@ -148,19 +161,24 @@ export async function getCustomer(db: Db, id: string): Promise<{ customer: Custo
   return { customer, subscriptions };
 }
 
-export async function updateCustomer(db: Db, id: string, input: UpdateCustomerInput): Promise<CustomerRecord> {
+export async function updateCustomer(db: Db, id: string, input: UpdateCustomerInput, actor: Actor): Promise<CustomerRecord> {
   const changes = toColumns(input);
-  const row = Object.keys(changes).length === 0
-    ? await findCustomerRow(db, id)
-    : await withEmailUniqueness(() => updateCustomerRow(db, id, changes));
-  if (!row) throw notFound('Customer');
+  const row = await inTransaction(db, async (trx) => {
+    const before = await lockCustomerRow(trx, id);
+    if (!before) throw notFound('Customer');
+    if (Object.keys(changes).length === 0) return before;
+    const after = (await withEmailUniqueness(() => updateCustomerRow(trx, id, changes)))!;
+    await recordAudit(trx, actor, { action: 'customer.update', targetType: 'customer', targetId: id, before: audited(before), after: audited(after) });
+    return after;
+  });
   return one(db, row);
 }
 
 /** D-22: a customer with invoices or payments keeps its billing history and cannot be deleted. */
-export async function deleteCustomer(db: Db, id: string): Promise<void> {
+export async function deleteCustomer(db: Db, id: string, actor: Actor): Promise<void> {
   await inTransaction(db, async (trx) => {
-    if (!(await lockCustomerRow(trx, id))) throw notFound('Customer');
+    const before = await lockCustomerRow(trx, id);
+    if (!before) throw notFound('Customer');
     if (await customerHasBillingHistory(trx, id)) {
       throw new AppError('customer_has_billing_history', 'The customer has invoices or payments and cannot be deleted');
     }
@@ -173,6 +191,7 @@ export async function deleteCustomer(db: Db, id: string): Promise<void> {
       }
       throw error;
     }
+    await recordAudit(trx, actor, { action: 'customer.delete', targetType: 'customer', targetId: id, before: audited(before) });
   });
 }
 

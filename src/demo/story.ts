@@ -3,6 +3,7 @@
  * a coupon), how they pay, and the few who upgrade, downgrade, pause, cancel or lapse. Everything runs on
  * the timeline through the same services as the API, with the action's date as the clock.
  */
+import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import type { AppDeps } from '../app-deps.ts';
 import { createCustomerBody } from '../customers/schema.ts';
 import { createCustomer } from '../customers/service.ts';
@@ -36,7 +37,7 @@ export async function createCustomers(deps: AppDeps): Promise<DemoCustomer[] | n
       taxId: person.eu ? `EU${String(826_400_000 + index * 1_337).padStart(9, '0')}` : null,
     });
     try {
-      customers.push({ id: (await createCustomer(deps.db, body)).id, index, person });
+      customers.push({ id: (await createCustomer(deps.db, body, SYSTEM_ACTOR)).id, index, person });
     } catch (error) {
       if (index === 0 && error instanceof AppError && error.code === 'email_taken') return null;
       throw error;

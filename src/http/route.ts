@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { AppDeps } from '../app-deps.ts';
+import type { Actor } from '../audit/actor.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Principal } from './principal.ts';
 
@@ -28,6 +29,8 @@ export interface HandlerInput<P, Q, B> {
   query: Infer<Q>;
   body: Infer<B>;
   principal: Principal;
+  /** Who acts, for the audit log (C-11): the principal with the request's id and IP. */
+  actor: Actor;
   deps: AppDeps;
   /** Escape hatch for the few routes that need transport details (cookies, client IP, raw body). */
   ctx: Context;

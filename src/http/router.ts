@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import type { AppDeps } from '../app-deps.ts';
 import { authenticate } from './auth-middleware.ts';
 import { idempotency } from '../idempotency/middleware.ts';
-import type { Principal } from './principal.ts';
+import { actorOf, type Principal } from './principal.ts';
 import { usesIdempotency, type AnyRoute, type Reply } from './route.ts';
 import { parseOrThrow } from './validate.ts';
 
@@ -23,7 +23,8 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     const principal = (ctx.state.principal as Principal | undefined) ?? { kind: 'anonymous' };
     // Under an Idempotency-Key the idempotency middleware hands the handler its transaction.
     const db = (ctx.state.db as AppDeps['db'] | undefined) ?? deps.db;
-    writeReply(ctx, await route.handler({ params, query, body, principal, deps: { ...deps, db }, ctx }));
+    const actor = actorOf(principal, ctx.state.requestId, ctx.ip);
+    writeReply(ctx, await route.handler({ params, query, body, principal, actor, deps: { ...deps, db }, ctx }));
   };
 }
 

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { VNode } from 'preact';
 import type { z } from 'zod';
 import type { AppDeps } from '../../app-deps.ts';
+import type { Actor } from '../../audit/actor.ts';
 import type { Viewer } from '../components/Layout.tsx';
 import type { FormState } from '../components/Form.tsx';
 import type { FormValues } from './form.ts';
@@ -46,6 +47,8 @@ export interface ActionInput {
   params: Record<string, string>;
   form: FormValues;
   viewer: ConsoleViewer;
+  /** The signed-in admin with the request's id and IP, for the audit log (C-11). */
+  actor: Actor;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { listApiKeys } from '../../api-keys/service.ts';
+import { auditEntriesOf } from '../../audit/service.ts';
 import { listCreditLedger } from '../../credits/service.ts';
 import { createCreditBody } from '../../credits/schema.ts';
 import { updateCustomerBody } from '../../customers/schema.ts';
@@ -15,6 +16,7 @@ import { listPayments } from '../../payments/service.ts';
 import { findPlans } from '../../plans/service.ts';
 import { grantCredit } from '../../settlement/service.ts';
 import { z } from 'zod';
+import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
@@ -36,7 +38,7 @@ function customerIdOf(params: Record<string, string>): string {
 async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, timelineAfter: string | undefined) {
   const { customer, subscriptions } = await getCustomer(db, id);
   const newest = { limit: SECTION_SIZE, newestFirst: true };
-  const [owed, ledger, invoices, payments, licenses, apiKeys, timeline, plans] = await Promise.all([
+  const [owed, ledger, invoices, payments, licenses, apiKeys, timeline, plans, audit] = await Promise.all([
     openAmountsOfCustomers(db, [id]),
     listCreditLedger(db, newest, { customerId: id }),
     listInvoices(db, newest, { customerId: id }),
@@ -45,6 +47,7 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
     listApiKeys(db, newest, id),
     listCustomerEvents(db, id, { ...newest, startingAfter: timelineAfter }),
     findPlans(db, [...new Set(subscriptions.map((s) => s.plan_id))]),
+    auditEntriesOf(db, 'customer', id),
   ]);
   // One lookup names the invoice of every payment, ledger entry and event shown.
   const invoiceIds = [
@@ -53,7 +56,7 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
     ...timeline.rows.flatMap((e) => (typeof e.data.invoiceId === 'string' && uuid.safeParse(e.data.invoiceId).success ? [e.data.invoiceId] : [])),
   ];
   const numbers = await invoiceNumbers(db, invoiceIds);
-  return { customer, subscriptions: [...subscriptions].reverse(), plans, owed: owed.get(id) ?? [], ledger, invoices, payments, numbers, licenses, apiKeys, timeline };
+  return { customer, subscriptions: [...subscriptions].reverse(), plans, owed: owed.get(id) ?? [], ledger, invoices, payments, numbers, licenses, apiKeys, timeline, audit };
 }
 
 /** The grant form's fields: amount, currency (the API's default, USD, shown) and description. */
@@ -120,6 +123,7 @@ export const customerPage = definePage({
         <LicensesSection rows={data.licenses.rows} productNames={productNames} now={new Date()} />
         <ApiKeysSection rows={data.apiKeys.rows} />
         <TimelineSection rows={data.timeline.rows} numbers={data.numbers} next={data.timeline.hasMore && lastEvent ? `/admin/customers/${id}?timelineAfter=${lastEvent.id}#timeline` : undefined} />
+        <AuditTrail rows={data.audit} targetType="customer" targetId={id} />
       </Layout>
     );
   },
@@ -130,9 +134,9 @@ export const editCustomerAction = defineAction({
   path: '/admin/customers/:id',
   form: 'edit',
   page: customerPage,
-  async run({ deps, params, form }) {
+  async run({ deps, params, form, actor }) {
     const id = customerIdOf(params);
-    await updateCustomer(deps.db, id, parseOrThrow(updateCustomerBody, customerFields(form), 'body'));
+    await updateCustomer(deps.db, id, parseOrThrow(updateCustomerBody, customerFields(form), 'body'), actor);
     return { redirect: `/admin/customers/${id}`, notice: 'Customer updated.' };
   },
 });

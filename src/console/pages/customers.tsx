@@ -83,8 +83,8 @@ export const createCustomerAction = defineAction({
   path: '/admin/customers',
   form: 'create',
   page: customersPage,
-  async run({ deps, form }) {
-    const created = await createCustomer(deps.db, parseOrThrow(createCustomerBody, customerFields(form), 'body'));
+  async run({ deps, form, actor }) {
+    const created = await createCustomer(deps.db, parseOrThrow(createCustomerBody, customerFields(form), 'body'), actor);
     return { redirect: `/admin/customers/${created.id}`, notice: `Customer ${created.name} created.` };
   },
 });

@@ -1,0 +1,57 @@
+/**
+ * The changed fields of an audited object, before and after (C-11). Keys are shown as the API names them
+ * (camelCase); secrets are never stored: a secret field that changed is recorded as `[redacted]` on both
+ * sides, so the log says it changed without keeping either value.
+ */
+
+export type Fields = Record<string, unknown>;
+
+export const REDACTED = '[redacted]';
+
+// Field names that hold a secret or a credential, whatever the domain calls them.
+const SECRET_FIELD = /secret|password|token|hash|private|^key$|apikey|signingkey|credential/i;
+
+const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** A JSON-safe copy of a value: dates as ISO strings, bigints and Decimals as strings. */
+function plain(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return value.map(plain);
+  if (typeof value === 'object') {
+    if (typeof (value as { toFixed?: unknown }).toFixed === 'function') return String(value);
+    return Object.fromEntries(Object.entries(value as Fields).map(([k, v]) => [k, plain(v)]));
+  }
+  return value;
+}
+
+function normalise(fields: Fields | null | undefined): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(fields ?? {})) {
+    if (value === undefined) continue;
+    out.set(camel(key), plain(value));
+  }
+  return out;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * What changed from `before` to `after`: only the fields that differ, on each side. A create has no
+ * `before` (null) and a delete no `after` (null); an update that changed nothing answers two empty objects.
+ * `ignore` names fields that are bookkeeping, not a change (updatedAt...).
+ */
+export function changedFields(
+  before: Fields | null | undefined,
+  after: Fields | null | undefined,
+  ignore: readonly string[] = ['updatedAt', 'createdAt'],
+): { before: Fields | null; after: Fields | null } {
+  const b = normalise(before);
+  const a = normalise(after);
+  const keys = [...new Set([...b.keys(), ...a.keys()])].filter((k) => !ignore.includes(k));
+  const changed = keys.filter((k) => !same(b.get(k) ?? null, a.get(k) ?? null));
+  const side = (m: Map<string, unknown>) =>
+    Object.fromEntries(changed.filter((k) => m.has(k)).map((k) => [k, SECRET_FIELD.test(k) ? REDACTED : m.get(k)]));
+  return { before: before ? side(b) : null, after: after ? side(a) : null };
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { iso, pagingQuery } from '../http/schemas.ts';
+import type { AuditRow } from './repo.ts';
+
+const filterText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+export const listAuditLogQuery = pagingQuery().extend({
+  actor: filterText(320).optional(),
+  targetType: z.string().regex(/^[a-z_]{1,40}$/, 'must be an object type such as customer or invoice').optional(),
+  targetId: filterText(200).optional(),
+  action: z.string().regex(/^[a-z_]{1,40}\.[a-z_]{1,40}$/, 'must be an action such as invoice.void').optional(),
+});
+
+export const auditEntryResponse = z.object({
+  id: z.string(),
+  actor: z.string().meta({ description: 'A user id, `api_key:<id>` or `system`' }),
+  actorEmail: z.string().nullable(),
+  action: z.string(),
+  targetType: z.string(),
+  targetId: z.string(),
+  before: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The changed fields before the action; null for a create' }),
+  after: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The changed fields after the action; null for a delete' }),
+  requestId: z.string().nullable(),
+  ip: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export function serialiseAuditEntry(row: AuditRow): z.infer<typeof auditEntryResponse> {
+  return {
+    id: row.id,
+    actor: row.actor,
+    actorEmail: row.actor_email,
+    action: row.action,
+    targetType: row.target_type,
+    targetId: row.target_id,
+    before: row.before,
+    after: row.after,
+    requestId: row.request_id,
+    ip: row.ip,
+    createdAt: iso(row.created_at)!,
+  };
+}
