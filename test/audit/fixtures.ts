@@ -17,8 +17,8 @@ export interface AuditLogRow {
 
 /** A mark in the log: the rows written after it are what an action left. */
 export async function auditMark(db: Knex): Promise<number> {
-  const [{ n }] = await db('audit_log').count<{ n: string }[]>({ n: '*' });
-  return Number(n);
+  const [row] = await db('audit_log').count<{ n: string }[]>({ n: '*' });
+  return Number(row!.n);
 }
 
 /** The rows written since `mark`, oldest first. */

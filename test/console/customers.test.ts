@@ -1,5 +1,4 @@
 import test from 'ava';
-import type { Page } from 'puppeteer';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { scrollsSideways } from '../helpers/browser.ts';
 import { customerBatches } from '../../src/customers/service.ts';
@@ -7,7 +6,7 @@ import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { makeInvoice, pay, type Ctx } from '../payments/fixtures.ts';
 import { planHttp, productHttp } from '../subscriptions/fixtures.ts';
-import { startConsoleKit, texts, type ConsoleKit } from './fixtures.ts';
+import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
 let api: Ctx;
@@ -19,21 +18,6 @@ test.after.always(async () => kit?.close());
 
 const call = (path: string, body?: unknown) => request(api.baseUrl, path, { cookie: api.cookie, body });
 const count = async (table: string, where: Record<string, unknown> = {}) => Number((await kit.app.db(table).where(where).count<{ n: string }[]>('* as n'))[0]!.n);
-
-/** Fills the form posting to `action` (opening its <details>) and submits it; the browser follows the 303. */
-async function submit(page: Page, action: string, values: Record<string, string>): Promise<void> {
-  const form = `form[method=post][action="${action}"]`;
-  await page.$eval(form, (f) => f.closest('details')?.setAttribute('open', ''));
-  for (const [name, value] of Object.entries(values)) {
-    await page.$eval(`${form} [name="${name}"]`, (el, v) => {
-      (el as HTMLInputElement).value = v;
-    }, value);
-  }
-  await Promise.all([page.waitForNavigation(), page.click(`${form} button[type=submit]`)]);
-}
-
-const valueOf = (page: Page, selector: string) => page.$eval(selector, (el) => (el as HTMLInputElement).value);
-const rowsOf = (page: Page, section: string) => page.$$eval(`${section} tbody tr`, (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())));
 
 // Serial: the first test needs the database empty, and every test reads lists the others add to.
 test.serial('an empty list says so and the export is only its header', async (t) => {
@@ -136,7 +120,7 @@ test.serial("a customer's page shows its profile, ledger, subscriptions, invoice
 
   const { page, close } = await kit.adminPage(`/admin/customers/${customer.id}`);
   t.deepEqual(await texts(page, 'h1'), ['Full House']);
-  t.deepEqual(await texts(page, 'h2'), ['Profile', 'Credit ledger', 'Subscriptions', 'Invoices', 'Payments', 'Licenses', 'API keys', 'Timeline']);
+  t.deepEqual(await texts(page, 'h2'), ['Profile', 'Credit ledger', 'Subscriptions', 'Invoices', 'Payments', 'Licenses', 'API keys', 'Timeline', 'Audit log']);
   t.deepEqual(await texts(page, '.card .value'), ['0.00 USD', '130.00 USD', '100']);
   const profile = (await texts(page, 'dl.props dd')).join('|');
   t.true(profile.includes('House Co') && profile.includes('professional') && profile.includes('Desktop app'), profile);
@@ -164,7 +148,7 @@ test.serial("a customer's page shows its profile, ledger, subscriptions, invoice
 test.serial("an empty customer's page says so in every section; an unknown id is a 404 page", async (t) => {
   const customer = await insertCustomer(kit.app.db, { name: 'Nobody Yet' });
   const { page, close } = await kit.adminPage(`/admin/customers/${customer.id}`);
-  t.deepEqual(await texts(page, '.empty'), ['No store credit yet.', 'No subscriptions.', 'No invoices.', 'No payments.', 'No licenses.', 'No API keys.', 'No events yet.']);
+  t.deepEqual(await texts(page, '.empty'), ['No store credit yet.', 'No subscriptions.', 'No invoices.', 'No payments.', 'No licenses.', 'No API keys.', 'No events yet.', 'No admin action recorded on this yet.']);
   t.deepEqual(await texts(page, '.card .value'), ['0.00 USD', '0.00 USD', '100']);
   await close();
   for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
