@@ -41,6 +41,7 @@ const SHOTS: Shot[] = [
   { name: 'subscriptions', path: '/admin/subscriptions' },
   { name: 'subscription', path: '/admin/subscriptions', follow: new RegExp(`^/admin/subscriptions/${UUID}$`) },
   { name: 'products', path: '/admin/products' },
+  { name: 'product', path: '/admin/products', follow: new RegExp(`^/admin/products/${UUID}$`) },
   { name: 'coupons', path: '/admin/coupons' },
   { name: 'licenses', path: '/admin/licenses' },
   { name: 'license', path: '/admin/licenses', follow: /^\/admin\/licenses\/[^/?]+$/ },

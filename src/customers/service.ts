@@ -166,8 +166,8 @@ export async function updateCustomer(db: Db, id: string, input: UpdateCustomerIn
   const row = await inTransaction(db, async (trx) => {
     const before = await lockCustomerRow(trx, id);
     if (!before) throw notFound('Customer');
-    if (Object.keys(changes).length === 0) return before;
-    const after = (await withEmailUniqueness(() => updateCustomerRow(trx, id, changes)))!;
+    // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
+    const after = Object.keys(changes).length === 0 ? before : (await withEmailUniqueness(() => updateCustomerRow(trx, id, changes)))!;
     await recordAudit(trx, actor, { action: 'customer.update', targetType: 'customer', targetId: id, before: audited(before), after: audited(after) });
     return after;
   });
