@@ -6,6 +6,11 @@
 export const ERROR_CODES = [
   /** Malformed JSON, schema failures, bad query parameters. */
   'invalid_request',
+  /**
+   * The process cannot start (D-93): a port in use, a data folder held by another running instance, an
+   * unreachable database. The message names the cause and the variable to change; never answered over HTTP.
+   */
+  'setup_failed',
   /** A provider webhook whose signature is missing, malformed, expired or wrong (D-62); nothing is stored. */
   'invalid_signature',
   /** A referenced id in the body does not exist (D-2). */

@@ -2,12 +2,18 @@
 import { boot } from './process/boot.ts';
 import { jobHandlers } from './process/jobs.ts';
 import { startHttpServer } from './http/server.ts';
-import { onShutdown } from './process/shutdown.ts';
+import { runProcess } from './process/run.ts';
 import { WORKER_GROUPS } from './queue/job.ts';
 import { registerWorkers } from './queue/workers.ts';
 import { closeSharedBrowser } from './invoices/pdf/shared-browser.ts';
+import { logStartedService } from './process/started.ts';
 
-const { deps, boss, database, config } = await boot('billing', { release: true, supervise: true });
-const stopBackground = await registerWorkers(boss, deps, WORKER_GROUPS, jobHandlers);
-const server = await startHttpServer(deps, config.PORT, config.HOST);
-onShutdown(deps.logger, [server.close, stopBackground, () => boss.stop({ graceful: true, timeout: 30_000 }), closeSharedBrowser, database.close]);
+await runProcess('billing', async (opened) => {
+  const { deps, boss, database, config } = await boot('billing', { release: true, supervise: true, exclusive: true }, opened);
+  opened.add(closeSharedBrowser);
+  opened.add(() => boss.stop({ graceful: true, timeout: 30_000 }));
+  opened.add(await registerWorkers(boss, deps, WORKER_GROUPS, jobHandlers));
+  const server = await startHttpServer(deps, config.PORT, config.HOST);
+  opened.add(server.close);
+  logStartedService(deps.logger, config, database.url, server.port, WORKER_GROUPS);
+});

@@ -1,7 +1,10 @@
 // The release step (Procfile `release`): knex migrations, pg-boss schema and queues, first admin.
 import { boot } from './process/boot.ts';
+import { runProcess } from './process/run.ts';
 
-const { boss, database, deps } = await boot('release', { release: true, supervise: false });
-await boss.stop({ graceful: false });
-await database.close();
-deps.logger.info('release complete');
+await runProcess('release', async (opened) => {
+  const { boss, deps } = await boot('release', { release: true, supervise: false }, opened);
+  opened.add(() => boss.stop({ graceful: false }));
+  await opened.closeAll();
+  deps.logger.info('release complete');
+});

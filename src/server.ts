@@ -1,8 +1,13 @@
 // The web process (Procfile `web`): HTTP only; the release step has migrated.
 import { boot } from './process/boot.ts';
 import { startHttpServer } from './http/server.ts';
-import { onShutdown } from './process/shutdown.ts';
+import { runProcess } from './process/run.ts';
+import { logStartedService } from './process/started.ts';
 
-const { deps, boss, database, config } = await boot('web', { release: false, supervise: false });
-const server = await startHttpServer(deps, config.PORT, config.HOST);
-onShutdown(deps.logger, [server.close, () => boss.stop({ graceful: true, timeout: 10_000 }), database.close]);
+await runProcess('web', async (opened) => {
+  const { deps, boss, database, config } = await boot('web', { release: false, supervise: false, exclusive: true }, opened);
+  opened.add(() => boss.stop({ graceful: true, timeout: 10_000 }));
+  const server = await startHttpServer(deps, config.PORT, config.HOST);
+  opened.add(server.close);
+  logStartedService(deps.logger, config, database.url, server.port, []);
+});

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { AppError } from '../errors.ts';
 import { isProcessAlive } from '../os/process-alive.ts';
+import { portFree } from '../os/port-free.ts';
 
 export interface EmbeddedServer {
   /** Connection string of the server's maintenance database (`postgres`). */
@@ -15,6 +17,11 @@ interface EmbeddedOptions {
   port: number;
   /** Trades durability for speed; only for throw-away test clusters. */
   ephemeral?: boolean;
+  /**
+   * Refuse a folder whose server another live process owns (a second `npm start` on the same data, D-93),
+   * instead of joining it as a command-line tool does.
+   */
+  exclusive?: boolean;
   log?: (message: string) => void;
 }
 
@@ -35,12 +42,13 @@ function runningPostmaster(dataDir: string): number | null {
 /** The node process that started the server records itself here, so a later process knows whether it lives. */
 const ownerFile = (dataDir: string) => `${dataDir}.owner`;
 
-function ownerAlive(dataDir: string): boolean {
+/** The pid of the live process that started the server in `dataDir`, or null. */
+function liveOwner(dataDir: string): number | null {
   try {
     const pid = Number(readFileSync(ownerFile(dataDir), 'utf8'));
-    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid);
+    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid) ? pid : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -99,8 +107,11 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (running !== null) {
     // A server whose owner was killed keeps running orphaned: restart it under this process.
     // One with a live owner (another process of the service on this machine) is joined.
-    if (!ownerAlive(dataDir)) await stopOrphan(running, dataDir);
-    else {
+    const owner = liveOwner(dataDir);
+    if (owner === null) await stopOrphan(running, dataDir);
+    else if (options.exclusive) {
+      throw new AppError('setup_failed', `The data folder ${dataDir} is in use by another running instance (pid ${owner}): stop it, or set PGDATA_DIR to another folder`);
+    } else {
       await waitUntilAccepting(adminUrl, 30_000);
       return { adminUrl, stop: async () => {} };
     }
@@ -124,6 +135,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     onError: (e) => log(String(e)),
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
+  if (!(await portFree(options.port, '127.0.0.1'))) {
+    throw new AppError('setup_failed', `Port ${options.port} for the embedded PostgreSQL is in use by another program: set EMBEDDED_PG_PORT to a free port`);
+  }
   await server.start();
   writeFileSync(ownerFile(dataDir), String(process.pid));
   await waitUntilAccepting(adminUrl, 30_000);

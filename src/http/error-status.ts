@@ -45,6 +45,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  setup_failed: 500,
   lifecycle_run_failed: 500,
   provider_error: 502,
   identity_provider_error: 502,

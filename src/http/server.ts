@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AppDeps } from '../app-deps.ts';
 import { createApp } from '../app.ts';
+import { AppError } from '../errors.ts';
 
 export interface RunningServer {
   port: number;
@@ -8,13 +9,31 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A listen error as one line naming the variable to change (D-93); anything else as it came. */
+function listenFailure(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  if (error.code === 'EADDRINUSE') return new AppError('setup_failed', `Port ${port} on ${host} is already in use by another program: stop it, or set PORT to a free port`);
+  if (error.code === 'EACCES') return new AppError('setup_failed', `Not allowed to listen on port ${port}: set PORT to a port above 1023`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return new AppError('setup_failed', `HOST ${host} is not an address of this machine: set HOST (0.0.0.0 listens on every interface)`);
+  return error;
+}
+
 export async function startHttpServer(deps: AppDeps, port: number, host: string): Promise<RunningServer> {
   const app = createApp(deps);
-  const server = http.createServer(app.callback());
+  const handle = app.callback();
+  let draining = false;
+  // While it drains (D-93) the load balancer is told to stop sending: /readyz answers 503 at once.
+  const server = http.createServer((req, res) => {
+    if (draining && req.url?.split('?')[0] === '/readyz') {
+      res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end(JSON.stringify({ error: { code: 'unavailable', message: 'The service is shutting down' } }));
+      return;
+    }
+    void handle(req, res);
+  });
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(listenFailure(error, port, host)));
     server.listen(port, host, resolve);
   });
   const address = server.address();
@@ -24,6 +43,7 @@ export async function startHttpServer(deps: AppDeps, port: number, host: string)
     port: actualPort,
     close: () =>
       new Promise<void>((resolve) => {
+        draining = true;
         server.close(() => resolve());
         server.closeIdleConnections();
       }),

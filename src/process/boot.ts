@@ -7,6 +7,7 @@ import { createLogger } from '../logger.ts';
 import { createBoss, createQueues, setBoss, type Boss } from '../queue/boss.ts';
 import { assertSettingOverridesValid } from '../settings/service.ts';
 import { jobDefinitions } from './jobs.ts';
+import type { Opened } from './run.ts';
 
 export interface Booted {
   config: Config;
@@ -17,14 +18,18 @@ export interface Booted {
 
 /**
  * Opens the database and the queue for one process. `release` migrates the schema, pg-boss and
- * the queues and creates the first admin; processes started without it expect that done.
+ * the queues and creates the first admin; processes started without it expect that done. With `opened`
+ * (a process run by `runProcess`), the database is closed again on shutdown or when a later step fails.
+ * `exclusive`: a serving process refuses an embedded data folder another live instance owns (D-93).
  */
-export async function boot(name: string, options: { release: boolean; supervise: boolean }): Promise<Booted> {
+export async function boot(name: string, options: { release: boolean; supervise: boolean; exclusive?: boolean }, opened?: Opened): Promise<Booted> {
   const config = loadConfig();
   // Environment overrides of settings are configuration too: a bad one stops the process (D-9).
   assertSettingOverridesValid(config);
   const logger = createLogger(config, name);
-  const database = await openDatabase(config, logger);
+  if (opened) opened.logger = logger;
+  const database = await openDatabase(config, logger, { exclusive: options.exclusive });
+  opened?.add(database.close);
   if (options.release) await migrateLatest(database.knex);
   const boss = createBoss(database.url, logger, { migrate: options.release, supervise: options.supervise });
   await boss.start();

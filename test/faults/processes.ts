@@ -38,11 +38,11 @@ export interface ServiceProcess {
 const started = new Set<ServiceProcess>();
 
 /**
- * `node <args>` (on this script's Node) with `env` on top of ours. Its stdin stays an open pipe: a child that
+ * `node <args>` (on this script's Node; or `command`) with `env` on top of ours. Its stdin stays an open pipe: a child that
  * watches it (the bench's ceiling server) can exit when this process dies without cleaning up.
  */
-export function spawnService(name: string, args: string[], env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, args, {
+export function spawnService(name: string, args: string[], env: Record<string, string>, command = process.execPath): ServiceProcess {
+  const child = spawn(command, args, {
     env: { ...process.env, LOG_LEVEL: 'info', NODE_ENV: 'test', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -108,7 +108,8 @@ export function databaseOfThisFile(test: TestFn): () => TestDatabase {
  */
 export function roleArgs(script: string): string[] {
   const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const [command, ...args] = (scripts[script] ?? '').split(/\s+/);
+  // `exec` makes the shell npm runs the script with become node, so npm's signals reach it (D-93).
+  const [command, ...args] = (scripts[script] ?? '').replace(/^exec /, '').split(/\s+/);
   if (command !== 'node') throw new Error(`package.json script ${script} does not start with node: ${scripts[script]}`);
   return args;
 }
