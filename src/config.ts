@@ -22,6 +22,8 @@ const configSchema = z.object({
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise; `json` or `pretty` to force one. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   ADMIN_EMAIL: optionalString,
   ADMIN_PASSWORD: optionalString,
   CRON_SECRET: optionalString,
@@ -45,6 +47,9 @@ const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** Every variable the service reads (the README's configuration table lists exactly these). */
+export const CONFIG_VARIABLES = Object.keys(configSchema.shape) as (keyof Config)[];
 
 // An empty variable (e.g. copied from .env.example) means "not set".
 const setOnly = (env: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));

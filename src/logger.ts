@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.ts';
+import { readableDestination } from './log-format.ts';
 
 // Credential-bearing request headers, wherever a log call puts a request's headers (`headers`, Koa's `header`),
 // at the top level or one level down (`{ req: { headers } }`).
@@ -15,11 +16,17 @@ const REDACTED_PATHS = [
   }),
 ];
 
+/** LOG_FORMAT `auto`: readable lines on a terminal, JSON lines otherwise (files, pipes, log collectors). */
+function readable(format: Config['LOG_FORMAT'] | undefined): boolean {
+  return format === 'pretty' || (format !== 'json' && process.stdout.isTTY === true);
+}
+
 /**
- * Structured JSON logs; secrets are redacted wherever they might appear in a logged object.
- * `destination` defaults to stdout (tests pass one to read what was logged).
+ * Structured logs; secrets are redacted wherever they might appear in a logged object. `destination`
+ * defaults to stdout, as JSON lines or, on a terminal, readable lines (tests pass one to read what was logged).
  */
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, name = 'billing', destination?: DestinationStream): Logger {
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT'>>, name = 'billing', destination?: DestinationStream): Logger {
   const options = { name, level: config.LOG_LEVEL, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  return readable(config.LOG_FORMAT) ? pino(options, readableDestination(process.stdout)) : pino(options);
 }
