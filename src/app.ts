@@ -1,6 +1,5 @@
 import Koa from 'koa';
 import type { AppDeps } from './app-deps.ts';
-import { jsonBody } from './http/body.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { requestContext } from './http/request-context.ts';
 import { buildRouter } from './http/router.ts';
@@ -18,7 +17,6 @@ export function createApp(deps: AppDeps): Koa {
   app.use(consoleMiddleware(deps));
   app.use(securityHeaders);
   app.use(errorMiddleware(deps.logger));
-  app.use(jsonBody);
   app.use(router.routes());
   return app;
 }

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AppDeps } from '../app-deps.ts';
 import { authenticate } from './auth-middleware.ts';
+import { jsonBody } from './body.ts';
 import { idempotency } from '../idempotency/middleware.ts';
 import { actorOf, type Principal } from './principal.ts';
 import { usesIdempotency, type AnyRoute, type Reply } from './route.ts';
@@ -28,11 +29,14 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
   };
 }
 
-/** Builds the Koa router from route definitions: auth first, then idempotency, then parsing and the handler. */
+/**
+ * Builds the Koa router from route definitions: credentials first (D-95: a request without them is a 401
+ * whatever its body, and its body is never read), then the body, idempotency, parsing and the handler.
+ */
 export function buildRouter(routes: AnyRoute[], deps: AppDeps): Router {
   const router = new Router();
   for (const route of routes) {
-    const chain: Middleware[] = [authenticate(route.auth, deps)];
+    const chain: Middleware[] = [authenticate(route.auth, deps), jsonBody];
     if (usesIdempotency(route)) chain.push(idempotency(deps));
     chain.push(routeHandler(route, deps));
     router[route.method](route.path, ...chain);

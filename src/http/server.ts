@@ -17,6 +17,26 @@ function listenFailure(error: NodeJS.ErrnoException, port: number, host: string)
   return error;
 }
 
+/**
+ * A request Node's HTTP parser refuses (bad header bytes, a header block too large, a timeout) never
+ * reaches Koa: it is answered here, in the D-1 JSON shape like every other error (D-95).
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'The request took too long to arrive']
+    : [400, 'Bad Request', 'The request is not valid HTTP (malformed request line or header)'];
+  const body = JSON.stringify({ error: { code: 'invalid_request', message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export async function startHttpServer(deps: AppDeps, port: number, host: string): Promise<RunningServer> {
   const app = createApp(deps);
   const handle = app.callback();
@@ -30,6 +50,7 @@ export async function startHttpServer(deps: AppDeps, port: number, host: string)
     }
     void handle(req, res);
   });
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
