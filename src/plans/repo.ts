@@ -25,6 +25,11 @@ export async function findPlanRow(db: Db, id: string): Promise<PlanRow | undefin
   return db('plans').where({ id }).first();
 }
 
+/** Locks the plan row for the rest of the transaction and answers it (undefined when there is none). */
+export async function lockPlanRow(db: Db, id: string): Promise<PlanRow | undefined> {
+  return db('plans').where({ id }).forUpdate().first();
+}
+
 export async function listPlanRows(db: Db, page: PageQuery, filters: { productId?: string; active?: boolean }): Promise<Page<PlanRow>> {
   const query = db('plans').select('*');
   if (filters.productId) query.where({ product_id: filters.productId });
