@@ -42,6 +42,12 @@ export async function updatePlanRow(db: Db, id: string, changes: Partial<Pick<Pl
   return row as PlanRow | undefined;
 }
 
+/** The plans of these products, oldest first, in one query (a page of products lists each one's plans). */
+export async function listPlanRowsOfProducts(db: Db, productIds: string[]): Promise<PlanRow[]> {
+  if (productIds.length === 0) return [];
+  return db('plans').whereIn('product_id', [...new Set(productIds)]).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('*');
+}
+
 export async function findPlanRows(db: Db, ids: string[]): Promise<Map<string, PlanRow>> {
   const rows: PlanRow[] = ids.length === 0 ? [] : await db('plans').whereIn('id', [...new Set(ids)]).select('*');
   return new Map(rows.map((r) => [r.id, r]));

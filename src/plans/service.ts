@@ -5,7 +5,7 @@ import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { assertProductExists } from '../products/service.ts';
-import { findPlanRow, findPlanRows, insertPlanRow, listPlanRows, lockPlanRow, updatePlanRow, type PlanRow } from './repo.ts';
+import { findPlanRow, findPlanRows, insertPlanRow, listPlanRows, listPlanRowsOfProducts, lockPlanRow, updatePlanRow, type PlanRow } from './repo.ts';
 import type { CreatePlanInput } from './schema.ts';
 
 /** A plan's fields as the audit log records them: all a plan is (its price never changes, D-40). */
@@ -62,4 +62,11 @@ export async function requirePlan(db: Db, id: string, path: string): Promise<Pla
 /** Many plans by id in one query (a renewal batch's). */
 export function findPlans(db: Db, ids: string[]): Promise<Map<string, PlanRow>> {
   return findPlanRows(db, ids);
+}
+
+/** Each product's plans, oldest first, in one query. */
+export async function plansOfProducts(db: Db, productIds: string[]): Promise<Map<string, PlanRow[]>> {
+  const byProduct = new Map<string, PlanRow[]>(productIds.map((id) => [id, []]));
+  for (const plan of await listPlanRowsOfProducts(db, productIds)) byProduct.get(plan.product_id)?.push(plan);
+  return byProduct;
 }
