@@ -102,7 +102,7 @@ export const productPage = definePage({
         ) : (
           <details open={state?.name === PRODUCT_FORMS.archive}>
             <summary>Archive product</summary>
-            <p class="muted">Its plans, subscriptions and licenses stay as they are; the product is marked archived (D-20).</p>
+            <p class="muted">Its plans, subscriptions and licenses stay as they are; the product is only marked archived.</p>
             <Form name={PRODUCT_FORMS.archive} action={`${productUrl(id)}/archive`} csrf={viewer.csrf} state={state} submit="Archive product">{null}</Form>
           </details>
         )}
