@@ -1,11 +1,29 @@
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { COUPON_CODE_INDEX, findCouponRow, findCouponRows, insertCouponRow, listCouponRows, redeemCouponRow, type CouponRow } from './repo.ts';
 import type { CreateCouponInput } from './schema.ts';
 
-export async function createCoupon(db: Db, input: CreateCouponInput): Promise<CouponRow> {
+/** A coupon's fields as the audit log records them: what the admin set (not the redemption count). */
+function audited(row: CouponRow): Record<string, unknown> {
+  const { code, percent_off, amount_off, currency, duration, duration_in_cycles, max_redemptions, expires_at } = row;
+  return { code, percent_off, amount_off, currency, duration, duration_in_cycles, max_redemptions, expires_at };
+}
+
+export function createCoupon(db: Db, input: CreateCouponInput, actor: Actor): Promise<CouponRow> {
+  return inTransaction(db, async (trx) => {
+    const created = await insertCoupon(trx, input);
+    await recordAudit(trx, actor, { action: 'coupon.create', targetType: 'coupon', targetId: created.id, after: audited(created) });
+    return created;
+  });
+}
+
+/** The unique index on lower(code) is the guard (D-46): a check-then-insert would race. */
+async function insertCoupon(db: Db, input: CreateCouponInput): Promise<CouponRow> {
   try {
     return await insertCouponRow(db, {
       code: input.code,

@@ -1,4 +1,5 @@
 /** The demo catalog: four products, their plans (monthly, quarterly, yearly; one in EUR) and two coupons. */
+import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import { createCoupon } from '../coupons/service.ts';
 import { createCouponBody } from '../coupons/schema.ts';
 import type { Db } from '../db/knex.ts';
@@ -46,16 +47,16 @@ export const COUPON_CODES = { percent: 'LAUNCH20', amount: 'WELCOME10' } as cons
 export async function createCatalog(db: Db): Promise<Catalog> {
   const productIds = {} as Record<keyof typeof PRODUCTS, string>;
   for (const [key, product] of Object.entries(PRODUCTS) as [keyof typeof PRODUCTS, (typeof PRODUCTS)[keyof typeof PRODUCTS]][]) {
-    productIds[key] = (await createProduct(db, createProductBody.parse(product))).id;
+    productIds[key] = (await createProduct(db, createProductBody.parse(product), SYSTEM_ACTOR)).id;
   }
   const plans = {} as Record<PlanKey, PlanRow>;
   for (const [key, plan] of Object.entries(PLANS) as [PlanKey, (typeof PLANS)[PlanKey]][]) {
     plans[key] = await createPlan(db, createPlanBody.parse({
       productId: productIds[plan.product], name: plan.name, pricingModel: 'flat', billingCycle: plan.cycle, basePrice: plan.price, currency: plan.currency,
-    }));
+    }), SYSTEM_ACTOR);
   }
   // 20% off the first three invoices, and 10 USD off the first one.
-  await createCoupon(db, createCouponBody.parse({ code: COUPON_CODES.percent, percentOff: '20', duration: 'repeating', durationInCycles: 3 }));
-  await createCoupon(db, createCouponBody.parse({ code: COUPON_CODES.amount, amountOff: '10.00', currency: 'USD', duration: 'once' }));
+  await createCoupon(db, createCouponBody.parse({ code: COUPON_CODES.percent, percentOff: '20', duration: 'repeating', durationInCycles: 3 }), SYSTEM_ACTOR);
+  await createCoupon(db, createCouponBody.parse({ code: COUPON_CODES.amount, amountOff: '10.00', currency: 'USD', duration: 'once' }), SYSTEM_ACTOR);
   return { plans, licensedProductId: productIds.studio, coupons: COUPON_CODES };
 }

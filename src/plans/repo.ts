@@ -25,6 +25,11 @@ export async function findPlanRow(db: Db, id: string): Promise<PlanRow | undefin
   return db('plans').where({ id }).first();
 }
 
+/** Locks the plan row for the rest of the transaction and answers it (undefined when there is none). */
+export async function lockPlanRow(db: Db, id: string): Promise<PlanRow | undefined> {
+  return db('plans').where({ id }).forUpdate().first();
+}
+
 export async function listPlanRows(db: Db, page: PageQuery, filters: { productId?: string; active?: boolean }): Promise<Page<PlanRow>> {
   const query = db('plans').select('*');
   if (filters.productId) query.where({ product_id: filters.productId });
@@ -35,6 +40,12 @@ export async function listPlanRows(db: Db, page: PageQuery, filters: { productId
 export async function updatePlanRow(db: Db, id: string, changes: Partial<Pick<PlanRow, 'name' | 'active'>>): Promise<PlanRow | undefined> {
   const [row] = await db('plans').where({ id }).update({ ...changes, updated_at: db.fn.now() }).returning('*');
   return row as PlanRow | undefined;
+}
+
+/** The plans of these products, oldest first, in one query (a page of products lists each one's plans). */
+export async function listPlanRowsOfProducts(db: Db, productIds: string[]): Promise<PlanRow[]> {
+  if (productIds.length === 0) return [];
+  return db('plans').whereIn('product_id', [...new Set(productIds)]).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('*');
 }
 
 export async function findPlanRows(db: Db, ids: string[]): Promise<Map<string, PlanRow>> {

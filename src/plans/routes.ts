@@ -17,7 +17,7 @@ export const planRoutes = [
     body: createPlanBody,
     responses: { 201: { description: 'Created', schema: planResponse }, 400: { description: 'invalid_request, product_not_found' } },
     errors: ['product_not_found'],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialisePlan(await createPlan(deps.db, body)) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialisePlan(await createPlan(deps.db, body, actor)) }),
   }),
   defineRoute({
     method: 'get',
@@ -51,6 +51,6 @@ export const planRoutes = [
     body: updatePlanBody,
     responses: { 200: { description: 'Plan', schema: planResponse }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params, body }) => ({ body: serialisePlan(await updatePlan(deps.db, params.id, body)) }),
+    handler: async ({ deps, params, body, actor }) => ({ body: serialisePlan(await updatePlan(deps.db, params.id, body, actor)) }),
   }),
 ];

@@ -1,19 +1,32 @@
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { assertProductExists } from '../products/service.ts';
-import { findPlanRow, findPlanRows, insertPlanRow, listPlanRows, updatePlanRow, type PlanRow } from './repo.ts';
+import { findPlanRow, findPlanRows, insertPlanRow, listPlanRows, listPlanRowsOfProducts, lockPlanRow, updatePlanRow, type PlanRow } from './repo.ts';
 import type { CreatePlanInput } from './schema.ts';
 
-export async function createPlan(db: Db, input: CreatePlanInput): Promise<PlanRow> {
-  await assertProductExists(db, input.productId);
-  return insertPlanRow(db, {
-    product_id: input.productId,
-    name: input.name,
-    pricing_model: input.pricingModel,
-    billing_cycle: input.billingCycle,
-    base_price: input.basePrice,
-    currency: input.currency,
+/** A plan's fields as the audit log records them: all a plan is (its price never changes, D-40). */
+function audited(row: PlanRow): Record<string, unknown> {
+  const { product_id, name, pricing_model, billing_cycle, base_price, currency, active } = row;
+  return { product_id, name, pricing_model, billing_cycle, base_price, currency, active };
+}
+
+export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promise<PlanRow> {
+  return inTransaction(db, async (trx) => {
+    await assertProductExists(trx, input.productId);
+    const created = await insertPlanRow(trx, {
+      product_id: input.productId,
+      name: input.name,
+      pricing_model: input.pricingModel,
+      billing_cycle: input.billingCycle,
+      base_price: input.basePrice,
+      currency: input.currency,
+    });
+    await recordAudit(trx, actor, { action: 'plan.create', targetType: 'plan', targetId: created.id, after: audited(created) });
+    return created;
   });
 }
 
@@ -27,11 +40,16 @@ export async function getPlan(db: Db, id: string): Promise<PlanRow> {
   return row;
 }
 
-export async function updatePlan(db: Db, id: string, changes: { name?: string; active?: boolean }): Promise<PlanRow> {
+/** Renames or (de)activates a plan (D-40: its price never changes). */
+export async function updatePlan(db: Db, id: string, changes: { name?: string; active?: boolean }, actor: Actor): Promise<PlanRow> {
   if (changes.name === undefined && changes.active === undefined) return getPlan(db, id);
-  const row = await updatePlanRow(db, id, changes);
-  if (!row) throw notFound('Plan');
-  return row;
+  return inTransaction(db, async (trx) => {
+    const before = await lockPlanRow(trx, id);
+    if (!before) throw notFound('Plan');
+    const after = (await updatePlanRow(trx, id, changes))!;
+    await recordAudit(trx, actor, { action: 'plan.update', targetType: 'plan', targetId: id, before: audited(before), after: audited(after) });
+    return after;
+  });
 }
 
 /** A plan a body names: 400 plan_not_found when unknown (D-2). */
@@ -44,4 +62,11 @@ export async function requirePlan(db: Db, id: string, path: string): Promise<Pla
 /** Many plans by id in one query (a renewal batch's). */
 export function findPlans(db: Db, ids: string[]): Promise<Map<string, PlanRow>> {
   return findPlanRows(db, ids);
+}
+
+/** Each product's plans, oldest first, in one query. */
+export async function plansOfProducts(db: Db, productIds: string[]): Promise<Map<string, PlanRow[]>> {
+  const byProduct = new Map<string, PlanRow[]>(productIds.map((id) => [id, []]));
+  for (const plan of await listPlanRowsOfProducts(db, productIds)) byProduct.get(plan.product_id)?.push(plan);
+  return byProduct;
 }

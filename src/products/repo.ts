@@ -59,12 +59,12 @@ export async function updateProductRow(db: Db, id: string, changes: ProductWrite
 }
 
 /**
- * Locks the product row for the rest of the transaction; false when there is none. Rows that
- * reference it (plans, licenses) take a key-share lock on it when inserted, so while the lock is
- * held none can appear between the in-use check and the delete.
+ * Locks the product row for the rest of the transaction and answers it (undefined when there is none), so
+ * a change reads the state it replaces. Rows that reference it (plans, licenses) take a key-share lock on
+ * it when inserted, so while the lock is held none can appear between the in-use check and the delete.
  */
-export async function lockProductRow(db: Db, id: string): Promise<boolean> {
-  return (await db('products').where({ id }).forUpdate().first('id')) !== undefined;
+export async function lockProductRow(db: Db, id: string): Promise<ProductRow | undefined> {
+  return db('products').where({ id }).forUpdate().first(COLUMNS);
 }
 
 /** False when there is no such product. */

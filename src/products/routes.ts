@@ -39,7 +39,7 @@ export const productRoutes = [
     body: createProductBody,
     responses: { 201: { description: 'Created', schema: productResponse }, 400: { description: 'invalid_request' } },
     errors: [],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialiseProduct(await createProduct(deps.db, body)) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseProduct(await createProduct(deps.db, body, actor)) }),
   }),
   defineRoute({
     method: 'put',
@@ -51,7 +51,7 @@ export const productRoutes = [
     body: updateProductBody,
     responses: { 200: { description: 'The updated product', schema: productResponse }, 400: { description: 'invalid_request' }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params, body }) => ({ body: serialiseProduct(await updateProduct(deps.db, params.id, body)) }),
+    handler: async ({ deps, params, body, actor }) => ({ body: serialiseProduct(await updateProduct(deps.db, params.id, body, actor)) }),
   }),
   defineRoute({
     method: 'delete',
@@ -62,8 +62,8 @@ export const productRoutes = [
     params: idParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' }, 409: { description: 'product_in_use' } },
     errors: ['product_in_use'],
-    handler: async ({ deps, params }) => {
-      await deleteProduct(deps.db, params.id);
+    handler: async ({ deps, params, actor }) => {
+      await deleteProduct(deps.db, params.id, actor);
       return { status: 204 };
     },
   }),

@@ -8,6 +8,8 @@ import {
 } from './repo.ts';
 import type { CreateProductInput, UpdateProductInput } from './schema.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 
 /** A body's productId that names no product (D-2). */
 export const productNotFound = (id: string, path = 'productId') =>
@@ -34,8 +36,28 @@ function toColumns(input: UpdateProductInput): ProductWrite {
   return Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined)) as ProductWrite;
 }
 
-export function createProduct(db: Db, input: CreateProductInput): Promise<ProductRow> {
-  return insertProduct(db, toColumns(input));
+/**
+ * A product's fields as the audit log records them: what an admin can set. The usage metrics are derived
+ * (D-20) and refreshed by a job, so they are never an admin's change.
+ */
+function audited(row: ProductRow): Record<string, unknown> {
+  const { name, product_type, description, price, currency, status } = row;
+  return { name, product_type, description, price, currency, status };
+}
+
+/** An update's action: archiving and unarchiving are named apart, as an admin reads the log for them. */
+function updateAction(before: ProductRow, after: ProductRow): string {
+  if (before.status !== after.status && after.status === 'archived') return 'product.archive';
+  if (before.status === 'archived' && after.status !== 'archived') return 'product.unarchive';
+  return 'product.update';
+}
+
+export function createProduct(db: Db, input: CreateProductInput, actor: Actor): Promise<ProductRow> {
+  return inTransaction(db, async (trx) => {
+    const created = await insertProduct(trx, toColumns(input));
+    await recordAudit(trx, actor, { action: 'product.create', targetType: 'product', targetId: created.id, after: audited(created) });
+    return created;
+  });
 }
 
 export function listProducts(db: Db, page: PageQuery) {
@@ -48,17 +70,24 @@ export async function getProduct(db: Db, id: string): Promise<ProductRow> {
   return row;
 }
 
-export async function updateProduct(db: Db, id: string, input: UpdateProductInput): Promise<ProductRow> {
+/** Changes the fields sent; `status: "archived"` archives (D-20), recorded as `product.archive`. */
+export async function updateProduct(db: Db, id: string, input: UpdateProductInput, actor: Actor): Promise<ProductRow> {
   const changes = toColumns(input);
-  const row = Object.keys(changes).length === 0 ? await findProductRow(db, id) : await updateProductRow(db, id, changes);
-  if (!row) throw notFound('Product');
-  return row;
+  return inTransaction(db, async (trx) => {
+    const before = await lockProductRow(trx, id);
+    if (!before) throw notFound('Product');
+    if (Object.keys(changes).length === 0) return before;
+    const after = (await updateProductRow(trx, id, changes))!;
+    await recordAudit(trx, actor, { action: updateAction(before, after), targetType: 'product', targetId: id, before: audited(before), after: audited(after) });
+    return after;
+  });
 }
 
 /** D-21: a product still referenced is archived, not deleted. */
-export async function deleteProduct(db: Db, id: string): Promise<void> {
+export async function deleteProduct(db: Db, id: string, actor: Actor): Promise<void> {
   await inTransaction(db, async (trx) => {
-    if (!(await lockProductRow(trx, id))) throw notFound('Product');
+    const before = await lockProductRow(trx, id);
+    if (!before) throw notFound('Product');
     if (await productInUse(trx, id)) throw productInUseError();
     try {
       await deleteProductRow(trx, id);
@@ -67,6 +96,7 @@ export async function deleteProduct(db: Db, id: string): Promise<void> {
       if (isForeignKeyViolation(error)) throw productInUseError();
       throw error;
     }
+    await recordAudit(trx, actor, { action: 'product.delete', targetType: 'product', targetId: id, before: audited(before) });
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createCoupon } from '../../src/coupons/service.ts';
 import type { CreateCouponInput } from '../../src/coupons/schema.ts';
 import type { PlanRow } from '../../src/plans/repo.ts';
@@ -10,7 +11,7 @@ let coupons = 0;
 /** A coupon through the service (forever unless given), with a code unique to the run. */
 export async function makeCoupon(db: Knex, input: Partial<CreateCouponInput>) {
   coupons += 1;
-  return createCoupon(db, { code: `M${coupons}X${process.pid}`, duration: 'forever', ...input } as CreateCouponInput);
+  return createCoupon(db, { code: `M${coupons}X${process.pid}`, duration: 'forever', ...input } as CreateCouponInput, SYSTEM_ACTOR);
 }
 
 /** A new customer subscribed to `plan` through the service. */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createPlan } from '../../src/plans/service.ts';
 import type { BillingCycle } from '../../src/subscriptions/periods.ts';
 import type { TestApp } from '../helpers/app.ts';
@@ -11,7 +12,7 @@ let n = 0;
 export async function makePlan(db: Knex, basePrice: string, billingCycle: BillingCycle = 'monthly', currency = 'USD') {
   n += 1;
   const [product] = await db('products').insert({ name: `Product ${n}`, product_type: 'saas', price: basePrice }).returning('id');
-  return createPlan(db, { productId: product.id, name: `Plan ${n} ${basePrice}`, pricingModel: 'flat', billingCycle, basePrice, currency });
+  return createPlan(db, { productId: product.id, name: `Plan ${n} ${basePrice}`, pricingModel: 'flat', billingCycle, basePrice, currency }, SYSTEM_ACTOR);
 }
 
 export const newCustomer = (db: Knex) => insertCustomer(db);

@@ -49,3 +49,9 @@ export function numberField(form: FormValues, name: string): number | undefined 
   const text = field(form, name);
   return text === undefined ? undefined : Number(text);
 }
+
+/** A field as typed (the schema trims it and names an empty required one); absent when not posted. */
+export function typedField(form: FormValues, name: string): string | undefined {
+  const value = form[name];
+  return typeof value === 'string' ? value : undefined;
+}
