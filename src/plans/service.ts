@@ -42,11 +42,12 @@ export async function getPlan(db: Db, id: string): Promise<PlanRow> {
 
 /** Renames or (de)activates a plan (D-40: its price never changes). */
 export async function updatePlan(db: Db, id: string, changes: { name?: string; active?: boolean }, actor: Actor): Promise<PlanRow> {
-  if (changes.name === undefined && changes.active === undefined) return getPlan(db, id);
+  const nothing = changes.name === undefined && changes.active === undefined;
   return inTransaction(db, async (trx) => {
     const before = await lockPlanRow(trx, id);
     if (!before) throw notFound('Plan');
-    const after = (await updatePlanRow(trx, id, changes))!;
+    // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
+    const after = nothing ? before : (await updatePlanRow(trx, id, changes))!;
     await recordAudit(trx, actor, { action: 'plan.update', targetType: 'plan', targetId: id, before: audited(before), after: audited(after) });
     return after;
   });

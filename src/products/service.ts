@@ -76,8 +76,8 @@ export async function updateProduct(db: Db, id: string, input: UpdateProductInpu
   return inTransaction(db, async (trx) => {
     const before = await lockProductRow(trx, id);
     if (!before) throw notFound('Product');
-    if (Object.keys(changes).length === 0) return before;
-    const after = (await updateProductRow(trx, id, changes))!;
+    // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
+    const after = Object.keys(changes).length === 0 ? before : (await updateProductRow(trx, id, changes))!;
     await recordAudit(trx, actor, { action: updateAction(before, after), targetType: 'product', targetId: id, before: audited(before), after: audited(after) });
     return after;
   });
