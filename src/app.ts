@@ -6,6 +6,7 @@ import { buildRouter } from './http/router.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { allRoutes } from './routes.ts';
 import { consoleMiddleware } from './console/router.ts';
+import { docsAssets } from './docs/assets.ts';
 
 /** The Koa application, without listen(): the server entry point and the tests both build it here. */
 export function createApp(deps: AppDeps): Koa {
@@ -17,6 +18,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(consoleMiddleware(deps));
   app.use(securityHeaders);
   app.use(errorMiddleware(deps.logger));
+  app.use(docsAssets);
   app.use(router.routes());
   return app;
 }

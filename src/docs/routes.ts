@@ -20,7 +20,7 @@ export function docsRoutes(routes: AnyRoute[]): AnyRoute[] {
       path: '/docs',
       auth: 'public',
       tag: 'Operations',
-      summary: 'Human-readable API reference',
+      summary: 'Human-readable API reference (Swagger UI over /api/openapi.json)',
       responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
       errors: [],
       handler: async () => ({ body: page, headers: { 'Content-Type': 'text/html; charset=utf-8' } }),
@@ -28,6 +28,6 @@ export function docsRoutes(routes: AnyRoute[]): AnyRoute[] {
   ];
   const all = [...routes, ...own];
   const document = buildOpenApi(all);
-  const page = renderDocsPage(all);
+  const page = renderDocsPage();
   return own;
 }

@@ -69,7 +69,16 @@ test('the OpenAPI document lists every route with its auth', async (t) => {
   t.is(res.body.paths['/api/api-keys/{id}'].delete['x-auth'], 'admin');
   const docs = await request(app.baseUrl, '/docs');
   t.is(docs.status, 200);
-  t.regex(docs.text, /<h1>Billing service API<\/h1>/);
+  t.regex(docs.text, /<title>Billing service API<\/title>/);
+  // D-94: the renderer is served by the service itself, from node_modules (no CDN).
+  const scripts = [...docs.text.matchAll(/<(?:script src|link rel="stylesheet" href)="([^"]+)"/g)].map((m) => m[1]!);
+  t.deepEqual(scripts, ['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/docs.js']);
+  for (const path of scripts) {
+    const asset = await fetch(app.baseUrl + path);
+    t.is(asset.status, 200, path);
+    t.true((await asset.arrayBuffer()).byteLength > 100, path);
+  }
+  t.is((await fetch(`${app.baseUrl}/docs/assets/package.json`)).status, 404);
 });
 
 test('security headers are set', async (t) => {
