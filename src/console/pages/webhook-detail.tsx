@@ -34,7 +34,7 @@ function Attempts({ delivery }: { delivery: Delivery }) {
         <li>
           <span class="nowrap">{a.status_code === null ? 'no answer' : `HTTP ${a.status_code}`}</span> · <span class="nowrap">{`${a.latency_ms} ms`}</span> · <When value={a.at} />
           {a.response_body ? <> · <code class="excerpt">{excerpt(a.response_body)}</code></> : null}
-          {a.error ? <> · <span class="attempt-error">{a.error}</span></> : null}
+          {a.error && a.error !== `HTTP ${a.status_code}` ? <> · <span class="attempt-error">{a.error}</span></> : null}
         </li>
       ))}
     </ol>
