@@ -4,6 +4,7 @@
  * end, license keys for the licensed product's subscribers with their devices activated.
  */
 import type { AppDeps } from '../app-deps.ts';
+import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import { createCreditNoteBody } from '../credit-notes/schema.ts';
 import { createCreditBody } from '../credits/schema.ts';
 import { createInvoiceBody } from '../invoices/schema.ts';
@@ -137,7 +138,7 @@ export function scheduleExtras(ctx: ExtrasContext): ExtrasCounts {
   timeline.add(at(10), 'webhook endpoint', async () => {
     const body = createEndpointBody.parse({ url: FAILING_WEBHOOK_URL, events: ['invoice.created', 'invoice.paid', 'invoice.overdue', 'payment.succeeded', 'subscription.canceled'] });
     // A loopback receiver is refused unless private destinations are allowed; the demo's one is meant to fail.
-    await createEndpoint(deps.db, body, { ...deps.config, WEBHOOK_ALLOW_PRIVATE_URLS: true });
+    await createEndpoint(deps.db, body, { ...deps.config, WEBHOOK_ALLOW_PRIVATE_URLS: true }, SYSTEM_ACTOR);
     counts.webhookEndpoints += 1;
   });
   return counts;

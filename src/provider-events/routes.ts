@@ -63,6 +63,6 @@ export const providerEventRoutes = [
     params: idParams,
     responses: { 200: { description: 'The event, queued again unless already applied', schema: providerEventResponse }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params }) => ({ body: serialiseProviderEvent(await replayProviderEvent(deps.db, params.id)) }),
+    handler: async ({ deps, params, actor }) => ({ body: serialiseProviderEvent(await replayProviderEvent(deps.db, params.id, actor)) }),
   }),
 ];

@@ -5,6 +5,8 @@
  */
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -149,14 +151,20 @@ export async function getProviderEvent(db: Db, id: string): Promise<ProviderEven
   return row;
 }
 
-/** Queues a stored event again (a failed one after fixing its cause); an applied one stays applied. */
-export async function replayProviderEvent(db: Db, id: string): Promise<ProviderEventRow> {
+/**
+ * Queues a stored event again (a failed one after fixing its cause) and records who did it (C-11); an applied
+ * one stays applied and nothing is recorded (the replay changed nothing). Replayed twice before the worker
+ * gets to it, the event is queued twice and applied once (under its row lock).
+ */
+export async function replayProviderEvent(db: Db, id: string, actor: Actor): Promise<ProviderEventRow> {
   return inTransaction(db, async (trx) => {
     const event = await lockProviderEventRow(trx, id);
     if (!event) throw notFound('Provider event');
     if (event.status === 'processed' || event.status === 'ignored') return event;
     const reset = await updateProviderEventRow(trx, id, { status: 'received', failure_reason: null });
     await enqueue(trx, applyProviderEventJob, { eventId: id });
+    const audited = (row: ProviderEventRow) => ({ status: row.status, failureReason: row.failure_reason });
+    await recordAudit(trx, actor, { action: 'provider_event.replay', targetType: 'provider_event', targetId: id, before: audited(event), after: audited(reset) });
     return reset;
   });
 }

@@ -210,7 +210,7 @@ export class DeliveryDispatcher {
     const event = { id: delivery.event_id, type: delivery.event_type };
     // The body is serialised once per attempt and signed as those exact bytes.
     const body = JSON.stringify(serialiseEvent({ ...event, data: delivery.event_data, created_at: delivery.event_created_at }));
-    const headers = signatureHeaders(delivery.secret, event, body, Math.floor(Date.now() / 1000));
+    const headers = signatureHeaders(delivery.secret, event, body, Math.floor(Date.now() / 1000), delivery.previous_secret);
     const sent = await postWebhook(delivery.url, body, headers, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
     const outcome = attemptOutcome(config, delivery.id, delivery.attempt_count, sent);
     this.#learn(delivery.endpoint_id, sent.ok);

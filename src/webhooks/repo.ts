@@ -12,6 +12,11 @@ export interface EndpointRow {
   enabled: boolean;
   created_at: Date;
   updated_at: Date;
+  /** When the current secret was set by a rotation or a PUT (null: the one it was created with). */
+  secret_rotated_at: Date | null;
+  /** The secret a rotation replaced, and until when it still signs (its grace period). */
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -47,12 +52,34 @@ export async function findEndpoint(db: Db, id: string): Promise<EndpointRow | un
   return db('webhook_endpoints').where({ id }).first();
 }
 
+export async function lockEndpoint(db: Db, id: string): Promise<EndpointRow | undefined> {
+  return db('webhook_endpoints').where({ id }).forUpdate().first();
+}
+
 export function listEndpointRows(db: Db, page: PageQuery): Promise<Page<EndpointRow>> {
   return paginate<EndpointRow>(db('webhook_endpoints').select('*'), 'webhook_endpoints', page);
 }
 
 export async function updateEndpointRow(db: Db, id: string, changes: Partial<Pick<EndpointRow, 'url' | 'events' | 'secret' | 'enabled'>>): Promise<EndpointRow | undefined> {
-  const [row] = await db('webhook_endpoints').where({ id }).update({ ...changes, updated_at: db.raw('clock_timestamp()') }).returning('*');
+  // A secret set outright replaces the old one at once: no grace period (that is what rotation is for).
+  const secret = changes.secret === undefined ? {} : { secret_rotated_at: db.raw('clock_timestamp()'), previous_secret: null, previous_secret_expires_at: null };
+  const [row] = await db('webhook_endpoints').where({ id }).update({ ...changes, ...secret, updated_at: db.raw('clock_timestamp()') }).returning('*');
+  return row as EndpointRow | undefined;
+}
+
+/** Replaces the secret with `secret`; the one it replaces keeps signing for `graceSeconds` (a rotation). */
+export async function rotateEndpointSecretRow(db: Db, id: string, secret: string, graceSeconds: number): Promise<EndpointRow | undefined> {
+  const [row] = await db('webhook_endpoints')
+    .where({ id })
+    .update({
+      // The right-hand sides read the row as it was: the previous secret is the one being replaced.
+      previous_secret: db.raw('secret'),
+      previous_secret_expires_at: db.raw(`clock_timestamp() + ? * interval '1 second'`, [graceSeconds]),
+      secret,
+      secret_rotated_at: db.raw('clock_timestamp()'),
+      updated_at: db.raw('clock_timestamp()'),
+    })
+    .returning('*');
   return row as EndpointRow | undefined;
 }
 
@@ -87,12 +114,57 @@ export async function findDelivery(db: Db, id: string): Promise<DeliveryRow | un
   return db('webhook_deliveries').join('events', 'events.id', 'webhook_deliveries.event_id').where('webhook_deliveries.id', id).first(deliveryColumns);
 }
 
-export function listDeliveryRows(db: Db, endpointId: string, page: PageQuery): Promise<Page<DeliveryRow>> {
-  return paginate<DeliveryRow>(
-    db('webhook_deliveries').join('events', 'events.id', 'webhook_deliveries.event_id').where('webhook_deliveries.endpoint_id', endpointId).select(deliveryColumns),
-    'webhook_deliveries',
-    page,
+export async function lockDelivery(db: Db, id: string): Promise<DeliveryRow | undefined> {
+  return db('webhook_deliveries').join('events', 'events.id', 'webhook_deliveries.event_id').where('webhook_deliveries.id', id).forUpdate('webhook_deliveries').first(deliveryColumns);
+}
+
+export function listDeliveryRows(db: Db, endpointId: string, page: PageQuery, status?: DeliveryStatus): Promise<Page<DeliveryRow>> {
+  const query = db('webhook_deliveries').join('events', 'events.id', 'webhook_deliveries.event_id').where('webhook_deliveries.endpoint_id', endpointId).select(deliveryColumns);
+  if (status) query.where('webhook_deliveries.status', status);
+  return paginate<DeliveryRow>(query, 'webhook_deliveries', page);
+}
+
+/** An endpoint's deliveries created since a time, by status, and its latest failed attempt among them. */
+export interface EndpointHealthRow {
+  endpoint_id: string;
+  delivered: number;
+  failed: number;
+  pending: number;
+  last_failure_at: Date | null;
+  last_failure_status: number | null;
+  last_failure_error: string | null;
+}
+
+/**
+ * The health of many endpoints over the deliveries created in the last `windowSeconds`, in one statement:
+ * counts by status (the (endpoint_id, created_at) index bounds each endpoint to its window) and, per endpoint,
+ * the newest attempt of those deliveries that did not succeed (a non-2xx answer or no answer).
+ */
+export async function endpointHealthRows(db: Db, endpointIds: string[], windowSeconds: number): Promise<EndpointHealthRow[]> {
+  if (endpointIds.length === 0) return [];
+  const result = await db.raw(
+    `with recent as (
+       select d.id, d.endpoint_id, d.status
+         from webhook_deliveries d
+        where d.endpoint_id = any(?::uuid[]) and d.created_at > clock_timestamp() - ? * interval '1 second'
+     ), counted as (
+       select endpoint_id,
+              count(*) filter (where status = 'delivered')::int as delivered,
+              count(*) filter (where status = 'failed')::int as failed,
+              count(*) filter (where status = 'pending')::int as pending
+         from recent group by endpoint_id
+     ), last_failure as (
+       select distinct on (r.endpoint_id) r.endpoint_id, a.at, a.status_code, a.error
+         from recent r join webhook_delivery_attempts a on a.delivery_id = r.id
+        where a.status_code is null or a.status_code not between 200 and 299
+        order by r.endpoint_id, a.at desc
+     )
+     select c.endpoint_id, c.delivered, c.failed, c.pending,
+            f.at as last_failure_at, f.status_code as last_failure_status, f.error as last_failure_error
+       from counted c left join last_failure f on f.endpoint_id = c.endpoint_id`,
+    [endpointIds, windowSeconds],
   );
+  return result.rows as EndpointHealthRow[];
 }
 
 export async function listAttemptRows(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> {
@@ -116,6 +188,8 @@ export interface ClaimedDelivery {
   enabled: boolean;
   url: string;
   secret: string;
+  /** The secret a rotation replaced, while its grace period lasts (it signs too). */
+  previous_secret: string | null;
   event_id: string;
   event_type: string;
   event_data: Record<string, unknown>;
@@ -171,6 +245,7 @@ export async function claimDueDeliveries(db: Db, limits: ClaimLimits): Promise<C
        from chosen, webhook_endpoints e, events ev
       where d.id = chosen.id and e.id = d.endpoint_id and ev.id = d.event_id
      returning d.id, d.endpoint_id, d.attempt_count, e.enabled, e.url, e.secret,
+               case when e.previous_secret_expires_at > clock_timestamp() then e.previous_secret end as previous_secret,
                ev.id as event_id, ev.type as event_type, ev.data as event_data, ev.created_at as event_created_at`,
     [limits.full, limits.limit * 2, JSON.stringify(limits.room), limits.defaultRoom, limits.limit, Math.round(limits.leaseMs), limits.failing, limits.failingRoom],
   );
@@ -217,13 +292,9 @@ export async function recordAttemptOutcomes(db: Db, outcomes: AttemptOutcome[]):
   return rows.map((r) => r.id);
 }
 
-/** Puts a delivery back to pending for a manual redelivery; returns its attempt count. */
-export async function reopenDelivery(db: Db, id: string, endpointId: string): Promise<number | undefined> {
-  const [row] = await db('webhook_deliveries')
-    .where({ id, endpoint_id: endpointId })
-    .update({ status: 'pending', next_attempt_at: db.raw('clock_timestamp()'), updated_at: db.raw('clock_timestamp()') })
-    .returning('attempt_count');
-  return (row as { attempt_count: number } | undefined)?.attempt_count;
+/** Puts a delivery back to pending, due now, for a manual redelivery. */
+export async function reopenDelivery(db: Db, id: string): Promise<void> {
+  await db('webhook_deliveries').where({ id }).update({ status: 'pending', next_attempt_at: db.raw('clock_timestamp()'), updated_at: db.raw('clock_timestamp()') });
 }
 
 /** A delivery with the URL of its endpoint, for pages that list deliveries of many endpoints. */

@@ -3,10 +3,10 @@ import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams, pageQuery } from '../http/schemas.ts';
 import {
-  createdEndpointResponse, createEndpointBody, deliveryParams, deliveryResponse, endpointResponse, serialiseDelivery, serialiseEndpoint,
+  createdEndpointResponse, createEndpointBody, deliveryParams, deliveryResponse, endpointResponse, listDeliveriesQuery, serialiseDelivery, serialiseEndpoint,
   updateEndpointBody,
 } from './schema.ts';
-import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, retryDelivery, updateEndpoint } from './service.ts';
+import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, retryDelivery, rotateEndpointSecret, updateEndpoint } from './service.ts';
 
 const base = '/api/billing/webhooks/endpoints';
 
@@ -20,8 +20,8 @@ export const webhookRoutes = [
     body: createEndpointBody,
     responses: { 201: { description: 'Created, with the secret', schema: createdEndpointResponse }, 400: { description: 'invalid_request (unknown event type, empty events, bad or private url)' } },
     errors: [],
-    handler: async ({ deps, body }) => {
-      const row = await createEndpoint(deps.db, body, deps.config);
+    handler: async ({ deps, body, actor }) => {
+      const row = await createEndpoint(deps.db, body, deps.config, actor);
       // An Idempotency-Key replay does not show the secret again.
       return { status: 201, body: { ...serialiseEndpoint(row), secret: row.secret }, replayBody: serialiseEndpoint(row) };
     },
@@ -42,12 +42,27 @@ export const webhookRoutes = [
     path: `${base}/:id`,
     auth: 'admin',
     tag: 'Webhooks',
-    summary: 'Change events, url, enabled or secret',
+    summary: 'Change events, url, enabled or secret (a secret set here replaces the old one at once; rotate-secret keeps it valid for 24 h)',
     params: idParams,
     body: updateEndpointBody,
     responses: { 200: { description: 'Endpoint', schema: endpointResponse }, 400: { description: 'invalid_request' }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params, body }) => ({ body: serialiseEndpoint(await updateEndpoint(deps.db, params.id, body, deps.config)) }),
+    handler: async ({ deps, params, body, actor }) => ({ body: serialiseEndpoint(await updateEndpoint(deps.db, params.id, body, deps.config, actor)) }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: `${base}/:id/rotate-secret`,
+    auth: 'admin',
+    tag: 'Webhooks',
+    summary: 'Replace the signing secret with a new generated one, answered once; the old one keeps signing beside it for 24 h',
+    params: idParams,
+    responses: { 200: { description: 'The endpoint with its new secret (never shown again)', schema: createdEndpointResponse }, 404: { description: 'not_found' } },
+    errors: [],
+    handler: async ({ deps, params, actor }) => {
+      const { endpoint, secret } = await rotateEndpointSecret(deps.db, params.id, actor);
+      // An Idempotency-Key replay does not show the secret again.
+      return { body: { ...serialiseEndpoint(endpoint), secret }, replayBody: serialiseEndpoint(endpoint) };
+    },
   }),
   defineRoute({
     method: 'delete',
@@ -58,8 +73,8 @@ export const webhookRoutes = [
     params: idParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params }) => {
-      await deleteEndpoint(deps.db, params.id);
+    handler: async ({ deps, params, actor }) => {
+      await deleteEndpoint(deps.db, params.id, actor);
       return { status: 204 };
     },
   }),
@@ -68,12 +83,12 @@ export const webhookRoutes = [
     path: `${base}/:id/deliveries`,
     auth: 'admin',
     tag: 'Webhooks',
-    summary: "An endpoint's deliveries in creation order, with every attempt",
+    summary: "An endpoint's deliveries in creation order, with every attempt; `status` filters",
     params: idParams,
-    query: pageQuery,
+    query: listDeliveriesQuery,
     responses: { 200: { description: 'Deliveries', schema: z.array(deliveryResponse) }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params, query, ctx }) => listReply(ctx, await listDeliveries(deps.db, params.id, query), serialiseDelivery),
+    handler: async ({ deps, params, query, ctx }) => listReply(ctx, await listDeliveries(deps.db, params.id, query, query.status), serialiseDelivery),
   }),
   defineRoute({
     method: 'post',
@@ -84,6 +99,6 @@ export const webhookRoutes = [
     params: deliveryParams,
     responses: { 202: { description: 'Queued', schema: deliveryResponse }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params }) => ({ status: 202, body: serialiseDelivery(await retryDelivery(deps.db, params.id, params.deliveryId)) }),
+    handler: async ({ deps, params, actor }) => ({ status: 202, body: serialiseDelivery(await retryDelivery(deps.db, params.deliveryId, actor, params.id)) }),
   }),
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/types.ts';
-import { iso, uuid } from '../http/schemas.ts';
+import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import type { AttemptRow, DeliveryRow, EndpointRow } from './repo.ts';
 
 const eventSelector = z.enum([...EVENT_TYPES, '*'], { error: `must be a known event type (${EVENT_TYPES.join(', ')}) or *` });
@@ -30,8 +30,14 @@ export const endpointResponse = z.object({
   enabled: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  secretRotatedAt: z.string().nullable().meta({ description: 'When the current secret was set by a rotation or a PUT; null: the one it was created with' }),
+  previousSecretExpiresAt: z.string().nullable().meta({ description: 'Until when the secret a rotation replaced still signs (a second webhook-signature); null when none does' }),
 });
+/** The endpoint with its secret: the answer of a create or a rotation, shown once. */
 export const createdEndpointResponse = endpointResponse.extend({ secret: z.string() });
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export const listDeliveriesQuery = pageQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() });
 
 export const attemptResponse = z.object({
   attempt: z.number(),
@@ -47,7 +53,7 @@ export const deliveryResponse = z.object({
   endpointId: z.string(),
   eventId: z.string(),
   eventType: z.string(),
-  status: z.enum(['pending', 'delivered', 'failed']),
+  status: z.enum(DELIVERY_STATUSES),
   attemptCount: z.number(),
   nextAttemptAt: z.string().nullable(),
   deliveredAt: z.string().nullable(),
@@ -57,7 +63,17 @@ export const deliveryResponse = z.object({
 
 /** The endpoint record; the secret is never part of it (D-71). */
 export function serialiseEndpoint(row: EndpointRow) {
-  return { id: row.id, url: row.url, events: row.events, enabled: row.enabled, createdAt: iso(row.created_at)!, updatedAt: iso(row.updated_at)! };
+  const graceLeft = row.previous_secret_expires_at && row.previous_secret_expires_at > new Date() ? row.previous_secret_expires_at : null;
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    enabled: row.enabled,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+    secretRotatedAt: iso(row.secret_rotated_at),
+    previousSecretExpiresAt: iso(graceLeft),
+  };
 }
 
 export function serialiseAttempt(row: AttemptRow) {

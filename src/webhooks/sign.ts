@@ -1,21 +1,25 @@
 import { createHmac } from 'node:crypto';
 
-/** D-72 headers for one attempt: `X-Signature` over the body, and the Standard Webhooks trio over "id.timestamp.body". */
+/**
+ * D-72 headers for one attempt: `X-Signature` over the body, and the Standard Webhooks trio over "id.timestamp.body".
+ * During a rotation's grace period `previousSecret` signs too: `webhook-signature` then carries both signatures
+ * (space-separated, as Standard Webhooks allows), the new one first; `X-Signature` is the new secret's only.
+ */
 export function signatureHeaders(
   secret: string,
   event: { id: string; type: string },
   body: string,
   timestampSeconds: number,
+  previousSecret?: string | null,
 ): Record<string, string> {
-  const key = Buffer.from(secret, 'utf8');
-  const standard = createHmac('sha256', key).update(`${event.id}.${timestampSeconds}.${body}`).digest('base64');
+  const standard = (key: string) => `v1,${createHmac('sha256', Buffer.from(key, 'utf8')).update(`${event.id}.${timestampSeconds}.${body}`).digest('base64')}`;
   return {
     'content-type': 'application/json',
-    'x-signature': createHmac('sha256', key).update(body).digest('hex'),
+    'x-signature': createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex'),
     'x-event-id': event.id,
     'x-event-type': event.type,
     'webhook-id': event.id,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': `v1,${standard}`,
+    'webhook-signature': previousSecret ? `${standard(secret)} ${standard(previousSecret)}` : standard(secret),
   };
 }

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { invoicesExport } from '../../src/console/pages/invoices.tsx';
 import { createInvoices } from '../../src/invoices/issue.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createEndpoint } from '../../src/webhooks/service.ts';
 import { createRefund } from '../../src/refunds/service.ts';
 import { issueCreditNote } from '../../src/settlement/service.ts';
@@ -141,7 +142,7 @@ test('create refused: an unknown customer or a bad price shows the service messa
 });
 
 test('the invoice page shows header, lines, amounts, payments with refunds, credit notes, PDF link, events and deliveries', async (t) => {
-  const endpoint = await createEndpoint(db(), { url: 'http://127.0.0.1:9/hooks/invoice-page', events: ['*'] }, kit.app.deps.config);
+  const endpoint = await createEndpoint(db(), { url: 'http://127.0.0.1:9/hooks/invoice-page', events: ['*'] }, kit.app.deps.config, SYSTEM_ACTOR);
   const c = await customer(db(), 'Umbrella Corp');
   const invoice = await invoiceFor(db(), c.id, { unitPrice: '500.00' });
   const payment = await payManually(db(), invoice.id, '200.00', { method: 'bank_transfer', reference: 'wire-778' });

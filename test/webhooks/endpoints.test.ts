@@ -115,3 +115,29 @@ test('https is required in production', async (t) => {
   await t.throwsAsync(validateEndpointUrl('http://93.184.215.14/', { NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_URLS: false }), { message: /https/ });
   t.is(await validateEndpointUrl('https://93.184.215.14/', { NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_URLS: false }), 'https://93.184.215.14/');
 });
+
+test('rotate-secret answers a new secret once (a keyed replay does not), keeps the old one signing for 24 h, and never lists either', async (t) => {
+  const created = await admin(base, { body: { url: 'https://hooks.example.test/rotate', events: ['invoice.paid'] } });
+  t.is(created.body.secretRotatedAt, null);
+  t.is(created.body.previousSecretExpiresAt, null);
+  const rotated = await admin(`${base}/${created.body.id}/rotate-secret`, { method: 'POST', headers: { 'idempotency-key': 'rotate-once' } });
+  t.is(rotated.status, 200, rotated.text);
+  t.regex(rotated.body.secret, /^whsec_/);
+  t.not(rotated.body.secret, created.body.secret);
+  const row = await app.db('webhook_endpoints').where({ id: created.body.id }).first();
+  t.like(row, { secret: rotated.body.secret, previous_secret: created.body.secret });
+  const grace = Date.parse(rotated.body.previousSecretExpiresAt) - Date.parse(rotated.body.secretRotatedAt);
+  t.true(Math.abs(grace - 24 * 3600 * 1000) < 1000, `${grace} ms`);
+
+  const replay = await admin(`${base}/${created.body.id}/rotate-secret`, { method: 'POST', headers: { 'idempotency-key': 'rotate-once' } });
+  t.is(replay.status, 200);
+  t.false('secret' in replay.body);
+  t.is((await app.db('webhook_endpoints').where({ id: created.body.id }).first()).secret, rotated.body.secret, 'a replay rotates nothing');
+  const listed = (await admin(`${base}?limit=500`)).body.find((e: { id: string }) => e.id === created.body.id);
+  t.false(JSON.stringify(listed).includes('whsec_'));
+
+  // A secret set by PUT replaces it at once: no grace period.
+  t.is((await admin(`${base}/${created.body.id}`, { method: 'PUT', body: { secret: 'a-secret-set-outright-1234' } })).status, 200);
+  t.like(await app.db('webhook_endpoints').where({ id: created.body.id }).first(), { previous_secret: null, previous_secret_expires_at: null });
+  t.is((await admin(`${base}/00000000-0000-4000-8000-000000000000/rotate-secret`, { method: 'POST' })).status, 404);
+});

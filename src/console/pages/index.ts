@@ -5,7 +5,15 @@ import { invoiceRoutes } from './invoices.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
 import { productRoutes } from './products.tsx';
+import { webhookRoutes } from './webhooks.tsx';
 
 /** Every console page, export and action; login and logout are mounted apart (they need no session). */
-export const consolePages: readonly ConsoleRoute[] = [...overviewRoutes, ...customerRoutes, ...invoiceRoutes, ...paymentRoutes,
-  ...productRoutes, ...couponRoutes];
+export const consolePages: readonly ConsoleRoute[] = [
+  ...overviewRoutes,
+  ...customerRoutes,
+  ...invoiceRoutes,
+  ...paymentRoutes,
+  ...productRoutes,
+  ...couponRoutes,
+  ...webhookRoutes,
+];
