@@ -3,6 +3,7 @@ import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
+import { subscriptionRoutes } from './subscriptions.tsx';
 
 /** Every console page, export and action; login and logout are mounted apart (they need no session). */
-export const consolePages: readonly ConsoleRoute[] = [...overviewRoutes, ...customerRoutes, ...invoiceRoutes, ...paymentRoutes];
+export const consolePages: readonly ConsoleRoute[] = [...overviewRoutes, ...customerRoutes, ...invoiceRoutes, ...paymentRoutes, ...subscriptionRoutes];
