@@ -124,7 +124,7 @@ export function planStory(ctx: StoryContext, customers: DemoCustomer[]): StoryCo
         trialDays: extra.trialDays,
         couponCode: extra.coupon ? catalog.coupons[extra.coupon] : undefined,
       });
-      ref.id = (await createSubscription(deps.db, body, clock(now))).id;
+      ref.id = (await createSubscription(deps.db, body, SYSTEM_ACTOR, clock(now))).id;
       counts.subscriptions += 1;
     });
     return ref;
@@ -158,12 +158,12 @@ function scheduleFate(ctx: StoryContext, customer: DemoCustomer, main: { id?: st
   const clock = (at: Date) => ({ now: at, settings: deps.config });
   const update = (at: Date, label: string, body: unknown) =>
     timeline.add(at, `${label} ${customer.person.name}`, async (now) => {
-      await updateSubscription(deps.db, main.id!, updateSubscriptionBody.parse(body), clock(now));
+      await updateSubscription(deps.db, main.id!, updateSubscriptionBody.parse(body), SYSTEM_ACTOR, clock(now));
     });
   const change = (to: PlanKey | undefined, at: Date) => {
     if (!to) return;
     timeline.add(at, `${catalog.plans[plan].name} -> ${catalog.plans[to].name} for ${customer.person.name}`, async (now) => {
-      await changePlan(deps.db, main.id!, { newPlanId: catalog.plans[to].id, prorate: true }, clock(now));
+      await changePlan(deps.db, main.id!, { newPlanId: catalog.plans[to].id, prorate: true }, SYSTEM_ACTOR, clock(now));
       counts.planChanges += 1;
     });
   };

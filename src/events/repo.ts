@@ -57,6 +57,18 @@ export async function listEventRowsOfCustomer(db: Db, customerId: string, page: 
   return paginate<EventRow>(db('events').select('*').whereRaw(`(data->>'customerId') = ?`, [customerId]), 'events', page);
 }
 
+/**
+ * The newest `limit` events about one subscription (subscription.* carry its id, invoice.* its
+ * subscriptionId), found among its customer's events through the expression index `events_customer`.
+ */
+export async function listEventRowsOfSubscription(db: Db, subscription: { id: string; customerId: string }, limit: number): Promise<EventRow[]> {
+  return db('events')
+    .whereRaw(`(data->>'customerId') = ?`, [subscription.customerId])
+    .where((q) => q.whereRaw(`(data->>'id') = ?`, [subscription.id]).orWhereRaw(`(data->>'subscriptionId') = ?`, [subscription.id]))
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit);
+}
+
 /** When the newest event was recorded (the events_created index), or null when there is none. */
 export async function latestEventTime(db: Db): Promise<Date | null> {
   const row = await db('events').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first('created_at');

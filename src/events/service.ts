@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { fanOutEvents } from '../webhooks/fanout.ts';
-import { insertEvent, insertEvents, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, type EventRow } from './repo.ts';
+import { insertEvent, insertEvents, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
 /** `evt_` + 24 random base32-ish characters (120 bits). */
@@ -37,6 +37,11 @@ export function listEvents(db: Db, page: PageQuery, type?: string) {
 /** An invoice's events (invoice.*, payment.* naming it), newest first, at most `limit`. */
 export function listInvoiceEvents(db: Db, invoiceId: string, limit = 100): Promise<EventRow[]> {
   return listEventRowsOfInvoice(db, invoiceId, limit);
+}
+
+/** A subscription's events (its own and its invoices'), newest first, at most `limit`. */
+export function listSubscriptionEvents(db: Db, subscription: { id: string; customerId: string }, limit = 100): Promise<EventRow[]> {
+  return listEventRowsOfSubscription(db, subscription, limit);
 }
 
 /** The customer's events (its timeline), paged as any list. */

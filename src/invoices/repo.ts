@@ -84,6 +84,8 @@ export async function listLineItemRows(db: Db, invoiceIds: string[]): Promise<Li
 export interface InvoiceListFilters {
   status?: string;
   customerId?: string;
+  /** A subscription's invoices (the index invoices_subscription): its periods and prorations. */
+  subscriptionId?: string;
   createdFrom?: Date;
   createdBefore?: Date;
 }
@@ -92,6 +94,7 @@ export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceL
   const query = db('invoices').select('*');
   if (filters.status) query.where({ status: filters.status });
   if (filters.customerId) query.where({ customer_id: filters.customerId });
+  if (filters.subscriptionId) query.where({ subscription_id: filters.subscriptionId });
   if (filters.createdFrom) query.where('created_at', '>=', filters.createdFrom);
   if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
   return paginate<InvoiceRow>(query, 'invoices', page);

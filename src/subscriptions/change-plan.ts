@@ -1,75 +1,158 @@
+/**
+ * Changing a subscription's plan (D-45), in two steps so the console's preview and the change itself share
+ * one computation: `planChange` works out, without writing, what the change does (the subscription's new
+ * fields, the store credit for unused time, the invoice it issues at once); `previewPlanChange` answers that
+ * plan, and `changePlan` carries it out.
+ */
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
+import type { CouponRow } from '../coupons/repo.ts';
+import { findCoupon } from '../coupons/service.ts';
+import { addLedgerEntry } from '../credits/ledger.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { addLedgerEntry } from '../credits/ledger.ts';
 import { AppError } from '../errors.ts';
-import type { Clock } from '../invoices/service.ts';
+import type { Clock, InvoiceDetail } from '../invoices/service.ts';
+import { priceInvoice, type LineInput } from '../invoices/totals.ts';
 import { money, roundToCurrency } from '../money.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { requirePlan } from '../plans/service.ts';
-import { invoiceProration } from './invoicing.ts';
+import { getSettings } from '../settings/service.ts';
+import { invoiceProration, issuePeriodInvoice, periodLines, prorationLines, type Period } from './invoicing.ts';
 import { unusedSeconds } from './periods.ts';
-import { updateSubscriptionRow, type SubscriptionRow } from './repo.ts';
-import { lockLiveSubscription, restartBilling } from './service.ts';
+import { updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow } from './repo.ts';
+import type { ChangePlanInput } from './schema.ts';
+import { assertLive, auditedSubscription, freshPeriod, getSubscription, lockLiveSubscription } from './service.ts';
 import { recordSubscriptionEvent } from './transitions.ts';
+
+/** How far back a `prorationDate` may go: long enough to read a preview, too short to backdate a change. */
+export const PRORATION_DATE_MAX_AGE_MS = 60 * 60 * 1000;
+
+/** The invoice a change issues at once: the rest of the period on the new plan, or a new cycle's first period. */
+export interface PlanChangeCharge {
+  lines: LineInput[];
+  /** Set when the change restarts billing periods: the invoice is that period's (and may spend a coupon cycle). */
+  period?: Period;
+  usesCoupon: boolean;
+}
+
+/** What a plan change does, worked out before anything is written. */
+export interface PlanChange {
+  oldPlan: PlanRow;
+  newPlan: PlanRow;
+  /** The instant the unused time is measured from. */
+  at: Date;
+  changes: SubscriptionChanges;
+  /** Store credit for the unused time on the old plan (D-45). */
+  credit: { amount: string; description: string } | null;
+  charge: PlanChangeCharge | null;
+}
 
 /** price x secondsLeft / secondsInPeriod, rounded half-up to the currency (D-45). */
 function prorated(plan: PlanRow, left: number, total: number) {
   return total === 0 ? money(0) : roundToCurrency(money(plan.base_price).times(left).dividedBy(total), plan.currency);
 }
 
-async function creditUnusedTime(trx: Db, sub: SubscriptionRow, oldPlan: PlanRow, amount: ReturnType<typeof money>): Promise<void> {
-  if (amount.lte(0)) return;
-  await addLedgerEntry(trx, {
-    customer_id: sub.customer_id,
-    currency: oldPlan.currency,
-    amount: amount.toString(),
-    kind: 'proration',
-    description: `Unused time on ${oldPlan.name}`,
-  });
+/**
+ * D-45. Prorated (default): the unused fraction of the period, by seconds, of the old price goes to the
+ * credit balance and the same fraction of the new price is invoiced at once (the credit applies to it).
+ * prorate false: the new price starts next period. A new billing cycle restarts the period now (prorated)
+ * or at the current period's end (not prorated). Trialing subscriptions swap plans without proration, and
+ * paused ones, which are not billing, have nothing unused to credit or charge.
+ */
+export function planChange(sub: SubscriptionRow, oldPlan: PlanRow, newPlan: PlanRow, coupon: CouponRow | null | undefined, prorate: boolean, at: Date): PlanChange {
+  const cycleChanges = newPlan.billing_cycle !== sub.billing_cycle;
+  const swap: SubscriptionChanges = { plan_id: newPlan.id, billing_cycle: newPlan.billing_cycle };
+  const plain = (changes: SubscriptionChanges): PlanChange => ({ oldPlan, newPlan, at, changes, credit: null, charge: null });
+  if (sub.status === 'trialing') return plain(swap);
+  if (!prorate) {
+    // The new plan bills from the next period; a new cycle is anchored where the current period ends.
+    return plain(cycleChanges ? { ...swap, billing_anchor: sub.current_period_end, period_number: -1 } : { plan_id: newPlan.id });
+  }
+  if (sub.status === 'paused') return plain(swap);
+  const [left, total] = unusedSeconds(sub.current_period_start, sub.current_period_end, at);
+  const unused = prorated(oldPlan, left, total);
+  const credit = unused.gt(0) ? { amount: unused.toString(), description: `Unused time on ${oldPlan.name}` } : null;
+  if (cycleChanges) {
+    const restart = freshPeriod(at, newPlan.billing_cycle);
+    const period = { start: restart.current_period_start, end: restart.current_period_end };
+    return { oldPlan, newPlan, at, changes: { ...swap, ...restart }, credit, charge: { ...periodLines(newPlan, coupon, sub.coupon_cycles_used, period), period } };
+  }
+  const rest = prorated(newPlan, left, total);
+  return { oldPlan, newPlan, at, changes: swap, credit, charge: rest.gt(0) ? { lines: prorationLines(newPlan, rest.toString(), sub.current_period_end), usesCoupon: false } : null };
+}
+
+/** The instant to prorate from: `prorationDate` (a preview's, so the change matches it) or now. */
+function prorationInstant(input: ChangePlanInput, now: Date): Date {
+  const at = input.prorationDate;
+  if (!at) return now;
+  if (at.getTime() > now.getTime() || now.getTime() - at.getTime() > PRORATION_DATE_MAX_AGE_MS) {
+    throw new AppError('invalid_request', 'prorationDate must be within the last hour', { details: [{ path: 'prorationDate', message: 'must be within the last hour, not in the future' }] });
+  }
+  return at;
+}
+
+/** Checks the new plan against the subscription and works out the change (reads only). */
+async function loadPlanChange(db: Db, sub: SubscriptionRow, input: ChangePlanInput, now: Date): Promise<PlanChange> {
+  if (input.newPlanId === sub.plan_id) throw new AppError('same_plan', 'The subscription is already on this plan', { details: [{ path: 'newPlanId', message: 'is the current plan' }] });
+  const at = prorationInstant(input, now);
+  const oldPlan = await requirePlan(db, sub.plan_id, 'planId');
+  const newPlan = await requirePlan(db, input.newPlanId, 'newPlanId');
+  if (!newPlan.active) throw new AppError('plan_inactive', `Plan ${newPlan.id} is inactive`, { details: [{ path: 'newPlanId', message: 'is inactive' }] });
+  if (newPlan.currency !== oldPlan.currency) {
+    throw new AppError('currency_mismatch', `The new plan is in ${newPlan.currency}, the subscription in ${oldPlan.currency}`, { details: [{ path: 'newPlanId', message: 'has another currency' }] });
+  }
+  const coupon = sub.coupon_id ? await findCoupon(db, sub.coupon_id) : null;
+  return planChange(sub, oldPlan, newPlan, coupon, input.prorate, at);
+}
+
+export interface PlanChangePreview extends PlanChange {
+  subscription: SubscriptionRow;
+  /** The charge's invoice as it would be priced (tax at the default rate); null without a charge. */
+  chargeTotals: { subtotal: string; taxRate: string; taxAmount: string; total: string } | null;
+}
+
+/** What changing the plan now would do, for the console's preview page; writes nothing. */
+export async function previewPlanChange(db: Db, id: string, input: ChangePlanInput, clock: Clock = {}): Promise<PlanChangePreview> {
+  const now = clock.now ?? new Date();
+  const sub = assertLive(await getSubscription(db, id));
+  const change = await loadPlanChange(db, sub, input, now);
+  if (!change.charge) return { ...change, subscription: sub, chargeTotals: null };
+  const { 'billing.default_tax_rate': taxRate } = await getSettings(db, ['billing.default_tax_rate'], clock.settings);
+  const totals = priceInvoice(change.charge.lines, taxRate, change.newPlan.currency);
+  return { ...change, subscription: sub, chargeTotals: { subtotal: totals.subtotal.toString(), taxRate, taxAmount: totals.taxAmount.toString(), total: totals.total.toString() } };
+}
+
+/** Issues the charge a change planned; the subscription carries its new fields already. */
+async function issueCharge(trx: Db, sub: SubscriptionRow, change: PlanChange, clock: Clock): Promise<{ subscription: SubscriptionRow; invoice: InvoiceDetail | null }> {
+  const { charge, newPlan } = change;
+  if (!charge) return { subscription: sub, invoice: null };
+  if (charge.period) return issuePeriodInvoice(trx, sub, newPlan, charge.period, charge, clock);
+  return { subscription: sub, invoice: await invoiceProration(trx, sub, newPlan.currency, charge.lines, clock) };
 }
 
 /**
- * POST .../change-plan (D-45). Prorated (default): the unused fraction of the period, by seconds,
- * of the old price goes to the credit balance and the same fraction of the new price is invoiced at
- * once (the credit applies to it). prorate false: the new price starts next period. A new billing
- * cycle restarts the period now (prorated) or at the current period's end (not prorated).
- * Trialing subscriptions swap plans without proration.
+ * POST .../change-plan (D-45): carries out `planChange` under the subscription's lock, with its event and
+ * one `subscription.change_plan` audit row whose `after` also names the credit and the charge's invoice.
  */
-export async function changePlan(db: Db, id: string, input: { newPlanId: string; prorate: boolean }, clock: Clock = {}): Promise<SubscriptionRow> {
+export async function changePlan(db: Db, id: string, input: ChangePlanInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const sub = await lockLiveSubscription(trx, id);
-    if (input.newPlanId === sub.plan_id) throw new AppError('same_plan', 'The subscription is already on this plan', { details: [{ path: 'newPlanId', message: 'is the current plan' }] });
-    const oldPlan = await requirePlan(trx, sub.plan_id, 'planId');
-    const newPlan = await requirePlan(trx, input.newPlanId, 'newPlanId');
-    if (!newPlan.active) throw new AppError('plan_inactive', `Plan ${newPlan.id} is inactive`, { details: [{ path: 'newPlanId', message: 'is inactive' }] });
-    if (newPlan.currency !== oldPlan.currency) {
-      throw new AppError('currency_mismatch', `The new plan is in ${newPlan.currency}, the subscription in ${oldPlan.currency}`, { details: [{ path: 'newPlanId', message: 'has another currency' }] });
+    const change = await loadPlanChange(trx, sub, input, now);
+    if (change.credit) {
+      await addLedgerEntry(trx, { customer_id: sub.customer_id, currency: change.oldPlan.currency, amount: change.credit.amount, kind: 'proration', description: change.credit.description });
     }
-    const cycleChanges = newPlan.billing_cycle !== sub.billing_cycle;
-    let changed: SubscriptionRow;
-
-    if (sub.status === 'trialing') {
-      changed = await updateSubscriptionRow(trx, id, { plan_id: newPlan.id, billing_cycle: newPlan.billing_cycle });
-    } else if (!input.prorate) {
-      // The new plan bills from the next period; a new cycle is anchored where the current period ends.
-      changed = await updateSubscriptionRow(trx, id, cycleChanges
-        ? { plan_id: newPlan.id, billing_cycle: newPlan.billing_cycle, billing_anchor: sub.current_period_end, period_number: -1 }
-        : { plan_id: newPlan.id });
-    } else {
-      const [left, total] = unusedSeconds(sub.current_period_start, sub.current_period_end, now);
-      // Paused subscriptions are not billing: nothing unused to credit.
-      const billing = sub.status !== 'paused';
-      if (billing) await creditUnusedTime(trx, sub, oldPlan, prorated(oldPlan, left, total));
-      const swapped = await updateSubscriptionRow(trx, id, { plan_id: newPlan.id, billing_cycle: newPlan.billing_cycle });
-      if (cycleChanges) changed = billing ? await restartBilling(trx, swapped, now, clock) : swapped;
-      else {
-        const charge = prorated(newPlan, left, total);
-        if (billing && charge.gt(0)) await invoiceProration(trx, swapped, newPlan, charge.toString(), sub.current_period_end, { ...clock, now });
-        changed = swapped;
-      }
-    }
+    const swapped = await updateSubscriptionRow(trx, id, change.changes);
+    const { subscription: changed, invoice } = await issueCharge(trx, swapped, change, { ...clock, now });
     await recordSubscriptionEvent(trx, 'subscription.updated', changed);
+    await recordAudit(trx, actor, {
+      action: 'subscription.change_plan',
+      targetType: 'subscription',
+      targetId: id,
+      before: auditedSubscription(sub),
+      after: { ...auditedSubscription(changed), prorationCredit: change.credit?.amount, chargeInvoiceId: invoice?.invoice.id },
+    });
     return changed;
   });
 }

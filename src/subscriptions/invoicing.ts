@@ -50,19 +50,27 @@ export interface PeriodInvoice {
  * unique index on (subscription, period start) is the backstop, D-82).
  */
 export async function invoicePeriod(trx: Db, sub: SubscriptionRow, plan: PlanRow, period: Period, clock: Clock): Promise<PeriodInvoice> {
-  if ((await findInvoicedPeriods(trx, [{ subscriptionId: sub.id, periodStart: period.start }])).size > 0) return { invoice: null, subscription: sub };
   const coupon = sub.coupon_id ? await findCoupon(trx, sub.coupon_id) : null;
-  const { lines, usesCoupon } = periodLines(plan, coupon, sub.coupon_cycles_used, period);
-  const [issued] = await createInvoices(trx, [periodInvoice(sub, plan, period, lines)], clock);
+  return issuePeriodInvoice(trx, sub, plan, period, periodLines(plan, coupon, sub.coupon_cycles_used, period), clock);
+}
+
+/** invoicePeriod with lines already worked out by periodLines (a plan change previews them before issuing). */
+export async function issuePeriodInvoice(trx: Db, sub: SubscriptionRow, plan: PlanRow, period: Period, priced: { lines: LineInput[]; usesCoupon: boolean }, clock: Clock): Promise<PeriodInvoice> {
+  if ((await findInvoicedPeriods(trx, [{ subscriptionId: sub.id, periodStart: period.start }])).size > 0) return { invoice: null, subscription: sub };
+  const [issued] = await createInvoices(trx, [periodInvoice(sub, plan, period, priced.lines)], clock);
   await recordEvents(trx, issued!.events);
-  const subscription = usesCoupon ? await updateSubscriptionRow(trx, sub.id, { coupon_cycles_used: sub.coupon_cycles_used + 1 }) : sub;
+  const subscription = priced.usesCoupon ? await updateSubscriptionRow(trx, sub.id, { coupon_cycles_used: sub.coupon_cycles_used + 1 }) : sub;
   return { invoice: issued!.detail, subscription };
 }
 
-/** A one-off invoice for the rest of a period after a plan change (D-45); not tied to a period. */
-export async function invoiceProration(trx: Db, sub: SubscriptionRow, plan: PlanRow, amount: string, until: Date, clock: Clock): Promise<InvoiceDetail> {
-  const lineItems = [{ description: `${plan.name}: remaining time until ${day(until)} (prorated)`, quantity: 1, unitPrice: amount }];
-  const [issued] = await createInvoices(trx, [{ customerId: sub.customer_id, subscriptionId: sub.id, lineItems, currency: plan.currency, status: 'issued' }], clock);
+/** The line of a one-off invoice for the rest of a period after a plan change (D-45). */
+export function prorationLines(plan: PlanRow, amount: string, until: Date): LineInput[] {
+  return [{ description: `${plan.name}: remaining time until ${day(until)} (prorated)`, quantity: 1, unitPrice: amount }];
+}
+
+/** A one-off invoice of `lineItems` for the subscription (a plan change's proration, D-45); not tied to a period. */
+export async function invoiceProration(trx: Db, sub: SubscriptionRow, currency: string, lineItems: LineInput[], clock: Clock): Promise<InvoiceDetail> {
+  const [issued] = await createInvoices(trx, [{ customerId: sub.customer_id, subscriptionId: sub.id, lineItems, currency, status: 'issued' }], clock);
   await recordEvents(trx, issued!.events);
   return issued!.detail;
 }

@@ -32,7 +32,7 @@ export const subscriptionRoutes = [
       400: { description: 'invalid_request, customer_not_found, plan_not_found, plan_inactive, billing_cycle_mismatch, invalid_coupon' },
     },
     errors: ['customer_not_found', 'plan_not_found', 'plan_inactive', 'billing_cycle_mismatch', 'invalid_coupon'],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialiseSubscription(await createSubscription(deps.db, body, { settings: deps.config })) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseSubscription(await createSubscription(deps.db, body, actor, { settings: deps.config })) }),
   }),
   defineRoute({
     method: 'get',
@@ -55,14 +55,14 @@ export const subscriptionRoutes = [
     body: updateSubscriptionBody,
     responses: { 200: { description: 'Subscription', schema: subscriptionResponse }, 404: { description: 'not_found' }, 409: { description: 'subscription_canceled' } },
     errors: ['subscription_canceled'],
-    handler: async ({ deps, params, body }) => ({ body: serialiseSubscription(await updateSubscription(deps.db, params.id, body, { settings: deps.config })) }),
+    handler: async ({ deps, params, body, actor }) => ({ body: serialiseSubscription(await updateSubscription(deps.db, params.id, body, actor, { settings: deps.config })) }),
   }),
   defineRoute({
     method: 'post',
     path: '/api/billing/subscriptions/:id/change-plan',
     auth: 'admin',
     tag,
-    summary: 'Replace the plan, prorated by seconds unless prorate is false',
+    summary: 'Replace the plan, prorated by seconds unless prorate is false; prorationDate (within the last hour) prorates from a preview\'s instant',
     params: idParams,
     body: changePlanBody,
     responses: {
@@ -72,6 +72,6 @@ export const subscriptionRoutes = [
       409: { description: 'subscription_canceled' },
     },
     errors: ['plan_not_found', 'plan_inactive', 'same_plan', 'currency_mismatch', 'subscription_canceled'],
-    handler: async ({ deps, params, body }) => ({ body: serialiseSubscription(await changePlan(deps.db, params.id, body, { settings: deps.config })) }),
+    handler: async ({ deps, params, body, actor }) => ({ body: serialiseSubscription(await changePlan(deps.db, params.id, body, actor, { settings: deps.config })) }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, pageQuery, uuid } from '../http/schemas.ts';
+import { iso, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
 import { billingCycle } from '../plans/schema.ts';
 import type { SubscriptionRow } from './repo.ts';
 
@@ -24,7 +24,12 @@ export const updateSubscriptionBody = z
   .refine((b) => b.status !== undefined || b.cancelAtPeriodEnd !== undefined, { message: 'give status or cancelAtPeriodEnd', path: ['status'] });
 export type UpdateSubscriptionInput = z.infer<typeof updateSubscriptionBody>;
 
-export const changePlanBody = z.object({ newPlanId: uuid, prorate: z.boolean().default(true) });
+/**
+ * `prorationDate` (optional, within the last hour): the instant to prorate from, so a change made after a
+ * preview credits and charges exactly what the preview showed (as Stripe's proration_date).
+ */
+export const changePlanBody = z.object({ newPlanId: uuid, prorate: z.boolean().default(true), prorationDate: timestampInput.optional() });
+export type ChangePlanInput = z.output<typeof changePlanBody>;
 
 export const listSubscriptionsQuery = pageQuery.extend({
   customerId: uuid.optional(),

@@ -1,3 +1,5 @@
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { assertCustomerExists } from '../customers/service.ts';
 import type { Db } from '../db/knex.ts';
@@ -9,16 +11,22 @@ import { requirePlan } from '../plans/service.ts';
 import { invoicePeriod } from './invoicing.ts';
 import { boundary } from './periods.ts';
 import { findSubscriptionRow, insertSubscriptionRow, listSubscriptionRows, lockSubscriptionRow, updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow, type SubscriptionStatus } from './repo.ts';
-import type { CreateSubscriptionInput, UpdateSubscriptionInput } from './schema.ts';
+import { serialiseSubscription, type CreateSubscriptionInput, type UpdateSubscriptionInput } from './schema.ts';
 import { recordSubscriptionEvent, transitionSubscription } from './transitions.ts';
 
 const DAY_MS = 86_400_000;
 
 /**
+ * A subscription as the audit log records it (C-11): its API fields, so an entry reads like the API's
+ * answers; only the fields an action changed are stored.
+ */
+export const auditedSubscription = (row: SubscriptionRow): Record<string, unknown> => serialiseSubscription(row);
+
+/**
  * D-41, D-42: without a trial the subscription is active, its first period starts now and is
  * invoiced at once (billing in advance); with trialDays it is trialing until trialEnd, uninvoiced.
  */
-export async function createSubscription(db: Db, input: CreateSubscriptionInput, clock: Clock = {}): Promise<SubscriptionRow> {
+export async function createSubscription(db: Db, input: CreateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     await assertCustomerExists(trx, input.customerId);
@@ -46,6 +54,7 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
     });
     await recordSubscriptionEvent(trx, 'subscription.created', sub);
     if (!trialEnd) ({ subscription: sub } = await invoicePeriod(trx, sub, plan, { start: sub.current_period_start, end: sub.current_period_end }, { ...clock, now }));
+    await recordAudit(trx, actor, { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) });
     return sub;
   });
 }
@@ -65,11 +74,21 @@ export function lockSubscription(trx: Db, id: string): Promise<SubscriptionRow |
   return lockSubscriptionRow(trx, id);
 }
 
+/** Refuses a canceled subscription: canceled is final (interface.md). */
+export function assertLive(sub: SubscriptionRow): SubscriptionRow {
+  if (sub.status === 'canceled') throw new AppError('subscription_canceled', 'A canceled subscription cannot change');
+  return sub;
+}
+
 export async function lockLiveSubscription(trx: Db, id: string): Promise<SubscriptionRow> {
   const sub = await lockSubscriptionRow(trx, id);
   if (!sub) throw notFound('Subscription');
-  if (sub.status === 'canceled') throw new AppError('subscription_canceled', 'A canceled subscription cannot change');
-  return sub;
+  return assertLive(sub);
+}
+
+/** Billing periods started afresh at `now`: period 0 of a new anchor. */
+export function freshPeriod(now: Date, cycle: SubscriptionRow['billing_cycle']): SubscriptionChanges & { current_period_start: Date; current_period_end: Date } {
+  return { billing_anchor: now, period_number: 0, current_period_start: now, current_period_end: boundary(now, cycle, 1) };
 }
 
 /**
@@ -78,7 +97,7 @@ export async function lockLiveSubscription(trx: Db, id: string): Promise<Subscri
  */
 export async function restartBilling(trx: Db, sub: SubscriptionRow, now: Date, clock: Clock, move?: { to: SubscriptionStatus; extra?: SubscriptionChanges }): Promise<SubscriptionRow> {
   const plan = await requirePlan(trx, sub.plan_id, 'planId');
-  const period: SubscriptionChanges = { billing_anchor: now, period_number: 0, current_period_start: now, current_period_end: boundary(now, sub.billing_cycle, 1) };
+  const period = freshPeriod(now, sub.billing_cycle);
   const restarted = move ? await transitionSubscription(trx, sub, move.to, now, { ...move.extra, ...period }) : await updateSubscriptionRow(trx, sub.id, period);
   return (await invoicePeriod(trx, restarted, plan, { start: now, end: restarted.current_period_end }, { ...clock, now })).subscription;
 }
@@ -99,19 +118,44 @@ async function activate(trx: Db, sub: SubscriptionRow, now: Date, clock: Clock, 
   return undefined;
 }
 
-/** PUT /api/billing/subscriptions/:id (D-44): one status move and the cancel-at-period-end flag, one event. */
-export async function updateSubscription(db: Db, id: string, input: UpdateSubscriptionInput, clock: Clock = {}): Promise<SubscriptionRow> {
+/**
+ * The audit action of a PUT (C-11), named after what it did: one status move or the flag alone has its own
+ * verb; a status move and a flag change in one PUT is `subscription.update`. Undefined when nothing changed.
+ */
+function updateAction(before: SubscriptionRow, after: SubscriptionRow): string | undefined {
+  const moved = before.status !== after.status;
+  const flagged = before.cancel_at_period_end !== after.cancel_at_period_end;
+  // Canceling clears the flag as part of the move (transitions.ts): still one cancel.
+  if (after.status === 'canceled') return 'subscription.cancel';
+  if (moved && flagged) return 'subscription.update';
+  if (moved) return after.status === 'paused' ? 'subscription.pause' : before.status === 'paused' ? 'subscription.resume' : 'subscription.activate';
+  return flagged ? 'subscription.cancel_at_period_end' : undefined;
+}
+
+/** The move (and flag) of a PUT, without its audit row. */
+async function applyUpdate(trx: Db, sub: SubscriptionRow, input: UpdateSubscriptionInput, now: Date, clock: Clock): Promise<SubscriptionRow> {
+  if (input.status === 'canceled') return transitionSubscription(trx, sub, 'canceled', now);
+  const flag: SubscriptionChanges = input.cancelAtPeriodEnd !== undefined && input.cancelAtPeriodEnd !== sub.cancel_at_period_end ? { cancel_at_period_end: input.cancelAtPeriodEnd } : {};
+  if (input.status === 'paused' && sub.status !== 'paused') return transitionSubscription(trx, sub, 'paused', now, flag);
+  const activated = input.status === 'active' ? await activate(trx, sub, now, clock, flag) : undefined;
+  if (activated) return activated;
+  if (flag.cancel_at_period_end === undefined) return sub;
+  const flagged = await updateSubscriptionRow(trx, sub.id, flag);
+  await recordSubscriptionEvent(trx, 'subscription.updated', flagged);
+  return flagged;
+}
+
+/**
+ * PUT /api/billing/subscriptions/:id (D-44): one status move and the cancel-at-period-end flag, one event
+ * and one audit row. A PUT that changes nothing (the status it has already) records neither.
+ */
+export async function updateSubscription(db: Db, id: string, input: UpdateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const sub = await lockLiveSubscription(trx, id);
-    if (input.status === 'canceled') return transitionSubscription(trx, sub, 'canceled', now);
-    const flag: SubscriptionChanges = input.cancelAtPeriodEnd !== undefined && input.cancelAtPeriodEnd !== sub.cancel_at_period_end ? { cancel_at_period_end: input.cancelAtPeriodEnd } : {};
-    if (input.status === 'paused' && sub.status !== 'paused') return transitionSubscription(trx, sub, 'paused', now, flag);
-    const activated = input.status === 'active' ? await activate(trx, sub, now, clock, flag) : undefined;
-    if (activated) return activated;
-    if (flag.cancel_at_period_end === undefined) return sub;
-    const flagged = await updateSubscriptionRow(trx, id, flag);
-    await recordSubscriptionEvent(trx, 'subscription.updated', flagged);
-    return flagged;
+    const updated = await applyUpdate(trx, sub, input, now, clock);
+    const action = updateAction(sub, updated);
+    if (action) await recordAudit(trx, actor, { action, targetType: 'subscription', targetId: id, before: auditedSubscription(sub), after: auditedSubscription(updated) });
+    return updated;
   });
 }

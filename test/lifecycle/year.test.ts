@@ -3,6 +3,7 @@
  * month and every call waits for its sweep, run by a real lifecycle worker registered on the test's queue.
  */
 import test from 'ava';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { recordEvent } from '../../src/events/service.ts';
 import { createLicense } from '../../src/licenses/service.ts';
 import { money } from '../../src/money.ts';
@@ -35,7 +36,7 @@ const sweepDates = () => {
 async function sub(price: string, cycle: 'monthly' | 'quarterly' | 'yearly', extra: { trialDays?: number; now?: Date } = {}) {
   const customer = await newCustomer(app.db);
   const plan = await makePlan(app.db, price, cycle);
-  const row = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: cycle, trialDays: extra.trialDays }, { now: extra.now ?? CREATED });
+  const row = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: cycle, trialDays: extra.trialDays }, SYSTEM_ACTOR, { now: extra.now ?? CREATED });
   return { ...row, customerId: customer.id };
 }
 
@@ -47,9 +48,9 @@ test.serial('a year of sweeps: one invoice per period with anchor-based dates an
   const yearly = await sub('120.00', 'yearly');
   const trial = await sub('20.00', 'monthly', { trialDays: 14 });
   const canceling = await sub('15.00', 'monthly');
-  await updateSubscription(app.db, canceling.id, { cancelAtPeriodEnd: true }, { now: at('2025-02-05') });
+  await updateSubscription(app.db, canceling.id, { cancelAtPeriodEnd: true }, SYSTEM_ACTOR, { now: at('2025-02-05') });
   const paused = await sub('12.00', 'monthly');
-  await updateSubscription(app.db, paused.id, { status: 'paused' }, { now: at('2025-02-10') });
+  await updateSubscription(app.db, paused.id, { status: 'paused' }, SYSTEM_ACTOR, { now: at('2025-02-10') });
   const behind = await sub('9.00', 'monthly', { now: at('2024-10-31T10:00:00.000Z') });
   const product = (await app.db('products').insert({ name: 'Licensed', product_type: 'licensed', price: '1' }).returning('id'))[0].id;
   const license = await createLicense(app.db, { customerId: monthly.customerId, productId: product, expiresAt: at('2025-03-01') }, app.deps.config);
@@ -57,7 +58,7 @@ test.serial('a year of sweeps: one invoice per period with anchor-based dates an
   const summaries: Record<string, any> = {};
   for (const asOf of sweepDates()) {
     // Resumed between sweeps: the period that ended during the pause restarts at the resume time (D-44).
-    if (asOf.startsWith('2025-04-15')) await updateSubscription(app.db, paused.id, { status: 'active' }, { now: at('2025-04-15') });
+    if (asOf.startsWith('2025-04-15')) await updateSubscription(app.db, paused.id, { status: 'active' }, SYSTEM_ACTOR, { now: at('2025-04-15') });
     const res = await cron(app, { asOf, wait: true });
     t.is(res.status, 200, res.text);
     t.is(res.body.asOf, asOf);
@@ -149,7 +150,7 @@ test.serial('health score (D-22): derived at once after each change, 100 - 25/ov
   const score = async () => (await request(app.baseUrl, `/api/customers/${customer.id}`, { cookie })).body.healthScore;
   t.is(await score(), 100);
   const plan = await makePlan(app.db, '5.00');
-  const s = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, { now: new Date(Date.now() - 20 * 86_400_000) });
+  const s = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now: new Date(Date.now() - 20 * 86_400_000) });
   t.is(await score(), 100, 'an issued invoice not yet past due costs nothing');
   const res = await cron(app, { asOf: new Date().toISOString(), wait: true });
   t.is(res.status, 200, res.text);

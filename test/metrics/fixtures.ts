@@ -17,7 +17,7 @@ export async function makeCoupon(db: Knex, input: Partial<CreateCouponInput>) {
 /** A new customer subscribed to `plan` through the service. */
 export async function subscribe(db: Knex, plan: PlanRow, options: { couponCode?: string; trialDays?: number; now?: Date; name?: string } = {}) {
   const customer = await insertCustomer(db, options.name ? { name: options.name } : {});
-  return createSubscription(db, { customerId: customer.id, planId: plan.id, billingCycle: plan.billing_cycle, couponCode: options.couponCode, trialDays: options.trialDays }, { now: options.now });
+  return createSubscription(db, { customerId: customer.id, planId: plan.id, billingCycle: plan.billing_cycle, couponCode: options.couponCode, trialDays: options.trialDays }, SYSTEM_ACTOR, { now: options.now });
 }
 
 /**

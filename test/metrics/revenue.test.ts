@@ -3,6 +3,7 @@
  * receivables and collections, and MRR movements across a month boundary.
  */
 import test from 'ava';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import type { Knex } from 'knex';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { runLifecycleSweep } from '../../src/lifecycle/sweep.ts';
@@ -62,9 +63,9 @@ test.serial('C-10: MRR per currency to the cent: cycles normalised, coupons in f
   // Count nothing: trialing, paused, canceled.
   await subscribe(app.db, await makePlan(app.db, '30.00'), { trialDays: 14 });
   const paused = await subscribe(app.db, await makePlan(app.db, '40.00'));
-  await updateSubscription(app.db, paused.id, { status: 'paused' });
+  await updateSubscription(app.db, paused.id, { status: 'paused' }, SYSTEM_ACTOR);
   const canceled = await subscribe(app.db, await makePlan(app.db, '50.00'));
-  await updateSubscription(app.db, canceled.id, { status: 'canceled' });
+  await updateSubscription(app.db, canceled.id, { status: 'canceled' }, SYSTEM_ACTOR);
 
   const eurMonthly = await makePlan(app.db, '19.99', 'monthly', 'EUR');
   const eurQuarterly = await makePlan(app.db, '10.00', 'quarterly', 'EUR');
@@ -149,10 +150,10 @@ test.serial('movements this month: new, expansion (a bigger plan, a coupon that 
   }));
   await atTime(app.db, new Date('2025-03-12T12:00:00Z'), ({ now }) => runLifecycleSweep(app.deps, now));
   await atTime(app.db, new Date('2025-03-14T12:00:00Z'), async (clock) => {
-    await updateSubscription(app.db, start.churned.id, { status: 'canceled' }, clock);
-    await updateSubscription(app.db, start.paused.id, { status: 'paused' }, clock);
-    await changePlan(app.db, start.upgraded.id, { newPlanId: p45!.id, prorate: false }, clock);
-    await changePlan(app.db, start.downgraded.id, { newPlanId: p35!.id, prorate: false }, clock);
+    await updateSubscription(app.db, start.churned.id, { status: 'canceled' }, SYSTEM_ACTOR, clock);
+    await updateSubscription(app.db, start.paused.id, { status: 'paused' }, SYSTEM_ACTOR, clock);
+    await changePlan(app.db, start.upgraded.id, { newPlanId: p45!.id, prorate: false }, SYSTEM_ACTOR, clock);
+    await changePlan(app.db, start.downgraded.id, { newPlanId: p35!.id, prorate: false }, SYSTEM_ACTOR, clock);
   });
   await atTime(app.db, new Date('2025-03-15T12:00:00Z'), (clock) => subscribe(app.db, p750!, clock));
 

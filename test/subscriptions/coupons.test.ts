@@ -1,4 +1,5 @@
 import test from 'ava';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { money } from '../../src/money.ts';
 import { renewSubscription } from '../../src/subscriptions/renew.ts';
 import { createSubscription } from '../../src/subscriptions/service.ts';
@@ -27,7 +28,7 @@ async function coupon(body: Record<string, unknown>) {
 async function totalsWith(code: string, periods: number, price = '40.00') {
   const customer = await newCustomer(app.db);
   const plan = await makePlan(app.db, price);
-  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', couponCode: code }, { now: new Date('2025-01-01T00:00:00Z') });
+  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', couponCode: code }, SYSTEM_ACTOR, { now: new Date('2025-01-01T00:00:00Z') });
   await renewSubscription(app.db, sub.id, new Date(Date.UTC(2025, periods - 1, 1)));
   return (await invoicesOf(app.db, sub.id)).map((i) => money(i.total).toFixed(2));
 }

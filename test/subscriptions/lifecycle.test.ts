@@ -1,4 +1,5 @@
 import test from 'ava';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { money } from '../../src/money.ts';
 import { renewSubscription } from '../../src/subscriptions/renew.ts';
 import { createSubscription, updateSubscription } from '../../src/subscriptions/service.ts';
@@ -38,7 +39,7 @@ test('create over HTTP without a trial: active, one period, its invoice issued a
 test('a trial: trialing, no invoice; the sweep at trial end activates and invoices once', async (t) => {
   const customer = await newCustomer(app.db);
   const plan = await makePlan(app.db, '20.00');
-  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', trialDays: 14 }, { now: at('2025-03-01') });
+  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', trialDays: 14 }, SYSTEM_ACTOR, { now: at('2025-03-01') });
   t.is(sub.status, 'trialing');
   t.deepEqual(sub.trial_end, at('2025-03-15'));
   t.deepEqual(sub.current_period_end, at('2025-03-15'));
@@ -55,7 +56,7 @@ test('a trial: trialing, no invoice; the sweep at trial end activates and invoic
 test('catch-up: a subscription months behind is invoiced once per missed period, anchor-based; concurrent sweeps add nothing twice', async (t) => {
   const customer = await newCustomer(app.db);
   const plan = await makePlan(app.db, '10.00');
-  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, { now: at('2025-01-31') });
+  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now: at('2025-01-31') });
   const results = await Promise.all([renewSubscription(app.db, sub.id, at('2025-05-15')), renewSubscription(app.db, sub.id, at('2025-05-15'))]);
   t.is(results[0]!.invoicesCreated + results[1]!.invoicesCreated, 3);
   const starts = (await invoicesOf(app.db, sub.id)).map((i) => i.period_start.toISOString().slice(0, 10)).sort();
@@ -65,18 +66,18 @@ test('catch-up: a subscription months behind is invoiced once per missed period,
 test('pause stops invoicing; resume before the period ends invoices nothing; resume after restarts the period and invoices it', async (t) => {
   const customer = await newCustomer(app.db);
   const plan = await makePlan(app.db, '15.00');
-  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, { now: at('2025-01-10') });
-  const paused = await updateSubscription(app.db, sub.id, { status: 'paused' }, { now: at('2025-01-20') });
+  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now: at('2025-01-10') });
+  const paused = await updateSubscription(app.db, sub.id, { status: 'paused' }, SYSTEM_ACTOR, { now: at('2025-01-20') });
   t.is(paused.status, 'paused');
   t.is((await renewSubscription(app.db, sub.id, at('2025-03-01'))).invoicesCreated, 0);
-  const early = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, { now: at('2025-01-10') });
-  await updateSubscription(app.db, early.id, { status: 'paused' }, { now: at('2025-01-15') });
-  const resumedEarly = await updateSubscription(app.db, early.id, { status: 'active' }, { now: at('2025-01-20') });
+  const early = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now: at('2025-01-10') });
+  await updateSubscription(app.db, early.id, { status: 'paused' }, SYSTEM_ACTOR, { now: at('2025-01-15') });
+  const resumedEarly = await updateSubscription(app.db, early.id, { status: 'active' }, SYSTEM_ACTOR, { now: at('2025-01-20') });
   t.is(resumedEarly.status, 'active');
   t.deepEqual(resumedEarly.current_period_end, at('2025-02-10'));
   t.is((await invoicesOf(app.db, early.id)).length, 1);
 
-  const resumed = await updateSubscription(app.db, sub.id, { status: 'active' }, { now: at('2025-03-05') });
+  const resumed = await updateSubscription(app.db, sub.id, { status: 'active' }, SYSTEM_ACTOR, { now: at('2025-03-05') });
   t.is(resumed.status, 'active');
   t.deepEqual([resumed.current_period_start, resumed.current_period_end], [at('2025-03-05'), at('2025-04-05')]);
   const invoices = await invoicesOf(app.db, sub.id);
@@ -88,9 +89,9 @@ test('pause stops invoicing; resume before the period ends invoices nothing; res
 test('pausing a trial and resuming before its end makes it trialing again', async (t) => {
   const customer = await newCustomer(app.db);
   const plan = await makePlan(app.db, '15.00');
-  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', trialDays: 30 }, { now: at('2025-01-01') });
-  await updateSubscription(app.db, sub.id, { status: 'paused' }, { now: at('2025-01-05') });
-  const back = await updateSubscription(app.db, sub.id, { status: 'active' }, { now: at('2025-01-10') });
+  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', trialDays: 30 }, SYSTEM_ACTOR, { now: at('2025-01-01') });
+  await updateSubscription(app.db, sub.id, { status: 'paused' }, SYSTEM_ACTOR, { now: at('2025-01-05') });
+  const back = await updateSubscription(app.db, sub.id, { status: 'active' }, SYSTEM_ACTOR, { now: at('2025-01-10') });
   t.is(back.status, 'trialing');
   t.is((await invoicesOf(app.db, sub.id)).length, 0);
 });
@@ -120,8 +121,8 @@ test('cancel is final: canceledAt, subscription.canceled, later changes 409 and 
 test('cancel at period end: status kept, then the sweep cancels at the period end without a new invoice; false unschedules', async (t) => {
   const customer = await newCustomer(app.db);
   const plan = await makePlan(app.db, '15.00');
-  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, { now: at('2025-01-10') });
-  const scheduled = await updateSubscription(app.db, sub.id, { cancelAtPeriodEnd: true }, { now: at('2025-01-15') });
+  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now: at('2025-01-10') });
+  const scheduled = await updateSubscription(app.db, sub.id, { cancelAtPeriodEnd: true }, SYSTEM_ACTOR, { now: at('2025-01-15') });
   t.is(scheduled.status, 'active');
   t.true(scheduled.cancel_at_period_end);
   t.deepEqual(await renewSubscription(app.db, sub.id, at('2025-03-01')), { periodsAdvanced: 0, invoicesCreated: 0, trialsEnded: 0, canceled: 1 });
@@ -131,9 +132,9 @@ test('cancel at period end: status kept, then the sweep cancels at the period en
   t.is((await invoicesOf(app.db, sub.id)).length, 1);
   t.deepEqual(await eventsOf(sub.id), ['subscription.created', 'subscription.updated', 'subscription.canceled']);
 
-  const other = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, { now: at('2025-01-10') });
-  await updateSubscription(app.db, other.id, { cancelAtPeriodEnd: true }, { now: at('2025-01-15') });
-  await updateSubscription(app.db, other.id, { cancelAtPeriodEnd: false }, { now: at('2025-01-16') });
+  const other = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now: at('2025-01-10') });
+  await updateSubscription(app.db, other.id, { cancelAtPeriodEnd: true }, SYSTEM_ACTOR, { now: at('2025-01-15') });
+  await updateSubscription(app.db, other.id, { cancelAtPeriodEnd: false }, SYSTEM_ACTOR, { now: at('2025-01-16') });
   t.is((await renewSubscription(app.db, other.id, at('2025-02-10'))).invoicesCreated, 1);
   t.is((await app.db('subscriptions').where({ id: other.id }).first()).status, 'active');
 });
@@ -164,8 +165,8 @@ for (const [name, body, status, code] of refusals) {
 test('v1: a key sees only its customer subscriptions, and the subscribed product', async (t) => {
   const [mine, theirs] = [await newCustomer(app.db), await newCustomer(app.db)];
   const plan = await makePlan(app.db, '12.00');
-  const own = await createSubscription(app.db, { customerId: mine.id, planId: plan.id, billingCycle: 'monthly' });
-  await createSubscription(app.db, { customerId: theirs.id, planId: plan.id, billingCycle: 'monthly' });
+  const own = await createSubscription(app.db, { customerId: mine.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR);
+  await createSubscription(app.db, { customerId: theirs.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR);
   const key = (await request(app.baseUrl, '/api/api-keys', { cookie, body: { name: 'v1', customerId: mine.id } })).body.key;
   const subs = await request(app.baseUrl, '/api/v1/subscriptions', { bearer: key });
   t.is(subs.status, 200);

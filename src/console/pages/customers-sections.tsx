@@ -65,7 +65,7 @@ export function SubscriptionsSection({ rows, plans }: { rows: SubscriptionRow[];
         rows={rows}
         empty="No subscriptions."
         columns={[
-          { header: 'Plan', cell: (s) => plans.get(s.plan_id)?.name ?? s.plan_id },
+          { header: 'Plan', cell: (s) => <a href={`/admin/subscriptions/${s.id}`}>{plans.get(s.plan_id)?.name ?? s.plan_id}</a> },
           { header: 'Status', cell: (s) => <Status value={s.status} /> },
           { header: 'Cycle', cell: (s) => <Nowrap>{s.billing_cycle}</Nowrap> },
           { header: 'Current period', cell: (s) => <><Nowrap>{date(s.current_period_start)}</Nowrap> – <Nowrap>{date(s.current_period_end)}</Nowrap></> },
@@ -168,9 +168,10 @@ function eventSummary(data: Record<string, unknown>): string {
   ].filter(Boolean).join(' · ');
 }
 
-export function TimelineSection({ rows, numbers, next }: { rows: EventRow[]; numbers: Map<string, string>; next?: string }) {
+/** The events table; a subscription's page shows its own under another title. */
+export function TimelineSection({ rows, numbers, next, id = 'timeline', title = 'Timeline' }: { rows: EventRow[]; numbers: Map<string, string>; next?: string; id?: string; title?: string }) {
   return (
-    <Section id="timeline" title="Timeline" more={next ? <a href={next} rel="next">Older events</a> : undefined}>
+    <Section id={id} title={title} more={next ? <a href={next} rel="next">Older events</a> : undefined}>
       <Table
         rows={rows}
         empty="No events yet."

@@ -5,6 +5,7 @@ import { invoiceRoutes } from './invoices.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
 import { productRoutes } from './products.tsx';
+import { subscriptionRoutes } from './subscriptions.tsx';
 import { webhookRoutes } from './webhooks.tsx';
 
 /** Every console page, export and action; login and logout are mounted apart (they need no session). */
@@ -13,6 +14,7 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...customerRoutes,
   ...invoiceRoutes,
   ...paymentRoutes,
+  ...subscriptionRoutes,
   ...productRoutes,
   ...couponRoutes,
   ...webhookRoutes,
