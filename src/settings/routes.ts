@@ -25,6 +25,6 @@ export const settingsRoutes = [
     body: settingsObject,
     responses: { 200: { description: 'Settings after the change', schema: settingsObject }, 400: { description: 'unknown_setting, invalid_request' } },
     errors: ['unknown_setting'],
-    handler: async ({ deps, body }) => ({ body: await updateSettings(deps.db, body, deps.config) }),
+    handler: async ({ deps, body, actor }) => ({ body: await updateSettings(deps.db, body, deps.config, actor) }),
   }),
 ];
