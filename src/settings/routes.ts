@@ -1,8 +1,6 @@
-import { z } from 'zod';
 import { defineRoute } from '../http/route.ts';
+import { settingsObject } from './schema.ts';
 import { listSettings, updateSettings } from './service.ts';
-
-const settingsObject = z.record(z.string(), z.unknown());
 
 // deps.config carries the environment overrides (D-12), so they win over stored rows here too.
 export const settingsRoutes = [

@@ -1,8 +1,10 @@
 import type { ConsoleRoute } from '../http/route.ts';
 import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
+import { lifecycleRoutes } from './lifecycle.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
+import { settingsRoutes } from './settings.tsx';
 
 /** Every console page, export and action; login and logout are mounted apart (they need no session). */
-export const consolePages: readonly ConsoleRoute[] = [...overviewRoutes, ...customerRoutes, ...invoiceRoutes, ...paymentRoutes];
+export const consolePages: readonly ConsoleRoute[] = [...overviewRoutes, ...customerRoutes, ...invoiceRoutes, ...paymentRoutes, ...lifecycleRoutes, ...settingsRoutes];
