@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import { createKnex } from '../src/db/knex.ts';
+import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
 import { requestLifecycleRun } from '../src/lifecycle/service.ts';
 import { waitForRun } from '../src/lifecycle/runs.ts';
 import type { LifecycleSummary } from '../src/lifecycle/sweep.ts';
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
 
   say(`sweep as of ${AS_OF.toISOString()}`);
   const started = performance.now();
-  const { run } = await requestLifecycleRun(knex, AS_OF);
+  const { run } = await requestLifecycleRun(knex, AS_OF, SYSTEM_ACTOR);
   const done = await waitForRun(knex, run.id, 30 * 60_000, 100);
   const seconds = (performance.now() - started) / 1000;
   if (done?.status !== 'succeeded') throw new Error(`the sweep ended ${done?.status}: ${done?.error}`);

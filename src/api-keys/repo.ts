@@ -26,10 +26,10 @@ export async function listApiKeyRows(db: Db, page: PageQuery, customerId?: strin
   return paginate<ApiKeyRow>(query, 'api_keys', page);
 }
 
-/** Marks the key revoked; false when there is no such unrevoked key. */
-export async function revokeApiKeyRow(db: Db, id: string): Promise<boolean> {
-  const n = await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
-  return n > 0;
+/** Marks the key revoked and answers it; undefined when there is no such unrevoked key. */
+export async function revokeApiKeyRow(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() }).returning(COLUMNS);
+  return row as ApiKeyRow | undefined;
 }
 
 export async function findUsableKey(db: Db, keyHash: string): Promise<Pick<ApiKeyRow, 'id' | 'customer_id' | 'last_used_at'> | undefined> {

@@ -15,8 +15,8 @@ export const apiKeyRoutes = [
     body: createApiKeyBody,
     responses: { 201: { description: 'Created', schema: createdApiKeyResponse }, 400: { description: 'invalid_request, customer_not_found' } },
     errors: ['customer_not_found'],
-    handler: async ({ deps, body }) => {
-      const { row, key } = await createApiKey(deps.db, body);
+    handler: async ({ deps, body, actor }) => {
+      const { row, key } = await createApiKey(deps.db, body, actor);
       // The key is shown once: an idempotent replay answers the record without it, never a stored copy.
       return { status: 201, body: { ...serialiseApiKey(row), key }, replayBody: { ...serialiseApiKey(row), key: null } };
     },
@@ -41,8 +41,8 @@ export const apiKeyRoutes = [
     params: idParams,
     responses: { 204: { description: 'Revoked' }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params }) => {
-      await revokeApiKey(deps.db, params.id);
+    handler: async ({ deps, params, actor }) => {
+      await revokeApiKey(deps.db, params.id, actor);
       return { status: 204 };
     },
   }),

@@ -1,4 +1,7 @@
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -11,19 +14,32 @@ export const API_KEY_PREFIX = 'bsk_';
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
 
-export async function createApiKey(db: Db, input: { name: string; customerId: string; expiresAt?: Date }): Promise<{ row: ApiKeyRow; key: string }> {
+/**
+ * A key's fields as the audit log records them (C-11): what identifies it, never the key or its hash.
+ * The prefix is what lists show, so an admin can match the entry to the key.
+ */
+function audited(row: ApiKeyRow): Record<string, unknown> {
+  const { id, name, customer_id, prefix, expires_at, revoked_at } = row;
+  return { id, name, customer_id, prefix, expires_at, revoked_at };
+}
+
+export async function createApiKey(db: Db, input: { name: string; customerId: string; expiresAt?: Date }, actor: Actor): Promise<{ row: ApiKeyRow; key: string }> {
   await assertCustomerExists(db, input.customerId);
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
     throw new AppError('invalid_request', 'expiresAt must be in the future', { details: [{ path: 'expiresAt', message: 'must be in the future' }] });
   }
   const key = `${API_KEY_PREFIX}${randomToken(32)}`;
   try {
-    const row = await insertApiKey(db, {
-      name: input.name,
-      customer_id: input.customerId,
-      prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
-      key_hash: sha256Hex(key),
-      expires_at: input.expiresAt ?? null,
+    const row = await inTransaction(db, async (trx) => {
+      const created = await insertApiKey(trx, {
+        name: input.name,
+        customer_id: input.customerId,
+        prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+        key_hash: sha256Hex(key),
+        expires_at: input.expiresAt ?? null,
+      });
+      await recordAudit(trx, actor, { action: 'api_key.create', targetType: 'api_key', targetId: created.id, after: audited(created) });
+      return created;
     });
     return { row, key };
   } catch (error) {
@@ -37,8 +53,14 @@ export function listApiKeys(db: Db, page: PageQuery, customerId?: string) {
   return listApiKeyRows(db, page, customerId);
 }
 
-export async function revokeApiKey(db: Db, id: string): Promise<void> {
-  if (!(await revokeApiKeyRow(db, id))) throw notFound('API key');
+/** Revokes an unrevoked key with its audit row; not_found for an unknown or already revoked key (nothing recorded). */
+export async function revokeApiKey(db: Db, id: string, actor: Actor): Promise<ApiKeyRow> {
+  return inTransaction(db, async (trx) => {
+    const revoked = await revokeApiKeyRow(trx, id);
+    if (!revoked) throw notFound('API key');
+    await recordAudit(trx, actor, { action: 'api_key.revoke', targetType: 'api_key', targetId: id, before: { revoked_at: null }, after: { revoked_at: revoked.revoked_at } });
+    return revoked;
+  });
 }
 
 // Per process: skip the conditional UPDATE entirely while this process touched the key < 1 min ago.

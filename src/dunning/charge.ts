@@ -12,6 +12,8 @@
  * payment arrives as provider_a's `payment_intent.succeeded` webhook and becomes store credit (D-62).
  */
 import type { AppDeps } from '../app-deps.ts';
+import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
@@ -52,7 +54,11 @@ async function settleAttempt(trx: Parameters<typeof lockPendingAttempt>[0], atte
   if (outcome.status === 'succeeded') {
     await finishAttempt(trx, attempt.id, { status: 'succeeded', provider_reference: outcome.paymentIntentId, failure_reason: null, completed_at: now });
     const hadCase = Boolean(await lockOpenCase(trx, attempt.invoice_id));
+    const before = await lockInvoice(trx, attempt.invoice_id);
     await applyProviderPayment(trx, { paymentMethod: 'provider_a', reference: outcome.paymentIntentId, invoiceId: attempt.invoice_id, amount: attempt.amount, currency: attempt.currency, now });
+    const after = await lockInvoice(trx, attempt.invoice_id);
+    // The sweep's charge is the service's own action (C-11); a resolved case's reactivation follows from this payment.
+    await recordAudit(trx, SYSTEM_ACTOR, { action: 'invoice.auto_charge', targetType: 'invoice', targetId: attempt.invoice_id, before: { status: before?.status, amount_paid: before?.amount_paid }, after: { status: after?.status, amount_paid: after?.amount_paid } });
     counts.charged += 1;
     if (hadCase && !(await lockOpenCase(trx, attempt.invoice_id))) counts.dunningResolved += 1;
     return;
@@ -63,8 +69,8 @@ async function settleAttempt(trx: Parameters<typeof lockPendingAttempt>[0], atte
   if (!invoice) return;
   const open = await lockOpenCase(trx, attempt.invoice_id);
   if (open) {
-    if ((await recordRetryFailure(trx, open, invoice, outcome.reason, now)).failed) counts.dunningFailed += 1;
-  } else if ((await recordPaymentFailure(trx, { invoiceId: invoice.id, paymentMethod: 'provider_a', failureReason: outcome.reason, now })).dunningStarted) {
+    if ((await recordRetryFailure(trx, open, invoice, outcome.reason, now, SYSTEM_ACTOR)).failed) counts.dunningFailed += 1;
+  } else if ((await recordPaymentFailure(trx, { invoiceId: invoice.id, paymentMethod: 'provider_a', failureReason: outcome.reason, now, actor: SYSTEM_ACTOR })).dunningStarted) {
     counts.dunningStarted += 1;
   }
 }
@@ -85,7 +91,7 @@ async function sendPendingAttempts(deps: AppDeps, now: Date, options: ProviderAO
           const invoice = await lockInvoice(trx, attempt.invoice_id);
           if (!invoice || !amountDue(invoice).gt(0)) {
             await finishAttempt(trx, attempt.id, { status: 'canceled', provider_reference: null, failure_reason: 'not sent: the invoice has nothing due', completed_at: now });
-            if (await resolveDunningForInvoice(trx, attempt.invoice_id, now)) counts.dunningResolved += 1;
+            if (await resolveDunningForInvoice(trx, attempt.invoice_id, now, SYSTEM_ACTOR)) counts.dunningResolved += 1;
             return;
           }
           const outcome = await chargeProviderAOffSession(deps.config, { invoiceId: attempt.invoice_id, amount: attempt.amount, currency: attempt.currency, providerMethodId: attempt.provider_method_id, idempotencyKey: attempt.idempotency_key }, options);
@@ -129,13 +135,13 @@ export async function retryDunning(deps: AppDeps, asOf: Date, options: ProviderA
         const due = amountDue(invoice);
         if (!due.gt(0)) {
           // Voided, or settled by a path that does not pay (nothing due): nothing to recover, the case ends.
-          if (await resolveDunningForInvoice(trx, c.invoice_id, asOf)) resolvedWithoutCharge += 1;
+          if (await resolveDunningForInvoice(trx, c.invoice_id, asOf, SYSTEM_ACTOR)) resolvedWithoutCharge += 1;
           continue;
         }
         const method = await findDefaultProviderAMethod(trx, c.customer_id);
         if (!method) {
           // Nothing to charge with: this retry fails as a decline would.
-          if ((await recordRetryFailure(trx, c, invoice, 'no default provider_a payment method', asOf)).failed) closedWithoutMethod += 1;
+          if ((await recordRetryFailure(trx, c, invoice, 'no default provider_a payment method', asOf, SYSTEM_ACTOR)).failed) closedWithoutMethod += 1;
           continue;
         }
         const attempt = c.attempt + 1;

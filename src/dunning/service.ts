@@ -3,6 +3,8 @@
  * `billing.dunning_schedule_days` (days after the first failure); a payment by any path resolves the
  * case and reactivates; the last failed retry ends it with `billing.dunning_final_action`.
  */
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError } from '../errors.ts';
@@ -24,7 +26,12 @@ export interface PaymentFailure {
   paymentMethod: string;
   failureReason: string;
   now: Date;
+  /** Who to record the subscription's move as (the sweep: `system`); left out when the caller's own audit row covers it. */
+  actor?: Actor;
 }
+
+/** The audit action of a move dunning makes (C-11). */
+const DUNNING_MOVES: Partial<Record<SubscriptionStatus, string>> = { past_due: 'subscription.mark_past_due', active: 'subscription.reactivate', canceled: 'subscription.cancel' };
 
 function dunningEventData(c: DunningCaseRow) {
   return { invoiceId: c.invoice_id, subscriptionId: c.subscription_id, customerId: c.customer_id, attempt: c.attempt, nextAttemptAt: c.next_attempt_at?.toISOString() ?? null };
@@ -36,11 +43,18 @@ function nextAttemptAt(schedule: number[], startedAt: Date, failures: number): D
   return days === undefined ? null : new Date(startedAt.getTime() + days * DAY_MS);
 }
 
-/** Dunning's policy: it moves only a subscription in one of `from` (a paused or canceled one is left as it is). */
-async function moveSubscription(trx: Db, id: string | null, from: SubscriptionStatus[], to: SubscriptionStatus, now: Date): Promise<void> {
+/**
+ * Dunning's policy: it moves only a subscription in one of `from` (a paused or canceled one is left as it is).
+ * With an `actor`, the move is an audit row of its own.
+ */
+async function moveSubscription(trx: Db, id: string | null, from: SubscriptionStatus[], to: SubscriptionStatus, now: Date, actor?: Actor): Promise<void> {
   if (!id) return;
   const sub = await lockSubscription(trx, id);
-  if (sub && from.includes(sub.status)) await transitionSubscription(trx, sub, to, now);
+  if (!sub || !from.includes(sub.status)) return;
+  const moved = await transitionSubscription(trx, sub, to, now);
+  if (actor) {
+    await recordAudit(trx, actor, { action: DUNNING_MOVES[to]!, targetType: 'subscription', targetId: id, before: { status: sub.status, canceled_at: sub.canceled_at }, after: { status: moved.status, canceled_at: moved.canceled_at } });
+  }
 }
 
 async function paymentFailedEvent(trx: Db, invoice: InvoiceRow, paymentMethod: string, failureReason: string): Promise<void> {
@@ -77,7 +91,7 @@ export async function recordPaymentFailure(trx: Db, input: PaymentFailure): Prom
     started_at: input.now,
   });
   if (!started) return { dunningStarted: false };
-  await moveSubscription(trx, subscriptionId, ['active', 'trialing'], 'past_due', input.now);
+  await moveSubscription(trx, subscriptionId, ['active', 'trialing'], 'past_due', input.now, input.actor);
   await recordEvent(trx, 'dunning.started', dunningEventData(started));
   return { dunningStarted: true };
 }
@@ -86,7 +100,7 @@ export async function recordPaymentFailure(trx: Db, input: PaymentFailure): Prom
  * A retry of an open case failed: `payment.failed`, and the next retry is scheduled, or, when the
  * schedule is spent, `dunning.failed` and the final action. Answers whether the case ended.
  */
-export async function recordRetryFailure(trx: Db, c: DunningCaseRow, invoice: InvoiceRow, failureReason: string, now: Date): Promise<{ failed: boolean }> {
+export async function recordRetryFailure(trx: Db, c: DunningCaseRow, invoice: InvoiceRow, failureReason: string, now: Date, actor?: Actor): Promise<{ failed: boolean }> {
   await paymentFailedEvent(trx, invoice, 'provider_a', failureReason);
   const schedule = await getSetting(trx, 'billing.dunning_schedule_days');
   const failures = c.attempt + 1;
@@ -98,17 +112,20 @@ export async function recordRetryFailure(trx: Db, c: DunningCaseRow, invoice: In
   const closed = await updateCase(trx, c.id, { attempt: failures, next_attempt_at: null, status: 'failed', closed_at: now });
   await recordEvent(trx, 'dunning.failed', dunningEventData(closed));
   if ((await getSetting(trx, 'billing.dunning_final_action')) === 'cancel') {
-    await moveSubscription(trx, c.subscription_id, ['past_due', 'active', 'trialing', 'paused'], 'canceled', now);
+    await moveSubscription(trx, c.subscription_id, ['past_due', 'active', 'trialing', 'paused'], 'canceled', now, actor);
   }
   return { failed: true };
 }
 
-/** Called where an invoice is paid or voided: an open case on it resolves and the subscription is active again. */
-export async function resolveDunningForInvoice(trx: Db, invoiceId: string, now: Date): Promise<boolean> {
+/**
+ * Called where an invoice is paid or voided: an open case on it resolves and the subscription is active again
+ * (audited as `actor` when given: the sweep; an admin's payment is covered by its own row).
+ */
+export async function resolveDunningForInvoice(trx: Db, invoiceId: string, now: Date, actor?: Actor): Promise<boolean> {
   const open = await lockOpenCase(trx, invoiceId);
   if (!open) return false;
   const resolved = await updateCase(trx, open.id, { status: 'resolved', next_attempt_at: null, closed_at: now });
-  await moveSubscription(trx, resolved.subscription_id, ['past_due'], 'active', now);
+  await moveSubscription(trx, resolved.subscription_id, ['past_due'], 'active', now, actor);
   await recordEvent(trx, 'dunning.resolved', dunningEventData(resolved));
   return true;
 }

@@ -14,6 +14,8 @@ import {
 } from './repo.ts';
 import type { CreateLicenseInput, UpdateLicenseInput } from './schema.ts';
 import { effectiveStatus } from './status.ts';
+import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { recordAudits } from '../audit/service.ts';
 
 const KEY_ATTEMPTS = 5;
 /** PostgreSQL's name for the `unique` on licenses.license_key (migration 20261122000200). */
@@ -150,6 +152,8 @@ export async function expireLicenses(db: Db, asOf: Date, batchSize = 500): Promi
     const expired = await inTransaction(db, async (trx) => {
       const rows = await expireDueLicenseRows(trx, asOf, batchSize);
       for (const row of rows) await recordEvent(trx, 'license.expired', licenseEventData(row, asOf));
+      // Only the sweep expires licenses: recorded as `system` (C-11), set-wise.
+      await recordAudits(trx, SYSTEM_ACTOR, rows.map((row) => ({ action: 'license.expire', targetType: 'license', targetId: row.license_key, before: { status: 'active' }, after: { status: row.status } })));
       return rows.length;
     });
     total += expired;

@@ -1,4 +1,6 @@
 import type { Db } from '../db/knex.ts';
+import { paginate, type Page } from '../db/paginate.ts';
+import type { PageQuery } from '../http/schemas.ts';
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -86,4 +88,9 @@ export async function abandonStaleRunRow(db: Db, staleSeconds: number): Promise<
     .where('heartbeat_at', '<', db.raw(`now() - make_interval(secs => ?)`, [staleSeconds]))
     .update({ status: 'failed', error: 'abandoned: no heartbeat', finished_at: db.fn.now() });
   return count > 0;
+}
+
+/** Runs newest first by cursor (the console's list; index lifecycle_runs_created). */
+export function listRunRows(db: Db, page: PageQuery): Promise<Page<LifecycleRunRow>> {
+  return paginate<LifecycleRunRow>(db('lifecycle_runs').select('*'), 'lifecycle_runs', { ...page, newestFirst: true });
 }

@@ -22,9 +22,9 @@ export const lifecycleRoutes = [
       500: { description: 'lifecycle_run_failed: with ?wait=true, the sweep failed' },
     },
     errors: ['lifecycle_run_failed'],
-    handler: async ({ deps, query, body }) => {
+    handler: async ({ deps, query, body, actor }) => {
       const request = { asOf: body.asOf ?? null, environment: deps.config.NODE_ENV, waitMs: query.wait ? CRON_WAIT_MS : null };
-      const outcome = await triggerLifecycle(deps.db, request, deps.logger);
+      const outcome = await triggerLifecycle(deps.db, request, actor, deps.logger);
       if (outcome.kind === 'finished') return { status: 200, body: { jobId: outcome.run.id, ...outcome.summary } };
       return { status: 202, body: { jobId: outcome.run.id, status: outcome.run.status }, headers: query.wait ? { 'Retry-After': '30' } : undefined };
     },

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { enqueue } from '../queue/enqueue.ts';
-import { abandonStaleRunRow, findOpenRunRow, insertOpenRunRow, type LifecycleRunRow } from './repo.ts';
+import type { Page } from '../db/paginate.ts';
+import type { PageQuery } from '../http/schemas.ts';
+import { abandonStaleRunRow, findOpenRunRow, insertOpenRunRow, listRunRows, type LifecycleRunRow } from './repo.ts';
 import { waitForRun } from './runs.ts';
 import { lifecycleSweepJob } from './sweep.job.ts';
 import type { LifecycleSummary } from './sweep.ts';
@@ -16,19 +20,20 @@ export const STALE_RUN_SECONDS = 600;
 /**
  * D-80: enqueues a sweep as of `asOf` (null: when it starts), or joins the one queued or running. The run
  * row and its job commit together; the partial unique index on open runs settles concurrent callers.
+ * Each request is one `lifecycle.run` audit row (C-11) on the run it opened or joined, in that transaction.
  */
-export async function requestLifecycleRun(db: Db, asOf: Date | null): Promise<{ run: LifecycleRunRow; joined: boolean }> {
+export async function requestLifecycleRun(db: Db, asOf: Date | null, actor: Actor): Promise<{ run: LifecycleRunRow; joined: boolean }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const outcome = await inTransaction(db, async (trx) => {
       await abandonStaleRunRow(trx, STALE_RUN_SECONDS);
       const id = randomUUID();
       const created = await insertOpenRunRow(trx, { id, status: 'queued', jobId: id, asOf });
-      if (created) {
-        await enqueue(trx, lifecycleSweepJob, { runId: id }, { id });
-        return { run: created, joined: false };
-      }
-      const open = await findOpenRunRow(trx);
-      return open ? { run: open, joined: true } : null;
+      if (created) await enqueue(trx, lifecycleSweepJob, { runId: id }, { id });
+      const run = created ?? (await findOpenRunRow(trx));
+      if (!run) return null;
+      const joined = !created;
+      await recordAudit(trx, actor, { action: 'lifecycle.run', targetType: 'lifecycle_run', targetId: run.id, after: { status: run.status, asOf: run.as_of, joined } });
+      return { run, joined };
     });
     // null: the open run finished between the insert and the read; try again.
     if (outcome) return outcome;
@@ -53,14 +58,19 @@ export interface CronRequest {
 /** The run finished with its summary, or is still queued or running (also when waiting ran out). */
 export type CronOutcome = { kind: 'finished'; run: LifecycleRunRow; summary: LifecycleSummary } | { kind: 'pending'; run: LifecycleRunRow };
 
-/** The cron endpoint's use case: request (or join) a run and, with `waitMs`, wait for its summary. */
-export async function triggerLifecycle(db: Db, request: CronRequest, logger?: Pick<Logger, 'warn'>): Promise<CronOutcome> {
+/** The cron endpoint's and the console's "run now" use case: request (or join) a run and, with `waitMs`, wait for its summary. */
+export async function triggerLifecycle(db: Db, request: CronRequest, actor: Actor, logger?: Pick<Logger, 'warn'>): Promise<CronOutcome> {
   const asOf = asOfHonoured(request.environment) ? request.asOf : null;
   if (request.asOf && asOf === null) logger?.warn('cron lifecycle: body asOf ignored in production');
-  const { run } = await requestLifecycleRun(db, asOf);
+  const { run } = await requestLifecycleRun(db, asOf, actor);
   if (request.waitMs === null) return { kind: 'pending', run };
   const done = (await waitForRun(db, run.id, request.waitMs)) ?? run;
   if (done.status === 'succeeded') return { kind: 'finished', run: done, summary: done.summary as unknown as LifecycleSummary };
   if (done.status === 'failed') throw new AppError('lifecycle_run_failed', `Lifecycle run ${done.id} failed`);
   return { kind: 'pending', run: done };
+}
+
+/** Sweep runs newest first, for the console (C-4). */
+export function listLifecycleRuns(db: Db, page: PageQuery): Promise<Page<LifecycleRunRow>> {
+  return listRunRows(db, page);
 }

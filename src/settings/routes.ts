@@ -1,8 +1,6 @@
-import { z } from 'zod';
 import { defineRoute } from '../http/route.ts';
+import { settingsObject } from './schema.ts';
 import { listSettings, updateSettings } from './service.ts';
-
-const settingsObject = z.record(z.string(), z.unknown());
 
 // deps.config carries the environment overrides (D-12), so they win over stored rows here too.
 export const settingsRoutes = [
@@ -25,6 +23,6 @@ export const settingsRoutes = [
     body: settingsObject,
     responses: { 200: { description: 'Settings after the change', schema: settingsObject }, 400: { description: 'unknown_setting, invalid_request' } },
     errors: ['unknown_setting'],
-    handler: async ({ deps, body }) => ({ body: await updateSettings(deps.db, body, deps.config) }),
+    handler: async ({ deps, body, actor }) => ({ body: await updateSettings(deps.db, body, deps.config, actor) }),
   }),
 ];

@@ -1,3 +1,6 @@
+import type { Actor } from '../audit/actor.ts';
+import { REDACTED } from '../audit/changes.ts';
+import { recordAudit } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -102,8 +105,28 @@ async function idpProblems(db: Db, valid: Partial<Record<SettingKey, unknown>>, 
   return [{ path: 'auth.provider', message: 'idp needs auth.idp.realm_url and auth.idp.client_id to be set' }];
 }
 
-/** Validates every given key and value, then stores them together; nothing is stored when one is bad. */
-export async function updateSettings(db: Db, values: Record<string, unknown>, overrides: SettingOverrides): Promise<Record<string, unknown>> {
+/**
+ * The audit entry of a settings change (C-11): one per request, on the keys whose stored value changed
+ * (the target id names them), before and after keyed by setting name. The values sit under `settings`
+ * so the audit log keeps the keys as the API spells them; a secret setting is recorded as changed, never its value.
+ */
+function settingsAudit(before: Map<string, unknown>, valid: Partial<Record<SettingKey, unknown>>) {
+  const changed = (Object.keys(valid) as SettingKey[]).filter((key) => JSON.stringify(resolve(key, before.get(key), undefined)) !== JSON.stringify(valid[key])).sort();
+  const side = (value: (key: SettingKey) => unknown) => ({ settings: Object.fromEntries(changed.map((key) => [key, settingDef(key).secret ? REDACTED : value(key)])) });
+  return {
+    action: 'setting.update',
+    targetType: 'setting',
+    targetId: changed.length > 0 ? changed.join(',') : 'settings',
+    before: side((key) => resolve(key, before.get(key), undefined)),
+    after: side((key) => valid[key]),
+  };
+}
+
+/**
+ * Validates every given key and value, then stores them together with their audit row; nothing is stored
+ * (and nothing audited) when one is bad.
+ */
+export async function updateSettings(db: Db, values: Record<string, unknown>, overrides: SettingOverrides, actor: Actor): Promise<Record<string, unknown>> {
   const { valid, details } = validateChanges(values);
   if (details.length > 0) {
     const unknownOnly = details.every((d) => d.message === 'unknown setting');
@@ -112,7 +135,37 @@ export async function updateSettings(db: Db, values: Record<string, unknown>, ov
   await inTransaction(db, async (trx) => {
     const problems = await idpProblems(trx, valid, overrides);
     if (problems.length > 0) throw new AppError('invalid_request', `Invalid settings: ${problems[0]!.message}`, { details: problems });
+    const before = await selectSettingRows(trx, Object.keys(valid));
     await upsertSettingRows(trx, valid);
+    await recordAudit(trx, actor, settingsAudit(before, valid));
   });
   return listSettings(db, overrides);
+}
+
+/** A setting as the console lists it: its value as the API reads it, what it means, and what kind of value it takes. */
+export interface SettingDescription {
+  key: SettingKey;
+  value: unknown;
+  description: string;
+  secret: boolean;
+  /** `number`, a list of numbers, or text: how a form's text becomes the value the API takes. */
+  kind: 'number' | 'numbers' | 'text';
+  /** The environment variable that overrides the stored value, when it is set (D-12). */
+  overriddenBy: string | null;
+}
+
+export async function describeSettings(db: Db, overrides: SettingOverrides): Promise<SettingDescription[]> {
+  const values = await listSettings(db, overrides);
+  return (Object.keys(settingDefinitions) as SettingKey[]).map((key) => {
+    const def = settingDef(key);
+    const fromEnv = def.env ? (overrides as Partial<Config>)[def.env] : undefined;
+    return {
+      key,
+      value: values[key],
+      description: def.description,
+      secret: Boolean(def.secret),
+      kind: typeof def.default === 'number' ? 'number' : Array.isArray(def.default) ? 'numbers' : 'text',
+      overriddenBy: typeof fromEnv === 'string' && fromEnv !== '' ? def.env! : null,
+    };
+  });
 }

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { recordAudits, type AuditEntry } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -146,17 +148,40 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   })));
   const issued = await createInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf });
   const events: PendingEvent[] = [];
+  const audits: AuditEntry[] = [];
+  const started = new Map(subs.map((s) => [s.id, s]));
   let offset = 0;
   for (const renewal of renewals) {
     for (const slot of renewal.slots) {
       if ('event' in slot) events.push(slot.event);
       else events.push(...issued[offset + slot.invoice]!.events);
     }
+    const invoiceIds = issued.slice(offset, offset + renewal.requests.length).map((i) => i.detail.invoice.id);
+    audits.push(renewalAudit(started.get(renewal.sub.id)!, renewal, invoiceIds));
     offset += renewal.requests.length;
     addResult(out, renewal.result);
   }
   await recordEvents(trx, events);
+  // Renewals are only ever the service's own work (the sweep): recorded as `system`, set-wise (C-11).
+  await recordAudits(trx, SYSTEM_ACTOR, audits);
   return out;
+}
+
+/** A subscription's fields that a renewal moves, as the audit log records them. */
+function renewedFields(sub: SubscriptionRow): Record<string, unknown> {
+  const { status, period_number, current_period_start, current_period_end, cancel_at_period_end, canceled_at, coupon_cycles_used } = sub;
+  return { status, period_number, current_period_start, current_period_end, cancel_at_period_end, canceled_at, coupon_cycles_used };
+}
+
+/** One renewal's audit entry: a scheduled cancellation taking effect, or periods advanced (a trial ending among them) with the invoices issued. */
+function renewalAudit(start: SubscriptionRow, renewal: RenewalPlan, invoiceIds: string[]): AuditEntry {
+  return {
+    action: renewal.result.canceled > 0 ? 'subscription.cancel' : 'subscription.renew',
+    targetType: 'subscription',
+    targetId: start.id,
+    before: renewedFields(start),
+    after: { ...renewedFields(renewal.sub), ...(invoiceIds.length > 0 ? { invoice_ids: invoiceIds } : {}) },
+  };
 }
 
 /**

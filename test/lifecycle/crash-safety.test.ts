@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import test from 'ava';
 import type { Knex } from 'knex';
 import { runLifecycleSweep } from '../../src/lifecycle/sweep.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { requestLifecycleRun } from '../../src/lifecycle/service.ts';
 import { waitForRun } from '../../src/lifecycle/runs.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -120,7 +121,7 @@ test.serial('a worker SIGKILLed mid-sweep: the job is retried, the run resumes a
 
   // A short heartbeat and no retry delay, so the test sees the retry within seconds.
   await app.boss.updateQueue('lifecycle.sweep', { heartbeatSeconds: 10, retryDelay: 0 });
-  const { run } = await requestLifecycleRun(app.db, AS_OF);
+  const { run } = await requestLifecycleRun(app.db, AS_OF, SYSTEM_ACTOR);
   const first = startWorker();
   const invoices = () => countRows(app.db, 'invoices');
   const deadline = Date.now() + 60_000;

@@ -2,9 +2,11 @@ import type { ConsoleRoute } from '../http/route.ts';
 import { couponRoutes } from './coupons.tsx';
 import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
+import { lifecycleRoutes } from './lifecycle.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
 import { productRoutes } from './products.tsx';
+import { settingsRoutes } from './settings.tsx';
 import { subscriptionRoutes } from './subscriptions.tsx';
 import { webhookRoutes } from './webhooks.tsx';
 
@@ -18,4 +20,6 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...productRoutes,
   ...couponRoutes,
   ...webhookRoutes,
+  ...lifecycleRoutes,
+  ...settingsRoutes,
 ];
