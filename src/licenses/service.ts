@@ -97,7 +97,7 @@ export async function createLicense(
 }
 
 /** At most this many customers a console search's words name are looked for (decisions: licenses console). */
-const SEARCH_CUSTOMERS = 1000;
+const SEARCH_CUSTOMERS = 500;
 /** What a key typed in part can hold once normalised (D-30): the prefix, the groups, the hyphens. */
 const KEY_PREFIX_TEXT = /^[A-Z0-9-]+$/;
 
