@@ -202,6 +202,17 @@ export async function searchCustomers(db: Db, text: string): Promise<CustomerRec
   return withDerived(db, await searchCustomerRows(db, tsquery));
 }
 
+/**
+ * The ids of at most `limit` customers that `text` matches as the search does (D-23), newest first, for
+ * another domain's list to filter by its customer (the console's licenses `q`). Ids only: no derived figures.
+ */
+export async function customerIdsMatching(db: Db, text: string, limit: number): Promise<string[]> {
+  const tsquery = prefixTsquery(text);
+  if (!tsquery) return [];
+  const { rows } = await listCustomerRows(db, { limit, newestFirst: true }, { tsquery });
+  return rows.map((r) => r.id);
+}
+
 /** These customers' names by id, in one statement (a page of invoices names each customer). */
 export async function customerNames(db: Db, ids: string[]): Promise<Map<string, string>> {
   return new Map((await findCustomerNameRows(db, ids)).map((r) => [r.id, r.name]));

@@ -166,7 +166,7 @@ export async function issueLicenses(ctx: ExtrasContext, catalog: Catalog): Promi
         maxActivations: yearly ? 5 : 3,
         features: { exportPdf: true, seats: yearly ? 5 : 3, plugins: yearly ? ['git', 'figma', 'jira'] : ['git'] },
         expiresAt: sub.current_period_end.toISOString(),
-      }), deps.config);
+      }), deps.config, SYSTEM_ACTOR);
       licenses += 1;
       const devices = ctx.random.int(1, yearly ? 4 : 3);
       for (let d = 0; d < devices; d++) {
@@ -174,7 +174,7 @@ export async function issueLicenses(ctx: ExtrasContext, catalog: Catalog): Promi
         const outcome = await validateLicense(deps.db, { licenseKey: license.license_key, deviceId: `dev-${license.id.slice(0, 8)}-${d + 1}`, deviceName: `${owner}'s ${DEVICES[(licenses + d) % DEVICES.length]}` });
         if (outcome.found && outcome.body.valid === true) activations += 1;
       }
-      if (licenses === 3) await updateLicense(deps.db, license.license_key, updateLicenseBody.parse({ status: 'suspended' }));
+      if (licenses === 3) await updateLicense(deps.db, license.license_key, updateLicenseBody.parse({ status: 'suspended' }), SYSTEM_ACTOR);
     }
   }
   return { licenses, activations };

@@ -48,8 +48,28 @@ export async function lockLicenseByKey(db: Db, key: string): Promise<LicenseRow 
   return db('licenses').where({ license_key: key }).forUpdate().first();
 }
 
-export async function listLicenseRows(db: Db, page: PageQuery, filters: { customerId?: string; productId?: string; status?: string }): Promise<Page<LicenseRow>> {
+/**
+ * List filters. `match` is a search (the console's `q`): licenses whose key starts with `keyPrefix` (the
+ * `licenses_key_prefix` index) or that belong to one of `customerIds`.
+ */
+export interface LicenseRowFilters {
+  customerId?: string;
+  productId?: string;
+  status?: string;
+  match?: { keyPrefix?: string; customerIds: string[] };
+}
+
+export async function listLicenseRows(db: Db, page: PageQuery, filters: LicenseRowFilters): Promise<Page<LicenseRow>> {
   const query = db('licenses').select('*');
+  const { match } = filters;
+  if (match) {
+    query.where((q) => {
+      // keyPrefix holds only [A-Z0-9-] (service.ts), so no LIKE wildcard can come from the user.
+      if (match.keyPrefix) q.orWhere('license_key', 'like', `${match.keyPrefix}%`);
+      if (match.customerIds.length > 0) q.orWhereRaw('customer_id = any(?::uuid[])', [match.customerIds]);
+      if (!match.keyPrefix && match.customerIds.length === 0) q.whereRaw('false');
+    });
+  }
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.productId) query.where({ product_id: filters.productId });
   // The filters match effectiveStatus (status.ts).
@@ -73,15 +93,24 @@ export async function listActivationRows(db: Db, licenseId: string): Promise<Act
   return db('license_activations').where({ license_id: licenseId }).orderBy([{ column: 'activated_at' }, { column: 'device_id' }]);
 }
 
-/** Removes a device and frees its slot in one statement; false when the device was not activated. */
-export async function deleteActivationRow(db: Db, licenseId: string, deviceId: string): Promise<boolean> {
+/** The `limit` most recently activated devices of a license, newest first (the console's page). */
+export async function recentActivationRows(db: Db, licenseId: string, limit: number): Promise<ActivationRow[]> {
+  return db('license_activations')
+    .where({ license_id: licenseId })
+    .orderBy([{ column: 'activated_at', order: 'desc' }, { column: 'device_id', order: 'desc' }])
+    .limit(limit);
+}
+
+/** Removes a device and frees its slot in one statement; the removed activation, or undefined when the device was not activated. */
+export async function deleteActivationRow(db: Db, licenseId: string, deviceId: string): Promise<ActivationRow | undefined> {
   const result = await db.raw(
-    `with gone as (delete from license_activations where license_id = ? and device_id = ? returning license_id)
-     update licenses set current_activations = current_activations - 1, updated_at = now()
-      where id in (select license_id from gone) returning id`,
+    `with gone as (delete from license_activations where license_id = ? and device_id = ? returning *),
+     freed as (update licenses set current_activations = current_activations - 1, updated_at = now()
+                where id in (select license_id from gone))
+     select * from gone`,
     [licenseId, deviceId],
   );
-  return result.rows.length > 0;
+  return (result.rows as ActivationRow[])[0];
 }
 
 export interface DeviceCheck {

@@ -81,7 +81,7 @@ export const licenseRoutes = [
     body: createLicenseBody,
     responses: { 201: { description: 'Created', schema: licenseResponse }, 400: { description: 'invalid_request, customer_not_found, product_not_found' } },
     errors: ['customer_not_found', 'product_not_found'],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialiseLicense(await createLicense(deps.db, body, deps.config)) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseLicense(await createLicense(deps.db, body, deps.config, actor)) }),
   }),
   defineRoute({
     method: 'get',
@@ -104,7 +104,7 @@ export const licenseRoutes = [
     body: updateLicenseBody,
     responses: { 200: { description: 'License', schema: licenseResponse }, 404: { description: 'not_found' }, 409: { description: 'license_revoked' } },
     errors: ['license_revoked'],
-    handler: async ({ deps, params, body }) => ({ body: serialiseLicense(await updateLicense(deps.db, params.key, body)) }),
+    handler: async ({ deps, params, body, actor }) => ({ body: serialiseLicense(await updateLicense(deps.db, params.key, body, actor)) }),
   }),
   defineRoute({
     method: 'delete',
@@ -115,8 +115,8 @@ export const licenseRoutes = [
     params: keyParams,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params }) => {
-      await deleteLicense(deps.db, params.key);
+    handler: async ({ deps, params, actor }) => {
+      await deleteLicense(deps.db, params.key, actor);
       return { status: 204 };
     },
   }),
@@ -140,8 +140,8 @@ export const licenseRoutes = [
     params: activationParams,
     responses: { 204: { description: 'Removed' }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params }) => {
-      await removeActivation(deps.db, params.key, params.deviceId);
+    handler: async ({ deps, params, actor }) => {
+      await removeActivation(deps.db, params.key, params.deviceId, actor);
       return { status: 204 };
     },
   }),

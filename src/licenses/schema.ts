@@ -6,6 +6,7 @@ import { effectiveStatus } from './status.ts';
 export const LICENSE_STATUSES = ['active', 'expired', 'suspended', 'revoked'] as const;
 /** Statuses an admin may set (expired comes from the date, D-32). */
 export const SETTABLE_STATUSES = ['active', 'suspended', 'revoked'] as const;
+export type SettableStatus = (typeof SETTABLE_STATUSES)[number];
 
 const featureValue = z.union([
   z.boolean(),

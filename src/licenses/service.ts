@@ -1,7 +1,10 @@
+import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
+import { recordAudit, recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
-import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
+import type { Page } from '../db/paginate.ts';
+import { assertCustomerExists, customerIdsMatching, customerNotFound } from '../customers/service.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -10,12 +13,10 @@ import { getSetting, type SettingOverrides } from '../settings/service.ts';
 import { generateLicenseKey, normaliseLicenseKey } from './key.ts';
 import {
   deleteActivationRow, deleteLicenseRow, expireDueLicenseRows, findLicenseByKey, insertLicenseRow, listActivationRows, listLicenseRows,
-  lockLicenseByKey, updateLicenseRow, type LicenseRow, type LicenseWrite,
+  lockLicenseByKey, recentActivationRows, updateLicenseRow, type ActivationRow, type LicenseRow, type LicenseWrite,
 } from './repo.ts';
-import type { CreateLicenseInput, UpdateLicenseInput } from './schema.ts';
+import type { CreateLicenseInput, SettableStatus, UpdateLicenseInput } from './schema.ts';
 import { effectiveStatus } from './status.ts';
-import { SYSTEM_ACTOR } from '../audit/actor.ts';
-import { recordAudits } from '../audit/service.ts';
 
 const KEY_ATTEMPTS = 5;
 /** PostgreSQL's name for the `unique` on licenses.license_key (migration 20261122000200). */
@@ -33,14 +34,33 @@ export function licenseEventData(row: LicenseRow, now = new Date()) {
   };
 }
 
+/** The audit log's target of a license (C-11): its key, the name admins and integrators know it by. */
+const TARGET_TYPE = 'license';
+
+/** A license's fields as the audit log records them: what an admin sets, and whose it is. Never the key (it is the target id). */
+function audited(row: LicenseRow): Record<string, unknown> {
+  const { customer_id, product_id, status, max_activations, features, expires_at } = row;
+  return { customer_id, product_id, status, max_activations, features, expires_at };
+}
+
+/** A removed device as its audit row's `before`. */
+function auditedDevice(row: ActivationRow): Record<string, unknown> {
+  const { device_id, device_name, activated_at, last_seen_at } = row;
+  return { device_id, device_name, activated_at, last_seen_at };
+}
+
+/** The action a status the admin set is recorded as; a write that sets no new status is `license.update`. */
+const STATUS_ACTIONS: Record<SettableStatus, string> = { active: 'license.reinstate', suspended: 'license.suspend', revoked: 'license.revoke' };
+
 /**
- * Issues a license with a fresh key and records license.created, together (D-30, D-31).
+ * Issues a license with a fresh key and records license.created and its audit row, together (D-30, D-31, C-11).
  * `drawKey` is the key source; tests pass one that collides.
  */
 export async function createLicense(
   db: Db,
   input: CreateLicenseInput,
   settings: SettingOverrides,
+  actor: Actor,
   drawKey: (prefix: string) => string = generateLicenseKey,
 ): Promise<LicenseRow> {
   await assertCustomerExists(db, input.customerId);
@@ -60,6 +80,7 @@ export async function createLicense(
           expires_at: input.expiresAt ?? null,
         });
         await recordEvent(trx, 'license.created', licenseEventData(row));
+        await recordAudit(trx, actor, { action: 'license.create', targetType: TARGET_TYPE, targetId: row.license_key, after: audited(row) });
         return row;
       });
     } catch (error) {
@@ -75,8 +96,28 @@ export async function createLicense(
   }
 }
 
-export function listLicenses(db: Db, page: PageQuery, filters: { customerId?: string; productId?: string; status?: string }) {
-  return listLicenseRows(db, page, filters);
+/** At most this many customers a console search's words name are looked for (decisions: licenses console). */
+const SEARCH_CUSTOMERS = 500;
+/** What a key typed in part can hold once normalised (D-30): the prefix, the groups, the hyphens. */
+const KEY_PREFIX_TEXT = /^[A-Z0-9-]+$/;
+
+export interface LicenseListFilters {
+  customerId?: string;
+  productId?: string;
+  status?: string;
+  /** The console's search: a key's beginning, or words of a customer's name, company or email (D-23). */
+  q?: string;
+}
+
+/** Licenses by creation (newest first when asked), filtered; `q` matches a key prefix or the customers the customer search finds. */
+export async function listLicenses(db: Db, page: PageQuery, filters: LicenseListFilters): Promise<Page<LicenseRow>> {
+  const { q, ...exact } = filters;
+  if (q === undefined) return listLicenseRows(db, page, exact);
+  const typed = normaliseLicenseKey(q);
+  const keyPrefix = KEY_PREFIX_TEXT.test(typed) ? typed : undefined;
+  const customerIds = await customerIdsMatching(db, q, SEARCH_CUSTOMERS);
+  if (!keyPrefix && customerIds.length === 0) return { rows: [], hasMore: false };
+  return listLicenseRows(db, page, { ...exact, match: { keyPrefix, customerIds } });
 }
 
 async function requireLicense(db: Db, key: string): Promise<LicenseRow> {
@@ -89,9 +130,10 @@ export const getLicense = requireLicense;
 
 /**
  * PUT /api/licenses/:key (D-31, D-32). Revoked is final; a future expiresAt on an expired license
- * renews it; lowering maxActivations keeps the devices already activated.
+ * renews it; lowering maxActivations keeps the devices already activated. Records one audit row: the
+ * status verb when the admin set a new status, else license.update (C-11).
  */
-export async function updateLicense(db: Db, key: string, input: UpdateLicenseInput): Promise<LicenseRow> {
+export async function updateLicense(db: Db, key: string, input: UpdateLicenseInput, actor: Actor): Promise<LicenseRow> {
   return inTransaction(db, async (trx) => {
     const row = await lockLicenseByKey(trx, normaliseLicenseKey(key));
     if (!row) throw notFound('License');
@@ -116,13 +158,22 @@ export async function updateLicense(db: Db, key: string, input: UpdateLicenseInp
       changes.status = 'active';
     }
     if (Object.keys(changes).length === 0) return row;
-    return updateLicenseRow(trx, row.id, changes);
+    const updated = await updateLicenseRow(trx, row.id, changes);
+    const action = input.status !== undefined && updated.status !== row.status ? STATUS_ACTIONS[input.status] : 'license.update';
+    await recordAudit(trx, actor, { action, targetType: TARGET_TYPE, targetId: row.license_key, before: audited(row), after: audited(updated) });
+    return updated;
   });
 }
 
-export async function deleteLicense(db: Db, key: string): Promise<void> {
-  const row = await requireLicense(db, key);
-  await deleteLicenseRow(db, row.id);
+export async function deleteLicense(db: Db, key: string, actor: Actor): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    const row = await lockLicenseByKey(trx, normaliseLicenseKey(key));
+    if (!row) throw notFound('License');
+    await deleteLicenseRow(trx, row.id);
+    await recordAudit(trx, actor, {
+      action: 'license.delete', targetType: TARGET_TYPE, targetId: row.license_key, before: { ...audited(row), current_activations: row.current_activations },
+    });
+  });
 }
 
 export async function listActivations(db: Db, key: string) {
@@ -130,21 +181,31 @@ export async function listActivations(db: Db, key: string) {
   return listActivationRows(db, row.id);
 }
 
+/** A license with its `limit` most recently activated devices (the console's page). */
+export async function getLicenseWithDevices(db: Db, key: string, limit: number): Promise<{ license: LicenseRow; activations: ActivationRow[] }> {
+  const license = await requireLicense(db, key);
+  return { license, activations: await recentActivationRows(db, license.id, limit) };
+}
+
 /**
  * Removes a device; its slot is free at once (D-35). The license row is locked first, as validate
  * locks it before touching a device, so the two never wait on each other in opposite orders.
+ * The audit row's `before` is the device removed (C-11).
  */
-export async function removeActivation(db: Db, key: string, deviceId: string): Promise<void> {
+export async function removeActivation(db: Db, key: string, deviceId: string, actor: Actor): Promise<void> {
   await inTransaction(db, async (trx) => {
     const row = await lockLicenseByKey(trx, normaliseLicenseKey(key));
     if (!row) throw notFound('License');
-    if (!(await deleteActivationRow(trx, row.id, deviceId))) throw notFound('Activation');
+    const removed = await deleteActivationRow(trx, row.id, deviceId);
+    if (!removed) throw notFound('Activation');
+    await recordAudit(trx, actor, { action: 'license.device_remove', targetType: TARGET_TYPE, targetId: row.license_key, before: auditedDevice(removed) });
   });
 }
 
 /**
  * Stores `expired` on licenses whose date passed by `asOf` and records license.expired once for
- * each (D-32), in bounded batches that each commit with their events.
+ * each (D-32), in bounded batches that each commit with their events and their audit rows (actor
+ * `system`, C-11).
  */
 export async function expireLicenses(db: Db, asOf: Date, batchSize = 500): Promise<number> {
   let total = 0;
@@ -153,7 +214,9 @@ export async function expireLicenses(db: Db, asOf: Date, batchSize = 500): Promi
       const rows = await expireDueLicenseRows(trx, asOf, batchSize);
       for (const row of rows) await recordEvent(trx, 'license.expired', licenseEventData(row, asOf));
       // Only the sweep expires licenses: recorded as `system` (C-11), set-wise.
-      await recordAudits(trx, SYSTEM_ACTOR, rows.map((row) => ({ action: 'license.expire', targetType: 'license', targetId: row.license_key, before: { status: 'active' }, after: { status: row.status } })));
+      await recordAudits(trx, SYSTEM_ACTOR, rows.map((row) => ({
+        action: 'license.expire', targetType: TARGET_TYPE, targetId: row.license_key, before: { status: 'active' }, after: { status: row.status },
+      })));
       return rows.length;
     });
     total += expired;

@@ -4,6 +4,7 @@
  */
 import test from 'ava';
 import { generateLicenseKey, KEY_ALPHABET, normaliseLicenseKey } from '../../src/licenses/key.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createLicense } from '../../src/licenses/service.ts';
 import {
   activationRows, createCustomer, createProduct, CROCKFORD, DEFAULT_KEY_PATTERN, getLicense, issueLicense, licenseEvents, startLicenseApp, validate, verify,
@@ -117,7 +118,7 @@ test('a key collision draws again: the license gets a fresh key and one license.
   const existing = await issueLicense(kit);
   const fresh = 'LIC-ZZZZ-ZZZZ-ZZZ1';
   const draws = [existing.licenseKey, existing.licenseKey, fresh];
-  const row = await createLicense(kit.app.db, { customerId: existing.customerId, productId: existing.productId }, kit.app.deps.config, () => draws.shift()!);
+  const row = await createLicense(kit.app.db, { customerId: existing.customerId, productId: existing.productId }, kit.app.deps.config, SYSTEM_ACTOR, () => draws.shift()!);
   t.is(row.license_key, fresh);
   t.is(draws.length, 0);
   t.is((await licenseEvents(kit, 'license.created', row.id)).length, 1);
@@ -128,7 +129,7 @@ test('a collision inside an outer transaction (an Idempotency-Key request) also 
   const fresh = 'LIC-ZZZZ-ZZZZ-ZZZ2';
   const draws = [existing.licenseKey, fresh];
   const row = await kit.app.db.transaction((trx) =>
-    createLicense(trx, { customerId: existing.customerId, productId: existing.productId }, kit.app.deps.config, () => draws.shift()!));
+    createLicense(trx, { customerId: existing.customerId, productId: existing.productId }, kit.app.deps.config, SYSTEM_ACTOR, () => draws.shift()!));
   t.is(row.license_key, fresh);
   t.is((await getLicense(kit, fresh)).id, row.id);
 });
@@ -136,7 +137,7 @@ test('a collision inside an outer transaction (an Idempotency-Key request) also 
 test('collisions on every attempt give up with the database error rather than loop', async (t) => {
   const existing = await issueLicense(kit);
   let draws = 0;
-  await t.throwsAsync(createLicense(kit.app.db, { customerId: existing.customerId, productId: existing.productId }, kit.app.deps.config, () => {
+  await t.throwsAsync(createLicense(kit.app.db, { customerId: existing.customerId, productId: existing.productId }, kit.app.deps.config, SYSTEM_ACTOR, () => {
     draws += 1;
     return existing.licenseKey;
   }));

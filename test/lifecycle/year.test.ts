@@ -53,7 +53,7 @@ test.serial('a year of sweeps: one invoice per period with anchor-based dates an
   await updateSubscription(app.db, paused.id, { status: 'paused' }, SYSTEM_ACTOR, { now: at('2025-02-10') });
   const behind = await sub('9.00', 'monthly', { now: at('2024-10-31T10:00:00.000Z') });
   const product = (await app.db('products').insert({ name: 'Licensed', product_type: 'licensed', price: '1' }).returning('id'))[0].id;
-  const license = await createLicense(app.db, { customerId: monthly.customerId, productId: product, expiresAt: at('2025-03-01') }, app.deps.config);
+  const license = await createLicense(app.db, { customerId: monthly.customerId, productId: product, expiresAt: at('2025-03-01') }, app.deps.config, SYSTEM_ACTOR);
 
   const summaries: Record<string, any> = {};
   for (const asOf of sweepDates()) {

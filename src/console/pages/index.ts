@@ -2,6 +2,7 @@ import type { ConsoleRoute } from '../http/route.ts';
 import { couponRoutes } from './coupons.tsx';
 import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
+import { licenseRoutes } from './licenses.tsx';
 import { lifecycleRoutes } from './lifecycle.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
@@ -17,6 +18,7 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...invoiceRoutes,
   ...paymentRoutes,
   ...subscriptionRoutes,
+  ...licenseRoutes,
   ...productRoutes,
   ...couponRoutes,
   ...webhookRoutes,
