@@ -79,7 +79,7 @@ export async function createCreditNote(db: Db, input: CreateCreditNoteInput, act
       targetType: 'invoice',
       targetId: invoice.id,
       before: auditedInvoice(invoice),
-      after: { ...auditedInvoice(after), creditNoteId: note.id, creditNoteNumber: note.number, amount: note.amount, reason: note.reason, toStoreCredit: storedAmount(toBalance, invoice.currency) },
+      after: { ...auditedInvoice(after), creditNoteId: note.id, creditNoteNumber: note.number, amount: formatMoney(note.amount, invoice.currency), reason: note.reason, toStoreCredit: storedAmount(toBalance, invoice.currency) },
     });
     return (await findCreditNoteRow(trx, note.id))!;
   });

@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { lockOpenInvoices } from '../invoices/service.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
+import { formatMoney } from '../money.ts';
 import { addCustomerCredit } from './grant.ts';
 import type { CreateCreditInput } from './schema.ts';
 import type { Actor } from '../audit/actor.ts';
@@ -37,11 +38,11 @@ export async function createCredit(db: Db, input: CreateCreditInput, actor: Acto
         targetId: input.customerId,
         after: {
           ledgerEntryId: entry.id,
-          amount: entry.amount,
+          amount: formatMoney(entry.amount, entry.currency),
           currency: entry.currency,
           description: entry.description,
-          appliedTo: applications.map((a) => ({ invoiceId: a.invoice.id, invoiceNumber: a.invoice.invoice_number, amount: a.amount })),
-          balanceAfter,
+          appliedTo: applications.map((a) => ({ invoiceId: a.invoice.id, invoiceNumber: a.invoice.invoice_number, amount: formatMoney(a.amount, entry.currency) })),
+          balanceAfter: formatMoney(balanceAfter, entry.currency),
         },
       });
       return granted;

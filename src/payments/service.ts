@@ -94,7 +94,7 @@ export async function recordPayment(db: Db, input: RecordPaymentInput, actor: Ac
         targetType: 'invoice',
         targetId: invoice.id,
         before: auditedInvoice(invoice),
-        after: { ...auditedInvoice(settled), paymentId: payment.id, amount: payment.amount, method: payment.payment_method, providerReference: payment.provider_reference },
+        after: { ...auditedInvoice(settled), paymentId: payment.id, amount: formatMoney(payment.amount, payment.currency), method: payment.payment_method, providerReference: payment.provider_reference },
       });
       return payment;
     });

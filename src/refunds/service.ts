@@ -44,8 +44,11 @@ function auditRefund(trx: Db, actor: Actor, before: PaymentRow, after: PaymentRo
     action: 'refund.create',
     targetType: 'invoice',
     targetId: before.invoice_id,
-    before: { refunded_amount: before.refunded_amount, payment_status: before.status },
-    after: { refund_id: refund.id, payment_id: before.id, amount: refund.amount, reason: refund.reason, refunded_amount: after.refunded_amount, payment_status: after.status },
+    before: { refunded_amount: formatMoney(before.refunded_amount, before.currency), payment_status: before.status },
+    after: {
+      refund_id: refund.id, payment_id: before.id, amount: formatMoney(refund.amount, before.currency), reason: refund.reason,
+      refunded_amount: formatMoney(after.refunded_amount, after.currency), payment_status: after.status,
+    },
   });
 }
 
