@@ -34,6 +34,7 @@ import { createInvoice } from '../src/invoices/service.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBoss, getBoss, setBoss } from '../src/queue/boss.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
+import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (message: string) => console.error(`[bench pdf] ${message}`);
@@ -86,7 +87,7 @@ async function seedInvoices(knex: Knex, count: number): Promise<string[]> {
       taxRate: i % 3 === 0 ? '0' : '19',
       status: 'draft',
       lineItems: Array.from({ length: 1 + (i % 12) }, (_, l) => ({ description: `Service line ${l + 1} of invoice ${i + 1}`, quantity: 1 + (l % 4), unitPrice: `${(l + 1) * 7}.50` })),
-    });
+    }, SYSTEM_ACTOR);
     ids.push(invoice.id);
   }
   return ids;

@@ -22,7 +22,7 @@ export const checkoutRoutes = [
     body: providerACheckoutBody,
     responses,
     errors,
-    handler: async ({ deps, body }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_a', body) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_a', body, actor) }),
   }),
   defineRoute({
     method: 'post',
@@ -33,6 +33,6 @@ export const checkoutRoutes = [
     body: providerBCheckoutBody,
     responses,
     errors,
-    handler: async ({ deps, body }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_b', body) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_b', body, actor) }),
   }),
 ];

@@ -1,10 +1,14 @@
 /**
  * Hosted checkout (D-61): a provider page where the customer pays an issued or overdue invoice's amount
  * due. The provider is called outside any transaction (it can take 10 s); the session is recorded after.
- * The payment itself arrives later as the provider's signed webhook (src/provider-events).
+ * The payment itself arrives later as the provider's signed webhook (src/provider-events). An admin's
+ * session is an admin action (C-11): its audit row commits with the session's record.
  */
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
@@ -41,7 +45,7 @@ async function payableInvoice(db: Db, invoiceId: string): Promise<{ invoice: Inv
 }
 
 /** Creates the provider's checkout for the invoice's amount due; provider failures answer 502 provider_error. */
-export async function startCheckout(db: Db, config: Config, provider: CheckoutProvider, request: CheckoutRequest, options: { timeoutMs?: number } = {}): Promise<CheckoutSession> {
+export async function startCheckout(db: Db, config: Config, provider: CheckoutProvider, request: CheckoutRequest, actor: Actor, options: { timeoutMs?: number } = {}): Promise<CheckoutSession> {
   const { invoice, due } = await payableInvoice(db, request.invoiceId);
   const common = { invoiceId: invoice.id, invoiceNumber: invoice.invoice_number, amount: due, currency: invoice.currency, successUrl: request.successUrl, idempotencyKey: `checkout_${randomUUID()}` };
   let session: { id: string; url: string };
@@ -54,6 +58,10 @@ export async function startCheckout(db: Db, config: Config, provider: CheckoutPr
     if (error instanceof ProviderCallError) throw new AppError('provider_error', error.message);
     throw error;
   }
-  await db('checkout_sessions').insert({ provider, provider_session_id: session.id, invoice_id: invoice.id, amount: due, currency: invoice.currency, url: session.url }).onConflict(['provider', 'provider_session_id']).ignore();
+  await inTransaction(db, async (trx) => {
+    await trx('checkout_sessions').insert({ provider, provider_session_id: session.id, invoice_id: invoice.id, amount: due, currency: invoice.currency, url: session.url }).onConflict(['provider', 'provider_session_id']).ignore();
+    // The session's page URL is the customer's way to pay: not recorded, only which session it was.
+    await recordAudit(trx, actor, { action: 'checkout.create', targetType: 'invoice', targetId: invoice.id, after: { provider, session_id: session.id, amount: due, currency: invoice.currency } });
+  });
   return { provider, id: session.id, url: session.url, invoiceId: invoice.id };
 }

@@ -21,7 +21,7 @@ export const creditNoteRoutes = [
       409: { description: 'invoice_not_creditable (draft or void)' },
     },
     errors: ['invoice_not_found', 'invoice_not_creditable', 'amount_exceeds_invoice'],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreditNote(await issueCreditNote(deps.db, body)) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseCreditNote(await issueCreditNote(deps.db, body, actor)) }),
   }),
   defineRoute({
     method: 'get',

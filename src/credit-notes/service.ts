@@ -11,6 +11,9 @@ import { formatMoney, money, Money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import { creditNoteTotal, findCreditNoteRow, insertCreditNoteRow, listCreditNoteRows, type CreditNoteRow } from './repo.ts';
 import type { CreateCreditNoteInput } from './schema.ts';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
+import { auditedInvoice } from '../invoices/audit.ts';
 
 /**
  * D-58: a credit note `CN-{YEAR}-{SEQ}` takes money off an issued, overdue or paid invoice; all of an
@@ -19,7 +22,7 @@ import type { CreateCreditNoteInput } from './schema.ts';
  * invoice) and a note on a paid invoice go to the customer's store credit as a `credit_note` ledger
  * entry, which like any credit is spent on the customer's other open invoices, oldest first.
  */
-export async function createCreditNote(db: Db, input: CreateCreditNoteInput, clock: { now?: Date } = {}): Promise<CreditNoteRow> {
+export async function createCreditNote(db: Db, input: CreateCreditNoteInput, actor: Actor, clock: { now?: Date } = {}): Promise<CreditNoteRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const found = await findInvoice(trx, input.invoiceId);
@@ -49,10 +52,11 @@ export async function createCreditNote(db: Db, input: CreateCreditNoteInput, clo
       created_at: now,
     });
     let toBalance = amount;
+    let after = invoice;
     if (invoice.status === 'issued' || invoice.status === 'overdue') {
       const toInvoice = Money.min(amount, amountDue(invoice));
       toBalance = amount.minus(toInvoice);
-      if (toInvoice.gt(0)) await updateAndSettle(trx, invoice, { credited_amount: storedAmount(money(invoice.credited_amount).plus(toInvoice), invoice.currency) }, now);
+      if (toInvoice.gt(0)) after = await updateAndSettle(trx, invoice, { credited_amount: storedAmount(money(invoice.credited_amount).plus(toInvoice), invoice.currency) }, now);
     }
     if (toBalance.gt(0)) {
       await addCustomerCredit(
@@ -70,6 +74,13 @@ export async function createCreditNote(db: Db, input: CreateCreditNoteInput, clo
         now,
       );
     }
+    await recordAudit(trx, actor, {
+      action: 'credit_note.create',
+      targetType: 'invoice',
+      targetId: invoice.id,
+      before: auditedInvoice(invoice),
+      after: { ...auditedInvoice(after), creditNoteId: note.id, creditNoteNumber: note.number, amount: formatMoney(note.amount, invoice.currency), reason: note.reason, toStoreCredit: storedAmount(toBalance, invoice.currency) },
+    });
     return (await findCreditNoteRow(trx, note.id))!;
   });
 }

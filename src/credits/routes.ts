@@ -17,7 +17,7 @@ export const creditRoutes = [
     body: createCreditBody,
     responses: { 201: { description: 'Credited', schema: createdCreditResponse }, 400: { description: 'invalid_request, customer_not_found' } },
     errors: ['customer_not_found'],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialiseCreatedCredit(await grantCredit(deps.db, body)) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseCreatedCredit(await grantCredit(deps.db, body, actor)) }),
   }),
   defineRoute({
     method: 'get',

@@ -4,6 +4,7 @@
  * once they lapse). Payments dated after the demo's end have not happened: those invoices stay open, and the
  * sweep marks the ones past their due date overdue.
  */
+import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import type { Db } from '../db/knex.ts';
 import { amountDue } from '../invoices/amounts.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
@@ -95,7 +96,7 @@ export class Collections {
       paymentMethod: method,
       providerReference: prefix ? `${prefix}${String(++this.references).padStart(8, '0')}` : null,
     });
-    await recordPayment(this.db, body, { now: at });
+    await recordPayment(this.db, body, SYSTEM_ACTOR, { now: at });
     this.payments += 1;
   }
 }

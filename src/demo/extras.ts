@@ -3,8 +3,8 @@
  * store credit grants, credit notes, refunds and the webhook endpoint whose deliveries fail; then, at the
  * end, license keys for the licensed product's subscribers with their devices activated.
  */
-import type { AppDeps } from '../app-deps.ts';
 import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import type { AppDeps } from '../app-deps.ts';
 import { createCreditNoteBody } from '../credit-notes/schema.ts';
 import { createCreditBody } from '../credits/schema.ts';
 import { createInvoiceBody } from '../invoices/schema.ts';
@@ -97,17 +97,17 @@ export function scheduleExtras(ctx: ExtrasContext): ExtrasCounts {
         taxRate: 'taxRate' in invoice ? invoice.taxRate : undefined,
         status: 'draft' in invoice ? 'draft' : 'issued',
       });
-      const created = await createInvoice(deps.db, body, { now, settings: deps.config });
+      const created = await createInvoice(deps.db, body, SYSTEM_ACTOR, { now, settings: deps.config });
       counts.oneOffInvoices += 1;
       if ('voidAfterDays' in invoice) {
-        timeline.add(addDays(now, invoice.voidAfterDays), 'void', async (later) => void (await setInvoiceStatus(deps.db, created.invoice.id, 'void', { now: later, settings: deps.config })));
+        timeline.add(addDays(now, invoice.voidAfterDays), 'void', async (later) => void (await setInvoiceStatus(deps.db, created.invoice.id, 'void', SYSTEM_ACTOR, { now: later, settings: deps.config })));
       }
     });
   }
 
   for (const credit of CREDITS) {
     timeline.add(at(credit.daysBeforeEnd), `store credit for ${customers[credit.customer]!.person.name}`, async (now) => {
-      await grantCredit(deps.db, createCreditBody.parse({ customerId: customers[credit.customer]!.id, amount: credit.amount, currency: credit.currency, description: credit.description }), { now });
+      await grantCredit(deps.db, createCreditBody.parse({ customerId: customers[credit.customer]!.id, amount: credit.amount, currency: credit.currency, description: credit.description }), SYSTEM_ACTOR, { now });
       counts.credits += 1;
     });
   }
@@ -118,7 +118,7 @@ export function scheduleExtras(ctx: ExtrasContext): ExtrasCounts {
       const { rows } = await listInvoices(deps.db, { limit: 50, newestFirst: true }, {});
       const target = newestFirst(rows.map((r) => r.invoice), customers, (inv) => inv.total).filter((inv) => ['paid', 'issued', 'overdue'].includes(inv.status) && money(inv.total).gt(0) && inv.subscription_id)[i * 3];
       if (!target) return;
-      await issueCreditNote(deps.db, createCreditNoteBody.parse({ invoiceId: target.id, amount: formatMoney(money(target.total).times(note.share), target.currency), reason: note.reason }), { now });
+      await issueCreditNote(deps.db, createCreditNoteBody.parse({ invoiceId: target.id, amount: formatMoney(money(target.total).times(note.share), target.currency), reason: note.reason }), SYSTEM_ACTOR, { now });
       counts.creditNotes += 1;
     });
   }
@@ -129,7 +129,7 @@ export function scheduleExtras(ctx: ExtrasContext): ExtrasCounts {
       const target = newestFirst(rows, customers, (p) => p.amount).filter((p) => p.status === 'succeeded' && p.payment_method !== 'provider_a')[i * 2 + 1];
       if (!target) return;
       const body = createRefundBody.parse({ paymentId: target.id, amount: formatMoney(money(target.amount).times(refund.share), target.currency), reason: refund.reason });
-      await createRefund(deps.db, body, { config: deps.config, now });
+      await createRefund(deps.db, body, SYSTEM_ACTOR, { config: deps.config, now });
       counts.refunds += 1;
     });
   }

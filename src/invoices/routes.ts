@@ -30,8 +30,8 @@ export const invoiceRoutes = [
     body: createInvoiceBody,
     responses: { 201: { description: 'Created', schema: invoiceResponse }, 400: { description: 'invalid_request, customer_not_found, subscription_not_found' } },
     errors: ['customer_not_found', 'subscription_not_found'],
-    handler: async ({ deps, body }) => {
-      const { invoice, lines } = await createAdminInvoice(deps.db, body, { settings: deps.config });
+    handler: async ({ deps, body, actor }) => {
+      const { invoice, lines } = await createAdminInvoice(deps.db, body, actor, { settings: deps.config });
       return { status: 201, body: serialiseInvoice(invoice, lines) };
     },
   }),
@@ -59,8 +59,8 @@ export const invoiceRoutes = [
     body: updateInvoiceBody,
     responses: { 200: { description: 'Invoice', schema: invoiceResponse }, 404: { description: 'not_found' }, 409: { description: 'invalid_status_transition' } },
     errors: ['invalid_status_transition', 'invoice_has_payments'],
-    handler: async ({ deps, params, body }) => {
-      const { invoice, lines } = await setInvoiceStatus(deps.db, params.id, body.status, { settings: deps.config });
+    handler: async ({ deps, params, body, actor }) => {
+      const { invoice, lines } = await setInvoiceStatus(deps.db, params.id, body.status, actor, { settings: deps.config });
       return { body: serialiseInvoice(invoice, lines) };
     },
   }),

@@ -16,15 +16,23 @@ import {
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 import { canTransition } from './transitions.ts';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
+import { auditedInvoice, STATUS_ACTIONS } from './audit.ts';
 
 export type { Clock, InvoiceDetail, NewInvoice };
 
-/** D-50, D-51: one invoice through the batch path, its events recorded with it. */
-export async function createInvoice(db: Db, input: NewInvoice, clock: Clock = {}): Promise<InvoiceDetail> {
+/**
+ * D-50, D-51: one invoice through the batch path, its events and its audit row (C-11) recorded with it.
+ * The audit row is one more insert from what creation answered: no read of its own (a benchmarked path).
+ */
+export async function createInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
   return inTransaction(db, async (trx) => {
     await assertCustomerExists(trx, input.customerId);
     const [created] = await createInvoices(trx, [input], clock);
     await recordEvents(trx, created!.events);
+    const { invoice, lines } = created!.detail;
+    await recordAudit(trx, actor, { action: 'invoice.create', targetType: 'invoice', targetId: invoice.id, after: { ...auditedInvoice(invoice), line_count: lines.length } });
     return created!.detail;
   });
 }
@@ -88,7 +96,7 @@ export async function findInvoicesByIds(db: Db, ids: string[]): Promise<Map<stri
  * PUT status (D-52): the allowed moves only, under the invoice's row lock. A paid or voided invoice
  * owes nothing: the caller ends its dunning case (settlement/service.ts).
  */
-export async function changeInvoiceStatus(db: Db, id: string, to: InvoiceStatus, clock: Clock = {}): Promise<InvoiceDetail> {
+export async function changeInvoiceStatus(db: Db, id: string, to: InvoiceStatus, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const invoice = await lockInvoiceRow(trx, id);
@@ -104,6 +112,8 @@ export async function changeInvoiceStatus(db: Db, id: string, to: InvoiceStatus,
       changed = await updateInvoiceRow(trx, invoice.id, { status: 'paid', paid_at: now });
       await recordEvent(trx, 'invoice.paid', invoiceEventData(changed));
     }
+    const action = STATUS_ACTIONS[to as keyof typeof STATUS_ACTIONS];
+    await recordAudit(trx, actor, { action, targetType: 'invoice', targetId: id, before: auditedInvoice(invoice), after: auditedInvoice(changed) });
     return { invoice: changed, lines: await listLineItemRows(trx, [id]) };
   });
 }

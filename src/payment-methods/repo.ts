@@ -32,9 +32,10 @@ export async function insertPaymentMethodRow(db: Db, row: Pick<PaymentMethodRow,
   return created as PaymentMethodRow;
 }
 
-/** False when there is no such method. */
-export async function deletePaymentMethodRow(db: Db, id: string): Promise<boolean> {
-  return (await db('payment_methods').where({ id }).delete()) > 0;
+/** The removed row; undefined when there is no such method. */
+export async function deletePaymentMethodRow(db: Db, id: string): Promise<PaymentMethodRow | undefined> {
+  const [removed] = await db('payment_methods').where({ id }).delete().returning('*');
+  return removed as PaymentMethodRow | undefined;
 }
 
 export function listPaymentMethodRows(db: Db, page: PageQuery, customerId: string): Promise<Page<PaymentMethodRow>> {

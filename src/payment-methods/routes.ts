@@ -21,7 +21,7 @@ export const paymentMethodRoutes = [
       409: { description: 'duplicate_payment_method (same customer, type and providerMethodId)' },
     },
     errors: ['customer_not_found', 'duplicate_payment_method'],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialisePaymentMethod(await createPaymentMethod(deps.db, body)) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialisePaymentMethod(await createPaymentMethod(deps.db, body, actor)) }),
   }),
   defineRoute({
     method: 'get',
@@ -43,8 +43,8 @@ export const paymentMethodRoutes = [
     params: idParams,
     responses: { 204: { description: 'Removed' }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params }) => {
-      await deletePaymentMethod(deps.db, params.id);
+    handler: async ({ deps, params, actor }) => {
+      await deletePaymentMethod(deps.db, params.id, actor);
       return { status: 204 };
     },
   }),

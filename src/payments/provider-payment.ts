@@ -2,7 +2,8 @@
  * Money a provider took, recorded exactly once and never lost (D-62, D-83): the payment goes on the
  * invoice up to what is due; whatever the invoice can no longer take (it was paid meanwhile, voided, or
  * the provider took more) becomes the customer's store credit. Used by the provider-events worker and
- * by auto-charge, in the caller's transaction.
+ * by auto-charge, in the caller's transaction. The service takes the money by itself, so its audit row's
+ * actor is `system` (C-11).
  */
 import { addCustomerCredit } from '../credits/grant.ts';
 import type { Db } from '../db/knex.ts';
@@ -12,6 +13,7 @@ import { lockInvoice } from '../invoices/service.ts';
 import { formatMoney, Money, money } from '../money.ts';
 import { findPaymentByReference, type PaymentMethod } from './repo.ts';
 import { recordPayment } from './service.ts';
+import { SYSTEM_ACTOR } from '../audit/actor.ts';
 
 export interface ProviderPayment {
   paymentMethod: PaymentMethod;
@@ -41,7 +43,7 @@ export async function applyProviderPayment(trx: Db, input: ProviderPayment): Pro
   const rest = amount.minus(onInvoice);
   let paymentId: string | null = null;
   if (onInvoice.gt(0)) {
-    const payment = await recordPayment(trx, { invoiceId: invoice.id, amount: onInvoice.toString(), paymentMethod: input.paymentMethod, providerReference: input.reference }, { now: input.now });
+    const payment = await recordPayment(trx, { invoiceId: invoice.id, amount: onInvoice.toString(), paymentMethod: input.paymentMethod, providerReference: input.reference }, SYSTEM_ACTOR, { now: input.now });
     paymentId = payment.id;
   }
   let credited: string | null = null;

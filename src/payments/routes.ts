@@ -21,7 +21,7 @@ export const paymentRoutes = [
       409: { description: 'invoice_not_payable (draft or void), duplicate_payment (paymentMethod + providerReference seen before)' },
     },
     errors: ['invoice_not_found', 'invoice_not_payable', 'duplicate_payment', 'amount_exceeds_due'],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialisePayment(await recordPayment(deps.db, body)) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialisePayment(await recordPayment(deps.db, body, actor)) }),
   }),
   defineRoute({
     method: 'get',

@@ -14,6 +14,9 @@ import {
   type PaymentRow,
 } from './repo.ts';
 import { paymentEventData, type RecordPaymentInput } from './schema.ts';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
+import { auditedInvoice } from '../invoices/audit.ts';
 
 export interface PaymentClock {
   now?: Date;
@@ -47,7 +50,7 @@ function assertDecimalAmount(amount: unknown): asserts amount is string {
  * (including the unique index's) rolls back only this call, and a caller's transaction that
  * catches it stays usable.
  */
-export async function recordPayment(db: Db, input: RecordPaymentInput, clock: PaymentClock = {}): Promise<PaymentRow> {
+export async function recordPayment(db: Db, input: RecordPaymentInput, actor: Actor, clock: PaymentClock = {}): Promise<PaymentRow> {
   assertDecimalAmount(input.amount);
   const now = clock.now ?? new Date();
   const reference = input.providerReference ?? null;
@@ -85,6 +88,14 @@ export async function recordPayment(db: Db, input: RecordPaymentInput, clock: Pa
       await recordEvent(trx, 'payment.succeeded', paymentEventData(payment));
       const settled = await updateAndSettle(trx, invoice, { amount_paid: storedAmount(money(invoice.amount_paid).plus(amount), invoice.currency) }, now);
       if (settled.status === 'paid') await resolveDunningForInvoice(trx, invoice.id, now);
+      // On the invoice, whose page shows it; the payment is named in `after`.
+      await recordAudit(trx, actor, {
+        action: 'payment.record',
+        targetType: 'invoice',
+        targetId: invoice.id,
+        before: auditedInvoice(invoice),
+        after: { ...auditedInvoice(settled), paymentId: payment.id, amount: formatMoney(payment.amount, payment.currency), method: payment.payment_method, providerReference: payment.provider_reference },
+      });
       return payment;
     });
   } catch (error) {

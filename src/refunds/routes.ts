@@ -21,7 +21,7 @@ export const refundRoutes = [
       502: { description: 'provider_error: the provider refused or did not answer; nothing recorded' },
     },
     errors: ['payment_not_found', 'payment_not_refundable', 'amount_exceeds_refundable', 'provider_error'],
-    handler: async ({ deps, body }) => ({ status: 201, body: serialiseRefund(await createRefund(deps.db, body, { config: deps.config })) }),
+    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseRefund(await createRefund(deps.db, body, actor, { config: deps.config })) }),
   }),
   defineRoute({
     method: 'get',

@@ -14,6 +14,8 @@ import {
   type RefundRow,
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
+import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/service.ts';
 
 export interface RefundOptions {
   config: ProviderRefundConfig;
@@ -30,6 +32,23 @@ async function addRefundToPayment(trx: Db, payment: PaymentRow, amount: string):
   return setPaymentRefunds(trx, payment.id, {
     refunded_amount: storedAmount(refunded, payment.currency),
     status: refunded.gte(payment.amount) ? 'refunded' : 'partially_refunded',
+  });
+}
+
+/**
+ * The refund's audit row (C-11), written where the refund becomes real: on the invoice of the payment, whose
+ * page shows it, with the payment named in `after`.
+ */
+function auditRefund(trx: Db, actor: Actor, before: PaymentRow, after: PaymentRow, refund: RefundRow): Promise<void> {
+  return recordAudit(trx, actor, {
+    action: 'refund.create',
+    targetType: 'invoice',
+    targetId: before.invoice_id,
+    before: { refunded_amount: formatMoney(before.refunded_amount, before.currency), payment_status: before.status },
+    after: {
+      refund_id: refund.id, payment_id: before.id, amount: formatMoney(refund.amount, before.currency), reason: refund.reason,
+      refunded_amount: formatMoney(after.refunded_amount, after.currency), payment_status: after.status,
+    },
   });
 }
 
@@ -55,7 +74,7 @@ function providerError(error: unknown): unknown {
  * A refund never changes the invoice: it stays `paid` and amount_paid keeps the money received;
  * what went back is on the payment (refundedAmount, status).
  */
-export async function createRefund(db: Db, input: CreateRefundInput, options: RefundOptions): Promise<RefundRow> {
+export async function createRefund(db: Db, input: CreateRefundInput, actor: Actor, options: RefundOptions): Promise<RefundRow> {
   const now = options.now ?? new Date();
   const gatewayFor = gatewaysOf(options);
   const reserved = await inTransaction(db, async (trx) => {
@@ -80,7 +99,7 @@ export async function createRefund(db: Db, input: CreateRefundInput, options: Re
       payment.currency,
     );
     // Money that moved outside the service (bank transfer, manual, provider_b/c): recorded at once.
-    if (!gateway) await addRefundToPayment(trx, payment, refund.amount);
+    if (!gateway) await auditRefund(trx, actor, payment, await addRefundToPayment(trx, payment, refund.amount), refund);
     return { refund, payment, gateway };
   });
   if (!reserved.gateway) return reserved.refund;
@@ -95,11 +114,11 @@ export async function createRefund(db: Db, input: CreateRefundInput, options: Re
     await deletePendingRefundRow(db, reserved.refund.id);
     throw providerError(error);
   }
-  return completeRefund(db, reserved.refund.id, providerRefundId);
+  return completeRefund(db, reserved.refund.id, providerRefundId, actor);
 }
 
-/** Turns a reservation the provider confirmed into a refund, under the payment's lock. */
-async function completeRefund(db: Db, refundId: string, providerRefundId: string): Promise<RefundRow> {
+/** Turns a reservation the provider confirmed into a refund, under the payment's lock; its audit row goes with it. */
+async function completeRefund(db: Db, refundId: string, providerRefundId: string, actor: Actor): Promise<RefundRow> {
   return inTransaction(db, async (trx) => {
     const reservation = await findRefundRow(trx, refundId);
     if (!reservation) throw new Error(`refund ${refundId} vanished while its provider call ran`);
@@ -107,7 +126,7 @@ async function completeRefund(db: Db, refundId: string, providerRefundId: string
     const completed = await completeRefundRow(trx, refundId, providerRefundId, reservation.currency);
     // Already completed by someone else (a resume sweep racing a slow request): nothing more to add.
     if (!completed) return (await findRefundRow(trx, refundId))!;
-    await addRefundToPayment(trx, payment!, completed.amount);
+    await auditRefund(trx, actor, payment!, await addRefundToPayment(trx, payment!, completed.amount), completed);
     return completed;
   });
 }
@@ -137,7 +156,8 @@ export async function resumePendingRefunds(
     }
     try {
       const { providerRefundId } = await gateway.refund(payment, refund.amount, refund.id);
-      await completeRefund(db, refund.id, providerRefundId);
+      // Finished by the sweep, not by the admin who asked for it: the row's actor is `system`.
+      await completeRefund(db, refund.id, providerRefundId, SYSTEM_ACTOR);
       outcome.completed += 1;
     } catch (error) {
       if (error instanceof RefundGatewayError && error.definite) {

@@ -8,6 +8,7 @@ import { createCreditNote } from '../credit-notes/service.ts';
 import type { CreateCreditNoteInput } from '../credit-notes/schema.ts';
 import { createCredit } from '../credits/service.ts';
 import type { CreateCreditInput } from '../credits/schema.ts';
+import type { Actor } from '../audit/actor.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { resolveDunningOfSettledInvoices } from '../dunning/service.ts';
@@ -23,17 +24,19 @@ function thenEndDunning<T>(db: Db, now: Date, change: (trx: Db) => Promise<T>, c
   });
 }
 
-export function setInvoiceStatus(db: Db, id: string, to: InvoiceStatus, clock: Clock = {}) {
+// Each action's audit row (C-11) is written by the domain that makes the change, in this same transaction.
+
+export function setInvoiceStatus(db: Db, id: string, to: InvoiceStatus, actor: Actor, clock: Clock = {}) {
   const now = clock.now ?? new Date();
-  return thenEndDunning(db, now, (trx) => changeInvoiceStatus(trx, id, to, { ...clock, now }), (detail) => detail.invoice.customer_id);
+  return thenEndDunning(db, now, (trx) => changeInvoiceStatus(trx, id, to, actor, { ...clock, now }), (detail) => detail.invoice.customer_id);
 }
 
-export function grantCredit(db: Db, input: CreateCreditInput, clock: { now?: Date } = {}) {
+export function grantCredit(db: Db, input: CreateCreditInput, actor: Actor, clock: { now?: Date } = {}) {
   const now = clock.now ?? new Date();
-  return thenEndDunning(db, now, (trx) => createCredit(trx, input, { now }), () => input.customerId);
+  return thenEndDunning(db, now, (trx) => createCredit(trx, input, actor, { now }), () => input.customerId);
 }
 
-export function issueCreditNote(db: Db, input: CreateCreditNoteInput, clock: { now?: Date } = {}) {
+export function issueCreditNote(db: Db, input: CreateCreditNoteInput, actor: Actor, clock: { now?: Date } = {}) {
   const now = clock.now ?? new Date();
-  return thenEndDunning(db, now, (trx) => createCreditNote(trx, input, { now }), (note) => note.customer_id);
+  return thenEndDunning(db, now, (trx) => createCreditNote(trx, input, actor, { now }), (note) => note.customer_id);
 }

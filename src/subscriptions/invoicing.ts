@@ -9,6 +9,7 @@ import { createInvoice, findInvoicedPeriods } from '../invoices/service.ts';
 import type { LineInput } from '../invoices/totals.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { AppError } from '../errors.ts';
+import type { Actor } from '../audit/actor.ts';
 import { findSubscriptionRow, updateSubscriptionRow, type SubscriptionRow } from './repo.ts';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -79,11 +80,11 @@ export async function invoiceProration(trx: Db, sub: SubscriptionRow, currency: 
  * POST /api/billing/invoices: an admin's invoice may name a subscription, which must exist; invoices/
  * knows nothing of subscriptions, so the name is checked here before the invoice is created.
  */
-export async function createAdminInvoice(db: Db, input: NewInvoice, clock: Clock = {}): Promise<InvoiceDetail> {
+export async function createAdminInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
   return inTransaction(db, async (trx) => {
     if (input.subscriptionId && !(await findSubscriptionRow(trx, input.subscriptionId))) {
       throw new AppError('subscription_not_found', `Subscription ${input.subscriptionId} does not exist`, { details: [{ path: 'subscriptionId', message: 'no such subscription' }] });
     }
-    return createInvoice(trx, input, clock);
+    return createInvoice(trx, input, actor, clock);
   });
 }

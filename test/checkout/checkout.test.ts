@@ -9,6 +9,7 @@ import { request } from '../helpers/http.ts';
 import { postProviderA, postProviderB, postProviderC, PROVIDER_SECRETS, providerAEvent, providerBPaid, providerCEvent } from '../helpers/provider-events.ts';
 import { adminCtx, makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
 import { startReceiver, waitFor, xSignatureValid } from '../webhooks/receiver.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
 let app: TestApp;
 let fake: FakeProviderA;
@@ -120,7 +121,7 @@ test('a provider 500 or refusal is 502 provider_error with its message and nothi
   t.is(b.status, 502);
   t.regex(b.body.error.message, /currency not supported/);
   fake.behave(invoice.id, { delayMs: 1000 });
-  const error = await t.throwsAsync(startCheckout(app.db, app.deps.config, 'provider_a', { invoiceId: invoice.id, ...urls }, { timeoutMs: 100 }));
+  const error = await t.throwsAsync(startCheckout(app.db, app.deps.config, 'provider_a', { invoiceId: invoice.id, ...urls }, SYSTEM_ACTOR, { timeoutMs: 100 }));
   t.true(error instanceof AppError && error.code === 'provider_error');
   t.regex(error!.message, /did not answer/);
   t.is((await app.db('checkout_sessions').where({ invoice_id: invoice.id })).length, 0);

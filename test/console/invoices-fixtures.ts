@@ -6,6 +6,7 @@ import type { ConsoleExport } from '../../src/console/http/route.ts';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { recordPayment } from '../../src/payments/service.ts';
 import { insertCustomer } from '../helpers/factories.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
 export const line = (unitPrice: string, quantity = 1, description = 'Widget') => ({ description, quantity, unitPrice });
 
@@ -14,6 +15,7 @@ export async function invoiceFor(db: Knex, customerId: string, options: { unitPr
   const { invoice } = await createInvoice(
     db,
     { customerId, currency: options.currency ?? 'USD', status: options.status ?? 'issued', lineItems: [line(options.unitPrice ?? '100.00')] },
+    SYSTEM_ACTOR,
     options.at ? { now: options.at } : {},
   );
   return invoice;
@@ -23,7 +25,7 @@ export async function invoiceFor(db: Knex, customerId: string, options: { unitPr
 export const customer = (db: Knex, name = 'Acme Ltd') => insertCustomer(db, { name });
 
 export function payManually(db: Knex, invoiceId: string, amount: string, options: { at?: Date; method?: 'manual' | 'bank_transfer' | 'provider_a'; reference?: string } = {}) {
-  return recordPayment(db, { invoiceId, amount, paymentMethod: options.method ?? 'manual', providerReference: options.reference ?? null }, options.at ? { now: options.at } : {});
+  return recordPayment(db, { invoiceId, amount, paymentMethod: options.method ?? 'manual', providerReference: options.reference ?? null }, SYSTEM_ACTOR, options.at ? { now: options.at } : {});
 }
 
 /**

@@ -146,8 +146,8 @@ test('the invoice page shows header, lines, amounts, payments with refunds, cred
   const c = await customer(db(), 'Umbrella Corp');
   const invoice = await invoiceFor(db(), c.id, { unitPrice: '500.00' });
   const payment = await payManually(db(), invoice.id, '200.00', { method: 'bank_transfer', reference: 'wire-778' });
-  await createRefund(db(), { paymentId: payment.id, amount: '50.00', reason: 'goodwill' }, { config: kit.app.deps.config });
-  const note = await issueCreditNote(db(), { invoiceId: invoice.id, amount: '25.00', reason: 'late delivery' });
+  await createRefund(db(), { paymentId: payment.id, amount: '50.00', reason: 'goodwill' }, SYSTEM_ACTOR, { config: kit.app.deps.config });
+  const note = await issueCreditNote(db(), { invoiceId: invoice.id, amount: '25.00', reason: 'late delivery' }, SYSTEM_ACTOR);
   const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
   t.is(await page.title(), `Invoice ${invoice.invoice_number} · Billing console`);
   t.deepEqual(await texts(page, 'h1'), [`Invoice ${invoice.invoice_number}`]);

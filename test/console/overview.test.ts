@@ -7,6 +7,7 @@ import { scrollsSideways } from '../helpers/browser.ts';
 import { makeCoupon, subscribe } from '../metrics/fixtures.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
 import { startConsoleKit, texts, type ConsoleKit } from './fixtures.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
 let kit: ConsoleKit;
 test.before(async () => {
@@ -34,7 +35,7 @@ test.serial('with data: the same MRR as the API per currency, the movements, two
   const now = new Date();
   const late = await createInvoice(kit.app.db, {
     customerId: customer.id, currency: 'EUR', taxRate: '0', status: 'issued', dueDate: new Date(now.getTime() - 86_400_000), lineItems: [{ description: 'Late', quantity: 1, unitPrice: '250.00' }],
-  }, { now: new Date(now.getTime() - 10 * 86_400_000) });
+  }, SYSTEM_ACTOR, { now: new Date(now.getTime() - 10 * 86_400_000) });
   await markOverdueInvoices(kit.app.db, now);
 
   const { page, dialogs, close } = await kit.adminPage('/admin');

@@ -5,6 +5,7 @@ import { scrollsSideways } from '../helpers/browser.ts';
 import { startFakeProviderA, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { startConsoleKit, texts, type ConsoleKit } from './fixtures.ts';
 import { customer, exportCsv, invoiceFor, pageText, parseCsv, payManually, submitForm } from './invoices-fixtures.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
 let kit: ConsoleKit;
 let provider: FakeProviderA;
@@ -19,7 +20,7 @@ test.after.always(async () => {
 
 const db = () => kit.app.db;
 const exported = async (query: Record<string, string>) => parseCsv(await exportCsv(paymentsExport, kit.app.deps, query));
-const refund = (paymentId: string, amount: string, reason: string | null = null, at?: Date) => createRefund(db(), { paymentId, amount, reason }, { config: kit.app.deps.config, now: at });
+const refund = (paymentId: string, amount: string, reason: string | null = null, at?: Date) => createRefund(db(), { paymentId, amount, reason }, SYSTEM_ACTOR, { config: kit.app.deps.config, now: at });
 
 /** A customer with one paid-in-part invoice per payment, each payment at its time. */
 async function paymentsOf(name: string, payments: { amount: string; at: Date; method?: 'manual' | 'bank_transfer'; reference?: string }[]) {

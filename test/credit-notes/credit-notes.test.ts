@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { adminCtx, makeInvoice, pay, readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
 let app: TestApp;
 let c: Ctx;
@@ -80,15 +81,15 @@ test("on a paid invoice a credit note adds to the customer's credit balance, spe
 
 test('credit notes number CN-{YEAR}-{SEQ} apart from invoices and restart each year', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '100.00' });
-  const a = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, { now: new Date('2031-06-01T00:00:00Z') });
-  const b = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, { now: new Date('2031-12-31T23:59:59Z') });
-  const d = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, { now: new Date('2032-01-01T00:00:00Z') });
+  const a = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, { now: new Date('2031-06-01T00:00:00Z') });
+  const b = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, { now: new Date('2031-12-31T23:59:59Z') });
+  const d = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, { now: new Date('2032-01-01T00:00:00Z') });
   t.deepEqual([a.number, b.number, d.number], ['CN-2031-0001', 'CN-2031-0002', 'CN-2032-0001']);
 });
 
 test('10 concurrent credit notes on one invoice stay within its total, with gapless numbers', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '100.00' });
-  const answers = await Promise.all(Array.from({ length: 10 }, () => createCreditNote(app.db, { invoiceId: invoice.id, amount: '20.00', reason: null }, { now: new Date('2040-03-01T00:00:00Z') }).then(
+  const answers = await Promise.all(Array.from({ length: 10 }, () => createCreditNote(app.db, { invoiceId: invoice.id, amount: '20.00', reason: null }, SYSTEM_ACTOR, { now: new Date('2040-03-01T00:00:00Z') }).then(
     (row) => ({ ok: true as const, row }),
     (error: { code?: string }) => ({ ok: false as const, code: error.code }),
   )));

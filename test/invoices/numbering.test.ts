@@ -5,6 +5,7 @@ import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { line } from './fixtures.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
 let app: TestApp;
 let cookie: string;
@@ -34,7 +35,7 @@ test.serial('a failed creation gives its number back: the sequence stays gapless
   const customer = await insertCustomer(app.db);
   await t.throwsAsync(
     app.db.transaction(async (trx) => {
-      const taken = await createInvoice(trx, { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'issued' });
+      const taken = await createInvoice(trx, { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'issued' }, SYSTEM_ACTOR);
       t.is(seqOf(taken.invoice.invoice_number), seqOf(before!.n) + 1);
       throw new Error('roll back after the number was taken');
     }),
@@ -46,10 +47,10 @@ test.serial('a failed creation gives its number back: the sequence stays gapless
 test.serial('the sequence restarts at 0001 in a new year and keeps counting in the old one', async (t) => {
   const customer = await insertCustomer(app.db);
   const input = { customerId: customer.id, lineItems: [line('5.00')], currency: 'USD', status: 'draft' as const };
-  const a = await createInvoice(app.db, input, { now: new Date('2031-12-31T23:59:59Z') });
-  const b = await createInvoice(app.db, input, { now: new Date('2032-01-01T00:00:00Z') });
-  const c = await createInvoice(app.db, input, { now: new Date('2032-06-01T00:00:00Z') });
-  const d = await createInvoice(app.db, input, { now: new Date('2031-12-31T23:59:59Z') });
+  const a = await createInvoice(app.db, input, SYSTEM_ACTOR, { now: new Date('2031-12-31T23:59:59Z') });
+  const b = await createInvoice(app.db, input, SYSTEM_ACTOR, { now: new Date('2032-01-01T00:00:00Z') });
+  const c = await createInvoice(app.db, input, SYSTEM_ACTOR, { now: new Date('2032-06-01T00:00:00Z') });
+  const d = await createInvoice(app.db, input, SYSTEM_ACTOR, { now: new Date('2031-12-31T23:59:59Z') });
   t.is(a.invoice.invoice_number, 'INV-2031-0001');
   t.is(b.invoice.invoice_number, 'INV-2032-0001');
   t.is(c.invoice.invoice_number, 'INV-2032-0002');
@@ -59,6 +60,6 @@ test.serial('the sequence restarts at 0001 in a new year and keeps counting in t
 test.serial('past 9999 the sequence grows wider', async (t) => {
   await app.db('document_counters').insert({ kind: 'INV', year: 2040, last_seq: 9999 });
   const customer = await insertCustomer(app.db);
-  const created = await createInvoice(app.db, { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'draft' }, { now: new Date('2040-03-01T00:00:00Z') });
+  const created = await createInvoice(app.db, { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'draft' }, SYSTEM_ACTOR, { now: new Date('2040-03-01T00:00:00Z') });
   t.is(created.invoice.invoice_number, 'INV-2040-10000');
 });

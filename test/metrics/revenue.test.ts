@@ -98,17 +98,17 @@ test.serial('outstanding, overdue and collected (payments less refunds) in the c
   const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) - 3 * DAY);
   const customer = await insertCustomer(app.db, { name: 'Late Payer KK' });
   const invoice = (total: string, dueDate: Date, at = now) =>
-    createInvoice(app.db, { customerId: customer.id, currency: 'JPY', taxRate: '0', status: 'issued', dueDate, lineItems: [{ description: 'Work', quantity: 1, unitPrice: total }] }, { now: at });
-  const refund = (paymentId: string, amount: string) => createRefund(app.db, { paymentId, amount, reason: null }, { config: app.deps.config, now });
+    createInvoice(app.db, { customerId: customer.id, currency: 'JPY', taxRate: '0', status: 'issued', dueDate, lineItems: [{ description: 'Work', quantity: 1, unitPrice: total }] }, SYSTEM_ACTOR, { now: at });
+  const refund = (paymentId: string, amount: string) => createRefund(app.db, { paymentId, amount, reason: null }, SYSTEM_ACTOR, { config: app.deps.config, now });
 
   const open = await invoice('10000', new Date(now.getTime() + 30 * DAY));
-  const partly = await recordPayment(app.db, { invoiceId: open.invoice.id, amount: '3000', paymentMethod: 'manual' }, { now });
+  const partly = await recordPayment(app.db, { invoiceId: open.invoice.id, amount: '3000', paymentMethod: 'manual' }, SYSTEM_ACTOR, { now });
   await refund(partly.id, '500');
   const late = await invoice('5000', new Date(now.getTime() - 2 * DAY), new Date(now.getTime() - 20 * DAY));
-  await recordPayment(app.db, { invoiceId: late.invoice.id, amount: '1000', paymentMethod: 'bank_transfer' }, { now });
+  await recordPayment(app.db, { invoiceId: late.invoice.id, amount: '1000', paymentMethod: 'bank_transfer' }, SYSTEM_ACTOR, { now });
   t.is(await markOverdueInvoices(app.db, now), 1);
   const paidBefore = await invoice('10000', new Date(lastMonth.getTime() + 30 * DAY), lastMonth);
-  const old = await recordPayment(app.db, { invoiceId: paidBefore.invoice.id, amount: '10000', paymentMethod: 'manual' }, { now: lastMonth });
+  const old = await recordPayment(app.db, { invoiceId: paidBefore.invoice.id, amount: '10000', paymentMethod: 'manual' }, SYSTEM_ACTOR, { now: lastMonth });
   await refund(old.id, '1000');
 
   const body = await revenue();

@@ -3,6 +3,7 @@ import { AppError } from '../../src/errors.ts';
 import { recordPayment } from '../../src/payments/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { adminCtx, makeInvoice, pay, readInvoice, type Ctx } from './fixtures.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
 let app: TestApp;
 let c: Ctx;
@@ -55,10 +56,10 @@ test('concurrent payments with one provider reference on different invoices: the
 test('recordPayment: a replayed provider event is duplicate_payment even once the invoice is paid, and the caller transaction stays usable', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '30.00' });
   const input = { invoiceId: invoice.id, amount: '30.00', paymentMethod: 'provider_a' as const, providerReference: 'pi_webhook_1' };
-  const first = await recordPayment(app.db, input);
+  const first = await recordPayment(app.db, input, SYSTEM_ACTOR);
   t.is(first.amount, '30.00');
   await app.db.transaction(async (trx) => {
-    const error = await t.throwsAsync(recordPayment(trx, input), { instanceOf: AppError });
+    const error = await t.throwsAsync(recordPayment(trx, input, SYSTEM_ACTOR), { instanceOf: AppError });
     t.is((error as AppError).code, 'duplicate_payment');
     // The caller's transaction was not aborted by the refusal.
     t.is((await trx('payments').where({ provider_reference: 'pi_webhook_1' })).length, 1);
@@ -67,7 +68,7 @@ test('recordPayment: a replayed provider event is duplicate_payment even once th
   const other = await makeInvoice(c, { unitPrice: '30.00' });
   await app.db.transaction(async (trx) => {
     await trx('events').count();
-    const error = await t.throwsAsync(recordPayment(trx, { ...input, invoiceId: other.id }), { instanceOf: AppError });
+    const error = await t.throwsAsync(recordPayment(trx, { ...input, invoiceId: other.id }, SYSTEM_ACTOR), { instanceOf: AppError });
     t.is((error as AppError).code, 'duplicate_payment');
     t.is((await trx('payments').where({ invoice_id: other.id })).length, 0);
   });
@@ -76,16 +77,16 @@ test('recordPayment: a replayed provider event is duplicate_payment even once th
 
 test('recordPayment validates like the route: a number amount is invalid_request', async (t) => {
   const invoice = await makeInvoice(c);
-  const error = await t.throwsAsync(recordPayment(app.db, { invoiceId: invoice.id, amount: 5 as unknown as string, paymentMethod: 'manual' }), { instanceOf: AppError });
+  const error = await t.throwsAsync(recordPayment(app.db, { invoiceId: invoice.id, amount: 5 as unknown as string, paymentMethod: 'manual' }, SYSTEM_ACTOR), { instanceOf: AppError });
   t.is((error as AppError).code, 'invalid_request');
 });
 
 test('the unique index decides between two uncommitted payments with one reference on different invoices', async (t) => {
   const [a, b] = await Promise.all([makeInvoice(c), makeInvoice(c)]);
   const trx = await app.db.transaction();
-  await recordPayment(trx, { invoiceId: a.id, amount: '5.00', paymentMethod: 'provider_b', providerReference: 'inv_race' });
+  await recordPayment(trx, { invoiceId: a.id, amount: '5.00', paymentMethod: 'provider_b', providerReference: 'inv_race' }, SYSTEM_ACTOR);
   // The second insert waits on the first's uncommitted index entry (the pre-check cannot see it yet).
-  const second = recordPayment(app.db, { invoiceId: b.id, amount: '5.00', paymentMethod: 'provider_b', providerReference: 'inv_race' });
+  const second = recordPayment(app.db, { invoiceId: b.id, amount: '5.00', paymentMethod: 'provider_b', providerReference: 'inv_race' }, SYSTEM_ACTOR);
   await new Promise((r) => setTimeout(r, 200));
   await trx.commit();
   const error = await t.throwsAsync(second, { instanceOf: AppError });

@@ -9,6 +9,7 @@ import { request } from '../helpers/http.ts';
 import { adminCtx, readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
 import { startFakeProviderA, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { makePayment, readPayment, refund } from './fixtures.ts';
+import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
 let app: TestApp;
 let c: Ctx;
@@ -94,7 +95,7 @@ test.serial('a provider_a 500, a refund answered as failed, and a wrong secret a
   }
   const intent = nextReference();
   const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
-  const error = await t.throwsAsync(createRefund(app.db, { paymentId: payment.id, amount: '1.00', reason: null }, { config: { ...config(), PROVIDER_A_SECRET_KEY: 'sk_wrong' } }), { instanceOf: AppError });
+  const error = await t.throwsAsync(createRefund(app.db, { paymentId: payment.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, { config: { ...config(), PROVIDER_A_SECRET_KEY: 'sk_wrong' } }), { instanceOf: AppError });
   t.is((error as AppError).code, 'provider_error');
   t.is((error as AppError).message, 'provider_a refused the refund: Invalid API Key provided');
   t.is((await app.db('refunds').where({ payment_id: payment.id })).length, 0);
@@ -105,14 +106,14 @@ test.serial('an unreachable, slow or unconfigured provider_a is 502 with nothing
   provider.behave(intent, { delayMs: 2_000 });
   const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
   const input = { paymentId: payment.id, amount: '10.00', reason: null };
-  const attempts: [Parameters<typeof createRefund>[2], string][] = [
+  const attempts: [Parameters<typeof createRefund>[3], string][] = [
     [{ config: { PROVIDER_A_API_URL: 'http://127.0.0.1:9', PROVIDER_A_SECRET_KEY: 'sk_test' } }, 'provider_a could not be reached'],
     [{ config: config(), gatewayFor: () => providerARefundGateway(config(), { timeoutMs: 200 }) }, 'provider_a did not answer within 0.2 s'],
     [{ config: { PROVIDER_A_API_URL: provider.url, PROVIDER_A_SECRET_KEY: undefined } }, 'provider_a is not configured (PROVIDER_A_SECRET_KEY is not set)'],
   ];
   for (const [options, message] of attempts) {
     const before = await snapshot(app.db);
-    const error = await t.throwsAsync(createRefund(app.db, input, options), { instanceOf: AppError });
+    const error = await t.throwsAsync(createRefund(app.db, input, SYSTEM_ACTOR, options), { instanceOf: AppError });
     t.is((error as AppError).code, 'provider_error');
     t.is((error as AppError).message, message);
     t.deepEqual(await snapshot(app.db), before);

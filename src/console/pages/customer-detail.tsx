@@ -149,10 +149,10 @@ export const grantCreditAction = defineAction({
   path: '/admin/customers/:id/credits',
   form: 'credit',
   page: customerPage,
-  async run({ deps, params, form }) {
+  async run({ deps, params, form, actor }) {
     const id = customerIdOf(params);
     const input = parseOrThrow(createCreditBody, { customerId: id, amount: typed(form, 'amount'), description: typed(form, 'description'), currency: typed(form, 'currency') || undefined }, 'body');
-    const { entry, applications, balanceAfter } = await grantCredit(deps.db, input);
+    const { entry, applications, balanceAfter } = await grantCredit(deps.db, input, actor);
     const spent = applications.length
       ? `; ${money(sumMoney(applications.map((a) => a.amount)).toString(), entry.currency)} applied to ${applications.map((a) => a.invoice.invoice_number).join(', ')}`
       : '';

@@ -1,4 +1,5 @@
 import type { ConsoleRoute } from '../http/route.ts';
+import { auditLogRoutes } from './audit-log.tsx';
 import { couponRoutes } from './coupons.tsx';
 import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
@@ -24,4 +25,5 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...webhookRoutes,
   ...lifecycleRoutes,
   ...settingsRoutes,
+  ...auditLogRoutes,
 ];

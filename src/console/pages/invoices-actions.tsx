@@ -22,10 +22,10 @@ export const invoiceStatusAction = defineAction({
   path: '/admin/invoices/:id/status',
   form: FORMS.status,
   page: invoicePage,
-  async run({ deps, params, form }) {
+  async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Invoice');
     const body = parseOrThrow(updateInvoiceBody, { status: field(form, 'status') }, 'body');
-    const { invoice } = await setInvoiceStatus(deps.db, id, body.status, { settings: deps.config });
+    const { invoice } = await setInvoiceStatus(deps.db, id, body.status, actor, { settings: deps.config });
     return { redirect: invoiceUrl(id), notice: `Invoice ${invoice.invoice_number} is now ${invoice.status}.` };
   },
 });
@@ -34,14 +34,14 @@ export const invoicePaymentAction = defineAction({
   path: '/admin/invoices/:id/payments',
   form: FORMS.payment,
   page: invoicePage,
-  async run({ deps, params, form }) {
+  async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Invoice');
     const body = parseOrThrow(
       createPaymentBody,
       { invoiceId: id, amount: field(form, 'amount')?.trim(), paymentMethod: field(form, 'paymentMethod'), providerReference: field(form, 'providerReference') },
       'body',
     );
-    const payment = await recordPayment(deps.db, body);
+    const payment = await recordPayment(deps.db, body, actor);
     return { redirect: invoiceUrl(id), notice: `Payment of ${formatMoney(payment.amount, payment.currency)} ${payment.currency} recorded.` };
   },
 });
@@ -50,10 +50,10 @@ export const invoiceCreditNoteAction = defineAction({
   path: '/admin/invoices/:id/credit-notes',
   form: FORMS.creditNote,
   page: invoicePage,
-  async run({ deps, params, form }) {
+  async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Invoice');
     const body = parseOrThrow(createCreditNoteBody, { invoiceId: id, amount: field(form, 'amount')?.trim(), reason: field(form, 'reason') }, 'body');
-    const note = await issueCreditNote(deps.db, body);
+    const note = await issueCreditNote(deps.db, body, actor);
     return { redirect: invoiceUrl(id), notice: `Credit note ${note.number} of ${formatMoney(note.amount, note.currency)} ${note.currency} issued.` };
   },
 });
@@ -62,10 +62,10 @@ export const paymentRefundAction = defineAction({
   path: '/admin/payments/:id/refunds',
   form: FORMS.refund,
   page: paymentRefundPage,
-  async run({ deps, params, form }) {
+  async run({ deps, params, form, actor }) {
     const paymentId = uuidParam(params.id, 'Payment');
     const body = parseOrThrow(createRefundBody, { paymentId, amount: field(form, 'amount')?.trim(), reason: field(form, 'reason') }, 'body');
-    const refund = await createRefund(deps.db, body, { config: deps.config });
+    const refund = await createRefund(deps.db, body, actor, { config: deps.config });
     const payment = await getPayment(deps.db, paymentId);
     return { redirect: invoiceUrl(payment.invoice_id), notice: `Refund of ${formatMoney(refund.amount, refund.currency)} ${refund.currency} recorded.` };
   },

@@ -1,7 +1,9 @@
 /**
  * `/admin/invoices/:id` (console.md "money"): header, lines, amounts, payments with their refunds, credit
- * notes, the PDF, the invoice's events and their webhook deliveries, and the actions on it (C-6).
+ * notes, the PDF, the invoice's events and their webhook deliveries, the actions on it (C-6) and its audit entries (C-11).
  */
+import type { AuditRow } from '../../audit/repo.ts';
+import { auditEntriesOf } from '../../audit/service.ts';
 import { listCreditNotes } from '../../credit-notes/service.ts';
 import { notFound } from '../../errors.ts';
 import { listInvoiceEvents } from '../../events/service.ts';
@@ -16,6 +18,7 @@ import { findPayment, listPayments } from '../../payments/service.ts';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { listDeliveriesOfEvents } from '../../webhooks/service.ts';
 import type { FormState } from '../components/Form.tsx';
+import { AuditTrail } from '../components/AuditTrail.tsx';
 import { date, dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
@@ -42,19 +45,21 @@ interface InvoicePageData {
   creditNotes: CreditNoteRow[];
   events: EventRow[];
   deliveries: DeliveryRow[];
+  audit: AuditRow[];
 }
 
 async function loadInvoicePage(db: Db, id: string): Promise<InvoicePageData> {
   const { invoice, lines } = await getInvoice(db, uuidParam(id, 'Invoice'));
   const related = { limit: RELATED_LIMIT, newestFirst: true };
-  const [names, payments, creditNotes, events] = await Promise.all([
+  const [names, payments, creditNotes, events, audit] = await Promise.all([
     customerNames(db, [invoice.customer_id]),
     listPayments(db, related, { invoiceId: invoice.id }),
     listCreditNotes(db, related, { invoiceId: invoice.id }),
     listInvoiceEvents(db, invoice.id, EVENT_LIMIT),
+    auditEntriesOf(db, 'invoice', invoice.id),
   ]);
   const [refunds, deliveries] = await Promise.all([refundsOfPayments(db, payments.rows.map((p) => p.id)), listDeliveriesOfEvents(db, events.map((e) => e.id))]);
-  return { invoice, lines, customerName: names.get(invoice.customer_id), payments: payments.rows, refunds, creditNotes: creditNotes.rows, events, deliveries };
+  return { invoice, lines, customerName: names.get(invoice.customer_id), payments: payments.rows, refunds, creditNotes: creditNotes.rows, events, deliveries, audit };
 }
 
 const refundable = (p: PaymentRow) => decimal(p.amount).minus(p.refunded_amount).gt(0);
@@ -223,6 +228,7 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
       <Events events={data.events} />
       <h2>Webhook deliveries</h2>
       <Deliveries rows={data.deliveries} />
+      <AuditTrail rows={data.audit} targetType="invoice" targetId={invoice.id} />
     </Layout>
   );
 }

@@ -118,9 +118,9 @@ export const createInvoiceAction = defineAction({
   path: '/admin/invoices',
   form: CREATE_FORM,
   page: invoicesPage,
-  async run({ deps, form }) {
+  async run({ deps, form, actor }) {
     const body = parseOrThrow(createInvoiceBody, invoiceBodyOf(form), 'body');
-    const { invoice } = await createAdminInvoice(deps.db, body, { settings: deps.config });
+    const { invoice } = await createAdminInvoice(deps.db, body, actor, { settings: deps.config });
     return { redirect: `/admin/invoices/${invoice.id}`, notice: `Invoice ${invoice.invoice_number} created (${invoice.status}).` };
   },
 });
