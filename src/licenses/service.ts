@@ -157,8 +157,8 @@ export async function updateLicense(db: Db, key: string, input: UpdateLicenseInp
       // A stored `expired` whose date moves into the future (or goes away) is a renewal.
       changes.status = 'active';
     }
-    if (Object.keys(changes).length === 0) return row;
-    const updated = await updateLicenseRow(trx, row.id, changes);
+    // An accepted update is an admin action even when it stores nothing: it is recorded (with no field).
+    const updated = Object.keys(changes).length === 0 ? row : await updateLicenseRow(trx, row.id, changes);
     const action = input.status !== undefined && updated.status !== row.status ? STATUS_ACTIONS[input.status] : 'license.update';
     await recordAudit(trx, actor, { action, targetType: TARGET_TYPE, targetId: row.license_key, before: audited(row), after: audited(updated) });
     return updated;

@@ -153,16 +153,16 @@ export async function getProviderEvent(db: Db, id: string): Promise<ProviderEven
 
 /**
  * Queues a stored event again (a failed one after fixing its cause) and records who did it (C-11); an applied
- * one stays applied and nothing is recorded (the replay changed nothing). Replayed twice before the worker
- * gets to it, the event is queued twice and applied once (under its row lock).
+ * one stays applied, and the replay, which changed nothing, is still recorded (one row per accepted admin
+ * write). Replayed twice before the worker gets to it, the event is queued twice and applied once (under its row lock).
  */
 export async function replayProviderEvent(db: Db, id: string, actor: Actor): Promise<ProviderEventRow> {
   return inTransaction(db, async (trx) => {
     const event = await lockProviderEventRow(trx, id);
     if (!event) throw notFound('Provider event');
-    if (event.status === 'processed' || event.status === 'ignored') return event;
-    const reset = await updateProviderEventRow(trx, id, { status: 'received', failure_reason: null });
-    await enqueue(trx, applyProviderEventJob, { eventId: id });
+    const applied = event.status === 'processed' || event.status === 'ignored';
+    const reset = applied ? event : await updateProviderEventRow(trx, id, { status: 'received', failure_reason: null });
+    if (!applied) await enqueue(trx, applyProviderEventJob, { eventId: id });
     const audited = (row: ProviderEventRow) => ({ status: row.status, failureReason: row.failure_reason });
     await recordAudit(trx, actor, { action: 'provider_event.replay', targetType: 'provider_event', targetId: id, before: audited(event), after: audited(reset) });
     return reset;

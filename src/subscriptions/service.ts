@@ -120,16 +120,16 @@ async function activate(trx: Db, sub: SubscriptionRow, now: Date, clock: Clock, 
 
 /**
  * The audit action of a PUT (C-11), named after what it did: one status move or the flag alone has its own
- * verb; a status move and a flag change in one PUT is `subscription.update`. Undefined when nothing changed.
+ * verb; a status move and a flag change in one PUT, or a PUT that changed nothing, is `subscription.update`.
  */
-function updateAction(before: SubscriptionRow, after: SubscriptionRow): string | undefined {
+function updateAction(before: SubscriptionRow, after: SubscriptionRow): string {
   const moved = before.status !== after.status;
   const flagged = before.cancel_at_period_end !== after.cancel_at_period_end;
   // Canceling clears the flag as part of the move (transitions.ts): still one cancel.
   if (after.status === 'canceled') return 'subscription.cancel';
   if (moved && flagged) return 'subscription.update';
   if (moved) return after.status === 'paused' ? 'subscription.pause' : before.status === 'paused' ? 'subscription.resume' : 'subscription.activate';
-  return flagged ? 'subscription.cancel_at_period_end' : undefined;
+  return flagged ? 'subscription.cancel_at_period_end' : 'subscription.update';
 }
 
 /** The move (and flag) of a PUT, without its audit row. */
@@ -147,15 +147,15 @@ async function applyUpdate(trx: Db, sub: SubscriptionRow, input: UpdateSubscript
 
 /**
  * PUT /api/billing/subscriptions/:id (D-44): one status move and the cancel-at-period-end flag, one event
- * and one audit row. A PUT that changes nothing (the status it has already) records neither.
+ * and one audit row. A PUT that changes nothing (the status it has already) records no event, but it is an
+ * accepted admin action and leaves its audit row, with no changed field (C-11: one row per accepted write).
  */
 export async function updateSubscription(db: Db, id: string, input: UpdateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const sub = await lockLiveSubscription(trx, id);
     const updated = await applyUpdate(trx, sub, input, now, clock);
-    const action = updateAction(sub, updated);
-    if (action) await recordAudit(trx, actor, { action, targetType: 'subscription', targetId: id, before: auditedSubscription(sub), after: auditedSubscription(updated) });
+    await recordAudit(trx, actor, { action: updateAction(sub, updated), targetType: 'subscription', targetId: id, before: auditedSubscription(sub), after: auditedSubscription(updated) });
     return updated;
   });
 }

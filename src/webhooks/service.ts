@@ -82,8 +82,8 @@ export async function updateEndpoint(db: Db, id: string, input: UpdateEndpointIn
   return inTransaction(db, async (trx) => {
     const before = await lockEndpoint(trx, id);
     if (!before) throw notFound('Webhook endpoint');
-    if (Object.keys(changes).length === 0) return before;
-    const after = (await updateEndpointRow(trx, id, changes))!;
+    // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
+    const after = Object.keys(changes).length === 0 ? before : (await updateEndpointRow(trx, id, changes))!;
     await recordAudit(trx, actor, { action: updateAction(input), targetType: 'webhook_endpoint', targetId: id, before: audited(before), after: audited(after) });
     return after;
   });

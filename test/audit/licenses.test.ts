@@ -89,8 +89,11 @@ test.serial('refused or invalid writes leave no row', async (t) => {
   t.is((await kit.admin('/api/licenses', { body: { customerId: license.customerId, productId: '00000000-0000-4000-8000-000000000000' } })).status, 400);
   t.is((await kit.admin(`/api/licenses/${license.licenseKey}/activations/never-seen`, { method: 'DELETE' })).status, 404);
   t.is((await kit.admin('/api/licenses/LIC-0000-0000-0000', { method: 'DELETE' })).status, 404);
-  t.is((await put(license.licenseKey, {})).status, 200, 'an empty PUT changes nothing');
   await expectNoAudit(t, db(), mark);
+  // Accepted but storing nothing: still the admin's action, recorded with no changed field.
+  const empty = await auditMark(db());
+  t.is((await put(license.licenseKey, {})).status, 200, 'an empty PUT changes nothing');
+  await expectOneAudit(t, db(), empty, { action: 'license.update', before: {}, after: {} });
 });
 
 test.serial('the public endpoints are not admin actions: verify, validate (activation) and refusals leave no row', async (t) => {

@@ -41,7 +41,7 @@ async function subscribed(planPrice = '30.00', body: Record<string, unknown> = {
   return { customer, plan, sub: res.body as { id: string; currentPeriodEnd: string } };
 }
 
-test.serial('API: create, pause, resume, the flag, a combined PUT, change-plan and cancel each leave one row; a PUT that changes nothing leaves none', async (t) => {
+test.serial('API: create, pause, resume, the flag, a combined PUT, change-plan and cancel each leave one row; a PUT that changes nothing leaves one with no field', async (t) => {
   const customer = await insertCustomer(app.db);
   const [plan, bigger] = [await makePlan(app.db, '30.00'), await makePlan(app.db, '60.00')];
   let mark = await auditMark(app.db);
@@ -67,9 +67,10 @@ test.serial('API: create, pause, resume, the flag, a combined PUT, change-plan a
   await put({ cancelAtPeriodEnd: true });
   await expectOneAudit(t, app.db, mark, { action: 'subscription.cancel_at_period_end', before: { cancelAtPeriodEnd: false }, after: { cancelAtPeriodEnd: true } });
 
+  // Accepted but changing nothing: still the admin's action, recorded with no changed field.
   mark = await auditMark(app.db);
   await put({ status: 'active', cancelAtPeriodEnd: true });
-  await expectNoAudit(t, app.db, mark);
+  await expectOneAudit(t, app.db, mark, { action: 'subscription.update', before: {}, after: {} });
 
   mark = await auditMark(app.db);
   await put({ status: 'paused', cancelAtPeriodEnd: false });
@@ -103,6 +104,7 @@ test.serial('API: ending a trial early is subscription.activate', async (t) => {
 test.serial('API: refused or invalid writes leave no row', async (t) => {
   const { customer, plan, sub } = await subscribed();
   const euro = await makePlan(app.db, '30.00', 'monthly', 'EUR');
+  const dearer = await makePlan(app.db, '45.00');
   const mark = await auditMark(app.db);
   const unknown = '00000000-0000-4000-8000-000000000000';
   t.is((await api('/api/billing/subscriptions', { body: { customerId: unknown, planId: plan.id, billingCycle: 'monthly' } })).status, 400);
@@ -114,7 +116,7 @@ test.serial('API: refused or invalid writes leave no row', async (t) => {
   t.is((await api(`/api/billing/subscriptions/${sub.id}/change-plan`, { body: { newPlanId: euro.id } })).status, 400);
   t.is((await api(`/api/billing/subscriptions/${sub.id}/change-plan`, { body: { newPlanId: unknown } })).status, 400);
   const old = new Date(Date.now() - 2 * 3_600_000).toISOString();
-  const stale = await api(`/api/billing/subscriptions/${sub.id}/change-plan`, { body: { newPlanId: (await makePlan(app.db, '45.00')).id, prorationDate: old } });
+  const stale = await api(`/api/billing/subscriptions/${sub.id}/change-plan`, { body: { newPlanId: dearer.id, prorationDate: old } });
   t.is(stale.status, 400);
   t.is(stale.body.error.details[0].path, 'prorationDate');
   await expectNoAudit(t, app.db, mark);

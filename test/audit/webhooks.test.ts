@@ -103,7 +103,7 @@ test.serial('API: create, update, disable, enable, set secret, rotate, redeliver
   for (const secret of secrets) t.false(table.includes(secret), 'a secret in the audit log');
 });
 
-test.serial('API: a provider event replay leaves one row; replaying an applied event changes nothing and leaves none', async (t) => {
+test.serial('API: a provider event replay leaves one row; replaying an applied event changes nothing and leaves one with no field', async (t) => {
   const id = await failedProviderEvent();
   let mark = await auditMark(app.db);
   t.is((await api(`/api/billing/provider-events/${id}/replay`, { method: 'POST' })).status, 200);
@@ -114,7 +114,7 @@ test.serial('API: a provider event replay leaves one row; replaying an applied e
   await app.db('provider_events').where({ id }).update({ status: 'processed' });
   mark = await auditMark(app.db);
   t.is((await api(`/api/billing/provider-events/${id}/replay`, { method: 'POST' })).status, 200);
-  await expectNoAudit(t, app.db, mark);
+  await expectOneAudit(t, app.db, mark, { action: 'provider_event.replay', target_id: id, before: {}, after: {} });
 });
 
 test.serial('API: refused or invalid writes leave no row', async (t) => {
@@ -135,8 +135,11 @@ test.serial('API: refused or invalid writes leave no row', async (t) => {
   t.is((await api(`${base}/${other.id}/deliveries/${deliveryId}/retry`, { method: 'POST' })).status, 404, 'a delivery of another endpoint');
   t.is((await api(`${base}/${endpoint.id}/deliveries/${missing}/retry`, { method: 'POST' })).status, 404);
   t.is((await api(`/api/billing/provider-events/${missing}/replay`, { method: 'POST' })).status, 404);
-  t.is((await api(`${base}/${endpoint.id}`, { method: 'PUT', body: {} })).status, 200, 'an empty PUT changes nothing');
   await expectNoAudit(t, app.db, mark);
+  // Accepted but changing nothing: still the admin's action, recorded with no changed field.
+  const empty = await auditMark(app.db);
+  t.is((await api(`${base}/${endpoint.id}`, { method: 'PUT', body: {} })).status, 200, 'an empty PUT changes nothing');
+  await expectOneAudit(t, app.db, empty, { action: 'webhook_endpoint.update', before: {}, after: {} });
 });
 
 test.serial('console: each action leaves one row by the signed-in admin; a refused one leaves none; no secret is stored', async (t) => {

@@ -52,7 +52,8 @@ test('C-7: a user without the admin role sees nothing', async (t) => {
   await close();
 });
 
-test('C-6: a POST without the CSRF token is 403 and changes nothing; sign-out with it ends the session', async (t) => {
+// Serial: it counts the sessions, which the other tests of this file add to.
+test.serial('C-6: a POST without the CSRF token is 403 and changes nothing; sign-out with it ends the session', async (t) => {
   const { page, close } = await kit.adminPage('/admin');
   const before = await kit.app.db('sessions').count<{ count: number }[]>('* as count');
   const refused = await page.evaluate(async () => {

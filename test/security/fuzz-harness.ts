@@ -21,6 +21,12 @@ import { changedTables, fingerprintQuery, type Fingerprint } from './fingerprint
 import { conforming, serialise, type JsonSchema } from './schema-arbitraries.ts';
 import { buildWorld, existingParam, pathParamNames, routeName, type World } from './world.ts';
 
+/** C-11: every accepted write of the admin API is an admin action and leaves one audit row. */
+const isAdminAction = (route: AnyRoute) => route.auth === 'admin' && route.method !== 'get';
+
+/** The audit log's row count, from its fingerprint (`count:checksum`). */
+const auditRows = (fingerprint: Fingerprint) => Number((fingerprint.audit_log ?? '0:').split(':')[0]);
+
 /** Where the hostile input went; `fixed` counts the deterministic cases (limits, media types, D-3, text). */
 export type Location = 'body' | 'query' | 'params' | 'fixed';
 
@@ -184,6 +190,10 @@ export class FuzzHarness {
       if (changed.length > 0) problems.push(`refused (${res.status}) but changed ${changed.join(', ')}`);
       const undeclared = undeclaredErrorProblem(route, res);
       if (undeclared) problems.push(undeclared);
+    }
+    if (res.status < 400 && isAdminAction(route)) {
+      const added = auditRows(after) - auditRows(this.#lastFingerprint);
+      if (added !== 1) problems.push(`accepted but left ${added} audit rows (C-11: an admin action leaves exactly one)`);
     }
     if (expected.status !== undefined && res.status !== expected.status) problems.push(`expected ${expected.status}, got ${res.status}`);
     if (expected.code !== undefined && res.body?.error?.code !== expected.code) problems.push(`expected code ${expected.code}, got ${res.body?.error?.code}`);
