@@ -4,6 +4,7 @@ import pg from 'pg';
 import { AppError } from '../errors.ts';
 import { isProcessAlive } from '../os/process-alive.ts';
 import { portFree } from '../os/port-free.ts';
+import { assertReachable } from './reachable.ts';
 
 export interface EmbeddedServer {
   /** Connection string of the server's maintenance database (`postgres`). */
@@ -60,22 +61,6 @@ async function stopOrphan(pid: number, dataDir: string): Promise<void> {
   if (isProcessAlive(pid)) throw new Error(`PostgreSQL ${pid} serving ${dataDir} did not stop`);
 }
 
-async function waitUntilAccepting(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const client = new pg.Client({ connectionString: url });
-    try {
-      await client.connect();
-      await client.end();
-      return;
-    } catch (error) {
-      await client.end().catch(() => {});
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
-
 const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
 
 /**
@@ -112,7 +97,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     else if (options.exclusive) {
       throw new AppError('setup_failed', `The data folder ${dataDir} is in use by another running instance (pid ${owner}): stop it, or set PGDATA_DIR to another folder`);
     } else {
-      await waitUntilAccepting(adminUrl, 30_000);
+      await assertReachable(adminUrl, 30_000);
       return { adminUrl, stop: async () => {} };
     }
   }
@@ -140,7 +125,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   }
   await server.start();
   writeFileSync(ownerFile(dataDir), String(process.pid));
-  await waitUntilAccepting(adminUrl, 30_000);
+  await assertReachable(adminUrl, 30_000);
   return {
     adminUrl,
     async stop() {

@@ -32,11 +32,11 @@ function reason(error: unknown, url: string): string {
 }
 
 /**
- * Connects once to `url`, retrying for a few seconds (a database starting beside the service); a database
+ * Connects once to `url`, retrying for `retryForMs` (a database starting beside the service); a database
  * that stays unreachable stops the process with one line naming DATABASE_URL (D-93), not a driver stack.
  */
-export async function assertReachable(url: string): Promise<void> {
-  const deadline = Date.now() + RETRY_FOR_MS;
+export async function assertReachable(url: string, retryForMs = RETRY_FOR_MS): Promise<void> {
+  const deadline = Date.now() + retryForMs;
   for (;;) {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
     try {

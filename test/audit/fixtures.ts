@@ -1,19 +1,9 @@
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
+import type { AuditRow } from '../../src/audit/repo.ts';
 
-export interface AuditLogRow {
-  id: string;
-  actor: string;
-  actor_email: string | null;
-  action: string;
-  target_type: string;
-  target_id: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  request_id: string | null;
-  ip: string | null;
-  created_at: Date;
-}
+/** A row of the table as stored (the audit domain's own row type). */
+export type AuditLogRow = AuditRow;
 
 /** A mark in the log: the rows written after it are what an action left. */
 export async function auditMark(db: Knex): Promise<number> {

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { VNode } from 'preact';
 import { render } from 'preact-render-to-string';
 import { setCommonSecurityHeaders } from '../../http/security-headers.ts';
+import { setOneUseCookie, takeOneUseCookie } from './one-use-cookie.ts';
 
 /**
  * C-7: the console's own headers. Scripts and styles only from the service itself, no inline script or
@@ -24,19 +25,12 @@ const NOTICE_COOKIE = 'console_notice';
 
 /** A 303 after a successful action, with its confirmation carried to the next page in a one-use cookie. */
 export function redirectWithNotice(ctx: Context, location: string, notice: string): void {
-  ctx.cookies.set(NOTICE_COOKIE, encodeURIComponent(notice.slice(0, 200)), { httpOnly: true, sameSite: 'strict', path: '/admin', overwrite: true });
+  setOneUseCookie(ctx, NOTICE_COOKIE, notice.slice(0, 200));
   ctx.status = 303;
   ctx.redirect(location);
 }
 
 /** The confirmation of the action that led here, once. */
 export function takeNotice(ctx: Context): string | undefined {
-  const raw = ctx.cookies.get(NOTICE_COOKIE);
-  if (!raw) return undefined;
-  ctx.cookies.set(NOTICE_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: '/admin', expires: new Date(0), overwrite: true });
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return undefined;
-  }
+  return takeOneUseCookie(ctx, NOTICE_COOKIE);
 }

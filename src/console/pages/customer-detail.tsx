@@ -20,6 +20,7 @@ import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
+import { uuidParam } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import type { FormValues } from '../http/form.ts';
 import { Amounts, creditAmounts, CustomerFields, customerFields, DEFAULT_CURRENCY, When } from './customers-parts.tsx';
@@ -27,12 +28,7 @@ import { ApiKeysSection, InvoicesSection, LedgerSection, LicensesSection, Paymen
 
 const SECTION_SIZE = 50;
 
-/** The id in the URL; anything but a UUID names no customer (404, as D-1 for the API). */
-function customerIdOf(params: Record<string, string>): string {
-  const parsed = uuid.safeParse(params.id);
-  if (!parsed.success) throw notFound('Customer');
-  return parsed.data;
-}
+const customerIdOf = (params: Record<string, string>) => uuidParam(params.id, 'Customer');
 
 /** Everything the page shows, read in parallel, each list one query (C-9: no query per row). */
 async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, timelineAfter: string | undefined) {

@@ -13,7 +13,8 @@ import { createRefund } from '../../refunds/service.ts';
 import { issueCreditNote, setInvoiceStatus } from '../../settlement/service.ts';
 import { field } from '../http/form.ts';
 import { defineAction } from '../http/route.ts';
-import { invoicePage, paymentRefundPage, uuidParam } from './invoices-detail.tsx';
+import { invoicePage, paymentRefundPage } from './invoices-detail.tsx';
+import { uuidParam } from '../http/params.ts';
 import { FORMS } from './invoices-forms.tsx';
 
 const invoiceUrl = (id: string) => `/admin/invoices/${id}`;

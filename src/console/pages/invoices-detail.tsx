@@ -22,6 +22,7 @@ import { AuditTrail } from '../components/AuditTrail.tsx';
 import { date, dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
+import { uuidParam } from '../http/params.ts';
 import { definePage, type PageInput } from '../http/route.ts';
 import { CreditNoteForm, FORMS, PaymentForm, RefundForm, StatusForm } from './invoices-forms.tsx';
 import type { CreditNoteRow, DeliveryRow, EventRow, InvoiceRow, LineItemRow, PaymentRow, RefundRow } from './invoices-types.ts';
@@ -30,11 +31,6 @@ import type { CreditNoteRow, DeliveryRow, EventRow, InvoiceRow, LineItemRow, Pay
 const RELATED_LIMIT = 500;
 const EVENT_LIMIT = 100;
 
-/** An id from the URL: anything but a UUID names nothing (and must not reach a uuid column): a 404 of `what`. */
-export function uuidParam(id: string | undefined, what: string): string {
-  if (!uuid.safeParse(id).success) throw notFound(what);
-  return id!;
-}
 
 interface InvoicePageData {
   invoice: InvoiceRow;

@@ -10,7 +10,7 @@ import { updateProductBody } from '../../products/schema.ts';
 import { deleteProduct, getProduct, updateProduct } from '../../products/service.ts';
 import { typedField } from '../http/form.ts';
 import { defineAction } from '../http/route.ts';
-import { uuidParam } from './invoices-detail.tsx';
+import { uuidParam } from '../http/params.ts';
 import { PRODUCT_FORMS, productPage, productUrl } from './product-detail.tsx';
 import { booleanField, planFields, productFields } from './products-parts.tsx';
 

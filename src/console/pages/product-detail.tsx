@@ -11,7 +11,7 @@ import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
 import { definePage, type ConsoleViewer } from '../http/route.ts';
 import { When } from './customers-parts.tsx';
-import { uuidParam } from './invoices-detail.tsx';
+import { uuidParam } from '../http/params.ts';
 import { PlanFields, planPrice, ProductFields, type Plan, type Product } from './products-parts.tsx';
 
 const PLANS_PAGE = 50;

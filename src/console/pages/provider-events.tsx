@@ -15,7 +15,7 @@ import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineAction, definePage } from '../http/route.ts';
 import { Nowrap, When } from './customers-parts.tsx';
-import { uuidParam } from './invoices-detail.tsx';
+import { uuidParam } from '../http/params.ts';
 
 const PAGE_SIZE = 50;
 const LIST = '/admin/provider-events';

@@ -16,7 +16,7 @@ import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
 import { field } from '../http/form.ts';
 import { defineAction, definePage } from '../http/route.ts';
-import { uuidParam } from './invoices-detail.tsx';
+import { uuidParam } from '../http/params.ts';
 import { booleanField, FORMS, renderSubscriptionPage, subscriptionPage } from './subscription-detail.tsx';
 import { planLabel, subscriptionUrl } from './subscriptions-parts.tsx';
 

@@ -22,7 +22,7 @@ import { field, type FormValues } from '../http/form.ts';
 import { defineAction, definePage, type PageInput } from '../http/route.ts';
 import { TimelineSection } from './customers-sections.tsx';
 import { firstPage } from './invoices-filters.tsx';
-import { uuidParam } from './invoices-detail.tsx';
+import { uuidParam } from '../http/params.ts';
 import { allPlans, Period, planLabel, PlanSelect, StatusBadge, subscriptionUrl, type CouponRow, type PlanRow, type SubscriptionRow } from './subscriptions-parts.tsx';
 
 export const FORMS = { status: 'status', cancelAtPeriodEnd: 'cancel-at-period-end', changePlan: 'change-plan' } as const;

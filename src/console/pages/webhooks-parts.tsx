@@ -4,7 +4,7 @@ import type { EndpointHealth } from '../../webhooks/service.ts';
 import { ErrorBox, Field, kept, type FormState } from '../components/Form.tsx';
 import { dateTime } from '../components/format.ts';
 import { field, type FormValues } from '../http/form.ts';
-import { uuidParam } from './invoices-detail.tsx';
+import { uuidParam } from '../http/params.ts';
 
 /** `*` (every event type, present and future) first, then each known type. */
 export const EVENT_CHOICES = ['*', ...EVENT_TYPES] as const;

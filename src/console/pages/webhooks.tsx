@@ -12,7 +12,7 @@ import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineAction, definePage } from '../http/route.ts';
 import { Nowrap, When } from './customers-parts.tsx';
-import { uuidParam } from './invoices-detail.tsx';
+import { uuidParam } from '../http/params.ts';
 import { providerEventRoutes } from './provider-events.tsx';
 import { webhookDetailRoutes } from './webhook-detail.tsx';
 import { EndpointFields, endpointFields, HealthSummary, LastFailure, OtherFormError, webhookUrl } from './webhooks-parts.tsx';
