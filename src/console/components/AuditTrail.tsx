@@ -25,8 +25,8 @@ export function Changes({ row }: { row: AuditRow }) {
   );
 }
 
-/** Who: the admin's email, `system`, or the API key. */
-export const actorLabel = (row: AuditRow) => row.actor_email ?? row.actor;
+/** Who: the admin's email, `system`, or the API key; broken only where it must (never "syste m"). */
+export const actorLabel = (row: AuditRow) => <span class="actor">{row.actor_email ?? row.actor}</span>;
 
 /** C-11: an object page's audit entries, newest first, with a link to the whole log of the object. */
 export function AuditTrail({ rows, targetType, targetId }: { rows: AuditRow[]; targetType: string; targetId: string }) {
@@ -40,7 +40,7 @@ export function AuditTrail({ rows, targetType, targetId }: { rows: AuditRow[]; t
         columns={[
           { header: 'When', cell: (r) => dateTime(r.created_at) },
           { header: 'Who', cell: actorLabel },
-          { header: 'Action', cell: (r) => <code>{r.action}</code> },
+          { header: 'Action', cell: (r) => <code class="action">{r.action}</code> },
           { header: 'Changes', cell: (r) => <Changes row={r} /> },
         ]}
       />

@@ -106,7 +106,7 @@ export const auditLogPage = definePage({
             columns={[
               { header: 'When', cell: (r: AuditRow) => <span class="nowrap">{dateTime(r.created_at)}</span> },
               { header: 'Who', cell: actorLabel },
-              { header: 'Action', cell: (r) => <code>{r.action}</code> },
+              { header: 'Action', cell: (r) => <code class="action">{r.action}</code> },
               { header: 'Object', cell: (r) => <ObjectCell row={r} names={names} /> },
               { header: 'Changes', cell: (r) => <Changes row={r} /> },
               { header: 'From', cell: (r) => r.ip ?? '' },
