@@ -21,7 +21,7 @@ const email = z
   .max(320, 'must be at most 320 characters')
   .pipe(z.email({ error: 'must be an email address' }));
 
-/** POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so ignored if sent. */
+/** POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so refused if sent (D-90). */
 export const createCustomerBody = z.object({
   name: nonEmptyString(200),
   email,
