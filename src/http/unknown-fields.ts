@@ -52,7 +52,7 @@ export function unknownFieldPaths(schema: z.ZodType, value: unknown, path: Path 
       const found: Path[] = [];
       for (const [name, item] of Object.entries(value)) {
         if (item === undefined) continue;
-        const field = def.shape![name];
+        const field = Object.hasOwn(def.shape!, name) ? def.shape![name] : undefined;
         if (field) found.push(...unknownFieldPaths(field, item, [...path, name], depth + 1));
         else if (open) found.push(...unknownFieldPaths(def.catchall!, item, [...path, name], depth + 1));
         else found.push([...path, name]);

@@ -78,3 +78,12 @@ test.serial('a body with only known fields is still accepted', async (t) => {
   const res = await request(app.baseUrl, '/api/customers', { cookie, body: { name: 'Grace', email: 'grace@example.test', company: null } });
   t.is(res.status, 201);
 });
+
+test.serial('a "__proto__" parameter is an unknown field like any other', async (t) => {
+  const res = await request(app.baseUrl, '/api/customers?__proto__=x', { cookie });
+  t.is(res.status, 400);
+  t.deepEqual(res.body.error.details, [{ path: 'query.__proto__', message: 'unknown field' }]);
+  const body = await request(app.baseUrl, '/api/customers', { cookie, rawBody: '{"name":"P","email":"p@example.test","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
+  t.is(body.status, 400);
+  t.deepEqual(body.body.error.details, [{ path: '__proto__', message: 'unknown field' }]);
+});
