@@ -7,6 +7,11 @@ export const ERROR_CODES = [
   /** Malformed JSON, schema failures, bad query parameters. */
   'invalid_request',
   /**
+   * An amount with more decimals than its currency's minor unit (D-91: "1.999" USD, "10.5" JPY): refused
+   * rather than rounded, naming the field.
+   */
+  'invalid_amount',
+  /**
    * The process cannot start (D-93): a port in use, a data folder held by another running instance, an
    * unreachable database. The message names the cause and the variable to change; never answered over HTTP.
    */

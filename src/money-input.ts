@@ -10,14 +10,22 @@ import { DECIMAL_PATTERN, minorUnits, money, moneyString } from './money.ts';
 
 /**
  * A stored amount must be exact in its currency: "10.001" USD would print as "10.00" (D-3) while
- * adding 10.001 to the books, so finer amounts are refused rather than rounded.
+ * adding 10.001 to the books, so finer amounts are refused rather than rounded (D-91). `amounts` maps
+ * each field's path to its amount; every inexact one is named in one error.
  */
-export function assertCurrencyPrecision(amount: string, currency: string, path = 'amount'): void {
+export function assertAmountsExact(currency: string, amounts: Record<string, string>): void {
   const places = minorUnits(currency);
-  if (money(amount).decimalPlaces() > places) {
-    const message = places === 0 ? `must be a whole number of ${currency}` : `must have at most ${places} decimal places in ${currency}`;
-    throw new AppError('invalid_request', `Invalid body: ${path}: ${message}`, { details: [{ path, message }] });
-  }
+  const message = places === 0 ? `must be a whole number of ${currency}` : `must have at most ${places} decimal places in ${currency}`;
+  const details = Object.entries(amounts)
+    .filter(([, amount]) => money(amount).decimalPlaces() > places)
+    .map(([path]) => ({ path, message }));
+  if (details.length === 0) return;
+  throw new AppError('invalid_amount', `Invalid amount: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+}
+
+/** assertAmountsExact for the one amount of a payment, refund, credit or credit note. */
+export function assertCurrencyPrecision(amount: string, currency: string, path = 'amount'): void {
+  assertAmountsExact(currency, { [path]: amount });
 }
 
 /**

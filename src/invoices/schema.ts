@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { iso, nonEmptyString, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
-import { currencyCode, DECIMAL_PATTERN, formatMoney, moneyString } from '../money.ts';
+import { currencyCode, DECIMAL_PATTERN, DEFAULT_CURRENCY, formatMoney, moneyString } from '../money.ts';
 import { amountDue } from './amounts.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
 
@@ -24,7 +24,7 @@ export const createInvoiceBody = z.object({
   lineItems: z.array(lineItemInput).min(1, 'must hold at least one line item').max(500, 'must hold at most 500 line items'),
   subscriptionId: uuid.optional(),
   dueDate: timestampInput.optional(),
-  currency: currencyCode.default('USD'),
+  currency: currencyCode.default(DEFAULT_CURRENCY),
   taxRate: taxRate.optional(),
   status: z.enum(['draft', 'issued'], { error: 'must be draft or issued' }).default('draft'),
 });
