@@ -60,9 +60,9 @@ export const ERROR_CODES = [
   'payment_not_refundable',
   /** The customer already has this (type, providerMethodId) stored (D-56). */
   'duplicate_payment_method',
-  /** A payment amount of 0 or less, or above the amount due (D-54 names one code for both). */
+  /** A payment amount above the amount due (D-54; an amount of 0 or less is an invalid_request naming it). */
   'amount_exceeds_due',
-  /** A refund amount of 0 or less, or above what is left to refund (D-55). */
+  /** A refund amount above what is left to refund (D-55; 0 or less is an invalid_request naming it). */
   'amount_exceeds_refundable',
   /** Credit notes above the invoice total (D-58). */
   'amount_exceeds_invoice',

@@ -1,13 +1,14 @@
 import type { z } from 'zod';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { LOOKUP_TEXT } from './schemas.ts';
+import { messageOf, requestErrorMap } from './messages.ts';
 import { unknownFieldPaths } from './unknown-fields.ts';
 
 /** `body` fields are named bare (`lineItems.0.amount`), others with their place (`query.limit`). */
 const joinPath = (prefix: string, path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.');
 
 export function issuesToDetails(error: z.ZodError, prefix: string): ErrorDetail[] {
-  return error.issues.map((issue) => ({ path: joinPath(prefix, issue.path), message: issue.message }));
+  return error.issues.map((issue) => ({ path: joinPath(prefix, issue.path), message: messageOf(issue) }));
 }
 
 const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surrogates';
@@ -73,7 +74,8 @@ export function parseOrThrow<S extends z.ZodType>(
   const prefix = where === 'body' ? '' : where;
   const unknown = where === 'params' ? [] : unknownFieldPaths(schema, value);
   const details: ErrorDetail[] = unknown.map((path) => ({ path: joinPath(prefix, path), message: UNKNOWN_FIELD }));
-  const result = schema.safeParse(value);
+  // The input is kept on each issue only to tell a missing field (messages.ts); it is never answered.
+  const result = schema.safeParse(value, { error: requestErrorMap, reportInput: true });
   if (result.success) {
     const lookupOnly = lookupTextFields(schema);
     const unstorable = unstorableTextPaths(result.data).filter((path) => !lookupOnly.has(String(path[0])));
