@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import { z } from 'zod';
+import { freeText } from './http/schemas.ts';
 import { AppError } from './errors.ts';
 import { DECIMAL_PATTERN, minorUnits, money, moneyString } from './money.ts';
 
@@ -44,9 +44,6 @@ export const positiveMoneyString = moneyString.refine(
 );
 
 /** Free text beside an amount (reason, description): optional, trimmed; "" and null mean none. */
-export const optionalNote = z
-  .string()
-  .trim()
-  .max(1000, 'must be at most 1000 characters')
+export const optionalNote = freeText(1000)
   .nullish()
   .transform((v) => (v ? v : null));
