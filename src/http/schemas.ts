@@ -26,6 +26,8 @@ export function lookupText<S extends z.ZodType>(schema: S): S {
  */
 const PLAIN_PATTERN = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 const FREE_PATTERN = /^(?:[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]|\r\n)*$/;
+/** The sources of both patterns, as the OpenAPI document shows them (tests generate plain text for them). */
+export const TEXT_PATTERNS: readonly string[] = [PLAIN_PATTERN.source, FREE_PATTERN.source];
 const PLAIN_MESSAGE = 'must not contain control characters';
 const FREE_MESSAGE = 'must not contain control characters other than tab and newline';
 
