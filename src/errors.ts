@@ -76,6 +76,11 @@ export const ERROR_CODES = [
   'plan_inactive',
   /** An unknown, expired, exhausted or foreign-currency coupon (D-46). */
   'invalid_coupon',
+  /**
+   * A provider whose secret is unset (D-92): a set-up state, not a provider failure. The message names the
+   * variable to set; an inbound webhook answered so is retried by its provider.
+   */
+  'provider_not_configured',
   /** Coupon codes are unique case-insensitively (D-46). */
   'coupon_code_taken',
   /** A canceled subscription is final (D-44). */

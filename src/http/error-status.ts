@@ -51,4 +51,5 @@ export const errorStatus: Record<ErrorCode, number> = {
   provider_error: 502,
   identity_provider_error: 502,
   unavailable: 503,
+  provider_not_configured: 503,
 };
