@@ -10,22 +10,14 @@ import { DECIMAL_PATTERN, minorUnits, money, moneyString } from './money.ts';
 
 /**
  * A stored amount must be exact in its currency: "10.001" USD would print as "10.00" (D-3) while
- * adding 10.001 to the books, so finer amounts are refused rather than rounded (D-91). `amounts` maps
- * each field's path to its amount; every inexact one is named in one error.
+ * adding 10.001 to the books, so finer amounts are refused rather than rounded (D-91). Unit prices are
+ * not stored amounts: a line's amount is computed from them and rounded once (D-51).
  */
-export function assertAmountsExact(currency: string, amounts: Record<string, string>): void {
-  const places = minorUnits(currency);
-  const message = places === 0 ? `must be a whole number of ${currency}` : `must have at most ${places} decimal places in ${currency}`;
-  const details = Object.entries(amounts)
-    .filter(([, amount]) => money(amount).decimalPlaces() > places)
-    .map(([path]) => ({ path, message }));
-  if (details.length === 0) return;
-  throw new AppError('invalid_amount', `Invalid amount: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
-}
-
-/** assertAmountsExact for the one amount of a payment, refund, credit or credit note. */
 export function assertCurrencyPrecision(amount: string, currency: string, path = 'amount'): void {
-  assertAmountsExact(currency, { [path]: amount });
+  const places = minorUnits(currency);
+  if (money(amount).decimalPlaces() <= places) return;
+  const message = places === 0 ? `must be a whole number of ${currency}` : `must have at most ${places} decimal places in ${currency}`;
+  throw new AppError('invalid_amount', `Invalid amount: ${path}: ${message}`, { details: [{ path, message }] });
 }
 
 /**

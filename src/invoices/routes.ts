@@ -28,8 +28,8 @@ export const invoiceRoutes = [
     tag,
     summary: 'Create an invoice (draft unless status is issued) with a number INV-{YEAR}-{SEQ}',
     body: createInvoiceBody,
-    responses: { 201: { description: 'Created', schema: invoiceResponse }, 400: { description: 'invalid_request, invalid_amount, customer_not_found, subscription_not_found' } },
-    errors: ['customer_not_found', 'subscription_not_found', 'invalid_amount'],
+    responses: { 201: { description: 'Created', schema: invoiceResponse }, 400: { description: 'invalid_request, customer_not_found, subscription_not_found' } },
+    errors: ['customer_not_found', 'subscription_not_found'],
     handler: async ({ deps, body, actor }) => {
       const { invoice, lines } = await createAdminInvoice(deps.db, body, actor, { settings: deps.config });
       return { status: 201, body: serialiseInvoice(invoice, lines) };

@@ -5,7 +5,6 @@ import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordEvent, recordEvents } from '../events/service.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { assertAmountsExact } from '../money-input.ts';
 import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { amountDue } from './amounts.ts';
@@ -28,8 +27,6 @@ export type { Clock, InvoiceDetail, NewInvoice };
  * The audit row is one more insert from what creation answered: no read of its own (a benchmarked path).
  */
 export async function createInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
-  // Lines the service prices itself (subscriptions) are exact already; an admin's unit prices are checked here.
-  assertAmountsExact(input.currency, Object.fromEntries(input.lineItems.map((line, i) => [`lineItems.${i}.unitPrice`, line.unitPrice])));
   return inTransaction(db, async (trx) => {
     await assertCustomerExists(trx, input.customerId);
     const [created] = await createInvoices(trx, [input], clock);
