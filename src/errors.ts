@@ -7,6 +7,11 @@ export const ERROR_CODES = [
   /** Malformed JSON, schema failures, bad query parameters. */
   'invalid_request',
   /**
+   * An amount with more decimals than its currency's minor unit (D-91: "1.999" USD, "10.5" JPY): refused
+   * rather than rounded, naming the field.
+   */
+  'invalid_amount',
+  /**
    * The process cannot start (D-93): a port in use, a data folder held by another running instance, an
    * unreachable database. The message names the cause and the variable to change; never answered over HTTP.
    */
@@ -55,9 +60,9 @@ export const ERROR_CODES = [
   'payment_not_refundable',
   /** The customer already has this (type, providerMethodId) stored (D-56). */
   'duplicate_payment_method',
-  /** A payment amount of 0 or less, or above the amount due (D-54 names one code for both). */
+  /** A payment amount above the amount due (D-54; an amount of 0 or less is an invalid_request naming it). */
   'amount_exceeds_due',
-  /** A refund amount of 0 or less, or above what is left to refund (D-55). */
+  /** A refund amount above what is left to refund (D-55; 0 or less is an invalid_request naming it). */
   'amount_exceeds_refundable',
   /** Credit notes above the invoice total (D-58). */
   'amount_exceeds_invoice',
@@ -71,6 +76,11 @@ export const ERROR_CODES = [
   'plan_inactive',
   /** An unknown, expired, exhausted or foreign-currency coupon (D-46). */
   'invalid_coupon',
+  /**
+   * A provider whose secret is unset (D-92): a set-up state, not a provider failure. The message names the
+   * variable to set; an inbound webhook answered so is retried by its provider.
+   */
+  'provider_not_configured',
   /** Coupon codes are unique case-insensitively (D-46). */
   'coupon_code_taken',
   /** A canceled subscription is final (D-44). */

@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import { z } from 'zod';
+import { freeText } from './http/schemas.ts';
 import { AppError } from './errors.ts';
 import { DECIMAL_PATTERN, minorUnits, money, moneyString } from './money.ts';
 
@@ -10,14 +10,14 @@ import { DECIMAL_PATTERN, minorUnits, money, moneyString } from './money.ts';
 
 /**
  * A stored amount must be exact in its currency: "10.001" USD would print as "10.00" (D-3) while
- * adding 10.001 to the books, so finer amounts are refused rather than rounded.
+ * adding 10.001 to the books, so finer amounts are refused rather than rounded (D-91). Unit prices are
+ * not stored amounts: a line's amount is computed from them and rounded once (D-51).
  */
 export function assertCurrencyPrecision(amount: string, currency: string, path = 'amount'): void {
   const places = minorUnits(currency);
-  if (money(amount).decimalPlaces() > places) {
-    const message = places === 0 ? `must be a whole number of ${currency}` : `must have at most ${places} decimal places in ${currency}`;
-    throw new AppError('invalid_request', `Invalid body: ${path}: ${message}`, { details: [{ path, message }] });
-  }
+  if (money(amount).decimalPlaces() <= places) return;
+  const message = places === 0 ? `must be a whole number of ${currency}` : `must have at most ${places} decimal places in ${currency}`;
+  throw new AppError('invalid_amount', `Invalid amount: ${path}: ${message}`, { details: [{ path, message }] });
 }
 
 /**
@@ -36,9 +36,6 @@ export const positiveMoneyString = moneyString.refine(
 );
 
 /** Free text beside an amount (reason, description): optional, trimmed; "" and null mean none. */
-export const optionalNote = z
-  .string()
-  .trim()
-  .max(1000, 'must be at most 1000 characters')
+export const optionalNote = freeText(1000)
   .nullish()
   .transform((v) => (v ? v : null));

@@ -66,6 +66,9 @@ export const moneyString = z
 
 export const nonNegativeMoneyString = moneyString.refine((v) => !v.startsWith('-'), 'must not be negative');
 
+/** The currency of an amount sent without one (products, invoices, store credit). */
+export const DEFAULT_CURRENCY = 'USD';
+
 /** ISO 4217 alphabetic code, upper case (lower case input is accepted and upper-cased). */
 export const currencyCode = z
   .string()

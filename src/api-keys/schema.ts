@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { iso, nonEmptyString, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
+import { iso, nameText, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
 import type { ApiKeyRow } from './repo.ts';
 
 export const createApiKeyBody = z.object({
-  name: nonEmptyString(200),
+  name: nameText(200),
   customerId: uuid,
   expiresAt: timestampInput.optional(),
 });

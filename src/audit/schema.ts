@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { iso, pagingQuery } from '../http/schemas.ts';
+import { iso, nameText, pagingQuery } from '../http/schemas.ts';
 import type { AuditRow } from './repo.ts';
 
-const filterText = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-
 export const listAuditLogQuery = pagingQuery().extend({
-  actor: filterText(320).optional(),
+  actor: nameText(320).optional(),
   targetType: z.string().regex(/^[a-z_]{1,40}$/, 'must be an object type such as customer or invoice').optional(),
-  targetId: filterText(200).optional(),
+  targetId: nameText(200).optional(),
   action: z.string().regex(/^[a-z_]{1,40}\.[a-z_]{1,40}$/, 'must be an action such as invoice.void').optional(),
 });
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { withoutControls } from '../http/schemas.ts';
 
 export const loginBody = z.object({
-  email: z.string().trim().min(1, 'must not be empty').max(320),
+  email: withoutControls(z.string()).trim().min(1, 'must not be empty').max(320),
   password: z.string().min(1, 'must not be empty').max(1024),
 });
 

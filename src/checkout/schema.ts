@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { uuid } from '../http/schemas.ts';
+import { uuid, withoutControls } from '../http/schemas.ts';
 
-const returnUrl = z
-  .string()
-  .max(2048, 'must be at most 2048 characters')
+// The URL parser drops tabs and newlines silently: they are refused before it sees them (D-95).
+const returnUrl = withoutControls(z.string().max(2048, 'must be at most 2048 characters'))
   .refine((value) => {
     try {
       const url = new URL(value);

@@ -17,6 +17,7 @@ import { formatMoney } from '../money.ts';
 import { ProviderCallError } from '../providers/call.ts';
 import { createProviderACheckout } from '../providers/provider-a.ts';
 import { createProviderBInvoice } from '../providers/provider-b.ts';
+import { assertProviderConfigured } from '../providers/configured.ts';
 import { randomUUID } from 'node:crypto';
 
 export type CheckoutProvider = 'provider_a' | 'provider_b';
@@ -44,8 +45,9 @@ async function payableInvoice(db: Db, invoiceId: string): Promise<{ invoice: Inv
   return { invoice, due: formatMoney(due, invoice.currency) };
 }
 
-/** Creates the provider's checkout for the invoice's amount due; provider failures answer 502 provider_error. */
+/** Creates the provider's checkout for the invoice's amount due; provider failures answer 502 provider_error, an unset secret 503. */
 export async function startCheckout(db: Db, config: Config, provider: CheckoutProvider, request: CheckoutRequest, actor: Actor, options: { timeoutMs?: number } = {}): Promise<CheckoutSession> {
+  assertProviderConfigured(config, provider, 'api');
   const { invoice, due } = await payableInvoice(db, request.invoiceId);
   const common = { invoiceId: invoice.id, invoiceNumber: invoice.invoice_number, amount: due, currency: invoice.currency, successUrl: request.successUrl, idempotencyKey: `checkout_${randomUUID()}` };
   let session: { id: string; url: string };

@@ -13,7 +13,7 @@ export const couponRoutes = [
     summary: 'Create a coupon: percentOff or amountOff + currency; duration once, repeating or forever',
     body: createCouponBody,
     responses: { 201: { description: 'Created', schema: couponResponse }, 409: { description: 'coupon_code_taken' } },
-    errors: ['coupon_code_taken'],
+    errors: ['coupon_code_taken', 'invalid_amount'],
     handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseCoupon(await createCoupon(deps.db, body, actor)) }),
   }),
   defineRoute({

@@ -5,6 +5,7 @@ import { inTransaction } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
+import { assertCurrencyPrecision } from '../money-input.ts';
 import { COUPON_CODE_INDEX, findCouponRow, findCouponRows, insertCouponRow, listCouponRows, redeemCouponRow, type CouponRow } from './repo.ts';
 import type { CreateCouponInput } from './schema.ts';
 
@@ -15,6 +16,7 @@ function audited(row: CouponRow): Record<string, unknown> {
 }
 
 export function createCoupon(db: Db, input: CreateCouponInput, actor: Actor): Promise<CouponRow> {
+  if (input.amountOff !== undefined) assertCurrencyPrecision(input.amountOff, input.currency!, 'amountOff');
   return inTransaction(db, async (trx) => {
     const created = await insertCoupon(trx, input);
     await recordAudit(trx, actor, { action: 'coupon.create', targetType: 'coupon', targetId: created.id, after: audited(created) });

@@ -17,10 +17,10 @@ export const creditNoteRoutes = [
     body: createCreditNoteBody,
     responses: {
       201: { description: 'Issued', schema: creditNoteResponse },
-      400: { description: 'invalid_request, invoice_not_found, amount_exceeds_invoice (credit notes above the invoice total)' },
+      400: { description: 'invalid_request, invalid_amount, invoice_not_found, amount_exceeds_invoice (credit notes above the invoice total)' },
       409: { description: 'invoice_not_creditable (draft or void)' },
     },
-    errors: ['invoice_not_found', 'invoice_not_creditable', 'amount_exceeds_invoice'],
+    errors: ['invoice_not_found', 'invoice_not_creditable', 'amount_exceeds_invoice', 'invalid_amount'],
     handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseCreditNote(await issueCreditNote(deps.db, body, actor)) }),
   }),
   defineRoute({

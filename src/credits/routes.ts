@@ -15,8 +15,8 @@ export const creditRoutes = [
     tag,
     summary: "Add store credit to a customer; it is spent at once on the customer's open invoices in that currency, oldest first",
     body: createCreditBody,
-    responses: { 201: { description: 'Credited', schema: createdCreditResponse }, 400: { description: 'invalid_request, customer_not_found' } },
-    errors: ['customer_not_found'],
+    responses: { 201: { description: 'Credited', schema: createdCreditResponse }, 400: { description: 'invalid_request, invalid_amount, customer_not_found' } },
+    errors: ['customer_not_found', 'invalid_amount'],
     handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseCreatedCredit(await grantCredit(deps.db, body, actor)) }),
   }),
   defineRoute({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
-import { currencyCode, formatMoney } from '../money.ts';
+import { currencyCode, DEFAULT_CURRENCY, formatMoney } from '../money.ts';
 import { optionalNote, positiveMoneyString } from '../money-input.ts';
 import type { CreditApplication } from './grant.ts';
 import type { LedgerEntryRow } from './ledger-repo.ts';
@@ -10,7 +10,7 @@ export const createCreditBody = z.object({
   customerId: uuid,
   amount: positiveMoneyString,
   description: optionalNote,
-  currency: currencyCode.default('USD'),
+  currency: currencyCode.default(DEFAULT_CURRENCY),
 });
 export type CreateCreditInput = z.output<typeof createCreditBody>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, lookupText, nonEmptyString, optionalText } from '../http/schemas.ts';
+import { freeText, iso, lookupText, nameText, plainText } from '../http/schemas.ts';
 import { productSummaryResponse, serialiseProductSummary } from '../products/schema.ts';
 import type { ProductRow } from '../products/repo.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
@@ -9,8 +9,8 @@ import type { CustomerRow } from './repo.ts';
 export const CUSTOMER_TIERS = ['starter', 'professional', 'enterprise'] as const;
 
 /** Optional free text: null or an empty string clears it. */
-const optionalField = (max: number) =>
-  optionalText(max)
+const optionalField = (text: z.ZodString) =>
+  text
     .nullable()
     .transform((v) => (v === '' ? null : v))
     .optional();
@@ -21,15 +21,15 @@ const email = z
   .max(320, 'must be at most 320 characters')
   .pipe(z.email({ error: 'must be an email address' }));
 
-/** POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so ignored if sent. */
+/** POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so refused if sent (D-90). */
 export const createCustomerBody = z.object({
-  name: nonEmptyString(200),
+  name: nameText(200),
   email,
-  company: optionalField(200),
+  company: optionalField(plainText(200)),
   tier: z.enum(CUSTOMER_TIERS, { error: `must be one of ${CUSTOMER_TIERS.join(', ')}` }).nullable().optional(),
-  billingAddress: optionalField(2000),
-  taxId: optionalField(100),
-  paymentMethod: optionalField(200),
+  billingAddress: optionalField(freeText(2000)),
+  taxId: optionalField(plainText(100)),
+  paymentMethod: optionalField(plainText(200)),
 });
 export type CreateCustomerInput = z.infer<typeof createCustomerBody>;
 

@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors.ts';
 /** The HTTP status each error code answers with (D-1): the one place a code meets HTTP. */
 export const errorStatus: Record<ErrorCode, number> = {
   invalid_request: 400,
+  invalid_amount: 400,
   invalid_signature: 400,
   customer_not_found: 400,
   product_not_found: 400,
@@ -50,4 +51,5 @@ export const errorStatus: Record<ErrorCode, number> = {
   provider_error: 502,
   identity_provider_error: 502,
   unavailable: 503,
+  provider_not_configured: 503,
 };

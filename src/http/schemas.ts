@@ -17,9 +17,35 @@ export function lookupText<S extends z.ZodType>(schema: S): S {
   return schema.meta({ [LOOKUP_TEXT]: true }) as S;
 }
 
-export const nonEmptyString = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+/*
+ * D-95: text a person or a program identifies something by (names, emails, codes, keys, ids) holds no
+ * C0 or C1 control character (U+0000-U+001F, U+007F-U+009F): a bell, an escape sequence or a line break
+ * in a name reaches terminals, logs, CSV exports and PDFs. Free text (descriptions, reasons, addresses,
+ * notes) keeps its layout: tab and newline, and CRLF, which is how a browser form sends a newline.
+ * Written as patterns, without the `u` flag, so the OpenAPI document states them as they are enforced.
+ */
+const PLAIN_PATTERN = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+const FREE_PATTERN = /^(?:[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]|\r\n)*$/;
+/** The sources of both patterns, as the OpenAPI document shows them (tests generate plain text for them). */
+export const TEXT_PATTERNS: readonly string[] = [PLAIN_PATTERN.source, FREE_PATTERN.source];
+const PLAIN_MESSAGE = 'must not contain control characters';
+const FREE_MESSAGE = 'must not contain control characters other than tab and newline';
 
-export const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
+const atMost = (max: number) => `must be at most ${max} characters`;
+
+/** `text` refusing every control character: for keys and values that are not trimmed (feature keys, secrets, URLs). */
+export const withoutControls = (text: z.ZodString) => text.regex(PLAIN_PATTERN, PLAIN_MESSAGE);
+
+// The patterns are checked before trimming: a name sent with a trailing newline is refused, not trimmed into shape.
+
+/** Identifying text, possibly empty (an optional field's "" clears it): no control character, then trimmed. */
+export const plainText = (max: number) => withoutControls(z.string()).trim().max(max, atMost(max));
+
+/** A name, code, key or identifier that must be given: plainText, not empty. */
+export const nameText = (max: number) => plainText(max).min(1, 'must not be empty');
+
+/** Free text (descriptions, reasons, addresses, notes): trimmed; tab and newline are its only control characters. */
+export const freeText = (max: number) => z.string().regex(FREE_PATTERN, FREE_MESSAGE).trim().max(max, atMost(max));
 
 /** Timestamps in requests: a full ISO 8601 timestamp or `YYYY-MM-DD` (D-4). */
 export const timestampInput = z

@@ -1,12 +1,14 @@
 import type { z } from 'zod';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { LOOKUP_TEXT } from './schemas.ts';
+import { messageOf, requestErrorMap } from './messages.ts';
+import { unknownFieldPaths } from './unknown-fields.ts';
+
+/** `body` fields are named bare (`lineItems.0.amount`), others with their place (`query.limit`). */
+const joinPath = (prefix: string, path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.');
 
 export function issuesToDetails(error: z.ZodError, prefix: string): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
-    message: issue.message,
-  }));
+  return error.issues.map((issue) => ({ path: joinPath(prefix, issue.path), message: messageOf(issue) }));
 }
 
 const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surrogates';
@@ -57,7 +59,12 @@ function lookupTextFields(schema: z.ZodType): Set<string> {
   return new Set(Object.keys(shape).filter((key) => shape[key]!.meta()?.[LOOKUP_TEXT] === true));
 }
 
-/** Parses `value` or throws one AppError listing every problem. */
+const UNKNOWN_FIELD = 'unknown field';
+
+/**
+ * Parses `value` or throws one AppError listing every problem: each field the schema does not name
+ * (D-90; path params name only what the route's path holds, so they are not walked), then what zod refused.
+ */
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,
   value: unknown,
@@ -65,16 +72,17 @@ export function parseOrThrow<S extends z.ZodType>(
   code: ErrorCode = 'invalid_request',
 ): z.output<S> {
   const prefix = where === 'body' ? '' : where;
-  const result = schema.safeParse(value);
-  let details: ErrorDetail[];
+  const unknown = where === 'params' ? [] : unknownFieldPaths(schema, value);
+  const details: ErrorDetail[] = unknown.map((path) => ({ path: joinPath(prefix, path), message: UNKNOWN_FIELD }));
+  // The input is kept on each issue only to tell a missing field (messages.ts); it is never answered.
+  const result = schema.safeParse(value, { error: requestErrorMap, reportInput: true });
   if (result.success) {
-    // Checked on what was parsed, so text in ignored unknown fields does not matter.
     const lookupOnly = lookupTextFields(schema);
     const unstorable = unstorableTextPaths(result.data).filter((path) => !lookupOnly.has(String(path[0])));
-    if (unstorable.length === 0) return result.data;
-    details = unstorable.map((path) => ({ path: [prefix, ...path.map(String)].filter(Boolean).join('.'), message: UNSTORABLE_TEXT }));
+    details.push(...unstorable.map((path) => ({ path: joinPath(prefix, path), message: UNSTORABLE_TEXT })));
+    if (details.length === 0) return result.data;
   } else {
-    details = issuesToDetails(result.error, prefix);
+    details.push(...issuesToDetails(result.error, prefix));
   }
   const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
   throw new AppError(code, `Invalid ${where}: ${summary}`, { details });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { iso, nonEmptyString, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
-import { currencyCode, DECIMAL_PATTERN, formatMoney, moneyString } from '../money.ts';
+import { freeText, iso, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
+import { currencyCode, DECIMAL_PATTERN, DEFAULT_CURRENCY, formatMoney, moneyString } from '../money.ts';
 import { amountDue } from './amounts.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
 
@@ -8,7 +8,7 @@ export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'overdue', 'void'] a
 export const SETTABLE_STATUSES = ['draft', 'issued', 'paid', 'void'] as const;
 
 export const lineItemInput = z.object({
-  description: nonEmptyString(500),
+  description: freeText(500).min(1, 'must not be empty'),
   quantity: z.number({ error: 'must be an integer >= 1' }).int('must be an integer >= 1').min(1, 'must be an integer >= 1').max(1_000_000_000),
   unitPrice: moneyString,
 });
@@ -24,7 +24,7 @@ export const createInvoiceBody = z.object({
   lineItems: z.array(lineItemInput).min(1, 'must hold at least one line item').max(500, 'must hold at most 500 line items'),
   subscriptionId: uuid.optional(),
   dueDate: timestampInput.optional(),
-  currency: currencyCode.default('USD'),
+  currency: currencyCode.default(DEFAULT_CURRENCY),
   taxRate: taxRate.optional(),
   status: z.enum(['draft', 'issued'], { error: 'must be draft or issued' }).default('draft'),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, lookupText, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
+import { iso, lookupText, pageQuery, timestampInput, uuid, withoutControls } from '../http/schemas.ts';
 import type { ActivationRow, LicenseRow } from './repo.ts';
 import { effectiveStatus } from './status.ts';
 
@@ -11,12 +11,12 @@ export type SettableStatus = (typeof SETTABLE_STATUSES)[number];
 const featureValue = z.union([
   z.boolean(),
   z.number().refine(Number.isFinite, 'must be a finite number'),
-  z.array(z.string().max(200, 'must be at most 200 characters')).max(100, 'must hold at most 100 strings'),
+  z.array(withoutControls(z.string().max(200, 'must be at most 200 characters'))).max(100, 'must hold at most 100 strings'),
 ], { error: 'must be a boolean, a number or an array of strings' });
 
 /** Feature flags and numeric limits (D-31): at most 100 keys. */
 export const features = z
-  .record(z.string().min(1).max(100), featureValue)
+  .record(withoutControls(z.string().min(1).max(100)), featureValue)
   .refine((f) => Object.keys(f).length <= 100, 'must have at most 100 keys');
 
 /** null is unlimited; otherwise an integer >= 1 (D-31). */
@@ -54,7 +54,7 @@ export const listLicensesQuery = pageQuery.extend({
 export const keyParams = z.object({ key: z.string().min(1).max(100) });
 export const activationParams = keyParams.extend({ deviceId: z.string().min(1).max(256) });
 
-const deviceText = z.string({ error: 'must be a string of 1-256 characters' }).min(1, 'must not be empty').max(256, 'must be at most 256 characters');
+const deviceText = withoutControls(z.string({ error: 'must be a string of 1-256 characters' }).min(1, 'must not be empty').max(256, 'must be at most 256 characters'));
 /** A blank key is a bad request; any other text (NUL included) is looked up, and one that names nothing is 404 (D-33). */
 const licenseKey = lookupText(z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
 export const verifyBody = z.object({ licenseKey });

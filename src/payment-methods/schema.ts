@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, nonEmptyString, pageQuery, uuid } from '../http/schemas.ts';
+import { iso, nameText, pageQuery, uuid } from '../http/schemas.ts';
 import type { PaymentMethodRow } from './repo.ts';
 
 /** Stored methods belong to a provider (D-56); bank transfers and manual payments have none to store. */
@@ -8,7 +8,7 @@ export const PAYMENT_METHOD_TYPES = ['provider_a', 'provider_b', 'provider_c'] a
 export const createPaymentMethodBody = z.object({
   customerId: uuid,
   type: z.enum(PAYMENT_METHOD_TYPES, { error: `must be one of ${PAYMENT_METHOD_TYPES.join(', ')}` }),
-  providerMethodId: nonEmptyString(255),
+  providerMethodId: nameText(255),
   isDefault: z.boolean({ error: 'must be true or false' }).default(false),
 });
 export type CreatePaymentMethodInput = z.output<typeof createPaymentMethodBody>;

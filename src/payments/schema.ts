@@ -1,15 +1,17 @@
 import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
-import { formatMoney, moneyString } from '../money.ts';
+import { formatMoney } from '../money.ts';
+import { positiveMoneyString } from '../money-input.ts';
 import { PAYMENT_METHODS, type PaymentMethod, type PaymentRow } from './repo.ts';
 
 /**
- * POST /api/billing/payments (D-54). The amount's range (> 0, <= amount due) is checked against the
- * locked invoice and answers amount_exceeds_due, so the schema only checks its form.
+ * POST /api/billing/payments (D-54). An amount of 0 or less is wrong whatever the invoice: the schema
+ * refuses it naming `amount` (issue 19); the upper bound (<= amount due) is checked against the locked
+ * invoice and answers amount_exceeds_due.
  */
 export const createPaymentBody = z.object({
   invoiceId: uuid,
-  amount: moneyString,
+  amount: positiveMoneyString,
   paymentMethod: z.enum(PAYMENT_METHODS, { error: `must be one of ${PAYMENT_METHODS.join(', ')}` }),
   providerReference: z
     .string()

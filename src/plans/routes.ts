@@ -15,8 +15,8 @@ export const planRoutes = [
     tag,
     summary: 'Create a pricing plan (pricingModel flat)',
     body: createPlanBody,
-    responses: { 201: { description: 'Created', schema: planResponse }, 400: { description: 'invalid_request, product_not_found' } },
-    errors: ['product_not_found'],
+    responses: { 201: { description: 'Created', schema: planResponse }, 400: { description: 'invalid_request, invalid_amount, product_not_found' } },
+    errors: ['product_not_found', 'invalid_amount'],
     handler: async ({ deps, body, actor }) => ({ status: 201, body: serialisePlan(await createPlan(deps.db, body, actor)) }),
   }),
   defineRoute({

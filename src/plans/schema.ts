@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, nonEmptyString, pageQuery, uuid } from '../http/schemas.ts';
+import { iso, nameText, pageQuery, uuid } from '../http/schemas.ts';
 import { currencyCode, formatMoney, nonNegativeMoneyString } from '../money.ts';
 import { BILLING_CYCLES } from '../subscriptions/periods.ts';
 import type { PlanRow } from './repo.ts';
@@ -10,7 +10,7 @@ export const billingCycle = z.enum(BILLING_CYCLES, { error: `must be one of ${BI
 
 export const createPlanBody = z.object({
   productId: uuid,
-  name: nonEmptyString(200),
+  name: nameText(200),
   pricingModel: z.enum(PRICING_MODELS, { error: `must be one of ${PRICING_MODELS.join(', ')} (the only supported pricing model)` }),
   billingCycle,
   basePrice: nonNegativeMoneyString,
@@ -19,7 +19,7 @@ export const createPlanBody = z.object({
 export type CreatePlanInput = z.infer<typeof createPlanBody>;
 
 /** Prices are immutable (D-40): a new price is a new plan. */
-export const updatePlanBody = z.object({ name: nonEmptyString(200).optional(), active: z.boolean().optional() });
+export const updatePlanBody = z.object({ name: nameText(200).optional(), active: z.boolean().optional() });
 
 export const listPlansQuery = pageQuery.extend({
   productId: uuid.optional(),

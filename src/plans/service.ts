@@ -4,6 +4,7 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
+import { assertCurrencyPrecision } from '../money-input.ts';
 import { assertProductExists } from '../products/service.ts';
 import { findPlanRow, findPlanRows, insertPlanRow, listPlanRows, listPlanRowsOfProducts, lockPlanRow, updatePlanRow, type PlanRow } from './repo.ts';
 import type { CreatePlanInput } from './schema.ts';
@@ -16,6 +17,7 @@ function audited(row: PlanRow): Record<string, unknown> {
 
 export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promise<PlanRow> {
   return inTransaction(db, async (trx) => {
+    assertCurrencyPrecision(input.basePrice, input.currency, 'basePrice');
     await assertProductExists(trx, input.productId);
     const created = await insertPlanRow(trx, {
       product_id: input.productId,

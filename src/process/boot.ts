@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../config.ts';
 import { migrateLatest } from '../db/migrate.ts';
 import { openDatabase, type OpenDatabase } from '../db/open.ts';
 import { createLogger } from '../logger.ts';
+import { warnUnconfiguredProviders } from '../providers/configured.ts';
 import { createBoss, createQueues, setBoss, type Boss } from '../queue/boss.ts';
 import { assertSettingOverridesValid } from '../settings/service.ts';
 import { jobDefinitions } from './jobs.ts';
@@ -28,6 +29,7 @@ export async function boot(name: string, options: { release: boolean; supervise:
   assertSettingOverridesValid(config);
   const logger = createLogger(config, name);
   if (opened) opened.logger = logger;
+  warnUnconfiguredProviders(config, logger);
   const database = await openDatabase(config, logger, { exclusive: options.exclusive });
   opened?.add(database.close);
   if (options.release) await migrateLatest(database.knex);

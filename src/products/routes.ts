@@ -37,8 +37,8 @@ export const productRoutes = [
     tag,
     summary: 'Create a product; the usage metrics are derived and cannot be set',
     body: createProductBody,
-    responses: { 201: { description: 'Created', schema: productResponse }, 400: { description: 'invalid_request' } },
-    errors: [],
+    responses: { 201: { description: 'Created', schema: productResponse }, 400: { description: 'invalid_request, invalid_amount' } },
+    errors: ['invalid_amount'],
     handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseProduct(await createProduct(deps.db, body, actor)) }),
   }),
   defineRoute({
@@ -49,8 +49,8 @@ export const productRoutes = [
     summary: 'Change the fields sent; the others stay as they are',
     params: idParams,
     body: updateProductBody,
-    responses: { 200: { description: 'The updated product', schema: productResponse }, 400: { description: 'invalid_request' }, 404: { description: 'not_found' } },
-    errors: [],
+    responses: { 200: { description: 'The updated product', schema: productResponse }, 400: { description: 'invalid_request, invalid_amount' }, 404: { description: 'not_found' } },
+    errors: ['invalid_amount'],
     handler: async ({ deps, params, body, actor }) => ({ body: serialiseProduct(await updateProduct(deps.db, params.id, body, actor)) }),
   }),
   defineRoute({

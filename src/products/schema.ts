@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { currencyCode, formatMoney, money, nonNegativeMoneyString } from '../money.ts';
-import { iso, nonEmptyString, optionalText } from '../http/schemas.ts';
+import { freeText, iso, nameText } from '../http/schemas.ts';
 import type { ProductRow } from './repo.ts';
 
 export const PRODUCT_TYPES = ['licensed', 'saas', 'api'] as const;
@@ -9,17 +9,17 @@ export const PRODUCT_STATUSES = ['active', 'archived'] as const;
 const productType = z.enum(PRODUCT_TYPES, { error: `must be one of ${PRODUCT_TYPES.join(', ')}` });
 const productStatus = z.enum(PRODUCT_STATUSES, { error: `must be one of ${PRODUCT_STATUSES.join(', ')}` });
 /** Optional free text: null or an empty string clears it. */
-const description = optionalText(5000)
+const description = freeText(5000)
   .nullable()
   .transform((v) => (v === '' ? null : v));
 
 /**
  * POST /api/products. The derived metrics (monthlyRevenue, activeUsers, dailyActiveUsers,
- * churnRate; D-20) are not fields here, so a body carrying them is treated like any unknown
- * field: ignored.
+ * churnRate; D-20) are not fields here, so a body carrying them is refused like any unknown
+ * field (D-90).
  */
 export const createProductBody = z.object({
-  name: nonEmptyString(200),
+  name: nameText(200),
   productType,
   price: nonNegativeMoneyString,
   description: description.optional(),

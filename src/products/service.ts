@@ -9,6 +9,8 @@ import {
 import type { CreateProductInput, UpdateProductInput } from './schema.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Actor } from '../audit/actor.ts';
+import { assertCurrencyPrecision } from '../money-input.ts';
+import { DEFAULT_CURRENCY } from '../money.ts';
 import { recordAudit } from '../audit/service.ts';
 
 /** A body's productId that names no product (D-2). */
@@ -52,7 +54,15 @@ function updateAction(before: ProductRow, after: ProductRow): string {
   return 'product.update';
 }
 
+/** D-91: the price must be exact in the product's currency, the one sent or the one it has. */
+function assertExactPrice(input: UpdateProductInput, before?: ProductRow): void {
+  if (input.price === undefined && input.currency === undefined) return;
+  const price = input.price ?? before!.price;
+  assertCurrencyPrecision(price, input.currency ?? before?.currency ?? DEFAULT_CURRENCY, input.price === undefined ? 'currency' : 'price');
+}
+
 export function createProduct(db: Db, input: CreateProductInput, actor: Actor): Promise<ProductRow> {
+  assertExactPrice(input);
   return inTransaction(db, async (trx) => {
     const created = await insertProduct(trx, toColumns(input));
     await recordAudit(trx, actor, { action: 'product.create', targetType: 'product', targetId: created.id, after: audited(created) });
@@ -76,6 +86,7 @@ export async function updateProduct(db: Db, id: string, input: UpdateProductInpu
   return inTransaction(db, async (trx) => {
     const before = await lockProductRow(trx, id);
     if (!before) throw notFound('Product');
+    assertExactPrice(input, before);
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
     const after = Object.keys(changes).length === 0 ? before : (await updateProductRow(trx, id, changes))!;
     await recordAudit(trx, actor, { action: updateAction(before, after), targetType: 'product', targetId: id, before: audited(before), after: audited(after) });

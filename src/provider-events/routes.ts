@@ -21,8 +21,9 @@ const webhookRoutes = PROVIDERS.map((provider) =>
     responses: {
       200: { description: 'Stored (or already stored: a duplicate has no second effect)', schema: receivedResponse },
       400: { description: 'invalid_signature (nothing stored); invalid_request (signed, but not an event)' },
+      503: { description: 'provider_not_configured: no secret is set to verify it (the provider retries later)' },
     },
-    errors: [],
+    errors: ['provider_not_configured'],
     handler: async ({ deps, ctx }) => {
       await receiveProviderWebhook(deps.db, provider, ctx.state.rawBody ?? Buffer.alloc(0), (name) => ctx.get(name), deps.config);
       return { status: 200, body: { received: true } };

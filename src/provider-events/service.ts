@@ -21,11 +21,14 @@ import { transitionSubscription } from '../subscriptions/transitions.ts';
 import { applyProviderEventJob } from './apply-event.job.ts';
 import { effectOf, MalformedEventError, readEnvelope, type ProviderEffect } from './parse.ts';
 import { findProviderEventRow, insertProviderEventOn, listProviderEventRows, lockProviderEventRow, newerStatusEventApplied, updateProviderEventRow, type ProviderEventRow } from './repo.ts';
-import { secretList, verifyProviderA, verifyProviderB, verifyProviderC, type Provider } from './verify.ts';
+import { assertProviderConfigured, secretList } from '../providers/configured.ts';
+import { verifyProviderA, verifyProviderB, verifyProviderC, type Provider } from './verify.ts';
 
 export type ProviderSecrets = Pick<Config, 'PROVIDER_A_WEBHOOK_SECRET' | 'PROVIDER_B_CALLBACK_TOKEN' | 'PROVIDER_C_WEBHOOK_SECRET'>;
 
 function verify(provider: Provider, raw: Buffer, header: (name: string) => string, config: ProviderSecrets, now: Date): void {
+  // No secret is a set-up state: 503 (the provider retries later) rather than a signature that cannot match.
+  assertProviderConfigured(config, provider, 'webhook');
   if (provider === 'provider_a') verifyProviderA(raw, header('provider_a-signature'), secretList(config.PROVIDER_A_WEBHOOK_SECRET), now);
   else if (provider === 'provider_b') verifyProviderB(header('x-callback-token'), secretList(config.PROVIDER_B_CALLBACK_TOKEN));
   else verifyProviderC(raw, header('x-signature'), secretList(config.PROVIDER_C_WEBHOOK_SECRET));

@@ -15,11 +15,6 @@ const invalid = (message: string) => new AppError('invalid_signature', message);
 
 const hmacHex = (secret: string, data: Buffer | string) => createHmac('sha256', secret).update(data).digest('hex');
 
-/** A comma-separated secret setting as its secrets, blanks dropped. */
-export function secretList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-}
-
 /** provider_a: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` (several v1 allowed), within 300 s of now. */
 export function verifyProviderA(raw: Buffer, header: string, secrets: string[], now: Date): void {
   if (!header) throw invalid('Missing provider_a-Signature header');

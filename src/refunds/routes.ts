@@ -16,11 +16,11 @@ export const refundRoutes = [
     body: createRefundBody,
     responses: {
       201: { description: 'Refunded', schema: refundResponse },
-      400: { description: 'invalid_request, payment_not_found, amount_exceeds_refundable (amount not in (0, amount - refunded])' },
+      400: { description: 'invalid_request, invalid_amount, payment_not_found, amount_exceeds_refundable (amount not in (0, amount - refunded])' },
       409: { description: 'payment_not_refundable (a provider_a payment without providerReference)' },
       502: { description: 'provider_error: the provider refused or did not answer; nothing recorded' },
     },
-    errors: ['payment_not_found', 'payment_not_refundable', 'amount_exceeds_refundable', 'provider_error'],
+    errors: ['payment_not_found', 'payment_not_refundable', 'amount_exceeds_refundable', 'provider_error', 'invalid_amount'],
     handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseRefund(await createRefund(deps.db, body, actor, { config: deps.config })) }),
   }),
   defineRoute({

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
-import { formatMoney, moneyString } from '../money.ts';
-import { optionalNote } from '../money-input.ts';
+import { formatMoney } from '../money.ts';
+import { optionalNote, positiveMoneyString } from '../money-input.ts';
 import type { RefundRow } from './repo.ts';
 
-/** POST /api/billing/refunds (D-55); the range (> 0, <= refundable) is checked against the locked payment. */
+/** POST /api/billing/refunds (D-55): amount > 0 here, naming `amount`; <= refundable against the locked payment. */
 export const createRefundBody = z.object({
   paymentId: uuid,
-  amount: moneyString,
+  amount: positiveMoneyString,
   reason: optionalNote,
 });
 export type CreateRefundInput = z.output<typeof createRefundBody>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
+import { iso, nameText, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
 import { billingCycle } from '../plans/schema.ts';
 import type { SubscriptionRow } from './repo.ts';
 
@@ -12,7 +12,7 @@ export const createSubscriptionBody = z.object({
   planId: uuid,
   billingCycle,
   trialDays: z.number({ error: `must be an integer from 0 to ${MAX_TRIAL_DAYS}` }).int(`must be an integer from 0 to ${MAX_TRIAL_DAYS}`).min(0, `must be an integer from 0 to ${MAX_TRIAL_DAYS}`).max(MAX_TRIAL_DAYS, `must be an integer from 0 to ${MAX_TRIAL_DAYS}`).optional(),
-  couponCode: z.string().trim().min(1).max(64).optional(),
+  couponCode: nameText(64).optional(),
 });
 export type CreateSubscriptionInput = z.infer<typeof createSubscriptionBody>;
 

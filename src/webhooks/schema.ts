@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/types.ts';
-import { iso, pageQuery, uuid } from '../http/schemas.ts';
+import { iso, pageQuery, uuid, withoutControls } from '../http/schemas.ts';
 import type { AttemptRow, DeliveryRow, EndpointRow } from './repo.ts';
 
 const eventSelector = z.enum([...EVENT_TYPES, '*'], { error: `must be a known event type (${EVENT_TYPES.join(', ')}) or *` });
@@ -12,8 +12,8 @@ const events = z
   .transform((list) => [...new Set(list)]);
 
 // Checked as a URL (D-73) by the service, which also resolves its host; the document says what it must be.
-const url = z.string().trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters').meta({ format: 'uri' });
-const secret = z.string().min(16, 'must be at least 16 characters').max(256, 'must be at most 256 characters');
+const url = withoutControls(z.string()).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters').meta({ format: 'uri' });
+const secret = withoutControls(z.string().min(16, 'must be at least 16 characters').max(256, 'must be at most 256 characters'));
 
 export const createEndpointBody = z.object({ url, events, secret: secret.optional() });
 export type CreateEndpointInput = z.infer<typeof createEndpointBody>;

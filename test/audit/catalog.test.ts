@@ -68,8 +68,9 @@ test.serial('the derived metrics are never recorded as an admin change', async (
   const id = await newProduct({ name: 'Measured' });
   await app.db('products').where({ id }).update({ monthly_revenue: '123.45', active_users: 7, daily_active_users: 3, churn_rate: '0.1000', metrics_refreshed_at: new Date() });
   const mark = await auditMark(app.db);
-  // A body carrying the metrics: they are not fields of the API (D-20), so only the name changes.
-  t.is((await api(`/api/products/${id}`, { method: 'PUT', body: { name: 'Measured again', monthlyRevenue: '1.00', activeUsers: 1 } })).status, 200);
+  // A body carrying the metrics is refused (D-90): they are not fields of the API (D-20). Without them, only the name changes.
+  t.is((await api(`/api/products/${id}`, { method: 'PUT', body: { name: 'Measured again', monthlyRevenue: '1.00', activeUsers: 1 } })).status, 400);
+  t.is((await api(`/api/products/${id}`, { method: 'PUT', body: { name: 'Measured again' } })).status, 200);
   const row = await expectOneAudit(t, app.db, mark, { action: 'product.update' });
   t.deepEqual(row.before, { name: 'Measured' });
   t.deepEqual(row.after, { name: 'Measured again' });

@@ -59,7 +59,10 @@ test.serial('GET /api/customers lists in creation order with products and pages 
 
 test('PUT changes only the fields sent; null clears an optional field', async (t) => {
   const c = await create({ company: 'Old Co', tier: 'starter', taxId: 'T1' });
-  const res = await api(`/api/customers/${c.id}`, { method: 'PUT', body: { company: 'New Co', tier: null, healthScore: 3, creditBalance: '99' } });
+  // Derived fields are read-only: refused (D-90), and the PUT without them changes only what it sends.
+  const derived = await api(`/api/customers/${c.id}`, { method: 'PUT', body: { company: 'New Co', healthScore: 3, creditBalance: '99' } });
+  t.deepEqual(derived.body.error.details.map((d: { path: string }) => d.path), ['healthScore', 'creditBalance']);
+  const res = await api(`/api/customers/${c.id}`, { method: 'PUT', body: { company: 'New Co', tier: null } });
   t.is(res.status, 200);
   t.like(res.body, { id: c.id, name: c.name, email: c.email, company: 'New Co', tier: null, taxId: 'T1', healthScore: 100, creditBalance: '0.00' });
   const read = await api(`/api/customers/${c.id}`);

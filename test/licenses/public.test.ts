@@ -72,8 +72,8 @@ test.serial('malformed key strings are unknown keys: 404 license_not_found, noth
 test.serial('a licenseKey of the wrong type, blank or missing is 400 invalid_request naming licenseKey', async (t) => {
   const before = await tableCounts(kit.app.db);
   for (const licenseKey of [5, null, true, ['LIC-0000-0000-0000'], { key: 'x' }, '', '   ', 'L'.repeat(101)]) {
-    for (const path of ['/api/licenses/verify', '/api/licenses/validate']) {
-      const res = await request(kit.app.baseUrl, path, { body: { licenseKey, deviceId: 'd', deviceName: 'n' } });
+    for (const [path, device] of [['/api/licenses/verify', {}], ['/api/licenses/validate', { deviceId: 'd', deviceName: 'n' }]] as const) {
+      const res = await request(kit.app.baseUrl, path, { body: { licenseKey, ...device } });
       t.is(res.status, 400, `${path} ${JSON.stringify(licenseKey)}`);
       t.is(res.body.error.code, 'invalid_request');
       t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path), ['licenseKey'], JSON.stringify(licenseKey));

@@ -10,6 +10,7 @@ import { sha256Hex } from '../../src/crypto/tokens.ts';
 import type { AnyRoute, AuthKind } from '../../src/http/route.ts';
 import { allRoutes } from '../../src/routes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { PROVIDER_SECRETS } from '../helpers/provider-events.ts';
 import { loginAs, loginAsAdmin } from '../helpers/auth.ts';
 import { request, type JsonResponse, type RequestOptions } from '../helpers/http.ts';
 import { undeclaredErrorProblem } from './declared-errors.ts';
@@ -26,7 +27,8 @@ const cookies = { admin: '', expired: '', loggedOut: '', nonAdmin: '' };
 const keys = { revoked: '', expired: '' };
 
 test.before(async () => {
-  app = await startTestApp({ CRON_SECRET });
+  // Providers are configured: an unconfigured one answers 503 before any signature is read (D-92, its own test).
+  app = await startTestApp({ CRON_SECRET, ...PROVIDER_SECRETS });
   cookies.admin = (await loginAsAdmin(app.baseUrl, app.db)).cookie;
   world = await buildWorld(app, cookies.admin);
 

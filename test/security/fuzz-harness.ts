@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import type { z } from 'zod';
 import { BODY_LIMIT_BYTES } from '../../src/http/body.ts';
 import type { AnyRoute } from '../../src/http/route.ts';
+import { unknownFieldPaths } from '../../src/http/unknown-fields.ts';
 import { issuesToDetails } from '../../src/http/validate.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
@@ -81,13 +82,15 @@ function unstorablePaths(value: unknown, prefix: string): string[] {
  * published schema marks `x-lookup-text` take any text (their domain reduces it before any lookup).
  */
 function expectedFromSchema(schema: z.ZodType, published: JsonSchema, value: unknown, prefix: string, refused: Expected): Expected {
+  // D-90: every field the schema does not name is refused and named, beside what zod refuses.
+  const unknown = unknownFieldPaths(schema, value).map((path) => [prefix, ...path.map(String)].filter(Boolean).join('.'));
   const result = schema.safeParse(value);
-  if (!result.success) return { ...refused, paths: issuesToDetails(result.error, prefix).map((d) => d.path) };
+  if (!result.success) return { ...refused, paths: [...unknown, ...issuesToDetails(result.error, prefix).map((d) => d.path)] };
   const anyText = Object.entries(published.properties ?? {})
     .filter(([, p]) => (p as Record<string, unknown>)['x-lookup-text'] === true)
     .map(([k]) => [prefix, k].filter(Boolean).join('.'));
   const unstorable = unstorablePaths(result.data, prefix).filter((p) => !anyText.some((a) => p === a || p.startsWith(`${a}.`)));
-  return unstorable.length > 0 ? { ...refused, paths: unstorable } : {};
+  return unknown.length + unstorable.length > 0 ? { ...refused, paths: [...unknown, ...unstorable] } : {};
 }
 
 function safeDecode(segment: string): string {

@@ -3,6 +3,7 @@
  * made from the same zod schemas): values that fit it, and hostile values against it.
  */
 import fc from 'fast-check';
+import { TEXT_PATTERNS } from '../../src/http/schemas.ts';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -137,6 +138,12 @@ export interface ConformingOptions {
   field?: string;
 }
 
+/**
+ * Whether a string's pattern gives it a format (an amount, a code). The text patterns of D-95 only exclude
+ * control characters: a field with one is free text for the generators, plain or hostile.
+ */
+export const hasFormatPattern = (s: JsonSchema): s is JsonSchema & { pattern: string } => s.pattern !== undefined && !TEXT_PATTERNS.includes(s.pattern);
+
 /** Values the schema describes (zod refinements the schema cannot show may still refuse some). */
 export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth = 0): fc.Arbitrary<unknown> {
   const alternatives = s.anyOf ?? s.oneOf;
@@ -153,7 +160,7 @@ export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth
       }
       // Small plain amounts for a clean base: a random decimal of 30 digits is rarely a sensible price or percentage.
       if (options.plain && s.pattern === '^-?\\d+(\\.\\d+)?$') return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
-      if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
+      // A URL or an email also states the no-control-character pattern (D-95): its format says more.
       if (s.format === 'uri') {
         const path = fc.stringMatching(/^[a-z0-9]{0,12}$/);
         return options.plain ? path.map((p) => `https://example.test/${p}`) : fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), hostileText);
@@ -161,6 +168,7 @@ export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth
       if (s.format === 'email' || /email/i.test(options.field ?? '')) {
         return options.plain ? fc.stringMatching(/^[a-z][a-z0-9]{0,11}$/).map((local) => `${local}@example.test`) : fc.oneof(fc.emailAddress(), hostileText);
       }
+      if (hasFormatPattern(s)) return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
       const text = options.plain ? fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), minLength: 1, maxLength: 12 }) : fc.oneof(hostileText, fc.string());
       return fitLength(text, s.minLength ?? 0, Math.min(s.maxLength ?? 64, 64));
     }
@@ -221,7 +229,7 @@ function boundary(s: JsonSchema): fc.Arbitrary<unknown> {
     if (s.format === 'uuid') values.push(...ID_EDGES);
     else if (s.format === 'uri') values.push(...URI_EDGES);
     else if (s.pattern?.includes('\\d')) values.push(...MONEY_EDGES);
-    else if (!s.pattern && !s.enum) values.push(...TEMPORAL_EDGES, ...CURRENCY_EDGES);
+    else if (!hasFormatPattern(s) && !s.enum) values.push(...TEMPORAL_EDGES, ...CURRENCY_EDGES);
   }
   if (s.enum) {
     for (const v of s.enum.filter((e): e is string => typeof e === 'string')) values.push(v.toUpperCase(), `${v} `, `${v}\u0000`, v.slice(0, -1));

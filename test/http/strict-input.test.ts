@@ -1,0 +1,89 @@
+import test from 'ava';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { loginAsAdmin } from '../helpers/auth.ts';
+import { insertCustomer } from '../helpers/factories.ts';
+import { request } from '../helpers/http.ts';
+
+// D-90: unknown and read-only fields are refused with one detail each, and nothing changes.
+
+let app: TestApp;
+let cookie: string;
+test.before(async () => {
+  app = await startTestApp();
+  ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
+});
+test.after.always(async () => app?.close());
+
+const count = async (table: string) => Number((await app.db(table).count({ n: '*' }).first())!.n);
+
+test.serial('an unknown and a read-only field of a create are each named, and nothing is created', async (t) => {
+  const before = await count('customers');
+  const res = await request(app.baseUrl, '/api/customers', {
+    cookie,
+    body: { name: 'Ada', email: 'ada@example.test', monthlyRevenue: '10.00', nickname: 'A', creditBalance: '5.00' },
+  });
+  t.is(res.status, 400);
+  t.is(res.body.error.code, 'invalid_request');
+  t.deepEqual(
+    res.body.error.details.map((d: { path: string }) => d.path).sort(),
+    ['creditBalance', 'monthlyRevenue', 'nickname'],
+  );
+  t.true(res.body.error.details.every((d: { message: string }) => d.message === 'unknown field'));
+  t.is(await count('customers'), before);
+});
+
+test.serial('read-only id, createdAt and updatedAt are refused on a PUT, which changes nothing', async (t) => {
+  const customer = await insertCustomer(app.db, { name: 'Before' });
+  const res = await request(app.baseUrl, `/api/customers/${customer.id}`, {
+    method: 'PUT',
+    cookie,
+    body: { name: 'After', id: customer.id, createdAt: '2020-01-01T00:00:00.000Z', updatedAt: '2020-01-01T00:00:00.000Z' },
+  });
+  t.is(res.status, 400);
+  t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path).sort(), ['createdAt', 'id', 'updatedAt']);
+  t.is((await app.db('customers').where({ id: customer.id }).first()).name, 'Before');
+});
+
+test.serial('an unknown field inside a nested object is named by its full path', async (t) => {
+  const customer = await insertCustomer(app.db);
+  const before = await count('invoices');
+  const res = await request(app.baseUrl, '/api/billing/invoices', {
+    cookie,
+    body: { customerId: customer.id, lineItems: [{ description: 'Seat', quantity: 1, unitPrice: '10.00' }, { description: 'Seat', quantity: 1, unitPrice: '10.00', foo: 1, amount: '10.00' }] },
+  });
+  t.is(res.status, 400);
+  t.deepEqual(
+    res.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message]).sort(),
+    [['lineItems.1.amount', 'unknown field'], ['lineItems.1.foo', 'unknown field']],
+  );
+  t.is(await count('invoices'), before);
+});
+
+test.serial('unknown fields are listed beside the other problems of the same body', async (t) => {
+  const res = await request(app.baseUrl, '/api/customers', { cookie, body: { name: 'Ada', email: 'not-an-email', extra: true } });
+  t.is(res.status, 400);
+  const paths = res.body.error.details.map((d: { path: string }) => d.path);
+  t.true(paths.includes('extra'));
+  t.true(paths.includes('email'));
+});
+
+test.serial('an unknown query parameter is refused and named with its place', async (t) => {
+  const res = await request(app.baseUrl, '/api/customers?limit=10&sort=name', { cookie });
+  t.is(res.status, 400);
+  t.deepEqual(res.body.error.details, [{ path: 'query.sort', message: 'unknown field' }]);
+  t.is((await request(app.baseUrl, '/api/customers?limit=10', { cookie })).status, 200);
+});
+
+test.serial('a body with only known fields is still accepted', async (t) => {
+  const res = await request(app.baseUrl, '/api/customers', { cookie, body: { name: 'Grace', email: 'grace@example.test', company: null } });
+  t.is(res.status, 201);
+});
+
+test.serial('a "__proto__" parameter is an unknown field like any other', async (t) => {
+  const res = await request(app.baseUrl, '/api/customers?__proto__=x', { cookie });
+  t.is(res.status, 400);
+  t.deepEqual(res.body.error.details, [{ path: 'query.__proto__', message: 'unknown field' }]);
+  const body = await request(app.baseUrl, '/api/customers', { cookie, rawBody: '{"name":"P","email":"p@example.test","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
+  t.is(body.status, 400);
+  t.deepEqual(body.body.error.details, [{ path: '__proto__', message: 'unknown field' }]);
+});
