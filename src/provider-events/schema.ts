@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { iso, pageQuery } from '../http/schemas.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 import type { ProviderEventRow } from './repo.ts';
 import { PROVIDERS } from './verify.ts';
 
@@ -38,3 +39,31 @@ export function serialiseProviderEvent(row: ProviderEventRow): z.infer<typeof pr
 }
 
 export const receivedResponse = z.object({ received: z.literal(true) });
+
+/**
+ * What each provider posts, for the document only: the route verifies the signature over the raw bytes
+ * before it reads them (verify.ts), and parse.ts reads each provider's wire format; any other fields pass.
+ */
+export const providerEventBody = {
+  provider_a: z.looseObject({ id: z.string(), type: z.string(), created: z.number().int(), data: z.looseObject({ object: z.looseObject({}) }) }).meta({
+    examples: [
+      {
+        id: 'evt_1QxR7a2eZvKYlo2C',
+        type: 'checkout.session.completed',
+        created: 1767225600,
+        data: { object: { id: 'cs_a1b2c3', object: 'checkout.session', payment_intent: 'pi_3QxR7a', amount_total: 4900, currency: 'usd', metadata: { invoiceId: EXAMPLE_ID.invoice } } },
+      },
+    ],
+  }),
+  provider_b: z.looseObject({ id: z.string(), event: z.string(), data: z.looseObject({}) }).meta({
+    examples: [{ id: 'cb_5f2a9c', event: 'invoices.paid', data: { id: 'pay_b_81c3', external_id: EXAMPLE_ID.invoice, amount: '49.00', paid_amount: '49.00', currency: 'USD', status: 'PAID' } }],
+  }),
+  provider_c: z.looseObject({ meta: z.looseObject({ event_name: z.string() }), data: z.looseObject({ id: z.string() }) }).meta({
+    examples: [
+      {
+        meta: { event_name: 'order_created', custom_data: { invoice_id: EXAMPLE_ID.invoice } },
+        data: { id: 'ord_9d21', type: 'orders', attributes: { status: 'paid', total: 4900, currency: 'USD', updated_at: '2026-01-01T00:00:00.000Z' } },
+      },
+    ],
+  }),
+} satisfies Record<(typeof PROVIDERS)[number], z.ZodType>;
