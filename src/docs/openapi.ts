@@ -49,21 +49,23 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
 }
 
 /**
- * The example of a body (D-94), from its zod schema's metadata (`.meta({ examples: [...] })`); a list whose
- * items carry an example gets a list of that one item, so list and item never disagree.
+ * The example of a body (D-94), from its zod schema's metadata (`.meta({ examples: [...] })`), read from the
+ * registry because z.toJSONSchema drops the examples of a transforming schema from its input side; a list
+ * whose items carry an example gets a list of that one item, so list and item never disagree.
  */
-function exampleOf(json: Record<string, unknown>): unknown {
-  const examples = json.examples as unknown[] | undefined;
+function exampleOf(schema: z.ZodType | undefined): unknown {
+  if (!schema) return undefined;
+  const examples = z.globalRegistry.get(schema)?.examples as unknown[] | undefined;
   if (examples?.length) return examples[0];
-  const items = json.type === 'array' ? (json.items as Record<string, unknown> | undefined) : undefined;
-  const item = items ? exampleOf(items) : undefined;
+  if (!(schema instanceof z.ZodArray)) return undefined;
+  const item = exampleOf(schema.element as z.ZodType);
   return item === undefined ? undefined : [item];
 }
 
-/** A media type object: the schema and, when its metadata has one, the example. */
-function content(contentType: string, schema: Record<string, unknown>) {
+/** A media type object: the schema and, when the zod schema's metadata has one, the example. */
+function content(contentType: string, json: Record<string, unknown>, schema?: z.ZodType) {
   const example = exampleOf(schema);
-  return { [contentType]: { schema, ...(example === undefined ? {} : { example }) } };
+  return { [contentType]: { schema: json, ...(example === undefined ? {} : { example }) } };
 }
 
 /** A body that is not JSON (a PDF, Prometheus text, the HTML page) is a string; a PDF a binary one. */
@@ -96,7 +98,7 @@ function responsesOf(route: AnyRoute): Record<string, unknown> {
     const own = doc.schema ? jsonSchema(doc.schema, 'output') : doc.contentType ? textSchema(doc.contentType) : undefined;
     const error = codes ? errorSchema(codes) : Number(status) >= 400 ? errorSchema() : undefined;
     const schema = own && error && codes ? { anyOf: [own, error] } : (own ?? error);
-    responses[status] = { description: doc.description, ...(schema ? { content: content(contentType, schema) } : {}) };
+    responses[status] = { description: doc.description, ...(schema ? { content: content(contentType, schema, doc.schema) } : {}) };
   }
   return responses;
 }
@@ -132,7 +134,7 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
       params.push({ name: 'Idempotency-Key', in: 'header' as 'query', required: false, schema: { type: 'string', maxLength: 255 } });
     }
     for (const header of route.headers ?? []) params.push({ name: header.name, in: 'header' as 'query', required: header.required, schema: { type: 'string', description: header.description } });
-    const body = route.body ? jsonSchema(route.body, 'input') : route.rawBody?.schema ? jsonSchema(route.rawBody.schema, 'input') : undefined;
+    const bodySchema: z.ZodType | undefined = route.body ?? route.rawBody?.schema;
     const responses = responsesOf(route);
     (paths[path] ??= {})[route.method] = {
       tags: [route.tag],
@@ -141,7 +143,9 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
       security: SECURITY[route.auth],
       'x-auth': route.auth,
       parameters: params,
-      ...(body ? { requestBody: { required: true, ...(route.rawBody ? { description: route.rawBody.description } : {}), content: content('application/json', body) } } : {}),
+      ...(bodySchema
+        ? { requestBody: { required: true, ...(route.rawBody ? { description: route.rawBody.description } : {}), content: content('application/json', jsonSchema(bodySchema, 'input'), bodySchema) } }
+        : {}),
       responses,
     };
   }

@@ -15,6 +15,7 @@ export const EXAMPLE_ID = {
   endpoint: 'c0738195-f4b2-4385-81e6-92a3b4c5d6e7',
   delivery: 'd18492a6-05c3-4496-92f7-a3b4c5d6e7f8',
   providerEvent: 'e295a3b7-16d4-45a7-a308-b4c5d6e7f809',
+  otherPlan: '7b2e3c40-af6d-4e30-9c91-4d5e6f7081aa',
   apiKey: 'f3a6b4c8-27e5-46b8-b419-c5d6e7f8091a',
   /** A license key (D-30's format), not a UUID. */
   licenseKey: 'LIC-7K3M-Q9XW-2B8P',

@@ -20,7 +20,7 @@ export const providerEventResponse = z.object({
   receivedAt: z.string(),
   processedAt: z.string().nullable(),
   payload: z.unknown(),
-});
+}).meta({ examples: [{ id: EXAMPLE_ID.providerEvent, provider: 'provider_a', eventId: 'evt_1QxR7a2eZvKYlo2C', eventType: 'checkout.session.completed', status: 'processed', failureReason: null, attempts: 1, occurredAt: '2026-01-05T09:30:00.000Z', receivedAt: '2026-01-05T09:30:00.000Z', processedAt: '2026-01-05T09:30:00.000Z', payload: { id: 'evt_1QxR7a2eZvKYlo2C', type: 'checkout.session.completed' } }] });
 
 export function serialiseProviderEvent(row: ProviderEventRow): z.infer<typeof providerEventResponse> {
   return {
@@ -38,7 +38,7 @@ export function serialiseProviderEvent(row: ProviderEventRow): z.infer<typeof pr
   };
 }
 
-export const receivedResponse = z.object({ received: z.literal(true) });
+export const receivedResponse = z.object({ received: z.literal(true) }).meta({ examples: [{ received: true }] });
 
 /**
  * What each provider posts, for the document only: the route verifies the signature over the raw bytes
