@@ -26,7 +26,7 @@ export const createCouponBody = z
     if (c.amountOff !== undefined && !c.currency) ctx.addIssue({ code: 'custom', path: ['currency'], message: 'is required with amountOff' });
     if (c.duration === 'repeating' && c.durationInCycles === undefined) ctx.addIssue({ code: 'custom', path: ['durationInCycles'], message: 'is required when duration is repeating' });
     if (c.duration !== 'repeating' && c.durationInCycles !== undefined) ctx.addIssue({ code: 'custom', path: ['durationInCycles'], message: 'is only for duration repeating' });
-  }).meta({ examples: [{ code: 'LAUNCH20', percentOff: '20', duration: 'repeating', durationInCycles: 3, maxRedemptions: 100, expiresAt: '2027-06-30T23:59:59Z' }] });
+  }).meta({ examples: [{ code: 'LAUNCH20', percentOff: '20', duration: 'repeating', durationInCycles: 3, maxRedemptions: 100, expiresAt: '2030-06-30T23:59:59Z' }] });
 export type CreateCouponInput = z.infer<typeof createCouponBody>;
 
 export const listCouponsQuery = pageQuery;
@@ -43,7 +43,7 @@ export const couponResponse = z.object({
   timesRedeemed: z.number().int(),
   expiresAt: z.string().nullable(),
   createdAt: z.string(),
-}).meta({ examples: [{ id: 'a8c1d2e3-4f50-4617-8829-3a4b5c6d7e8f', code: 'LAUNCH20', percentOff: '20', amountOff: null, currency: null, duration: 'repeating', durationInCycles: 3, maxRedemptions: 100, timesRedeemed: 0, expiresAt: '2027-06-30T23:59:59.000Z', createdAt: '2026-01-05T09:30:00.000Z' }] });
+}).meta({ examples: [{ id: 'a8c1d2e3-4f50-4617-8829-3a4b5c6d7e8f', code: 'LAUNCH20', percentOff: '20', amountOff: null, currency: null, duration: 'repeating', durationInCycles: 3, maxRedemptions: 100, timesRedeemed: 0, expiresAt: '2030-06-30T23:59:59.000Z', createdAt: '2026-01-05T09:30:00.000Z' }] });
 
 export function serialiseCoupon(row: CouponRow) {
   return {

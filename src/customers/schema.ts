@@ -41,7 +41,7 @@ export type UpdateCustomerInput = z.infer<typeof updateCustomerBody>;
 /** `q` is required and non-empty; text without any word in it simply matches nothing. */
 export const searchCustomersQuery = z.object({
   // Only words (letters, marks, digits) of it reach the database (search-query.ts): any text is safe.
-  q: lookupText(z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as text') }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')),
+  q: lookupText(z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as text') }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')).meta({ examples: ['acme'] }),
 });
 
 

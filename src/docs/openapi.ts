@@ -79,6 +79,8 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
     in: where,
     required: where === 'path' || (json.required ?? []).includes(name),
     schema: s,
+    // A required query parameter shows its example (D-94), so a request can be built from the page alone.
+    ...(((s as { examples?: unknown[] }).examples ?? []).length ? { example: (s as { examples: unknown[] }).examples[0] } : {}),
   }));
 }
 

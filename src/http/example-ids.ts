@@ -21,3 +21,6 @@ export const EXAMPLE_ID = {
   licenseKey: 'LIC-7K3M-Q9XW-2B8P',
   deviceId: 'laptop-7f3a2c',
 } as const;
+
+/** The example webhook endpoint; it does not resolve, so the example test puts a loopback URL in its place. */
+export const EXAMPLE_WEBHOOK_URL = 'https://hooks.acme.example/billing';

@@ -28,7 +28,7 @@ export const createInvoiceBody = z.object({
   currency: currencyCode.default('USD'),
   taxRate: taxRate.optional(),
   status: z.enum(['draft', 'issued'], { error: 'must be draft or issued' }).default('draft'),
-}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, lineItems: [{ description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00' }, { description: 'Priority support (January)', quantity: 1, unitPrice: '99.00' }], currency: 'USD', taxRate: '8.25', dueDate: '2026-12-31', status: 'draft' }] });
+}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, lineItems: [{ description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00' }, { description: 'Priority support (January)', quantity: 1, unitPrice: '99.00' }], currency: 'USD', taxRate: '8.25', dueDate: '2026-02-04', status: 'draft' }] });
 export type CreateInvoiceInput = z.infer<typeof createInvoiceBody>;
 
 export const updateInvoiceBody = z.object({

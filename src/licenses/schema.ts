@@ -34,7 +34,7 @@ export const createLicenseBody = z.object({
   maxActivations: maxActivations.optional(),
   features: features.optional(),
   expiresAt: timestampInput.nullable().optional(),
-}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, productId: EXAMPLE_ID.product, maxActivations: 3, features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2027-01-31' }] });
+}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, productId: EXAMPLE_ID.product, maxActivations: 3, features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2030-12-31' }] });
 export type CreateLicenseInput = z.infer<typeof createLicenseBody>;
 
 export const updateLicenseBody = z.object({
@@ -73,7 +73,7 @@ export const licenseResponse = z.object({
   expiresAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
-}).meta({ examples: [{ id: 'e2051627-8394-4a5b-826d-7e8f90011223', licenseKey: EXAMPLE_ID.licenseKey, customerId: EXAMPLE_ID.customer, productId: EXAMPLE_ID.product, status: 'active', maxActivations: 3, currentActivations: 1, features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2027-01-31T00:00:00.000Z', createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
+}).meta({ examples: [{ id: 'e2051627-8394-4a5b-826d-7e8f90011223', licenseKey: EXAMPLE_ID.licenseKey, customerId: EXAMPLE_ID.customer, productId: EXAMPLE_ID.product, status: 'active', maxActivations: 3, currentActivations: 1, features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2030-12-31T00:00:00.000Z', createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
 
 export const activationResponse = z.object({ deviceId: z.string(), deviceName: z.string(), activatedAt: z.string(), lastSeenAt: z.string() }).meta({ examples: [{ deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro", activatedAt: '2026-01-05T09:30:00.000Z', lastSeenAt: '2026-02-05T09:30:00.000Z' }] });
 
@@ -82,14 +82,14 @@ export const verifyResponse = z.object({
   status: z.enum(LICENSE_STATUSES),
   features: z.record(z.string(), z.unknown()),
   expiresAt: z.string().nullable(),
-}).meta({ examples: [{ valid: true, status: 'active', features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2027-01-31T00:00:00.000Z' }] });
+}).meta({ examples: [{ valid: true, status: 'active', features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2030-12-31T00:00:00.000Z' }] });
 
 export const validateResponse = verifyResponse.extend({
   error: z.enum(['activation_limit_reached', 'license_suspended', 'license_expired', 'license_revoked']).optional(),
   maxActivations: z.number().int().nullable().optional(),
   currentActivations: z.number().int().optional(),
   activation: activationResponse.optional(),
-}).meta({ examples: [{ valid: true, status: 'active', features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2027-01-31T00:00:00.000Z', maxActivations: 3, currentActivations: 1, activation: { deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro", activatedAt: '2026-01-05T09:30:00.000Z', lastSeenAt: '2026-02-05T09:30:00.000Z' } }] });
+}).meta({ examples: [{ valid: true, status: 'active', features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2030-12-31T00:00:00.000Z', maxActivations: 3, currentActivations: 1, activation: { deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro", activatedAt: '2026-01-05T09:30:00.000Z', lastSeenAt: '2026-02-05T09:30:00.000Z' } }] });
 
 export const notFoundResponse = z.object({ valid: z.literal(false), error: z.literal('license_not_found') }).meta({ examples: [{ valid: false, error: 'license_not_found' }] });
 

@@ -15,7 +15,7 @@ export const createPaymentMethodBody = z.object({
 export type CreatePaymentMethodInput = z.output<typeof createPaymentMethodBody>;
 
 /** customerId is required (D-56): without it the list is 400. */
-export const listPaymentMethodsQuery = pageQuery.extend({ customerId: uuid });
+export const listPaymentMethodsQuery = pageQuery.extend({ customerId: uuid.meta({ examples: [EXAMPLE_ID.customer] }) });
 
 export const paymentMethodResponse = z.object({
   id: z.uuid(),
