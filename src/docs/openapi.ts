@@ -131,18 +131,18 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
-    const params = [...parameters(route.params, 'path'), ...parameters(route.query, 'query')];
+    const params: Record<string, unknown>[] = [...parameters(route.params, 'path'), ...parameters(route.query, 'query')];
     if (usesIdempotency(route)) {
       params.push({
         name: 'Idempotency-Key',
-        in: 'header' as 'query',
+        in: 'header',
         required: false,
         description: 'A unique string per intended action (a UUID): a retry with the same key and request answers the first answer again (D-6)',
         schema: { type: 'string', maxLength: 255 },
         example: 'c4a1f6d2-8e3b-4b7a-9f10-2d5e6a7b8c9d',
       });
     }
-    for (const header of route.headers ?? []) params.push({ name: header.name, in: 'header' as 'query', required: header.required, schema: { type: 'string', description: header.description } });
+    for (const header of route.headers ?? []) params.push({ name: header.name, in: 'header', required: header.required, schema: { type: 'string', description: header.description } });
     const bodySchema: z.ZodType | undefined = route.body ?? route.rawBody?.schema;
     const responses = responsesOf(route);
     (paths[path] ??= {})[route.method] = {
