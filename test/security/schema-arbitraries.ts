@@ -152,7 +152,7 @@ export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth
         return existing ? fc.oneof({ weight: 4, arbitrary: fc.constant(existing) }, { weight: 1, arbitrary: fc.uuid({ version: 4 }) }) : fc.uuid({ version: 4 });
       }
       // Small plain amounts for a clean base: a random decimal of 30 digits is rarely a sensible price or percentage.
-      if (options.plain && s.pattern === '^-?\\d+(\\.\\d+)?$') return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
+      if (options.plain && s.pattern === '^-?[0-9]+(\\.[0-9]+)?$') return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
       if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
       if (s.format === 'uri') {
         const path = fc.stringMatching(/^[a-z0-9]{0,12}$/);
