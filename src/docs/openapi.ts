@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.ts';
 import { routeErrorsByStatus } from '../http/route-errors.ts';
+import { STATED_RULES } from './stated-rules.ts';
 import { usesIdempotency, type AnyRoute, type AuthKind, type RouteResponseDoc } from '../http/route.ts';
 
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
@@ -44,7 +45,14 @@ function asciiDigits(node: unknown): unknown {
 }
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => {
+      if (io === 'input') Object.assign(jsonSchema, STATED_RULES.get(zodSchema as unknown as z.ZodType));
+    },
+  }) as Record<string, unknown>;
   return asciiDigits(rest) as Record<string, unknown>;
 }
 

@@ -82,7 +82,10 @@ test('requests generated from the document get documented answers, and conformin
     );
     const path = fillPath(route, h.existingParams(route));
     for (const sample of samples) {
-      const qs = new URLSearchParams(Object.entries(sample.query as Record<string, unknown>).map(([k, v]) => [k, String(v)])).toString();
+      const query = sample.query as Record<string, unknown>;
+      // ?wait=true waits 5 minutes for a sweep that no worker runs here (test/lifecycle covers it).
+      if (routeName(route) === 'POST /api/billing/cron/lifecycle') delete query.wait;
+      const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
       await send(route, operation, `${path}${qs ? `?${qs}` : ''}`, sample.body, true);
     }
     // The same body without each of its required fields in turn, for the operations that have a body.

@@ -151,8 +151,9 @@ export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth
         const existing = options.field ? options.idFor?.(options.field) : undefined;
         return existing ? fc.oneof({ weight: 4, arbitrary: fc.constant(existing) }, { weight: 1, arbitrary: fc.uuid({ version: 4 }) }) : fc.uuid({ version: 4 });
       }
-      // Small plain amounts for a clean base: a random decimal of 30 digits is rarely a sensible price or percentage.
-      if (options.plain && s.pattern === '^-?[0-9]+(\\.[0-9]+)?$') return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
+      // Small plain amounts for a clean base (any pattern amounts fit): a random decimal of 30 digits is rarely a
+      // sensible price or percentage, and has more decimals than the currency (D-91).
+      if (options.plain && s.pattern && new RegExp(s.pattern).test('10.00')) return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
       if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
       if (s.format === 'uri') {
         const path = fc.stringMatching(/^[a-z0-9]{0,12}$/);
