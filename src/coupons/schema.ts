@@ -17,7 +17,7 @@ export const createCouponBody = z
     amountOff: moneyString.refine((v) => Number(v) > 0, 'must be greater than 0').optional(),
     currency: currencyCode.optional(),
     duration: z.enum(COUPON_DURATIONS, { error: `must be one of ${COUPON_DURATIONS.join(', ')}` }),
-    durationInCycles: z.number().int().min(1).max(1200).optional(),
+    durationInCycles: z.number().int().min(1).max(1200).optional().meta({ description: 'Required when duration is repeating, and only then' }),
     maxRedemptions: z.number().int().min(1).max(100_000_000).optional(),
     expiresAt: timestampInput.optional(),
   })
@@ -26,7 +26,10 @@ export const createCouponBody = z
     if (c.amountOff !== undefined && !c.currency) ctx.addIssue({ code: 'custom', path: ['currency'], message: 'is required with amountOff' });
     if (c.duration === 'repeating' && c.durationInCycles === undefined) ctx.addIssue({ code: 'custom', path: ['durationInCycles'], message: 'is required when duration is repeating' });
     if (c.duration !== 'repeating' && c.durationInCycles !== undefined) ctx.addIssue({ code: 'custom', path: ['durationInCycles'], message: 'is only for duration repeating' });
-  }).meta({ examples: [{ code: 'LAUNCH20', percentOff: '20', duration: 'repeating', durationInCycles: 3, maxRedemptions: 100, expiresAt: '2030-06-30T23:59:59Z' }] });
+  }).meta({
+    // The first two refinements above, said in the document; durationInCycles's rule is in its description.
+    oneOf: [{ required: ['percentOff'] }, { required: ['amountOff', 'currency'] }],
+    examples: [{ code: 'LAUNCH20', percentOff: '20', duration: 'repeating', durationInCycles: 3, maxRedemptions: 100, expiresAt: '2030-06-30T23:59:59Z' }] });
 export type CreateCouponInput = z.infer<typeof createCouponBody>;
 
 export const listCouponsQuery = pageQuery;

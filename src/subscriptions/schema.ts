@@ -22,7 +22,9 @@ export const updateSubscriptionBody = z
     status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }).optional(),
     cancelAtPeriodEnd: z.boolean().optional(),
   })
-  .refine((b) => b.status !== undefined || b.cancelAtPeriodEnd !== undefined, { message: 'give status or cancelAtPeriodEnd', path: ['status'] }).meta({ examples: [{ cancelAtPeriodEnd: true }] });
+  .refine((b) => b.status !== undefined || b.cancelAtPeriodEnd !== undefined, { message: 'give status or cancelAtPeriodEnd', path: ['status'] })
+  // The refinement above, said in the document: at least one of the two fields.
+  .meta({ minProperties: 1, examples: [{ cancelAtPeriodEnd: true }] });
 export type UpdateSubscriptionInput = z.infer<typeof updateSubscriptionBody>;
 
 /**
