@@ -129,6 +129,9 @@ function providerCEffect(body: Json): ProviderEffect {
   }
 }
 
+/** The longest event id or type accepted (the document says so: provider-events/schema.ts). */
+export const MAX_ENVELOPE_TEXT = 255;
+
 /** Reads the envelope of a verified body; throws MalformedEventError when it is not JSON or lacks its id/type. */
 export function readEnvelope(provider: Provider, raw: Buffer): { body: Json; envelope: EventEnvelope } {
   let parsed: unknown;
@@ -140,6 +143,10 @@ export function readEnvelope(provider: Provider, raw: Buffer): { body: Json; env
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MalformedEventError('the body is not a JSON object');
   const body = parsed as Json;
   const envelope = provider === 'provider_a' ? providerAEnvelope(body) : provider === 'provider_b' ? providerBEnvelope(body) : providerCEnvelope(body, raw);
+  // Real ids and types are short; a huge one is not an event, and would not fit the (provider, event_id) index.
+  for (const [what, value] of [['id', envelope.eventId], ['type', envelope.eventType]] as const) {
+    if (value.length > MAX_ENVELOPE_TEXT) throw new MalformedEventError(`the event ${what} is longer than ${MAX_ENVELOPE_TEXT} characters`);
+  }
   return { body, envelope };
 }
 

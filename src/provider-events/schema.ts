@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { iso, pageQuery } from '../http/schemas.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 import type { ProviderEventRow } from './repo.ts';
+import { MAX_ENVELOPE_TEXT } from './parse.ts';
 import { PROVIDERS } from './verify.ts';
 
 const STATUSES = ['received', 'processed', 'ignored', 'failed'] as const;
@@ -45,7 +46,7 @@ export const receivedResponse = z.object({ received: z.literal(true) }).meta({ e
  * before it reads them (verify.ts), and parse.ts reads each provider's wire format; any other fields pass.
  */
 export const providerEventBody = {
-  provider_a: z.looseObject({ id: z.string(), type: z.string(), created: z.number().int(), data: z.looseObject({ object: z.looseObject({}) }) }).meta({
+  provider_a: z.looseObject({ id: z.string().max(MAX_ENVELOPE_TEXT), type: z.string().max(MAX_ENVELOPE_TEXT), created: z.number().int(), data: z.looseObject({ object: z.looseObject({}) }) }).meta({
     examples: [
       {
         id: 'evt_1QxR7a2eZvKYlo2C',
@@ -55,10 +56,10 @@ export const providerEventBody = {
       },
     ],
   }),
-  provider_b: z.looseObject({ id: z.string(), event: z.string(), data: z.looseObject({}) }).meta({
+  provider_b: z.looseObject({ id: z.string().max(MAX_ENVELOPE_TEXT), event: z.string().max(MAX_ENVELOPE_TEXT), data: z.looseObject({}) }).meta({
     examples: [{ id: 'cb_5f2a9c', event: 'invoices.paid', data: { id: 'pay_b_81c3', external_id: EXAMPLE_ID.invoice, amount: '49.00', paid_amount: '49.00', currency: 'USD', status: 'PAID' } }],
   }),
-  provider_c: z.looseObject({ meta: z.looseObject({ event_name: z.string() }), data: z.looseObject({ id: z.string() }) }).meta({
+  provider_c: z.looseObject({ meta: z.looseObject({ event_name: z.string().max(MAX_ENVELOPE_TEXT) }), data: z.looseObject({ id: z.string() }) }).meta({
     examples: [
       {
         meta: { event_name: 'order_created', custom_data: { invoice_id: EXAMPLE_ID.invoice } },

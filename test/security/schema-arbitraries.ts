@@ -138,6 +138,11 @@ export interface ConformingOptions {
   field?: string;
 }
 
+/** A pattern of decimal amounts (the document's money fields; their exact rule varies: any sign, >= 0, > 0). */
+export function isAmountPattern(pattern: string | undefined): boolean {
+  return pattern !== undefined && new RegExp(pattern).test('10.00') && !new RegExp(pattern).test('10.00.0');
+}
+
 /** Values the schema describes (zod refinements the schema cannot show may still refuse some). */
 export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth = 0): fc.Arbitrary<unknown> {
   const alternatives = s.anyOf ?? s.oneOf;
@@ -155,7 +160,7 @@ export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth
       }
       // Small plain amounts for a clean base (any pattern amounts fit): a random decimal of 30 digits is rarely a
       // sensible price or percentage, and has more decimals than the currency (D-91).
-      if (options.plain && s.pattern && new RegExp(s.pattern).test('10.00')) return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
+      if (options.plain && isAmountPattern(s.pattern)) return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
       if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
       if (s.format === 'uri') {
         const path = fc.stringMatching(/^[a-z0-9]{0,12}$/);
