@@ -4,6 +4,7 @@
  * here and nowhere else; the worker applies the result the same way for all three.
  */
 import { createHash } from 'node:crypto';
+import { unstorableTextPaths } from '../http/validate.ts';
 import { DECIMAL_PATTERN, fromMinorUnits } from '../money.ts';
 import type { SubscriptionStatus } from '../subscriptions/repo.ts';
 import type { Provider } from './verify.ts';
@@ -132,6 +133,20 @@ function providerCEffect(body: Json): ProviderEffect {
 /** The longest event id or type accepted (the document says so: provider-events/schema.ts). */
 export const MAX_ENVELOPE_TEXT = 255;
 
+const MAX_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays deeper than `limit`; iterative, so any depth is safe to ask about. */
+function depthOver(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > limit) return true;
+    for (const item of Object.values(current)) stack.push([item, depth + 1]);
+  }
+  return false;
+}
+
 /** Reads the envelope of a verified body; throws MalformedEventError when it is not JSON or lacks its id/type. */
 export function readEnvelope(provider: Provider, raw: Buffer): { body: Json; envelope: EventEnvelope } {
   let parsed: unknown;
@@ -141,6 +156,9 @@ export function readEnvelope(provider: Provider, raw: Buffer): { body: Json; env
     throw new MalformedEventError('the body is not JSON');
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MalformedEventError('the body is not a JSON object');
+  // Stored as jsonb: text PostgreSQL cannot hold, or nesting no provider sends, is not an event (not a 500).
+  if (unstorableTextPaths(parsed).length > 0) throw new MalformedEventError('the body holds NUL characters or unpaired UTF-16 surrogates');
+  if (depthOver(parsed, MAX_DEPTH)) throw new MalformedEventError(`the body is nested deeper than ${MAX_DEPTH} levels`);
   const body = parsed as Json;
   const envelope = provider === 'provider_a' ? providerAEnvelope(body) : provider === 'provider_b' ? providerBEnvelope(body) : providerCEnvelope(body, raw);
   // Real ids and types are short; a huge one is not an event, and would not fit the (provider, event_id) index.
