@@ -61,7 +61,7 @@ function statusFrom(map: Record<string, SubscriptionStatus>, value: unknown): Su
 
 function providerAEnvelope(body: Json): EventEnvelope {
   const object = obj(obj(body.data).object);
-  const created = typeof body.created === 'number' ? new Date(body.created * 1000) : null;
+  const created = typeof body.created === 'number' ? validDate(new Date(body.created * 1000), 'created') : null;
   const subjectId = body.type === 'customer.subscription.updated' ? (str(obj(object.metadata).subscriptionId) ?? null) : null;
   return { eventId: need(str(body.id), 'id'), eventType: need(str(body.type), 'type'), occurredAt: created, subjectId };
 }
@@ -134,6 +134,12 @@ function providerCEffect(body: Json): ProviderEffect {
 export const MAX_ENVELOPE_TEXT = 255;
 
 const MAX_DEPTH = 64;
+
+/** A time the event states must be one (a `created` of 1e300 is not an event). */
+function validDate(date: Date, what: string): Date {
+  if (Number.isNaN(date.getTime())) throw new MalformedEventError(`${what} is not a time`);
+  return date;
+}
 
 /** Whether `value` nests objects or arrays deeper than `limit`; iterative, so any depth is safe to ask about. */
 function depthOver(value: unknown, limit: number): boolean {
