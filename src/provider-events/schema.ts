@@ -46,7 +46,7 @@ export const receivedResponse = z.object({ received: z.literal(true) }).meta({ e
  * before it reads them (verify.ts), and parse.ts reads each provider's wire format; any other fields pass.
  */
 export const providerEventBody = {
-  provider_a: z.looseObject({ id: z.string().max(MAX_ENVELOPE_TEXT), type: z.string().max(MAX_ENVELOPE_TEXT), created: z.number().int(), data: z.looseObject({ object: z.looseObject({}) }) }).meta({
+  provider_a: z.looseObject({ id: z.string().max(MAX_ENVELOPE_TEXT), type: z.string().max(MAX_ENVELOPE_TEXT), created: z.number().int().min(-8_640_000_000_000).max(8_640_000_000_000).meta({ description: 'Unix seconds' }), data: z.looseObject({ object: z.looseObject({}) }) }).meta({
     examples: [
       {
         id: 'evt_1QxR7a2eZvKYlo2C',
