@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { iso, nameText, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
 import type { ApiKeyRow } from './repo.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const createApiKeyBody = z.object({
   name: nameText(200),
   customerId: uuid,
   expiresAt: timestampInput.optional(),
-});
+}).meta({ examples: [{ name: 'Acme production', customerId: EXAMPLE_ID.customer, expiresAt: '2030-01-01' }] });
 
 export const listApiKeysQuery = pageQuery.extend({ customerId: uuid.optional() });
 
@@ -19,8 +20,8 @@ export const apiKeyResponse = z.object({
   revokedAt: z.string().nullable(),
   lastUsedAt: z.string().nullable(),
   createdAt: z.string(),
-});
-export const createdApiKeyResponse = apiKeyResponse.extend({ key: z.string() });
+}).meta({ examples: [{ id: EXAMPLE_ID.apiKey, name: 'Acme production', customerId: EXAMPLE_ID.customer, prefix: 'sk_live_4f9a', expiresAt: '2030-01-01T00:00:00.000Z', revokedAt: null, lastUsedAt: null, createdAt: '2026-01-05T09:30:00.000Z' }] });
+export const createdApiKeyResponse = apiKeyResponse.extend({ key: z.string() }).meta({ examples: [{ id: EXAMPLE_ID.apiKey, name: 'Acme production', customerId: EXAMPLE_ID.customer, prefix: 'sk_live_4f9a', expiresAt: '2030-01-01T00:00:00.000Z', revokedAt: null, lastUsedAt: null, createdAt: '2026-01-05T09:30:00.000Z', key: 'sk_live_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a' }] });
 
 export function serialiseApiKey(row: ApiKeyRow) {
   return {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { iso, nameText, pagingQuery } from '../http/schemas.ts';
 import type { AuditRow } from './repo.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const listAuditLogQuery = pagingQuery().extend({
   actor: nameText(320).optional(),
@@ -21,7 +22,7 @@ export const auditEntryResponse = z.object({
   requestId: z.string().nullable(),
   ip: z.string().nullable(),
   createdAt: z.string(),
-});
+}).meta({ examples: [{ id: '1b2c3d4e-5f60-4718-a9b0-c1d2e3f40516', actor: 'f3162738-94a5-4b6c-937e-8f9001122334', actorEmail: 'admin@acme.example', action: 'invoice.update', targetType: 'invoice', targetId: EXAMPLE_ID.invoice, before: { status: 'draft' }, after: { status: 'issued' }, requestId: 'req_7f3a2c9e', ip: '203.0.113.7', createdAt: '2026-01-05T09:30:00.000Z' }] });
 
 export function serialiseAuditEntry(row: AuditRow): z.infer<typeof auditEntryResponse> {
   return {

@@ -4,6 +4,7 @@ import { currencyCode, DEFAULT_CURRENCY, formatMoney } from '../money.ts';
 import { optionalNote, positiveMoneyString } from '../money-input.ts';
 import type { CreditApplication } from './grant.ts';
 import type { LedgerEntryRow } from './ledger-repo.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 /** POST /api/billing/credits (D-57). */
 export const createCreditBody = z.object({
@@ -11,7 +12,7 @@ export const createCreditBody = z.object({
   amount: positiveMoneyString,
   description: optionalNote,
   currency: currencyCode.default(DEFAULT_CURRENCY),
-});
+}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, amount: '25.00', currency: 'USD', description: 'Goodwill credit for the January outage' }] });
 export type CreateCreditInput = z.output<typeof createCreditBody>;
 
 export const listCreditsQuery = pageQuery.extend({ customerId: uuid.optional(), currency: currencyCode.optional() });
@@ -30,13 +31,13 @@ const ledgerEntryFields = {
 };
 
 /** A ledger entry; amounts are signed (applications are negative); balanceAfter is the balance right after it. */
-export const ledgerEntryResponse = z.object(ledgerEntryFields);
+export const ledgerEntryResponse = z.object(ledgerEntryFields).meta({ examples: [{ id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001', customerId: EXAMPLE_ID.customer, kind: 'credit', amount: '25.00', currency: 'USD', description: 'Goodwill credit for the January outage', invoiceId: null, creditNoteId: null, balanceAfter: '25.00', createdAt: '2026-01-05T09:30:00.000Z' }] });
 
 /** The created credit; balanceAfter is the balance once the credit was spent on open invoices. */
 export const createdCreditResponse = z.object({
   ...ledgerEntryFields,
   applications: z.array(z.object({ invoiceId: z.uuid(), invoiceNumber: z.string(), amount: z.string() })),
-});
+}).meta({ examples: [{ id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001', customerId: EXAMPLE_ID.customer, kind: 'credit', amount: '25.00', currency: 'USD', description: 'Goodwill credit for the January outage', invoiceId: null, creditNoteId: null, balanceAfter: '25.00', createdAt: '2026-01-05T09:30:00.000Z', applications: [] }] });
 
 export function serialiseLedgerEntry(row: LedgerEntryRow, balanceAfter: string) {
   return {

@@ -5,6 +5,7 @@ import type { ProductRow } from '../products/repo.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import { serialiseSubscription, subscriptionResponse } from '../subscriptions/schema.ts';
 import type { CustomerRow } from './repo.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const CUSTOMER_TIERS = ['starter', 'professional', 'enterprise'] as const;
 
@@ -30,17 +31,17 @@ export const createCustomerBody = z.object({
   billingAddress: optionalField(freeText(2000)),
   taxId: optionalField(plainText(100)),
   paymentMethod: optionalField(plainText(200)),
-});
+}).meta({ examples: [{ name: 'Jane Doe', email: 'jane.doe@acme.example', company: 'Acme Corp', tier: 'professional', billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS', taxId: 'US123456789' }] });
 export type CreateCustomerInput = z.infer<typeof createCustomerBody>;
 
 /** PUT /api/customers/:id: any of the create fields; only the fields sent change, null clears an optional one. */
-export const updateCustomerBody = createCustomerBody.partial();
+export const updateCustomerBody = createCustomerBody.partial().meta({ examples: [{ tier: 'enterprise', billingAddress: '200 Market Street\nSan Francisco, CA 94105\nUS' }] });
 export type UpdateCustomerInput = z.infer<typeof updateCustomerBody>;
 
 /** `q` is required and non-empty; text without any word in it simply matches nothing. */
 export const searchCustomersQuery = z.object({
   // Only words (letters, marks, digits) of it reach the database (search-query.ts): any text is safe.
-  q: lookupText(z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as text') }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')),
+  q: lookupText(z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be given once, as text') }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')).meta({ examples: ['acme'] }),
 });
 
 
@@ -58,11 +59,11 @@ export const customerResponse = z.object({
   creditBalances: z.record(z.string(), z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}).meta({ examples: [{ id: EXAMPLE_ID.customer, name: 'Jane Doe', email: 'jane.doe@acme.example', company: 'Acme Corp', tier: 'professional', billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS', taxId: 'US123456789', paymentMethod: null, healthScore: 92, creditBalance: '25.00', creditBalances: { USD: '25.00' }, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
 /** A customer in lists and search results: with its products. */
-export const customerWithProductsResponse = customerResponse.extend({ products: z.array(productSummaryResponse) });
+export const customerWithProductsResponse = customerResponse.extend({ products: z.array(productSummaryResponse) }).meta({ examples: [{ id: EXAMPLE_ID.customer, name: 'Jane Doe', email: 'jane.doe@acme.example', company: 'Acme Corp', tier: 'professional', billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS', taxId: 'US123456789', paymentMethod: null, healthScore: 92, creditBalance: '25.00', creditBalances: { USD: '25.00' }, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z', products: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas' }] }] });
 /** The single read: with products and subscriptions. */
-export const customerDetailResponse = customerWithProductsResponse.extend({ subscriptions: z.array(subscriptionResponse) });
+export const customerDetailResponse = customerWithProductsResponse.extend({ subscriptions: z.array(subscriptionResponse) }).meta({ examples: [{ id: EXAMPLE_ID.customer, name: 'Jane Doe', email: 'jane.doe@acme.example', company: 'Acme Corp', tier: 'professional', billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS', taxId: 'US123456789', paymentMethod: null, healthScore: 92, creditBalance: '25.00', creditBalances: { USD: '25.00' }, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z', products: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas' }], subscriptions: [{ id: EXAMPLE_ID.subscription, customerId: EXAMPLE_ID.customer, planId: EXAMPLE_ID.plan, status: 'active', billingCycle: 'monthly', currentPeriodStart: '2026-01-05T09:30:00.000Z', currentPeriodEnd: '2026-02-05T09:30:00.000Z', cancelAtPeriodEnd: false, canceledAt: null, trialEnd: null, pausedAt: null, couponId: null, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] }] });
 
 /** A customer row with what the answers derive from other tables. */
 export interface CustomerRecord extends CustomerRow {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/route.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -11,7 +12,12 @@ export function docsRoutes(routes: AnyRoute[]): AnyRoute[] {
       auth: 'public',
       tag: 'Operations',
       summary: 'This OpenAPI 3.1 document',
-      responses: { 200: { description: 'OpenAPI document' } },
+      responses: {
+        200: {
+          description: 'OpenAPI document',
+          schema: z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) }).meta({ examples: [{ openapi: '3.1.0', info: { title: 'Billing service', version: '1.0.0' }, paths: {} }] }),
+        },
+      },
       errors: [],
       handler: async () => ({ body: document }),
     }),

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { migrationsCurrent } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import { renderMetrics } from '../http/metrics.ts';
@@ -20,7 +21,7 @@ export const healthRoutes = [
     auth: 'public',
     tag: 'Operations',
     summary: 'The process is alive',
-    responses: { 200: { description: 'Alive' } },
+    responses: { 200: { description: 'Alive', schema: z.object({ status: z.literal('ok') }).meta({ examples: [{ status: 'ok' }] }) } },
     errors: [],
     handler: async () => ({ body: { status: 'ok' } }),
   }),
@@ -30,7 +31,7 @@ export const healthRoutes = [
     auth: 'public',
     tag: 'Operations',
     summary: 'The database is reachable and migrations are current; 503 otherwise',
-    responses: { 200: { description: 'Ready' }, 503: { description: 'unavailable' } },
+    responses: { 200: { description: 'Ready', schema: z.object({ status: z.literal('ready') }).meta({ examples: [{ status: 'ready' }] }) }, 503: { description: 'unavailable' } },
     // Its 503 unavailable is one every route can answer (route-errors.ts).
     errors: [],
     handler: async ({ deps }) => {

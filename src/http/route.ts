@@ -42,6 +42,13 @@ export interface RouteResponseDoc {
   contentType?: string;
 }
 
+/** A request header the route reads itself (a provider's signature), for the OpenAPI document. */
+export interface RouteHeaderDoc {
+  name: string;
+  description: string;
+  required: boolean;
+}
+
 export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
   method: HttpMethod;
   /** Koa path, e.g. `/api/products/:id`. */
@@ -52,6 +59,13 @@ export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * For the document only: the body of a route that reads its raw body itself (a provider's signed event,
+   * checked before it is parsed) and so has no `body` for the router to parse.
+   */
+  rawBody?: RouteResponseDoc;
+  /** For the document only: request headers the route reads itself. */
+  headers?: RouteHeaderDoc[];
   /** Documented answers by status, for the OpenAPI document. */
   responses: Record<number, RouteResponseDoc>;
   /**

@@ -3,6 +3,7 @@ import { freeText, iso, pageQuery, timestampInput, uuid } from '../http/schemas.
 import { currencyCode, DECIMAL_PATTERN, DEFAULT_CURRENCY, formatMoney, moneyString } from '../money.ts';
 import { amountDue } from './amounts.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'overdue', 'void'] as const;
 export const SETTABLE_STATUSES = ['draft', 'issued', 'paid', 'void'] as const;
@@ -27,12 +28,12 @@ export const createInvoiceBody = z.object({
   currency: currencyCode.default(DEFAULT_CURRENCY),
   taxRate: taxRate.optional(),
   status: z.enum(['draft', 'issued'], { error: 'must be draft or issued' }).default('draft'),
-});
+}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, lineItems: [{ description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00' }, { description: 'Priority support (January)', quantity: 1, unitPrice: '99.00' }], currency: 'USD', taxRate: '8.25', dueDate: '2026-02-04', status: 'draft' }] });
 export type CreateInvoiceInput = z.infer<typeof createInvoiceBody>;
 
 export const updateInvoiceBody = z.object({
   status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }),
-});
+}).meta({ examples: [{ status: 'issued' }] });
 
 export const listInvoicesQuery = pageQuery.extend({
   status: z.enum(INVOICE_STATUSES).optional(),
@@ -64,7 +65,7 @@ export const invoiceResponse = z.object({
   pdfUrl: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}).meta({ examples: [{ id: EXAMPLE_ID.invoice, customerId: EXAMPLE_ID.customer, subscriptionId: null, invoiceNumber: 'INV-2026-000042', status: 'issued', currency: 'USD', lineItems: [{ description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00', amount: '300.00' }, { description: 'Priority support (January)', quantity: 1, unitPrice: '99.00', amount: '99.00' }], subtotal: '399.00', taxRate: '8.25', taxAmount: '32.92', total: '431.92', amountPaid: '0.00', creditApplied: '0.00', creditedAmount: '0.00', amountDue: '431.92', dueDate: '2026-01-19T00:00:00.000Z', issuedAt: '2026-01-05T09:30:00.000Z', paidAt: null, voidedAt: null, pdfUrl: `/api/billing/invoices/${EXAMPLE_ID.invoice}/pdf`, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
 
 export function invoicePdfPath(id: string): string {
   return `/api/billing/invoices/${id}/pdf`;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { iso, lookupText, pageQuery, timestampInput, uuid, withoutControls } from '../http/schemas.ts';
 import type { ActivationRow, LicenseRow } from './repo.ts';
 import { effectiveStatus } from './status.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const LICENSE_STATUSES = ['active', 'expired', 'suspended', 'revoked'] as const;
 /** Statuses an admin may set (expired comes from the date, D-32). */
@@ -33,7 +34,7 @@ export const createLicenseBody = z.object({
   maxActivations: maxActivations.optional(),
   features: features.optional(),
   expiresAt: timestampInput.nullable().optional(),
-});
+}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, productId: EXAMPLE_ID.product, maxActivations: 3, features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2030-12-31' }] });
 export type CreateLicenseInput = z.infer<typeof createLicenseBody>;
 
 export const updateLicenseBody = z.object({
@@ -41,7 +42,7 @@ export const updateLicenseBody = z.object({
   maxActivations: maxActivations.optional(),
   features: features.optional(),
   expiresAt: timestampInput.nullable().optional(),
-});
+}).meta({ examples: [{ maxActivations: 5, features: { seats: 25, sso: true, modules: ['reports', 'exports'] } }] });
 export type UpdateLicenseInput = z.infer<typeof updateLicenseBody>;
 
 export const listLicensesQuery = pageQuery.extend({
@@ -57,8 +58,8 @@ export const activationParams = keyParams.extend({ deviceId: z.string().min(1).m
 const deviceText = withoutControls(z.string({ error: 'must be a string of 1-256 characters' }).min(1, 'must not be empty').max(256, 'must be at most 256 characters'));
 /** A blank key is a bad request; any other text (NUL included) is looked up, and one that names nothing is 404 (D-33). */
 const licenseKey = lookupText(z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'));
-export const verifyBody = z.object({ licenseKey });
-export const validateBody = verifyBody.extend({ deviceId: deviceText, deviceName: deviceText });
+export const verifyBody = z.object({ licenseKey }).meta({ examples: [{ licenseKey: EXAMPLE_ID.licenseKey }] });
+export const validateBody = verifyBody.extend({ deviceId: deviceText, deviceName: deviceText }).meta({ examples: [{ licenseKey: EXAMPLE_ID.licenseKey, deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro" }] });
 
 export const licenseResponse = z.object({
   id: z.uuid(),
@@ -72,25 +73,25 @@ export const licenseResponse = z.object({
   expiresAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}).meta({ examples: [{ id: 'e2051627-8394-4a5b-826d-7e8f90011223', licenseKey: EXAMPLE_ID.licenseKey, customerId: EXAMPLE_ID.customer, productId: EXAMPLE_ID.product, status: 'active', maxActivations: 3, currentActivations: 1, features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2030-12-31T00:00:00.000Z', createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
 
-export const activationResponse = z.object({ deviceId: z.string(), deviceName: z.string(), activatedAt: z.string(), lastSeenAt: z.string() });
+export const activationResponse = z.object({ deviceId: z.string(), deviceName: z.string(), activatedAt: z.string(), lastSeenAt: z.string() }).meta({ examples: [{ deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro", activatedAt: '2026-01-05T09:30:00.000Z', lastSeenAt: '2026-02-05T09:30:00.000Z' }] });
 
 export const verifyResponse = z.object({
   valid: z.boolean(),
   status: z.enum(LICENSE_STATUSES),
   features: z.record(z.string(), z.unknown()),
   expiresAt: z.string().nullable(),
-});
+}).meta({ examples: [{ valid: true, status: 'active', features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2030-12-31T00:00:00.000Z' }] });
 
 export const validateResponse = verifyResponse.extend({
   error: z.enum(['activation_limit_reached', 'license_suspended', 'license_expired', 'license_revoked']).optional(),
   maxActivations: z.number().int().nullable().optional(),
   currentActivations: z.number().int().optional(),
   activation: activationResponse.optional(),
-});
+}).meta({ examples: [{ valid: true, status: 'active', features: { seats: 10, sso: true, modules: ['reports', 'exports'] }, expiresAt: '2030-12-31T00:00:00.000Z', maxActivations: 3, currentActivations: 1, activation: { deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro", activatedAt: '2026-01-05T09:30:00.000Z', lastSeenAt: '2026-02-05T09:30:00.000Z' } }] });
 
-export const notFoundResponse = z.object({ valid: z.literal(false), error: z.literal('license_not_found') });
+export const notFoundResponse = z.object({ valid: z.literal(false), error: z.literal('license_not_found') }).meta({ examples: [{ valid: false, error: 'license_not_found' }] });
 
 export function serialiseLicense(row: LicenseRow, now = new Date()) {
   return {

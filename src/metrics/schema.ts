@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { iso } from '../http/schemas.ts';
 import type { RevenueMetrics } from './service.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 const amount = z.string().describe('decimal string in the currency of the figure');
 
@@ -37,7 +38,7 @@ export const revenueResponse = z.object({
     amountDue: amount,
     dueDate: z.string(),
   })).describe('the 10 overdue invoices with the oldest due dates'),
-});
+}).meta({ examples: [{ at: '2026-02-05T09:30:00.000Z', currencies: [{ currency: 'USD', mrr: '12450.00', arr: '149400.00', activeSubscriptions: 254, trialingSubscriptions: 18, outstanding: '3120.50', overdueAmount: '862.00', overdueCount: 4, collectedThisMonth: '11980.00', movements: { new: '980.00', expansion: '245.00', contraction: '49.00', churn: '392.00' }, series: [{ month: '2026-01', mrr: '11666.00', collected: '11210.00' }, { month: '2026-02', mrr: '12450.00', collected: '11980.00' }] }], mostOverdue: [{ id: EXAMPLE_ID.invoice, number: 'INV-2026-000042', customerId: EXAMPLE_ID.customer, customerName: 'Jane Doe', currency: 'USD', amountDue: '431.92', dueDate: '2026-01-19T00:00:00.000Z' }] }] });
 
 export function serialiseRevenue(metrics: RevenueMetrics): z.infer<typeof revenueResponse> {
   return {

@@ -3,6 +3,7 @@ import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import { formatMoney } from '../money.ts';
 import { positiveMoneyString } from '../money-input.ts';
 import { PAYMENT_METHODS, type PaymentMethod, type PaymentRow } from './repo.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 /**
  * POST /api/billing/payments (D-54). An amount of 0 or less is wrong whatever the invoice: the schema
@@ -20,7 +21,7 @@ export const createPaymentBody = z.object({
     .max(255, 'must be at most 255 characters')
     .nullish()
     .transform((v) => v ?? null),
-});
+}).meta({ examples: [{ invoiceId: EXAMPLE_ID.invoice, amount: '49.00', paymentMethod: 'bank_transfer', providerReference: 'WIRE-2026-0117' }] });
 /** What recordPayment takes: the parsed request body, or the same fields from a provider event. */
 export interface RecordPaymentInput {
   invoiceId: string;
@@ -43,7 +44,7 @@ export const paymentResponse = z.object({
   status: z.enum(['succeeded', 'partially_refunded', 'refunded']),
   refundedAmount: z.string(),
   createdAt: z.string(),
-});
+}).meta({ examples: [{ id: EXAMPLE_ID.payment, invoiceId: EXAMPLE_ID.invoice, customerId: EXAMPLE_ID.customer, amount: '49.00', currency: 'USD', paymentMethod: 'bank_transfer', providerReference: 'WIRE-2026-0117', status: 'succeeded', refundedAmount: '0.00', createdAt: '2026-01-05T09:30:00.000Z' }] });
 
 export function serialisePayment(row: PaymentRow) {
   return {

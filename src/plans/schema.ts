@@ -3,6 +3,7 @@ import { iso, nameText, pageQuery, uuid } from '../http/schemas.ts';
 import { currencyCode, formatMoney, nonNegativeMoneyString } from '../money.ts';
 import { BILLING_CYCLES } from '../subscriptions/periods.ts';
 import type { PlanRow } from './repo.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const PRICING_MODELS = ['flat'] as const;
 
@@ -15,11 +16,11 @@ export const createPlanBody = z.object({
   billingCycle,
   basePrice: nonNegativeMoneyString,
   currency: currencyCode,
-});
+}).meta({ examples: [{ productId: EXAMPLE_ID.product, name: 'Analytics Pro (monthly)', pricingModel: 'flat', billingCycle: 'monthly', basePrice: '49.00', currency: 'USD' }] });
 export type CreatePlanInput = z.infer<typeof createPlanBody>;
 
 /** Prices are immutable (D-40): a new price is a new plan. */
-export const updatePlanBody = z.object({ name: nameText(200).optional(), active: z.boolean().optional() });
+export const updatePlanBody = z.object({ name: nameText(200).optional(), active: z.boolean().optional() }).meta({ examples: [{ name: 'Analytics Pro (monthly, legacy)', active: false }] });
 
 export const listPlansQuery = pageQuery.extend({
   productId: uuid.optional(),
@@ -37,7 +38,7 @@ export const planResponse = z.object({
   active: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}).meta({ examples: [{ id: EXAMPLE_ID.plan, productId: EXAMPLE_ID.product, name: 'Analytics Pro (monthly)', pricingModel: 'flat', billingCycle: 'monthly', basePrice: '49.00', currency: 'USD', active: true, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
 
 export function serialisePlan(row: PlanRow) {
   return {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { currencyCode, formatMoney, money, nonNegativeMoneyString } from '../money.ts';
 import { freeText, iso, nameText } from '../http/schemas.ts';
 import type { ProductRow } from './repo.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const PRODUCT_TYPES = ['licensed', 'saas', 'api'] as const;
 export const PRODUCT_STATUSES = ['active', 'archived'] as const;
@@ -26,11 +27,11 @@ export const createProductBody = z.object({
   status: productStatus.optional(),
   /** Our addition: the currency `price` is in (ISO 4217), default USD. */
   currency: currencyCode.optional(),
-});
+}).meta({ examples: [{ name: 'Acme Analytics', productType: 'saas', price: '49.00', currency: 'USD', description: 'Dashboards and reports for up to 10 seats' }] });
 export type CreateProductInput = z.infer<typeof createProductBody>;
 
 /** PUT /api/products/:id: the create fields, each optional; only the fields sent change. */
-export const updateProductBody = createProductBody.partial();
+export const updateProductBody = createProductBody.partial().meta({ examples: [{ price: '59.00', description: 'Dashboards and reports for up to 25 seats' }] });
 export type UpdateProductInput = z.infer<typeof updateProductBody>;
 
 export const productResponse = z.object({
@@ -49,7 +50,7 @@ export const productResponse = z.object({
   metricsRefreshedAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}).meta({ examples: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas', description: 'Dashboards and reports for up to 10 seats', price: '49.00', currency: 'USD', status: 'active', monthlyRevenue: '2450.00', activeUsers: 50, dailyActiveUsers: 31, churnRate: '0.0200', metricsRefreshedAt: '2026-02-05T09:30:00.000Z', createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
 
 /** The embedded form of a product inside a customer (D-22). */
 export const productSummaryResponse = productResponse.pick({ id: true, name: true, productType: true });

@@ -4,6 +4,7 @@
  * here and nowhere else; the worker applies the result the same way for all three.
  */
 import { createHash } from 'node:crypto';
+import { unstorableTextPaths } from '../http/validate.ts';
 import { DECIMAL_PATTERN, fromMinorUnits } from '../money.ts';
 import type { SubscriptionStatus } from '../subscriptions/repo.ts';
 import type { Provider } from './verify.ts';
@@ -60,7 +61,7 @@ function statusFrom(map: Record<string, SubscriptionStatus>, value: unknown): Su
 
 function providerAEnvelope(body: Json): EventEnvelope {
   const object = obj(obj(body.data).object);
-  const created = typeof body.created === 'number' ? new Date(body.created * 1000) : null;
+  const created = typeof body.created === 'number' ? validDate(new Date(body.created * 1000), 'created') : null;
   const subjectId = body.type === 'customer.subscription.updated' ? (str(obj(object.metadata).subscriptionId) ?? null) : null;
   return { eventId: need(str(body.id), 'id'), eventType: need(str(body.type), 'type'), occurredAt: created, subjectId };
 }
@@ -129,6 +130,29 @@ function providerCEffect(body: Json): ProviderEffect {
   }
 }
 
+/** The longest event id or type accepted (the document says so: provider-events/schema.ts). */
+export const MAX_ENVELOPE_TEXT = 255;
+
+const MAX_DEPTH = 64;
+
+/** A time the event states must be one (a `created` of 1e300 is not an event). */
+function validDate(date: Date, what: string): Date {
+  if (Number.isNaN(date.getTime())) throw new MalformedEventError(`${what} is not a time`);
+  return date;
+}
+
+/** Whether `value` nests objects or arrays deeper than `limit`; iterative, so any depth is safe to ask about. */
+function depthOver(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > limit) return true;
+    for (const item of Object.values(current)) stack.push([item, depth + 1]);
+  }
+  return false;
+}
+
 /** Reads the envelope of a verified body; throws MalformedEventError when it is not JSON or lacks its id/type. */
 export function readEnvelope(provider: Provider, raw: Buffer): { body: Json; envelope: EventEnvelope } {
   let parsed: unknown;
@@ -138,8 +162,15 @@ export function readEnvelope(provider: Provider, raw: Buffer): { body: Json; env
     throw new MalformedEventError('the body is not JSON');
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MalformedEventError('the body is not a JSON object');
+  // Stored as jsonb: text PostgreSQL cannot hold, or nesting no provider sends, is not an event (not a 500).
+  if (unstorableTextPaths(parsed).length > 0) throw new MalformedEventError('the body holds NUL characters or unpaired UTF-16 surrogates');
+  if (depthOver(parsed, MAX_DEPTH)) throw new MalformedEventError(`the body is nested deeper than ${MAX_DEPTH} levels`);
   const body = parsed as Json;
   const envelope = provider === 'provider_a' ? providerAEnvelope(body) : provider === 'provider_b' ? providerBEnvelope(body) : providerCEnvelope(body, raw);
+  // Real ids and types are short; a huge one is not an event, and would not fit the (provider, event_id) index.
+  for (const [what, value] of [['id', envelope.eventId], ['type', envelope.eventType]] as const) {
+    if (value.length > MAX_ENVELOPE_TEXT) throw new MalformedEventError(`the event ${what} is longer than ${MAX_ENVELOPE_TEXT} characters`);
+  }
   return { body, envelope };
 }
 

@@ -2,13 +2,18 @@ import { z } from 'zod';
 import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
-import { listProviderEventsQuery, providerEventResponse, receivedResponse, serialiseProviderEvent } from './schema.ts';
+import { listProviderEventsQuery, providerEventBody, providerEventResponse, receivedResponse, serialiseProviderEvent } from './schema.ts';
 import { getProviderEvent, listProviderEvents, receiveProviderWebhook, replayProviderEvent } from './service.ts';
 import { PROVIDERS } from './verify.ts';
 
 const tag = 'Provider webhooks';
 
-const SIGNATURE_HEADER = { provider_a: 'provider_a-Signature (t=<unix>,v1=<hex HMAC-SHA256 of "t.body">)', provider_b: 'x-callback-token', provider_c: 'X-Signature (hex HMAC-SHA256 of the body)' };
+/** Each provider's signature header and what it holds (verify.ts). */
+const SIGNATURE = {
+  provider_a: { name: 'provider_a-Signature', holds: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with PROVIDER_A_WEBHOOK_SECRET>' },
+  provider_b: { name: 'x-callback-token', holds: 'the PROVIDER_B_CALLBACK_TOKEN itself' },
+  provider_c: { name: 'X-Signature', holds: 'hex HMAC-SHA256 of the raw body with PROVIDER_C_WEBHOOK_SECRET' },
+} as const;
 
 const webhookRoutes = PROVIDERS.map((provider) =>
   defineRoute({
@@ -16,8 +21,10 @@ const webhookRoutes = PROVIDERS.map((provider) =>
     path: `/api/billing/webhooks/${provider}`,
     auth: 'provider',
     tag,
-    summary: `Receive a ${provider} event: verified by ${SIGNATURE_HEADER[provider]}, stored and queued, acknowledged at once`,
+    summary: `Receive a ${provider} event: verified by ${SIGNATURE[provider].name}, stored and queued, acknowledged at once`,
     idempotent: false,
+    headers: [{ name: SIGNATURE[provider].name, required: true, description: SIGNATURE[provider].holds }],
+    rawBody: { description: `The event exactly as ${provider} sends it; the signature covers these bytes`, schema: providerEventBody[provider] },
     responses: {
       200: { description: 'Stored (or already stored: a duplicate has no second effect)', schema: receivedResponse },
       400: { description: 'invalid_signature (nothing stored); invalid_request (signed, but not an event)' },

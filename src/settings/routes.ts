@@ -1,5 +1,5 @@
 import { defineRoute } from '../http/route.ts';
-import { settingsObject } from './schema.ts';
+import { settingsBody, settingsResponse } from './schema.ts';
 import { listSettings, updateSettings } from './service.ts';
 
 // deps.config carries the environment overrides (D-12), so they win over stored rows here too.
@@ -10,7 +10,7 @@ export const settingsRoutes = [
     auth: 'admin',
     tag: 'Settings',
     summary: 'Read every setting (secrets shown as "********")',
-    responses: { 200: { description: 'Settings by key', schema: settingsObject } },
+    responses: { 200: { description: 'Settings by key', schema: settingsResponse } },
     errors: [],
     handler: async ({ deps }) => ({ body: await listSettings(deps.db, deps.config) }),
   }),
@@ -20,8 +20,8 @@ export const settingsRoutes = [
     auth: 'admin',
     tag: 'Settings',
     summary: 'Change settings; only the given keys change, all or none',
-    body: settingsObject,
-    responses: { 200: { description: 'Settings after the change', schema: settingsObject }, 400: { description: 'unknown_setting, invalid_request' } },
+    body: settingsBody,
+    responses: { 200: { description: 'Settings after the change', schema: settingsResponse }, 400: { description: 'unknown_setting, invalid_request' } },
     errors: ['unknown_setting'],
     handler: async ({ deps, body, actor }) => ({ body: await updateSettings(deps.db, body, deps.config, actor) }),
   }),

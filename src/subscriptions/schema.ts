@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { iso, nameText, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
 import { billingCycle } from '../plans/schema.ts';
 import type { SubscriptionRow } from './repo.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const SUBSCRIPTION_STATUSES = ['active', 'paused', 'canceled', 'past_due', 'trialing'] as const;
 export const SETTABLE_STATUSES = ['active', 'paused', 'canceled'] as const;
@@ -13,7 +14,7 @@ export const createSubscriptionBody = z.object({
   billingCycle,
   trialDays: z.number({ error: `must be an integer from 0 to ${MAX_TRIAL_DAYS}` }).int(`must be an integer from 0 to ${MAX_TRIAL_DAYS}`).min(0, `must be an integer from 0 to ${MAX_TRIAL_DAYS}`).max(MAX_TRIAL_DAYS, `must be an integer from 0 to ${MAX_TRIAL_DAYS}`).optional(),
   couponCode: nameText(64).optional(),
-});
+}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, planId: EXAMPLE_ID.plan, billingCycle: 'monthly', trialDays: 14 }] });
 export type CreateSubscriptionInput = z.infer<typeof createSubscriptionBody>;
 
 export const updateSubscriptionBody = z
@@ -21,14 +22,16 @@ export const updateSubscriptionBody = z
     status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }).optional(),
     cancelAtPeriodEnd: z.boolean().optional(),
   })
-  .refine((b) => b.status !== undefined || b.cancelAtPeriodEnd !== undefined, { message: 'give status or cancelAtPeriodEnd', path: ['status'] });
+  .refine((b) => b.status !== undefined || b.cancelAtPeriodEnd !== undefined, { message: 'give status or cancelAtPeriodEnd', path: ['status'] })
+  // The refinement above, said in the document: at least one of the two fields.
+  .meta({ minProperties: 1, examples: [{ cancelAtPeriodEnd: true }] });
 export type UpdateSubscriptionInput = z.infer<typeof updateSubscriptionBody>;
 
 /**
  * `prorationDate` (optional, within the last hour): the instant to prorate from, so a change made after a
  * preview credits and charges exactly what the preview showed (as Stripe's proration_date).
  */
-export const changePlanBody = z.object({ newPlanId: uuid, prorate: z.boolean().default(true), prorationDate: timestampInput.optional() });
+export const changePlanBody = z.object({ newPlanId: uuid, prorate: z.boolean().default(true), prorationDate: timestampInput.optional() }).meta({ examples: [{ newPlanId: EXAMPLE_ID.otherPlan, prorate: true }] });
 export type ChangePlanInput = z.output<typeof changePlanBody>;
 
 export const listSubscriptionsQuery = pageQuery.extend({
@@ -52,7 +55,7 @@ export const subscriptionResponse = z.object({
   couponId: z.uuid().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}).meta({ examples: [{ id: EXAMPLE_ID.subscription, customerId: EXAMPLE_ID.customer, planId: EXAMPLE_ID.plan, status: 'active', billingCycle: 'monthly', currentPeriodStart: '2026-01-05T09:30:00.000Z', currentPeriodEnd: '2026-02-05T09:30:00.000Z', cancelAtPeriodEnd: false, canceledAt: null, trialEnd: null, pausedAt: null, couponId: null, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
 
 /** The interface's Subscription, also the subscription.* event payload (D-74). */
 export function serialiseSubscription(row: SubscriptionRow) {

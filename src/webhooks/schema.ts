@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EVENT_TYPES } from '../events/types.ts';
 import { iso, pageQuery, uuid, withoutControls } from '../http/schemas.ts';
 import type { AttemptRow, DeliveryRow, EndpointRow } from './repo.ts';
+import { EXAMPLE_ID, EXAMPLE_WEBHOOK_URL } from '../http/example-ids.ts';
 
 const eventSelector = z.enum([...EVENT_TYPES, '*'], { error: `must be a known event type (${EVENT_TYPES.join(', ')}) or *` });
 
@@ -15,10 +16,10 @@ const events = z
 const url = withoutControls(z.string()).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters').meta({ format: 'uri' });
 const secret = withoutControls(z.string().min(16, 'must be at least 16 characters').max(256, 'must be at most 256 characters'));
 
-export const createEndpointBody = z.object({ url, events, secret: secret.optional() });
+export const createEndpointBody = z.object({ url, events, secret: secret.optional() }).meta({ examples: [{ url: EXAMPLE_WEBHOOK_URL, events: ['invoice.paid', 'subscription.canceled'] }] });
 export type CreateEndpointInput = z.infer<typeof createEndpointBody>;
 
-export const updateEndpointBody = z.object({ url: url.optional(), events: events.optional(), enabled: z.boolean().optional(), secret: secret.optional() });
+export const updateEndpointBody = z.object({ url: url.optional(), events: events.optional(), enabled: z.boolean().optional(), secret: secret.optional() }).meta({ examples: [{ events: ['invoice.paid', 'invoice.overdue', 'subscription.canceled'], enabled: true }] });
 export type UpdateEndpointInput = z.infer<typeof updateEndpointBody>;
 
 export const deliveryParams = z.object({ id: uuid, deliveryId: uuid });
@@ -32,9 +33,9 @@ export const endpointResponse = z.object({
   updatedAt: z.string(),
   secretRotatedAt: z.string().nullable().meta({ description: 'When the current secret was set by a rotation or a PUT; null: the one it was created with' }),
   previousSecretExpiresAt: z.string().nullable().meta({ description: 'Until when the secret a rotation replaced still signs (a second webhook-signature); null when none does' }),
-});
+}).meta({ examples: [{ id: EXAMPLE_ID.endpoint, url: EXAMPLE_WEBHOOK_URL, events: ['invoice.paid', 'subscription.canceled'], enabled: true, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z', secretRotatedAt: null, previousSecretExpiresAt: null }] });
 /** The endpoint with its secret: the answer of a create or a rotation, shown once. */
-export const createdEndpointResponse = endpointResponse.extend({ secret: z.string() });
+export const createdEndpointResponse = endpointResponse.extend({ secret: z.string() }).meta({ examples: [{ id: EXAMPLE_ID.endpoint, url: EXAMPLE_WEBHOOK_URL, events: ['invoice.paid', 'subscription.canceled'], enabled: true, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z', secretRotatedAt: null, previousSecretExpiresAt: null, secret: 'whsec_8f2b6c1e9d4a7f3b5e0c2d8a6f1b9e4c' }] });
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export const listDeliveriesQuery = pageQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() });
@@ -59,7 +60,7 @@ export const deliveryResponse = z.object({
   deliveredAt: z.string().nullable(),
   createdAt: z.string(),
   attempts: z.array(attemptResponse),
-});
+}).meta({ examples: [{ id: EXAMPLE_ID.delivery, endpointId: EXAMPLE_ID.endpoint, eventId: 'evt_4kq9x2m7p1', eventType: 'invoice.paid', status: 'failed', attemptCount: 1, nextAttemptAt: null, deliveredAt: null, createdAt: '2026-01-05T09:30:00.000Z', attempts: [{ attempt: 1, statusCode: 503, latencyMs: 212, error: null, responseBody: 'Service Unavailable', at: '2026-01-05T09:30:00.000Z' }] }] });
 
 /** The endpoint record; the secret is never part of it (D-71). */
 export function serialiseEndpoint(row: EndpointRow) {

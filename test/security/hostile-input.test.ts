@@ -12,12 +12,11 @@ import test, { type ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import { BODY_LIMIT_BYTES } from '../../src/http/body.ts';
 import type { AnyRoute } from '../../src/http/route.ts';
-import { DECIMAL_PATTERN } from '../../src/money.ts';
 import { allRoutes } from '../../src/routes.ts';
 import { detailPaths } from './error-shape.ts';
 import { FuzzHarness } from './fuzz-harness.ts';
 import { bodyCases, hostileSegment, queryCases } from './request-cases.ts';
-import { fieldPaths, hasFormatPattern, serialise, withValueAt, type JsonSchema } from './schema-arbitraries.ts';
+import { fieldPaths, hasFormatPattern, isAmountPattern, serialise, withValueAt, type JsonSchema } from './schema-arbitraries.ts';
 import { encodePathSegment, fillPath, pathParamNames, routeName } from './world.ts';
 
 const SEED = Number(process.env.SECURITY_FUZZ_SEED ?? 20261122);
@@ -145,7 +144,7 @@ test.serial('D-3: a JSON number where a decimal string is required is a 400 nami
   for (const route of allRoutes.filter((r) => r.body)) {
     const base = baseBody(route);
     const path = fillPath(route, h.existingParams(route));
-    for (const field of fieldPaths(h.bodySchema(route)).filter((f) => f.schema.pattern === DECIMAL_PATTERN.source)) {
+    for (const field of fieldPaths(h.bodySchema(route)).filter((f) => isAmountPattern(f.schema.pattern))) {
       const name = field.path.join('.');
       for (const number of [10, 10.5, 0.1, -1, 1e21]) {
         const text = serialise(withValueAt(base, field.path, number));

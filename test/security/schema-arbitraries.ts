@@ -24,6 +24,7 @@ export interface JsonSchema {
   oneOf?: JsonSchema[];
   minimum?: number;
   maximum?: number;
+  minProperties?: number;
 }
 
 /** JSON text spliced in as-is by `serialise` (deep nesting the client could not stringify). */
@@ -144,9 +145,15 @@ export interface ConformingOptions {
  */
 export const hasFormatPattern = (s: JsonSchema): s is JsonSchema & { pattern: string } => s.pattern !== undefined && !TEXT_PATTERNS.includes(s.pattern);
 
+/** A pattern of decimal amounts (the document's money fields; their exact rule varies: any sign, >= 0, > 0). */
+export function isAmountPattern(pattern: string | undefined): boolean {
+  return pattern !== undefined && new RegExp(pattern).test('10.00') && !new RegExp(pattern).test('10.00.0');
+}
+
 /** Values the schema describes (zod refinements the schema cannot show may still refuse some). */
 export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth = 0): fc.Arbitrary<unknown> {
   const alternatives = s.anyOf ?? s.oneOf;
+  if (alternatives && alternatives.every((a) => a.required && !a.type && !a.properties)) return presenceAlternatives(s, alternatives, options, depth);
   if (alternatives) return fc.oneof(...alternatives.map((a) => conforming(a, options, depth)));
   if (s.const !== undefined) return fc.constant(s.const);
   if (s.enum) return fc.constantFrom(...s.enum);
@@ -158,8 +165,9 @@ export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth
         const existing = options.field ? options.idFor?.(options.field) : undefined;
         return existing ? fc.oneof({ weight: 4, arbitrary: fc.constant(existing) }, { weight: 1, arbitrary: fc.uuid({ version: 4 }) }) : fc.uuid({ version: 4 });
       }
-      // Small plain amounts for a clean base: a random decimal of 30 digits is rarely a sensible price or percentage.
-      if (options.plain && s.pattern === '^-?\\d+(\\.\\d+)?$') return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
+      // Small plain amounts for a clean base (any pattern amounts fit): a random decimal of 30 digits is rarely a
+      // sensible price or percentage, and has more decimals than the currency (D-91).
+      if (options.plain && isAmountPattern(s.pattern)) return fc.integer({ min: 1, max: 99 }).map((n) => `${n}.00`);
       // A URL or an email also states the no-control-character pattern (D-95): its format says more.
       if (s.format === 'uri') {
         const path = fc.stringMatching(/^[a-z0-9]{0,12}$/);
@@ -191,11 +199,26 @@ export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth
   }
 }
 
+/**
+ * An object whose `anyOf`/`oneOf` only say which fields are present (a coupon's percentOff or amountOff with
+ * its currency): one alternative's fields are required, and under `oneOf` the other alternatives' are left out.
+ */
+function presenceAlternatives(s: JsonSchema, alternatives: JsonSchema[], options: ConformingOptions, depth: number): fc.Arbitrary<unknown> {
+  const { anyOf: _any, oneOf: _one, ...object } = s;
+  return fc.constantFrom(...alternatives).chain((chosen) => {
+    const others = s.oneOf ? alternatives.filter((a) => a !== chosen).flatMap((a) => a.required ?? []) : [];
+    const omitted = new Set(others.filter((key) => !chosen.required!.includes(key)));
+    const shape = { ...object, required: [...(s.required ?? []), ...chosen.required!], properties: Object.fromEntries(Object.entries(s.properties ?? {}).filter(([k]) => !omitted.has(k))) };
+    return conformingObject(shape, options, depth);
+  });
+}
+
 function conformingObject(s: JsonSchema, options: ConformingOptions, depth: number): fc.Arbitrary<unknown> {
   if (depth > 4) return fc.constant({});
   const properties = s.properties ?? {};
   const model = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, conforming(v, { ...options, field: k }, depth + 1)]));
-  const known = fc.record(model, { requiredKeys: (s.required ?? []).filter((k) => k in properties), noNullPrototype: true });
+  const record = fc.record(model, { requiredKeys: (s.required ?? []).filter((k) => k in properties), noNullPrototype: true });
+  const known = s.minProperties ? record.filter((v) => Object.keys(v).length >= s.minProperties!) : record;
   if (!s.additionalProperties || typeof s.additionalProperties !== 'object') return known;
   const keys = s.propertyNames ? (conforming(s.propertyNames, options, depth + 1) as fc.Arbitrary<string>) : fc.string({ minLength: 1, maxLength: 20 });
   const extra = fc.dictionary(keys, conforming(s.additionalProperties, options, depth + 1), { maxKeys: 4, noNullPrototype: true });

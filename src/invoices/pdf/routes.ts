@@ -7,7 +7,7 @@ import { getInvoicePdf } from './service.ts';
 
 const tag = 'Invoices';
 
-export const renderingResponse = z.object({ status: z.literal('rendering') });
+export const renderingResponse = z.object({ status: z.literal('rendering') }).meta({ examples: [{ status: 'rendering' }] });
 
 /** The PDF inline, or 202 "rendering" with Retry-After (D-53). */
 export function pdfReply(result: InvoicePdf): Reply {

@@ -1,0 +1,25 @@
+/**
+ * Rules the service checks in code (a refinement, a pipe) that z.toJSONSchema cannot see, said in JSON
+ * Schema so that the document states them too (issue 19; test/docs/document-driven.test.ts sends what the
+ * document calls valid and fails on a refusal it did not announce). Keyed by the shared zod schema that
+ * holds the rule, so each rule is said once for every field that uses it; a rule that lives on one
+ * schema only is said in that schema's own `.meta()`.
+ */
+import type { z } from 'zod';
+import { timestampInput } from '../http/schemas.ts';
+import { positiveMoneyString } from '../money-input.ts';
+import { currencyCode, nonNegativeMoneyString } from '../money.ts';
+
+const DATE = '[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])';
+const TIME = `([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?`;
+const OFFSET = `(Z|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])`;
+
+export const STATED_RULES = new Map<z.ZodType, Record<string, unknown>>([
+  [currencyCode, { pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 alphabetic code, such as USD (lower case is upper-cased)' }],
+  [timestampInput, { pattern: `^${DATE}(T${TIME}${OFFSET})?$`, description: 'ISO 8601 timestamp with its offset, or YYYY-MM-DD (midnight UTC)' }],
+  [nonNegativeMoneyString, { pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'decimal string, not negative, with no more decimals than the currency has' }],
+  [
+    positiveMoneyString,
+    { pattern: '^([0-9]*[1-9][0-9]*(\\.[0-9]+)?|[0-9]+\\.[0-9]*[1-9][0-9]*)$', description: 'decimal string greater than 0, with no more decimals than the currency has' },
+  ],
+]);
