@@ -31,6 +31,7 @@ export const authRoutes = [
     // Not 'admin': any logged-in user, whatever the role, must be able to end their own session.
     // The session cookie is still required; the handler checks it.
     auth: 'public',
+    documentedAuth: 'admin',
     tag: 'Auth',
     summary: 'Log out (needs the session cookie, any role); the session is deleted server-side',
     idempotent: false,

@@ -157,7 +157,7 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
       tags: [route.tag],
       summary: route.summary,
       operationId: `${route.method}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
-      security: SECURITY[route.auth],
+      security: SECURITY[route.documentedAuth ?? route.auth],
       'x-auth': route.auth,
       parameters: params,
       ...(bodySchema

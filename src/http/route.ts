@@ -75,6 +75,11 @@ export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
   errors: readonly ErrorCode[];
   /** POSTs of the admin and v1 APIs honour Idempotency-Key unless this is false. */
   idempotent?: boolean;
+  /**
+   * The credentials the document's `security` states, when the handler checks them itself under a more open
+   * auth kind (logout: the session cookie of any role, checked by the handler; `public` to the middleware).
+   */
+  documentedAuth?: AuthKind;
   handler(input: HandlerInput<P, Q, B>): Promise<Reply>;
 }
 
