@@ -54,7 +54,11 @@ test('the admin PDF route answers 404 for an unknown or malformed id without que
 });
 
 test('GET /api/v1/invoices lists only the key customer\'s invoices, serialised as the admin API but with v1 PDF paths', async (t) => {
-  const res = await request(app.baseUrl, `/api/v1/invoices?customerId=${bob.id}`, { bearer: alice.key });
+  // Another customer's id cannot even be asked for: the key is the scope, and the parameter is unknown (D-90).
+  const foreign = await request(app.baseUrl, `/api/v1/invoices?customerId=${bob.id}`, { bearer: alice.key });
+  t.is(foreign.status, 400);
+  t.deepEqual(foreign.body.error.details, [{ path: 'query.customerId', message: 'unknown field' }]);
+  const res = await request(app.baseUrl, '/api/v1/invoices', { bearer: alice.key });
   t.is(res.status, 200);
   t.deepEqual(res.body.map((i: { id: string }) => i.id), alice.invoices.map((i) => i.id));
   const admin = await request(app.baseUrl, `/api/billing/invoices/${alice.invoices[0]!.id}`, { cookie });
