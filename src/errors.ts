@@ -87,8 +87,14 @@ export const ERROR_CODES = [
   'subscription_canceled',
   /** A referenced subscription does not exist. */
   'subscription_not_found',
-  /** A revoked license is final (D-32). */
+  /** A revoked license is final (D-32); a license file is not written for it (D-101). */
   'license_revoked',
+  /** A license file is not written for a suspended license (D-101, D-34's code). */
+  'license_suspended',
+  /** A license file is not written for an expired license (D-101, D-34's code). */
+  'license_expired',
+  /** A device's license file asked for by a device not activated on that license: it validates first (D-101). */
+  'device_not_activated',
   /** Same Idempotency-Key with a different request (D-6). */
   'idempotency_key_reused',
   /** Same Idempotency-Key while the first request still runs (D-6). */

@@ -11,6 +11,7 @@ import type { AnyRoute } from './http/route.ts';
 import { couponRoutes } from './coupons/routes.ts';
 import { invoiceRoutes } from './invoices/routes.ts';
 import { invoicePdfRoutes } from './invoices/pdf/routes.ts';
+import { licenseFileRoutes } from './licenses/file-routes.ts';
 import { licenseRoutes } from './licenses/routes.ts';
 import { lifecycleRoutes } from './lifecycle/routes.ts';
 import { metricsRoutes } from './metrics/routes.ts';
@@ -33,6 +34,7 @@ const domainRoutes: AnyRoute[] = [
   ...settingsRoutes,
   ...productRoutes,
   ...customerRoutes,
+  ...licenseFileRoutes,
   ...licenseRoutes,
   ...invoiceRoutes,
   ...planRoutes,

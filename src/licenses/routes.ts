@@ -15,7 +15,7 @@ import { createLicense, deleteLicense, getLicense, listActivations, listLicenses
 const publicLimiters = new WeakMap<object, RateLimiter>();
 
 /** D-16: public license endpoints, per client IP, `licenses.rate_limit_per_minute` (600). */
-async function limitPublic({ deps, ctx }: HandlerInput<unknown, unknown, unknown>): Promise<void> {
+export async function limitPublic({ deps, ctx }: HandlerInput<unknown, unknown, unknown>): Promise<void> {
   let limiter = publicLimiters.get(deps.config);
   if (!limiter) {
     limiter = new RateLimiter(60_000);

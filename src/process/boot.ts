@@ -3,6 +3,7 @@ import { ensureFirstAdmin } from '../auth/first-admin.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { migrateLatest } from '../db/migrate.ts';
 import { openDatabase, type OpenDatabase } from '../db/open.ts';
+import { prepareSigningKeys, signingSecrets } from '../licenses/signing-keys.ts';
 import { createLogger } from '../logger.ts';
 import { warnUnconfiguredProviders } from '../providers/configured.ts';
 import { createBoss, createQueues, setBoss, type Boss } from '../queue/boss.ts';
@@ -19,7 +20,7 @@ export interface Booted {
 
 /**
  * Opens the database and the queue for one process. `release` migrates the schema, pg-boss and
- * the queues and creates the first admin; processes started without it expect that done. With `opened`
+ * the queues and creates the first admin and the license signing key; processes started without it expect that done. With `opened`
  * (a process run by `runProcess`), the database is closed again on shutdown or when a later step fails.
  * `exclusive`: a serving process refuses an embedded data folder another live instance owns (D-93).
  */
@@ -38,6 +39,11 @@ export async function boot(name: string, options: { release: boolean; supervise:
   if (options.release) await createQueues(boss, jobDefinitions, config);
   setBoss(boss);
   const deps: AppDeps = { db: database.knex, config, logger };
-  if (options.release) await ensureFirstAdmin(deps);
+  if (options.release) {
+    await ensureFirstAdmin(deps);
+    // D-100: the license signing key exists (and is sealed with LICENSE_SIGNING_SECRET) before anything serves.
+    const resealed = await prepareSigningKeys(deps.db, signingSecrets(config.LICENSE_SIGNING_SECRET));
+    if (resealed.length > 0) logger.info({ kids: resealed }, 'sealed license signing keys with LICENSE_SIGNING_SECRET');
+  }
   return { config, database, boss, deps };
 }

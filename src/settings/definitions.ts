@@ -27,6 +27,7 @@ export const settingDefinitions = {
   'auth.login_max_failures': { schema: z.number().int().min(1).max(1000), default: 10, description: 'Failed logins allowed per email and per IP in the window.' },
   'auth.login_window_minutes': { schema: z.number().int().min(1).max(1440), default: 15, description: 'Window for counting failed logins.' },
   'licenses.key_prefix': { schema: z.string().regex(/^[A-Z0-9]{1,10}$/, 'must be 1-10 upper-case letters or digits'), default: 'LIC', env: 'LICENSE_KEY_PREFIX', description: 'Prefix of generated license keys.' },
+  'licenses.file_ttl_days': { schema: z.number().int().min(1).max(365), default: 30, description: 'How long a license file checked out without ttlSeconds stays valid offline, in days (D-101).' },
   'licenses.rate_limit_per_minute': { schema: z.number().int().min(1).max(1_000_000), default: 600, description: 'Public license requests per minute per IP.' },
   'billing.default_tax_rate': { schema: percent, default: '0', description: 'Tax rate in percent applied when an invoice names none.' },
   'billing.payment_terms_days': { schema: z.number().int().min(0).max(365), default: 14, description: 'Days from issue to due date.' },

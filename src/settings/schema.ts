@@ -19,6 +19,7 @@ export const settingsResponse = settingsObject.meta({
       'auth.login_max_failures': 10,
       'auth.login_window_minutes': 15,
       'licenses.key_prefix': 'LIC',
+      'licenses.file_ttl_days': 30,
       'licenses.rate_limit_per_minute': 600,
       'billing.default_tax_rate': '0',
       'billing.payment_terms_days': 30,

@@ -1,0 +1,37 @@
+import { fastQuery } from '../db/fast-query.ts';
+import type { Db } from '../db/knex.ts';
+
+export interface CheckoutRow {
+  id: string;
+  license_key: string;
+  customer_id: string;
+  product_id: string;
+  status: string;
+  max_activations: number | null;
+  features: Record<string, unknown>;
+  expires_at: Date | null;
+  /** Whether the device asked for is activated on the license (false when none was asked for). */
+  activated: boolean;
+  /** The current signing key, null before the first exists. */
+  kid: string | null;
+  now: Date;
+}
+
+/**
+ * A checkout's one round trip (D-101): the license, whether the device is activated on it, and the
+ * current signing key's kid, read together so a rotation by another process is seen at once.
+ */
+export async function findCheckoutRow(db: Db, key: string, deviceId: string | null): Promise<CheckoutRow | undefined> {
+  const [row] = await fastQuery<CheckoutRow>(
+    db,
+    `select l.id, l.license_key, l.customer_id, l.product_id, l.status, l.max_activations, l.features, l.expires_at,
+            exists (select 1 from license_activations a where a.license_id = l.id and a.device_id = $2::text) as activated,
+            (select k.kid from license_signing_keys k where k.rotated_at is null) as kid,
+            now() as now
+       from licenses l
+      where l.license_key = $1`,
+    [key, deviceId],
+    'licenses.checkout',
+  );
+  return row;
+}
