@@ -12,7 +12,7 @@ import type { SettingOverrides } from '../settings/service.ts';
 import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
 import { signLicenseFile, type LicenseFilePayload } from './license-file.ts';
 import { findCheckoutRow, type CheckoutRow } from './license-file-repo.ts';
-import { currentKid, signingKeyOf } from './signing-keys.ts';
+import { currentSigningKey, signingKeyOf } from './signing-keys.ts';
 import { effectiveStatus, refusalFor } from './status.ts';
 
 export interface CheckedOutFile {
@@ -47,7 +47,7 @@ async function writeFile(db: Db, row: CheckoutRow, deviceId: string | null, ttlS
   // A file never outlives its license: the client then has one date to check.
   const fileEnd = issuedAt.getTime() + ttl * 1000;
   const expiresAt = new Date(row.expires_at ? Math.min(fileEnd, row.expires_at.getTime()) : fileEnd);
-  const kid = row.kid ?? (await currentKid(db, context.secrets));
+  const current = row.kid && row.key_encryption ? { kid: row.kid, encryption: row.key_encryption } : await currentSigningKey(db, context.secrets);
   const payload: LicenseFilePayload = {
     license: {
       id: row.id,
@@ -63,7 +63,8 @@ async function writeFile(db: Db, row: CheckoutRow, deviceId: string | null, ttlS
     issuedAt: issuedAt.toISOString(),
     expiresAt: expiresAt.toISOString(),
   };
-  return { licenseFile: signLicenseFile(payload, kid, await signingKeyOf(db, kid, context.secrets)), issuedAt, expiresAt, kid };
+  const privateKey = await signingKeyOf(db, current, context.secrets);
+  return { licenseFile: signLicenseFile(payload, current.kid, privateKey), issuedAt, expiresAt, kid: current.kid };
 }
 
 /** POST /api/licenses/checkout: for a device activated on the license (409 device_not_activated otherwise). */

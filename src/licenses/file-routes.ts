@@ -57,7 +57,7 @@ export const licenseFileRoutes = [
       409: { description: `${REFUSED}, or device_not_activated (validate the device first)` },
       429: { description: 'rate_limited' },
     },
-    errors: ['rate_limited', 'license_suspended', 'license_expired', 'license_revoked', 'device_not_activated'],
+    errors: ['not_found', 'rate_limited', 'license_suspended', 'license_expired', 'license_revoked', 'device_not_activated'],
     handler: async (input) => {
       await limitPublic(input);
       return fileReply(await checkOutForDevice(input.deps.db, input.body, checkoutContext(input.deps.config)));

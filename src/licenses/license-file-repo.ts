@@ -1,5 +1,6 @@
 import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
+import type { KeyEncryption } from './signing-key-crypto.ts';
 
 export interface CheckoutRow {
   id: string;
@@ -12,8 +13,9 @@ export interface CheckoutRow {
   expires_at: Date | null;
   /** Whether the device asked for is activated on the license (false when none was asked for). */
   activated: boolean;
-  /** The current signing key, null before the first exists. */
+  /** The current signing key and how its private key is stored, null before the first exists. */
   kid: string | null;
+  key_encryption: KeyEncryption | null;
   now: Date;
 }
 
@@ -26,9 +28,10 @@ export async function findCheckoutRow(db: Db, key: string, deviceId: string | nu
     db,
     `select l.id, l.license_key, l.customer_id, l.product_id, l.status, l.max_activations, l.features, l.expires_at,
             exists (select 1 from license_activations a where a.license_id = l.id and a.device_id = $2::text) as activated,
-            (select k.kid from license_signing_keys k where k.rotated_at is null) as kid,
+            k.kid, k.private_key_encryption as key_encryption,
             now() as now
        from licenses l
+       left join license_signing_keys k on k.rotated_at is null
       where l.license_key = $1`,
     [key, deviceId],
     'licenses.checkout',

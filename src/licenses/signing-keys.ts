@@ -8,7 +8,7 @@ import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
-import { generateSigningKeyPair, openPrivateKey, privateKeyFromPem, sealPrivateKey, signingJwk, type SigningJwk } from './signing-key-crypto.ts';
+import { generateSigningKeyPair, openPrivateKey, privateKeyFromPem, sealPrivateKey, signingJwk, type KeyEncryption, type SigningJwk } from './signing-key-crypto.ts';
 import {
   findCurrentSigningKeyRow, findSigningKeyRow, insertFirstSigningKeyRow, insertSigningKeyRow, listPublicKeyRows, listSigningKeyRows, lockSigningKeys,
   retireCurrentSigningKeyRow, updatePrivateKey, type SigningKeyInsert, type SigningKeyRow,
@@ -83,39 +83,47 @@ export async function prepareSigningKeys(db: Db, secrets: string[]): Promise<str
   });
 }
 
-// Decrypted private keys by kid, for the life of the process: scrypt costs tens of milliseconds, signing
-// microseconds. A kid is the hash of its public key, so one kid names one key pair in any database.
-const openedKeys = new Map<string, Promise<{ key: KeyObject; encrypted: boolean }>>();
+// Decrypted private keys by kid and storage, for the life of the process: scrypt costs tens of
+// milliseconds, signing microseconds. A kid is the hash of its public key, so one kid names one key pair
+// in any database; the storage is in the key so that a key re-sealed by the release step is opened again.
+const openedKeys = new Map<string, Promise<KeyObject>>();
 
-/**
- * The private key of `kid`, decrypted once per process. Whether it may be used is decided on every call
- * against these secrets: a key stored unencrypted while a secret is set is refused, not used quietly.
- */
-export async function signingKeyOf(db: Db, kid: string, secrets: string[]): Promise<KeyObject> {
-  let opening = openedKeys.get(kid);
-  if (!opening) {
-    opening = (async () => {
-      const row = await findSigningKeyRow(db, kid);
-      if (!row) throw new Error(`License signing key ${kid} does not exist`);
-      const opened = await openRow(row, secrets);
-      if (!('key' in opened)) throw new Error(opened.problem);
-      return { key: opened.key, encrypted: row.private_key_encryption !== 'none' };
-    })();
-    openedKeys.set(kid, opening);
-    // A failure is not kept: the next request tries again (after the release step fixed it).
-    opening.catch(() => openedKeys.delete(kid));
-  }
-  const { key, encrypted } = await opening;
-  const problem = storageProblem(kid, encrypted, secrets);
-  if (problem) throw new Error(problem);
-  return key;
+/** The key a checkout signs with, as its statement read it: the current kid and how it is stored. */
+export interface CurrentKey {
+  kid: string;
+  encryption: KeyEncryption;
 }
 
-/** The current kid, creating the first key when none exists yet (a database the release step never ran on). */
-export async function currentKid(db: Db, secrets: string[]): Promise<string> {
+/**
+ * The private key of `current`, decrypted once per process. Whether it may be used under these secrets is
+ * decided on every call: a key stored unencrypted while a secret is set is refused, not used quietly. The
+ * failure is a plain Error: logged with its sentence, answered as internal_error.
+ */
+export async function signingKeyOf(db: Db, current: CurrentKey, secrets: string[]): Promise<KeyObject> {
+  const problem = storageProblem(current.kid, current.encryption !== 'none', secrets);
+  if (problem) throw new Error(problem);
+  const cacheKey = `${current.kid}:${current.encryption}`;
+  let opening = openedKeys.get(cacheKey);
+  if (!opening) {
+    opening = (async () => {
+      const row = await findSigningKeyRow(db, current.kid);
+      if (!row) throw new Error(`License signing key ${current.kid} does not exist`);
+      const opened = await openRow(row, secrets);
+      if (!('key' in opened)) throw new Error(opened.problem);
+      return opened.key;
+    })();
+    openedKeys.set(cacheKey, opening);
+    // A failure is not kept: the next request tries again (after the release step fixed it).
+    opening.catch(() => openedKeys.delete(cacheKey));
+  }
+  return opening;
+}
+
+/** The current key, creating the first one when none exists yet (a database the release step never ran on). */
+export async function currentSigningKey(db: Db, secrets: string[]): Promise<CurrentKey> {
   await ensureSigningKey(db, secrets);
-  const row = await findCurrentSigningKeyRow(db);
-  return row!.kid;
+  const row = (await findCurrentSigningKeyRow(db))!;
+  return { kid: row.kid, encryption: row.private_key_encryption };
 }
 
 /** GET /api/licenses/signing-keys: every key's public half, rotated ones too, oldest first. */
