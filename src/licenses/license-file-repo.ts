@@ -26,13 +26,13 @@ export interface CheckoutRow {
 export async function findCheckoutRow(db: Db, key: string, deviceId: string | null): Promise<CheckoutRow | undefined> {
   const [row] = await fastQuery<CheckoutRow>(
     db,
-    `select l.id, l.license_key, l.customer_id, l.product_id, l.status, l.max_activations, l.features, l.expires_at,
+    `with l as (select id, license_key, customer_id, product_id, status, max_activations, features, expires_at from licenses where license_key = $1)
+     select l.*,
             exists (select 1 from license_activations a where a.license_id = l.id and a.device_id = $2::text) as activated,
             k.kid, k.private_key_encryption as key_encryption,
             now() as now
-       from licenses l
-       left join license_signing_keys k on k.rotated_at is null
-      where l.license_key = $1`,
+       from l
+       left join license_signing_keys k on k.rotated_at is null`,
     [key, deviceId],
     'licenses.checkout',
   );
