@@ -1,16 +1,10 @@
 import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
+import type { LicenseRow } from './repo.ts';
 import type { KeyEncryption } from './signing-key-crypto.ts';
 
-export interface CheckoutRow {
-  id: string;
-  license_key: string;
-  customer_id: string;
-  product_id: string;
-  status: string;
-  max_activations: number | null;
-  features: Record<string, unknown>;
-  expires_at: Date | null;
+/** The license's fields a file carries, and what the checkout decides with. */
+export interface CheckoutRow extends Pick<LicenseRow, 'id' | 'license_key' | 'customer_id' | 'product_id' | 'status' | 'max_activations' | 'features' | 'expires_at'> {
   /** Whether the device asked for is activated on the license (false when none was asked for). */
   activated: boolean;
   /** The current signing key and how its private key is stored, null before the first exists. */
