@@ -350,13 +350,17 @@ test('a web process refuses to sign with a key stored unencrypted while the secr
   const license = await licenseWithDevice(plain);
   t.is((await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' }, plain)).status, 200);
   // Another process on the same database, configured with a secret.
-  const config = loadConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: plain.app.database.url, LICENSE_SIGNING_SECRET: 'now set' });
-  const server = await startHttpServer({ db: plain.app.db, config, logger: createLogger(config, 'test') }, 0, '127.0.0.1');
+  const config = loadConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'error', DATABASE_URL: plain.app.database.url, LICENSE_SIGNING_SECRET: 'now set' });
+  const errors: string[] = [];
+  const destination = new Writable({ write(chunk, _encoding, done) { errors.push(String(chunk)); done(); } });
+  const server = await startHttpServer({ db: plain.app.db, config, logger: createLogger(config, 'test', destination) }, 0, '127.0.0.1');
   t.teardown(() => server.close());
   const withSecret = { baseUrl: `http://127.0.0.1:${server.port}` };
   const refused = await request(withSecret.baseUrl, '/api/licenses/checkout', { body: { licenseKey: license.licenseKey, deviceId: 'known-device' } });
   t.is(refused.status, 500);
   t.is(refused.body.error.code, 'internal_error');
+  t.false(refused.text.includes('LICENSE_SIGNING_SECRET'), 'the caller is not told the set-up');
+  t.true(errors.some((line) => line.includes('stored unencrypted while LICENSE_SIGNING_SECRET is set: run the release step')), errors.join(''));
   await prepareSigningKeys(plain.app.db, ['now set']);
   const signed = await request(withSecret.baseUrl, '/api/licenses/checkout', { body: { licenseKey: license.licenseKey, deviceId: 'known-device' } });
   t.is(signed.status, 200, signed.text);
