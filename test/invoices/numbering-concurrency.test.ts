@@ -84,7 +84,7 @@ test('concurrent creations mixed with rollbacks, refusals and a killed session l
   t.true(numbers.length > 50);
   t.deepEqual(seqs, Array.from({ length: numbers.length }, (_, i) => i + 1), 'gapless from 1 and unique');
   t.is((await app.db('document_counters').where({ kind: 'INV', year: YEAR }).first()).last_seq, numbers.length, 'the counter ends at the last number used');
-  t.true(seenByFailures.length >= 12, 'ten rollbacks and three killed sessions took numbers');
+  t.true(seenByFailures.length >= 12, 'nine rollbacks and three killed sessions took numbers');
   // Each number a failed creation took was given back: used again by a later creation, unless none came after it.
   for (const n of seenByFailures) t.true(numbers.includes(n) || seqOf(n) > numbers.length, n);
   t.true(seenByFailures.filter((n) => numbers.includes(n)).length >= seenByFailures.length / 2);
