@@ -2,6 +2,7 @@ import { addLedgerEntry, spendCredit } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Db } from '../db/knex.ts';
+import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordEvent, recordEvents } from '../events/service.ts';
@@ -27,10 +28,11 @@ export type { Clock, InvoiceDetail, NewInvoice };
  * D-50, D-51: one invoice through the batch path, its events and its audit row (C-11) recorded with it.
  * The audit row is one more insert from what creation answered: no read of its own (a benchmarked path).
  * The customer is checked by the invoice's foreign key in the numbering statement, not by a read of its
- * own: one round trip less, and the refused creation rolls back with its number.
+ * own: one round trip less, and the refused creation rolls back with its number. The transaction releases
+ * the year's counter without waiting for its commit's flush (db/hot-lock.ts).
  */
 export async function createInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
-  return inTransaction(db, async (trx) => {
+  return inHotLockTransaction(db, async (trx) => {
     const [created] = await createInvoices(trx, [input], clock).catch((error: unknown) => {
       throw isForeignKeyViolation(error, INVOICE_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });

@@ -6,6 +6,7 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 import { recordEvents } from '../events/service.ts';
 import { createInvoices } from '../invoices/issue.ts';
 import type { Db } from '../db/knex.ts';
+import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -36,7 +37,7 @@ export const auditedSubscription = (row: SubscriptionRow): Record<string, unknow
  */
 export async function createSubscription(db: Db, input: CreateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
-  return inTransaction(db, async (trx) => {
+  return inHotLockTransaction(db, async (trx) => {
     const plan = await requirePlan(trx, input.planId, 'planId');
     if (!plan.active) throw new AppError('plan_inactive', `Plan ${plan.id} is inactive`, { details: [{ path: 'planId', message: 'is inactive' }] });
     if (plan.billing_cycle !== input.billingCycle) {

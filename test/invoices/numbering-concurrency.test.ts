@@ -6,6 +6,7 @@
  */
 import test from 'ava';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { inHotLockTransaction } from '../../src/db/hot-lock.ts';
 import { createKnex } from '../../src/db/knex.ts';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { createSubscription } from '../../src/subscriptions/service.ts';
@@ -88,4 +89,18 @@ test('concurrent creations mixed with rollbacks, refusals and a killed session l
   // Each number a failed creation took was given back: used again by a later creation, unless none came after it.
   for (const n of seenByFailures) t.true(numbers.includes(n) || seqOf(n) > numbers.length, n);
   t.true(seenByFailures.filter((n) => numbers.includes(n)).length >= seenByFailures.length / 2);
+});
+
+test('a creation answers only once its commit is flushed, though it released the counter before the flush', async (t) => {
+  const customer = await insertCustomer(app.db);
+  // The WAL position inside the transaction is before its commit record; the answer must come after the flush passed it.
+  for (let i = 0; i < 5; i++) {
+    const inside = await inHotLockTransaction(app.db, async (trx) => {
+      await createInvoice(trx, { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'draft' }, SYSTEM_ACTOR, { now });
+      t.is((await trx.raw('show synchronous_commit')).rows[0].synchronous_commit, 'off');
+      return (await trx.raw('select pg_current_wal_insert_lsn()::text as lsn')).rows[0].lsn as string;
+    });
+    const { rows } = await app.db.raw('select pg_current_wal_flush_lsn() >= ?::pg_lsn as flushed', [inside]);
+    t.true(rows[0].flushed);
+  }
 });
