@@ -110,14 +110,7 @@ export async function listOpenInvoiceRows(db: Db, customerId: string, currency: 
 export type InvoiceBulkInsert = Omit<InvoiceInsert, 'invoice_number'> & Pick<InvoiceRow, 'id' | 'credit_applied' | 'issued_at' | 'paid_at'>;
 
 /** A line of one of the invoices of an insertNumberedInvoices batch; `position` numbers each invoice's lines from 1. */
-export interface LineItemInsert {
-  invoice_id: string;
-  position: number;
-  description: string;
-  quantity: number;
-  unit_price: string;
-  amount: string;
-}
+export type LineItemInsert = Omit<LineItemRow, 'id'>;
 
 /** The foreign key that refuses an invoice of a customer that does not exist (createInvoice answers customer_not_found). */
 export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
@@ -132,7 +125,7 @@ export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
  */
 export async function insertNumberedInvoices(db: Db, year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[]): Promise<{ invoices: InvoiceRow[]; lines: LineItemRow[] }> {
   if (rows.length === 0) return { invoices: [], lines: [] };
-  const result = await db.raw<{ rows: (InvoiceRow & { line_items: (Omit<LineItemRow, 'unit_price' | 'amount'> & { unit_price: string; amount: string })[] })[] }>(
+  const result = await db.raw<{ rows: (InvoiceRow & { line_items: LineItemRow[] })[] }>(
     `with ${CLAIM_NUMBERS_CTE},
      inserted as (
        insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,

@@ -71,14 +71,19 @@ test('concurrent creations mixed with rollbacks, refusals and a killed session l
     }
   };
 
-  const work = Array.from({ length: 90 }, (_, i) => {
+  const creation = (i: number): Promise<unknown> => {
     if (i % 30 === 13) return killed(i);
     if (i % 9 === 4) return rolledBack(i);
     if (i % 9 === 7) return unknownCustomer(i);
-    if (i % 6 === 5) return subscribed(i).then(() => undefined);
+    if (i % 6 === 5) return subscribed(i);
     return committed(i);
-  });
-  await Promise.all(work);
+  };
+  // 16 at a time on the app's 10 connections: always some queued on the counter, none waiting for a connection
+  // long enough to time out on a busy machine.
+  let next = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < 90) await creation(next++);
+  }));
 
   const numbers = (await app.db('invoices').where('invoice_number', 'like', `INV-${YEAR}-%`).pluck('invoice_number')) as string[];
   const seqs = numbers.map(seqOf).sort((a, b) => a - b);
@@ -103,4 +108,50 @@ test('a creation answers only once its commit is flushed, though it released the
     const { rows } = await app.db.raw('select pg_current_wal_flush_lsn() >= ?::pg_lsn as flushed', [inside]);
     t.true(rows[0].flushed);
   }
+});
+
+/** The statements `work` sends through the app's knex, in order. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const sqls: string[] = [];
+  const listen = (q: { sql: string }) => sqls.push(q.sql.replace(/\s+/g, ' ').trim());
+  app.db.on('query', listen);
+  try {
+    await work();
+  } finally {
+    app.db.off('query', listen);
+  }
+  return sqls;
+}
+
+/** After the statement that takes the numbers only writes follow: nothing reads or locks while the counter is held. */
+function assertShortLockWindow(t: import('ava').ExecutionContext, sqls: string[]) {
+  const numbering = sqls.filter((s) => s.includes('document_counters'));
+  t.is(numbering.length, 1, 'one statement takes the numbers');
+  t.regex(numbering[0]!, /insert into invoices .*insert into invoice_line_items/, 'and writes the invoices and their lines');
+  const after = sqls.slice(sqls.indexOf(numbering[0]!) + 1);
+  t.is(after.at(-1), 'COMMIT;');
+  for (const s of after.slice(0, -1)) t.regex(s, /^(insert into|with \w+ as \( insert into)/i, `only writes after the numbers are taken: ${s.slice(0, 80)}`);
+}
+
+test.serial('an issued invoice with store credit reads and locks everything before it takes its number', async (t) => {
+  const customer = await insertCustomer(app.db);
+  await app.db('credit_ledger').insert({ customer_id: customer.id, currency: 'USD', amount: '1.00', kind: 'credit', description: 'goodwill' });
+  let created: Awaited<ReturnType<typeof createInvoice>> | undefined;
+  const sqls = await statementsOf(async () => {
+    created = await createInvoice(app.db, { customerId: customer.id, lineItems: [line('3.00')], currency: 'USD', status: 'issued' }, SYSTEM_ACTOR, { now });
+  });
+  assertShortLockWindow(t, sqls);
+  t.true(sqls.some((s) => s.startsWith('insert into credit_ledger')), 'the credit application is written after, with the number');
+  const entry = await app.db('credit_ledger').where({ invoice_id: created!.invoice.id }).first();
+  t.is(entry.description, `Applied to ${created!.invoice.invoice_number}`);
+});
+
+test.serial('a subscription writes itself and its audit row before its invoice takes a number', async (t) => {
+  const customer = await insertCustomer(app.db);
+  const plan = await makePlan(app.db, '7.00');
+  const sqls = await statementsOf(() => createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now }));
+  assertShortLockWindow(t, sqls);
+  const counterAt = sqls.findIndex((s) => s.includes('document_counters'));
+  t.true(sqls.findIndex((s) => s.startsWith('insert into "subscriptions"')) < counterAt);
+  t.true(sqls.findIndex((s) => s.startsWith('insert into audit_log')) < counterAt);
 });
