@@ -18,10 +18,12 @@ import type { Db } from './knex.ts';
  * the workers act on them only after a synchronous commit of their own (claiming a delivery or a job), which
  * flushes the WAL past this commit first.
  *
- * Inside the caller's transaction (`db` is one) `work` simply runs in it: the caller's commit applies.
+ * Inside the caller's transaction (`db` is one) `work` simply runs in it: the caller's commit applies. On a
+ * server older than PostgreSQL 17, which cannot be asked to flush, it is an ordinary transaction.
  */
 export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   if ((db as Knex.Transaction).isTransaction) return work(db as Knex.Transaction);
+  if (!(await canWaitForFlush(db))) return (db as Knex).transaction(work);
   const result = await (db as Knex).transaction(async (trx) => {
     await trx.raw('set local synchronous_commit = off');
     return work(trx);
@@ -36,4 +38,17 @@ export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transacti
  */
 async function waitForWalFlush(db: Db): Promise<void> {
   await fastQuery(db, `select pg_logical_emit_message(false, 'billing.flush', '', true)`, [], 'billing_wal_flush');
+}
+
+const flushable = new WeakMap<object, Promise<boolean>>();
+
+/** Whether the server can be asked to flush (PostgreSQL 17+): asked once per pool, again after a failed ask. */
+function canWaitForFlush(db: Db): Promise<boolean> {
+  let known = flushable.get(db);
+  if (!known) {
+    known = fastQuery<{ version: number }>(db, `select current_setting('server_version_num')::int as version`, []).then(([row]) => row!.version >= 170000);
+    known.catch(() => flushable.delete(db));
+    flushable.set(db, known);
+  }
+  return known;
 }
