@@ -44,7 +44,9 @@ export async function ledgerBalances(db: Db, customerIds: string[]): Promise<{ c
  *
  * Lock order: a transaction that locks invoice rows and this lock takes the invoice rows first (issue
  * and void lock their invoice, then this; store credits and credit notes lock the customer's open
- * invoices oldest first, then this), so no two of them wait on each other in a cycle.
+ * invoices oldest first, then this), so no two of them wait on each other in a cycle. The year's invoice-number
+ * counter comes after this lock: issuing takes its numbers last (invoices/issue.ts), so a plan change that
+ * credits the customer and then invoices the proration takes them in the same order as any other issuing.
  */
 export async function lockCustomerLedger(db: Db, customerId: string): Promise<void> {
   await db.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', ['credit_ledger', customerId]);

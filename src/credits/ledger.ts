@@ -34,21 +34,23 @@ export interface CreditClaim {
   currency: string;
   due: Money;
   invoiceId: string;
-  invoiceNumber: string;
 }
 
 /** What a spend takes from the ledger: the amount for each claim, in order, and the entries that record it. */
 export interface CreditSpend {
   applied: Money[];
-  entries: Parameters<typeof insertLedgerEntries>[1];
+  entries: Omit<Parameters<typeof insertLedgerEntries>[1][number], 'description'>[];
 }
 
 /**
  * The one rule by which store credit is spent (D-57): claims are served in the order given, each taking
  * what is left of its customer's balance in its currency, up to what it asks; each non-zero amount is an
  * `application` entry against its invoice. Takes the ledger locks of every customer named (in id order)
- * before reading balances, so two spenders never spend the same credit; the caller records the spend
- * (recordCreditSpend) in the same transaction once its invoices exist, and puts each amount on its invoice.
+ * before reading balances, so two spenders never spend the same credit: the read is a statement of its own
+ * after the lock, since one statement reads as of its start and would miss a spend committed while it
+ * waited. The caller records the spend (recordCreditSpend) in the same transaction once its invoices exist
+ * and have their numbers, and puts each amount on its invoice. Planning needs no invoice number, so an
+ * issuing batch plans before it takes its numbers (the counter lock is held only from there to commit).
  */
 export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<CreditSpend> {
   if (claims.length === 0) return { applied: [], entries: [] };
@@ -56,28 +58,31 @@ export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<C
   await lockCustomerLedgers(trx, customerIds);
   const balances = new Map<string, Money>();
   for (const row of await ledgerBalances(trx, customerIds)) balances.set(`${row.customer_id}:${row.currency}`, money(row.balance));
-  const applications: Parameters<typeof insertLedgerEntries>[1] = [];
+  const applications: CreditSpend['entries'] = [];
   const applied = claims.map((claim) => {
     const key = `${claim.customerId}:${claim.currency}`;
     const balance = balances.get(key) ?? money(0);
     const amount = claim.due.gt(0) ? Money.min(balance, claim.due) : money(0);
     if (amount.lte(0)) return money(0);
     balances.set(key, balance.minus(amount));
-    applications.push({ customer_id: claim.customerId, currency: claim.currency, amount: amount.negated().toString(), kind: 'application', description: `Applied to ${claim.invoiceNumber}`, invoice_id: claim.invoiceId });
+    applications.push({ customer_id: claim.customerId, currency: claim.currency, amount: amount.negated().toString(), kind: 'application', invoice_id: claim.invoiceId });
     return amount;
   });
   return { applied, entries: applications };
 }
 
-/** Writes a planned spend's application entries (their invoices must exist). */
-export async function recordCreditSpend(trx: Db, spend: CreditSpend): Promise<void> {
-  await insertLedgerEntries(trx, spend.entries);
+/**
+ * Writes a planned spend's application entries, each described by the number of its invoice (the
+ * invoices must exist); a spend that took nothing writes nothing (no statement).
+ */
+export async function recordCreditSpend(trx: Db, spend: CreditSpend, invoiceNumbers: Map<string, string>): Promise<void> {
+  await insertLedgerEntries(trx, spend.entries.map((e) => ({ ...e, description: `Applied to ${invoiceNumbers.get(e.invoice_id!)}` })));
 }
 
 /** planCreditSpend and recordCreditSpend at once, for claims of invoices that exist already. */
-export async function spendCredit(trx: Db, claims: CreditClaim[]): Promise<Money[]> {
+export async function spendCredit(trx: Db, claims: (CreditClaim & { invoiceNumber: string })[]): Promise<Money[]> {
   const spend = await planCreditSpend(trx, claims);
-  await recordCreditSpend(trx, spend);
+  await recordCreditSpend(trx, spend, new Map(claims.map((c) => [c.invoiceId, c.invoiceNumber])));
   return spend.applied;
 }
 

@@ -1,7 +1,7 @@
 /**
- * The one path by which invoices come to exist (D-50..D-52, D-57): a batch of new invoices, numbered from
- * one counter update, priced, stored with their lines, and, when issued, given their due date and paid from
- * the customers' store credit. `createInvoice` is the batch of one; subscriptions and the lifecycle sweep
+ * The one path by which invoices come to exist (D-50..D-52, D-57): a batch of new invoices, priced, numbered
+ * by one counter update in the statement that stores them with their lines, and, when issued, given their
+ * due date and paid from the customers' store credit. `createInvoice` is the batch of one; subscriptions and the lifecycle sweep
  * issue their periods' invoices through the same function.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,8 +12,7 @@ import type { EventType } from '../events/types.ts';
 import { money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { invoiceEventData } from './events.ts';
-import { reserveDocumentNumbers } from './numbering.ts';
-import { insertInvoiceRows, insertLineItemRowsMany, type InvoiceBulkInsert, type InvoiceRow, type LineItemRow } from './repo.ts';
+import { insertNumberedInvoices, type InvoiceBulkInsert, type InvoiceRow, type LineItemRow } from './repo.ts';
 import { priceInvoice, type LineInput } from './totals.ts';
 
 export interface Clock {
@@ -59,31 +58,46 @@ export function dueDateAt(now: Date, termsDays: number, own?: Date | null): Date
   return own ?? new Date(now.getTime() + termsDays * DAY_MS);
 }
 
+/** The settings issuing reads, and only those its invoices need: none when each names its tax rate and none is issued. */
+async function issuingSettings(trx: Db, inputs: NewInvoice[], clock: Clock): Promise<{ taxRate: () => string; termsDays: () => number }> {
+  const keys: ('billing.default_tax_rate' | 'billing.payment_terms_days')[] = [];
+  if (inputs.some((i) => i.taxRate === undefined)) keys.push('billing.default_tax_rate');
+  if (inputs.some((i) => i.status === 'issued' && !i.dueDate)) keys.push('billing.payment_terms_days');
+  const settings: Partial<{ 'billing.default_tax_rate': string; 'billing.payment_terms_days': number }> = keys.length > 0 ? await getSettings(trx, keys, clock.settings) : {};
+  return { taxRate: () => settings['billing.default_tax_rate']!, termsDays: () => settings['billing.payment_terms_days']! };
+}
+
 /**
  * Creates `inputs` as invoices in the order given (numbers follow that order, gapless and unique, D-50).
- * Issued ones spend their customers' store credit in that order (spendCredit); one with nothing left to
+ * Issued ones spend their customers' store credit in that order (planCreditSpend); one with nothing left to
  * pay is paid at once. Answers each invoice with its lines and the events it causes, for the caller to
  * record in order with its own (recordEvents). Customers must exist; callers that raise invoices for
  * subscriptions hold those subscriptions' locks.
+ *
+ * The year's counter row is locked from the statement that takes the numbers until the caller's commit,
+ * and every creation of the year queues on it; so everything that does not need a number (settings,
+ * prices, the credit ledger locks and balances) comes first, the numbers are taken by the statement that
+ * writes the invoices and their lines, and after it only what must carry a number is written (credit
+ * applications here, then the caller's events and audit rows). Callers write what needs no number before
+ * calling this.
  */
 export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock = {}): Promise<CreatedInvoice[]> {
   if (inputs.length === 0) return [];
   const now = clock.now ?? new Date();
-  const settings = await getSettings(trx, ['billing.default_tax_rate', 'billing.payment_terms_days'], clock.settings);
+  const settings = await issuingSettings(trx, inputs, clock);
   const priced = inputs.map((input) => {
-    const taxRate = input.taxRate ?? settings['billing.default_tax_rate'];
+    const taxRate = input.taxRate ?? settings.taxRate();
     const totals = priceInvoice(input.lineItems, taxRate, input.currency);
     if (totals.total.isNegative()) {
       throw new AppError('invalid_request', 'The invoice total must not be negative', { details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }] });
     }
     return { input, taxRate, totals, id: randomUUID() };
   });
-  const numbers = await reserveDocumentNumbers(trx, 'INV', now, inputs.length);
-  const issued = priced.flatMap((p, i) => (p.input.status === 'issued' ? [{ ...p, number: numbers[i]! }] : []));
-  const spend = await planCreditSpend(trx, issued.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id, invoiceNumber: p.number })));
+  const issued = priced.filter((p) => p.input.status === 'issued');
+  const spend = await planCreditSpend(trx, issued.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id })));
   const applied = new Map(issued.map((p, i) => [p.id, spend.applied[i]!]));
 
-  const rows: InvoiceBulkInsert[] = priced.map(({ input, taxRate, totals, id }, i) => {
+  const rows: InvoiceBulkInsert[] = priced.map(({ input, taxRate, totals, id }) => {
     const issue = input.status === 'issued';
     const credit = applied.get(id) ?? money(0);
     const settled = issue && totals.total.minus(credit).isZero();
@@ -91,7 +105,6 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
       id,
       customer_id: input.customerId,
       subscription_id: input.subscriptionId ?? null,
-      invoice_number: numbers[i]!,
       status: settled ? 'paid' : input.status,
       currency: input.currency,
       tax_rate: taxRate,
@@ -99,7 +112,7 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
       tax_amount: totals.taxAmount.toString(),
       total: totals.total.toString(),
       credit_applied: credit.toString(),
-      due_date: issue ? dueDateAt(now, settings['billing.payment_terms_days'], input.dueDate) : (input.dueDate ?? null),
+      due_date: issue ? dueDateAt(now, settings.termsDays(), input.dueDate) : (input.dueDate ?? null),
       issued_at: issue ? now : null,
       paid_at: settled ? now : null,
       period_start: input.period?.start ?? null,
@@ -107,14 +120,12 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
       created_at: now,
     };
   });
-  const invoices = await insertInvoiceRows(trx, rows);
-  const lines = await insertLineItemRowsMany(
-    trx,
-    priced.flatMap(({ totals, id }) =>
-      totals.lines.map((l, position) => ({ invoice_id: id, position: position + 1, description: l.description, quantity: l.quantity, unit_price: l.unitPrice, amount: l.amount.toString() })),
-    ),
+  const lineRows = priced.flatMap(({ totals, id }) =>
+    totals.lines.map((l, position) => ({ invoice_id: id, position: position + 1, description: l.description, quantity: l.quantity, unit_price: l.unitPrice, amount: l.amount.toString() })),
   );
-  await recordCreditSpend(trx, spend);
+  // From here to the caller's commit the year's counter row is locked.
+  const { invoices, lines } = await insertNumberedInvoices(trx, now.getUTCFullYear(), rows, lineRows);
+  await recordCreditSpend(trx, spend, new Map(invoices.map((i) => [i.id, i.invoice_number])));
   const linesOf = new Map<string, LineItemRow[]>();
   for (const line of lines) linesOf.set(line.invoice_id, [...(linesOf.get(line.invoice_id) ?? []), line]);
 
@@ -123,6 +134,6 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
     const asCreated: InvoiceRow = { ...invoice, status: inputs[i]!.status, paid_at: null, credit_applied: '0' };
     const events: PendingEvent[] = [{ type: 'invoice.created', data: invoiceEventData(asCreated) }];
     if (invoice.status === 'paid') events.push({ type: 'invoice.paid', data: invoiceEventData(invoice) });
-    return { detail: { invoice, lines: (linesOf.get(invoice.id) ?? []).sort((a, b) => a.position - b.position) }, events };
+    return { detail: { invoice, lines: linesOf.get(invoice.id) ?? [] }, events };
   });
 }

@@ -3,35 +3,32 @@ import type { Db } from '../db/knex.ts';
 export type DocumentKind = 'INV' | 'CN';
 
 /**
- * The next `{KIND}-{YEAR}-{SEQ}` number (D-50, D-58), taken in the caller's transaction: the counter
- * row stays locked until it commits, so numbers are unique, and a rollback returns its number, so
- * they are gapless. SEQ is four digits, wider past 9999; it restarts at 1 each UTC year.
+ * Gapless yearly numbers (D-50, D-58): `{KIND}-{YEAR}-{SEQ}`, SEQ four digits, wider past 9999, restarting
+ * at 1 each UTC year. A number is taken by updating the counter row of its kind and year in the creating
+ * transaction: the row stays locked until that transaction ends, so numbers are unique, and a rollback gives
+ * them back, so they are gapless. Because every creation of a kind queues on that lock, the counter is
+ * updated as late as possible: by the statement that also writes the rows carrying the numbers (see
+ * repo.ts insertNumberedInvoices), after every read, lock and computation of the creation.
  */
-export async function nextDocumentNumber(trx: Db, kind: DocumentKind, at: Date): Promise<string> {
-  const year = at.getUTCFullYear();
-  const result = await trx.raw(
-    `insert into document_counters (kind, year, last_seq) values (?, ?, 1)
-     on conflict (kind, year) do update set last_seq = document_counters.last_seq + 1
-     returning last_seq`,
-    [kind, year],
-  );
-  const seq = result.rows[0].last_seq as number;
-  return `${kind}-${year}-${String(seq).padStart(4, '0')}`;
-}
 
 /**
- * `count` consecutive numbers of one kind and year with one counter update (a batch of invoices),
- * under the same rules as nextDocumentNumber: locked until commit, returned by a rollback.
+ * A CTE `counter(seq_before)` that claims `count` numbers of one kind and year (bindings: kind, year, count,
+ * count): the numbers claimed are seq_before + 1 .. seq_before + count.
  */
-export async function reserveDocumentNumbers(trx: Db, kind: DocumentKind, at: Date, count: number): Promise<string[]> {
-  if (count <= 0) return [];
+export const CLAIM_NUMBERS_CTE = `counter as (
+    insert into document_counters (kind, year, last_seq) values (?, ?, ?)
+    on conflict (kind, year) do update set last_seq = document_counters.last_seq + excluded.last_seq
+    returning last_seq - ?::integer as seq_before
+  )`;
+
+/** The SQL of a number from SQL expressions of its kind, year and sequence: the format rule, once. */
+export function documentNumberSql(kind: string, year: string, seq: string): string {
+  return `(${kind} || '-' || ${year} || '-' || lpad((${seq})::text, greatest(4, length((${seq})::text)), '0'))`;
+}
+
+/** The next number of one kind (a credit note), taken in the caller's transaction under the rules above. */
+export async function nextDocumentNumber(trx: Db, kind: DocumentKind, at: Date): Promise<string> {
   const year = at.getUTCFullYear();
-  const result = await trx.raw(
-    `insert into document_counters (kind, year, last_seq) values (?, ?, ?)
-     on conflict (kind, year) do update set last_seq = document_counters.last_seq + excluded.last_seq
-     returning last_seq`,
-    [kind, year, count],
-  );
-  const last = result.rows[0].last_seq as number;
-  return Array.from({ length: count }, (_, i) => `${kind}-${year}-${String(last - count + 1 + i).padStart(4, '0')}`);
+  const result = await trx.raw(`with ${CLAIM_NUMBERS_CTE} select ${documentNumberSql('?::text', '?::text', 'counter.seq_before + 1')} as number from counter`, [kind, year, 1, 1, kind, year]);
+  return result.rows[0].number as string;
 }

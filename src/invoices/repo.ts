@@ -1,6 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
+import { CLAIM_NUMBERS_CTE, documentNumberSql } from './numbering.ts';
 
 export type InvoiceStatus = 'draft' | 'issued' | 'paid' | 'overdue' | 'void';
 
@@ -46,16 +47,6 @@ export type InvoiceInsert = Pick<InvoiceRow, 'customer_id' | 'subscription_id' |
 export type InvoiceChanges = Partial<
   Pick<InvoiceRow, 'status' | 'amount_paid' | 'credit_applied' | 'credited_amount' | 'due_date' | 'issued_at' | 'paid_at' | 'voided_at' | 'overdue_at'>
 >;
-
-export async function insertInvoiceRow(db: Db, row: InvoiceInsert): Promise<InvoiceRow> {
-  const [created] = await db('invoices').insert(row).returning('*');
-  return created as InvoiceRow;
-}
-
-export async function insertLineItemRows(db: Db, invoiceId: string, lines: { description: string; quantity: number; unit_price: string; amount: string }[]): Promise<LineItemRow[]> {
-  if (lines.length === 0) return [];
-  return db('invoice_line_items').insert(lines.map((l, i) => ({ ...l, invoice_id: invoiceId, position: i + 1 }))).returning('*');
-}
 
 export async function findInvoiceRow(db: Db, id: string): Promise<InvoiceRow | undefined> {
   return db('invoices').where({ id }).first();
@@ -115,42 +106,58 @@ export async function listOpenInvoiceRows(db: Db, customerId: string, currency: 
     .forUpdate();
 }
 
-/** A fully formed invoice row written by a batch (the lifecycle sweep): id, numbers and states decided by the caller. */
-export type InvoiceBulkInsert = InvoiceInsert & Pick<InvoiceRow, 'id' | 'credit_applied' | 'issued_at' | 'paid_at'>;
+/** A fully formed invoice row but for its number: id, amounts and states decided by the caller (issue.ts). */
+export type InvoiceBulkInsert = Omit<InvoiceInsert, 'invoice_number'> & Pick<InvoiceRow, 'id' | 'credit_applied' | 'issued_at' | 'paid_at'>;
 
-/** Many invoices in one statement, in the order given; answers the stored rows in that order. */
-export async function insertInvoiceRows(db: Db, rows: InvoiceBulkInsert[]): Promise<InvoiceRow[]> {
-  if (rows.length === 0) return [];
-  const result = await db.raw<{ rows: InvoiceRow[] }>(
-    `insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
-                           credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at)
-     select v.id, v.customer_id, v.subscription_id, v.invoice_number, v.status, v.currency, v.tax_rate, v.subtotal, v.tax_amount, v.total,
-            v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end, coalesce(v.created_at, now())
-       from rows from (jsonb_to_recordset(?::jsonb) as (
-              id uuid, customer_id uuid, subscription_id uuid, invoice_number text, status text, currency text, tax_rate numeric,
-              subtotal numeric, tax_amount numeric, total numeric, credit_applied numeric, due_date timestamptz, issued_at timestamptz,
-              paid_at timestamptz, period_start timestamptz, period_end timestamptz, created_at timestamptz))
-            with ordinality as v(id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
-                                 credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, n)
-      order by v.n
-     returning *`,
-    [JSON.stringify(rows)],
-  );
-  const byId = new Map(result.rows.map((r) => [r.id, r]));
-  return rows.map((r) => byId.get(r.id)!);
-}
+/** A line of one of the invoices of an insertNumberedInvoices batch; `position` numbers each invoice's lines from 1. */
+export type LineItemInsert = Omit<LineItemRow, 'id'>;
 
-/** Line items of many invoices in one statement; `position` numbers each invoice's lines from 1. */
-export async function insertLineItemRowsMany(db: Db, lines: { invoice_id: string; position: number; description: string; quantity: number; unit_price: string; amount: string }[]): Promise<LineItemRow[]> {
-  if (lines.length === 0) return [];
-  const result = await db.raw<{ rows: LineItemRow[] }>(
-    `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
-     select v.invoice_id, v.position, v.description, v.quantity, v.unit_price, v.amount
-       from jsonb_to_recordset(?::jsonb) as v(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)
-     returning *`,
-    [JSON.stringify(lines)],
+/** The foreign key that refuses an invoice of a customer that does not exist (createInvoice answers customer_not_found). */
+export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
+
+/**
+ * Numbers, invoices and their lines in ONE statement (D-50): the year's counter claims `rows.length` numbers,
+ * given in the order of `rows`, and the same statement writes the invoices with them and their lines. It is
+ * the statement that takes the counter's row lock, which every creation of the year queues on until its
+ * transaction ends; so the caller runs it after all its reads, locks and computations, and writes only what
+ * must carry the numbers (events, audit, credit applications) after it. Answers the stored invoices in the
+ * order of `rows` and each one's lines by position.
+ */
+export async function insertNumberedInvoices(db: Db, year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[]): Promise<{ invoices: InvoiceRow[]; lines: LineItemRow[] }> {
+  if (rows.length === 0) return { invoices: [], lines: [] };
+  const result = await db.raw<{ rows: (InvoiceRow & { line_items: LineItemRow[] })[] }>(
+    `with ${CLAIM_NUMBERS_CTE},
+     inserted as (
+       insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
+                             credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at)
+       select v.id, v.customer_id, v.subscription_id, ${documentNumberSql("'INV'", '?::text', 'counter.seq_before + v.n')}, v.status, v.currency, v.tax_rate,
+              v.subtotal, v.tax_amount, v.total, v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end, coalesce(v.created_at, now())
+         from rows from (jsonb_to_recordset(?::jsonb) as (
+                id uuid, customer_id uuid, subscription_id uuid, status text, currency text, tax_rate numeric,
+                subtotal numeric, tax_amount numeric, total numeric, credit_applied numeric, due_date timestamptz, issued_at timestamptz,
+                paid_at timestamptz, period_start timestamptz, period_end timestamptz, created_at timestamptz))
+              with ordinality as v(id, customer_id, subscription_id, status, currency, tax_rate, subtotal, tax_amount, total,
+                                   credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, n)
+        cross join counter
+        order by v.n
+       returning *
+     ),
+     line_items as (
+       insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
+       select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
+         from jsonb_to_recordset(?::jsonb) as l(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)
+       returning *
+     )
+     -- Amounts as text, as pg answers NUMERIC columns: money never becomes a JS number.
+     select i.*, coalesce((select json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
+                                                             'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position)
+                             from line_items l where l.invoice_id = i.id), '[]') as line_items
+       from inserted i`,
+    ['INV', year, rows.length, rows.length, year, JSON.stringify(rows), JSON.stringify(lines)],
   );
-  return result.rows;
+  const byId = new Map(result.rows.map(({ line_items, ...invoice }) => [invoice.id, { invoice: invoice as InvoiceRow, lines: line_items }]));
+  const stored = rows.map((r) => byId.get(r.id)!);
+  return { invoices: stored.map((s) => s.invoice), lines: stored.flatMap((s) => s.lines) };
 }
 
 /**

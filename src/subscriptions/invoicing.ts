@@ -2,7 +2,7 @@ import type { CouponRow } from '../coupons/repo.ts';
 import { couponApplies, discountFor } from '../coupons/discount.ts';
 import { findCoupon } from '../coupons/service.ts';
 import type { Db } from '../db/knex.ts';
-import { inTransaction } from '../db/knex.ts';
+import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { recordEvents } from '../events/service.ts';
 import { createInvoices, type Clock, type InvoiceDetail, type NewInvoice } from '../invoices/issue.ts';
 import { createInvoice, findInvoicedPeriods } from '../invoices/service.ts';
@@ -81,7 +81,7 @@ export async function invoiceProration(trx: Db, sub: SubscriptionRow, currency: 
  * knows nothing of subscriptions, so the name is checked here before the invoice is created.
  */
 export async function createAdminInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
-  return inTransaction(db, async (trx) => {
+  return inHotLockTransaction(db, async (trx) => {
     if (input.subscriptionId && !(await findSubscriptionRow(trx, input.subscriptionId))) {
       throw new AppError('subscription_not_found', `Subscription ${input.subscriptionId} does not exist`, { details: [{ path: 'subscriptionId', message: 'no such subscription' }] });
     }

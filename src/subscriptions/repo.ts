@@ -25,7 +25,13 @@ export interface SubscriptionRow {
   updated_at: Date;
 }
 
-export type SubscriptionInsert = Omit<SubscriptionRow, 'id' | 'cancel_at_period_end' | 'canceled_at' | 'paused_at' | 'coupon_cycles_used' | 'created_at' | 'updated_at'> & { created_at?: Date };
+export type SubscriptionInsert = Omit<SubscriptionRow, 'id' | 'cancel_at_period_end' | 'canceled_at' | 'paused_at' | 'coupon_cycles_used' | 'created_at' | 'updated_at'> & {
+  created_at?: Date;
+  coupon_cycles_used?: number;
+};
+
+/** The foreign key that refuses a subscription of a customer that does not exist (creation answers customer_not_found). */
+export const SUBSCRIPTION_CUSTOMER_FK = 'subscriptions_customer_id_fkey';
 export type SubscriptionChanges = Partial<Omit<SubscriptionRow, 'id' | 'customer_id' | 'created_at' | 'updated_at'>>;
 
 export async function insertSubscriptionRow(db: Db, row: SubscriptionInsert): Promise<SubscriptionRow> {

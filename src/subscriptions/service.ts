@@ -1,18 +1,22 @@
 import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
-import { assertCustomerExists } from '../customers/service.ts';
+import { customerNotFound } from '../customers/service.ts';
+import { isForeignKeyViolation } from '../db/errors.ts';
+import { recordEvents } from '../events/service.ts';
+import { createInvoices } from '../invoices/issue.ts';
 import type { Db } from '../db/knex.ts';
+import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import type { Clock } from '../invoices/service.ts';
 import { requirePlan } from '../plans/service.ts';
-import { invoicePeriod } from './invoicing.ts';
+import { invoicePeriod, periodInvoice, periodLines } from './invoicing.ts';
 import { boundary } from './periods.ts';
-import { findSubscriptionRow, insertSubscriptionRow, listSubscriptionRows, lockSubscriptionRow, updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow, type SubscriptionStatus } from './repo.ts';
+import { findSubscriptionRow, insertSubscriptionRow, SUBSCRIPTION_CUSTOMER_FK, listSubscriptionRows, lockSubscriptionRow, updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow, type SubscriptionStatus } from './repo.ts';
 import { serialiseSubscription, type CreateSubscriptionInput, type UpdateSubscriptionInput } from './schema.ts';
-import { recordSubscriptionEvent, transitionSubscription } from './transitions.ts';
+import { recordSubscriptionEvent, subscriptionEvent, transitionSubscription } from './transitions.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -25,11 +29,15 @@ export const auditedSubscription = (row: SubscriptionRow): Record<string, unknow
 /**
  * D-41, D-42: without a trial the subscription is active, its first period starts now and is
  * invoiced at once (billing in advance); with trialDays it is trialing until trialEnd, uninvoiced.
+ *
+ * Ordered for the year's invoice-number lock (invoices/issue.ts): everything that needs no invoice number
+ * (the subscription with its coupon cycle, its audit row) is written before the invoice takes its number,
+ * and the events of both (subscription.created first) in one batch after it. The customer is checked by the
+ * subscription's foreign key, not by a read of its own.
  */
 export async function createSubscription(db: Db, input: CreateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
-  return inTransaction(db, async (trx) => {
-    await assertCustomerExists(trx, input.customerId);
+  return inHotLockTransaction(db, async (trx) => {
     const plan = await requirePlan(trx, input.planId, 'planId');
     if (!plan.active) throw new AppError('plan_inactive', `Plan ${plan.id} is inactive`, { details: [{ path: 'planId', message: 'is inactive' }] });
     if (plan.billing_cycle !== input.billingCycle) {
@@ -38,7 +46,10 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
     const coupon = input.couponCode ? await redeemCoupon(trx, input.couponCode, plan.currency, now) : null;
     const trialDays = input.trialDays ?? 0;
     const trialEnd = trialDays > 0 ? new Date(now.getTime() + trialDays * DAY_MS) : null;
-    let sub = await insertSubscriptionRow(trx, {
+    const period = { start: now, end: trialEnd ?? boundary(now, plan.billing_cycle, 1) };
+    // The first period's lines, priced before the subscription exists, so it is stored with its coupon cycle spent.
+    const first = trialEnd ? null : periodLines(plan, coupon, 0, period);
+    const sub = await insertSubscriptionRow(trx, {
       customer_id: input.customerId,
       plan_id: plan.id,
       status: trialEnd ? 'trialing' : 'active',
@@ -46,15 +57,19 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
       // A trial is a stub before the anchor; billing periods start when it ends.
       billing_anchor: trialEnd ?? now,
       period_number: trialEnd ? -1 : 0,
-      current_period_start: now,
-      current_period_end: trialEnd ?? boundary(now, plan.billing_cycle, 1),
+      current_period_start: period.start,
+      current_period_end: period.end,
       trial_end: trialEnd,
       coupon_id: coupon?.id ?? null,
+      coupon_cycles_used: first?.usesCoupon ? 1 : 0,
       created_at: now,
+    }).catch((error: unknown) => {
+      throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
-    await recordSubscriptionEvent(trx, 'subscription.created', sub);
-    if (!trialEnd) ({ subscription: sub } = await invoicePeriod(trx, sub, plan, { start: sub.current_period_start, end: sub.current_period_end }, { ...clock, now }));
     await recordAudit(trx, actor, { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) });
+    // A new subscription has no invoice yet: nothing to look up before issuing its first period's.
+    const invoiced = first ? await createInvoices(trx, [periodInvoice(sub, plan, period, first.lines)], { ...clock, now }) : [];
+    await recordEvents(trx, [subscriptionEvent('subscription.created', sub), ...invoiced.flatMap((i) => i.events)]);
     return sub;
   });
 }

@@ -42,8 +42,12 @@ export function transitionChanges(sub: Pick<SubscriptionRow, 'status'>, to: Subs
 /** The event a move to `to` records. */
 export const transitionEventType = (to: SubscriptionStatus): SubscriptionEventType => (to === 'canceled' ? 'subscription.canceled' : 'subscription.updated');
 
+/** A subscription.* event of `sub`, to record in a batch with others (recordEvents). */
+export const subscriptionEvent = (type: SubscriptionEventType, sub: SubscriptionRow) => ({ type, data: serialiseSubscription(sub) });
+
 export async function recordSubscriptionEvent(trx: Db, type: SubscriptionEventType, sub: SubscriptionRow): Promise<void> {
-  await recordEvent(trx, type, serialiseSubscription(sub));
+  const event = subscriptionEvent(type, sub);
+  await recordEvent(trx, event.type, event.data);
 }
 
 /**
