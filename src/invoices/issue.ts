@@ -27,6 +27,8 @@ export interface InvoiceDetail {
 }
 
 export interface NewInvoice {
+  /** A new id the caller chose (the sweep's audit rows name the invoice before it is issued); else one is made. */
+  id?: string;
   customerId: string;
   subscriptionId?: string | null;
   currency: string;
@@ -76,7 +78,7 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
     if (totals.total.isNegative()) {
       throw new AppError('invalid_request', 'The invoice total must not be negative', { details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }] });
     }
-    return { input, taxRate, totals, id: randomUUID() };
+    return { input, taxRate, totals, id: input.id ?? randomUUID() };
   });
   const numbers = await reserveDocumentNumbers(trx, 'INV', now, inputs.length);
   const issued = priced.flatMap((p, i) => (p.input.status === 'issued' ? [{ ...p, number: numbers[i]! }] : []));
