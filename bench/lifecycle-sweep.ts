@@ -28,16 +28,16 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (message: string) => console.error(`[bench lifecycle] ${message}`);
 const COUNT = Number(process.env.LIFECYCLE_BENCH_COUNT ?? 100_000);
 const ANCHOR = '2026-01-15T09:00:00.000Z';
-const AS_OF = new Date('2026-02-16T00:00:00.000Z');
+export const AS_OF = new Date('2026-02-16T00:00:00.000Z');
 const BATCH = 500;
 
-/** COUNT active monthly subscriptions anchored at ANCHOR, each one period in (it ended before AS_OF), spread over the seeded customers and plans. */
-async function seedDueSubscriptions(knex: Knex, customerIds: string[], planIds: string[]): Promise<void> {
+/** `count` active monthly subscriptions anchored at ANCHOR, each one period in (it ended before AS_OF), spread over the seeded customers and plans. */
+export async function seedDueSubscriptions(knex: Knex, customerIds: string[], planIds: string[], count = COUNT): Promise<void> {
   await knex.raw(
     `insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number, current_period_start, current_period_end, created_at)
      select (?::uuid[])[1 + g % ?], (?::uuid[])[1 + g % ?], 'active', 'monthly', ?::timestamptz, 0, ?::timestamptz, ?::timestamptz + interval '1 month', ?::timestamptz
        from generate_series(0, ? - 1) as g`,
-    [customerIds, customerIds.length, planIds, planIds.length, ANCHOR, ANCHOR, ANCHOR, ANCHOR, COUNT],
+    [customerIds, customerIds.length, planIds, planIds.length, ANCHOR, ANCHOR, ANCHOR, ANCHOR, count],
   );
   await knex.raw('analyze subscriptions, customers, plans');
 }

@@ -10,12 +10,11 @@ import { createKnex } from '../../src/db/knex.ts';
 import { renewDueSubscriptions } from '../../src/subscriptions/renew.ts';
 import { cleanUp, startBenchDatabase } from '../harness.ts';
 import { seedRows } from '../fixtures.ts';
+import { AS_OF, seedDueSubscriptions } from '../lifecycle-sweep.ts';
 
 const COUNT = Number(process.env.PROFILE_COUNT ?? 20_000);
 const BATCH = Number(process.env.PROFILE_BATCH ?? 500);
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 1);
-const ANCHOR = '2026-01-15T09:00:00.000Z';
-const AS_OF = new Date('2026-02-16T00:00:00.000Z');
 
 function label(sql: string): string {
   const s = sql.replace(/\s+/g, ' ').trim().toLowerCase();
@@ -43,13 +42,7 @@ async function main() {
     : createKnex(url, 4);
   const { customerIds, planIds } = await seedRows(knex);
   await knex('webhook_endpoints').insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' });
-  await knex.raw(
-    `insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number, current_period_start, current_period_end, created_at)
-     select (?::uuid[])[1 + g % ?], (?::uuid[])[1 + g % ?], 'active', 'monthly', ?::timestamptz, 0, ?::timestamptz, ?::timestamptz + interval '1 month', ?::timestamptz
-       from generate_series(0, ? - 1) as g`,
-    [customerIds, customerIds.length, planIds, planIds.length, ANCHOR, ANCHOR, ANCHOR, ANCHOR, COUNT],
-  );
-  await knex.raw('analyze subscriptions, customers, plans');
+  await seedDueSubscriptions(knex, customerIds, planIds, COUNT);
 
   const open = new Map<string, { label: string; at: number }>();
   const stats = new Map<string, { n: number; ms: number }>();
