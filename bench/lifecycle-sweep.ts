@@ -16,7 +16,7 @@ import type { Knex } from 'knex';
 import { createKnex } from '../src/db/knex.ts';
 import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
 import { requestLifecycleRun } from '../src/lifecycle/service.ts';
-import { RENEWAL_BATCH_SIZE, RENEWAL_CONCURRENCY } from '../src/subscriptions/renew.ts';
+import { RENEWAL_BATCH_SIZE, RENEWAL_CONCURRENCY } from '../src/subscriptions/renew-due.ts';
 import { waitForRun } from '../src/lifecycle/runs.ts';
 import type { LifecycleSummary } from '../src/lifecycle/sweep.ts';
 import { createLogger } from '../src/logger.ts';

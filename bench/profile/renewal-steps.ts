@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import knexFactory from 'knex';
 import pg from 'pg';
 import { createKnex } from '../../src/db/knex.ts';
-import { renewDueSubscriptions } from '../../src/subscriptions/renew.ts';
+import { renewDueSubscriptions } from '../../src/subscriptions/renew-due.ts';
 import { cleanUp, startBenchDatabase } from '../harness.ts';
 import { seedRows } from '../fixtures.ts';
 import { AS_OF, seedDueSubscriptions } from '../lifecycle-sweep.ts';

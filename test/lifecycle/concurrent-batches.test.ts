@@ -4,7 +4,7 @@
  * first) exactly as with one batch at a time, and every period, event and audit row exists once.
  */
 import test from 'ava';
-import { renewDueSubscriptions } from '../../src/subscriptions/renew.ts';
+import { renewDueSubscriptions } from '../../src/subscriptions/renew-due.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { countRows, numberingProblems } from './fixtures.ts';
 
