@@ -85,8 +85,17 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
             claimSlot.leave();
           }
           claimed = subs.map((s) => s.id);
-          const { turn } = issueSlot;
-          return renewLockedSubscriptions(trx, subs, asOf, clock, () => turn);
+          const slot = issueSlot;
+          // The turn passes on once this batch has its numbers (the next one cannot take numbers before that).
+          const inTurn = async <T>(issue: () => Promise<T>): Promise<T> => {
+            await slot.turn;
+            try {
+              return await issue();
+            } finally {
+              slot.leave();
+            }
+          };
+          return renewLockedSubscriptions(trx, subs, asOf, clock, inTurn);
         });
         issueSlot?.leave();
         if (claimed.length === 0) return;

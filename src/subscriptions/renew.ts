@@ -90,6 +90,9 @@ function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | 
   return plan_;
 }
 
+/** Runs `issue` when the batch's turn to issue invoices comes. */
+export type IssueInTurn = <T>(issue: () => Promise<T>) => Promise<T>;
+
 export interface BatchRenewal extends RenewalResult {
   /** Subscriptions this batch could not renew (left unchanged), with why. */
   failures: { id: string; error: unknown }[];
@@ -102,10 +105,10 @@ export interface BatchRenewal extends RenewalResult {
  * here, every invoice issued by one `createInvoices`, the subscriptions updated by one statement and
  * every event recorded by one `recordEvents` (with its webhook fan-out), all in the caller's transaction.
  * A subscription that cannot be planned (e.g. its plan is gone) is left out and reported; a failing
- * statement fails the whole batch (the caller's transaction rolls back). `issueTurn`, when given, is
- * awaited before the invoices are issued (the sweep's batches take turns there, in claim order).
+ * statement fails the whole batch (the caller's transaction rolls back). The invoices are issued through
+ * `inTurn` (the sweep's batches take turns there, in claim order).
  */
-export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock = {}, issueTurn?: () => Promise<void>): Promise<BatchRenewal> {
+export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock = {}, inTurn: IssueInTurn = (issue) => issue()): Promise<BatchRenewal> {
   const out: BatchRenewal = { ...emptyResult(), failures: [], unchanged: [] };
   if (subs.length === 0) return out;
   const now = new Date();
@@ -161,8 +164,7 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   // Renewals are only ever the service's own work (the sweep): recorded as `system`, set-wise (C-11).
   await recordAudits(trx, SYSTEM_ACTOR, renewals.map((r) => renewalAudit(started.get(r.sub.id)!, r)));
 
-  await issueTurn?.();
-  const issued = await createInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf });
+  const issued = await inTurn(() => createInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf }));
   const events: PendingEvent[] = [];
   let offset = 0;
   for (const renewal of renewals) {
