@@ -11,7 +11,25 @@ export const REDACTED = '[redacted]';
 // Field names that hold a secret or a credential, whatever the domain calls them.
 const SECRET_FIELD = /secret|password|token|hash|private|^key$|apikey|signingkey|credential/i;
 
-const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+// A sweep batch audits hundreds of rows with the same few keys: each key's API name and secrecy is worked out once.
+const camelNames = new Map<string, string>();
+const camel = (key: string) => {
+  let name = camelNames.get(key);
+  if (name === undefined) {
+    name = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    if (camelNames.size < 10_000) camelNames.set(key, name);
+  }
+  return name;
+};
+const secretNames = new Map<string, boolean>();
+const isSecret = (key: string) => {
+  let secret = secretNames.get(key);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(key);
+    if (secretNames.size < 10_000) secretNames.set(key, secret);
+  }
+  return secret;
+};
 
 /** A JSON-safe copy of a value: dates as ISO strings, bigints and Decimals as strings. */
 function plain(value: unknown): unknown {
@@ -35,7 +53,8 @@ function normalise(fields: Fields | null | undefined): Map<string, unknown> {
   return out;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+// Plain values are primitives, arrays or objects; only the latter two need serialising to compare.
+const same = (a: unknown, b: unknown) => a === b || (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b));
 
 /**
  * What changed from `before` to `after`: only the fields that differ, on each side. A create has no
@@ -49,9 +68,12 @@ export function changedFields(
 ): { before: Fields | null; after: Fields | null } {
   const b = normalise(before);
   const a = normalise(after);
-  const keys = [...new Set([...b.keys(), ...a.keys()])].filter((k) => !ignore.includes(k));
-  const changed = keys.filter((k) => !same(b.get(k) ?? null, a.get(k) ?? null));
-  const side = (m: Map<string, unknown>) =>
-    Object.fromEntries(changed.filter((k) => m.has(k)).map((k) => [k, SECRET_FIELD.test(k) ? REDACTED : m.get(k)]));
+  const keys = new Set([...b.keys(), ...a.keys()]);
+  const changed = [...keys].filter((k) => !ignore.includes(k) && !same(b.get(k) ?? null, a.get(k) ?? null));
+  const side = (m: Map<string, unknown>) => {
+    const out: Fields = {};
+    for (const k of changed) if (m.has(k)) out[k] = isSecret(k) ? REDACTED : m.get(k);
+    return out;
+  };
   return { before: before ? side(b) : null, after: after ? side(a) : null };
 }

@@ -26,6 +26,8 @@ export interface InvoiceDetail {
 }
 
 export interface NewInvoice {
+  /** A new id the caller chose (the sweep's audit rows name the invoice before it is issued); else one is made. */
+  id?: string;
   customerId: string;
   subscriptionId?: string | null;
   currency: string;
@@ -91,7 +93,7 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
     if (totals.total.isNegative()) {
       throw new AppError('invalid_request', 'The invoice total must not be negative', { details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }] });
     }
-    return { input, taxRate, totals, id: randomUUID() };
+    return { input, taxRate, totals, id: input.id ?? randomUUID() };
   });
   const issued = priced.filter((p) => p.input.status === 'issued');
   const spend = await planCreditSpend(trx, issued.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id })));

@@ -4,6 +4,20 @@ import type { Db } from '../db/knex.ts';
 import { findOpenRunRow, findRunRow, finishRunRow, heartbeatRunRow, insertOpenRunRow, startRunRow, type LifecycleRunRow } from './repo.ts';
 import { runLifecycleSweep, type LifecycleSummary, type SweepOptions } from './sweep.ts';
 
+/** A run's heartbeat is written at most this often: a renewal batch ends many times a second, staleness is judged in minutes. */
+const HEARTBEAT_MS = 1000;
+
+/** `beat` when at least `ms` passed since the last one; otherwise nothing. */
+function atMostEvery(ms: number, beat: () => Promise<void>): () => Promise<void> {
+  let last = 0;
+  return async () => {
+    const now = Date.now();
+    if (now - last < ms) return;
+    last = now;
+    await beat();
+  };
+}
+
 /**
  * Runs (or resumes) run `runId` in this process for pg-boss job `jobId` (null: no job, npm run lifecycle).
  * Answers null when the run is closed or another process owns it: nothing to do.
@@ -15,7 +29,7 @@ export async function executeRun(deps: AppDeps, runId: string, jobId: string | n
     return null;
   }
   if (run.attempts > 1) deps.logger.warn({ runId, attempt: run.attempts, asOf: run.as_of }, 'resuming an interrupted lifecycle run');
-  const summary = await runLifecycleSweep(deps, run.as_of!, { ...options, heartbeat: () => heartbeatRunRow(deps.db, runId) });
+  const summary = await runLifecycleSweep(deps, run.as_of!, { ...options, heartbeat: atMostEvery(HEARTBEAT_MS, () => heartbeatRunRow(deps.db, runId)) });
   await finishRunRow(deps.db, runId, { status: 'succeeded', summary: summary as unknown as Record<string, unknown> });
   return summary;
 }

@@ -2,7 +2,7 @@ import type { AppDeps } from '../app-deps.ts';
 import { refreshHealthScores } from '../customers/service.ts';
 import { expireLicenses } from '../licenses/service.ts';
 import { refreshProductMetrics } from '../products/metrics.ts';
-import { renewDueSubscriptions } from '../subscriptions/renew.ts';
+import { renewDueSubscriptions } from '../subscriptions/renew-due.ts';
 import { autoChargeStep, dunningRetryStep } from './dunning-steps.ts';
 import { markOverdueInvoices } from './overdue.ts';
 

@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
 import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import { recordAudits, type AuditEntry } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
@@ -13,7 +13,7 @@ import { periodBounds } from './periods.ts';
 import { findCoupons } from '../coupons/service.ts';
 import { findPlans } from '../plans/service.ts';
 import { findInvoicedPeriods, periodKey } from '../invoices/service.ts';
-import { claimDueSubscriptionRows, updateRenewedSubscriptionRows } from './renewal-repo.ts';
+import { updateRenewedSubscriptionRows } from './renewal-repo.ts';
 import { lockSubscriptionRow, type SubscriptionRow } from './repo.ts';
 import { serialiseSubscription } from './schema.ts';
 import { transitionChanges, transitionEventType } from './transitions.ts';
@@ -28,9 +28,9 @@ export interface RenewalResult {
 /** Renewals stop here even for a subscription years behind: the next batch or sweep continues. */
 const MAX_PERIODS_PER_CALL = 120;
 
-const emptyResult = (): RenewalResult => ({ periodsAdvanced: 0, invoicesCreated: 0, trialsEnded: 0, canceled: 0 });
+export const emptyResult = (): RenewalResult => ({ periodsAdvanced: 0, invoicesCreated: 0, trialsEnded: 0, canceled: 0 });
 
-function addResult(into: RenewalResult, more: RenewalResult): void {
+export function addResult(into: RenewalResult, more: RenewalResult): void {
   into.periodsAdvanced += more.periodsAdvanced;
   into.invoicesCreated += more.invoicesCreated;
   into.trialsEnded += more.trialsEnded;
@@ -44,9 +44,11 @@ interface RenewalPlan {
   sub: SubscriptionRow;
   changed: boolean;
   slots: Slot[];
-  requests: PeriodInvoiceRequest[];
+  requests: (PeriodInvoiceRequest & { id: string })[];
   result: RenewalResult;
 }
+
+const NOTHING_INVOICED: ReadonlySet<string> = new Set();
 
 /**
  * Renewing one subscription up to `asOf`, computed without touching the database (D-81, D-44): ends a
@@ -54,7 +56,7 @@ interface RenewalPlan {
  * that ended, invoicing each in advance unless `invoiced` says it already is. Paused and canceled
  * subscriptions stay as they are.
  */
-function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | undefined, asOf: Date, invoiced: Set<string>, now: Date): RenewalPlan {
+function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | undefined, asOf: Date, invoiced: ReadonlySet<string>, now: Date): RenewalPlan {
   let sub = start;
   const plan_: RenewalPlan = { sub, changed: false, slots: [], requests: [], result: emptyResult() };
   for (let i = 0; i < MAX_PERIODS_PER_CALL; i++) {
@@ -79,13 +81,17 @@ function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | 
     if (invoiced.has(periodKey(sub.id, bounds.start))) continue;
     const { lines, usesCoupon } = periodLines(plan, coupon, sub.coupon_cycles_used, bounds);
     plan_.slots.push({ invoice: plan_.requests.length });
-    plan_.requests.push(periodInvoice(sub, plan, bounds, lines));
+    // The invoice's id is chosen here so the audit row can name it before the invoice is issued.
+    plan_.requests.push({ ...periodInvoice(sub, plan, bounds, lines), id: randomUUID() });
     if (usesCoupon) sub = { ...sub, coupon_cycles_used: sub.coupon_cycles_used + 1 };
     plan_.result.invoicesCreated += 1;
   }
   plan_.sub = sub;
   return plan_;
 }
+
+/** Runs `issue` when the batch's turn to issue invoices comes. */
+export type IssueInTurn = <T>(issue: () => Promise<T>) => Promise<T>;
 
 export interface BatchRenewal extends RenewalResult {
   /** Subscriptions this batch could not renew (left unchanged), with why. */
@@ -99,9 +105,10 @@ export interface BatchRenewal extends RenewalResult {
  * here, every invoice issued by one `createInvoices`, the subscriptions updated by one statement and
  * every event recorded by one `recordEvents` (with its webhook fan-out), all in the caller's transaction.
  * A subscription that cannot be planned (e.g. its plan is gone) is left out and reported; a failing
- * statement fails the whole batch (the caller's transaction rolls back).
+ * statement fails the whole batch (the caller's transaction rolls back). The invoices are issued through
+ * `inTurn` (the sweep's batches take turns there, in claim order).
  */
-export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock = {}): Promise<BatchRenewal> {
+export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock = {}, inTurn: IssueInTurn = (issue) => issue()): Promise<BatchRenewal> {
   const out: BatchRenewal = { ...emptyResult(), failures: [], unchanged: [] };
   if (subs.length === 0) return out;
   const now = new Date();
@@ -114,18 +121,22 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
     if (!plan) throw new AppError('plan_not_found', `Plan ${sub.plan_id} of subscription ${sub.id} does not exist`);
     return plan;
   };
-  const planAll = (invoiced: Set<string>) =>
-    subs.map((sub) => {
-      try {
-        return planRenewal(sub, planFor(sub), sub.coupon_id ? coupons.get(sub.coupon_id) : undefined, asOf, invoiced, now);
-      } catch (error) {
-        return { id: sub.id, error };
-      }
-    });
-  // The periods to invoice do not depend on what is invoiced already, so a first pass finds them all and
-  // one query says which exist (a sweep killed after committing some periods, or a concurrent path).
-  const candidates = planAll(new Set()).flatMap((p) => ('requests' in p ? p.requests.map((r) => ({ subscriptionId: r.subscriptionId, periodStart: r.period.start })) : []));
-  const planned = planAll(await findInvoicedPeriods(trx, candidates));
+  const planOne = (sub: SubscriptionRow, invoiced: ReadonlySet<string>) => {
+    try {
+      return planRenewal(sub, planFor(sub), sub.coupon_id ? coupons.get(sub.coupon_id) : undefined, asOf, invoiced, now);
+    } catch (error) {
+      return { id: sub.id, error };
+    }
+  };
+  // Planned first as if nothing were invoiced; one query then says which of those periods exist already (a
+  // sweep killed after committing some, or a concurrent path), and only their subscriptions are planned again.
+  let planned = subs.map((sub) => planOne(sub, NOTHING_INVOICED));
+  const candidates = planned.flatMap((p) => ('requests' in p ? p.requests.map((r) => ({ subscriptionId: r.subscriptionId, periodStart: r.period.start })) : []));
+  const invoiced = await findInvoicedPeriods(trx, candidates);
+  if (invoiced.size > 0) {
+    const stale = (p: (typeof planned)[number]) => 'requests' in p && p.requests.some((r) => invoiced.has(periodKey(r.subscriptionId, r.period.start)));
+    planned = planned.map((p, i) => (stale(p) ? planOne(subs[i]!, invoiced) : p));
+  }
 
   const renewals: RenewalPlan[] = [];
   for (const p of planned) {
@@ -135,6 +146,9 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   }
   if (renewals.length === 0) return out;
 
+  // Everything that does not need invoice numbers is written before createInvoices takes the numbering
+  // lock (held until commit), so concurrent batches overlap here: the subscriptions' new periods and their
+  // audit rows, which name the invoices by the ids chosen in planRenewal.
   await updateRenewedSubscriptionRows(trx, renewals.map(({ sub }) => ({
     id: sub.id,
     status: sub.status,
@@ -146,24 +160,22 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
     coupon_cycles_used: sub.coupon_cycles_used,
     updated_at: sub.updated_at,
   })));
-  const issued = await createInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf });
-  const events: PendingEvent[] = [];
-  const audits: AuditEntry[] = [];
   const started = new Map(subs.map((s) => [s.id, s]));
+  // Renewals are only ever the service's own work (the sweep): recorded as `system`, set-wise (C-11).
+  await recordAudits(trx, SYSTEM_ACTOR, renewals.map((r) => renewalAudit(started.get(r.sub.id)!, r)));
+
+  const issued = await inTurn(() => createInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf }));
+  const events: PendingEvent[] = [];
   let offset = 0;
   for (const renewal of renewals) {
     for (const slot of renewal.slots) {
       if ('event' in slot) events.push(slot.event);
       else events.push(...issued[offset + slot.invoice]!.events);
     }
-    const invoiceIds = issued.slice(offset, offset + renewal.requests.length).map((i) => i.detail.invoice.id);
-    audits.push(renewalAudit(started.get(renewal.sub.id)!, renewal, invoiceIds));
     offset += renewal.requests.length;
     addResult(out, renewal.result);
   }
   await recordEvents(trx, events);
-  // Renewals are only ever the service's own work (the sweep): recorded as `system`, set-wise (C-11).
-  await recordAudits(trx, SYSTEM_ACTOR, audits);
   return out;
 }
 
@@ -174,7 +186,8 @@ function renewedFields(sub: SubscriptionRow): Record<string, unknown> {
 }
 
 /** One renewal's audit entry: a scheduled cancellation taking effect, or periods advanced (a trial ending among them) with the invoices issued. */
-function renewalAudit(start: SubscriptionRow, renewal: RenewalPlan, invoiceIds: string[]): AuditEntry {
+function renewalAudit(start: SubscriptionRow, renewal: RenewalPlan): AuditEntry {
+  const invoiceIds = renewal.requests.map((r) => r.id);
   return {
     action: renewal.result.canceled > 0 ? 'subscription.cancel' : 'subscription.renew',
     targetType: 'subscription',
@@ -196,69 +209,4 @@ export async function renewSubscription(db: Db, id: string, asOf: Date, clock: C
     if (failures[0]) throw failures[0].error;
     return result;
   });
-}
-
-export interface SweepRenewals extends RenewalResult {
-  errors: number;
-  batches: number;
-}
-
-export interface RenewDueOptions {
-  batchSize?: number;
-  /** Batches run at once within this sweep (each claims its own rows). */
-  concurrency?: number;
-  clock?: Clock;
-  logger?: Logger;
-  /** Called after every committed batch (the sweep's heartbeat). */
-  onBatch?: () => Promise<void>;
-}
-
-/**
- * Renews every subscription due by `asOf` in batches of `batchSize` (D-82): each batch claims its rows with
- * FOR UPDATE SKIP LOCKED, renews them set-wise and commits, so a sweep killed half-way leaves whole batches
- * done and the rest due, and two sweeps at once split the rows between them. When a batch fails as a
- * whole, its subscriptions are retried one by one so the failing one is found, logged and counted in
- * `errors` while the others renew; the sweep goes on.
- */
-export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDueOptions = {}): Promise<SweepRenewals> {
-  const { batchSize = 500, concurrency = 1, clock = {}, logger, onBatch } = options;
-  const totals: SweepRenewals = { ...emptyResult(), errors: 0, batches: 0 };
-  // Subscriptions this sweep gave up on (failed) or found not due after all: never claimed again by it.
-  const skip = new Set<string>();
-  const fail = (id: string, error: unknown) => {
-    skip.add(id);
-    totals.errors += 1;
-    logger?.error({ err: error, subscriptionId: id }, 'renewal failed; the sweep goes on');
-  };
-
-  const loop = async () => {
-    for (;;) {
-      let claimed: string[] = [];
-      try {
-        const batch = await inTransaction(db, async (trx) => {
-          const subs = await claimDueSubscriptionRows(trx, asOf, batchSize, [...skip]);
-          claimed = subs.map((s) => s.id);
-          return renewLockedSubscriptions(trx, subs, asOf, clock);
-        });
-        if (claimed.length === 0) return;
-        addResult(totals, batch);
-        for (const id of batch.unchanged) skip.add(id);
-        for (const { id, error } of batch.failures) fail(id, error);
-      } catch (error) {
-        if (claimed.length === 0) throw error;
-        logger?.warn({ err: error, subscriptions: claimed.length }, 'renewal batch failed; renewing its subscriptions one by one');
-        for (const id of claimed) {
-          try {
-            addResult(totals, await renewSubscription(db, id, asOf, clock));
-          } catch (one) {
-            fail(id, one);
-          }
-        }
-      }
-      totals.batches += 1;
-      await onBatch?.();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, loop));
-  return totals;
 }
