@@ -18,8 +18,7 @@ import test from 'ava';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
-import { createSubscription } from '../../src/subscriptions/service.ts';
+import { periodBounds } from '../../src/subscriptions/periods.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request, type JsonResponse } from '../helpers/http.ts';
 import { postProviderA, PROVIDER_SECRETS, providerAEvent } from '../helpers/provider-events.ts';
@@ -51,8 +50,11 @@ const SWEEP_ROUNDS = 3;
  * counter row is one that nothing but that sweep uses while the test holds it.
  */
 const STALLED_MONTHS = 13;
-/** Subscriptions (made in the test process while the processes start) first due in the stalled round: more than one
- * renewal batch (500), so the worker resuming the run has batches of its own to renew. */
+/**
+ * Subscriptions first due in the stalled round, written directly as an import would (period 0 without an invoice;
+ * 600 through the API would take most of a minute here): more than one renewal batch (500), so the worker resuming
+ * the run has batches of its own to renew.
+ */
 const LATE_SUBSCRIPTIONS = 600;
 const CRON_CALLS = 4;
 const LOAD_CLIENTS = 4;
@@ -93,17 +95,16 @@ function watchWorkerLog(service: ServiceProcess) {
   return seen;
 }
 
-/** Subscriptions made through the service (the one creation path, first invoice included) as of `now`. */
-async function seedSubscriptions(db: Knex, count: number, now: Date): Promise<string[]> {
+/** Active monthly subscriptions in their period 0 from `anchor`, as rows (their period 0 not invoiced). */
+async function seedSubscriptions(db: Knex, count: number, anchor: Date): Promise<string[]> {
   const plan = await makePlan(db, '19.00');
   const customers = await Promise.all(Array.from({ length: 20 }, () => insertCustomer(db)));
-  const ids: string[] = [];
-  await Promise.all(Array.from({ length: 4 }, async (_, lane) => {
-    for (let i = lane; i < count; i += 4) {
-      ids.push((await createSubscription(db, { customerId: customers[i % 20]!.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now })).id);
-    }
+  const { start, end } = periodBounds(anchor, 'monthly', 0);
+  const rows = Array.from({ length: count }, (_, i) => ({
+    customer_id: customers[i % 20]!.id, plan_id: plan.id, status: 'active', billing_cycle: 'monthly', billing_anchor: anchor,
+    period_number: 0, current_period_start: start, current_period_end: end, created_at: anchor,
   }));
-  return ids;
+  return db('subscriptions').insert(rows).returning('id').then((r) => r.map((row: { id: string }) => row.id));
 }
 
 /** Requests per web process and kind, as the clients sent them. */
@@ -439,12 +440,14 @@ test.serial('concurrent cron sweeps through both web processes, one run swept by
   const subscriptionInvoices = periods.reduce((sum, p) => sum + p.invoices, 0);
   const sweptInvoices = sweeps.reduce((sum, s) => sum + s.invoicesCreated, 0);
   t.log(`subscriptions: ${periods.length} (${SUBSCRIPTIONS} set up, ${o.lateSubscriptions.length} first due in the stalled round, ${o.load.subscriptions.length} by the load), ${subscriptionInvoices} invoices, ${sweptInvoices} of them by sweeps`);
-  t.deepEqual(periods.filter((p) => p.invoices !== p.period_number + 1 || p.starts !== p.invoices), [], 'one invoice per period');
+  // The imported period 0 of the late subscriptions has no invoice; every other period has exactly one.
+  const uninvoiced = (id: string) => (o.lateSubscriptions.includes(id) ? 1 : 0);
+  t.deepEqual(periods.filter((p) => p.invoices !== p.period_number + 1 - uninvoiced(p.id) || p.starts !== p.invoices), [], 'one invoice per period');
   t.is(await o.count('select count(*) as n from (select subscription_id, period_start from invoices where subscription_id is not null group by 1, 2 having count(*) > 1) d'), 0);
   const periodOf = (ids: string[]) => [...new Set(periods.filter((p) => ids.includes(p.id)).map((p) => p.period_number))];
   t.deepEqual(periodOf(o.setupSubscriptions), [STALLED_MONTHS], 'the set-up subscriptions caught up to the last asOf');
   t.deepEqual(periodOf(o.lateSubscriptions), [1], 'the late subscriptions renewed once, in the stalled round');
-  t.is(subscriptionInvoices, periods.length + sweptInvoices, 'the first invoice at creation, every other by exactly one sweep');
+  t.is(subscriptionInvoices, periods.length - o.lateSubscriptions.length + sweptInvoices, 'the first invoice at creation, every other by exactly one sweep');
 });
 
 test.serial('mixed write load over both web processes: every accepted write present once, invoice numbers gapless and unique', async (t) => {
