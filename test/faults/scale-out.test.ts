@@ -62,6 +62,9 @@ const MIN_LOAD_ITERATIONS = 3;
 /** Retry delays of the webhooks workers (WEBHOOK_RETRY_SCHEDULE_SECONDS): 3 attempts, 1 s apart. */
 const RETRY_SCHEDULE = [1, 1];
 
+/** Eight processes starting at once on a busy 2-core machine: ~40-60 s seen, so more than the usual minute. */
+const START_TIMEOUT_MS = 180_000;
+
 const ENV = {
   ...PROVIDER_SECRETS,
   CRON_SECRET,
@@ -140,9 +143,9 @@ async function runScenario() {
   let seedMs = 0;
   const seeding = seedSubscriptions(db, LATE_SUBSCRIPTIONS, monthsFrom(new Date(started), STALLED_MONTHS - 1, 0)).finally(() => (seedMs = Date.now() - started));
   const [web1, web2, ...workers] = await Promise.all([
-    startWeb(database.url, { env: { ...ENV, LOG_LEVEL: 'warn' } }),
-    startWeb(database.url, { env: { ...ENV, LOG_LEVEL: 'warn' } }),
-    ...(['webhooks', 'webhooks', 'provider_events', 'provider_events', 'lifecycle', 'lifecycle'] as const).map((group) => startWorker(group, database.url, ENV)),
+    startWeb(database.url, { env: { ...ENV, LOG_LEVEL: 'warn' }, readyTimeoutMs: START_TIMEOUT_MS }),
+    startWeb(database.url, { env: { ...ENV, LOG_LEVEL: 'warn' }, readyTimeoutMs: START_TIMEOUT_MS }),
+    ...(['webhooks', 'webhooks', 'provider_events', 'provider_events', 'lifecycle', 'lifecycle'] as const).map((group) => startWorker(group, database.url, ENV, { readyTimeoutMs: START_TIMEOUT_MS })),
   ]);
   const webs = [web1!, web2!];
   const workerLogs = workers.map((w) => ({ name: w.name, pid: w.pid, seen: watchWorkerLog(w) }));
@@ -383,7 +386,7 @@ async function runScenario() {
 
 let scenario: ReturnType<typeof runScenario> | undefined;
 const outcome = () => (scenario ??= runScenario());
-const TIMEOUT = 240_000;
+const TIMEOUT = 420_000;
 
 test.serial('new devices at the limit over both web processes: exactly the limit activated per license, no over-activation', async (t) => {
   t.timeout(TIMEOUT);
