@@ -321,7 +321,7 @@ export class DeliveryDispatcher {
   /** LISTENs for committed fan-outs on a connection of its own; reconnects after losing it (the poll covers the gap). */
   async #listen(): Promise<void> {
     if (this.#stopped) return;
-    const client = new pg.Client(connectionSettings(this.#deps.db));
+    const client = new pg.Client(connectionSettings(this.#deps.db, this.#deps.config.DATABASE_SESSION_URL));
     let lost = false;
     const retry = (err: unknown) => {
       if (lost) return;
@@ -347,7 +347,9 @@ export class DeliveryDispatcher {
   }
 }
 
-function connectionSettings(db: Knex): pg.ClientConfig {
+/** LISTEN needs a session of its own: DATABASE_SESSION_URL when the pool's URL is a transaction-mode pooler. */
+function connectionSettings(db: Knex, sessionUrl: string | undefined): pg.ClientConfig {
+  if (sessionUrl) return { connectionString: sessionUrl, application_name: 'billing-webhooks-listen' };
   const connection = (db.client as { config: Knex.Config }).config.connection;
   const settings = typeof connection === 'string' ? { connectionString: connection } : { ...(connection as pg.ClientConfig) };
   return { ...settings, application_name: 'billing-webhooks-listen' };
