@@ -9,6 +9,7 @@ import test from 'ava';
 import { RateLimiter } from '../../src/http/rate-limit.ts';
 import { AppError } from '../../src/errors.ts';
 import { createTestDatabase } from '../helpers/db.ts';
+import { purgeExpired } from '../../src/housekeeping/service.ts';
 import { request } from '../helpers/http.ts';
 import { issueLicense, startLicenseApp, validate, verify, type LicenseKit } from './fixtures.ts';
 
@@ -139,4 +140,16 @@ test('RateLimiter memory is bounded: ended windows go first, then the oldest liv
   // The flood pushed live-1 out of memory (the oldest live windows go first); its count is the database's: 4 more, then refused.
   for (let i = 0; i < 4; i++) await limiter.hit('live-1', 5, t0 + 62_000);
   await t.throwsAsync(limiter.hit('live-1', 5, t0 + 62_000), { instanceOf: AppError });
+});
+
+test('housekeeping deletes the shared windows that have ended, and keeps live ones', async (t) => {
+  const database = await createTestDatabase();
+  t.teardown(() => database.drop());
+  const limiter = new RateLimiter(database.knex, 'test', 60_000);
+  const t0 = Date.now() - 120_000;
+  await limiter.hit('ended', 5, t0);
+  await limiter.hit('live', 5);
+  const counts = await purgeExpired(database.knex, new Date());
+  t.is(counts.rateLimitWindows, 1);
+  t.deepEqual((await database.knex('rate_limit_windows').select('key')).map((r) => r.key), ['test:live']);
 });
