@@ -18,15 +18,13 @@ import test from 'ava';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
-import { periodBounds } from '../../src/subscriptions/periods.ts';
-import { insertCustomer } from '../helpers/factories.ts';
 import { request, type JsonResponse } from '../helpers/http.ts';
 import { postProviderA, PROVIDER_SECRETS, providerAEvent } from '../helpers/provider-events.ts';
 import { CRON_SECRET, numberingProblems } from '../lifecycle/fixtures.ts';
-import { makePlan } from '../subscriptions/fixtures.ts';
 import { startReceiver, type Received } from '../webhooks/receiver.ts';
 import { adminCookie, postUntilAnswered } from './clients.ts';
-import { databaseOfThisFile, sleep, startWeb, startWorker, waitUntil, type ServiceProcess, type WebProcess } from './processes.ts';
+import { minorUnits, monthsFrom, seedSubscriptions, Traffic, watchWorkerLog } from './scale-out-fixtures.ts';
+import { databaseOfThisFile, sleep, startWeb, startWorker, waitUntil, type ServiceProcess } from './processes.ts';
 
 // Registered before databaseOfThisFile's hook, so the test's own connections close before its database is dropped
 // (its processes, frozen or not, are SIGKILLed by that hook, whatever happened).
@@ -76,63 +74,6 @@ const ENV = {
   TRUST_PROXY: 'true',
   PROXY_HOPS: '1',
 };
-
-interface SweepLog {
-  asOf: string;
-  invoicesCreated: number;
-}
-
-/**
- * The log lines of a worker that this run judges by, read from now on (its kept output is only a tail): webhook
- * attempts it made, and the summary of each sweep it finished.
- */
-function watchWorkerLog(service: ServiceProcess) {
-  const seen = { attempts: 0, sweeps: [] as SweepLog[] };
-  let partial = '';
-  service.child.stdout!.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) {
-      if (line.includes('"msg":"webhook attempt"')) seen.attempts += 1;
-      if (line.includes('"msg":"lifecycle sweep done"')) seen.sweeps.push(JSON.parse(line) as SweepLog);
-    }
-  });
-  return seen;
-}
-
-/** Active monthly subscriptions in their period 0 from `anchor`, as rows (their period 0 not invoiced). */
-async function seedSubscriptions(db: Knex, count: number, anchor: Date): Promise<string[]> {
-  const plan = await makePlan(db, '19.00');
-  const customers = await Promise.all(Array.from({ length: 20 }, () => insertCustomer(db)));
-  const { start, end } = periodBounds(anchor, 'monthly', 0);
-  const rows = Array.from({ length: count }, (_, i) => ({
-    customer_id: customers[i % 20]!.id, plan_id: plan.id, status: 'active', billing_cycle: 'monthly', billing_anchor: anchor,
-    period_number: 0, current_period_start: start, current_period_end: end, created_at: anchor,
-  }));
-  return db('subscriptions').insert(rows).returning('id').then((r) => r.map((row: { id: string }) => row.id));
-}
-
-/** Requests per web process and kind, as the clients sent them. */
-class Traffic {
-  readonly byPort = new Map<number, Record<string, number>>();
-  count(web: WebProcess, kind: string): void {
-    const row = this.byPort.get(web.port) ?? {};
-    row[kind] = (row[kind] ?? 0) + 1;
-    this.byPort.set(web.port, row);
-  }
-  describe(webs: WebProcess[]): string {
-    return webs.map((w, i) => `web ${i + 1} (:${w.port}): ${Object.entries(this.byPort.get(w.port) ?? {}).map(([k, n]) => `${k} ${n}`).join(', ')}`).join('\n');
-  }
-}
-
-const monthsFrom = (start: Date, months: number, extraDays: number) => {
-  const d = new Date(start);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  return new Date(d.getTime() + extraDays * 86_400_000);
-};
-
-/** The amount of a decimal string with two places in minor units, as provider_a sends it. */
-const minorUnits = (amount: string) => Number(/^\d+\.\d\d$/.test(amount) ? amount.replace('.', '') : NaN);
 
 async function runScenario() {
   const started = Date.now();
