@@ -21,6 +21,11 @@ const configSchema = z.object({
   PGDATA_DIR: z.string().default('.data/postgres'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * Where the connections that must keep a session go (LISTEN, and pg-boss, which listens and runs its own
+   * pool): set it to PostgreSQL itself when DATABASE_URL is a transaction-mode pooler (docs/operations.md).
+   */
+  DATABASE_SESSION_URL: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise; `json` or `pretty` to force one. */
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),

@@ -57,8 +57,27 @@ export async function deleteSession(db: Db, id: string): Promise<void> {
   await db('sessions').where({ id }).delete();
 }
 
-export async function recordLoginFailure(db: Db, email: string, ip: string): Promise<void> {
-  await db('login_failures').insert({ email: email.toLowerCase(), ip });
+/**
+ * Serialises login attempts of one email and of one IP (until the transaction ends), in every process: the
+ * email's lock is always taken before the IP's, so two attempts never wait on each other in a circle.
+ */
+export async function lockLoginAttempts(trx: Db, email: string, ip: string): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?)), pg_advisory_xact_lock(hashtext(?), hashtext(?))', [
+    'login_failures.email',
+    email.toLowerCase(),
+    'login_failures.ip',
+    ip,
+  ]);
+}
+
+/** Records an attempt as a failure up front (it is deleted if the attempt turns out not to be one). */
+export async function insertLoginFailure(db: Db, email: string, ip: string): Promise<string> {
+  const [row] = await db('login_failures').insert({ email: email.toLowerCase(), ip }).returning('id');
+  return String((row as { id: string | number }).id);
+}
+
+export async function deleteLoginFailure(db: Db, id: string): Promise<void> {
+  await db('login_failures').where({ id }).delete();
 }
 
 /** Failures in the window for this email and for this IP. */

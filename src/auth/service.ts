@@ -5,9 +5,9 @@ import { AppError } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { authenticateWithIdp } from './idp.ts';
-import { assertLoginNotThrottled } from './login-throttle.ts';
+import { beginLoginAttempt, forgetLoginAttempt } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
-import { clearLoginFailures, deleteSession, findLiveSession, findUserByEmail, insertSession, insertUser, recordLoginFailure, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
+import { clearLoginFailures, deleteSession, findLiveSession, findUserByEmail, insertSession, insertUser, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
 import { loginBody } from './schema.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
@@ -57,14 +57,18 @@ async function verifyWithIdp(db: Db, email: string, password: string, overrides:
  */
 export async function login(db: Db, input: { email: string; password: string; ip: string; userAgent: string | null }, overrides: SettingOverrides): Promise<LoginResult> {
   const settings = await getSettings(db, ['auth.provider', 'auth.session_expiry_days', 'auth.login_max_failures', 'auth.login_window_minutes'], overrides);
-  await assertLoginNotThrottled(db, input.email, input.ip, settings['auth.login_max_failures'], settings['auth.login_window_minutes']);
+  // Counted as a failure from here on (throttling, D-16), until it proves to be none.
+  const attemptId = await beginLoginAttempt(db, input.email, input.ip, settings['auth.login_max_failures'], settings['auth.login_window_minutes']);
 
-  const user =
-    settings['auth.provider'] === 'idp' ? await verifyWithIdp(db, input.email, input.password, overrides) : await verifyLocal(db, input.email, input.password);
-  if (!user) {
-    await recordLoginFailure(db, input.email, input.ip);
-    throw invalidCredentials();
+  let user: UserRow | undefined;
+  try {
+    user = settings['auth.provider'] === 'idp' ? await verifyWithIdp(db, input.email, input.password, overrides) : await verifyLocal(db, input.email, input.password);
+  } catch (error) {
+    await forgetLoginAttempt(db, attemptId);
+    throw error;
   }
+  // Wrong credentials: the attempt's row stays as the failure.
+  if (!user) throw invalidCredentials();
   await clearLoginFailures(db, input.email);
 
   // A fresh token every login: a cookie planted before login never becomes a session (no fixation).

@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex.ts';
+import { purgeEndedRateLimitWindows } from '../http/rate-limit.ts';
 
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
 const LOGIN_FAILURE_RETENTION_HOURS = 24;
@@ -7,6 +8,7 @@ export interface PurgeCounts {
   sessions: number;
   idempotencyKeys: number;
   loginFailures: number;
+  rateLimitWindows: number;
 }
 
 export async function purgeExpired(db: Db, asOf: Date): Promise<PurgeCounts> {
@@ -14,5 +16,7 @@ export async function purgeExpired(db: Db, asOf: Date): Promise<PurgeCounts> {
   const sessions = await db('sessions').where('expires_at', '<=', asOf).delete();
   const idempotencyKeys = await db('idempotency_keys').where('created_at', '<', hoursAgo(IDEMPOTENCY_RETENTION_HOURS)).delete();
   const loginFailures = await db('login_failures').where('created_at', '<', hoursAgo(LOGIN_FAILURE_RETENTION_HOURS)).delete();
-  return { sessions, idempotencyKeys, loginFailures };
+  // Shared rate-limit windows end within minutes; a key seen again reuses its row, the others are dropped here.
+  const rateLimitWindows = await purgeEndedRateLimitWindows(db, asOf.getTime());
+  return { sessions, idempotencyKeys, loginFailures, rateLimitWindows };
 }

@@ -10,18 +10,18 @@ import {
 } from './schema.ts';
 import { createLicense, deleteLicense, getLicense, listActivations, listLicenses, removeActivation, updateLicense } from './service.ts';
 
-// One limiter per app (keyed by its config object): a process that runs several apps, as the
-// tests do, keeps their counts apart.
+// One limiter per app (keyed by its config object): a process that runs several apps, as the tests do, keeps
+// their leases apart (each app has its own database there).
 const publicLimiters = new WeakMap<object, RateLimiter>();
 
-/** D-16: public license endpoints, per client IP, `licenses.rate_limit_per_minute` (600). */
+/** D-16: public license endpoints, per client IP, `licenses.rate_limit_per_minute` (600), shared by every web process. */
 export async function limitPublic({ deps, ctx }: HandlerInput<unknown, unknown, unknown>): Promise<void> {
   let limiter = publicLimiters.get(deps.config);
   if (!limiter) {
-    limiter = new RateLimiter(60_000);
+    limiter = new RateLimiter(deps.db, 'licenses.public', 60_000);
     publicLimiters.set(deps.config, limiter);
   }
-  limiter.hit(ctx.ip, await getSettingCached(deps.db, 'licenses.rate_limit_per_minute', deps.config));
+  await limiter.hit(ctx.ip, await getSettingCached(deps.db, 'licenses.rate_limit_per_minute', deps.config));
 }
 
 /** D-33: an unknown key is a 404 with the validation body, not the general error shape. */

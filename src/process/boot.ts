@@ -34,7 +34,8 @@ export async function boot(name: string, options: { release: boolean; supervise:
   const database = await openDatabase(config, logger, { exclusive: options.exclusive });
   opened?.add(database.close);
   if (options.release) await migrateLatest(database.knex);
-  const boss = createBoss(database.url, logger, { migrate: options.release, supervise: options.supervise });
+  // pg-boss LISTENs and holds its own pool: behind a transaction-mode pooler it needs a session (docs/operations.md).
+  const boss = createBoss(config.DATABASE_SESSION_URL ?? database.url, logger, { migrate: options.release, supervise: options.supervise });
   await boss.start();
   if (options.release) await createQueues(boss, jobDefinitions, config);
   setBoss(boss);

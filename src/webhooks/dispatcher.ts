@@ -4,7 +4,9 @@ import type { AppDeps } from '../app-deps.ts';
 import { serialiseEvent } from '../events/schema.ts';
 import type { Config } from '../config.ts';
 import { nextAttemptDelayMs, parseRetryAfter, retrySchedule } from './retry-schedule.ts';
-import { claimDueDeliveries, DELIVERIES_DUE_CHANNEL, recordAttemptOutcomes, type AttemptOutcome, type ClaimedDelivery, type ClaimLimits } from './repo.ts';
+import {
+  claimDueDeliveries, DELIVERIES_DUE_CHANNEL, endpointHealthSince, recordAttemptOutcomes, type AttemptOutcome, type ClaimedDelivery, type ClaimLimits, type EndpointHealthState,
+} from './repo.ts';
 import { closeWebhookConnections, DELIVERY_TIMEOUT_MS, postWebhook, type SendOutcome } from './send.ts';
 import { signatureHeaders } from './sign.ts';
 
@@ -23,6 +25,8 @@ export interface DispatchLimits {
   leaseMs: number;
   /** The idle poll: picks up what no notification announced (another process's retries, a dead worker's claims). */
   pollMs: number;
+  /** How stale this process's copy of the shared endpoint health may be when it claims. */
+  healthRefreshMs: number;
 }
 
 export const DISPATCH_LIMITS: DispatchLimits = {
@@ -36,7 +40,11 @@ export const DISPATCH_LIMITS: DispatchLimits = {
   // Well past a send (5 s at most) and the recording after it.
   leaseMs: 4 * DELIVERY_TIMEOUT_MS,
   pollMs: 1000,
+  healthRefreshMs: 500,
 };
+
+/** Health rows are read again this far back: a row's time is taken before its transaction commits. */
+const HEALTH_READ_OVERLAP_MS = 5000;
 
 /**
  * Where one attempt leaves its delivery (D-72): a 2xx delivers it; anything else schedules the next attempt
@@ -61,7 +69,7 @@ export function attemptOutcome(
 /** Attempts recorded per statement. */
 const RECORD_BATCH = 500;
 
-/** What this process learned of an endpoint from its last attempt. */
+/** What the webhooks workers learned of an endpoint from its last attempts (this process's copy). */
 interface EndpointHealth {
   /** Sends it may have in flight. */
   allowed: number;
@@ -81,6 +89,12 @@ export class DeliveryDispatcher {
   #inFlight = 0;
   readonly #perEndpoint = new Map<string, number>();
   readonly #health = new Map<string, EndpointHealth>();
+  /** Endpoints whose health this process changed and has not written yet, and those being written. */
+  readonly #healthToWrite = new Set<string>();
+  readonly #healthWriting = new Set<string>();
+  /** When the shared health was last read, and the newest row time seen. */
+  #healthReadAt = 0;
+  #healthSeen = 0;
   readonly #sends = new Set<Promise<void>>();
   #claiming = false;
   #claimAgain = false;
@@ -135,6 +149,7 @@ export class DeliveryDispatcher {
     try {
       do {
         this.#claimAgain = false;
+        await this.#readSharedHealth();
         while (!this.#stopped) {
           const room = this.#limits.concurrency - this.#inFlight;
           if (room <= 0) {
@@ -183,10 +198,43 @@ export class DeliveryDispatcher {
     return { limit: room, full, room: endpointRoom, defaultRoom, failing, failingRoom, leaseMs: this.#limits.leaseMs };
   }
 
-  /** A success doubles what an endpoint may have in flight (up to perEndpoint); a failure cuts it to the minimum. */
+  /**
+   * A success doubles what an endpoint may have in flight (up to perEndpoint); a failure cuts it to the minimum.
+   * Applied here at once, and written with the next attempts' records for the other workers.
+   */
   #learn(endpointId: string, ok: boolean): void {
     const allowed = this.#health.get(endpointId)?.allowed ?? Math.min(this.#limits.startPerEndpoint, this.#limits.perEndpoint);
     this.#health.set(endpointId, ok ? { allowed: Math.min(this.#limits.perEndpoint, allowed * 2), failing: false } : { allowed: this.#limits.failingPerEndpoint, failing: true });
+    this.#healthToWrite.add(endpointId);
+  }
+
+  /**
+   * Takes in what other workers wrote of endpoint health since the last read, at most every healthRefreshMs
+   * (issue 20: every webhooks worker caps an endpoint by the same health). An endpoint whose health this
+   * process changed and has not written yet keeps its own, newer, view.
+   */
+  async #readSharedHealth(): Promise<void> {
+    if (Date.now() - this.#healthReadAt < this.#limits.healthRefreshMs) return;
+    this.#healthReadAt = Date.now();
+    const rows = await endpointHealthSince(this.#deps.db, new Date(this.#healthSeen - HEALTH_READ_OVERLAP_MS));
+    for (const row of rows) {
+      this.#healthSeen = Math.max(this.#healthSeen, row.updated_at.getTime());
+      if (this.#healthToWrite.has(row.endpoint_id) || this.#healthWriting.has(row.endpoint_id)) continue;
+      const allowed = Math.min(this.#limits.perEndpoint, Math.max(this.#limits.failingPerEndpoint, row.allowed));
+      this.#health.set(row.endpoint_id, { allowed, failing: row.failing });
+    }
+  }
+
+  /** The health this process changed since its last write, marked as being written. */
+  #takeHealthToWrite(): EndpointHealthState[] {
+    const states: EndpointHealthState[] = [];
+    for (const id of this.#healthToWrite) {
+      const health = this.#health.get(id);
+      if (health) states.push({ endpoint_id: id, allowed: health.allowed, failing: health.failing });
+      this.#healthWriting.add(id);
+    }
+    this.#healthToWrite.clear();
+    return states;
   }
 
   #send(delivery: ClaimedDelivery): void {
@@ -228,9 +276,11 @@ export class DeliveryDispatcher {
   async #recordAll(): Promise<void> {
     while (this.#toRecord.length > 0) {
       const batch = this.#toRecord.splice(0, RECORD_BATCH);
+      const health = this.#takeHealthToWrite();
       try {
-        await recordAttemptOutcomes(this.#deps.db, batch);
+        await recordAttemptOutcomes(this.#deps.db, batch, health);
       } catch (err) {
+        // Health is advisory: what failed to be written is learned again from the next answers.
         // One bad row (a delivery deleted with its endpoint meanwhile) must not lose the others' records.
         for (const outcome of batch) {
           await recordAttemptOutcomes(this.#deps.db, [outcome]).catch((error) =>
@@ -238,6 +288,8 @@ export class DeliveryDispatcher {
             this.#deps.logger.error({ err: error, batchError: err, deliveryId: outcome.delivery_id }, 'recording a webhook attempt failed'),
           );
         }
+      } finally {
+        for (const state of health) this.#healthWriting.delete(state.endpoint_id);
       }
     }
   }
@@ -269,7 +321,7 @@ export class DeliveryDispatcher {
   /** LISTENs for committed fan-outs on a connection of its own; reconnects after losing it (the poll covers the gap). */
   async #listen(): Promise<void> {
     if (this.#stopped) return;
-    const client = new pg.Client(connectionSettings(this.#deps.db));
+    const client = new pg.Client(connectionSettings(this.#deps.db, this.#deps.config.DATABASE_SESSION_URL));
     let lost = false;
     const retry = (err: unknown) => {
       if (lost) return;
@@ -295,7 +347,9 @@ export class DeliveryDispatcher {
   }
 }
 
-function connectionSettings(db: Knex): pg.ClientConfig {
+/** LISTEN needs a session of its own: DATABASE_SESSION_URL when the pool's URL is a transaction-mode pooler. */
+function connectionSettings(db: Knex, sessionUrl: string | undefined): pg.ClientConfig {
+  if (sessionUrl) return { connectionString: sessionUrl, application_name: 'billing-webhooks-listen' };
   const connection = (db.client as { config: Knex.Config }).config.connection;
   const settings = typeof connection === 'string' ? { connectionString: connection } : { ...(connection as pg.ClientConfig) };
   return { ...settings, application_name: 'billing-webhooks-listen' };

@@ -265,17 +265,26 @@ export interface AttemptOutcome {
 }
 
 /**
- * Logs many attempts and moves their deliveries on, in one statement (atomic on its own). A delivery moves
+ * Logs many attempts and moves their deliveries on, in one statement (atomic on its own), and writes what the
+ * worker learned meanwhile of the endpoints' health (shared by every webhooks worker). A delivery moves
  * only from the attempt count its send started at, still pending (another send that got there first, or a
  * manual retry's reopening, wins); its attempt is logged either way. Answers the ids that moved.
  */
-export async function recordAttemptOutcomes(db: Db, outcomes: AttemptOutcome[]): Promise<string[]> {
-  if (outcomes.length === 0) return [];
+export async function recordAttemptOutcomes(db: Db, outcomes: AttemptOutcome[], health: EndpointHealthState[] = []): Promise<string[]> {
+  if (outcomes.length === 0 && health.length === 0) return [];
   const rows = await fastQuery<{ id: string }>(
     db,
     `with outcome as (
        select * from jsonb_to_recordset($1::jsonb) as o(
          delivery_id uuid, attempt int, status text, next_attempt_at timestamptz, status_code int, latency_ms int, error text, response_body text)
+     ), health as (
+       -- In endpoint order, so two workers writing the same endpoints lock them in the same order.
+       insert into webhook_endpoint_health as h (endpoint_id, allowed, failing, updated_at)
+       select s.endpoint_id, s.allowed, s.failing, clock_timestamp()
+         from jsonb_to_recordset($2::jsonb) as s(endpoint_id uuid, allowed int, failing boolean)
+         join webhook_endpoints e on e.id = s.endpoint_id
+        order by s.endpoint_id
+       on conflict (endpoint_id) do update set allowed = excluded.allowed, failing = excluded.failing, updated_at = excluded.updated_at
      ), logged as (
        insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, error, response_body)
        select o.delivery_id, o.attempt, o.status_code, o.latency_ms, o.error, o.response_body
@@ -287,9 +296,23 @@ export async function recordAttemptOutcomes(db: Db, outcomes: AttemptOutcome[]):
        from outcome o
       where d.id = o.delivery_id and d.attempt_count = o.attempt - 1 and d.status = 'pending'
      returning d.id`,
-    [JSON.stringify(outcomes)],
+    [JSON.stringify(outcomes), JSON.stringify(health)],
   );
   return rows.map((r) => r.id);
+}
+
+/** What the webhooks workers together learned of an endpoint from its last answers (D-70, issue 20). */
+export interface EndpointHealthState {
+  endpoint_id: string;
+  /** Sends it may have in flight in one worker. */
+  allowed: number;
+  /** Its last attempt failed. */
+  failing: boolean;
+}
+
+/** Endpoint health written after `since` (by any worker), with when it was written. */
+export async function endpointHealthSince(db: Db, since: Date): Promise<Array<EndpointHealthState & { updated_at: Date }>> {
+  return fastQuery(db, 'select endpoint_id, allowed, failing, updated_at from webhook_endpoint_health where updated_at > $1', [since], 'webhooks.health-since');
 }
 
 /** Puts a delivery back to pending, due now, for a manual redelivery. */

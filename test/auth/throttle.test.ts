@@ -116,3 +116,16 @@ test.serial('the email is throttled case-insensitively', async (t) => {
   await login(email, 'wrong', '10.0.6.2');
   t.is((await login(email.toUpperCase(), password, '10.0.6.3')).status, 429);
 });
+
+test.serial('concurrent wrong attempts: exactly max are checked (401), the rest are 429, for one email and for one IP', async (t) => {
+  await setLimits(5);
+  const { email } = await newUser();
+  const byEmail = await Promise.all(Array.from({ length: 20 }, (_, i) => login(email, `wrong ${i}`, `10.0.5.${i + 1}`)));
+  t.is(byEmail.filter((r) => r.status === 401).length, 5);
+  t.is(byEmail.filter((r) => r.status === 429).length, 15);
+  t.is(Number((await app.db('login_failures').where({ email: email.toLowerCase() }).count({ n: '*' }))[0]!.n), 5);
+
+  const byIp = await Promise.all(Array.from({ length: 20 }, (_, i) => login(`guess-${i}-${randomUUID()}@example.test`, 'guess', '10.0.6.1')));
+  t.is(byIp.filter((r) => r.status === 401).length, 5);
+  t.is(byIp.filter((r) => r.status === 429).length, 15);
+});

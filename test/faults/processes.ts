@@ -130,8 +130,8 @@ export async function statusOf(url: string, timeoutMs = 5000): Promise<number> {
   }
 }
 
-/** The web process (Procfile `web`) on `port`, once its /readyz answers 200. */
-export async function startWeb(databaseUrl: string, options: { port?: number; env?: Record<string, string> } = {}): Promise<WebProcess> {
+/** The web process (Procfile `web`) on `port`, once its /readyz answers 200 (within `readyTimeoutMs`, 60 s by default). */
+export async function startWeb(databaseUrl: string, options: { port?: number; env?: Record<string, string>; readyTimeoutMs?: number } = {}): Promise<WebProcess> {
   const port = options.port ?? (await freePort());
   const service = spawnService('web', roleArgs('web'), { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', ...options.env });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -139,7 +139,7 @@ export async function startWeb(databaseUrl: string, options: { port?: number; en
     await waitUntil(async () => {
       if (!service.alive()) throw new Error(`web exited while starting:\n${service.output()}`);
       return (await statusOf(`${baseUrl}/readyz`)) === 200;
-    }, 60_000, 'the web process to be ready');
+    }, options.readyTimeoutMs ?? 60_000, 'the web process to be ready');
   } catch (error) {
     await service.kill();
     throw error;
@@ -147,15 +147,15 @@ export async function startWeb(databaseUrl: string, options: { port?: number; en
   return { ...service, port, baseUrl };
 }
 
-/** A worker process (Procfile `pdf`, `webhooks`, ...), once it logged that it started (so at LOG_LEVEL info). */
-export async function startWorker(group: WorkerGroup, databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+/** A worker process (Procfile `pdf`, `webhooks`, ...), once it logged that it started (so at LOG_LEVEL info; within `readyTimeoutMs`, 60 s by default). */
+export async function startWorker(group: WorkerGroup, databaseUrl: string, env: Record<string, string> = {}, options: { readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
   const file = group === 'provider_events' ? 'provider-events' : group;
   const service = spawnService(`worker-${group}`, roleArgs(`worker:${file}`), { DATABASE_URL: databaseUrl, ...env, LOG_LEVEL: 'info' });
   try {
     await waitUntil(() => {
       if (!service.alive()) throw new Error(`worker ${group} exited while starting:\n${service.output()}`);
       return service.output().includes('worker started');
-    }, 60_000, `the ${group} worker to start`);
+    }, options.readyTimeoutMs ?? 60_000, `the ${group} worker to start`);
   } catch (error) {
     await service.kill();
     throw error;

@@ -1,11 +1,15 @@
 /**
  * Rate limit of the public license endpoints (D-16): per client IP, a fixed one-minute window,
  * `licenses.rate_limit_per_minute` (default 600), verify and validate counted together, 429
- * rate_limited with Retry-After. Each test starts its own app, so the counts of one never reach another.
+ * rate_limited with Retry-After. Each test starts its own app on its own database, so the counts of one never reach
+ * another. The count is shared by every web process on a database (issue 20; across processes:
+ * shared-rate-limit.test.ts).
  */
 import test from 'ava';
 import { RateLimiter } from '../../src/http/rate-limit.ts';
 import { AppError } from '../../src/errors.ts';
+import { createTestDatabase } from '../helpers/db.ts';
+import { purgeExpired } from '../../src/housekeeping/service.ts';
 import { request } from '../helpers/http.ts';
 import { issueLicense, startLicenseApp, validate, verify, type LicenseKit } from './fixtures.ts';
 
@@ -94,36 +98,58 @@ test('the default is 600 a minute: 601 concurrent verifies give 600 answers and 
   assertRateLimited(t, limited[0]!);
 });
 
-test('RateLimiter: a fixed window per key; Retry-After counts down to the window end; a new window starts afresh', (t) => {
-  const limiter = new RateLimiter(60_000);
+/** A limiter on a database of its own (the shared windows live in `rate_limit_windows`). */
+async function limiterOnNewDatabase(t: import('ava').ExecutionContext, maxKeys?: number): Promise<RateLimiter> {
+  const database = await createTestDatabase();
+  t.teardown(() => database.drop());
+  return new RateLimiter(database.knex, 'test', 60_000, maxKeys);
+}
+
+test('RateLimiter: a fixed window per key; Retry-After counts down to the window end; a new window starts afresh', async (t) => {
+  const limiter = await limiterOnNewDatabase(t);
   const t0 = 1_000_000;
-  limiter.hit('a', 2, t0);
-  limiter.hit('a', 2, t0 + 1000);
-  const refused = t.throws(() => limiter.hit('a', 2, t0 + 1500), { instanceOf: AppError });
+  await limiter.hit('a', 2, t0);
+  await limiter.hit('a', 2, t0 + 1000);
+  const refused = await t.throwsAsync(limiter.hit('a', 2, t0 + 1500), { instanceOf: AppError });
   t.is(refused.code, 'rate_limited');
   t.deepEqual(refused.headers, { 'Retry-After': '59' });
-  t.deepEqual(t.throws(() => limiter.hit('a', 2, t0 + 59_800), { instanceOf: AppError }).headers, { 'Retry-After': '1' });
-  t.notThrows(() => limiter.hit('b', 2, t0 + 1500), 'another key has its own count');
-  t.notThrows(() => limiter.hit('a', 2, t0 + 60_000), 'the next window');
-  t.notThrows(() => limiter.hit('a', 2, t0 + 60_001));
-  t.throws(() => limiter.hit('a', 2, t0 + 60_002));
+  t.deepEqual((await t.throwsAsync(limiter.hit('a', 2, t0 + 59_800), { instanceOf: AppError })).headers, { 'Retry-After': '1' });
+  await t.notThrowsAsync(limiter.hit('b', 2, t0 + 1500), 'another key has its own count');
+  await t.notThrowsAsync(limiter.hit('a', 2, t0 + 60_000), 'the next window');
+  await t.notThrowsAsync(limiter.hit('a', 2, t0 + 60_001));
+  await t.throwsAsync(limiter.hit('a', 2, t0 + 60_002));
   // A raised limit applies at once to the current window.
-  t.notThrows(() => limiter.hit('a', 10, t0 + 60_003));
+  await t.notThrowsAsync(limiter.hit('a', 10, t0 + 60_003));
 });
 
-test('RateLimiter memory is bounded: ended windows go first, then the oldest live ones', (t) => {
-  const limiter = new RateLimiter(60_000, 100);
+test('RateLimiter memory is bounded: ended windows go first, then the oldest live ones; a dropped key keeps its shared count', async (t) => {
+  const limiter = await limiterOnNewDatabase(t, 100);
   const t0 = 1_000_000;
-  for (let i = 0; i < 50; i++) limiter.hit(`old-${i}`, 5, t0);
-  for (let i = 0; i < 50; i++) limiter.hit(`live-${i}`, 5, t0 + 30_000);
+  for (let i = 0; i < 50; i++) await limiter.hit(`old-${i}`, 5, t0);
+  for (let i = 0; i < 50; i++) await limiter.hit(`live-${i}`, 5, t0 + 30_000);
   t.is(limiter.size, 100);
   // The old windows have ended by now: they are dropped, the live ones keep their counts.
-  limiter.hit('newcomer', 5, t0 + 61_000);
+  await limiter.hit('newcomer', 5, t0 + 61_000);
   t.is(limiter.size, 51);
-  for (let i = 0; i < 4; i++) limiter.hit('live-0', 5, t0 + 61_000);
-  t.throws(() => limiter.hit('live-0', 5, t0 + 61_000), { instanceOf: AppError }, 'live-0 kept its count of 1 + 4');
+  for (let i = 0; i < 4; i++) await limiter.hit('live-0', 5, t0 + 61_000);
+  await t.throwsAsync(limiter.hit('live-0', 5, t0 + 61_000), { instanceOf: AppError }, 'live-0 kept its count of 1 + 4');
 
   // A flood of distinct keys within one window never grows the map past its bound.
-  for (let i = 0; i < 1000; i++) limiter.hit(`flood-${i}`, 5, t0 + 62_000);
+  for (let i = 0; i < 1000; i++) await limiter.hit(`flood-${i}`, 5, t0 + 62_000);
   t.true(limiter.size <= 100);
+  // The flood pushed live-1 out of memory (the oldest live windows go first); its count is the database's: 4 more, then refused.
+  for (let i = 0; i < 4; i++) await limiter.hit('live-1', 5, t0 + 62_000);
+  await t.throwsAsync(limiter.hit('live-1', 5, t0 + 62_000), { instanceOf: AppError });
+});
+
+test('housekeeping deletes the shared windows that have ended, and keeps live ones', async (t) => {
+  const database = await createTestDatabase();
+  t.teardown(() => database.drop());
+  const limiter = new RateLimiter(database.knex, 'test', 60_000);
+  const t0 = Date.now() - 120_000;
+  await limiter.hit('ended', 5, t0);
+  await limiter.hit('live', 5);
+  const counts = await purgeExpired(database.knex, new Date());
+  t.is(counts.rateLimitWindows, 1);
+  t.deepEqual((await database.knex('rate_limit_windows').select('key')).map((r) => r.key), ['test:live']);
 });

@@ -18,6 +18,9 @@ const retryAfterSeen = new Set<string>();
 const FAILING = ['/failing-1', '/failing-2', '/failing-3'];
 const failingHeld = new Map<string, http.ServerResponse[]>(FAILING.map((path) => [path, []]));
 const failingSeen = new Map<string, number>();
+/** How /shared-health answers now: 500, hang (held here) or 204. */
+let sharedHealthMode: 'fail' | 'hang' | 'ok' = 'fail';
+const sharedHealthHeld: http.ServerResponse[] = [];
 
 test.before(async () => {
   app = await startTestApp({ WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.2,0.2' });
@@ -34,6 +37,11 @@ test.before(async () => {
       ]),
     ),
     '/slow': (_r, res) => held.push(res),
+    '/shared-health': (_r, res) => {
+      if (sharedHealthMode === 'fail') res.writeHead(500).end('down');
+      else if (sharedHealthMode === 'hang') sharedHealthHeld.push(res);
+      else res.writeHead(204).end();
+    },
     '/retry-after': (r, res) => {
       const id = String(r.headers['x-event-id']);
       if (retryAfterSeen.has(id)) return res.writeHead(204).end();
@@ -43,7 +51,7 @@ test.before(async () => {
   });
 });
 test.after.always(async () => {
-  for (const res of [...held, ...[...failingHeld.values()].flat()]) res.destroy();
+  for (const res of [...held, ...sharedHealthHeld, ...[...failingHeld.values()].flat()]) res.destroy();
   await receiver?.close();
   await app?.close();
 });
@@ -188,4 +196,32 @@ test.serial('a delivery whose endpoint was disabled is parked with no next attem
     const done = await waitFor(() => app.db('webhook_deliveries').where({ endpoint_id: ep.id }).first(), (d) => d.status === 'delivered', 5000);
     t.is(done.attempt_count, 1);
   });
+});
+
+test.serial('endpoint health is shared by the webhooks workers: a worker that never sent to a failing endpoint starts it at one send', async (t) => {
+  const ep = await endpoint('/shared-health', ['dunning.failed']);
+  const limits = { concurrency: 8, perEndpoint: 4, startPerEndpoint: 2, failingPerEndpoint: 1, pollMs: 60_000, healthRefreshMs: 0 };
+  // Worker A: every attempt fails (500) until the schedule (0.2 s, 0.2 s) is spent.
+  sharedHealthMode = 'fail';
+  await record('dunning.failed', 0);
+  await dispatching(limits, async () => {
+    await waitFor(() => app.db('webhook_deliveries').where({ endpoint_id: ep.id }).first(), (d) => d.status === 'failed', 10_000);
+  });
+  t.like(await app.db('webhook_endpoint_health').where({ endpoint_id: ep.id }).first(), { allowed: 1, failing: true });
+
+  // Worker B, a fresh process's memory: the endpoint now hangs. Without the shared health it would start at 2.
+  sharedHealthMode = 'hang';
+  for (let i = 1; i <= 6; i++) await record('dunning.failed', i);
+  await dispatching(limits, async () => {
+    await waitFor(() => Promise.resolve(sharedHealthHeld.length), (n) => n >= 1, 5000);
+    await new Promise((r) => setTimeout(r, 700));
+    t.is(sharedHealthHeld.length, 1, 'one send in flight to the endpoint another worker saw failing');
+    // It answers again: a success doubles its allowance for every worker.
+    sharedHealthMode = 'ok';
+    for (const res of sharedHealthHeld.splice(0)) res.writeHead(204).end();
+    await waitFor(() => app.db('webhook_deliveries').where({ endpoint_id: ep.id, status: 'delivered' }).select('id'), (rows) => rows.length === 6, 10_000);
+  });
+  const healed = await app.db('webhook_endpoint_health').where({ endpoint_id: ep.id }).first();
+  t.false(healed.failing);
+  t.true(healed.allowed > 1, `allowed ${healed.allowed}`);
 });
