@@ -11,9 +11,10 @@ import type { Knex } from 'knex';
 const VOLATILE_COLUMNS = ['last_used_at'];
 
 /**
- * Tables a refused request writes by design: a refused login records the failure that throttling counts (D-16).
+ * Tables a refused request writes by design: a refused login records the failure that throttling counts (D-16),
+ * and a public license call answered 404 (an unknown key) counts against the shared rate limit (D-16, issue 20).
  */
-const WRITTEN_WHEN_REFUSED = new Set(['login_failures', 'knex_migrations', 'knex_migrations_lock']);
+const WRITTEN_WHEN_REFUSED = new Set(['login_failures', 'rate_limit_windows', 'knex_migrations', 'knex_migrations_lock']);
 
 export type Fingerprint = Record<string, string>;
 
