@@ -13,6 +13,8 @@ export interface LicenseRow {
   current_activations: number;
   features: Record<string, unknown>;
   expires_at: Date | null;
+  /** D-102: devices must check in this often; null when heartbeats are off. */
+  heartbeat_interval_seconds: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -23,12 +25,23 @@ export interface ActivationRow {
   device_name: string;
   activated_at: Date;
   last_seen_at: Date;
+  /** When a new device's validate took this dead device's seat; the row waits for the sweep to cull it. */
+  released_at: Date | null;
 }
 
 const LICENSE_COLUMNS =
-  'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, created_at, updated_at';
+  'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, heartbeat_interval_seconds, created_at, updated_at';
 
-export type LicenseWrite = Partial<Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at'>>;
+export type LicenseWrite = Partial<Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at' | 'heartbeat_interval_seconds'>>;
+
+/**
+ * D-102 in SQL, the one place it is written (status.ts `isDeviceDead` is the same rule for pages): the
+ * activation `a` of license `l` has been silent for more than twice the license's interval.
+ */
+const silentSql = (a: string, l: string) =>
+  `(${l}.heartbeat_interval_seconds is not null and ${a}.last_seen_at < now() - ${l}.heartbeat_interval_seconds * interval '2 seconds')`;
+/** Dead: silent, or its seat already released to another device. A dead device holds no seat and must validate again. */
+const deadSql = (a: string, l: string) => `(${a}.released_at is not null or ${silentSql(a, l)})`;
 
 const asJson = (changes: LicenseWrite) => (changes.features ? { ...changes, features: JSON.stringify(changes.features) } : changes);
 
@@ -101,12 +114,12 @@ export async function recentActivationRows(db: Db, licenseId: string, limit: num
     .limit(limit);
 }
 
-/** Removes a device and frees its slot in one statement; the removed activation, or undefined when the device was not activated. */
+/** Removes a device and frees its slot (when it held one: a released device holds none) in one statement; the removed activation, or undefined when the device was not activated. */
 export async function deleteActivationRow(db: Db, licenseId: string, deviceId: string): Promise<ActivationRow | undefined> {
   const result = await db.raw(
     `with gone as (delete from license_activations where license_id = ? and device_id = ? returning *),
      freed as (update licenses set current_activations = current_activations - 1, updated_at = now()
-                where id in (select license_id from gone))
+                where id in (select license_id from gone where released_at is null))
      select * from gone`,
     [licenseId, deviceId],
   );
@@ -123,12 +136,14 @@ export interface DeviceCheck {
 }
 
 /**
- * Validate's hot path in one round trip. A known device of a license that can activate is refreshed
- * (name, lastSeenAt) without a lock. Only when the snapshot has no such device is the license row
- * locked, and the device inserted and counted if the license, as it stands after the lock, can
- * activate and is under its limit. activation is null when nothing was refreshed or added: refused,
- * at the limit, or the device registered meanwhile by a concurrent request; the caller then decides
- * under the lock in a transaction.
+ * Validate's hot path in one round trip. A known live device of a license that can activate is
+ * refreshed (name, lastSeenAt) without a lock. Only when the snapshot has no row for the device is the
+ * license row locked; then, as the license stands after the lock, its dead devices (D-102) give up their
+ * seats (released, each row locked and re-checked, so a heartbeat in flight for one of them either
+ * lands first and keeps it alive, or finds it released and is refused), and the device is inserted
+ * and counted if the license can activate and is under its limit. activation is null when nothing was
+ * refreshed or added: refused, at the limit, a dead or released device validating again, or the device
+ * registered meanwhile by a concurrent request; the caller then decides under the lock in a transaction.
  */
 export async function checkDevice(db: Db, key: string, deviceId: string, deviceName: string): Promise<DeviceCheck | undefined> {
   const rows = await fastQuery<Record<string, any>>(
@@ -139,6 +154,7 @@ export async function checkDevice(db: Db, key: string, deviceId: string, deviceN
          from l
         where a.license_id = l.id and a.device_id = $3
           and l.status = 'active' and (l.expires_at is null or l.expires_at > now())
+          and not ${deadSql('a', 'l')}
        returning a.*),
      locked as (
        select * from licenses li
@@ -146,20 +162,28 @@ export async function checkDevice(db: Db, key: string, deviceId: string, deviceN
           and not exists (select 1 from license_activations a where a.license_id = li.id and a.device_id = $3)
           and li.status = 'active' and (li.expires_at is null or li.expires_at > now())
        for update),
+     released as (
+       update license_activations a set released_at = now()
+         from locked
+        where a.license_id = locked.id and a.released_at is null and ${silentSql('a', 'locked')}
+       returning a.device_id),
      ins as (
        insert into license_activations (license_id, device_id, device_name)
        select locked.id, $3, $2 from locked
         where locked.status = 'active' and (locked.expires_at is null or locked.expires_at > now())
-          and (locked.max_activations is null or locked.current_activations < locked.max_activations)
+          and (locked.max_activations is null
+               or locked.current_activations - (select count(*) from released) < locked.max_activations)
        on conflict (license_id, device_id) do nothing
        returning *),
      bump as (
-       update licenses set current_activations = licenses.current_activations + 1, updated_at = now()
-         from ins where licenses.id = ins.license_id
+       update licenses set current_activations = licenses.current_activations + (select count(*) from ins) - (select count(*) from released),
+                           updated_at = now()
+         from locked
+        where licenses.id = locked.id and (exists (select 1 from ins) or exists (select 1 from released))
        returning licenses.current_activations)
      select coalesce((select row_to_json(locked.*) from locked), row_to_json(l.*)) as license,
             coalesce((select row_to_json(seen.*) from seen), (select row_to_json(ins.*) from ins)) as activation,
-            (select current_activations from bump) as added_count, now() as now
+            (select current_activations from bump where exists (select 1 from ins)) as added_count, now() as now
        from l`,
     [key, deviceName, deviceId],
     'licenses.check-device',
@@ -169,7 +193,29 @@ export async function checkDevice(db: Db, key: string, deviceId: string, deviceN
   return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, addedCount: row.added_count, now: row.now };
 }
 
-/** Adds a device to a locked license under its limit; null when the limit is reached. */
+/**
+ * On a locked license: its silent devices give up their seats (D-102), in one statement. The count of
+ * seats held afterwards, or null when no device was silent.
+ */
+export async function releaseSilentActivations(db: Db, licenseId: string): Promise<number | null> {
+  const result = await db.raw(
+    `with released as (
+       update license_activations a set released_at = now()
+         from licenses l
+        where l.id = ? and a.license_id = l.id and a.released_at is null and ${silentSql('a', 'l')}
+       returning 1)
+     update licenses set current_activations = current_activations - (select count(*) from released), updated_at = now()
+      where id = ? and exists (select 1 from released)
+     returning current_activations`,
+    [licenseId, licenseId],
+  );
+  return (result.rows as { current_activations: number }[])[0]?.current_activations ?? null;
+}
+
+/**
+ * Adds a device to a locked license under its limit; null when the limit is reached. A device whose
+ * released row is still there (not yet culled) comes back as a new activation, on that row.
+ */
 export async function insertActivationUnderLimit(db: Db, license: LicenseRow, deviceId: string, deviceName: string): Promise<{ activation: ActivationRow; currentActivations: number } | null> {
   const bumped = await db('licenses')
     .where({ id: license.id })
@@ -177,8 +223,70 @@ export async function insertActivationUnderLimit(db: Db, license: LicenseRow, de
     .update({ current_activations: db.raw('current_activations + 1'), updated_at: db.fn.now() })
     .returning('current_activations');
   if (bumped.length === 0) return null;
-  const [activation] = await db('license_activations').insert({ license_id: license.id, device_id: deviceId, device_name: deviceName }).returning('*');
+  const [activation] = await db('license_activations')
+    .insert({ license_id: license.id, device_id: deviceId, device_name: deviceName })
+    .onConflict(['license_id', 'device_id'])
+    .merge({ device_name: deviceName, activated_at: db.fn.now(), last_seen_at: db.fn.now(), released_at: null })
+    .returning('*');
   return { activation: activation as ActivationRow, currentActivations: (bumped[0] as { current_activations: number }).current_activations };
+}
+
+/** What a heartbeat answers from: the license's status fields and the device's new lastSeenAt. */
+export interface HeartbeatRow {
+  status: string;
+  expires_at: Date | null;
+  heartbeat_interval_seconds: number | null;
+  last_seen_at: Date;
+}
+
+/**
+ * D-102 heartbeat in one statement: refreshes lastSeenAt of a live device, whatever the license's status
+ * (a suspended license keeps its devices' seats until it is reinstated or they fall silent). undefined
+ * for an unknown key, device, or a dead one. A validate releasing the device at the same moment holds its
+ * row: this waits, re-checks the row and finds it released.
+ */
+export async function heartbeatActivation(db: Db, key: string, deviceId: string): Promise<HeartbeatRow | undefined> {
+  const [row] = await fastQuery<HeartbeatRow>(
+    db,
+    `update license_activations a set last_seen_at = now()
+       from licenses l
+      where l.license_key = $1 and a.license_id = l.id and a.device_id = $2 and not ${deadSql('a', 'l')}
+      returning l.status, l.expires_at, l.heartbeat_interval_seconds, a.last_seen_at`,
+    [key, deviceId],
+    'licenses.heartbeat',
+  );
+  return row;
+}
+
+/** A culled device with its license's key (the device_culled payload). */
+export type CulledActivation = ActivationRow & { license_key: string };
+
+/**
+ * The sweep's batch (D-102): deletes the dead activations of up to `batch` licenses that have some, set-wise.
+ * Each license is locked first (skipping those another sweep or a validate holds: they are taken next time),
+ * as validate and device removal lock it, and its count drops by the culled devices that still held a seat.
+ * A heartbeat landing first keeps its device (the delete re-checks the row); one landing after finds it gone.
+ */
+export async function cullDeadActivationRows(db: Db, batch: number): Promise<CulledActivation[]> {
+  const result = await db.raw(
+    `with due as (
+       (select a.license_id from licenses l join license_activations a on a.license_id = l.id where ${silentSql('a', 'l')}
+        union
+        select license_id from license_activations where released_at is not null)
+       limit ?),
+     locked as (select id, license_key, heartbeat_interval_seconds from licenses where id in (select license_id from due) for update skip locked),
+     gone as (
+       delete from license_activations a using locked l
+        where a.license_id = l.id and ${deadSql('a', 'l')}
+       returning a.*, l.license_key),
+     freed as (
+       update licenses set current_activations = licenses.current_activations - held.n, updated_at = now()
+         from (select license_id, count(*) as n from gone where released_at is null group by license_id) held
+        where licenses.id = held.license_id)
+     select * from gone order by license_id, last_seen_at, device_id`,
+    [batch],
+  );
+  return result.rows as CulledActivation[];
 }
 
 export async function findActivationRow(db: Db, licenseId: string, deviceId: string): Promise<ActivationRow | undefined> {
@@ -212,5 +320,5 @@ function reviveLicense(json: Record<string, unknown>): LicenseRow {
 
 function reviveActivation(json: Record<string, unknown>): ActivationRow {
   const row = json as unknown as ActivationRow;
-  return { ...row, activated_at: new Date(row.activated_at), last_seen_at: new Date(row.last_seen_at) };
+  return { ...row, activated_at: new Date(row.activated_at), last_seen_at: new Date(row.last_seen_at), released_at: row.released_at ? new Date(row.released_at) : null };
 }
