@@ -42,7 +42,8 @@ async function activate(key: string, ...devices: string[]): Promise<void> {
   }
 }
 
-test('heartbeatIntervalSeconds is set on create and PUT, turned off with null, shown in every answer, and audited', async (t) => {
+// Serial: the audit marks must not see the other tests' writes.
+test.serial('heartbeatIntervalSeconds is set on create and PUT, turned off with null, shown in every answer, and audited', async (t) => {
   const customer = await createCustomer(kit);
   const product = await createProduct(kit);
   const created = await kit.admin('/api/licenses', { body: { customerId: customer.id, productId: product.id, heartbeatIntervalSeconds: 600 } });
@@ -168,7 +169,7 @@ test('the boundary: silent for 19 s of a 10 s interval is live, for 21 s dead (a
   t.like((await validate(kit, license.licenseKey, 'new')).body, { valid: false, error: 'activation_limit_reached' });
   await silentFor(license.id, 'old', 21);
   t.like((await validate(kit, license.licenseKey, 'new')).body, { valid: true, currentActivations: 1 });
-  t.is((await db()('license_activations').where({ license_id: license.id }).count<{ n: string }[]>('* as n'))[0]!.n, '2', 'the dead row waits for the sweep');
+  t.is(Number((await db()('license_activations').where({ license_id: license.id }).count<{ n: string }[]>('* as n'))[0]!.n), 2, 'the dead row waits for the sweep');
 });
 
 test('a dead device that validates again is a new activation when a seat is free', async (t) => {
@@ -234,4 +235,33 @@ test('devices dying while they heartbeat and newcomers validate: live devices ne
     t.true(currentActivations <= 3, `round ${round}: currentActivations ${currentActivations}`);
   }
   t.pass();
+});
+
+/** Waits until some statement of the database waits for a row lock (a request that has blocked). */
+async function someoneWaitsForALock(): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await db().raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+    if (rows[0].n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('no statement waits for a lock');
+}
+
+test('a heartbeat that read its device live but lands after a validate released its seat is refused (the row is re-checked)', async (t) => {
+  const license = await issueLicense(kit, { maxActivations: 1, heartbeatIntervalSeconds: 10 });
+  await activate(license.licenseKey, 'racer');
+  await silentFor(license.id, 'racer', 15);
+  const before = await db()('license_activations').where({ license_id: license.id, device_id: 'racer' }).first();
+  // A validate's release holds the device's row while the heartbeat, which saw it live, waits for it.
+  const trx = await db().transaction();
+  await trx('license_activations').where({ license_id: license.id, device_id: 'racer' }).forUpdate();
+  const beat = heartbeat(license.licenseKey, 'racer');
+  await someoneWaitsForALock();
+  await trx('license_activations').where({ license_id: license.id, device_id: 'racer' }).update({ released_at: trx.fn.now() });
+  await trx('licenses').where({ id: license.id }).update({ current_activations: 0 });
+  await trx.commit();
+  t.deepEqual((await beat).body, { valid: false, error: 'device_not_activated' });
+  const after = await db()('license_activations').where({ license_id: license.id, device_id: 'racer' }).first();
+  t.deepEqual(after.last_seen_at, before.last_seen_at, 'not refreshed');
+  t.deepEqual(await liveDevices(license.id, 10), []);
 });
