@@ -287,7 +287,9 @@ test.serial("a floating license's page shows each device's last heartbeat and wh
   const devices = await rowsOf(page, '#activations');
   t.deepEqual(devices.map((r) => [r[0], r[4]]), [['gone-quiet', 'dead'], ['beating', 'live']]);
   t.regex(devices[1]![3]!, /UTC$/);
-  t.regex((await texts(page, 'dl.props dd')).join('|'), /every 10 s; a device silent for 20 s is dead/);
+  const props = (await texts(page, 'dl.props dd')).join('|');
+  t.regex(props, /\|2 \/ 3 \(1 dead: its seat is free\)\|/);
+  t.regex(props, /every 10 s; a device silent for 20 s is dead/);
   t.is(await valueOf(page, `form[action="${action}"] [name=heartbeatIntervalSeconds]`), '10');
   t.false(await scrollsSideways(page));
 

@@ -37,6 +37,9 @@ export const licensePage = definePage({
     const now = new Date();
     const status = effectiveStatus(license, now);
     const interval = license.heartbeat_interval_seconds;
+    const isDead = (a: (typeof activations)[number]) => isDeviceDead(a, license, now);
+    // A dead device may still be in the stored count until a validate or the sweep takes it out (D-102).
+    const deadShown = activations.filter(isDead).length;
     const features = Object.entries(license.features);
     const statusState = state?.name === FORMS.status ? state : undefined;
     const deviceState = state?.name === FORMS.device ? state : undefined;
@@ -48,7 +51,8 @@ export const licensePage = definePage({
           <dt>Status</dt><dd><span class="status">{status}</span></dd>
           <dt>Customer</dt><dd><a href={`/admin/customers/${license.customer_id}`}>{names.get(license.customer_id) ?? license.customer_id}</a></dd>
           <dt>Product</dt><dd>{product.name}</dd>
-          <dt>Activations</dt><dd>{usedOfLimit(license.current_activations, license.max_activations)}</dd>
+          <dt>Activations</dt>
+          <dd>{usedOfLimit(license.current_activations, license.max_activations)}{deadShown > 0 ? ` (${deadShown} dead: ${deadShown === 1 ? 'its seat is' : 'their seats are'} free)` : ''}</dd>
           <dt>Expires</dt><dd>{license.expires_at ? <When value={license.expires_at} /> : 'never'}</dd>
           <dt>Heartbeats</dt><dd>{interval === null ? 'off' : `every ${interval} s; a device silent for ${2 * interval} s is dead and frees its seat`}</dd>
           <dt>Created</dt><dd><When value={license.created_at} /></dd>
@@ -92,7 +96,7 @@ export const licensePage = definePage({
               { header: 'Name', cell: (a) => a.device_name },
               { header: 'Activated', cell: (a) => <When value={a.activated_at} /> },
               { header: 'Last heartbeat or validate', cell: (a) => <When value={a.last_seen_at} /> },
-              { header: 'State', cell: (a) => <span class="status">{isDeviceDead(a, license, now) ? 'dead' : 'live'}</span> },
+              { header: 'State', cell: (a) => <span class="status">{isDead(a) ? 'dead' : 'live'}</span> },
               {
                 header: 'Remove',
                 cell: (a) => (
