@@ -4,9 +4,10 @@ import { createInvoice } from './create-invoice.bench.ts';
 import { createSubscription } from './create-subscription.bench.ts';
 import { getProduct } from './get-product.bench.ts';
 import type { Benchmark } from './harness.ts';
+import { licenseHeartbeat } from './license-heartbeat.bench.ts';
 import { providerWebhookAck } from './provider-webhook-ack.bench.ts';
 import { validateKnownDevice } from './validate-known-device.bench.ts';
 import { validateNewDevice } from './validate-new-device.bench.ts';
 import { verifyLicense } from './verify-license.bench.ts';
 
-export const benchmarks: Benchmark[] = [getProduct, createCustomer, createInvoice, createSubscription, verifyLicense, validateKnownDevice, validateNewDevice, providerWebhookAck];
+export const benchmarks: Benchmark[] = [getProduct, createCustomer, createInvoice, createSubscription, verifyLicense, validateKnownDevice, validateNewDevice, licenseHeartbeat, providerWebhookAck];
