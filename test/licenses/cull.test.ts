@@ -45,7 +45,7 @@ test.serial('two sweeps at once delete each dead device once and record exactly 
   const other = await issueLicense(kit, { maxActivations: 2, heartbeatIntervalSeconds: 30 });
   await activate(other.licenseKey, 'old-box', 'fresh-box');
   const oldSeen = await silentFor(other.id, 'old-box', 61);
-  await silentFor(other.id, 'fresh-box', 59);
+  await silentFor(other.id, 'fresh-box', 45);
   // Heartbeats off: an old device is never dead.
   const plain = await issueLicense(kit, { maxActivations: 1 });
   await activate(plain.licenseKey, 'ancient');
@@ -85,7 +85,8 @@ test.serial('turning heartbeats off keeps silent devices, but a device whose sea
   await activate(license.licenseKey, 'second');
   await silentFor(license.id, 'second', 30);
   t.is((await kit.admin(`/api/licenses/${license.licenseKey}`, { method: 'PUT', body: { heartbeatIntervalSeconds: null } })).status, 200);
-  t.is(await cullDeadDevices(db()), 1);
+  // (Other tests' devices may die meanwhile on a slow machine: this license's rows and events say what happened.)
+  t.true((await cullDeadDevices(db())) >= 1);
   t.deepEqual(await devicesOf(license.id), ['second']);
   t.deepEqual((await licenseEvents(kit, 'license.device_culled', license.id)).map((e) => e.data.deviceId), ['first']);
   t.is((await getLicense(kit, license.licenseKey)).currentActivations, 1);
