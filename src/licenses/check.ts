@@ -2,9 +2,9 @@ import type { Db } from '../db/knex.ts';
 import { iso } from '../http/schemas.ts';
 import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
 import {
-  checkDevice, findActivationRow, findLicenseByKey, heartbeatActivation, insertActivationUnderLimit, lockLicenseByKey, refreshActivationRow, releaseSilentActivations,
-  type ActivationRow, type LicenseRow,
+  checkDevice, findActivationRow, findLicenseByKey, insertActivationUnderLimit, lockLicenseByKey, refreshActivationRow, type ActivationRow, type LicenseRow,
 } from './repo.ts';
+import { heartbeatActivation, releaseSilentActivations } from './seats-repo.ts';
 import { serialiseActivation } from './schema.ts';
 import { effectiveStatus, nextHeartbeatBefore, refusalFor, type LicenseStatus } from './status.ts';
 

@@ -1,7 +1,7 @@
 /** Floating seats (D-102): the sweep that removes dead devices. Their seats are freed by validate itself (repo.ts). */
 import { inTransaction, type Db } from '../db/knex.ts';
 import { recordEvents } from '../events/service.ts';
-import { cullDeadActivationRows } from './repo.ts';
+import { cullDeadActivationRows } from './seats-repo.ts';
 
 /**
  * Deletes dead activations and records one license.device_culled for each, in bounded batches that each
