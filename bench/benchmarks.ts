@@ -5,9 +5,10 @@ import { createSubscription } from './create-subscription.bench.ts';
 import { getProduct } from './get-product.bench.ts';
 import type { Benchmark } from './harness.ts';
 import { licenseCheckout } from './license-checkout.bench.ts';
+import { licenseHeartbeat } from './license-heartbeat.bench.ts';
 import { providerWebhookAck } from './provider-webhook-ack.bench.ts';
 import { validateKnownDevice } from './validate-known-device.bench.ts';
 import { validateNewDevice } from './validate-new-device.bench.ts';
 import { verifyLicense } from './verify-license.bench.ts';
 
-export const benchmarks: Benchmark[] = [getProduct, createCustomer, createInvoice, createSubscription, verifyLicense, validateKnownDevice, validateNewDevice, licenseCheckout, providerWebhookAck];
+export const benchmarks: Benchmark[] = [getProduct, createCustomer, createInvoice, createSubscription, verifyLicense, validateKnownDevice, validateNewDevice, licenseCheckout, licenseHeartbeat, providerWebhookAck];

@@ -1,7 +1,8 @@
 /**
  * Licenses for the public license benchmarks, inserted straight into the bench database before the
  * service starts: one customer, one licensed product, licenses with keys in the real layout, and one
- * activated device on each license that the known-device benchmark re-validates.
+ * activated device on each license that the known-device benchmark re-validates and the heartbeat benchmark
+ * checks in.
  */
 import type { Knex } from 'knex';
 import { generateLicenseKey } from '../src/licenses/key.ts';
@@ -53,8 +54,9 @@ export async function seedLicenses(knex: Knex): Promise<LicenseFixtures> {
   const features = JSON.stringify({ pro: true, seats: 5 });
   const base = { customer_id: customer.id, product_id: product.id, status: 'active', features };
   // A limit of 3 with one device used: re-validation must not count the device again, and nothing refuses.
+  // Floating seats with an hourly heartbeat (D-102): the heartbeat bench's devices stay live through any run.
   const known: Array<{ id: string; license_key: string }> = await knex('licenses')
-    .insert(knownKeys.map((license_key) => ({ ...base, license_key, max_activations: 3, current_activations: 1 })))
+    .insert(knownKeys.map((license_key) => ({ ...base, license_key, max_activations: 3, current_activations: 1, heartbeat_interval_seconds: 3600 })))
     .returning(['id', 'license_key']);
   await knex('licenses').insert(unlimitedLicenseKeys.map((license_key) => ({ ...base, license_key, max_activations: null })));
 

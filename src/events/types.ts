@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   'payment.failed',
   'license.created',
   'license.expired',
+  'license.device_culled',
   'dunning.started',
   'dunning.resolved',
   'dunning.failed',

@@ -2,6 +2,7 @@ import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
+import { deadSql, silentSql } from './seats-repo.ts';
 
 export interface LicenseRow {
   id: string;
@@ -13,6 +14,8 @@ export interface LicenseRow {
   current_activations: number;
   features: Record<string, unknown>;
   expires_at: Date | null;
+  /** D-102: devices must check in this often; null when heartbeats are off. */
+  heartbeat_interval_seconds: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -23,12 +26,14 @@ export interface ActivationRow {
   device_name: string;
   activated_at: Date;
   last_seen_at: Date;
+  /** When a new device's validate took this dead device's seat; the row waits for the sweep to cull it. */
+  released_at: Date | null;
 }
 
 const LICENSE_COLUMNS =
-  'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, created_at, updated_at';
+  'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, heartbeat_interval_seconds, created_at, updated_at';
 
-export type LicenseWrite = Partial<Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at'>>;
+export type LicenseWrite = Partial<Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at' | 'heartbeat_interval_seconds'>>;
 
 const asJson = (changes: LicenseWrite) => (changes.features ? { ...changes, features: JSON.stringify(changes.features) } : changes);
 
@@ -101,12 +106,12 @@ export async function recentActivationRows(db: Db, licenseId: string, limit: num
     .limit(limit);
 }
 
-/** Removes a device and frees its slot in one statement; the removed activation, or undefined when the device was not activated. */
+/** Removes a device and frees its slot (when it held one: a released device holds none) in one statement; the removed activation, or undefined when the device was not activated. */
 export async function deleteActivationRow(db: Db, licenseId: string, deviceId: string): Promise<ActivationRow | undefined> {
   const result = await db.raw(
     `with gone as (delete from license_activations where license_id = ? and device_id = ? returning *),
      freed as (update licenses set current_activations = current_activations - 1, updated_at = now()
-                where id in (select license_id from gone))
+                where id in (select license_id from gone where released_at is null))
      select * from gone`,
     [licenseId, deviceId],
   );
@@ -123,12 +128,14 @@ export interface DeviceCheck {
 }
 
 /**
- * Validate's hot path in one round trip. A known device of a license that can activate is refreshed
- * (name, lastSeenAt) without a lock. Only when the snapshot has no such device is the license row
- * locked, and the device inserted and counted if the license, as it stands after the lock, can
- * activate and is under its limit. activation is null when nothing was refreshed or added: refused,
- * at the limit, or the device registered meanwhile by a concurrent request; the caller then decides
- * under the lock in a transaction.
+ * Validate's hot path in one round trip. A known live device of a license that can activate is
+ * refreshed (name, lastSeenAt) without a lock. Only when the snapshot has no row for the device is the
+ * license row locked; then, as the license stands after the lock, its dead devices (D-102) give up their
+ * seats (released, each row locked and re-checked, so a heartbeat in flight for one of them either
+ * lands first and keeps it alive, or finds it released and is refused), and the device is inserted
+ * and counted if the license can activate and is under its limit. activation is null when nothing was
+ * refreshed or added: refused, at the limit, a dead or released device validating again, or the device
+ * registered meanwhile by a concurrent request; the caller then decides under the lock in a transaction.
  */
 export async function checkDevice(db: Db, key: string, deviceId: string, deviceName: string): Promise<DeviceCheck | undefined> {
   const rows = await fastQuery<Record<string, any>>(
@@ -139,6 +146,7 @@ export async function checkDevice(db: Db, key: string, deviceId: string, deviceN
          from l
         where a.license_id = l.id and a.device_id = $3
           and l.status = 'active' and (l.expires_at is null or l.expires_at > now())
+          and not ${deadSql('a', 'l')}
        returning a.*),
      locked as (
        select * from licenses li
@@ -146,20 +154,28 @@ export async function checkDevice(db: Db, key: string, deviceId: string, deviceN
           and not exists (select 1 from license_activations a where a.license_id = li.id and a.device_id = $3)
           and li.status = 'active' and (li.expires_at is null or li.expires_at > now())
        for update),
+     released as (
+       update license_activations a set released_at = now()
+         from locked
+        where a.license_id = locked.id and a.released_at is null and ${silentSql('a', 'locked')}
+       returning a.device_id),
      ins as (
        insert into license_activations (license_id, device_id, device_name)
        select locked.id, $3, $2 from locked
         where locked.status = 'active' and (locked.expires_at is null or locked.expires_at > now())
-          and (locked.max_activations is null or locked.current_activations < locked.max_activations)
+          and (locked.max_activations is null
+               or locked.current_activations - (select count(*) from released) < locked.max_activations)
        on conflict (license_id, device_id) do nothing
        returning *),
      bump as (
-       update licenses set current_activations = licenses.current_activations + 1, updated_at = now()
-         from ins where licenses.id = ins.license_id
+       update licenses set current_activations = licenses.current_activations + (select count(*) from ins) - (select count(*) from released),
+                           updated_at = now()
+         from locked
+        where licenses.id = locked.id and (exists (select 1 from ins) or exists (select 1 from released))
        returning licenses.current_activations)
      select coalesce((select row_to_json(locked.*) from locked), row_to_json(l.*)) as license,
             coalesce((select row_to_json(seen.*) from seen), (select row_to_json(ins.*) from ins)) as activation,
-            (select current_activations from bump) as added_count, now() as now
+            (select current_activations from bump where exists (select 1 from ins)) as added_count, now() as now
        from l`,
     [key, deviceName, deviceId],
     'licenses.check-device',
@@ -169,7 +185,10 @@ export async function checkDevice(db: Db, key: string, deviceId: string, deviceN
   return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, addedCount: row.added_count, now: row.now };
 }
 
-/** Adds a device to a locked license under its limit; null when the limit is reached. */
+/**
+ * Adds a device to a locked license under its limit; null when the limit is reached. A device whose
+ * released row is still there (not yet culled) comes back as a new activation, on that row.
+ */
 export async function insertActivationUnderLimit(db: Db, license: LicenseRow, deviceId: string, deviceName: string): Promise<{ activation: ActivationRow; currentActivations: number } | null> {
   const bumped = await db('licenses')
     .where({ id: license.id })
@@ -177,7 +196,11 @@ export async function insertActivationUnderLimit(db: Db, license: LicenseRow, de
     .update({ current_activations: db.raw('current_activations + 1'), updated_at: db.fn.now() })
     .returning('current_activations');
   if (bumped.length === 0) return null;
-  const [activation] = await db('license_activations').insert({ license_id: license.id, device_id: deviceId, device_name: deviceName }).returning('*');
+  const [activation] = await db('license_activations')
+    .insert({ license_id: license.id, device_id: deviceId, device_name: deviceName })
+    .onConflict(['license_id', 'device_id'])
+    .merge({ device_name: deviceName, activated_at: db.fn.now(), last_seen_at: db.fn.now(), released_at: null })
+    .returning('*');
   return { activation: activation as ActivationRow, currentActivations: (bumped[0] as { current_activations: number }).current_activations };
 }
 
@@ -212,5 +235,5 @@ function reviveLicense(json: Record<string, unknown>): LicenseRow {
 
 function reviveActivation(json: Record<string, unknown>): ActivationRow {
   const row = json as unknown as ActivationRow;
-  return { ...row, activated_at: new Date(row.activated_at), last_seen_at: new Date(row.last_seen_at) };
+  return { ...row, activated_at: new Date(row.activated_at), last_seen_at: new Date(row.last_seen_at), released_at: row.released_at ? new Date(row.released_at) : null };
 }

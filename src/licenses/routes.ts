@@ -3,9 +3,9 @@ import { listReply } from '../http/list-reply.ts';
 import { RateLimiter } from '../http/rate-limit.ts';
 import { defineRoute, type HandlerInput, type Reply } from '../http/route.ts';
 import { getSettingCached } from '../settings/cache.ts';
-import { validateLicense, verifyLicense, type CheckOutcome } from './check.ts';
+import { heartbeatDevice, validateLicense, verifyLicense, type CheckOutcome } from './check.ts';
 import {
-  activationParams, activationResponse, createLicenseBody, keyParams, licenseResponse, listLicensesQuery, notFoundResponse, serialiseActivation,
+  activationParams, activationResponse, createLicenseBody, deviceNotActivatedResponse, heartbeatBody, heartbeatResponse, keyParams, licenseResponse, listLicensesQuery, notFoundResponse, serialiseActivation,
   serialiseLicense, updateLicenseBody, validateBody, validateResponse, verifyBody, verifyResponse,
 } from './schema.ts';
 import { createLicense, deleteLicense, getLicense, listActivations, listLicenses, removeActivation, updateLicense } from './service.ts';
@@ -59,6 +59,25 @@ export const licenseRoutes = [
     },
   }),
   defineRoute({
+    method: 'post',
+    path: '/api/licenses/heartbeat',
+    auth: 'public',
+    tag: 'Licenses',
+    summary: "An activated device checks in, keeping its seat on a license with heartbeatIntervalSeconds (no credentials)",
+    body: heartbeatBody,
+    responses: {
+      200: { description: 'The device is live; valid says whether the license may be used now', schema: heartbeatResponse },
+      404: { description: 'device_not_activated: unknown key or device, or a dead device (it must validate again)', schema: deviceNotActivatedResponse },
+      429: { description: 'rate_limited' },
+    },
+    errors: ['rate_limited'],
+    handler: async (input) => {
+      await limitPublic(input);
+      const outcome = await heartbeatDevice(input.deps.db, input.body);
+      return outcome.found ? { status: 200, body: outcome.body } : { status: 404, body: { valid: false, error: 'device_not_activated' } };
+    },
+  }),
+  defineRoute({
     method: 'get',
     path: '/api/licenses',
     auth: 'admin',
@@ -99,7 +118,7 @@ export const licenseRoutes = [
     path: '/api/licenses/:key',
     auth: 'admin',
     tag: 'Licenses',
-    summary: 'Change status, maxActivations, features or expiresAt (addressed by key)',
+    summary: 'Change status, maxActivations, features, expiresAt or heartbeatIntervalSeconds (addressed by key)',
     params: keyParams,
     body: updateLicenseBody,
     responses: { 200: { description: 'License', schema: licenseResponse }, 404: { description: 'not_found' }, 409: { description: 'license_revoked' } },

@@ -39,8 +39,8 @@ const TARGET_TYPE = 'license';
 
 /** A license's fields as the audit log records them: what an admin sets, and whose it is. Never the key (it is the target id). */
 function audited(row: LicenseRow): Record<string, unknown> {
-  const { customer_id, product_id, status, max_activations, features, expires_at } = row;
-  return { customer_id, product_id, status, max_activations, features, expires_at };
+  const { customer_id, product_id, status, max_activations, features, expires_at, heartbeat_interval_seconds } = row;
+  return { customer_id, product_id, status, max_activations, features, expires_at, heartbeat_interval_seconds };
 }
 
 /** A removed device as its audit row's `before`. */
@@ -78,6 +78,7 @@ export async function createLicense(
           max_activations: input.maxActivations ?? null,
           features: input.features ?? {},
           expires_at: input.expiresAt ?? null,
+          heartbeat_interval_seconds: input.heartbeatIntervalSeconds ?? null,
         });
         await recordEvent(trx, 'license.created', licenseEventData(row));
         await recordAudit(trx, actor, { action: 'license.create', targetType: TARGET_TYPE, targetId: row.license_key, after: audited(row) });
@@ -144,6 +145,7 @@ export async function updateLicense(db: Db, key: string, input: UpdateLicenseInp
     if (input.maxActivations !== undefined) changes.max_activations = input.maxActivations;
     if (input.features !== undefined) changes.features = input.features;
     if (input.expiresAt !== undefined) changes.expires_at = input.expiresAt;
+    if (input.heartbeatIntervalSeconds !== undefined) changes.heartbeat_interval_seconds = input.heartbeatIntervalSeconds;
     const expiresAt = input.expiresAt !== undefined ? input.expiresAt : row.expires_at;
     const datePassed = expiresAt !== null && expiresAt.getTime() <= Date.now();
     if (row.status === 'expired' && datePassed) {

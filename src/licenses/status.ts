@@ -20,3 +20,25 @@ export function refusalFor(status: LicenseStatus): 'license_suspended' | 'licens
   if (status === 'revoked') return 'license_revoked';
   return undefined;
 }
+
+/**
+ * D-102 for pages and answers (repo.ts `deadSql` is the same rule in SQL): a device is dead once its seat
+ * was released, or when its license has an interval and it has been silent for more than twice it.
+ */
+export function isDeviceDead(
+  activation: { last_seen_at: Date; released_at: Date | null },
+  license: { heartbeat_interval_seconds: number | null },
+  now: Date,
+): boolean {
+  if (activation.released_at !== null) return true;
+  const interval = license.heartbeat_interval_seconds;
+  return interval !== null && activation.last_seen_at.getTime() < now.getTime() - 2 * interval * 1000;
+}
+
+/**
+ * When a device seen at `lastSeenAt` should check in next: one interval later. It stays live for a
+ * second interval after that, so one lost heartbeat costs no seat. null when heartbeats are off.
+ */
+export function nextHeartbeatBefore(lastSeenAt: Date, intervalSeconds: number | null): Date | null {
+  return intervalSeconds === null ? null : new Date(lastSeenAt.getTime() + intervalSeconds * 1000);
+}

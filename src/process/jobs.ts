@@ -1,5 +1,6 @@
 import { purgeExpiredHandler } from '../housekeeping/purge-expired.handler.ts';
 import { renderInvoicePdfHandler } from '../invoices/pdf/render-pdf.handler.ts';
+import { cullDeadDevicesHandler } from '../licenses/cull-devices.handler.ts';
 import { lifecycleSweepHandler } from '../lifecycle/sweep.handler.ts';
 import { applyProviderEventHandler } from '../provider-events/apply-event.handler.ts';
 import { refreshProductMetricsHandler } from '../products/refresh-metrics.handler.ts';
@@ -17,6 +18,7 @@ export const jobHandlers: readonly JobHandler[] = [
   deliverWebhookHandler,
   lifecycleSweepHandler,
   applyProviderEventHandler,
+  cullDeadDevicesHandler,
 ];
 
 export const jobDefinitions: readonly JobDefinition[] = jobHandlers.map((handler) => handler.definition);

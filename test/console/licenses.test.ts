@@ -274,3 +274,48 @@ test.serial('a form post without the CSRF field is refused and changes nothing',
   t.is(res.status, 403);
   t.is((await licenseRow(license.licenseKey)).status, 'active');
 });
+
+test.serial("a floating license's page shows each device's last heartbeat and whether it is live or dead; the edit form sets the interval", async (t) => {
+  const license = await issueLicense(kit, { maxActivations: 3, heartbeatIntervalSeconds: 60 });
+  t.true((await validate(kit, license.licenseKey, 'beating', 'Beating box')).body.valid);
+  t.true((await validate(kit, license.licenseKey, 'gone-quiet', 'Quiet box')).body.valid);
+  await db()('license_activations').where({ license_id: license.id, device_id: 'gone-quiet' }).update({ last_seen_at: db().raw(`now() - interval '150 seconds'`) });
+
+  const action = `/admin/licenses/${license.licenseKey}`;
+  const { page, close } = await adminPage(action, 360);
+  t.deepEqual(await texts(page, '#activations thead th'), ['Device ID', 'Name', 'Activated', 'Last heartbeat or validate', 'State', 'Remove']);
+  const devices = await rowsOf(page, '#activations');
+  t.deepEqual(devices.map((r) => [r[0], r[4]]), [['gone-quiet', 'dead'], ['beating', 'live']]);
+  t.regex(devices[1]![3]!, /UTC$/);
+  const props = (await texts(page, 'dl.props dd')).join('|');
+  t.regex(props, /\|2 \/ 3 \(1 dead: its seat is free\)\|/);
+  t.regex(props, /every 60 s; a device silent for 120 s is dead/);
+  t.is(await valueOf(page, `form[action="${action}"] [name=heartbeatIntervalSeconds]`), '60');
+  t.false(await scrollsSideways(page));
+
+  await submit(page, action, { heartbeatIntervalSeconds: '5' });
+  t.regex((await texts(page, '[role=alert]'))[0] ?? '', /heartbeatIntervalSeconds: must be an integer number of seconds from 10 to 86400/);
+  t.is(await valueOf(page, `form[action="${action}"] [name=heartbeatIntervalSeconds]`), '5');
+  t.is((await licenseRow(license.licenseKey)).heartbeat_interval_seconds, 60);
+
+  // A longer interval: the quiet device (150 s) is live again; empty turns heartbeats off.
+  await submit(page, action, { heartbeatIntervalSeconds: '100' });
+  t.deepEqual(await texts(page, '.notice'), ['License updated.']);
+  t.is((await licenseRow(license.licenseKey)).heartbeat_interval_seconds, 100);
+  t.deepEqual((await rowsOf(page, '#activations')).map((r) => r[4]), ['live', 'live']);
+  await submit(page, action, { heartbeatIntervalSeconds: '' });
+  t.is((await licenseRow(license.licenseKey)).heartbeat_interval_seconds, null);
+  t.regex((await texts(page, 'dl.props dd')).join('|'), /\|off\|/);
+  await close();
+});
+
+test.serial('the create form takes heartbeatIntervalSeconds', async (t) => {
+  const customer = await insertCustomer(db(), { name: 'Floating Buyer' });
+  const product = await createProduct(kit, 'Floating Product');
+  const { page, close } = await adminPage('/admin/licenses');
+  await submit(page, '/admin/licenses', { customerId: customer.id, productId: product.id, heartbeatIntervalSeconds: '600' });
+  const row = await db()('licenses').where({ customer_id: customer.id }).first();
+  t.is(row.heartbeat_interval_seconds, 600);
+  t.is(new URL(page.url()).pathname, `/admin/licenses/${row.license_key}`);
+  await close();
+});

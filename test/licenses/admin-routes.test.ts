@@ -26,7 +26,7 @@ test('POST /api/licenses answers 201 with the generated key and the defaults', a
   t.is(res.status, 201);
   const l = res.body;
   t.deepEqual(Object.keys(l).sort(), [
-    'createdAt', 'currentActivations', 'customerId', 'expiresAt', 'features', 'id', 'licenseKey', 'maxActivations', 'productId', 'status', 'updatedAt',
+    'createdAt', 'currentActivations', 'customerId', 'expiresAt', 'features', 'heartbeatIntervalSeconds', 'id', 'licenseKey', 'maxActivations', 'productId', 'status', 'updatedAt',
   ]);
   t.regex(l.id, /^[0-9a-f-]{36}$/);
   t.regex(l.licenseKey, DEFAULT_KEY_PATTERN);

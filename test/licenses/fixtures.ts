@@ -20,6 +20,7 @@ export interface License {
   currentActivations: number;
   features: Record<string, unknown>;
   expiresAt: string | null;
+  heartbeatIntervalSeconds: number | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -25,10 +25,16 @@ async function everyHotPath(licenseKey: string, round: string) {
   return Promise.all(calls.flat());
 }
 
+/** As many heartbeats at once (D-102), each answered 200 for the known device. */
+async function heartbeats(licenseKey: string) {
+  return Promise.all(Array.from({ length: 24 }, () => request(kit.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey, deviceId: 'known-device' } })));
+}
+
 test('statements prepared before a migration that adds columns still answer after it', async (t) => {
   const license = await issueLicense(kit, { maxActivations: null });
   t.is((await validate(kit, license.licenseKey, 'known-device')).status, 200);
   for (const res of await everyHotPath(license.licenseKey, 'before')) t.is(res.status, 200, res.text);
+  for (const res of await heartbeats(license.licenseKey)) t.is(res.status, 200, res.text);
 
   await kit.app.db.raw(`
     alter table licenses add column migrated_note text;
@@ -38,6 +44,7 @@ test('statements prepared before a migration that adds columns still answer afte
     alter table license_signing_keys add column migrated_note text`);
 
   const after = await everyHotPath(license.licenseKey, 'after');
+  for (const res of await heartbeats(license.licenseKey)) t.is(res.status, 200, res.text);
   for (const res of after) t.is(res.status, 200, res.text);
   const verified = after[0]!.body;
   t.like(verified, { valid: true, status: 'active' });

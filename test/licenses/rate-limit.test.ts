@@ -153,3 +153,21 @@ test('housekeeping deletes the shared windows that have ended, and keeps live on
   t.is(counts.rateLimitWindows, 1);
   t.deepEqual((await database.knex('rate_limit_windows').select('key')).map((r) => r.key), ['test:live']);
 });
+
+test('heartbeats count against the same limit as verify and validate (D-102)', async (t) => {
+  const kit = await appLimitedTo(4);
+  t.teardown(() => kit.close());
+  const license = await issueLicense(kit, { heartbeatIntervalSeconds: 60 });
+  const beat = () => request(kit.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey: license.licenseKey, deviceId: 'd' } });
+  t.is((await validate(kit, license.licenseKey, 'd')).status, 200);
+  t.is((await verify(kit, license.licenseKey)).status, 200);
+  t.is((await beat()).status, 200);
+  t.is((await beat()).status, 200);
+  assertRateLimited(t, await beat(), 'heartbeat 5');
+  assertRateLimited(t, await verify(kit, license.licenseKey), 'verify 6');
+  // Unknown devices count too.
+  const other = await appLimitedTo(1);
+  t.teardown(() => other.close());
+  t.is((await request(other.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey: 'LIC-0000-0000-0000', deviceId: 'x' } })).status, 404);
+  assertRateLimited(t, await request(other.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey: 'LIC-0000-0000-0000', deviceId: 'x' } }), 'unknown heartbeat 2');
+});

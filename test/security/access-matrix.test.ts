@@ -105,7 +105,7 @@ test.serial('the route list has routes of every auth kind the interface names, e
 
 // The interface's Auth column, as path rules: v1 takes an API key, cron the cron secret, provider webhooks a
 // signature, everything else under /api/ an admin session, except a short list of public endpoints.
-const PUBLIC_API_ROUTES = new Set(['POST /api/auth/login', 'POST /api/auth/logout', 'POST /api/licenses/verify', 'POST /api/licenses/validate', 'POST /api/licenses/checkout', 'GET /api/licenses/signing-keys', 'GET /api/openapi.json']);
+const PUBLIC_API_ROUTES = new Set(['POST /api/auth/login', 'POST /api/auth/logout', 'POST /api/licenses/verify', 'POST /api/licenses/validate', 'POST /api/licenses/checkout', 'POST /api/licenses/heartbeat', 'GET /api/licenses/signing-keys', 'GET /api/openapi.json']);
 function expectedAuth(route: AnyRoute): AuthKind {
   if (!route.path.startsWith('/api/')) return 'public';
   if (route.path.startsWith('/api/v1/')) return 'apiKey';

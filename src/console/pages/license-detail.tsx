@@ -5,7 +5,7 @@ import { parseOrThrow } from '../../http/validate.ts';
 import { normaliseLicenseKey } from '../../licenses/key.ts';
 import { SETTABLE_STATUSES, updateLicenseBody } from '../../licenses/schema.ts';
 import { getLicenseWithDevices, removeActivation, updateLicense } from '../../licenses/service.ts';
-import { effectiveStatus } from '../../licenses/status.ts';
+import { effectiveStatus, isDeviceDead } from '../../licenses/status.ts';
 import { getProduct } from '../../products/service.ts';
 import { AuditTrail } from '../components/AuditTrail.tsx';
 import { ErrorBox, Field, Form, kept, type FormState } from '../components/Form.tsx';
@@ -34,7 +34,12 @@ export const licensePage = definePage({
       getProduct(deps.db, license.product_id),
       auditEntriesOf(deps.db, 'license', key),
     ]);
-    const status = effectiveStatus(license, new Date());
+    const now = new Date();
+    const status = effectiveStatus(license, now);
+    const interval = license.heartbeat_interval_seconds;
+    const isDead = (a: (typeof activations)[number]) => isDeviceDead(a, license, now);
+    // A dead device may still be in the stored count until a validate or the sweep takes it out (D-102).
+    const deadShown = activations.filter(isDead).length;
     const features = Object.entries(license.features);
     const statusState = state?.name === FORMS.status ? state : undefined;
     const deviceState = state?.name === FORMS.device ? state : undefined;
@@ -46,8 +51,10 @@ export const licensePage = definePage({
           <dt>Status</dt><dd><span class="status">{status}</span></dd>
           <dt>Customer</dt><dd><a href={`/admin/customers/${license.customer_id}`}>{names.get(license.customer_id) ?? license.customer_id}</a></dd>
           <dt>Product</dt><dd>{product.name}</dd>
-          <dt>Activations</dt><dd>{usedOfLimit(license.current_activations, license.max_activations)}</dd>
+          <dt>Activations</dt>
+          <dd>{usedOfLimit(license.current_activations, license.max_activations)}{deadShown > 0 ? ` (${deadShown} dead: ${deadShown === 1 ? 'its seat is' : 'their seats are'} free)` : ''}</dd>
           <dt>Expires</dt><dd>{license.expires_at ? <When value={license.expires_at} /> : 'never'}</dd>
+          <dt>Heartbeats</dt><dd>{interval === null ? 'off' : `every ${interval} s; a device silent for ${2 * interval} s is dead and frees its seat`}</dd>
           <dt>Created</dt><dd><When value={license.created_at} /></dd>
           <dt>Updated</dt><dd><When value={license.updated_at} /></dd>
         </dl>
@@ -62,9 +69,9 @@ export const licensePage = definePage({
           </details>
         )}
         <details open={state?.name === FORMS.edit ? true : undefined}>
-          <summary>Edit limits, expiry and features</summary>
+          <summary>Edit limits, heartbeats, expiry and features</summary>
           <Form name={FORMS.edit} action={licenseUrl(key)} csrf={viewer.csrf} state={state} submit="Save changes">
-            <LicenseFields form={FORMS.edit} state={state} current={{ maxActivations: license.max_activations, expiresAt: license.expires_at, features: license.features }} />
+            <LicenseFields form={FORMS.edit} state={state} current={{ maxActivations: license.max_activations, expiresAt: license.expires_at, features: license.features, heartbeatIntervalSeconds: interval }} />
           </Form>
         </details>
         <section id="features" class="words" aria-labelledby="features-h">
@@ -88,7 +95,8 @@ export const licensePage = definePage({
               { header: 'Device ID', cell: (a) => <code>{a.device_id}</code> },
               { header: 'Name', cell: (a) => a.device_name },
               { header: 'Activated', cell: (a) => <When value={a.activated_at} /> },
-              { header: 'Last seen', cell: (a) => <When value={a.last_seen_at} /> },
+              { header: 'Last heartbeat or validate', cell: (a) => <When value={a.last_seen_at} /> },
+              { header: 'State', cell: (a) => <span class="status">{isDead(a) ? 'dead' : 'live'}</span> },
               {
                 header: 'Remove',
                 cell: (a) => (
@@ -127,7 +135,7 @@ export const licenseStatusAction = defineAction({
   },
 });
 
-/** `POST /admin/licenses/:key`: the API's PUT with maxActivations, expiresAt and features. */
+/** `POST /admin/licenses/:key`: the API's PUT with maxActivations, expiresAt, heartbeatIntervalSeconds and features. */
 export const editLicenseAction = defineAction({
   path: '/admin/licenses/:key',
   form: FORMS.edit,

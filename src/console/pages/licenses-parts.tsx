@@ -36,6 +36,7 @@ export function licenseFields(form: FormValues, emptyMeans: 'absent' | 'cleared'
     maxActivations: numberField(form, 'maxActivations') ?? empty,
     expiresAt: field(form, 'expiresAt')?.trim() ?? empty,
     features: featuresOf(form),
+    heartbeatIntervalSeconds: numberField(form, 'heartbeatIntervalSeconds') ?? empty,
   };
 }
 
@@ -44,20 +45,29 @@ export interface LicenseValues {
   maxActivations: number | null;
   expiresAt: Date | null;
   features: Record<string, unknown>;
+  heartbeatIntervalSeconds: number | null;
 }
 
-/** The maxActivations, expiresAt and features inputs; what was typed comes back after a refusal. */
+/** The maxActivations, expiresAt, heartbeat interval and features inputs; what was typed comes back after a refusal. */
 export function LicenseFields({ form, state, current }: { form: string; state?: FormState; current?: LicenseValues }) {
   const mine = state?.name === form ? state : undefined;
   const stored = {
     maxActivations: current?.maxActivations == null ? '' : String(current.maxActivations),
     expiresAt: current?.expiresAt ? current.expiresAt.toISOString() : '',
     features: current && Object.keys(current.features).length > 0 ? JSON.stringify(current.features, null, 2) : '',
+    heartbeatIntervalSeconds: current?.heartbeatIntervalSeconds == null ? '' : String(current.heartbeatIntervalSeconds),
   };
   return (
     <>
       <Field label="Max activations (empty: unlimited)" name="maxActivations" type="number" value={kept(mine, form, 'maxActivations', stored.maxActivations)} state={mine} />
       <Field label="Expires at (YYYY-MM-DD or ISO timestamp; empty: never)" name="expiresAt" value={kept(mine, form, 'expiresAt', stored.expiresAt)} state={mine} />
+      <Field
+        label="Heartbeat interval in seconds (10-86400; empty: off). A device silent for twice this is dead and frees its seat."
+        name="heartbeatIntervalSeconds"
+        type="number"
+        value={kept(mine, form, 'heartbeatIntervalSeconds', stored.heartbeatIntervalSeconds)}
+        state={mine}
+      />
       <Field label='Features (JSON object, e.g. {"pro": true, "seats": 5})' name="features" type="textarea" value={kept(mine, form, 'features', stored.features)} state={mine} />
     </>
   );
