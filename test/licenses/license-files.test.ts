@@ -200,6 +200,17 @@ test('a device not activated on the license is 409 device_not_activated; an unkn
   t.is((await adminCheckout('LIC-0000-0000-0000')).status, 404);
 });
 
+test('a dead device (D-102: silent past twice the interval) gets no file until it validates again', async (t) => {
+  const license = await activatedLicense({ heartbeatIntervalSeconds: 60 });
+  t.is((await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' })).status, 200, 'live: a file');
+  await kit.app.db('license_activations').where({ device_id: 'known-device' }).whereIn('license_id', kit.app.db('licenses').select('id').where({ license_key: license.licenseKey })).update({ last_seen_at: kit.app.db.raw(`now() - interval '121 seconds'`) });
+  const dead = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' });
+  t.is(dead.status, 409);
+  t.is(dead.body.error.code, 'device_not_activated');
+  t.is((await validate(kit, license.licenseKey, 'known-device')).status, 200);
+  t.is((await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' })).status, 200, 'validated again: a file');
+});
+
 test('suspended, revoked and expired licenses are refused with D-34 codes on both checkouts', async (t) => {
   const cases: [string, (l: License) => Promise<unknown>][] = [
     ['license_suspended', (l) => updateLicense(kit, l.licenseKey, { status: 'suspended' })],
