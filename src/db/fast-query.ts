@@ -33,26 +33,3 @@ export interface RawConnection {
 function poolOf(db: Db) {
   return (db as Knex).client as { acquireConnection(): Promise<RawConnection>; releaseConnection(c: RawConnection): Promise<void> | void };
 }
-
-/**
- * Runs `work` in a transaction on one pooled pg connection, outside knex, for the few hot write
- * paths (a provider's webhook acknowledgement) where knex's transaction machinery costs as much CPU
- * as the statements. Rolls back on any error.
- */
-export async function rawTransaction<T>(db: Db, work: (connection: RawConnection) => Promise<T>): Promise<T> {
-  const client = poolOf(db);
-  const connection = await client.acquireConnection();
-  try {
-    await connection.query({ text: 'begin' });
-    try {
-      const result = await work(connection);
-      await connection.query({ text: 'commit' });
-      return result;
-    } catch (error) {
-      await connection.query({ text: 'rollback' }).catch(() => undefined);
-      throw error;
-    }
-  } finally {
-    await client.releaseConnection(connection);
-  }
-}
