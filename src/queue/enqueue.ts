@@ -57,7 +57,7 @@ const JOB_SOURCE = '$1::text::json';
  * `job_id` (null when pg-boss skipped it, as `send` answers null), or undefined when the gate yielded none.
  * Inside a transaction it runs on it; otherwise alone, as a prepared statement.
  */
-export async function enqueueWhen<S extends z.ZodType, Row>(
+export async function enqueueWhen<Row = Record<string, unknown>, S extends z.ZodType = z.ZodType>(
   db: Db,
   gate: GateStatement,
   definition: JobDefinition<S>,
