@@ -32,7 +32,7 @@ try {
   const knex = createKnex(url, 10);
   onCleanup(() => knex.destroy());
   const rows = await seedRows(knex);
-  const config = loadConfig({ ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_URL: url, PROVIDER_A_WEBHOOK_SECRET: SECRET });
+  const config = loadConfig({ ...process.env, NODE_ENV: 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', DATABASE_URL: url, PROVIDER_A_WEBHOOK_SECRET: SECRET });
   const logger = createLogger(config, 'web');
   const boss = createBoss(url, logger, { migrate: false, supervise: false, max: 2 });
   await boss.start();

@@ -11,6 +11,12 @@ import type { Db } from './knex.ts';
  * schema (`select *` would fail after a migration adds a column).
  */
 export async function fastQuery<T>(db: Db, sql: string, params: unknown[], name?: string): Promise<T[]> {
+  const gate = (db as { [GATE]?: FirstStatementGate })[GATE];
+  if (gate) {
+    if (gate.settled) return fastQuery<T>(gate.db, sql, params, name);
+    const fused = gate.fuse(sql, params);
+    return gate.accept(await fastQuery<Record<string, unknown>>(gate.db, fused.sql, fused.params, name && `${name}+gate`)) as T[];
+  }
   if ((db as Knex.Transaction).isTransaction) {
     const result = await db.raw(sql.replace(/\$\d+/g, '?'), params as Knex.RawBinding[]);
     return result.rows as T[];
@@ -32,4 +38,38 @@ export interface RawConnection {
 /** knex's pool, whose connections are pg clients: taken and given back around raw statements. */
 function poolOf(db: Db) {
   return (db as Knex).client as { acquireConnection(): Promise<RawConnection>; releaseConnection(c: RawConnection): Promise<void> | void };
+}
+
+const GATE = Symbol('first statement gate');
+
+/**
+ * A check that rides in the first statement of a request instead of a round trip of its own (the admin
+ * session of a GET that reads one row: auth/session-gate.ts). `fuse` wraps the statement so it runs only when
+ * the check passes and answers the check's columns beside its rows; `accept` reads them (throwing when the
+ * check fails), marks the gate settled and answers the statement's own rows.
+ */
+export interface FirstStatementGate {
+  db: Db;
+  settled: boolean;
+  fuse(sql: string, params: unknown[]): { sql: string; params: unknown[] };
+  accept(rows: Record<string, unknown>[]): Record<string, unknown>[];
+}
+
+/**
+ * `db` carrying `gate`: fastQuery fuses its first statement with the gate's check; anything else (knex's
+ * builder, a transaction) is refused until the gate is settled, so no statement runs before the check does.
+ */
+export function gatedDb(gate: FirstStatementGate): Db {
+  return new Proxy(gate.db, {
+    get(target, property) {
+      if (property === GATE) return gate;
+      if (!gate.settled) throw new Error(`db.${String(property)} before the request's first statement checked its credentials: only fastQuery may run first here`);
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    apply(target, self, args) {
+      if (!gate.settled) throw new Error("knex's builder before the request's first statement checked its credentials: only fastQuery may run first here");
+      return Reflect.apply(target, self, args);
+    },
+  });
 }
