@@ -65,16 +65,15 @@ export async function enqueueWhen<Row = Record<string, unknown>, S extends z.Zod
 ): Promise<(Row & { job_id: string | null }) | undefined> {
   const data = definition.payload.parse(payload) as object;
   const job = await capturedSend(definition.name, data);
-  const text = gatedText(gate.text, gate.values.length + 1, job.text, definition.name);
-  const name = `gated_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+  const { text, name } = gatedText(gate.text, gate.values.length + 1, job.text, definition.name);
   const [row] = await fastQuery<Row & { job_id: string | null }>(db, text, [...gate.values, ...job.values], name);
   return row;
 }
 
-const gatedTexts = new Map<string, string>();
+const gatedTexts = new Map<string, { text: string; name: string }>();
 
 /** The combined statement's text; pg-boss's text and the gate's are fixed per queue, so it is built once. */
-function gatedText(gateText: string, jobParam: number, jobText: string, queue: string): string {
+function gatedText(gateText: string, jobParam: number, jobText: string, queue: string): { text: string; name: string } {
   const key = `${gateText}\u0000${jobParam}\u0000${jobText}`;
   const known = gatedTexts.get(key);
   if (known) return known;
@@ -87,6 +86,7 @@ function gatedText(gateText: string, jobParam: number, jobText: string, queue: s
   const notifying = /^\s*WITH\s+([\s\S]*\))\s*(SELECT id FROM ins\b[\s\S]*)$/.exec(insert);
   const ctes = notifying ? `${notifying[1]}, job AS (${notifying[2]})` : `job AS (${insert})`;
   const text = `WITH gate AS (${gateText}), ${ctes} SELECT gate.*, (SELECT id FROM job LIMIT 1) AS job_id FROM gate`;
-  gatedTexts.set(key, text);
-  return text;
+  const built = { text, name: `gated_${createHash('sha1').update(text).digest('hex').slice(0, 16)}` };
+  gatedTexts.set(key, built);
+  return built;
 }
