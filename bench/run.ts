@@ -7,6 +7,7 @@
  *   BENCH_WARMUP_SECONDS  unmeasured warm-up before each (2)
  *   BENCH_CONNECTIONS     concurrent connections (32)
  *   BENCH_FILTER          only benchmarks whose name contains this text
+ *   BENCH_CPU_PROF_DIR    when set, the service runs under `node --cpu-prof` and writes its profile there on exit
  *
  * Exits non-zero when any run saw a non-2xx answer, a connection error or a 2xx answer its load did not
  * accept, or a server died. A benchmark's aim (a ratio, e.g. >=0.75) is printed, never failed on.
@@ -71,6 +72,12 @@ function gitRevision(): string | null {
   }
 }
 
+/** `--cpu-prof` for the service when BENCH_CPU_PROF_DIR names a folder (the profile is written when it stops). */
+function cpuProfileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+}
+
 async function main(): Promise<number> {
   const filter = process.env.BENCH_FILTER ?? '';
   const selected = benchmarks.filter((b) => b.name.includes(filter));
@@ -87,7 +94,7 @@ async function main(): Promise<number> {
   say('starting the service (package.json script web)');
   const service = await startChildServer(
     'service',
-    roleArgs('web'),
+    cpuProfileArgs().concat(roleArgs('web')),
     // development, not production: production cookies are Secure and would not come back over http.
     { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: POOL_MAX, ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})) },
     '/readyz',

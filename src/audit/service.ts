@@ -3,7 +3,7 @@ import type { Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { actorName, type Actor } from './actor.ts';
 import { changedFields, type Fields } from './changes.ts';
-import { insertAuditRows, listAuditRows, type AuditFilters, type AuditInsert, type AuditRow } from './repo.ts';
+import { auditInsertSql, insertAuditRows, listAuditRows, type AuditFilters, type AuditInsert, type AuditRow } from './repo.ts';
 
 /** One admin action on one object, as the service that did it describes it (C-11). */
 export interface AuditEntry {
@@ -43,6 +43,21 @@ export function recordAudit(trx: Db, actor: Actor, entry: AuditEntry): Promise<v
 /** Many entries by one actor in one statement (a sweep batch). */
 export function recordAudits(trx: Db, actor: Actor, entries: AuditEntry[]): Promise<void> {
   return insertAuditRows(trx, entries.map((e) => toRow(actor, e)));
+}
+
+/** Audit rows as a part of another statement: an insert reading its rows from one parameter, and that parameter's value. */
+export interface AuditPart {
+  text: string;
+  value: string;
+}
+
+/**
+ * `recordAudits` as a part of the statement that makes the change (a CTE of a single-statement create), so
+ * the row and the change commit together in one round trip. `param` is the parameter that carries the rows
+ * (`$9`); the caller runs `text` as a CTE and passes `value` there.
+ */
+export function auditInsertPart(actor: Actor, entries: AuditEntry[], param: string): AuditPart {
+  return { text: auditInsertSql(param), value: JSON.stringify(entries.map((e) => toRow(actor, e))) };
 }
 
 export function listAuditLog(db: Db, page: PageQuery, filters: AuditFilters): Promise<Page<AuditRow>> {

@@ -53,6 +53,27 @@ export async function findLiveSession(db: Db, tokenHash: string): Promise<Sessio
   return row;
 }
 
+/** The columns `sessionGatedSql` adds to each row; no statement of ours names a column so. */
+export const GATE_COLUMNS = { sessionId: '__session_id', userId: '__user_id', email: '__email', role: '__role', row: '__row' } as const;
+
+/**
+ * `sql` (with `paramCount` parameters) run only for the live session of the token hash in the next parameter and
+ * only when its user has `role`: one row per row of `sql`, each with the session's columns, one row of the session
+ * with `__row` null when `sql` found nothing, and no row when there is no live session. `sql` is not run for a
+ * missing session or another role (a lateral subquery behind a one-time filter), so an unauthenticated request
+ * reads nothing.
+ */
+export function sessionGatedSql(sql: string, paramCount: number, role: string): string {
+  const c = GATE_COLUMNS;
+  return `with "__session" as (
+            select s.id as "${c.sessionId}", u.id as "${c.userId}", u.email as "${c.email}", u.role as "${c.role}"
+              from sessions s join users u on u.id = s.user_id
+             where s.token_hash = $${paramCount + 1} and s.expires_at > now())
+          select "__session".*, "__q".*
+            from "__session" left join lateral (
+              select true as "${c.row}", "__x".* from (${sql}) as "__x" where "__session"."${c.role}" = '${role}') as "__q" on true`;
+}
+
 export async function deleteSession(db: Db, id: string): Promise<void> {
   await db('sessions').where({ id }).delete();
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FirstStatementGate } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import { AppError } from '../errors.ts';
@@ -7,7 +8,7 @@ import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { authenticateWithIdp } from './idp.ts';
 import { beginLoginAttempt, forgetLoginAttempt } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
-import { clearLoginFailures, deleteSession, findLiveSession, findUserByEmail, insertSession, insertUser, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
+import { clearLoginFailures, deleteSession, findLiveSession, GATE_COLUMNS, sessionGatedSql, findUserByEmail, insertSession, insertUser, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
 import { loginBody } from './schema.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
@@ -90,6 +91,66 @@ export async function logoutByToken(db: Db, token: string): Promise<boolean> {
 export async function findSessionByToken(db: Db, token: string): Promise<SessionUserRow | undefined> {
   if (!token || token.length > 200) return undefined;
   return findLiveSession(db, sha256Hex(token));
+}
+
+/** What the admin check concluded about a session: its user, or why it is refused. */
+export function adminOf(session: SessionUserRow | undefined): SessionUserRow {
+  if (!session) throw new AppError('unauthenticated', 'Session expired or logged out');
+  if (session.role !== ADMIN_ROLE) throw new AppError('forbidden', 'This account is not an admin');
+  return session;
+}
+
+/** The admin session check of a request, settled either inside its first statement or by a lookup of its own. */
+export interface AdminSessionGate extends FirstStatementGate {
+  /** The admin behind the cookie once settled; throws as `adminOf` does. Looks the session up if no statement ran. */
+  settle(): Promise<SessionUserRow>;
+}
+
+/**
+ * The admin session check fused into the request's first statement (fast-query.ts gatedDb): a GET that reads
+ * one row pays one round trip instead of two, and still reads nothing without a live admin session. The
+ * session is read in that very statement, so a logout anywhere is honoured at once, as with the lookup.
+ */
+export function adminSessionGate(db: Db, token: string): AdminSessionGate {
+  const tokenHash = token.length > 200 ? undefined : sha256Hex(token);
+  let outcome: { session: SessionUserRow } | { error: unknown } | undefined;
+  const settleWith = (session: SessionUserRow | undefined) => {
+    gate.settled = true;
+    try {
+      outcome = { session: adminOf(session) };
+    } catch (error) {
+      outcome = { error };
+    }
+  };
+  const result = () => {
+    if (!outcome) throw new Error('the session gate is not settled');
+    if ('error' in outcome) throw outcome.error;
+    return outcome.session;
+  };
+  const gate: AdminSessionGate = {
+    db,
+    settled: false,
+    fuse(sql, params) {
+      // A token too long to be ours matches no session: the hash of nothing does not either.
+      return { sql: sessionGatedSql(sql, params.length, ADMIN_ROLE), params: [...params, tokenHash ?? ''] };
+    },
+    accept(rows) {
+      const c = GATE_COLUMNS;
+      const first = rows[0];
+      settleWith(first && { session_id: first[c.sessionId] as string, user_id: first[c.userId] as string, email: first[c.email] as string, role: first[c.role] as string });
+      result();
+      return rows.filter((row) => row[c.row] === true).map((row) => {
+        const own = { ...row };
+        for (const column of Object.values(c)) delete own[column];
+        return own;
+      });
+    },
+    async settle() {
+      if (!gate.settled) settleWith(tokenHash ? await findLiveSession(db, tokenHash) : undefined);
+      return result();
+    },
+  };
+  return gate;
 }
 
 // The same limits as the login body, so a user created here can always log in.

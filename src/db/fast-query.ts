@@ -11,6 +11,12 @@ import type { Db } from './knex.ts';
  * schema (`select *` would fail after a migration adds a column).
  */
 export async function fastQuery<T>(db: Db, sql: string, params: unknown[], name?: string): Promise<T[]> {
+  const gate = (db as { [GATE]?: FirstStatementGate })[GATE];
+  if (gate) {
+    if (gate.settled) return fastQuery<T>(gate.db, sql, params, name);
+    const fused = gate.fuse(sql, params);
+    return gate.accept(await fastQuery<Record<string, unknown>>(gate.db, fused.sql, fused.params, name && `${name}+gate`)) as T[];
+  }
   if ((db as Knex.Transaction).isTransaction) {
     const result = await db.raw(sql.replace(/\$\d+/g, '?'), params as Knex.RawBinding[]);
     return result.rows as T[];
@@ -34,25 +40,36 @@ function poolOf(db: Db) {
   return (db as Knex).client as { acquireConnection(): Promise<RawConnection>; releaseConnection(c: RawConnection): Promise<void> | void };
 }
 
+const GATE = Symbol('first statement gate');
+
 /**
- * Runs `work` in a transaction on one pooled pg connection, outside knex, for the few hot write
- * paths (a provider's webhook acknowledgement) where knex's transaction machinery costs as much CPU
- * as the statements. Rolls back on any error.
+ * A check that rides in the first statement of a request instead of a round trip of its own (the admin
+ * session of a GET that reads one row: auth/session-gate.ts). `fuse` wraps the statement so it runs only when
+ * the check passes and answers the check's columns beside its rows; `accept` reads them (throwing when the
+ * check fails), marks the gate settled and answers the statement's own rows.
  */
-export async function rawTransaction<T>(db: Db, work: (connection: RawConnection) => Promise<T>): Promise<T> {
-  const client = poolOf(db);
-  const connection = await client.acquireConnection();
-  try {
-    await connection.query({ text: 'begin' });
-    try {
-      const result = await work(connection);
-      await connection.query({ text: 'commit' });
-      return result;
-    } catch (error) {
-      await connection.query({ text: 'rollback' }).catch(() => undefined);
-      throw error;
-    }
-  } finally {
-    await client.releaseConnection(connection);
-  }
+export interface FirstStatementGate {
+  db: Db;
+  settled: boolean;
+  fuse(sql: string, params: unknown[]): { sql: string; params: unknown[] };
+  accept(rows: Record<string, unknown>[]): Record<string, unknown>[];
+}
+
+/**
+ * `db` carrying `gate`: fastQuery fuses its first statement with the gate's check; anything else (knex's
+ * builder, a transaction) is refused until the gate is settled, so no statement runs before the check does.
+ */
+export function gatedDb(gate: FirstStatementGate): Db {
+  return new Proxy(gate.db, {
+    get(target, property) {
+      if (property === GATE) return gate;
+      if (!gate.settled) throw new Error(`db.${String(property)} before the request's first statement checked its credentials: only fastQuery may run first here`);
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    apply(target, self, args) {
+      if (!gate.settled) throw new Error("knex's builder before the request's first statement checked its credentials: only fastQuery may run first here");
+      return Reflect.apply(target, self, args);
+    },
+  });
 }

@@ -9,26 +9,28 @@ export interface EventRow {
   created_at: Date;
 }
 
-export async function insertEvent(db: Db, row: { id: string; type: string; data: unknown }): Promise<EventRow> {
-  const [created] = await db('events').insert({ ...row, data: JSON.stringify(row.data) }).returning('*');
-  return created as EventRow;
-}
-
 /**
- * Many events in one statement, in the order given: each row's created_at default (clock_timestamp())
- * is taken as the row is produced, so they list in that order.
+ * Many events in one statement, in the order given (each row's created_at default, clock_timestamp(), is taken as
+ * the row is produced, so they list in that order), ended by `fanOut`'s CTEs, which read the same events' (id,
+ * type) from a second binding of the same jsonb: the events and what they cause are one round trip.
  */
-export async function insertEvents(db: Db, rows: { id: string; type: string; data: unknown }[]): Promise<EventRow[]> {
+export async function insertEventsWith(db: Db, rows: { id: string; type: string; data: unknown }[], fanOut: { text: string; channel: string }): Promise<EventRow[]> {
   if (rows.length === 0) return [];
+  const json = JSON.stringify(rows);
   const result = await db.raw<{ rows: EventRow[] }>(
-    `insert into events (id, type, data)
-     select v.id, v.type, v.data
-       from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
-      order by v.n
-     returning *`,
-    [JSON.stringify(rows)],
+    `with inserted as (
+       insert into events (id, type, data)
+       select v.id, v.type, v.data
+         from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
+        order by v.n
+       returning *
+     ), ${fanOut.text}
+     select inserted.* from inserted cross join notified`,
+    [json, json, fanOut.channel],
   );
-  return result.rows;
+  // The join does not promise an order: answer in the order given.
+  const byId = new Map(result.rows.map((row) => [row.id, row]));
+  return rows.map((row) => byId.get(row.id)!);
 }
 
 export async function listEventRows(db: Db, page: PageQuery, type?: string): Promise<Page<EventRow>> {

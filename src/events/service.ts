@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { fanOutEvents } from '../webhooks/fanout.ts';
-import { insertEvent, insertEvents, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
+import { fanOutPart } from '../webhooks/fanout.ts';
+import { insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
 /** `evt_` + 24 random base32-ish characters (120 bits). */
@@ -11,23 +11,20 @@ export function newEventId(): string {
 }
 
 /**
- * Writes an event row on `db` (D-70) and its webhook deliveries. Call it with the transaction of the state
+ * Writes an event row on `db` (D-70) and its webhook deliveries, in one statement. Call it with the transaction of the state
  * change it describes: the event, and its deliveries, exist exactly when the change does.
  */
 export async function recordEvent(db: Db, type: EventType, data: Record<string, unknown>): Promise<EventRow> {
-  const event = await insertEvent(db, { id: newEventId(), type, data });
-  await fanOutEvents(db, [event]);
-  return event;
+  const [event] = await insertEventsWith(db, [{ id: newEventId(), type, data }], fanOutPart());
+  return event!;
 }
 
 /**
  * `recordEvent` for many events at once (the lifecycle sweep's batches): one insert, in the order
- * given, and one fan-out for all of them. Same transaction rule as recordEvent.
+ * given, with the fan-out for all of them, in one statement. Same transaction rule as recordEvent.
  */
 export async function recordEvents(db: Db, events: { type: EventType; data: Record<string, unknown> }[]): Promise<EventRow[]> {
-  const rows = await insertEvents(db, events.map((e) => ({ id: newEventId(), type: e.type, data: e.data })));
-  await fanOutEvents(db, rows);
-  return rows;
+  return insertEventsWith(db, events.map((e) => ({ id: newEventId(), type: e.type, data: e.data })), fanOutPart());
 }
 
 export function listEvents(db: Db, page: PageQuery, type?: string) {

@@ -1,7 +1,9 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { AppDeps } from '../app-deps.ts';
 import { authenticateApiKey } from '../api-keys/service.ts';
-import { ADMIN_ROLE, findSessionByToken } from '../auth/service.ts';
+import { adminOf, adminSessionGate, findSessionByToken } from '../auth/service.ts';
+import type { SessionUserRow } from '../auth/repo.ts';
+import type { Principal } from './principal.ts';
 import { readSessionCookie } from '../auth/session-cookie.ts';
 import { secretsEqual } from '../crypto/tokens.ts';
 import { AppError } from '../errors.ts';
@@ -14,13 +16,18 @@ function bearerToken(ctx: Context): string | undefined {
   return match?.[1];
 }
 
-async function adminSession(ctx: Context, deps: AppDeps): Promise<void> {
+function adminToken(ctx: Context): string {
   const token = readSessionCookie(ctx);
   if (!token) throw unauthenticated('Log in first: no session cookie');
-  const session = await findSessionByToken(deps.db, token);
-  if (!session) throw unauthenticated('Session expired or logged out');
-  if (session.role !== ADMIN_ROLE) throw new AppError('forbidden', 'This account is not an admin');
-  ctx.state.principal = { kind: 'user', userId: session.user_id, email: session.email, role: session.role, sessionId: session.session_id };
+  return token;
+}
+
+export function adminPrincipal(session: SessionUserRow): Principal {
+  return { kind: 'user', userId: session.user_id, email: session.email, role: session.role, sessionId: session.session_id };
+}
+
+async function adminSession(ctx: Context, deps: AppDeps): Promise<void> {
+  ctx.state.principal = adminPrincipal(adminOf(await findSessionByToken(deps.db, adminToken(ctx))));
 }
 
 async function apiKey(ctx: Context, deps: AppDeps): Promise<void> {
@@ -38,10 +45,15 @@ function cron(ctx: Context, deps: AppDeps): void {
   if (!expected || !given || !secretsEqual(given, expected)) throw new AppError('invalid_cron_secret', 'Missing or wrong X-Cron-Secret');
 }
 
-/** The credential check for one auth kind (interface.md, Authentication). */
-export function authenticate(kind: AuthKind, deps: AppDeps): Middleware {
+/**
+ * The credential check for one auth kind (interface.md, Authentication). With `inFirstRead` (an admin GET, see
+ * route.ts sessionInFirstRead) the cookie is required here and the session is checked by the router, inside the
+ * handler's first statement: `ctx.state.sessionGate`.
+ */
+export function authenticate(kind: AuthKind, deps: AppDeps, inFirstRead = false): Middleware {
   return async (ctx: Context, next: Next) => {
-    if (kind === 'admin') await adminSession(ctx, deps);
+    if (kind === 'admin' && inFirstRead) ctx.state.sessionGate = adminSessionGate(deps.db, adminToken(ctx));
+    else if (kind === 'admin') await adminSession(ctx, deps);
     else if (kind === 'apiKey') await apiKey(ctx, deps);
     else if (kind === 'cron') cron(ctx, deps);
     else ctx.state.principal = { kind: 'anonymous' };

@@ -73,6 +73,12 @@ export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
    * route's shape (auth kind, parameters, body, idempotency: `route-errors.ts`) are added there, not here.
    */
   errors: readonly ErrorCode[];
+  /**
+   * An admin GET whose handler's first statement is one fastQuery read and which needs no principal: the
+   * session check rides in that statement (auth/service.ts adminSessionGate), one round trip instead of two.
+   * Any other statement before it is refused, and `principal`/`actor` are not available to the handler.
+   */
+  sessionInFirstRead?: boolean;
   /** POSTs of the admin and v1 APIs honour Idempotency-Key unless this is false. */
   idempotent?: boolean;
   /**

@@ -1,11 +1,13 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AppDeps } from '../app-deps.ts';
-import { authenticate } from './auth-middleware.ts';
+import type { AdminSessionGate } from '../auth/service.ts';
+import { gatedDb } from '../db/fast-query.ts';
+import { adminPrincipal, authenticate } from './auth-middleware.ts';
 import { jsonBody } from './body.ts';
 import { idempotency } from '../idempotency/middleware.ts';
 import { actorOf, type Principal } from './principal.ts';
-import { usesIdempotency, type AnyRoute, type Reply } from './route.ts';
+import { usesIdempotency, type AnyRoute, type HandlerInput, type Reply } from './route.ts';
 import { parseOrThrow } from './validate.ts';
 
 function writeReply(ctx: Context, reply: Reply): void {
@@ -16,17 +18,56 @@ function writeReply(ctx: Context, reply: Reply): void {
 }
 
 function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
-  return async (ctx) => {
+  const run = async (ctx: Context, db: AppDeps['db'], principal: Principal | undefined): Promise<Reply> => {
     // A malformed id in the path names nothing, so it is a 404 rather than a 400 (D-1).
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'params', 'not_found') : undefined;
     const query = route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined;
     const body = route.body ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body') : undefined;
+    const input = { params, query, body, deps: { ...deps, db }, ctx };
+    if (!principal) return route.handler(Object.defineProperties(input, UNSETTLED) as HandlerInput<unknown, unknown, unknown>);
+    return route.handler({ ...input, principal, actor: actorOf(principal, ctx.state.requestId, ctx.ip) });
+  };
+  return async (ctx) => {
+    const gate = ctx.state.sessionGate as AdminSessionGate | undefined;
+    if (gate) {
+      writeReply(ctx, await runGated(gate, () => run(ctx, gatedDb(gate), undefined)));
+      ctx.state.principal = adminPrincipal(await gate.settle());
+      return;
+    }
     const principal = (ctx.state.principal as Principal | undefined) ?? { kind: 'anonymous' };
     // Under an Idempotency-Key the idempotency middleware hands the handler its transaction.
-    const db = (ctx.state.db as AppDeps['db'] | undefined) ?? deps.db;
-    const actor = actorOf(principal, ctx.state.requestId, ctx.ip);
-    writeReply(ctx, await route.handler({ params, query, body, principal, actor, deps: { ...deps, db }, ctx }));
+    writeReply(ctx, await run(ctx, (ctx.state.db as AppDeps['db'] | undefined) ?? deps.db, principal));
   };
+}
+
+/** The principal and actor of a route whose session is checked in its first read: not known yet, so using them is a bug. */
+const unsettled = () => {
+  throw new Error('a route with sessionInFirstRead used its principal or actor');
+};
+const UNSETTLED: PropertyDescriptorMap = { principal: { get: unsettled }, actor: { get: unsettled } };
+
+/**
+ * Runs a handler whose session check rides in its first statement. Whatever the handler did (it may have failed
+ * before any statement, on a malformed id), the session decides first: no live admin session is a 401/403 as
+ * without the gate, and only then does the handler's own answer or error count.
+ */
+async function runGated(gate: AdminSessionGate, work: () => Promise<Reply>): Promise<Reply> {
+  let reply: Reply | undefined;
+  let failure: { error: unknown } | undefined;
+  try {
+    reply = await work();
+  } catch (error) {
+    failure = { error };
+  }
+  await gate.settle();
+  if (failure) throw failure.error;
+  return reply!;
+}
+
+/** Only an admin GET may check its session in its first read: a write must know its actor before it starts. */
+function sessionInFirstRead(route: AnyRoute): boolean {
+  if (route.sessionInFirstRead && (route.method !== 'get' || route.auth !== 'admin')) throw new Error(`${route.method} ${route.path}: sessionInFirstRead is for admin GETs`);
+  return route.sessionInFirstRead === true;
 }
 
 /**
@@ -36,7 +77,7 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
 export function buildRouter(routes: AnyRoute[], deps: AppDeps): Router {
   const router = new Router();
   for (const route of routes) {
-    const chain: Middleware[] = [authenticate(route.auth, deps), jsonBody];
+    const chain: Middleware[] = [authenticate(route.auth, deps, sessionInFirstRead(route)), jsonBody];
     if (usesIdempotency(route)) chain.push(idempotency(deps));
     chain.push(routeHandler(route, deps));
     router[route.method](route.path, ...chain);

@@ -1,8 +1,8 @@
 /** SQL of stored provider events (D-62). */
-import type { RawConnection } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
+import type { GateStatement } from '../queue/enqueue.ts';
 import type { Provider } from './verify.ts';
 
 export type ProviderEventStatus = 'received' | 'processed' | 'ignored' | 'failed';
@@ -22,15 +22,16 @@ export interface ProviderEventRow {
   processed_at: Date | null;
 }
 
-/** Stores the event unless (provider, event id) is stored already; answers the new row's id, or undefined for a duplicate. */
-export async function insertProviderEventOn(connection: RawConnection, row: Pick<ProviderEventRow, 'provider' | 'event_id' | 'event_type' | 'payload' | 'occurred_at' | 'subject_id'>): Promise<{ id: string } | undefined> {
-  const result = await connection.query({
-    name: 'provider_events_insert',
-    text: `insert into provider_events (provider, event_id, event_type, payload, occurred_at, subject_id)
-           values ($1, $2, $3, $4, $5, $6) on conflict (provider, event_id) do nothing returning id`,
-    values: [row.provider, row.event_id, row.event_type, JSON.stringify(row.payload), row.occurred_at, row.subject_id],
-  });
-  return result.rows[0] as { id: string } | undefined;
+/**
+ * The insert that stores the event unless (provider, event id) is stored already, returning the new row's id
+ * (no row for a duplicate): the gate of the statement that also queues its job (queue/enqueue.ts enqueueWhen).
+ */
+export function insertProviderEventStatement(row: Pick<ProviderEventRow, 'id' | 'provider' | 'event_id' | 'event_type' | 'payload' | 'occurred_at' | 'subject_id'>): GateStatement {
+  return {
+    text: `insert into provider_events (id, provider, event_id, event_type, payload, occurred_at, subject_id)
+           values ($1, $2, $3, $4, $5, $6, $7) on conflict (provider, event_id) do nothing returning id`,
+    values: [row.id, row.provider, row.event_id, row.event_type, JSON.stringify(row.payload), row.occurred_at, row.subject_id],
+  };
 }
 
 export async function findProviderEventRow(db: Db, id: string): Promise<ProviderEventRow | undefined> {

@@ -3,6 +3,7 @@
  * queued in one transaction, acknowledged at once; the provider_events worker applies each stored event
  * idempotently under its row lock (applyProviderEvent).
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Actor } from '../audit/actor.ts';
@@ -14,13 +15,12 @@ import { recordPaymentFailure } from '../dunning/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { applyProviderPayment } from '../payments/provider-payment.ts';
-import { enqueue, enqueueOnConnection } from '../queue/enqueue.ts';
-import { rawTransaction } from '../db/fast-query.ts';
+import { enqueue, enqueueWhen } from '../queue/enqueue.ts';
 import { lockSubscription } from '../subscriptions/service.ts';
 import { transitionSubscription } from '../subscriptions/transitions.ts';
 import { applyProviderEventJob } from './apply-event.job.ts';
 import { effectOf, MalformedEventError, readEnvelope, type ProviderEffect } from './parse.ts';
-import { findProviderEventRow, insertProviderEventOn, listProviderEventRows, lockProviderEventRow, newerStatusEventApplied, updateProviderEventRow, type ProviderEventRow } from './repo.ts';
+import { findProviderEventRow, insertProviderEventStatement, listProviderEventRows, lockProviderEventRow, newerStatusEventApplied, updateProviderEventRow, type ProviderEventRow } from './repo.ts';
 import { assertProviderConfigured, secretList } from '../providers/configured.ts';
 import { verifyProviderA, verifyProviderB, verifyProviderC, type Provider } from './verify.ts';
 
@@ -45,20 +45,23 @@ export async function receiveProviderWebhook(db: Db, provider: Provider, raw: Bu
     throw error;
   }
   const { envelope, body } = parsed;
-  // The hot path of a provider's retries and bursts: one raw transaction, two prepared statements.
-  return rawTransaction(db, async (connection) => {
-    const row = await insertProviderEventOn(connection, {
+  // The hot path of a provider's retries and bursts: the row and its job in one statement, one round trip.
+  const id = randomUUID();
+  const stored = await enqueueWhen(
+    db,
+    insertProviderEventStatement({
+      id,
       provider,
       event_id: envelope.eventId,
       event_type: envelope.eventType,
       payload: body,
       occurred_at: envelope.occurredAt,
       subject_id: envelope.subjectId,
-    });
-    if (!row) return { duplicate: true };
-    await enqueueOnConnection(connection, applyProviderEventJob, { eventId: row.id });
-    return { duplicate: false };
-  });
+    }),
+    applyProviderEventJob,
+    { eventId: id },
+  );
+  return { duplicate: !stored };
 }
 
 /** An effect that can never succeed as stored: the event is kept as failed with this reason. */

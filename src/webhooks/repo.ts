@@ -88,24 +88,22 @@ export async function deleteEndpointRow(db: Db, id: string): Promise<number> {
 }
 
 /**
- * One pending delivery, due now, per enabled endpoint subscribed to an event's type or to '*', for many events
- * in one statement, which also notifies the webhook workers (on commit) when it inserted any. Answers how many.
+ * One pending delivery, due now, per enabled endpoint subscribed to an event's type or to '*', for the events
+ * (id, type) in the jsonb parameter `eventsParam`, and a notify of the webhook workers on `channelParam` (heard
+ * on commit) when any was inserted: the CTEs `delivered` and `notified` (one row: `n` inserted), to end the
+ * statement that inserts the events themselves (events/repo.ts insertEventsWith). `?` or `$n` placeholders.
  */
-export async function insertDueDeliveries(db: Db, events: Pick<EventRow, 'id' | 'type'>[]): Promise<number> {
-  if (events.length === 0) return 0;
-  const result = await db.raw(
-    `with inserted as (
+export function dueDeliveriesCtes(eventsParam: string, channelParam: string): string {
+  return `delivered as (
        insert into webhook_deliveries (endpoint_id, event_id)
        select e.id, v.id
-         from jsonb_to_recordset(?::jsonb) as v(id text, type text)
+         from jsonb_to_recordset(${eventsParam}::jsonb) as v(id text, type text)
          join webhook_endpoints e on e.enabled and e.events && array[v.type, '*']::text[]
        on conflict (endpoint_id, event_id) do nothing
        returning 1
-     ), counted as (select count(*)::int as n from inserted)
-     select n, case when n > 0 then pg_notify(?, null)::text end as notified from counted`,
-    [JSON.stringify(events.map((e) => ({ id: e.id, type: e.type }))), DELIVERIES_DUE_CHANNEL],
-  );
-  return (result.rows[0] as { n: number }).n;
+     ), notified as (
+       select count(*)::int as n, case when count(*) > 0 then pg_notify(${channelParam}, null)::text end as notice from delivered
+     )`;
 }
 
 const deliveryColumns = ['webhook_deliveries.*', 'events.type as event_type'];

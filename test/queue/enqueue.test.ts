@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import test from 'ava';
+import pg from 'pg';
+import { APPLY_PROVIDER_EVENT_RETRY_LIMIT, applyProviderEventJob } from '../../src/provider-events/apply-event.job.ts';
+import { insertProviderEventStatement } from '../../src/provider-events/repo.ts';
 import { purgeExpiredJob } from '../../src/housekeeping/purge-expired.job.ts';
-import { enqueue } from '../../src/queue/enqueue.ts';
+import { enqueue, enqueueWhen } from '../../src/queue/enqueue.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -49,4 +53,51 @@ test.serial('a registered worker runs the job against the database', async (t) =
 
 test('a payload that breaks the job schema is refused before it is sent', async (t) => {
   await t.throwsAsync(app.db.transaction((trx) => enqueue(trx, purgeExpiredJob, { asOf: 'yesterday' } as never)));
+});
+
+// enqueueWhen: a row and its job in one statement (the provider webhook acknowledgement).
+const gate = (eventId: string, id = randomUUID()) =>
+  insertProviderEventStatement({ id, provider: 'provider_a', event_id: eventId, event_type: 'charge.updated', payload: { id: eventId }, occurred_at: null, subject_id: null });
+const jobsOf = async (eventId: string) =>
+  (await app.db.raw(`select j.data, j.retry_limit, j.retry_delay, j.retry_backoff, j.expire_seconds, j.state from pgboss.job j
+                      join provider_events e on j.data->>'eventId' = cast(e.id as text) where e.event_id = ?`, [eventId])).rows;
+
+test.serial('enqueueWhen stores the row and one job with the queue options send gives, notifies, and a duplicate adds neither', async (t) => {
+  const listener = new pg.Client({ connectionString: app.database.url });
+  await listener.connect();
+  const channel = (await listener.query(`select ('pgboss_' || left(encode(sha224('pgboss'::bytea), 'hex'), 24)) as c`)).rows[0].c as string;
+  const heard: string[] = [];
+  listener.on('notification', (n) => heard.push(String(n.payload)));
+  await listener.query(`listen ${pg.escapeIdentifier(channel)}`);
+  try {
+    const id = randomUUID();
+    const stored = await enqueueWhen<{ id: string }>(app.db, gate('evt_gated_1', id), applyProviderEventJob, { eventId: id });
+    t.is(stored?.id, id);
+    t.truthy(stored?.job_id);
+    const [job, ...more] = await jobsOf('evt_gated_1');
+    t.is(more.length, 0);
+    // What `send` would have written for this queue (apply-event.job.ts).
+    t.like(job, { data: { eventId: id }, retry_limit: APPLY_PROVIDER_EVENT_RETRY_LIMIT, retry_delay: 2, retry_backoff: true, expire_seconds: 120, state: 'created' });
+    const deadline = Date.now() + 5000;
+    while (!heard.includes(applyProviderEventJob.name) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    t.true(heard.includes(applyProviderEventJob.name), 'the queue asks for a notify: the workers are woken');
+
+    const again = randomUUID();
+    t.is(await enqueueWhen(app.db, gate('evt_gated_1', again), applyProviderEventJob, { eventId: again }), undefined);
+    t.is((await jobsOf('evt_gated_1')).length, 1, 'a duplicate queues nothing');
+  } finally {
+    await listener.end();
+  }
+});
+
+test.serial('enqueueWhen inside a rolled-back transaction leaves neither the row nor the job', async (t) => {
+  const id = randomUUID();
+  await t.throwsAsync(
+    app.db.transaction(async (trx) => {
+      t.truthy(await enqueueWhen(trx, gate('evt_gated_2', id), applyProviderEventJob, { eventId: id }));
+      throw new Error('roll back');
+    }),
+  );
+  t.is(Number((await app.db.raw(`select count(*)::int as n from provider_events where event_id = 'evt_gated_2'`)).rows[0].n), 0);
+  t.is(Number((await app.db.raw(`select count(*)::int as n from pgboss.job where data->>'eventId' = ?`, [id])).rows[0].n), 0);
 });

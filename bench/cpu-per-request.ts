@@ -1,0 +1,96 @@
+/**
+ * `npx tsx bench/cpu-per-request.ts`: the CPU time the web process and PostgreSQL spend per request of each
+ * benchmark, read from /proc (utime + stime) around a fixed number of requests. Unlike req/s, CPU per request
+ * hardly moves when neighbours load the machine, so it compares two versions of the code on a busy machine.
+ *
+ *   CPU_BENCH_REQUESTS  requests per benchmark (3000), after 500 unmeasured
+ *   BENCH_FILTER        only benchmarks whose name contains this text
+ */
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { createKnex } from '../src/db/knex.ts';
+import { loginAsAdmin } from '../test/helpers/auth.ts';
+import { processTree, spawnService, startWeb, statusOf, waitUntil } from '../test/faults/processes.ts';
+import { freePort } from '../test/helpers/net.ts';
+import { ceilings } from './ceilings.ts';
+import { benchmarks } from './benchmarks.ts';
+import { seedRows } from './fixtures.ts';
+import { cleanUp, onCleanup, startBenchDatabase, type LoadSpec } from './harness.ts';
+import { seedLicenses } from './license-fixtures.ts';
+
+const TICKS_PER_MS = 100 / 1000; // USER_HZ
+
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime, stime
+  } catch {
+    return 0; // gone meanwhile
+  }
+}
+
+const treeTicks = (pid: number) => processTree(pid).reduce((sum, p) => sum + cpuTicks(p), 0);
+
+async function fire(baseUrl: string, spec: LoadSpec, amount: number): Promise<number> {
+  let bad = 0;
+  await autocannon({
+    url: baseUrl,
+    connections: 32,
+    amount,
+    method: spec.method,
+    headers: { ...(spec.method === 'GET' ? {} : { 'content-type': 'application/json' }), ...spec.headers },
+    requests: [
+      {
+        setupRequest: (request) => {
+          const next = spec.next();
+          const body = next.rawBody ?? (next.body === undefined ? undefined : JSON.stringify(next.body));
+          return { ...request, path: next.path, body, ...(next.headers ? { headers: { ...request.headers, ...next.headers } } : {}) };
+        },
+        onResponse: (status) => {
+          if (status < 200 || status > 299) bad += 1;
+        },
+      },
+    ],
+  });
+  return bad;
+}
+
+try {
+  const amount = Number(process.env.CPU_BENCH_REQUESTS ?? 3000);
+  const selected = benchmarks.filter((b) => b.name.includes(process.env.BENCH_FILTER ?? ''));
+  const url = await startBenchDatabase();
+  const knex = createKnex(url, 2);
+  onCleanup(() => knex.destroy());
+  const fixtures = { ...(await seedRows(knex)), ...(await seedLicenses(knex)) };
+  // The postmaster: the parent of a backend of ours.
+  const backend = (await knex.raw('select pg_backend_pid() as pid')).rows[0].pid as number;
+  const stat = readFileSync(`/proc/${backend}/stat`, 'utf8');
+  const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const web = await startWeb(url, { env: { LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: '10', ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})) } });
+  onCleanup(() => web.kill());
+  const { cookie } = await loginAsAdmin(web.baseUrl, knex);
+  console.log(`${amount} requests each at 32 connections; CPU ms per request (utime+stime from /proc)`);
+  console.log('benchmark'.padEnd(40), 'web ms/req', ' pg ms/req', '  non-2xx');
+  const measure = async (name: string, pid: number, baseUrl: string, spec: LoadSpec) => {
+    await fire(baseUrl, spec, 500);
+    const [web0, pg0] = [cpuTicks(pid), treeTicks(postmaster)];
+    const bad = await fire(baseUrl, spec, amount);
+    const [web1, pg1] = [cpuTicks(pid), treeTicks(postmaster)];
+    const perRequest = (ticks: number) => (ticks / TICKS_PER_MS / amount).toFixed(3).padStart(10);
+    console.log(name.padEnd(40), perRequest(web1 - web0), perRequest(pg1 - pg0), String(bad).padStart(9));
+  };
+  // The raw ceilings (bench/ceiling-server.ts) under the same count, for what the service's figures are compared with.
+  for (const kind of new Set(selected.map((b) => b.ceiling))) {
+    const port = await freePort();
+    const server = spawnService(`ceiling ${kind}`, ['--import', 'tsx', 'bench/ceiling-server.ts', kind], { DATABASE_URL: url, DB_POOL_MAX: '10', PORT: String(port), HOST: '127.0.0.1' });
+    onCleanup(() => server.kill());
+    await waitUntil(async () => (await statusOf(`http://127.0.0.1:${port}/healthz`)) === 200, 60_000, 'the ceiling server');
+    await measure(ceilings[kind].title, server.pid, `http://127.0.0.1:${port}`, ceilings[kind].load({ ...fixtures, cookie }));
+    await server.kill();
+  }
+  for (const benchmark of selected) await measure(benchmark.name, web.pid, web.baseUrl, benchmark.load({ ...fixtures, cookie }));
+} finally {
+  await cleanUp();
+}
+process.exit(0);

@@ -1,0 +1,69 @@
+/**
+ * `npx tsx bench/round-trips.ts`: the statements each hot request sends to PostgreSQL, counted by wrapping
+ * pg's Client.query in this process (the app runs in-process on a throw-away bench database). Prints each
+ * request's statements in order, so a change to the request path shows its round trips before and after.
+ */
+import { createHmac } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { createKnex } from '../src/db/knex.ts';
+import { startHttpServer } from '../src/http/server.ts';
+import { createLogger } from '../src/logger.ts';
+import { createBoss, setBoss } from '../src/queue/boss.ts';
+import { loginAsAdmin } from '../test/helpers/auth.ts';
+import { seedRows } from './fixtures.ts';
+import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
+
+const SECRET = 'whsec_round_trips';
+const seen: string[] = [];
+let counting = false;
+const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  if (counting) {
+    const first = args[0] as string | { text?: string; name?: string };
+    const text = typeof first === 'string' ? first : `${first.name ? `[${first.name}] ` : ''}${first.text ?? ''}`;
+    seen.push(text.replace(/\s+/g, ' ').trim().slice(0, 140));
+  }
+  return query.apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+try {
+  const url = await startBenchDatabase();
+  const knex = createKnex(url, 10);
+  onCleanup(() => knex.destroy());
+  const rows = await seedRows(knex);
+  const config = loadConfig({ ...process.env, NODE_ENV: 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', DATABASE_URL: url, PROVIDER_A_WEBHOOK_SECRET: SECRET });
+  const logger = createLogger(config, 'web');
+  const boss = createBoss(url, logger, { migrate: false, supervise: false, max: 2 });
+  await boss.start();
+  onCleanup(() => boss.stop({ graceful: false }));
+  setBoss(boss);
+  const server = await startHttpServer({ db: knex, config, logger }, 0, '127.0.0.1');
+  onCleanup(server.close);
+  const base = `http://127.0.0.1:${server.port}`;
+  const { cookie } = await loginAsAdmin(base, knex);
+
+  const requests: Array<[string, () => Promise<Response>]> = [
+    ['GET /api/products/:id', () => fetch(`${base}/api/products/${rows.productIds[0]}`, { headers: { cookie } })],
+    ['POST /api/customers', () => fetch(`${base}/api/customers`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Round Trip', email: `rt-${Date.now()}@bench.test` }) })],
+    ['POST /api/billing/webhooks/provider_a', () => {
+      const body = JSON.stringify({ id: `evt_rt_${Date.now()}`, type: 'charge.updated', created: Math.floor(Date.now() / 1000), data: { object: { id: 'ch_1' } } });
+      const t = Math.floor(Date.now() / 1000);
+      const signature = createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex');
+      return fetch(`${base}/api/billing/webhooks/provider_a`, { method: 'POST', headers: { 'content-type': 'application/json', 'provider_a-signature': `t=${t},v1=${signature}` }, body });
+    }],
+  ];
+  for (const [name, send] of requests) {
+    await (await send()).arrayBuffer(); // warm: prepared statements, queue cache
+    seen.length = 0;
+    counting = true;
+    const response = await send();
+    await response.arrayBuffer();
+    counting = false;
+    console.log(`\n${name} -> ${response.status}: ${seen.length} statements`);
+    for (const text of seen) console.log(`  ${text}`);
+  }
+} finally {
+  await cleanUp();
+}
+process.exit(0);

@@ -1,0 +1,82 @@
+/**
+ * Issue 20: GET /api/products/:id checks its admin session inside its one read (route.ts sessionInFirstRead).
+ * The answers must be those of the separate lookup: 401 without a live session (a logout is honoured at once),
+ * 403 for another role, the session before a malformed id, and nothing read for a request without a session.
+ */
+import test from 'ava';
+import { loginAs, loginAsAdmin } from '../helpers/auth.ts';
+import { request } from '../helpers/http.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+let app: TestApp;
+let productId: string;
+test.before(async () => {
+  app = await startTestApp();
+  [{ id: productId }] = await app.db('products').insert({ name: 'Gated', product_type: 'saas', price: '9.00', currency: 'USD' }).returning('id');
+});
+test.after.always(async () => app?.close());
+
+const get = (path: string, cookie?: string) => request(app.baseUrl, path, cookie ? { cookie } : {});
+
+/**
+ * Index and sequential reads of the products table, once every backend has reported them: a backend flushes its
+ * statistics at most once a second and at the latest 10 s after it went idle, so the count must hold for 11 s.
+ */
+async function productReads(): Promise<number> {
+  const read = async () => {
+    await app.db.raw('select pg_stat_force_next_flush()');
+    const row = (await app.db.raw(`select coalesce(idx_scan, 0) + coalesce(seq_scan, 0) as n from pg_stat_user_tables where relname = 'products'`)).rows[0];
+    return Number(row.n);
+  };
+  let value = await read();
+  for (let stable = 0; stable < 11; ) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const next = await read();
+    stable = next === value ? stable + 1 : 0;
+    value = next;
+  }
+  return value;
+}
+
+test.serial('an admin reads the product; an unknown id is 404 and a malformed one 404, as before', async (t) => {
+  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
+  const ok = await get(`/api/products/${productId}`, cookie);
+  t.is(ok.status, 200);
+  t.like(ok.body, { id: productId, name: 'Gated', price: '9.00' });
+  t.is((await get('/api/products/00000000-0000-4000-8000-000000000000', cookie)).body.error.code, 'not_found');
+  t.is((await get('/api/products/not-a-uuid', cookie)).status, 404);
+});
+
+test.serial('without a live session it is 401 and reads no product, even for a malformed id; another role is 403', async (t) => {
+  const before = await productReads();
+  const unknown = await get(`/api/products/${productId}`, `session=${'x'.repeat(43)}`);
+  t.is(unknown.status, 401);
+  t.deepEqual(unknown.body.error, { code: 'unauthenticated', message: 'Session expired or logged out' });
+  t.is((await get('/api/products/not-a-uuid', `session=${'x'.repeat(43)}`)).status, 401, 'the session is decided before the id');
+  t.is((await get(`/api/products/${productId}`, `session=${'y'.repeat(300)}`)).status, 401);
+  t.is((await get(`/api/products/${productId}`)).body.error.message, 'Log in first: no session cookie');
+  t.is(await productReads(), before, 'the product read did not run');
+  // The count does see a read: an admin's request adds exactly one.
+  const admin = await loginAsAdmin(app.baseUrl, app.db);
+  t.is((await get(`/api/products/${productId}`, admin.cookie)).status, 200);
+  t.is(await productReads(), before + 1);
+
+  const { cookie } = await loginAs(app.baseUrl, app.db, 'viewer');
+  const forbidden = await get(`/api/products/${productId}`, cookie);
+  t.is(forbidden.status, 403);
+  t.deepEqual(forbidden.body.error, { code: 'forbidden', message: 'This account is not an admin' });
+  t.is((await get('/api/products/not-a-uuid', cookie)).status, 403);
+});
+
+test.serial('a logout is honoured by the very next read', async (t) => {
+  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
+  t.is((await get(`/api/products/${productId}`, cookie)).status, 200);
+  t.is((await request(app.baseUrl, '/api/auth/logout', { method: 'POST', cookie })).status, 204);
+  t.is((await get(`/api/products/${productId}`, cookie)).status, 401);
+});
+
+test.serial('an expired session is refused the moment it expires', async (t) => {
+  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
+  await app.db('sessions').update({ expires_at: app.db.raw(`now() - interval '1 second'`) }).whereIn('user_id', app.db('users').select('id').where('role', 'admin'));
+  t.is((await get(`/api/products/${productId}`, cookie)).status, 401);
+});
