@@ -11,7 +11,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (e?.code && CONNECTION_ERROR_CODES.has(e.code)) return true;
   if (e?.name === 'KnexTimeoutError') return true;
   const message = e?.message ?? '';
-  return /Connection terminated|Timeout acquiring a connection|the database system is (starting up|shutting down)/.test(message);
+  // pg's and knex's own words for a connection lost or never made; a pooled client that lost its server while idle
+  // says "not queryable" when it is next used.
+  return /Connection terminated|Connection ended unexpectedly|is not queryable|timeout exceeded when trying to connect|Timeout acquiring a connection|the database system is (starting up|shutting down)/.test(message);
 }
 
 export function errorBody(error: AppError) {

@@ -84,7 +84,8 @@ test.serial('an endpoint that hangs holds at most its per-endpoint share of send
     await waitFor(() => receiver.at('/fast'), (r) => r.length >= 10, 10_000);
     t.is(receiver.at('/fast').length, 10, 'every fast delivery went through while the slow endpoint held its share');
     t.is(receiver.at('/slow').length, 2, 'two sends to the hanging endpoint, no more');
-    const delivered = await app.db('webhook_deliveries').where({ endpoint_id: fast.id, status: 'delivered' }).count<{ count: number }[]>('* as count');
+    // The receiver answers before the worker records the attempt: wait for the record, not just the arrival.
+    const delivered = await waitFor(() => app.db('webhook_deliveries').where({ endpoint_id: fast.id, status: 'delivered' }).count<{ count: number }[]>('* as count'), (rows) => Number(rows[0]!.count) >= 10, 10_000);
     t.is(Number(delivered[0]!.count), 10);
     // The slow receiver answering frees its share and the rest follow, two at a time.
     while (receiver.at('/slow').length < 20) {
