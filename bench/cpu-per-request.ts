@@ -15,7 +15,7 @@ import { freePort } from '../test/helpers/net.ts';
 import { ceilings } from './ceilings.ts';
 import { benchmarks } from './benchmarks.ts';
 import { seedRows } from './fixtures.ts';
-import { cleanUp, onCleanup, startBenchDatabase, type LoadSpec } from './harness.ts';
+import { cleanUp, loadHeaders, onCleanup, setupFrom, startBenchDatabase, type LoadSpec } from './harness.ts';
 import { seedLicenses } from './license-fixtures.ts';
 
 const TICKS_PER_MS = 100 / 1000; // USER_HZ
@@ -39,14 +39,10 @@ async function fire(baseUrl: string, spec: LoadSpec, amount: number): Promise<nu
     connections: 32,
     amount,
     method: spec.method,
-    headers: { ...(spec.method === 'GET' ? {} : { 'content-type': 'application/json' }), ...spec.headers },
+    headers: loadHeaders(spec),
     requests: [
       {
-        setupRequest: (request) => {
-          const next = spec.next();
-          const body = next.rawBody ?? (next.body === undefined ? undefined : JSON.stringify(next.body));
-          return { ...request, path: next.path, body, ...(next.headers ? { headers: { ...request.headers, ...next.headers } } : {}) };
-        },
+        setupRequest: setupFrom(spec),
         onResponse: (status) => {
           if (status < 200 || status > 299) bad += 1;
         },

@@ -199,14 +199,10 @@ async function fire(baseUrl: string, spec: LoadSpec, connections: number, second
     connections,
     duration: seconds,
     method: spec.method,
-    headers: { ...(spec.method === 'GET' ? {} : { 'content-type': 'application/json' }), ...spec.headers },
+    headers: loadHeaders(spec),
     requests: [
       {
-        setupRequest: (request) => {
-          const next = spec.next();
-          const body = next.rawBody ?? (next.body === undefined ? undefined : JSON.stringify(next.body));
-          return { ...request, path: next.path, body, ...(next.headers ? { headers: { ...request.headers, ...next.headers } } : {}) };
-        },
+        setupRequest: setupFrom(spec),
         onResponse: (status, body) => {
           const ok = status >= 200 && status <= 299;
           if (ok && spec.accept && !spec.accept(String(body))) {
@@ -222,6 +218,20 @@ async function fire(baseUrl: string, spec: LoadSpec, connections: number, second
 }
 
 /** A warm-up (JIT, pools, caches; its numbers are dropped), then the measured run. */
+/** The headers every request of `spec` carries (autocannon's `headers`). */
+export function loadHeaders(spec: LoadSpec): Record<string, string> {
+  return { ...(spec.method === 'GET' ? {} : { 'content-type': 'application/json' }), ...spec.headers };
+}
+
+/** autocannon's `setupRequest` for `spec`: each request is the load's next one. */
+export function setupFrom(spec: LoadSpec): (request: autocannon.Request) => autocannon.Request {
+  return (request) => {
+    const next = spec.next();
+    const body = next.rawBody ?? (next.body === undefined ? undefined : JSON.stringify(next.body));
+    return { ...request, path: next.path, body, ...(next.headers ? { headers: { ...request.headers, ...next.headers } } : {}) };
+  };
+}
+
 export async function measure(baseUrl: string, spec: LoadSpec, options: LoadOptions): Promise<Measurement> {
   if (options.warmupSeconds > 0) await fire(baseUrl, spec, options.connections, options.warmupSeconds);
   const { result, firstFailure, wrongAnswers } = await fire(baseUrl, spec, options.connections, options.seconds);
