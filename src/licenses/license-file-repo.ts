@@ -1,7 +1,7 @@
 import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import type { LicenseRow } from './repo.ts';
-import { deadSql } from './seats-repo.ts';
+import { deadSql } from './dead-device-sql.ts';
 import type { KeyEncryption } from './signing-key-crypto.ts';
 
 /** The license's fields a file carries, and what the checkout decides with. */

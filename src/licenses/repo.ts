@@ -2,7 +2,7 @@ import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { deadSql, silentSql } from './seats-repo.ts';
+import { deadSql, silentSql } from './dead-device-sql.ts';
 
 export interface LicenseRow {
   id: string;

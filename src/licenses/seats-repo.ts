@@ -1,16 +1,8 @@
-/** SQL of floating seats (D-102): the dead-device rule, heartbeats, releasing seats and the sweep's batch. */
+/** SQL of floating seats (D-102): heartbeats, releasing seats and the sweep's batch (the dead-device rule is dead-device-sql.ts). */
 import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
+import { deadSql, silentSql } from './dead-device-sql.ts';
 import type { ActivationRow } from './repo.ts';
-
-/**
- * D-102 in SQL, the one place it is written (status.ts `isDeviceDead` is the same rule for pages): the
- * activation `a` of license `l` has been silent for more than twice the license's interval.
- */
-export const silentSql = (a: string, l: string) =>
-  `(${l}.heartbeat_interval_seconds is not null and ${a}.last_seen_at < now() - ${l}.heartbeat_interval_seconds * interval '2 seconds')`;
-/** Dead: silent, or its seat already released to another device. A dead device holds no seat and must validate again. */
-export const deadSql = (a: string, l: string) => `(${a}.released_at is not null or ${silentSql(a, l)})`;
 
 /**
  * On a locked license: its silent devices give up their seats (D-102), in one statement. The count of
