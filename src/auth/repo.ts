@@ -92,8 +92,9 @@ export async function lockLoginAttempts(trx: Db, email: string, ip: string): Pro
 }
 
 /** Records an attempt as a failure up front (it is deleted if the attempt turns out not to be one). */
-export async function insertLoginFailure(db: Db, email: string, ip: string): Promise<string> {
-  const [row] = await db('login_failures').insert({ email: email.toLowerCase(), ip }).returning('id');
+/** An attempt whose password is about to be checked: pending until it proves a failure (markLoginFailed). */
+export async function insertLoginAttempt(db: Db, email: string, ip: string): Promise<string> {
+  const [row] = await db('login_failures').insert({ email: email.toLowerCase(), ip, pending: true }).returning('id');
   return String((row as { id: string | number }).id);
 }
 
@@ -101,14 +102,27 @@ export async function deleteLoginFailure(db: Db, id: string): Promise<void> {
   await db('login_failures').where({ id }).delete();
 }
 
-/** Failures in the window for this email and for this IP. */
-export async function countLoginFailures(db: Db, email: string, ip: string, since: Date): Promise<{ byEmail: number; byIp: number }> {
+/** The pending attempt was wrong credentials: from now on it is a failure. */
+export async function markLoginFailed(db: Db, id: string): Promise<void> {
+  await db('login_failures').where({ id }).update({ pending: false });
+}
+
+/**
+ * Failures, and attempts still being checked, in the window for this email and for this IP. A pending attempt
+ * older than `pendingSince` was abandoned (its process died mid-check) and no longer holds a turn.
+ */
+export async function countLoginFailures(db: Db, email: string, ip: string, since: Date, pendingSince: Date): Promise<{ byEmail: number; byIp: number; pendingByEmail: number; pendingByIp: number }> {
   const row = await db('login_failures')
     .where('created_at', '>', since)
     .andWhere((q) => q.where('email', email.toLowerCase()).orWhere('ip', ip))
-    .select(db.raw('count(*) filter (where email = ?)::int as by_email', [email.toLowerCase()]), db.raw('count(*) filter (where ip = ?)::int as by_ip', [ip]))
+    .select(
+      db.raw('count(*) filter (where email = ? and not pending)::int as by_email', [email.toLowerCase()]),
+      db.raw('count(*) filter (where ip = ? and not pending)::int as by_ip', [ip]),
+      db.raw('count(*) filter (where email = ? and pending and created_at > ?)::int as pending_by_email', [email.toLowerCase(), pendingSince]),
+      db.raw('count(*) filter (where ip = ? and pending and created_at > ?)::int as pending_by_ip', [ip, pendingSince]),
+    )
     .first();
-  return { byEmail: row?.by_email ?? 0, byIp: row?.by_ip ?? 0 };
+  return { byEmail: row?.by_email ?? 0, byIp: row?.by_ip ?? 0, pendingByEmail: row?.pending_by_email ?? 0, pendingByIp: row?.pending_by_ip ?? 0 };
 }
 
 /**
@@ -119,6 +133,7 @@ export async function nthLatestLoginFailure(db: Db, by: 'email' | 'ip', value: s
   const row = await db('login_failures')
     .where(by, by === 'email' ? value.toLowerCase() : value)
     .where('created_at', '>', since)
+    .where('pending', false)
     .orderBy('created_at', 'desc')
     .offset(n - 1)
     .first('created_at');
@@ -126,5 +141,6 @@ export async function nthLatestLoginFailure(db: Db, by: 'email' | 'ip', value: s
 }
 
 export async function clearLoginFailures(db: Db, email: string): Promise<void> {
-  await db('login_failures').where('email', email.toLowerCase()).delete();
+  // Other attempts still being checked stay: each ends as a failure or is removed by its own request.
+  await db('login_failures').where('email', email.toLowerCase()).where('pending', false).delete();
 }

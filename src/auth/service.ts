@@ -6,7 +6,7 @@ import { AppError } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { authenticateWithIdp } from './idp.ts';
-import { beginLoginAttempt, forgetLoginAttempt } from './login-throttle.ts';
+import { beginLoginAttempt, forgetLoginAttempt, recordLoginFailed } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
 import { clearLoginFailures, deleteSession, findLiveSession, GATE_COLUMNS, sessionGatedSql, findUserByEmail, insertSession, insertUser, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
 import { loginBody } from './schema.ts';
@@ -58,7 +58,7 @@ async function verifyWithIdp(db: Db, email: string, password: string, overrides:
  */
 export async function login(db: Db, input: { email: string; password: string; ip: string; userAgent: string | null }, overrides: SettingOverrides): Promise<LoginResult> {
   const settings = await getSettings(db, ['auth.provider', 'auth.session_expiry_days', 'auth.login_max_failures', 'auth.login_window_minutes'], overrides);
-  // Counted as a failure from here on (throttling, D-16), until it proves to be none.
+  // Pending from here on (throttling, D-16): a failure if the credentials are wrong, else removed.
   const attemptId = await beginLoginAttempt(db, input.email, input.ip, settings['auth.login_max_failures'], settings['auth.login_window_minutes']);
 
   let user: UserRow | undefined;
@@ -68,8 +68,11 @@ export async function login(db: Db, input: { email: string; password: string; ip
     await forgetLoginAttempt(db, attemptId);
     throw error;
   }
-  // Wrong credentials: the attempt's row stays as the failure.
-  if (!user) throw invalidCredentials();
+  if (!user) {
+    await recordLoginFailed(db, attemptId);
+    throw invalidCredentials();
+  }
+  await forgetLoginAttempt(db, attemptId);
   await clearLoginFailures(db, input.email);
 
   // A fresh token every login: a cookie planted before login never becomes a session (no fixation).

@@ -129,3 +129,15 @@ test.serial('concurrent wrong attempts: exactly max are checked (401), the rest 
   t.is(byIp.filter((r) => r.status === 401).length, 5);
   t.is(byIp.filter((r) => r.status === 429).length, 15);
 });
+
+test.serial('more right passwords at once than the limit (a team behind one address) all get in, in turn; a wrong one among them still counts', async (t) => {
+  await setLimits(3);
+  const users = await Promise.all(Array.from({ length: 4 }, () => newUser()));
+  const attempts = users.flatMap((u) => Array.from({ length: 3 }, () => login(u.email, u.password, '10.0.9.1')));
+  // The wrong one is for an unknown email: a success clears its own email's failures (D-16).
+  const answers = await Promise.all([...attempts, login(`nobody-${randomUUID()}@example.test`, 'wrong', '10.0.9.1')]);
+  t.deepEqual(answers.slice(0, -1).map((r) => r.status), Array(12).fill(200), 'every right password signs in');
+  t.is(answers.at(-1)!.status, 401);
+  t.is(Number((await app.db('login_failures').where({ ip: '10.0.9.1' }).count({ n: '*' }))[0]!.n), 1, 'only the wrong one is left, as a failure');
+  t.false((await app.db('login_failures').where({ ip: '10.0.9.1' }).first())!.pending);
+});

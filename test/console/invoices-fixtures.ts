@@ -38,7 +38,7 @@ export async function submitForm(page: Page, action: string, values: Record<stri
     page.evaluate(
       (action, values) => {
         const form = Array.from(document.querySelectorAll('form')).find((f) => f.getAttribute('action') === action);
-        if (!form) throw new Error(`no form posting to ${action}`);
+        if (!form) throw new Error(`no form posting to ${action} on ${location.pathname}: ${document.querySelector('h1')?.textContent ?? document.body.textContent?.slice(0, 300)}`);
         for (const [name, value] of Object.entries(values)) {
           const input = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
           if (!input) throw new Error(`no field ${name} in the form posting to ${action}`);
