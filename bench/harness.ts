@@ -153,6 +153,15 @@ export interface Fixtures {
 }
 
 /** The raw ceilings of bench/ceiling-server.ts: (a) one select by primary key, (b) one write transaction. */
+/** Requests posting `{licenseKey, deviceId, ...extra}` to `path` for the seeded license+device pairs in turn. */
+export function eachKnownDevice(fixtures: Fixtures, path: string, extra: Record<string, unknown> = {}): () => NextRequest {
+  const nextPair = rotating(fixtures.knownDevices);
+  return () => {
+    const { licenseKey, deviceId } = nextPair();
+    return { path, body: { licenseKey, deviceId, ...extra } };
+  };
+}
+
 export type CeilingKind = 'select' | 'write';
 
 /** One benchmark of the real service: one file under bench/, listed in bench/benchmarks.ts. */

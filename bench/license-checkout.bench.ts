@@ -1,4 +1,4 @@
-import { rotating, type Benchmark } from './harness.ts';
+import { eachKnownDevice, type Benchmark } from './harness.ts';
 
 /**
  * A license file for a device activated in setup (D-101): one statement (license, activation, current kid)
@@ -10,15 +10,9 @@ export const licenseCheckout: Benchmark = {
   name: 'POST /api/licenses/checkout (activated device)',
   ceiling: 'select',
   aim: 0.5,
-  load: (fixtures) => {
-    const nextPair = rotating(fixtures.knownDevices);
-    return {
-      method: 'POST',
-      next: () => {
-        const { licenseKey, deviceId } = nextPair();
-        return { path: '/api/licenses/checkout', body: { licenseKey, deviceId } };
-      },
-      accept: (body) => body.includes('"licenseFile":"-----BEGIN LICENSE FILE-----\\n'),
-    };
-  },
+  load: (fixtures) => ({
+    method: 'POST',
+    next: eachKnownDevice(fixtures, '/api/licenses/checkout'),
+    accept: (body) => body.includes('"licenseFile":"-----BEGIN LICENSE FILE-----\\n'),
+  }),
 };

@@ -1,4 +1,4 @@
-import { rotating, type Benchmark } from './harness.ts';
+import { eachKnownDevice, type Benchmark } from './harness.ts';
 
 /**
  * A floating seat's heartbeat (D-102): an activated device checks in, one UPDATE of its activation row
@@ -10,16 +10,10 @@ export const licenseHeartbeat: Benchmark = {
   name: 'POST /api/licenses/heartbeat',
   ceiling: 'write',
   aim: 0.8,
-  load: (fixtures) => {
-    const nextPair = rotating(fixtures.knownDevices);
-    return {
-      method: 'POST',
-      next: () => {
-        const { licenseKey, deviceId } = nextPair();
-        return { path: '/api/licenses/heartbeat', body: { licenseKey, deviceId } };
-      },
-      // A 404 (device_not_activated) or a license not valid would measure a refusal, not the check-in.
-      accept: (body) => body.includes('"valid":true') && body.includes('"nextHeartbeatBefore":"'),
-    };
-  },
+  load: (fixtures) => ({
+    method: 'POST',
+    next: eachKnownDevice(fixtures, '/api/licenses/heartbeat'),
+    // A 404 (device_not_activated) or a license not valid would measure a refusal, not the check-in.
+    accept: (body) => body.includes('"valid":true') && body.includes('"nextHeartbeatBefore":"'),
+  }),
 };

@@ -1,4 +1,4 @@
-import { rotating, type Benchmark } from './harness.ts';
+import { eachKnownDevice, type Benchmark } from './harness.ts';
 
 /**
  * Validate for a device activated in setup (D-34): the common start-up call, which refreshes the
@@ -9,16 +9,10 @@ export const validateKnownDevice: Benchmark = {
   name: 'POST /api/licenses/validate (known device)',
   ceiling: 'write',
   aim: 0.6,
-  load: (fixtures) => {
-    const nextPair = rotating(fixtures.knownDevices);
-    return {
-      method: 'POST',
-      next: () => {
-        const { licenseKey, deviceId } = nextPair();
-        return { path: '/api/licenses/validate', body: { licenseKey, deviceId, deviceName: 'Bench Workstation' } };
-      },
-      // currentActivations stays 1: a known device that was counted again would show here as 2.
-      accept: (body) => body.includes('"valid":true') && body.includes('"currentActivations":1,'),
-    };
-  },
+  load: (fixtures) => ({
+    method: 'POST',
+    next: eachKnownDevice(fixtures, '/api/licenses/validate', { deviceName: 'Bench Workstation' }),
+    // currentActivations stays 1: a known device that was counted again would show here as 2.
+    accept: (body) => body.includes('"valid":true') && body.includes('"currentActivations":1,'),
+  }),
 };
