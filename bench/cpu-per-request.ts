@@ -3,7 +3,8 @@
  * benchmark, read from /proc (utime + stime) around a fixed number of requests. Unlike req/s, CPU per request
  * hardly moves when neighbours load the machine, so it compares two versions of the code on a busy machine.
  *
- *   CPU_BENCH_REQUESTS  requests per benchmark (3000), after 500 unmeasured
+ *   CPU_BENCH_REQUESTS  requests per benchmark (3000)
+ *   CPU_BENCH_WARMUP    unmeasured requests before them (2000: the first benchmark also warms the JIT)
  *   BENCH_FILTER        only benchmarks whose name contains this text
  */
 import { readFileSync } from 'node:fs';
@@ -54,6 +55,7 @@ async function fire(baseUrl: string, spec: LoadSpec, amount: number): Promise<nu
 
 try {
   const amount = Number(process.env.CPU_BENCH_REQUESTS ?? 3000);
+  const warmup = Number(process.env.CPU_BENCH_WARMUP ?? 2000);
   const selected = benchmarks.filter((b) => b.name.includes(process.env.BENCH_FILTER ?? ''));
   const url = await startBenchDatabase();
   const knex = createKnex(url, 2);
@@ -69,7 +71,7 @@ try {
   console.log(`${amount} requests each at 32 connections; CPU ms per request (utime+stime from /proc)`);
   console.log('benchmark'.padEnd(40), 'web ms/req', ' pg ms/req', '  non-2xx');
   const measure = async (name: string, pid: number, baseUrl: string, spec: LoadSpec) => {
-    await fire(baseUrl, spec, 500);
+    await fire(baseUrl, spec, warmup);
     const [web0, pg0] = [cpuTicks(pid), treeTicks(postmaster)];
     const bad = await fire(baseUrl, spec, amount);
     const [web1, pg1] = [cpuTicks(pid), treeTicks(postmaster)];

@@ -7,7 +7,8 @@
  *   BENCH_WARMUP_SECONDS  unmeasured warm-up before each (2)
  *   BENCH_CONNECTIONS     concurrent connections (32)
  *   BENCH_FILTER          only benchmarks whose name contains this text
- *   BENCH_CPU_PROF_DIR    when set, the service runs under `node --cpu-prof` and writes its profile there on exit
+ *   BENCH_CPU_PROF_DIR    when set, the service and the ceiling servers run under `node --cpu-prof` and write their
+ *                         profiles there on exit (the ceiling's name starts `CEILING-`), to compare where each spends
  *
  * Exits non-zero when any run saw a non-2xx answer, a connection error or a 2xx answer its load did not
  * accept, or a server died. A benchmark's aim (a ratio, e.g. >=0.75) is printed, never failed on.
@@ -73,9 +74,9 @@ function gitRevision(): string | null {
 }
 
 /** `--cpu-prof` for the service when BENCH_CPU_PROF_DIR names a folder (the profile is written when it stops). */
-function cpuProfileArgs(): string[] {
+function cpuProfileArgs(namePrefix = ''): string[] {
   const dir = process.env.BENCH_CPU_PROF_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`, ...(namePrefix ? [`--cpu-prof-name=${namePrefix}\${pid}.cpuprofile`] : [])] : [];
 }
 
 async function main(): Promise<number> {
@@ -107,7 +108,7 @@ async function main(): Promise<number> {
   for (const kind of new Set(selected.map((b) => b.ceiling))) {
     const ceiling = ceilings[kind];
     say(`ceiling ${ceiling.title}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured`);
-    const server = await startChildServer(`ceiling ${kind}`, ['--import', 'tsx', 'bench/ceiling-server.ts', kind], { DATABASE_URL: databaseUrl, DB_POOL_MAX: POOL_MAX }, '/healthz');
+    const server = await startChildServer(`ceiling ${kind}`, [...cpuProfileArgs(`CEILING-${kind}-`), '--import', 'tsx', 'bench/ceiling-server.ts', kind], { DATABASE_URL: databaseUrl, DB_POOL_MAX: POOL_MAX }, '/healthz');
     const measurement = await measure(server.baseUrl, ceiling.load(fixtures), options);
     const died = server.exitedEarly();
     // Stopped before the service runs: one server under load at a time on a small machine.

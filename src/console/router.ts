@@ -11,6 +11,7 @@ import { ADMIN_ROLE, findSessionByToken } from '../auth/service.ts';
 import { readSessionCookie } from '../auth/session-cookie.ts';
 import { AppError } from '../errors.ts';
 import { errorStatus } from '../http/error-status.ts';
+import { requestLog } from '../http/request-context.ts';
 import { ErrorPage } from './components/ErrorPage.tsx';
 import { csrfToken, csrfValid } from './http/csrf.ts';
 import { csvLine } from './http/csv.ts';
@@ -111,7 +112,7 @@ export function consoleMiddleware(deps: AppDeps): Middleware {
       });
     } catch (error) {
       const known = error instanceof AppError ? error : undefined;
-      if (!known) ctx.state.log?.error({ err: error }, 'console page failed');
+      if (!known) requestLog(ctx, deps.logger).error({ err: error }, 'console page failed');
       const shown = known ?? new AppError('internal_error', 'Something went wrong on our side; the error is logged');
       sendPage(ctx, ErrorPage({ error: shown }), errorStatus[shown.code]);
     }

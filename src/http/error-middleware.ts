@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
 import { errorStatus } from './error-status.ts';
+import { requestLog } from './request-context.ts';
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 
@@ -39,10 +40,10 @@ export function errorMiddleware(logger: Logger) {
       if (caught instanceof AppError) {
         error = caught;
       } else if (isDatabaseUnavailable(caught)) {
-        (ctx.state.log as Logger | undefined ?? logger).error({ err: caught }, 'database unavailable');
+        requestLog(ctx, logger).error({ err: caught }, 'database unavailable');
         error = new AppError('unavailable', 'The service is temporarily unavailable', { headers: { 'Retry-After': '5' } });
       } else {
-        (ctx.state.log as Logger | undefined ?? logger).error({ err: caught }, 'unhandled error');
+        requestLog(ctx, logger).error({ err: caught }, 'unhandled error');
         error = new AppError('internal_error', 'An internal error occurred');
       }
       ctx.status = errorStatus[error.code];

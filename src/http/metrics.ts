@@ -16,20 +16,44 @@ function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-export function recordHttpRequest(method: string, route: string, status: number, ms: number): void {
-  const key = `method="${escapeLabel(method)}",route="${escapeLabel(route)}",status="${status}"`;
-  requests.set(key, (requests.get(key) ?? 0) + 1);
-  const dkey = `method="${escapeLabel(method)}",route="${escapeLabel(route)}"`;
-  let series = durations.get(dkey);
+/** One route's counters: the count per status, and its latency histogram. */
+interface RouteSeries {
+  labels: string;
+  statuses: Map<number, string>;
+  duration: Series;
+}
+
+// Label strings are built once per method and route (and status), not per request.
+const routeSeries = new Map<string, RouteSeries>();
+
+function seriesOf(method: string, route: string): RouteSeries {
+  const id = `${method} ${route}`;
+  let series = routeSeries.get(id);
   if (!series) {
-    series = { count: 0, sumMs: 0, buckets: BUCKETS.map(() => 0) };
-    durations.set(dkey, series);
+    const labels = `method="${escapeLabel(method)}",route="${escapeLabel(route)}"`;
+    let duration = durations.get(labels);
+    if (!duration) {
+      duration = { count: 0, sumMs: 0, buckets: BUCKETS.map(() => 0) };
+      durations.set(labels, duration);
+    }
+    series = { labels, statuses: new Map(), duration };
+    routeSeries.set(id, series);
   }
-  series.count += 1;
-  series.sumMs += ms;
-  BUCKETS.forEach((b, i) => {
-    if (ms <= b) series.buckets[i]! += 1;
-  });
+  return series;
+}
+
+export function recordHttpRequest(method: string, route: string, status: number, ms: number): void {
+  const series = seriesOf(method, route);
+  let key = series.statuses.get(status);
+  if (key === undefined) {
+    key = `${series.labels},status="${status}"`;
+    series.statuses.set(status, key);
+  }
+  requests.set(key, (requests.get(key) ?? 0) + 1);
+  const duration = series.duration;
+  duration.count += 1;
+  duration.sumMs += ms;
+  for (let i = 0; i < BUCKETS.length; i++) if (ms <= BUCKETS[i]!) duration.buckets[i]! += 1;
 }
 
 /** Registers a gauge read at scrape time (e.g. pool sizes). */

@@ -17,23 +17,25 @@ const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surr
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const isUnstorable = (text: string) => UNSTORABLE.test(text);
 
+/** A visited node keeps its parent and key; a path is spelled out only for what is found. */
+interface Node {
+  value: unknown;
+  parent: Node | undefined;
+  key: string | number | undefined;
+}
+
+function pathOf(node: Node | undefined, key?: string): (string | number)[] {
+  const path: (string | number)[] = key === undefined ? [] : [key];
+  for (let n = node; n?.parent; n = n.parent) path.unshift(n.key!);
+  return path;
+}
+
 /**
  * Where `value` holds text PostgreSQL cannot store as sent: text and jsonb refuse U+0000 (a 500 if it got
  * that far), and an unpaired surrogate would silently become U+FFFD. Walks keys and strings without
  * recursion, so a deeply nested value cannot exhaust the stack.
  */
 export function unstorableTextPaths(value: unknown): (string | number)[][] {
-  // Each visited node keeps its parent and key; a path is spelled out only for what is found.
-  interface Node {
-    value: unknown;
-    parent: Node | undefined;
-    key: string | number | undefined;
-  }
-  const pathOf = (node: Node | undefined, key?: string): (string | number)[] => {
-    const path: (string | number)[] = key === undefined ? [] : [key];
-    for (let n = node; n?.parent; n = n.parent) path.unshift(n.key!);
-    return path;
-  };
   const found: (string | number)[][] = [];
   const stack: Node[] = [{ value, parent: undefined, key: undefined }];
   while (stack.length > 0) {
@@ -53,10 +55,18 @@ export function unstorableTextPaths(value: unknown): (string | number)[][] {
   return found;
 }
 
+// Per schema, read once: a field's meta() is a lookup in zod's global registry.
+const lookupTextCache = new WeakMap<z.ZodType, Set<string>>();
+
 /** The top-level fields of an object schema marked with `lookupText` (src/http/schemas.ts). */
 function lookupTextFields(schema: z.ZodType): Set<string> {
-  const shape = (schema as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
-  return new Set(Object.keys(shape).filter((key) => shape[key]!.meta()?.[LOOKUP_TEXT] === true));
+  let fields = lookupTextCache.get(schema);
+  if (!fields) {
+    const shape = (schema as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+    fields = new Set(Object.keys(shape).filter((key) => shape[key]!.meta()?.[LOOKUP_TEXT] === true));
+    lookupTextCache.set(schema, fields);
+  }
+  return fields;
 }
 
 const UNKNOWN_FIELD = 'unknown field';

@@ -64,7 +64,7 @@ async function writeFile(db: Db, row: CheckoutRow, deviceId: string | null, ttlS
     expiresAt: expiresAt.toISOString(),
   };
   const privateKey = await signingKeyOf(db, current, context.secrets);
-  return { licenseFile: await signLicenseFile(payload, current.kid, privateKey), issuedAt, expiresAt, kid: current.kid };
+  return { licenseFile: signLicenseFile(payload, current.kid, privateKey), issuedAt, expiresAt, kid: current.kid };
 }
 
 /** POST /api/licenses/checkout: for a device activated on the license (409 device_not_activated otherwise). */
