@@ -12,13 +12,12 @@ import { docsAssets } from './docs/assets.ts';
 export function createApp(deps: AppDeps): Koa {
   // The client writes the left of X-Forwarded-For; only the entries our own proxies appended count.
   const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: deps.config.PROXY_HOPS });
-  const router = buildRouter(allRoutes, deps);
   app.use(requestContext(deps.logger));
   // The console answers / and /admin with its own headers, forms and error pages; the API the rest.
   app.use(consoleMiddleware(deps));
   app.use(securityHeaders);
   app.use(errorMiddleware(deps.logger));
   app.use(docsAssets);
-  app.use(router.routes());
+  app.use(buildRouter(allRoutes, deps));
   return app;
 }

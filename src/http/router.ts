@@ -8,6 +8,7 @@ import { jsonBody } from './body.ts';
 import { idempotency } from '../idempotency/middleware.ts';
 import { actorOf, type Principal } from './principal.ts';
 import { usesIdempotency, type AnyRoute, type HandlerInput, type Reply } from './route.ts';
+import { dispatchRoutes } from './route-dispatch.ts';
 import { parseOrThrow } from './validate.ts';
 
 function writeReply(ctx: Context, reply: Reply): void {
@@ -74,7 +75,7 @@ function sessionInFirstRead(route: AnyRoute): boolean {
  * Builds the Koa router from route definitions: credentials first (D-95: a request without them is a 401
  * whatever its body, and its body is never read), then the body, idempotency, parsing and the handler.
  */
-export function buildRouter(routes: AnyRoute[], deps: AppDeps): Router {
+export function buildRouter(routes: AnyRoute[], deps: AppDeps): Middleware {
   const router = new Router();
   for (const route of routes) {
     const chain: Middleware[] = [authenticate(route.auth, deps, sessionInFirstRead(route)), jsonBody];
@@ -82,5 +83,5 @@ export function buildRouter(routes: AnyRoute[], deps: AppDeps): Router {
     chain.push(routeHandler(route, deps));
     router[route.method](route.path, ...chain);
   }
-  return router;
+  return dispatchRoutes(router);
 }
