@@ -103,8 +103,7 @@ export function consoleMiddleware(deps: AppDeps): Middleware {
   for (const route of consolePages) mount(router, deps, route);
   const routes = router.routes();
 
-  return async (ctx: Context, next: Next) => {
-    if (ctx.path !== '/' && ctx.path !== '/admin' && !ctx.path.startsWith('/admin/')) return next();
+  const serve = async (ctx: Context) => {
     consoleHeaders(ctx);
     try {
       await routes(ctx as Parameters<typeof routes>[0], async () => {
@@ -116,5 +115,10 @@ export function consoleMiddleware(deps: AppDeps): Middleware {
       const shown = known ?? new AppError('internal_error', 'Something went wrong on our side; the error is logged');
       sendPage(ctx, ErrorPage({ error: shown }), errorStatus[shown.code]);
     }
+  };
+  // Not an async function itself: an API request passes through without a promise of its own (issue 20).
+  return (ctx: Context, next: Next) => {
+    const path = ctx.path;
+    return path === '/' || path === '/admin' || path.startsWith('/admin/') ? serve(ctx) : next();
   };
 }

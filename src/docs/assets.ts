@@ -19,10 +19,15 @@ const PREFIX = '/docs/assets/';
 const cache = new Map<string, Buffer>();
 
 /** Answers `GET /docs/assets/<name>` for the listed files; everything else passes on. */
-export async function docsAssets(ctx: Context, next: Next): Promise<void> {
+export function docsAssets(ctx: Context, next: Next): Promise<void> {
+  // Not async itself: every other request passes through without a promise of its own (issue 20).
   if (ctx.method !== 'GET' || !ctx.path.startsWith(PREFIX)) return next();
   const asset = FILES[ctx.path.slice(PREFIX.length)];
   if (!asset) return next();
+  return serveAsset(ctx, asset);
+}
+
+async function serveAsset(ctx: Context, asset: { file: string; type: string }): Promise<void> {
   let body = cache.get(asset.file);
   if (!body) {
     body = await readFile(asset.file);

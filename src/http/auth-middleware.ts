@@ -51,12 +51,23 @@ function cron(ctx: Context, deps: AppDeps): void {
  * handler's first statement: `ctx.state.sessionGate`.
  */
 export function authenticate(kind: AuthKind, deps: AppDeps, inFirstRead = false): Middleware {
-  return async (ctx: Context, next: Next) => {
-    if (kind === 'admin' && inFirstRead) ctx.state.sessionGate = adminSessionGate(deps.db, adminToken(ctx));
-    else if (kind === 'admin') await adminSession(ctx, deps);
-    else if (kind === 'apiKey') await apiKey(ctx, deps);
+  // Only the kinds that read the database wait; the others go on without a promise of their own (issue 20).
+  if (kind === 'admin' && !inFirstRead) {
+    return async (ctx: Context, next: Next) => {
+      await adminSession(ctx, deps);
+      await next();
+    };
+  }
+  if (kind === 'apiKey') {
+    return async (ctx: Context, next: Next) => {
+      await apiKey(ctx, deps);
+      await next();
+    };
+  }
+  return (ctx: Context, next: Next) => {
+    if (kind === 'admin') ctx.state.sessionGate = adminSessionGate(deps.db, adminToken(ctx));
     else if (kind === 'cron') cron(ctx, deps);
     else ctx.state.principal = { kind: 'anonymous' };
-    await next();
+    return next();
   };
 }

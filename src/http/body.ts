@@ -32,10 +32,15 @@ export async function readLimited(ctx: Context, limit: number): Promise<Buffer> 
 }
 
 /** Reads JSON bodies (1 MiB at most) keeping the raw bytes; refuses other media types (D-1). */
-export async function jsonBody(ctx: Context, next: Next): Promise<void> {
+export function jsonBody(ctx: Context, next: Next): Promise<void> {
+  // Not async itself: a bodiless request goes on without a promise of its own (issue 20).
   if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || ctx.method === 'OPTIONS') {
     return next();
   }
+  return readJsonBody(ctx, next);
+}
+
+async function readJsonBody(ctx: Context, next: Next): Promise<void> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > BODY_LIMIT_BYTES) {
     throw new AppError('payload_too_large', `Request body exceeds ${BODY_LIMIT_BYTES} bytes`);

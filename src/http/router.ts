@@ -12,7 +12,7 @@ import { dispatchRoutes } from './route-dispatch.ts';
 import { parseOrThrow } from './validate.ts';
 
 function writeReply(ctx: Context, reply: Reply): void {
-  for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+  if (reply.headers) for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
   ctx.status = reply.status ?? (reply.body === undefined ? 204 : 200);
   if (reply.body !== undefined) ctx.body = reply.body;
   if (reply.replayBody !== undefined) ctx.state.replayBody = reply.replayBody;
@@ -24,7 +24,7 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'params', 'not_found') : undefined;
     const query = route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined;
     const body = route.body ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body') : undefined;
-    const input = { params, query, body, deps: { ...deps, db }, ctx };
+    const input = { params, query, body, deps: db === deps.db ? deps : { ...deps, db }, ctx };
     if (!principal) return route.handler(Object.defineProperties(input, UNSETTLED) as HandlerInput<unknown, unknown, unknown>);
     return route.handler({ ...input, principal, actor: actorOf(principal, ctx.state.requestId, ctx.ip) });
   };

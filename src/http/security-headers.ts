@@ -14,9 +14,10 @@ export function setCommonSecurityHeaders(ctx: Context): void {
  * Conservative headers for an API that serves JSON, PDFs and the docs page: scripts only from this origin;
  * styles and data: images because the docs' renderer (Swagger UI) sets inline styles and icons.
  */
-export async function securityHeaders(ctx: Context, next: Next): Promise<void> {
+export function securityHeaders(ctx: Context, next: Next): Promise<void> {
   setCommonSecurityHeaders(ctx);
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'");
-  await next();
+  // Not async itself: the request goes on without a promise of its own (issue 20).
+  return next();
 }
