@@ -114,6 +114,17 @@ export interface AdminSessionGate extends FirstStatementGate {
  * one row pays one round trip instead of two, and still reads nothing without a live admin session. The
  * session is read in that very statement, so a logout anywhere is honoured at once, as with the lookup.
  */
+// The fused text of each gated read, built once: the same few statements run on every request (issue 20).
+// Keyed by the statement's own (constant) text, whose placeholders fix the count.
+const gatedSqls = new Map<string, { paramCount: number; fused: string }>();
+function gatedSqlOf(sql: string, paramCount: number): string {
+  const known = gatedSqls.get(sql);
+  if (known?.paramCount === paramCount) return known.fused;
+  const fused = sessionGatedSql(sql, paramCount, ADMIN_ROLE);
+  gatedSqls.set(sql, { paramCount, fused });
+  return fused;
+}
+
 export function adminSessionGate(db: Db, token: string): AdminSessionGate {
   const tokenHash = token.length > 200 ? undefined : sha256Hex(token);
   let outcome: { session: SessionUserRow } | { error: unknown } | undefined;
@@ -135,7 +146,7 @@ export function adminSessionGate(db: Db, token: string): AdminSessionGate {
     settled: false,
     fuse(sql, params) {
       // A token too long to be ours matches no session: the hash of nothing does not either.
-      return { sql: sessionGatedSql(sql, params.length, ADMIN_ROLE), params: [...params, tokenHash ?? ''] };
+      return { sql: gatedSqlOf(sql, params.length), params: [...params, tokenHash ?? ''] };
     },
     accept(rows) {
       const c = GATE_COLUMNS;
