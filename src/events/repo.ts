@@ -9,28 +9,41 @@ export interface EventRow {
   created_at: Date;
 }
 
+/** The fan-out CTEs that end an events insert, given the name of the CTE holding the inserted events' (id, type). */
+export type FanOut = (events: string) => { text: string; channel: string };
+
 /**
  * Many events in one statement, in the order given (each row's created_at default, clock_timestamp(), is taken as
- * the row is produced, so they list in that order), ended by `fanOut`'s CTEs, which read the same events' (id,
- * type) from a second binding of the same jsonb: the events and what they cause are one round trip.
+ * the row is produced, so they list in that order), ended by `fanOut`'s CTEs, which read the inserted events'
+ * (id, type) from the CTE `inserted`: the events and what they cause are one round trip, and the events' jsonb
+ * is parsed once. `answer: false` (a batch whose caller reads nothing back) brings back no rows: no payload
+ * sent back, parsed and rebuilt in this process.
  */
-export async function insertEventsWith(db: Db, rows: { id: string; type: string; data: unknown }[], fanOut: { text: string; channel: string }): Promise<EventRow[]> {
-  if (rows.length === 0) return [];
-  const json = JSON.stringify(rows);
-  const result = await db.raw<{ rows: EventRow[] }>(
-    `with inserted as (
+function insertEventsSql(fanOut: { text: string }, answer: boolean): string {
+  return `with inserted as (
        insert into events (id, type, data)
        select v.id, v.type, v.data
          from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
         order by v.n
-       returning *
+       returning ${answer ? '*' : 'id, type'}
      ), ${fanOut.text}
-     select inserted.* from inserted cross join notified`,
-    [json, json, fanOut.channel],
-  );
+     ${answer ? 'select inserted.* from inserted cross join notified' : 'select n from notified'}`;
+}
+
+export async function insertEventsWith(db: Db, rows: { id: string; type: string; data: unknown }[], fanOut: FanOut): Promise<EventRow[]> {
+  if (rows.length === 0) return [];
+  const part = fanOut('inserted');
+  const result = await db.raw<{ rows: EventRow[] }>(insertEventsSql(part, true), [JSON.stringify(rows), part.channel]);
   // The join does not promise an order: answer in the order given.
   const byId = new Map(result.rows.map((row) => [row.id, row]));
   return rows.map((row) => byId.get(row.id)!);
+}
+
+/** insertEventsWith for callers that read nothing back (a sweep batch's hundreds of events). */
+export async function insertEventsQuietly(db: Db, rows: { id: string; type: string; data: unknown }[], fanOut: FanOut): Promise<void> {
+  if (rows.length === 0) return;
+  const part = fanOut('inserted');
+  await db.raw(insertEventsSql(part, false), [JSON.stringify(rows), part.channel]);
 }
 
 export async function listEventRows(db: Db, page: PageQuery, type?: string): Promise<Page<EventRow>> {

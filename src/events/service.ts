@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { fanOutPart } from '../webhooks/fanout.ts';
-import { insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
+import { insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
 /** `evt_` + 24 random base32-ish characters (120 bits). */
@@ -15,16 +15,17 @@ export function newEventId(): string {
  * change it describes: the event, and its deliveries, exist exactly when the change does.
  */
 export async function recordEvent(db: Db, type: EventType, data: Record<string, unknown>): Promise<EventRow> {
-  const [event] = await insertEventsWith(db, [{ id: newEventId(), type, data }], fanOutPart());
+  const [event] = await insertEventsWith(db, [{ id: newEventId(), type, data }], fanOutPart);
   return event!;
 }
 
 /**
  * `recordEvent` for many events at once (the lifecycle sweep's batches): one insert, in the order
- * given, with the fan-out for all of them, in one statement. Same transaction rule as recordEvent.
+ * given, with the fan-out for all of them, in one statement. Same transaction rule as recordEvent. Nothing is
+ * read back (no caller needs the rows, and hundreds of payloads would come back to be parsed).
  */
-export async function recordEvents(db: Db, events: { type: EventType; data: Record<string, unknown> }[]): Promise<EventRow[]> {
-  return insertEventsWith(db, events.map((e) => ({ id: newEventId(), type: e.type, data: e.data })), fanOutPart());
+export async function recordEvents(db: Db, events: { type: EventType; data: Record<string, unknown> }[]): Promise<void> {
+  await insertEventsQuietly(db, events.map((e) => ({ id: newEventId(), type: e.type, data: e.data })), fanOutPart);
 }
 
 export function listEvents(db: Db, page: PageQuery, type?: string) {
