@@ -10,6 +10,9 @@ import type { Knex } from 'knex';
  * - `audit_log_actor_email` held an entry for every row; only users' rows have an email (the sweep's `system`
  *   rows and API keys' have none), and the `?actor=` filter by email is a strict comparison, so null rows
  *   never match it: partial on `actor_email is not null`.
+ * - A delivery's foreign key to its event is checked at commit (deferred): the sweep writes a batch's
+ *   deliveries before taking the invoice numbering lock and their events after (events/service.ts
+ *   fanOutAhead); a delivery still cannot commit without its event.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -19,6 +22,7 @@ export async function up(knex: Knex): Promise<void> {
     alter table webhook_deliveries add constraint webhook_deliveries_event_endpoint_key unique using index webhook_deliveries_event_endpoint;
     alter table webhook_deliveries drop constraint webhook_deliveries_endpoint_id_event_id_key;
     drop index if exists webhook_deliveries_event;
+    alter table webhook_deliveries alter constraint webhook_deliveries_event_id_fkey deferrable initially deferred;
 
     create index audit_log_user_email on audit_log (lower(actor_email), created_at, id) where actor_email is not null;
     drop index if exists audit_log_actor_email;
@@ -30,6 +34,7 @@ export async function down(knex: Knex): Promise<void> {
     create index audit_log_actor_email on audit_log (lower(actor_email), created_at, id);
     drop index if exists audit_log_user_email;
 
+    alter table webhook_deliveries alter constraint webhook_deliveries_event_id_fkey not deferrable;
     create index webhook_deliveries_event on webhook_deliveries (event_id);
     alter table webhook_deliveries add constraint webhook_deliveries_endpoint_id_event_id_key unique (endpoint_id, event_id);
     alter table webhook_deliveries drop constraint webhook_deliveries_event_endpoint_key;

@@ -39,11 +39,39 @@ export async function insertEventsWith(db: Db, rows: { id: string; type: string;
   return rows.map((row) => byId.get(row.id)!);
 }
 
-/** insertEventsWith for callers that read nothing back (a sweep batch's hundreds of events). */
-export async function insertEventsQuietly(db: Db, rows: { id: string; type: string; data: unknown }[], fanOut: FanOut): Promise<void> {
+/**
+ * insertEventsWith for callers that read nothing back (a sweep batch's hundreds of events). Rows marked `fanned`
+ * had their deliveries written ahead (insertDeliveriesAhead): the fan-out reads only the others.
+ */
+export async function insertEventsQuietly(db: Db, rows: { id: string; type: string; data: unknown; fanned: boolean }[], fanOut: FanOut): Promise<void> {
   if (rows.length === 0) return;
-  const part = fanOut('inserted');
-  await db.raw(insertEventsSql(part, false), [JSON.stringify(rows), part.channel]);
+  const part = fanOut('unfanned');
+  await db.raw(
+    `with v as materialized (
+       select * from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb, fanned boolean)) with ordinality as v(id, type, data, fanned, n)
+     ), inserted as (
+       insert into events (id, type, data) select v.id, v.type, v.data from v order by v.n
+     ), unfanned as (
+       select v.id, v.type from v where not v.fanned
+     ), ${part.text}
+     select n from notified`,
+    [JSON.stringify(rows), part.channel],
+  );
+}
+
+/**
+ * The deliveries of events not yet written, whose ids the caller chose and will write with insertEventsQuietly
+ * (`fanned`) in the same transaction: written before, outside the invoice numbering lock (the sweep). The
+ * deliveries' foreign key to their event is checked at commit, so a delivery without its event cannot commit.
+ */
+export async function insertDeliveriesAhead(db: Db, events: { id: string; type: string }[], fanOut: FanOut): Promise<void> {
+  if (events.length === 0) return;
+  const part = fanOut('ahead');
+  await db.raw(
+    `with ahead as (select * from jsonb_to_recordset(?::jsonb) as v(id text, type text)), ${part.text}
+     select n from notified`,
+    [JSON.stringify(events), part.channel],
+  );
 }
 
 export async function listEventRows(db: Db, page: PageQuery, type?: string): Promise<Page<EventRow>> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { fanOutPart } from '../webhooks/fanout.ts';
-import { insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
+import { insertDeliveriesAhead, insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
 const eventId = (random: Buffer) => `evt_${random.toString('base64url').replace(/[-_]/g, 'x')}`;
@@ -13,7 +13,7 @@ export function newEventId(): string {
 }
 
 /** `n` event ids from one draw of randomness (a sweep batch names hundreds; one call each was measurable). */
-function newEventIds(n: number): string[] {
+export function newEventIds(n: number): string[] {
   const random = randomBytes(15 * n);
   return Array.from({ length: n }, (_, i) => eventId(random.subarray(15 * i, 15 * (i + 1))));
 }
@@ -30,11 +30,23 @@ export async function recordEvent(db: Db, type: EventType, data: Record<string, 
 /**
  * `recordEvent` for many events at once (the lifecycle sweep's batches): one insert, in the order
  * given, with the fan-out for all of them, in one statement. Same transaction rule as recordEvent. Nothing is
- * read back (no caller needs the rows, and hundreds of payloads would come back to be parsed).
+ * read back (no caller needs the rows, and hundreds of payloads would come back to be parsed). An event may
+ * carry the id it was given by `fanOutAhead` (its deliveries are written already).
  */
-export async function recordEvents(db: Db, events: { type: EventType; data: Record<string, unknown> }[]): Promise<void> {
-  const ids = newEventIds(events.length);
-  await insertEventsQuietly(db, events.map((e, i) => ({ id: ids[i]!, type: e.type, data: e.data })), fanOutPart);
+export async function recordEvents(db: Db, events: { id?: string; type: EventType; data: Record<string, unknown> }[]): Promise<void> {
+  const ids = newEventIds(events.filter((e) => !e.id).length);
+  let next = 0;
+  await insertEventsQuietly(db, events.map((e) => ({ id: e.id ?? ids[next++]!, type: e.type, data: e.data, fanned: e.id !== undefined })), fanOutPart);
+}
+
+/**
+ * The webhook deliveries of events the caller will record later in the same transaction (recordEvents with
+ * these ids): a caller that must write the events under a lock (the sweep's invoice.created carry invoice
+ * numbers) writes their deliveries before taking it. Ids from `newEventIds`. The deliveries commit only with
+ * their events (their foreign key is checked at commit).
+ */
+export async function fanOutAhead(db: Db, events: { id: string; type: EventType }[]): Promise<void> {
+  await insertDeliveriesAhead(db, events, fanOutPart);
 }
 
 export function listEvents(db: Db, page: PageQuery, type?: string) {
