@@ -75,7 +75,7 @@ export async function listLineItemRows(db: Db, invoiceIds: string[]): Promise<Li
 export interface InvoiceListFilters {
   status?: string;
   customerId?: string;
-  /** A subscription's invoices (the index invoices_subscription): its periods and prorations. */
+  /** A subscription's invoices (the index invoices_subscription_periods): its periods and prorations. */
   subscriptionId?: string;
   createdFrom?: Date;
   createdBefore?: Date;
