@@ -40,22 +40,26 @@ export async function insertEventsWith(db: Db, rows: { id: string; type: string;
 }
 
 /**
- * insertEventsWith for callers that read nothing back (a sweep batch's hundreds of events). Rows marked `fanned`
- * had their deliveries written ahead (insertDeliveriesAhead): the fan-out reads only the others.
+ * insertEventsWith for callers that read nothing back (a sweep batch's hundreds of events). Only the events named
+ * in `toFanOut` get their deliveries here; the others had them written ahead (insertDeliveriesAhead).
  */
-export async function insertEventsQuietly(db: Db, rows: { id: string; type: string; data: unknown; fanned: boolean }[], fanOut: FanOut): Promise<void> {
+export async function insertEventsQuietly(db: Db, rows: { id: string; type: string; data: unknown }[], toFanOut: string[], fanOut: FanOut): Promise<void> {
   if (rows.length === 0) return;
   const part = fanOut('unfanned');
+  // The statement begins with its insert (what runs under the numbering lock only writes); the events still to
+  // fan out are joined by id (a hash join, not a scan of the list per row).
   await db.raw(
-    `with v as materialized (
-       select * from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb, fanned boolean)) with ordinality as v(id, type, data, fanned, n)
-     ), inserted as (
-       insert into events (id, type, data) select v.id, v.type, v.data from v order by v.n
+    `with inserted as (
+       insert into events (id, type, data)
+       select v.id, v.type, v.data
+         from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
+        order by v.n
+       returning id, type
      ), unfanned as (
-       select v.id, v.type from v where not v.fanned
+       select i.id, i.type from inserted i join unnest(?::text[]) as u(id) on u.id = i.id
      ), ${part.text}
      select n from notified`,
-    [JSON.stringify(rows), part.channel],
+    [JSON.stringify(rows), toFanOut, part.channel],
   );
 }
 

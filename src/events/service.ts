@@ -34,9 +34,15 @@ export async function recordEvent(db: Db, type: EventType, data: Record<string, 
  * carry the id it was given by `fanOutAhead` (its deliveries are written already).
  */
 export async function recordEvents(db: Db, events: { id?: string; type: EventType; data: Record<string, unknown> }[]): Promise<void> {
-  const ids = newEventIds(events.filter((e) => !e.id).length);
-  let next = 0;
-  await insertEventsQuietly(db, events.map((e) => ({ id: e.id ?? ids[next++]!, type: e.type, data: e.data, fanned: e.id !== undefined })), fanOutPart);
+  const fresh = newEventIds(events.filter((e) => !e.id).length);
+  const toFanOut: string[] = [];
+  const rows = events.map((e) => {
+    if (e.id) return { id: e.id, type: e.type, data: e.data };
+    const id = fresh[toFanOut.length]!;
+    toFanOut.push(id);
+    return { id, type: e.type, data: e.data };
+  });
+  await insertEventsQuietly(db, rows, toFanOut, fanOutPart);
 }
 
 /**
