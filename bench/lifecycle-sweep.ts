@@ -96,7 +96,9 @@ async function main(): Promise<void> {
   await knex.raw('drop table bench_invoice_ceiling');
 
   say('starting the lifecycle worker (workers/lifecycle.ts)');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/lifecycle.ts'], {
+  // LIFECYCLE_CPU_PROF=<folder>: the worker writes a V8 CPU profile there when it stops (where its time went).
+  const cpuProfile = process.env.LIFECYCLE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LIFECYCLE_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...cpuProfile, '--import', 'tsx', 'workers/lifecycle.ts'], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', NODE_ENV: 'development' },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -3,6 +3,7 @@
  * bench/lifecycle-sweep.ts and runs the renewal step in this process, timing every statement of every batch
  * (knex query events), so the time per step of a batch and the JS time between statements can be read.
  */
+import { writeFileSync } from 'node:fs';
 import type { Knex } from 'knex';
 import knexFactory from 'knex';
 import pg from 'pg';
@@ -48,12 +49,22 @@ async function main() {
   const stats = new Map<string, { n: number; ms: number }>();
   let sqlMs = 0;
   let statements = 0;
-  knex.on('query', (q: { __knexQueryUid: string; sql: string }) => (label(q.sql ?? '').startsWith('select * from "subscriptions"') && batchNo++, open.set(q.__knexQueryUid, { label: label(q.sql ?? ''), at: performance.now() })));
+  // PROFILE_TIMELINE=<file>: every statement's (transaction, label, start, end) written there as JSON lines, to see
+  // how batches in flight overlap and how long each holds the numbering lock (its `with counter` to its commit).
+  const timeline: string[] = [];
+  const tx = new Map<string, string>();
+  knex.on('query', (q: { __knexQueryUid: string; __knexTxId?: string; sql: string }) => {
+    if (label(q.sql ?? '').startsWith('select * from "subscriptions"')) batchNo++;
+    open.set(q.__knexQueryUid, { label: label(q.sql ?? ''), at: performance.now() });
+    tx.set(q.__knexQueryUid, q.__knexTxId ?? '');
+  });
   const done = (_r: unknown, q: { __knexQueryUid: string }) => {
     const o = open.get(q.__knexQueryUid);
     if (!o) return;
     open.delete(q.__knexQueryUid);
     const ms = performance.now() - o.at;
+    if (process.env.PROFILE_TIMELINE) timeline.push(JSON.stringify({ tx: tx.get(q.__knexQueryUid), label: o.label, start: o.at, end: o.at + ms }));
+    tx.delete(q.__knexQueryUid);
     const s = stats.get(o.label) ?? { n: 0, ms: 0 };
     s.n += 1;
     s.ms += ms;
@@ -72,6 +83,7 @@ async function main() {
   console.log(`SQL time (sum over statements) ${sqlMs.toFixed(0)} ms; wall - SQL ${(wall - sqlMs).toFixed(0)} ms (JS, serialisation, event loop)`);
   const rows = [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms);
   for (const [l, s] of rows) console.log(`${(s.ms / result.batches).toFixed(1).padStart(8)} ms/batch ${String(s.n).padStart(6)}x  ${l}`);
+  if (process.env.PROFILE_TIMELINE) writeFileSync(process.env.PROFILE_TIMELINE, timeline.join('\n'));
   if (explain) for (const p of plans) console.log('----\n' + p.replace(/Query Parameters: .*\n/, '').replace(/Query Text: [\s\S]*?\n(?=[A-Z][a-z]+[ (])/, ''));
   await knex.destroy();
 }

@@ -9,28 +9,73 @@ export interface EventRow {
   created_at: Date;
 }
 
+/** The fan-out CTEs that end an events insert, given the name of the CTE holding the inserted events' (id, type). */
+export type FanOut = (events: string) => { text: string; channel: string };
+
 /**
  * Many events in one statement, in the order given (each row's created_at default, clock_timestamp(), is taken as
- * the row is produced, so they list in that order), ended by `fanOut`'s CTEs, which read the same events' (id,
- * type) from a second binding of the same jsonb: the events and what they cause are one round trip.
+ * the row is produced, so they list in that order), ended by `fanOut`'s CTEs, which read the inserted events'
+ * (id, type) from the CTE `inserted`: the events and what they cause are one round trip, and the events' jsonb
+ * is parsed once. `answer: false` (a batch whose caller reads nothing back) brings back no rows: no payload
+ * sent back, parsed and rebuilt in this process.
  */
-export async function insertEventsWith(db: Db, rows: { id: string; type: string; data: unknown }[], fanOut: { text: string; channel: string }): Promise<EventRow[]> {
+function insertEventsSql(fanOut: { text: string }, answer: boolean): string {
+  return `with inserted as (
+       insert into events (id, type, data)
+       select v.id, v.type, v.data
+         from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
+        order by v.n
+       returning ${answer ? '*' : 'id, type'}
+     ), ${fanOut.text}
+     ${answer ? 'select inserted.* from inserted cross join notified' : 'select n from notified'}`;
+}
+
+export async function insertEventsWith(db: Db, rows: { id: string; type: string; data: unknown }[], fanOut: FanOut): Promise<EventRow[]> {
   if (rows.length === 0) return [];
-  const json = JSON.stringify(rows);
-  const result = await db.raw<{ rows: EventRow[] }>(
+  const part = fanOut('inserted');
+  const result = await db.raw<{ rows: EventRow[] }>(insertEventsSql(part, true), [JSON.stringify(rows), part.channel]);
+  // The join does not promise an order: answer in the order given.
+  const byId = new Map(result.rows.map((row) => [row.id, row]));
+  return rows.map((row) => byId.get(row.id)!);
+}
+
+/**
+ * insertEventsWith for callers that read nothing back (a sweep batch's hundreds of events). Only the events named
+ * in `toFanOut` get their deliveries here; the others had them written ahead (insertDeliveriesAhead).
+ */
+export async function insertEventsQuietly(db: Db, rows: { id: string; type: string; data: unknown }[], toFanOut: string[], fanOut: FanOut): Promise<void> {
+  if (rows.length === 0) return;
+  const part = fanOut('unfanned');
+  // The statement begins with its insert (what runs under the numbering lock only writes); the events still to
+  // fan out are joined by id (a hash join, not a scan of the list per row).
+  await db.raw(
     `with inserted as (
        insert into events (id, type, data)
        select v.id, v.type, v.data
          from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
         order by v.n
-       returning *
-     ), ${fanOut.text}
-     select inserted.* from inserted cross join notified`,
-    [json, json, fanOut.channel],
+       returning id, type
+     ), unfanned as (
+       select i.id, i.type from inserted i join unnest(?::text[]) as u(id) on u.id = i.id
+     ), ${part.text}
+     select n from notified`,
+    [JSON.stringify(rows), toFanOut, part.channel],
   );
-  // The join does not promise an order: answer in the order given.
-  const byId = new Map(result.rows.map((row) => [row.id, row]));
-  return rows.map((row) => byId.get(row.id)!);
+}
+
+/**
+ * The deliveries of events not yet written, whose ids the caller chose and will write with insertEventsQuietly
+ * (`fanned`) in the same transaction: written before, outside the invoice numbering lock (the sweep). The
+ * deliveries' foreign key to their event is checked at commit, so a delivery without its event cannot commit.
+ */
+export async function insertDeliveriesAhead(db: Db, events: { id: string; type: string }[], fanOut: FanOut): Promise<void> {
+  if (events.length === 0) return;
+  const part = fanOut('ahead');
+  await db.raw(
+    `with ahead as (select * from jsonb_to_recordset(?::jsonb) as v(id text, type text)), ${part.text}
+     select n from notified`,
+    [JSON.stringify(events), part.channel],
+  );
 }
 
 export async function listEventRows(db: Db, page: PageQuery, type?: string): Promise<Page<EventRow>> {

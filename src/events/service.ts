@@ -2,12 +2,20 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { fanOutPart } from '../webhooks/fanout.ts';
-import { insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
+import { insertDeliveriesAhead, insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
+
+const eventId = (random: Buffer) => `evt_${random.toString('base64url').replace(/[-_]/g, 'x')}`;
 
 /** `evt_` + 24 random base32-ish characters (120 bits). */
 export function newEventId(): string {
-  return `evt_${randomBytes(15).toString('base64url').replace(/[-_]/g, 'x')}`;
+  return eventId(randomBytes(15));
+}
+
+/** `n` event ids from one draw of randomness (a sweep batch names hundreds; one call each was measurable). */
+export function newEventIds(n: number): string[] {
+  const random = randomBytes(15 * n);
+  return Array.from({ length: n }, (_, i) => eventId(random.subarray(15 * i, 15 * (i + 1))));
 }
 
 /**
@@ -15,16 +23,36 @@ export function newEventId(): string {
  * change it describes: the event, and its deliveries, exist exactly when the change does.
  */
 export async function recordEvent(db: Db, type: EventType, data: Record<string, unknown>): Promise<EventRow> {
-  const [event] = await insertEventsWith(db, [{ id: newEventId(), type, data }], fanOutPart());
+  const [event] = await insertEventsWith(db, [{ id: newEventId(), type, data }], fanOutPart);
   return event!;
 }
 
 /**
  * `recordEvent` for many events at once (the lifecycle sweep's batches): one insert, in the order
- * given, with the fan-out for all of them, in one statement. Same transaction rule as recordEvent.
+ * given, with the fan-out for all of them, in one statement. Same transaction rule as recordEvent. Nothing is
+ * read back (no caller needs the rows, and hundreds of payloads would come back to be parsed). An event may
+ * carry the id it was given by `fanOutAhead` (its deliveries are written already).
  */
-export async function recordEvents(db: Db, events: { type: EventType; data: Record<string, unknown> }[]): Promise<EventRow[]> {
-  return insertEventsWith(db, events.map((e) => ({ id: newEventId(), type: e.type, data: e.data })), fanOutPart());
+export async function recordEvents(db: Db, events: { id?: string; type: EventType; data: Record<string, unknown> }[]): Promise<void> {
+  const fresh = newEventIds(events.filter((e) => !e.id).length);
+  const toFanOut: string[] = [];
+  const rows = events.map((e) => {
+    if (e.id) return { id: e.id, type: e.type, data: e.data };
+    const id = fresh[toFanOut.length]!;
+    toFanOut.push(id);
+    return { id, type: e.type, data: e.data };
+  });
+  await insertEventsQuietly(db, rows, toFanOut, fanOutPart);
+}
+
+/**
+ * The webhook deliveries of events the caller will record later in the same transaction (recordEvents with
+ * these ids): a caller that must write the events under a lock (the sweep's invoice.created carry invoice
+ * numbers) writes their deliveries before taking it. Ids from `newEventIds`. The deliveries commit only with
+ * their events (their foreign key is checked at commit).
+ */
+export async function fanOutAhead(db: Db, events: { id: string; type: EventType }[]): Promise<void> {
+  await insertDeliveriesAhead(db, events, fanOutPart);
 }
 
 export function listEvents(db: Db, page: PageQuery, type?: string) {

@@ -75,7 +75,7 @@ export async function listLineItemRows(db: Db, invoiceIds: string[]): Promise<Li
 export interface InvoiceListFilters {
   status?: string;
   customerId?: string;
-  /** A subscription's invoices (the index invoices_subscription): its periods and prorations. */
+  /** A subscription's invoices (the index invoices_subscription_periods): its periods and prorations. */
   subscriptionId?: string;
   createdFrom?: Date;
   createdBefore?: Date;
@@ -149,10 +149,12 @@ export async function insertNumberedInvoices(db: Db, year: number, rows: Invoice
        returning *
      )
      -- Amounts as text, as pg answers NUMERIC columns: money never becomes a JS number.
-     select i.*, coalesce((select json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
-                                                             'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position)
-                             from line_items l where l.invoice_id = i.id), '[]') as line_items
-       from inserted i`,
+     -- Lines grouped once and hash-joined: a subquery per invoice would scan every line of the batch per invoice.
+     select i.*, coalesce(l.line_items, '[]') as line_items
+       from inserted i
+       left join (select l.invoice_id, json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
+                                                                  'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position) as line_items
+                    from line_items l group by l.invoice_id) l on l.invoice_id = i.id`,
     ['INV', year, rows.length, rows.length, year, JSON.stringify(rows), JSON.stringify(lines)],
   );
   const byId = new Map(result.rows.map(({ line_items, ...invoice }) => [invoice.id, { invoice: invoice as InvoiceRow, lines: line_items }]));

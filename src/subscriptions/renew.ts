@@ -4,7 +4,7 @@ import { recordAudits, type AuditEntry } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { recordEvents } from '../events/service.ts';
+import { fanOutAhead, newEventIds, recordEvents } from '../events/service.ts';
 import { AppError } from '../errors.ts';
 import { createInvoices, type Clock, type PendingEvent } from '../invoices/issue.ts';
 import type { PlanRow } from '../plans/repo.ts';
@@ -164,13 +164,25 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   // Renewals are only ever the service's own work (the sweep): recorded as `system`, set-wise (C-11).
   await recordAudits(trx, SYSTEM_ACTOR, renewals.map((r) => renewalAudit(started.get(r.sub.id)!, r)));
 
+  // Each slot's event is known by type now (an invoice's first is its invoice.created): their webhook deliveries
+  // are written here too, and the events, which carry invoice numbers, under the lock with these ids.
+  const aheadTypes = renewals.flatMap((r) => r.slots.map((slot) => ('event' in slot ? slot.event.type : 'invoice.created')));
+  const ids = newEventIds(aheadTypes.length);
+  await fanOutAhead(trx, aheadTypes.map((type, i) => ({ id: ids[i]!, type })));
+
   const issued = await inTurn(() => createInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf }));
-  const events: PendingEvent[] = [];
+  const events: (PendingEvent & { id?: string })[] = [];
   let offset = 0;
+  let next = 0;
   for (const renewal of renewals) {
     for (const slot of renewal.slots) {
-      if ('event' in slot) events.push(slot.event);
-      else events.push(...issued[offset + slot.invoice]!.events);
+      if ('event' in slot) {
+        events.push({ ...slot.event, id: ids[next++]! });
+        continue;
+      }
+      const [created, ...more] = issued[offset + slot.invoice]!.events;
+      if (created?.type !== 'invoice.created') throw new Error(`an issued invoice's first event is invoice.created, not ${created?.type}`);
+      events.push({ ...created, id: ids[next++]! }, ...more);
     }
     offset += renewal.requests.length;
     addResult(out, renewal.result);

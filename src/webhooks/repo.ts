@@ -89,15 +89,16 @@ export async function deleteEndpointRow(db: Db, id: string): Promise<number> {
 
 /**
  * One pending delivery, due now, per enabled endpoint subscribed to an event's type or to '*', for the events
- * (id, type) in the jsonb parameter `eventsParam`, and a notify of the webhook workers on `channelParam` (heard
- * on commit) when any was inserted: the CTEs `delivered` and `notified` (one row: `n` inserted), to end the
- * statement that inserts the events themselves (events/repo.ts insertEventsWith). `?` or `$n` placeholders.
+ * (id, type) of the relation `events` (a CTE of the same statement: the inserted events, so they are not read
+ * from their parameter a second time), and a notify of the webhook workers on `channelParam` (heard on commit)
+ * when any was inserted: the CTEs `delivered` and `notified` (one row: `n` inserted), to end the statement
+ * that inserts the events themselves (events/repo.ts insertEventsWith). `?` or `$n` placeholder.
  */
-export function dueDeliveriesCtes(eventsParam: string, channelParam: string): string {
+export function dueDeliveriesCtes(events: string, channelParam: string): string {
   return `delivered as (
        insert into webhook_deliveries (endpoint_id, event_id)
        select e.id, v.id
-         from jsonb_to_recordset(${eventsParam}::jsonb) as v(id text, type text)
+         from ${events} v
          join webhook_endpoints e on e.enabled and e.events && array[v.type, '*']::text[]
        on conflict (endpoint_id, event_id) do nothing
        returning 1
