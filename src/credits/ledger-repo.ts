@@ -82,12 +82,14 @@ export async function insertLedgerEntries(
   entries: { customer_id: string; currency: string; amount: string; kind: LedgerKind; description: string | null; invoice_id: string | null }[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  await db.raw(
-    `insert into credit_ledger (customer_id, currency, amount, kind, description, invoice_id, created_at)
+  await db.raw(ledgerEntriesInsertSql('?'), [JSON.stringify(entries)]);
+}
+
+/** The insert of insertLedgerEntries, its entries read from the jsonb SQL `param` (`?`, or a literal). */
+export function ledgerEntriesInsertSql(param: string): string {
+  return `insert into credit_ledger (customer_id, currency, amount, kind, description, invoice_id, created_at)
      select v.customer_id, v.currency, v.amount, v.kind, v.description, v.invoice_id, clock_timestamp()
-       from rows from (jsonb_to_recordset(?::jsonb) as (customer_id uuid, currency text, amount numeric, kind text, description text, invoice_id uuid))
+       from rows from (jsonb_to_recordset(${param}::jsonb) as (customer_id uuid, currency text, amount numeric, kind text, description text, invoice_id uuid))
             with ordinality as v(customer_id, currency, amount, kind, description, invoice_id, n)
-      order by v.n`,
-    [JSON.stringify(entries)],
-  );
+      order by v.n`;
 }

@@ -3,10 +3,11 @@
  * the ledger takes the customer's ledger lock first (see lockCustomerLedger for the lock order).
  */
 import type { Db } from '../db/knex.ts';
+import { jsonLiteral } from '../db/literal.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { money, Money } from '../money.ts';
 import {
-  insertLedgerEntries, insertLedgerEntry, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockCustomerLedger, lockCustomerLedgers,
+  insertLedgerEntries, insertLedgerEntry, ledgerEntriesInsertSql, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockCustomerLedger, lockCustomerLedgers,
   type LedgerEntryRow, type LedgerKind,
 } from './ledger-repo.ts';
 
@@ -76,8 +77,20 @@ export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<C
  * invoices must exist); a spend that took nothing writes nothing (no statement).
  */
 export async function recordCreditSpend(trx: Db, spend: CreditSpend, invoiceNumbers: Map<string, string>): Promise<void> {
-  await insertLedgerEntries(trx, spend.entries.map((e) => ({ ...e, description: `Applied to ${invoiceNumbers.get(e.invoice_id!)}` })));
+  await insertLedgerEntries(trx, applicationEntries(spend, invoiceNumbers));
 }
+
+/**
+ * recordCreditSpend as the text of one statement with its values inlined (db/literal.ts), for the last
+ * statement of a hot-lock transaction (db/hot-lock.ts `finish`); undefined when the spend took nothing.
+ */
+export function creditSpendSql(spend: CreditSpend, invoiceNumbers: Map<string, string>): string | undefined {
+  if (spend.entries.length === 0) return undefined;
+  return ledgerEntriesInsertSql(`${jsonLiteral(applicationEntries(spend, invoiceNumbers))}`);
+}
+
+const applicationEntries = (spend: CreditSpend, invoiceNumbers: Map<string, string>) =>
+  spend.entries.map((e) => ({ ...e, description: `Applied to ${invoiceNumbers.get(e.invoice_id!)}` }));
 
 /** planCreditSpend and recordCreditSpend at once, for claims of invoices that exist already. */
 export async function spendCredit(trx: Db, claims: (CreditClaim & { invoiceNumber: string })[]): Promise<Money[]> {

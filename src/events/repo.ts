@@ -18,19 +18,22 @@ export async function insertEventsWith(db: Db, rows: { id: string; type: string;
   if (rows.length === 0) return [];
   const json = JSON.stringify(rows);
   const result = await db.raw<{ rows: EventRow[] }>(
-    `with inserted as (
-       insert into events (id, type, data)
-       select v.id, v.type, v.data
-         from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
-        order by v.n
-       returning *
-     ), ${fanOut.text}
+    `with inserted as (${eventsInsertSql('?')}), ${fanOut.text}
      select inserted.* from inserted cross join notified`,
     [json, json, fanOut.channel],
   );
   // The join does not promise an order: answer in the order given.
   const byId = new Map(result.rows.map((row) => [row.id, row]));
   return rows.map((row) => byId.get(row.id)!);
+}
+
+/** The insert of the events held by the jsonb SQL `param` (`?`, or an expression), in the order given, `returning *`. */
+export function eventsInsertSql(param: string): string {
+  return `insert into events (id, type, data)
+       select v.id, v.type, v.data
+         from rows from (jsonb_to_recordset(${param}::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
+        order by v.n
+       returning *`;
 }
 
 export async function listEventRows(db: Db, page: PageQuery, type?: string): Promise<Page<EventRow>> {

@@ -4,7 +4,7 @@ import { redeemCoupon } from '../coupons/service.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { recordEvents } from '../events/service.ts';
-import { createInvoices } from '../invoices/issue.ts';
+import { createInvoiceLast } from '../invoices/issue.ts';
 import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -37,7 +37,7 @@ export const auditedSubscription = (row: SubscriptionRow): Record<string, unknow
  */
 export async function createSubscription(db: Db, input: CreateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
-  return inHotLockTransaction(db, async (trx) => {
+  return inHotLockTransaction(db, async (trx, lock) => {
     const plan = await requirePlan(trx, input.planId, 'planId');
     if (!plan.active) throw new AppError('plan_inactive', `Plan ${plan.id} is inactive`, { details: [{ path: 'planId', message: 'is inactive' }] });
     if (plan.billing_cycle !== input.billingCycle) {
@@ -67,9 +67,13 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
       throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
     await recordAudit(trx, actor, { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) });
-    // A new subscription has no invoice yet: nothing to look up before issuing its first period's.
-    const invoiced = first ? await createInvoices(trx, [periodInvoice(sub, plan, period, first.lines)], { ...clock, now }) : [];
-    await recordEvents(trx, [subscriptionEvent('subscription.created', sub), ...invoiced.flatMap((i) => i.events)]);
+    const created = subscriptionEvent('subscription.created', sub);
+    if (!first) {
+      await recordEvents(trx, [created]);
+      return sub;
+    }
+    // A new subscription has no invoice yet: nothing to look up before issuing its first period's, which ends the transaction.
+    await createInvoiceLast(trx, periodInvoice(sub, plan, period, first.lines), { ...clock, now }, lock, { eventsBefore: [created] });
     return sub;
   });
 }

@@ -16,5 +16,13 @@ export interface FanOutPart {
  * exactly when its event does, and the event and its deliveries cost one round trip.
  */
 export function fanOutPart(): FanOutPart {
-  return { text: dueDeliveriesCtes('?', '?'), channel: DELIVERIES_DUE_CHANNEL };
+  return fanOutPartOf('?', '?');
+}
+
+/**
+ * fanOutPart with the events' jsonb and the channel given as SQL (an expression, a literal) instead of `?`
+ * placeholders: for a statement sent without bind parameters (db/hot-lock.ts `finish`).
+ */
+export function fanOutPartOf(eventsSql: string, channelSql: string): FanOutPart {
+  return { text: dueDeliveriesCtes(eventsSql, channelSql), channel: DELIVERIES_DUE_CHANNEL };
 }
