@@ -134,6 +134,11 @@ export async function createInvoiceLast(trx: Db, input: NewInvoice, clock: Clock
   return { invoice: invoices[0]!, lines };
 }
 
+/** Whether issuing `inputs` reads or locks anything before the numbers (settings, store credit): else it is one statement. */
+export function issuingReads(inputs: NewInvoice[]): boolean {
+  return inputs.some((i) => i.taxRate === undefined || i.status === 'issued');
+}
+
 interface IssuePlan {
   now: Date;
   rows: InvoiceBulkInsert[];

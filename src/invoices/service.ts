@@ -2,7 +2,8 @@ import { addLedgerEntry, spendCredit } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Db } from '../db/knex.ts';
-import { inHotLockTransaction, type HotLock } from '../db/hot-lock.ts';
+import type { Knex } from 'knex';
+import { aloneHotLock, inHotLockTransaction, type HotLock } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordEvent } from '../events/service.ts';
@@ -11,7 +12,7 @@ import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { amountDue } from './amounts.ts';
 import { invoiceEventData } from './events.ts';
-import { createInvoiceLast, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
+import { createInvoiceLast, dueDateAt, issuingReads, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
 import {
   findInvoicedPeriodRows, findInvoiceRow, INVOICE_CUSTOMER_FK, findInvoiceRows, invoiceNumberRows, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow,
   markOverdueInvoiceRows, openAmountRows, updateInvoiceRow, type InvoiceListFilters, type InvoiceRow, type InvoiceStatus,
@@ -38,7 +39,10 @@ export async function createInvoice(db: Db, input: NewInvoice, actor: Actor, clo
     }).catch((error: unknown) => {
       throw isForeignKeyViolation(error, INVOICE_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
-  return lock ? create(db, lock) : inHotLockTransaction(db, create);
+  if (lock) return create(db, lock);
+  // Nothing to read first: the transaction is the last statement alone, one round trip.
+  if (!(db as Knex.Transaction).isTransaction && !issuingReads([input])) return create(db, aloneHotLock(db));
+  return inHotLockTransaction(db, create);
 }
 
 /** draft -> issued (D-52): stamps the issue and due dates and spends store credit on it, as creation issued would. */
