@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex.ts';
+import { textLiteral } from '../db/literal.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 
@@ -66,28 +67,36 @@ export function listLedgerEntryRows(db: Db, page: PageQuery, filters: { customer
   return paginate<LedgerEntryWithBalance>(db.select('*').from(entries.as('credit_ledger')), 'credit_ledger', page);
 }
 
-/** `lockCustomerLedger` for many customers in one statement, in id order (two batches never wait on each other in a cycle). */
-export async function lockCustomerLedgers(db: Db, customerIds: string[]): Promise<void> {
-  if (customerIds.length === 0) return;
-  await db.raw(
-    `select pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(id))
-       from (select distinct unnest(?::text[]) as id order by 1) ids`,
-    [customerIds],
-  );
-}
-
 /** `insertLedgerEntry` for many entries in one statement, in the order given (clock_timestamp per row). */
 export async function insertLedgerEntries(
   db: Db,
   entries: { customer_id: string; currency: string; amount: string; kind: LedgerKind; description: string | null; invoice_id: string | null }[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  await db.raw(
-    `insert into credit_ledger (customer_id, currency, amount, kind, description, invoice_id, created_at)
+  await db.raw(ledgerEntriesInsertSql('?'), [JSON.stringify(entries)]);
+}
+
+/** The insert of insertLedgerEntries, its entries read from the jsonb SQL `param` (`?`, or a literal). */
+export function ledgerEntriesInsertSql(param: string): string {
+  return `insert into credit_ledger (customer_id, currency, amount, kind, description, invoice_id, created_at)
      select v.customer_id, v.currency, v.amount, v.kind, v.description, v.invoice_id, clock_timestamp()
-       from rows from (jsonb_to_recordset(?::jsonb) as (customer_id uuid, currency text, amount numeric, kind text, description text, invoice_id uuid))
+       from rows from (jsonb_to_recordset(${param}::jsonb) as (customer_id uuid, currency text, amount numeric, kind text, description text, invoice_id uuid))
             with ordinality as v(customer_id, currency, amount, kind, description, invoice_id, n)
-      order by v.n`,
-    [JSON.stringify(entries)],
-  );
+      order by v.n`;
+}
+
+/**
+ * `lockCustomerLedger` for many customers, in id order (two batches never wait on each other in a cycle), then
+ * ledgerBalances, as two statements in ONE query (no bind parameters: the ids are literals quoted by pg). The balance read is still a statement of its own after the lock, so it reads as of
+ * after the wait (each statement of a query string takes its own snapshot under READ COMMITTED) and sees a spend
+ * committed while it waited; only the round trip between them is saved.
+ */
+export async function lockAndReadLedgerBalances(db: Db, customerIds: string[]): Promise<{ customer_id: string; currency: string; balance: string }[]> {
+  if (customerIds.length === 0) return [];
+  const ids = `array[${customerIds.map(textLiteral).join(', ')}]::text[]`;
+  const results = (await db.raw(
+    `select pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(id)) from (select distinct unnest(${ids}) as id order by 1) ids;
+     select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any(${ids}::uuid[]) group by customer_id, currency`,
+  )) as unknown as { rows: { customer_id: string; currency: string; balance: string }[] }[];
+  return results[1]!.rows;
 }

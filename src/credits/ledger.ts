@@ -3,10 +3,11 @@
  * the ledger takes the customer's ledger lock first (see lockCustomerLedger for the lock order).
  */
 import type { Db } from '../db/knex.ts';
+import { jsonLiteral } from '../db/literal.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { money, Money } from '../money.ts';
 import {
-  insertLedgerEntries, insertLedgerEntry, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockCustomerLedger, lockCustomerLedgers,
+  insertLedgerEntries, insertLedgerEntry, ledgerEntriesInsertSql, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockAndReadLedgerBalances, lockCustomerLedger,
   type LedgerEntryRow, type LedgerKind,
 } from './ledger-repo.ts';
 
@@ -47,17 +48,16 @@ export interface CreditSpend {
  * what is left of its customer's balance in its currency, up to what it asks; each non-zero amount is an
  * `application` entry against its invoice. Takes the ledger locks of every customer named (in id order)
  * before reading balances, so two spenders never spend the same credit: the read is a statement of its own
- * after the lock, since one statement reads as of its start and would miss a spend committed while it
- * waited. The caller records the spend (recordCreditSpend) in the same transaction once its invoices exist
+ * after the lock (sent in the same query: lockAndReadLedgerBalances), since one statement reads as of its start
+ * and would miss a spend committed while it waited. The caller records the spend (recordCreditSpend) in the same transaction once its invoices exist
  * and have their numbers, and puts each amount on its invoice. Planning needs no invoice number, so an
  * issuing batch plans before it takes its numbers (the counter lock is held only from there to commit).
  */
 export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<CreditSpend> {
   if (claims.length === 0) return { applied: [], entries: [] };
   const customerIds = [...new Set(claims.map((c) => c.customerId))];
-  await lockCustomerLedgers(trx, customerIds);
   const balances = new Map<string, Money>();
-  for (const row of await ledgerBalances(trx, customerIds)) balances.set(`${row.customer_id}:${row.currency}`, money(row.balance));
+  for (const row of await lockAndReadLedgerBalances(trx, customerIds)) balances.set(`${row.customer_id}:${row.currency}`, money(row.balance));
   const applications: CreditSpend['entries'] = [];
   const applied = claims.map((claim) => {
     const key = `${claim.customerId}:${claim.currency}`;
@@ -76,8 +76,20 @@ export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<C
  * invoices must exist); a spend that took nothing writes nothing (no statement).
  */
 export async function recordCreditSpend(trx: Db, spend: CreditSpend, invoiceNumbers: Map<string, string>): Promise<void> {
-  await insertLedgerEntries(trx, spend.entries.map((e) => ({ ...e, description: `Applied to ${invoiceNumbers.get(e.invoice_id!)}` })));
+  await insertLedgerEntries(trx, applicationEntries(spend, invoiceNumbers));
 }
+
+/**
+ * recordCreditSpend as the text of one statement with its values inlined (db/literal.ts), for the last
+ * statement of a hot-lock transaction (db/hot-lock.ts `finish`); undefined when the spend took nothing.
+ */
+export function creditSpendSql(spend: CreditSpend, invoiceNumbers: Map<string, string>): string | undefined {
+  if (spend.entries.length === 0) return undefined;
+  return ledgerEntriesInsertSql(`${jsonLiteral(applicationEntries(spend, invoiceNumbers))}`);
+}
+
+const applicationEntries = (spend: CreditSpend, invoiceNumbers: Map<string, string>) =>
+  spend.entries.map((e) => ({ ...e, description: `Applied to ${invoiceNumbers.get(e.invoice_id!)}` }));
 
 /** planCreditSpend and recordCreditSpend at once, for claims of invoices that exist already. */
 export async function spendCredit(trx: Db, claims: (CreditClaim & { invoiceNumber: string })[]): Promise<Money[]> {

@@ -32,7 +32,19 @@ export async function fastQuery<T>(db: Db, sql: string, params: unknown[], name?
 
 /** A pooled pg connection as pg hands it out: `query` takes a named (prepared) statement too. */
 export interface RawConnection {
+  /** Without `values` pg sends `text` by the simple protocol, which allows several statements (one result each). */
   query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: any[] }>;
+}
+
+/** Runs `work` on a pooled pg connection of `db` (not a transaction), given back after. */
+export async function withRawConnection<T>(db: Db, work: (connection: RawConnection) => Promise<T>): Promise<T> {
+  const client = poolOf(db);
+  const connection = await client.acquireConnection();
+  try {
+    return await work(connection);
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
 
 /** knex's pool, whose connections are pg clients: taken and given back around raw statements. */

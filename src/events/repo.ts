@@ -20,13 +20,7 @@ export type FanOut = (events: string) => { text: string; channel: string };
  * sent back, parsed and rebuilt in this process.
  */
 function insertEventsSql(fanOut: { text: string }, answer: boolean): string {
-  return `with inserted as (
-       insert into events (id, type, data)
-       select v.id, v.type, v.data
-         from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
-        order by v.n
-       returning ${answer ? '*' : 'id, type'}
-     ), ${fanOut.text}
+  return `with inserted as (${eventsInsertSql('?', answer ? '*' : 'id, type')}), ${fanOut.text}
      ${answer ? 'select inserted.* from inserted cross join notified' : 'select n from notified'}`;
 }
 
@@ -49,13 +43,7 @@ export async function insertEventsQuietly(db: Db, rows: { id: string; type: stri
   // The statement begins with its insert (what runs under the numbering lock only writes); the events still to
   // fan out are joined by id (a hash join, not a scan of the list per row).
   await db.raw(
-    `with inserted as (
-       insert into events (id, type, data)
-       select v.id, v.type, v.data
-         from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
-        order by v.n
-       returning id, type
-     ), unfanned as (
+    `with inserted as (${eventsInsertSql('?', 'id, type')}), unfanned as (
        select i.id, i.type from inserted i join unnest(?::text[]) as u(id) on u.id = i.id
      ), ${part.text}
      select n from notified`,
@@ -76,6 +64,15 @@ export async function insertDeliveriesAhead(db: Db, events: { id: string; type: 
      select n from notified`,
     [JSON.stringify(events), part.channel],
   );
+}
+
+/** The insert of the events held by the jsonb SQL `param` (`?`, or an expression), in the order given, returning `returning`. */
+export function eventsInsertSql(param: string, returning = '*'): string {
+  return `insert into events (id, type, data)
+       select v.id, v.type, v.data
+         from rows from (jsonb_to_recordset(${param}::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
+        order by v.n
+       returning ${returning}`;
 }
 
 export async function listEventRows(db: Db, page: PageQuery, type?: string): Promise<Page<EventRow>> {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { fanOutPart } from '../webhooks/fanout.ts';
-import { insertDeliveriesAhead, insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
+import { textLiteral } from '../db/literal.ts';
+import { fanOutPart, fanOutPartOf } from '../webhooks/fanout.ts';
+import { eventsInsertSql, insertDeliveriesAhead, insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
 const eventId = (random: Buffer) => `evt_${random.toString('base64url').replace(/[-_]/g, 'x')}`;
@@ -53,6 +54,29 @@ export async function recordEvents(db: Db, events: { id?: string; type: EventTyp
  */
 export async function fanOutAhead(db: Db, events: { id: string; type: EventType }[]): Promise<void> {
   await insertDeliveriesAhead(db, events, fanOutPart);
+}
+
+/** Events as a part of another statement: its CTEs, the JSON of the rows to supply as `param`, and the CTE its final select must read. */
+export interface EventsPart {
+  text: string;
+  value: string;
+  /** A one-row CTE (the fan-out's notify): the statement's final select must read it (cross join), or it never runs. */
+  read: string;
+}
+
+/**
+ * `recordEvents` as CTEs of the statement that makes the change (the last statement of an invoice creation,
+ * invoices/issue.ts), so the events and their deliveries commit with it in one round trip. `param` is SQL
+ * yielding the events' rows as jsonb (the caller builds it from `value`, the rows' JSON: it may put the
+ * invoice number into them there); the channel is written as a literal, so the part needs no bind parameters.
+ */
+export function recordEventsPart(events: { type: EventType; data: Record<string, unknown> }[], param: string): EventsPart {
+  const fanOut = fanOutPartOf('recorded_events', textLiteral);
+  return {
+    text: `recorded_events as (${eventsInsertSql(param)}), ${fanOut.text}`,
+    value: JSON.stringify(events.map((e) => ({ id: newEventId(), type: e.type, data: e.data }))),
+    read: 'notified',
+  };
 }
 
 export function listEvents(db: Db, page: PageQuery, type?: string) {

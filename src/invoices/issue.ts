@@ -5,14 +5,19 @@
  * issue their periods' invoices through the same function.
  */
 import { randomUUID } from 'node:crypto';
-import { planCreditSpend, recordCreditSpend } from '../credits/ledger.ts';
+import type { Actor } from '../audit/actor.ts';
+import { auditInsertPart, type AuditEntry } from '../audit/service.ts';
+import { creditSpendSql, planCreditSpend, recordCreditSpend, type CreditSpend } from '../credits/ledger.ts';
+import type { HotLock } from '../db/hot-lock.ts';
 import type { Db } from '../db/knex.ts';
+import { jsonTextLiteral, textLiteral } from '../db/literal.ts';
 import { AppError } from '../errors.ts';
+import { recordEventsPart } from '../events/service.ts';
 import type { EventType } from '../events/types.ts';
 import { money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { invoiceEventData } from './events.ts';
-import { insertNumberedInvoices, type InvoiceBulkInsert, type InvoiceRow, type LineItemRow } from './repo.ts';
+import { insertNumberedInvoices, numberedInvoiceSql, readNumbered, type InvoiceBulkInsert, type InvoiceRow, type LineItemInsert, type LineItemRow, type NumberedRow } from './repo.ts';
 import { priceInvoice, type LineInput } from './totals.ts';
 
 export interface Clock {
@@ -81,10 +86,68 @@ async function issuingSettings(trx: Db, inputs: NewInvoice[], clock: Clock): Pro
  * prices, the credit ledger locks and balances) comes first, the numbers are taken by the statement that
  * writes the invoices and their lines, and after it only what must carry a number is written (credit
  * applications here, then the caller's events and audit rows). Callers write what needs no number before
- * calling this.
+ * calling this. A single creation that can end its transaction with it uses createInvoiceLast instead.
  */
 export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock = {}): Promise<CreatedInvoice[]> {
   if (inputs.length === 0) return [];
+  const plan = await planIssue(trx, inputs, clock);
+  // From here to the caller's commit the year's counter row is locked.
+  const { invoices, lines } = await insertNumberedInvoices(trx, plan.now.getUTCFullYear(), plan.rows, plan.lineRows);
+  await recordCreditSpend(trx, plan.spend, numbersOf(invoices));
+  return issued(inputs, invoices, lines);
+}
+
+/** What the last statement of a creation writes besides the invoice (createInvoiceLast). */
+export interface WrittenWith {
+  /** Events recorded before the invoice's own, in one batch with them (a new subscription's `subscription.created`). */
+  eventsBefore?: PendingEvent[];
+  /** The caller's audit entry (C-11), built from the invoice as created. */
+  audit?: { actor: Actor; entry: (created: InvoiceDetail) => AuditEntry };
+}
+
+/**
+ * createInvoices for ONE invoice as the end of a hot-lock transaction (db/hot-lock.ts): the same plan (settings,
+ * prices, store credit), then one statement that takes the number and writes the invoice, its lines, its events
+ * (after `withIt.eventsBefore`) with their deliveries and the caller's audit row, sent with the COMMIT in the same
+ * round trip, so the year's counter is held for no round trip to Node at all. The events and the audit row are
+ * built by their usual rules (invoiceEventData, the caller's entry) from the invoice as it will be stored, its
+ * number a placeholder that the statement replaces with the number it takes. Store credit spent is written by
+ * one more statement after it (its description names the number), with the COMMIT: then the counter is held for
+ * one round trip. Nothing may run on `trx` afterwards. Answers the invoice and its lines as stored.
+ */
+export async function createInvoiceLast(trx: Db, input: NewInvoice, clock: Clock, lock: HotLock, withIt: WrittenWith = {}): Promise<InvoiceDetail> {
+  const plan = await planIssue(trx, [input], clock);
+  const row = plan.rows[0]!;
+  const token = `{invoice-number:${row.id}}`;
+  const [provisional] = issued([input], [storedRow(row, token)], plan.lineRows.map((l) => ({ id: '', ...l })));
+  const events = recordEventsPart([...(withIt.eventsBefore ?? []), ...provisional!.events], '(select j from event_rows)');
+  const audit = withIt.audit && auditInsertPart(withIt.audit.actor, [withIt.audit.entry(provisional!.detail)], '(select j from audit_rows)');
+  const numbered = (json: string, numberSql: string) => `replace(${jsonTextLiteral(json)}, ${textLiteral(token)}, ${numberSql})::jsonb`;
+  const sql = numberedInvoiceSql(plan.now.getUTCFullYear(), row, plan.lineRows, (numberSql) => [
+    { text: `event_rows as (select ${numbered(events.value, numberSql)} as j), ${events.text}`, read: events.read },
+    ...(audit ? [{ text: `audit_rows as (select ${numbered(audit.value, numberSql)} as j), audit_written as (${audit.text})` }] : []),
+  ]);
+  const spendsCredit = plan.spend.entries.length > 0;
+  const answer = await (spendsCredit ? lock.run<NumberedRow>(sql) : lock.finish<NumberedRow>(sql));
+  const { invoices, lines } = readNumbered([row], answer);
+  if (spendsCredit) await lock.finish(creditSpendSql(plan.spend, numbersOf(invoices))!);
+  return { invoice: invoices[0]!, lines };
+}
+
+/** Whether issuing `inputs` reads or locks anything before the numbers (settings, store credit): else it is one statement. */
+export function issuingReads(inputs: NewInvoice[]): boolean {
+  return inputs.some((i) => i.taxRate === undefined || i.status === 'issued');
+}
+
+interface IssuePlan {
+  now: Date;
+  rows: InvoiceBulkInsert[];
+  lineRows: LineItemInsert[];
+  spend: CreditSpend;
+}
+
+/** Everything issuing decides before it takes numbers: settings, prices, lines, due dates and store credit (its ledger locks taken). */
+async function planIssue(trx: Db, inputs: NewInvoice[], clock: Clock): Promise<IssuePlan> {
   const now = clock.now ?? new Date();
   const settings = await issuingSettings(trx, inputs, clock);
   const priced = inputs.map((input) => {
@@ -95,9 +158,9 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
     }
     return { input, taxRate, totals, id: input.id ?? randomUUID() };
   });
-  const issued = priced.filter((p) => p.input.status === 'issued');
-  const spend = await planCreditSpend(trx, issued.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id })));
-  const applied = new Map(issued.map((p, i) => [p.id, spend.applied[i]!]));
+  const issuedNow = priced.filter((p) => p.input.status === 'issued');
+  const spend = await planCreditSpend(trx, issuedNow.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id })));
+  const applied = new Map(issuedNow.map((p, i) => [p.id, spend.applied[i]!]));
 
   const rows: InvoiceBulkInsert[] = priced.map(({ input, taxRate, totals, id }) => {
     const issue = input.status === 'issued';
@@ -125,12 +188,13 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
   const lineRows = priced.flatMap(({ totals, id }) =>
     totals.lines.map((l, position) => ({ invoice_id: id, position: position + 1, description: l.description, quantity: l.quantity, unit_price: l.unitPrice, amount: l.amount.toString() })),
   );
-  // From here to the caller's commit the year's counter row is locked.
-  const { invoices, lines } = await insertNumberedInvoices(trx, now.getUTCFullYear(), rows, lineRows);
-  await recordCreditSpend(trx, spend, new Map(invoices.map((i) => [i.id, i.invoice_number])));
+  return { now, rows, lineRows, spend };
+}
+
+/** The created invoices with their lines and the events each causes, in the order of `inputs`. */
+function issued(inputs: NewInvoice[], invoices: InvoiceRow[], lines: LineItemRow[]): CreatedInvoice[] {
   const linesOf = new Map<string, LineItemRow[]>();
   for (const line of lines) linesOf.set(line.invoice_id, [...(linesOf.get(line.invoice_id) ?? []), line]);
-
   return invoices.map((invoice, i) => {
     // invoice.created describes the invoice as created, before store credit settled it.
     const asCreated: InvoiceRow = { ...invoice, status: inputs[i]!.status, paid_at: null, credit_applied: '0' };
@@ -139,3 +203,13 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
     return { detail: { invoice, lines: linesOf.get(invoice.id) ?? [] }, events };
   });
 }
+
+/** The row an insert of `row` stores (the columns' defaults), numbered `invoiceNumber`. */
+function storedRow(row: InvoiceBulkInsert, invoiceNumber: string): InvoiceRow {
+  return {
+    ...row, invoice_number: invoiceNumber, amount_paid: '0', credited_amount: '0', voided_at: null, overdue_at: null, content_version: 1,
+    period_start: row.period_start ?? null, period_end: row.period_end ?? null, due_date: row.due_date ?? null, created_at: row.created_at ?? new Date(), updated_at: row.created_at ?? new Date(),
+  };
+}
+
+const numbersOf = (invoices: InvoiceRow[]) => new Map(invoices.map((i) => [i.id, i.invoice_number]));

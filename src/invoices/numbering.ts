@@ -15,11 +15,16 @@ export type DocumentKind = 'INV' | 'CN';
  * A CTE `counter(seq_before)` that claims `count` numbers of one kind and year (bindings: kind, year, count,
  * count): the numbers claimed are seq_before + 1 .. seq_before + count.
  */
-export const CLAIM_NUMBERS_CTE = `counter as (
-    insert into document_counters (kind, year, last_seq) values (?, ?, ?)
+export const CLAIM_NUMBERS_CTE = claimNumbersCte('?', '?', '?', '?');
+
+/** CLAIM_NUMBERS_CTE with its kind, year and count given as SQL (placeholders, or literals: db/literal.ts). */
+export function claimNumbersCte(kind: string, year: string, count: string, countAgain = count): string {
+  return `counter as (
+    insert into document_counters (kind, year, last_seq) values (${kind}, ${year}, ${count})
     on conflict (kind, year) do update set last_seq = document_counters.last_seq + excluded.last_seq
-    returning last_seq - ?::integer as seq_before
+    returning last_seq - ${countAgain}::integer as seq_before
   )`;
+}
 
 /** The SQL of a number from SQL expressions of its kind, year and sequence: the format rule, once. */
 export function documentNumberSql(kind: string, year: string, seq: string): string {

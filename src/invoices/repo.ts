@@ -1,7 +1,8 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { CLAIM_NUMBERS_CTE, documentNumberSql } from './numbering.ts';
+import { integerLiteral, jsonLiteral, textLiteral } from '../db/literal.ts';
+import { claimNumbersCte, documentNumberSql } from './numbering.ts';
 
 export type InvoiceStatus = 'draft' | 'issued' | 'paid' | 'overdue' | 'void';
 
@@ -125,14 +126,54 @@ export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
  */
 export async function insertNumberedInvoices(db: Db, year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[]): Promise<{ invoices: InvoiceRow[]; lines: LineItemRow[] }> {
   if (rows.length === 0) return { invoices: [], lines: [] };
-  const result = await db.raw<{ rows: (InvoiceRow & { line_items: LineItemRow[] })[] }>(
-    `with ${CLAIM_NUMBERS_CTE},
+  const sql = numberedInvoicesSql({ kind: '?', year: '?', count: '?', countAgain: '?', yearText: '?', rows: '?', lines: '?' }, []);
+  const result = await db.raw<{ rows: NumberedRow[] }>(sql, ['INV', year, rows.length, rows.length, year, JSON.stringify(rows), JSON.stringify(lines)]);
+  return readNumbered(rows, result.rows);
+}
+
+/** What one data-modifying part of another domain adds to a numbering statement (events, an audit row). */
+export interface NumberedPart {
+  /** CTEs, which may use the invoice's number as `numberSql`. */
+  text: string;
+  /** A one-row CTE the final select must read (cross join), or none. */
+  read?: string;
+}
+
+/**
+ * insertNumberedInvoices for ONE invoice as the text of one statement with its values inlined (db/literal.ts), for
+ * the last statement of a hot-lock transaction (db/hot-lock.ts `finish`), with `parts` written by the same
+ * statement: `parts(numberSql)` gets the SQL of the invoice's number (its events and audit row carry it).
+ * Read the answer with readNumbered.
+ */
+export function numberedInvoiceSql(year: number, row: InvoiceBulkInsert, lines: LineItemInsert[], parts: (numberSql: string) => NumberedPart[]): string {
+  const y = integerLiteral(year);
+  return numberedInvoicesSql(
+    { kind: textLiteral('INV'), year: y, count: '1', countAgain: '1', yearText: y, rows: jsonLiteral([row]), lines: jsonLiteral(lines) },
+    parts('(select invoice_number from inserted)'),
+  );
+}
+
+export type NumberedRow = InvoiceRow & { line_items: LineItemRow[] };
+
+/** The invoices of a numbering statement's answer in the order of `rows`, and each one's lines by position. */
+export function readNumbered(rows: Pick<InvoiceBulkInsert, 'id'>[], answer: NumberedRow[]): { invoices: InvoiceRow[]; lines: LineItemRow[] } {
+  const byId = new Map(answer.map(({ line_items, ...invoice }) => [invoice.id, { invoice: invoice as InvoiceRow, lines: line_items }]));
+  const stored = rows.map((r) => byId.get(r.id)!);
+  return { invoices: stored.map((s) => s.invoice), lines: stored.flatMap((s) => s.lines) };
+}
+
+/**
+ * The numbering statement (one counter claim, the invoices, their lines, and `parts`), each value given as SQL: `?`
+ * placeholders bound in the order of the keys of `v`, or literals.
+ */
+function numberedInvoicesSql(v: { kind: string; year: string; count: string; countAgain: string; yearText: string; rows: string; lines: string }, parts: NumberedPart[]): string {
+  return `with ${claimNumbersCte(v.kind, v.year, v.count, v.countAgain)},
      inserted as (
        insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
                              credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at)
-       select v.id, v.customer_id, v.subscription_id, ${documentNumberSql("'INV'", '?::text', 'counter.seq_before + v.n')}, v.status, v.currency, v.tax_rate,
+       select v.id, v.customer_id, v.subscription_id, ${documentNumberSql("'INV'", `${v.yearText}::text`, 'counter.seq_before + v.n')}, v.status, v.currency, v.tax_rate,
               v.subtotal, v.tax_amount, v.total, v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end, coalesce(v.created_at, now())
-         from rows from (jsonb_to_recordset(?::jsonb) as (
+         from rows from (jsonb_to_recordset(${v.rows}::jsonb) as (
                 id uuid, customer_id uuid, subscription_id uuid, status text, currency text, tax_rate numeric,
                 subtotal numeric, tax_amount numeric, total numeric, credit_applied numeric, due_date timestamptz, issued_at timestamptz,
                 paid_at timestamptz, period_start timestamptz, period_end timestamptz, created_at timestamptz))
@@ -145,21 +186,17 @@ export async function insertNumberedInvoices(db: Db, year: number, rows: Invoice
      line_items as (
        insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
        select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
-         from jsonb_to_recordset(?::jsonb) as l(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)
+         from jsonb_to_recordset(${v.lines}::jsonb) as l(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)
        returning *
-     )
+     )${parts.map((p) => `,
+     ${p.text}`).join('')}
      -- Amounts as text, as pg answers NUMERIC columns: money never becomes a JS number.
      -- Lines grouped once and hash-joined: a subquery per invoice would scan every line of the batch per invoice.
      select i.*, coalesce(l.line_items, '[]') as line_items
        from inserted i
        left join (select l.invoice_id, json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
                                                                   'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position) as line_items
-                    from line_items l group by l.invoice_id) l on l.invoice_id = i.id`,
-    ['INV', year, rows.length, rows.length, year, JSON.stringify(rows), JSON.stringify(lines)],
-  );
-  const byId = new Map(result.rows.map(({ line_items, ...invoice }) => [invoice.id, { invoice: invoice as InvoiceRow, lines: line_items }]));
-  const stored = rows.map((r) => byId.get(r.id)!);
-  return { invoices: stored.map((s) => s.invoice), lines: stored.flatMap((s) => s.lines) };
+                    from line_items l group by l.invoice_id) l on l.invoice_id = i.id${parts.flatMap((p) => (p.read ? [` cross join ${p.read}`] : [])).join('')}`;
 }
 
 /**

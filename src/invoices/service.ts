@@ -2,16 +2,17 @@ import { addLedgerEntry, spendCredit } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Db } from '../db/knex.ts';
-import { inHotLockTransaction } from '../db/hot-lock.ts';
+import type { Knex } from 'knex';
+import { aloneHotLock, inHotLockTransaction, type HotLock } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
-import { recordEvent, recordEvents } from '../events/service.ts';
+import { recordEvent } from '../events/service.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { amountDue } from './amounts.ts';
 import { invoiceEventData } from './events.ts';
-import { createInvoices, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
+import { createInvoiceLast, dueDateAt, issuingReads, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
 import {
   findInvoicedPeriodRows, findInvoiceRow, INVOICE_CUSTOMER_FK, findInvoiceRows, invoiceNumberRows, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow,
   markOverdueInvoiceRows, openAmountRows, updateInvoiceRow, type InvoiceListFilters, type InvoiceRow, type InvoiceStatus,
@@ -25,22 +26,23 @@ import { auditedInvoice, STATUS_ACTIONS } from './audit.ts';
 export type { Clock, InvoiceDetail, NewInvoice };
 
 /**
- * D-50, D-51: one invoice through the batch path, its events and its audit row (C-11) recorded with it.
- * The audit row is one more insert from what creation answered: no read of its own (a benchmarked path).
- * The customer is checked by the invoice's foreign key in the numbering statement, not by a read of its
- * own: one round trip less, and the refused creation rolls back with its number. The transaction releases
- * the year's counter without waiting for its commit's flush (db/hot-lock.ts).
+ * D-50, D-51: one invoice through the issuing path, its events and its audit row (C-11) recorded with it by the
+ * statement that takes its number, sent with the COMMIT (invoices/issue.ts createInvoiceLast), so the year's
+ * counter is held for no round trip to Node. The customer is checked by the invoice's foreign key in that
+ * statement, not by a read of its own: the refused creation rolls back with its number. `lock` is the hot-lock
+ * transaction of a caller that checked something first (createAdminInvoice); this creation ends it.
  */
-export async function createInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
-  return inHotLockTransaction(db, async (trx) => {
-    const [created] = await createInvoices(trx, [input], clock).catch((error: unknown) => {
+export async function createInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}, lock?: HotLock): Promise<InvoiceDetail> {
+  const create = (trx: Db, hotLock: HotLock) =>
+    createInvoiceLast(trx, input, clock, hotLock, {
+      audit: { actor, entry: ({ invoice, lines }) => ({ action: 'invoice.create', targetType: 'invoice', targetId: invoice.id, after: { ...auditedInvoice(invoice), line_count: lines.length } }) },
+    }).catch((error: unknown) => {
       throw isForeignKeyViolation(error, INVOICE_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
-    await recordEvents(trx, created!.events);
-    const { invoice, lines } = created!.detail;
-    await recordAudit(trx, actor, { action: 'invoice.create', targetType: 'invoice', targetId: invoice.id, after: { ...auditedInvoice(invoice), line_count: lines.length } });
-    return created!.detail;
-  });
+  if (lock) return create(db, lock);
+  // Nothing to read first: the transaction is the last statement alone, one round trip.
+  if (!(db as Knex.Transaction).isTransaction && !issuingReads([input])) return create(db, aloneHotLock(db));
+  return inHotLockTransaction(db, create);
 }
 
 /** draft -> issued (D-52): stamps the issue and due dates and spends store credit on it, as creation issued would. */

@@ -81,10 +81,11 @@ export async function invoiceProration(trx: Db, sub: SubscriptionRow, currency: 
  * knows nothing of subscriptions, so the name is checked here before the invoice is created.
  */
 export async function createAdminInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
-  return inHotLockTransaction(db, async (trx) => {
+  if (!input.subscriptionId) return createInvoice(db, input, actor, clock);
+  return inHotLockTransaction(db, async (trx, lock) => {
     if (input.subscriptionId && !(await findSubscriptionRow(trx, input.subscriptionId))) {
       throw new AppError('subscription_not_found', `Subscription ${input.subscriptionId} does not exist`, { details: [{ path: 'subscriptionId', message: 'no such subscription' }] });
     }
-    return createInvoice(trx, input, actor, clock);
+    return createInvoice(trx, input, actor, clock, lock);
   });
 }

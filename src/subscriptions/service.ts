@@ -4,7 +4,7 @@ import { redeemCoupon } from '../coupons/service.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { recordEvents } from '../events/service.ts';
-import { createInvoices } from '../invoices/issue.ts';
+import { createInvoiceLast } from '../invoices/issue.ts';
 import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -30,14 +30,14 @@ export const auditedSubscription = (row: SubscriptionRow): Record<string, unknow
  * D-41, D-42: without a trial the subscription is active, its first period starts now and is
  * invoiced at once (billing in advance); with trialDays it is trialing until trialEnd, uninvoiced.
  *
- * Ordered for the year's invoice-number lock (invoices/issue.ts): everything that needs no invoice number
- * (the subscription with its coupon cycle, its audit row) is written before the invoice takes its number,
- * and the events of both (subscription.created first) in one batch after it. The customer is checked by the
- * subscription's foreign key, not by a read of its own.
+ * Ordered for the year's invoice-number lock (invoices/issue.ts): the subscription (with its coupon cycle) is
+ * written before the invoice takes its number; the invoice's last statement, sent with the COMMIT
+ * (createInvoiceLast), writes the subscription's audit row and the events of both (subscription.created first).
+ * The customer is checked by the subscription's foreign key, not by a read of its own.
  */
 export async function createSubscription(db: Db, input: CreateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
-  return inHotLockTransaction(db, async (trx) => {
+  return inHotLockTransaction(db, async (trx, lock) => {
     const plan = await requirePlan(trx, input.planId, 'planId');
     if (!plan.active) throw new AppError('plan_inactive', `Plan ${plan.id} is inactive`, { details: [{ path: 'planId', message: 'is inactive' }] });
     if (plan.billing_cycle !== input.billingCycle) {
@@ -66,10 +66,16 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
     }).catch((error: unknown) => {
       throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
-    await recordAudit(trx, actor, { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) });
-    // A new subscription has no invoice yet: nothing to look up before issuing its first period's.
-    const invoiced = first ? await createInvoices(trx, [periodInvoice(sub, plan, period, first.lines)], { ...clock, now }) : [];
-    await recordEvents(trx, [subscriptionEvent('subscription.created', sub), ...invoiced.flatMap((i) => i.events)]);
+    const audit = { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) };
+    const created = subscriptionEvent('subscription.created', sub);
+    if (!first) {
+      await recordAudit(trx, actor, audit);
+      await recordEvents(trx, [created]);
+      return sub;
+    }
+    // A new subscription has no invoice yet: nothing to look up before issuing its first period's. That ends the
+    // transaction with one statement that also writes the audit row and subscription.created (no round trip more).
+    await createInvoiceLast(trx, periodInvoice(sub, plan, period, first.lines), { ...clock, now }, lock, { eventsBefore: [created], audit: { actor, entry: () => audit } });
     return sub;
   });
 }

@@ -17,5 +17,13 @@ export interface FanOutPart {
  * deliveries cost one round trip.
  */
 export function fanOutPart(events: string): FanOutPart {
-  return { text: dueDeliveriesCtes(events, '?'), channel: DELIVERIES_DUE_CHANNEL };
+  return fanOutPartOf(events, () => '?');
+}
+
+/**
+ * fanOutPart with the channel written by `channelSql` (a literal) instead of a `?` placeholder: for a statement
+ * sent without bind parameters (db/hot-lock.ts `finish`).
+ */
+export function fanOutPartOf(events: string, channelSql: (channel: string) => string): FanOutPart {
+  return { text: dueDeliveriesCtes(events, channelSql(DELIVERIES_DUE_CHANNEL)), channel: DELIVERIES_DUE_CHANNEL };
 }
