@@ -146,12 +146,18 @@ test.serial('an issued invoice with store credit reads and locks everything befo
   t.is(entry.description, `Applied to ${created!.invoice.invoice_number}`);
 });
 
-test.serial('a subscription writes itself and its audit row before its invoice takes a number', async (t) => {
+test.serial('a subscription writes itself before its invoice takes a number, and its audit row in the numbering statement', async (t) => {
   const customer = await insertCustomer(app.db);
   const plan = await makePlan(app.db, '7.00');
-  const sqls = await statementsOf(() => createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now }));
+  let subscriptionId = '';
+  const sqls = await statementsOf(async () => {
+    subscriptionId = (await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now })).id;
+  });
   assertShortLockWindow(t, sqls);
   const counterAt = sqls.findIndex((s) => s.includes('document_counters'));
-  t.true(sqls.findIndex((s) => s.startsWith('insert into "subscriptions"')) < counterAt);
-  t.true(sqls.findIndex((s) => s.startsWith('insert into audit_log')) < counterAt);
+  const subscriptionAt = sqls.findIndex((s) => s.startsWith('insert into "subscriptions"'));
+  t.true(subscriptionAt >= 0 && subscriptionAt < counterAt, 'the subscription row is written before the counter is taken');
+  const audits = sqls.filter((s) => s.includes('insert into audit_log'));
+  t.deepEqual(audits, [sqls[counterAt]], 'the one audit insert rides in the numbering statement');
+  t.is((await app.db('audit_log').where({ target_type: 'subscription', target_id: subscriptionId })).length, 1);
 });
