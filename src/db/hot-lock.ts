@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
-import { fastQuery, withRawConnection } from './fast-query.ts';
+import { createHash } from 'node:crypto';
+import { fastQuery, withRawConnection, type RawConnection } from './fast-query.ts';
 import type { Db } from './knex.ts';
+import { inlined, type LiteralStatement } from './literal.ts';
 
 /**
  * A transaction around a hot lock: one that every transaction of its kind queues on until commit (the year's
@@ -38,9 +40,9 @@ import type { Db } from './knex.ts';
  */
 export interface HotLock {
   /** Runs a statement (values inlined, no `?`) before the last one; answers its rows. */
-  run<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  run<T = Record<string, unknown>>(sql: string | LiteralStatement): Promise<T[]>;
   /** Runs the transaction's last statement (values inlined, no `?`) and, when the transaction is this one's, commits in the same round trip. */
-  finish<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  finish<T = Record<string, unknown>>(sql: string | LiteralStatement): Promise<T[]>;
 }
 
 interface Owned {
@@ -61,20 +63,22 @@ export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transacti
     const trx = db as Knex.Transaction;
     const owner = owners.get(trx);
     const relax = () => owner !== undefined && owner.flushable && !owner.relaxed;
-    const nested = <R,>(sql: string) => send<R>(trx, relax() ? [RELAX, sql] : [sql], () => owner && (owner.relaxed ||= owner.flushable));
+    const nested = <R,>(statement: string | LiteralStatement) => send<R>(trx, relax() ? [RELAX, text(statement)] : [text(statement)], () => owner && (owner.relaxed ||= owner.flushable));
     return work(trx, { run: nested, finish: nested });
   }
   const flushable = await canWaitForFlush(db);
   const state: Owned = { relaxed: false, finished: false, flushable };
   const result = await (db as Knex).transaction(async (trx) => {
     owners.set(trx, state);
-    const run = <R,>(sql: string) => {
+    const run = <R,>(statement: string | LiteralStatement) => {
       if (state.finished) throw new Error('a statement after the hot-lock transaction finished');
+      const sql = text(statement);
       return send<R>(trx, flushable && !state.relaxed ? [RELAX, sql] : [sql], () => (state.relaxed = flushable));
     };
-    const finish = <R,>(sql: string) => {
+    const finish = <R,>(statement: string | LiteralStatement) => {
       if (state.finished) throw new Error('a hot-lock transaction finished twice');
       state.finished = true;
+      const sql = text(statement);
       const relax = flushable && !state.relaxed ? [RELAX] : [];
       // The flush wait runs in the new (empty) transaction knex will commit: after the COMMIT, outside the lock.
       return send<R>(trx, [...relax, sql, 'COMMIT', 'BEGIN', ...(flushable ? [FLUSH] : [])], () => {});
@@ -89,29 +93,84 @@ export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transacti
  * A hot-lock transaction of its last statement alone, for a creation that reads and locks nothing before it
  * (an admin draft invoice naming its tax rate): BEGIN, the statement, the COMMIT and the flush wait are one query
  * on a pooled connection, one round trip where knex's transaction takes three. `run` is refused.
+ *
+ * A LiteralStatement is prepared once per connection (PREPARE in the same query the first time) and executed with
+ * its literals after: PostgreSQL parses and plans the big numbering statement once per connection, not per call
+ * (that was a third of its CPU per creation). The name is the hash of the text, so a changed text is never run by
+ * an old plan. A connection that lost what it prepared (DISCARD ALL, a pooler's new session) answers 26000 before
+ * anything ran: the query is sent once more with its PREPARE.
  */
 export function aloneHotLock(db: Db): HotLock {
   return {
     run() {
       throw new Error('a one-statement hot-lock transaction runs nothing before its last statement');
     },
-    async finish<R>(sql: string): Promise<R[]> {
-      assertNoPlaceholder(sql);
+    async finish<R>(statement: string | LiteralStatement): Promise<R[]> {
+      assertNoPlaceholder(typeof statement === 'string' ? statement : statement.text);
       const flushable = await canWaitForFlush(db);
-      const statements = ['BEGIN', ...(flushable ? [RELAX] : []), sql, 'COMMIT', ...(flushable ? [FLUSH] : [])];
       return withRawConnection(db, async (connection) => {
-        try {
-          const results = (await connection.query({ text: statements.join(';\n') })) as unknown as { rows: R[] }[];
-          return results[statements.indexOf(sql)]!.rows;
-        } catch (error) {
-          // A failed statement leaves the transaction aborted (the rest of the query was skipped): end it before the connection goes back.
-          await connection.query({ text: 'ROLLBACK' }).catch(() => undefined);
-          throw error;
+        for (let attempt = 1; ; attempt++) {
+          const { prepare, sql } = executable(connection, statement);
+          const statements = [...prepare, 'BEGIN', ...(flushable ? [RELAX] : []), sql, 'COMMIT', ...(flushable ? [FLUSH] : [])];
+          try {
+            const results = (await connection.query({ text: statements.join(';\n') })) as unknown as { rows: R[] }[];
+            if (typeof statement !== 'string') preparedOn(connection).add(statementName(statement));
+            return results[statements.indexOf(sql)]!.rows;
+          } catch (error) {
+            // A failed statement leaves the transaction aborted (the rest of the query was skipped): end it before the connection goes back.
+            await connection.query({ text: 'ROLLBACK' }).catch(() => undefined);
+            if (typeof statement === 'string') throw error;
+            // What the connection holds prepared is read back rather than guessed (a PREPARE may or may not have run).
+            await rereadPrepared(connection);
+            if (attempt === 1 && (error as { code?: string }).code === '26000') continue;
+            throw error;
+          }
         }
       });
     },
   };
 }
+
+/** Names of the statements prepared on each pooled connection (a new connection starts with none). */
+const prepared = new WeakMap<RawConnection, Set<string>>();
+const PREFIX = 'billing_hot_';
+/** Beyond this many texts on one connection, statements run inlined (each text is few, this is a guard). */
+const MOST_PREPARED = 32;
+
+function preparedOn(connection: RawConnection): Set<string> {
+  let names = prepared.get(connection);
+  if (!names) prepared.set(connection, (names = new Set()));
+  return names;
+}
+
+const names = new Map<string, string>();
+function statementName(statement: LiteralStatement): string {
+  let name = names.get(statement.text);
+  if (!name) {
+    name = PREFIX + createHash('sha256').update(statement.text).digest('hex').slice(0, 32);
+    if (names.size < 1000) names.set(statement.text, name);
+  }
+  return name;
+}
+
+/** The statement as the query runs it: an EXECUTE of its prepared text (with the PREPARE when the connection lacks it), or the text itself. */
+function executable(connection: RawConnection, statement: string | LiteralStatement): { prepare: string[]; sql: string } {
+  if (typeof statement === 'string') return { prepare: [], sql: statement };
+  const names = preparedOn(connection);
+  const name = statementName(statement);
+  if (!names.has(name) && names.size >= MOST_PREPARED) return { prepare: [], sql: inlined(statement) };
+  const execute = `EXECUTE ${name}(${statement.values.join(', ')})`;
+  return { prepare: names.has(name) ? [] : [`PREPARE ${name} AS ${statement.text}`], sql: execute };
+}
+
+async function rereadPrepared(connection: RawConnection): Promise<void> {
+  const names = preparedOn(connection);
+  names.clear();
+  const result = await connection.query({ text: `select name from pg_prepared_statements where starts_with(name, $1)`, values: [PREFIX] }).catch(() => undefined);
+  for (const row of result?.rows ?? []) names.add(row.name as string);
+}
+
+const text = (statement: string | LiteralStatement) => (typeof statement === 'string' ? statement : inlined(statement));
 
 function assertNoPlaceholder(sql: string): void {
   if (sql.includes('?')) throw new Error('a hot-lock statement holds "?": knex would read it as a placeholder (write values with db/literal.ts)');

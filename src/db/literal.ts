@@ -28,3 +28,31 @@ export function integerLiteral(value: number): string {
   if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
   return String(value);
 }
+
+/**
+ * A statement with its values apart from its text: `text` holds `$1::type .. $n::type` where the literals of `values`
+ * go. Its text is the same from one call to the next, so a connection can prepare it once and execute it with the
+ * values (db/hot-lock.ts aloneHotLock: no parse and plan per call), or the values are written into it (`inlined`).
+ */
+export interface LiteralStatement {
+  text: string;
+  /** SQL literals (this module's), one per `$n` in order. */
+  values: string[];
+}
+
+/** Collects the values of a LiteralStatement while its text is built. */
+export class LiteralValues {
+  readonly values: string[] = [];
+
+  /** `literal` (SQL written by this module) as the next parameter, of SQL type `type`: answers where it goes. */
+  add(literal: string, type: string): string {
+    this.values.push(literal);
+    return `$${this.values.length}::${type}`;
+  }
+}
+
+/** The statement with its literals written in (for a query that cannot execute a prepared statement). */
+export function inlined(statement: LiteralStatement): string {
+  // Only add() writes `$n::` into a text (its fixed SQL holds no `$`); a function replacer reads no `$` in the literals.
+  return statement.text.replace(/\$(\d+)::/g, (_, n: string) => `${statement.values[Number(n) - 1]!}::`);
+}

@@ -122,11 +122,14 @@ export async function createInvoiceLast(trx: Db, input: NewInvoice, clock: Clock
   const [provisional] = issued([input], [storedRow(row, token)], plan.lineRows.map((l) => ({ id: '', ...l })));
   const events = recordEventsPart([...(withIt.eventsBefore ?? []), ...provisional!.events], '(select j from event_rows)');
   const audit = withIt.audit && auditInsertPart(withIt.audit.actor, [withIt.audit.entry(provisional!.detail)], '(select j from audit_rows)');
-  const numbered = (json: string, numberSql: string) => `replace(${jsonTextLiteral(json)}, ${textLiteral(token)}, ${numberSql})::jsonb`;
-  const sql = numberedInvoiceSql(plan.now.getUTCFullYear(), row, plan.lineRows, (numberSql) => [
-    { text: `event_rows as (select ${numbered(events.value, numberSql)} as j), ${events.text}`, read: events.read },
-    ...(audit ? [{ text: `audit_rows as (select ${numbered(audit.value, numberSql)} as j), audit_written as (${audit.text})` }] : []),
-  ]);
+  const sql = numberedInvoiceSql(plan.now.getUTCFullYear(), row, plan.lineRows, (numberSql, values) => {
+    const tokenSql = values.add(textLiteral(token), 'text');
+    const numbered = (json: string) => `replace(${values.add(jsonTextLiteral(json), 'text')}, ${tokenSql}, ${numberSql})::jsonb`;
+    return [
+      { text: `event_rows as (select ${numbered(events.value)} as j), ${events.text}`, read: events.read },
+      ...(audit ? [{ text: `audit_rows as (select ${numbered(audit.value)} as j), audit_written as (${audit.text})` }] : []),
+    ];
+  });
   const spendsCredit = plan.spend.entries.length > 0;
   const answer = await (spendsCredit ? lock.run<NumberedRow>(sql) : lock.finish<NumberedRow>(sql));
   const { invoices, lines } = readNumbered([row], answer);

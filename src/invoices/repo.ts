@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { integerLiteral, jsonLiteral, textLiteral } from '../db/literal.ts';
+import { integerLiteral, jsonLiteral, LiteralValues, textLiteral, type LiteralStatement } from '../db/literal.ts';
 import { claimNumbersCte, documentNumberSql } from './numbering.ts';
 
 export type InvoiceStatus = 'draft' | 'issued' | 'paid' | 'overdue' | 'void';
@@ -140,17 +140,19 @@ export interface NumberedPart {
 }
 
 /**
- * insertNumberedInvoices for ONE invoice as the text of one statement with its values inlined (db/literal.ts), for
- * the last statement of a hot-lock transaction (db/hot-lock.ts `finish`), with `parts` written by the same
- * statement: `parts(numberSql)` gets the SQL of the invoice's number (its events and audit row carry it).
- * Read the answer with readNumbered.
+ * insertNumberedInvoices for ONE invoice as one statement whose values are SQL literals (db/literal.ts) kept apart
+ * from its text, for the last statement of a hot-lock transaction (db/hot-lock.ts `finish`, which prepares the text
+ * once per connection), with `parts` written by the same statement: `parts(numberSql, values)` gets the SQL of the
+ * invoice's number (its events and audit row carry it) and adds its own values. Read the answer with readNumbered.
  */
-export function numberedInvoiceSql(year: number, row: InvoiceBulkInsert, lines: LineItemInsert[], parts: (numberSql: string) => NumberedPart[]): string {
-  const y = integerLiteral(year);
-  return numberedInvoicesSql(
-    { kind: textLiteral('INV'), year: y, count: '1', countAgain: '1', yearText: y, rows: jsonLiteral([row]), lines: jsonLiteral(lines) },
-    parts('(select invoice_number from inserted)'),
+export function numberedInvoiceSql(year: number, row: InvoiceBulkInsert, lines: LineItemInsert[], parts: (numberSql: string, values: LiteralValues) => NumberedPart[]): LiteralStatement {
+  const values = new LiteralValues();
+  const y = values.add(integerLiteral(year), 'integer');
+  const text = numberedInvoicesSql(
+    { kind: textLiteral('INV'), year: y, count: '1', countAgain: '1', yearText: y, rows: values.add(jsonLiteral([row]), 'text'), lines: values.add(jsonLiteral(lines), 'text') },
+    parts('(select invoice_number from inserted)', values),
   );
+  return { text, values: values.values };
 }
 
 export type NumberedRow = InvoiceRow & { line_items: LineItemRow[] };
