@@ -6,8 +6,10 @@
  */
 import test from 'ava';
 import type { Knex } from 'knex';
+import pg from 'pg';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createKnex } from '../../src/db/knex.ts';
+import { quoted } from '../../src/db/literal.ts';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertCustomer } from '../helpers/factories.ts';
@@ -79,4 +81,12 @@ test.serial('a new connection (another pool) prepares its own and numbers with t
   } finally {
     await other.destroy();
   }
+});
+
+test('literals are quoted exactly as pg.escapeLiteral quotes them, with or without quotes and backslashes', async (t) => {
+  const texts = ['', 'plain', '{"a":"b"}', "O'Brien", "''", '\\', 'a\\b', "\\'", 'E\'x\'', 'é ✓ \u2028 \n\t', '"quoted \\" json"', '$1::text'];
+  for (const text of texts) t.is(quoted(text), pg.escapeLiteral(text), JSON.stringify(text));
+  // And PostgreSQL reads each back as it was.
+  const [row] = (await one.raw(`select array[${texts.map(quoted).join(', ')}]::text[] as back`)).rows;
+  t.deepEqual(row.back, texts);
 });
