@@ -97,8 +97,8 @@ export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transacti
  * A LiteralStatement is prepared once per connection (PREPARE in the same query the first time) and executed with
  * its literals after: PostgreSQL parses and plans the big numbering statement once per connection, not per call
  * (that was a third of its CPU per creation). The name is the hash of the text, so a changed text is never run by
- * an old plan. A connection that lost what it prepared (DISCARD ALL, a pooler's new session) answers 26000 before
- * anything ran: the query is sent once more with its PREPARE.
+ * an old plan. A connection that lost what it prepared (DISCARD ALL, a pooler's other session) answers 26000, one
+ * that has it unknown to us 42P05, before anything ran: what it holds is read back and the query sent once more.
  */
 export function aloneHotLock(db: Db): HotLock {
   return {
@@ -114,7 +114,7 @@ export function aloneHotLock(db: Db): HotLock {
           const statements = [...prepare, 'BEGIN', ...(flushable ? [RELAX] : []), sql, 'COMMIT', ...(flushable ? [FLUSH] : [])];
           try {
             const results = (await connection.query({ text: statements.join(';\n') })) as unknown as { rows: R[] }[];
-            if (typeof statement !== 'string') preparedOn(connection).add(statementName(statement));
+            if (prepare.length > 0) preparedOn(connection).add(statementName(statement as LiteralStatement));
             return results[statements.indexOf(sql)]!.rows;
           } catch (error) {
             // A failed statement leaves the transaction aborted (the rest of the query was skipped): end it before the connection goes back.
@@ -122,7 +122,7 @@ export function aloneHotLock(db: Db): HotLock {
             if (typeof statement === 'string') throw error;
             // What the connection holds prepared is read back rather than guessed (a PREPARE may or may not have run).
             await rereadPrepared(connection);
-            if (attempt === 1 && (error as { code?: string }).code === '26000') continue;
+            if (attempt === 1 && RETRIED.has((error as { code?: string }).code ?? '')) continue;
             throw error;
           }
         }
@@ -130,6 +130,9 @@ export function aloneHotLock(db: Db): HotLock {
     },
   };
 }
+
+/** Errors of a query that ran nothing because of what the session holds prepared: undefined_pstatement, duplicate_pstatement. */
+const RETRIED = new Set(['26000', '42P05']);
 
 /** Names of the statements prepared on each pooled connection (a new connection starts with none). */
 const prepared = new WeakMap<RawConnection, Set<string>>();
@@ -143,12 +146,12 @@ function preparedOn(connection: RawConnection): Set<string> {
   return names;
 }
 
-const names = new Map<string, string>();
+const nameOfText = new Map<string, string>();
 function statementName(statement: LiteralStatement): string {
-  let name = names.get(statement.text);
+  let name = nameOfText.get(statement.text);
   if (!name) {
     name = PREFIX + createHash('sha256').update(statement.text).digest('hex').slice(0, 32);
-    if (names.size < 1000) names.set(statement.text, name);
+    if (nameOfText.size < 1000) nameOfText.set(statement.text, name);
   }
   return name;
 }
