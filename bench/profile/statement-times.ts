@@ -77,7 +77,7 @@ try {
       totals[n]!.ms += s.ms;
     });
   }
-  if (process.env.PROFILE_DUMP) writeFileSync(process.env.PROFILE_DUMP, JSON.stringify({ url, statements: current.map((s) => s.full) }));
+  if (process.env.PROFILE_DUMP) writeFileSync(process.env.PROFILE_DUMP, JSON.stringify({ url, statements: (current ?? []).map((s) => s.full) }));
   current = null;
   for (const t of totals) console.log(`${(t.ms / REQUESTS).toFixed(3).padStart(8)} ms  ${t.text}`);
   console.log(`${(totals.reduce((a, t) => a + t.ms, 0) / REQUESTS).toFixed(3).padStart(8)} ms  total`);

@@ -40,28 +40,29 @@ export async function insertSubscriptionRow(db: Db, row: SubscriptionInsert): Pr
 }
 
 /**
- * insertSubscriptionRow of the plan read by `planSql` (a CTE body with one `?`, the plan's id, answering columns of
- * the caller's choosing), in ONE statement: the row is written only when that plan is active and bills the row's
- * cycle, and the answer is the plan's columns beside the row's (the row's all null when it was not written).
+ * insertSubscriptionRow of the plan read by `reads.plan` (a CTE body with one `?`, the plan's id, answering columns
+ * named `plan.<column>`), in ONE statement: the row is written only when that plan is active and bills the row's
+ * cycle, and the answer is the plan's columns beside the row's (the row's all null when it was not written) and,
+ * as column `also`, the value of the expression `reads.also` (another read the caller needs, in the same round trip).
  * Undefined when there is no such plan. The customer is checked by the foreign key, as insertSubscriptionRow.
  */
-export async function insertSubscriptionOfPlan(db: Db, planSql: string, planId: string, row: Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>): Promise<{ answer: Record<string, unknown>; created: SubscriptionRow | undefined } | undefined> {
+export async function insertSubscriptionOfPlan(db: Db, reads: { plan: string; also?: string }, planId: string, row: Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>): Promise<{ answer: Record<string, unknown>; created: SubscriptionRow | undefined } | undefined> {
   const columns = Object.keys(row);
   // jsonb_populate_record types each value as its column does (the bind parameters of an insert ... select have no type).
   const { rows } = (await db.raw(
-    `with plan as (${planSql}),
+    `with plan as (${reads.plan}),
      created as (
        insert into subscriptions (plan_id, ${columns.join(', ')})
        select plan."plan.id", ${columns.map((c) => `r.${c}`).join(', ')}
          from plan, jsonb_populate_record(null::subscriptions, ?::jsonb) r
         where plan."plan.active" and plan."plan.billing_cycle" = r.billing_cycle
        returning *)
-     select created.*, plan.* from plan left join created on true`,
+     select created.*, plan.*, ${reads.also ?? 'null'} as also from plan left join created on true`,
     [planId, JSON.stringify(row)],
   )) as { rows: Record<string, unknown>[] };
   const answer = rows[0];
   if (!answer) return undefined;
-  return { answer, created: answer.id == null ? undefined : (Object.fromEntries(Object.entries(answer).filter(([k]) => !k.includes('.'))) as unknown as SubscriptionRow) };
+  return { answer, created: answer.id == null ? undefined : (Object.fromEntries(Object.entries(answer).filter(([k]) => !k.includes('.') && k !== 'also')) as unknown as SubscriptionRow) };
 }
 
 export async function findSubscriptionRow(db: Db, id: string): Promise<SubscriptionRow | undefined> {

@@ -4,7 +4,8 @@ import { redeemCoupon } from '../coupons/service.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { recordEvents } from '../events/service.ts';
-import { createInvoiceLast } from '../invoices/issue.ts';
+import { createInvoiceLast, dueDateAt } from '../invoices/issue.ts';
+import { settingsReadPart, type SettingOverrides } from '../settings/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -43,6 +44,8 @@ interface Created {
   sub: SubscriptionRow;
   /** The first period's lines; null for a trial (uninvoiced). */
   first: { lines: LineInput[]; usesCoupon: boolean } | null;
+  /** The first invoice's tax rate and due date when read with the subscription (else issuing reads its settings). */
+  issuing?: { taxRate: string; dueDate: Date };
 }
 
 /**
@@ -73,7 +76,7 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
       trial_end: trialEnd,
       created_at: now,
     } satisfies Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>;
-    const { plan, sub, first } = await (input.couponCode ? createWithCoupon(trx, input, input.couponCode, row, period, now) : createOfPlan(trx, input, row, period)).catch((error: unknown) => {
+    const { plan, sub, first, issuing } = await (input.couponCode ? createWithCoupon(trx, input, input.couponCode, row, period, now) : createOfPlan(trx, input, row, period, clock.settings)).catch((error: unknown) => {
       throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
     const audit = { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) };
@@ -85,19 +88,27 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
     }
     // A new subscription has no invoice yet: nothing to look up before issuing its first period's. That ends the
     // transaction with one statement that also writes the audit row and subscription.created (no round trip more).
-    await createInvoiceLast(trx, periodInvoice(sub, plan, period, first.lines), { ...clock, now }, lock, { eventsBefore: [created], audit: { actor, entry: () => audit } });
+    await createInvoiceLast(trx, { ...periodInvoice(sub, plan, period, first.lines), ...issuing }, { ...clock, now }, lock, { eventsBefore: [created], audit: { actor, entry: () => audit } });
     return sub;
   });
 }
 
 type NewRow = Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>;
 
-/** Without a coupon: the plan is read and checked by the statement that writes the subscription (one round trip). */
-async function createOfPlan(trx: Db, input: CreateSubscriptionInput, row: NewRow, period: Period): Promise<Created> {
-  const written = await insertSubscriptionOfPlan(trx, planReadPart.sql('?'), input.planId, row);
+/**
+ * Without a coupon: the plan is read and checked by the statement that writes the subscription, and the settings
+ * its first invoice is issued with are read by it too (one round trip for the three; issuing reads none then).
+ */
+async function createOfPlan(trx: Db, input: CreateSubscriptionInput, row: NewRow, period: Period, overrides: SettingOverrides | undefined): Promise<Created> {
+  const settings = row.trial_end ? undefined : settingsReadPart(['billing.default_tax_rate', 'billing.payment_terms_days'], overrides);
+  const written = await insertSubscriptionOfPlan(trx, { plan: planReadPart.sql('?'), also: settings?.sql }, input.planId, row);
   const plan = usablePlan(planReadPart.read(written?.answer), input);
   // A usable plan is written with: the statement's condition is usablePlan's.
-  return { plan, sub: written!.created!, first: row.trial_end ? null : periodLines(plan, null, 0, period) };
+  const sub = written!.created!;
+  if (!settings) return { plan, sub, first: null };
+  const values = settings.read(written!.answer.also as Record<string, unknown> | null);
+  const issuing = { taxRate: values['billing.default_tax_rate'], dueDate: dueDateAt(period.start, values['billing.payment_terms_days']) };
+  return { plan, sub, first: periodLines(plan, null, 0, period), issuing };
 }
 
 /**
