@@ -1,6 +1,7 @@
 import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
+import { lockedBalancesPart } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { recordEvents } from '../events/service.ts';
@@ -96,16 +97,21 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
 type NewRow = Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>;
 
 /**
- * Without a coupon: the plan is read and checked by the statement that writes the subscription, and the settings
- * its first invoice is issued with are read by it too (one round trip for the three; issuing reads none then).
+ * Without a coupon: the plan is read and checked by the statement that writes the subscription, and what issuing
+ * its first invoice reads is sent with it: the settings (in the statement; issuing reads none then) and the
+ * customer's ledger lock and balances (two statements after it in the same query, for planCreditSpend). One round
+ * trip where there were four.
  */
 async function createOfPlan(trx: Db, input: CreateSubscriptionInput, row: NewRow, period: Period, overrides: SettingOverrides | undefined): Promise<Created> {
-  const settings = row.trial_end ? undefined : settingsReadPart(['billing.default_tax_rate', 'billing.payment_terms_days'], overrides);
-  const written = await insertSubscriptionOfPlan(trx, { plan: planReadPart.sql('?'), also: settings?.sql }, input.planId, row);
+  const invoiced = !row.trial_end;
+  const settings = invoiced ? settingsReadPart(['billing.default_tax_rate', 'billing.payment_terms_days'], overrides) : undefined;
+  const ledger = invoiced ? lockedBalancesPart([input.customerId]) : undefined;
+  const written = await insertSubscriptionOfPlan(trx, { plan: planReadPart.sql, also: settings?.sql, then: ledger?.sql }, input.planId, row);
   const plan = usablePlan(planReadPart.read(written?.answer), input);
   // A usable plan is written with: the statement's condition is usablePlan's.
   const sub = written!.created!;
-  if (!settings) return { plan, sub, first: null };
+  if (!settings || !ledger) return { plan, sub, first: null };
+  ledger.keep(trx, written!.then);
   const values = settings.read(written!.answer.also as Record<string, unknown> | null);
   const issuing = { taxRate: values['billing.default_tax_rate'], dueDate: dueDateAt(period.start, values['billing.payment_terms_days']) };
   return { plan, sub, first: periodLines(plan, null, 0, period), issuing };
