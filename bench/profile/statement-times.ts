@@ -29,7 +29,7 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const done = () => (entry.ms = performance.now() - start);
   // knex passes a callback; pg's own callers take the promise.
   const last = args.length - 1;
-  if (explainNext && typeof first === 'object' && first.text?.includes(';\nCOMMIT')) {
+  if (explainNext && typeof first === 'object' && !(first as { values?: unknown[] }).values?.length && first.text?.includes('with ')) {
     // PROFILE_EXPLAIN: the last request's final query runs its statement under EXPLAIN ANALYZE first, rolled back.
     const own = first.text.split(';\n').find((p) => p.trimStart().startsWith('with'))!;
     args[0] = { ...first, text: `savepoint explained;\nexplain (analyze, buffers, summary) ${own};\nrollback to savepoint explained;\n${first.text}` };
