@@ -91,12 +91,23 @@ export function ledgerEntriesInsertSql(param: string): string {
  * after the wait (each statement of a query string takes its own snapshot under READ COMMITTED) and sees a spend
  * committed while it waited; only the round trip between them is saved.
  */
-export async function lockAndReadLedgerBalances(db: Db, customerIds: string[]): Promise<{ customer_id: string; currency: string; balance: string }[]> {
+export async function lockAndReadLedgerBalances(db: Db, customerIds: string[]): Promise<BalanceRow[]> {
   if (customerIds.length === 0) return [];
-  const ids = `array[${customerIds.map(textLiteral).join(', ')}]::text[]`;
-  const results = (await db.raw(
-    `select pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(id)) from (select distinct unnest(${ids}) as id order by 1) ids;
-     select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any(${ids}::uuid[]) group by customer_id, currency`,
-  )) as unknown as { rows: { customer_id: string; currency: string; balance: string }[] }[];
+  const results = (await db.raw(lockAndReadLedgerBalancesSql(customerIds).join(';\n'))) as unknown as { rows: BalanceRow[] }[];
   return results[1]!.rows;
+}
+
+export interface BalanceRow {
+  customer_id: string;
+  currency: string;
+  balance: string;
+}
+
+/** The two statements of lockAndReadLedgerBalances (the lock, then the balances), to be sent in one simple-protocol query. */
+export function lockAndReadLedgerBalancesSql(customerIds: string[]): [string, string] {
+  const ids = `array[${customerIds.map(textLiteral).join(', ')}]::text[]`;
+  return [
+    `select pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(id)) from (select distinct unnest(${ids}) as id order by 1) ids`,
+    `select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any(${ids}::uuid[]) group by customer_id, currency`,
+  ];
 }

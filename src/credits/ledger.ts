@@ -7,8 +7,8 @@ import { jsonLiteral } from '../db/literal.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { money, Money } from '../money.ts';
 import {
-  insertLedgerEntries, insertLedgerEntry, ledgerEntriesInsertSql, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockAndReadLedgerBalances, lockCustomerLedger,
-  type LedgerEntryRow, type LedgerKind,
+  insertLedgerEntries, insertLedgerEntry, ledgerEntriesInsertSql, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockAndReadLedgerBalances, lockAndReadLedgerBalancesSql, lockCustomerLedger,
+  type BalanceRow, type LedgerEntryRow, type LedgerKind,
 } from './ledger-repo.ts';
 
 export type { LedgerEntryRow, LedgerKind };
@@ -25,6 +25,7 @@ export interface LedgerEntryInput {
 
 /** Adds one entry (a grant, a proration, a credit note's remainder, credit returned by a void) under the customer's ledger lock. */
 export async function addLedgerEntry(trx: Db, entry: LedgerEntryInput): Promise<LedgerEntryRow> {
+  lockedBalances.delete(trx);
   await lockCustomerLedger(trx, entry.customer_id);
   return insertLedgerEntry(trx, entry);
 }
@@ -57,7 +58,7 @@ export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<C
   if (claims.length === 0) return { applied: [], entries: [] };
   const customerIds = [...new Set(claims.map((c) => c.customerId))];
   const balances = new Map<string, Money>();
-  for (const row of await lockAndReadLedgerBalances(trx, customerIds)) balances.set(`${row.customer_id}:${row.currency}`, money(row.balance));
+  for (const row of takeLockedBalances(trx, customerIds) ?? (await lockAndReadLedgerBalances(trx, customerIds))) balances.set(`${row.customer_id}:${row.currency}`, money(row.balance));
   const applications: CreditSpend['entries'] = [];
   const applied = claims.map((claim) => {
     const key = `${claim.customerId}:${claim.currency}`;
@@ -71,11 +72,36 @@ export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<C
   return { applied, entries: applications };
 }
 
+// Balances read under the ledger locks earlier in a transaction (lockedBalancesPart), for its next planCreditSpend.
+const lockedBalances = new WeakMap<object, { customerIds: string[]; rows: BalanceRow[] }>();
+
+/**
+ * The ledger locks and balance read of a coming planCreditSpend for `customerIds`, as two statements for the caller
+ * to send in one simple-protocol query with a statement of its own (a subscription's insert: one round trip less);
+ * `keep(trx, answers)` (the rows of the two statements, in order) hands the balance statement's rows to that transaction's next planCreditSpend of exactly these
+ * customers, which then reads nothing. Sound because the locks are held to the end of the transaction, so no other
+ * writer changes these balances meanwhile; the caller writes no ledger entry in between (a write forgets them).
+ */
+export function lockedBalancesPart(customerIds: string[]): { sql: [string, string]; keep: (trx: Db, answers: unknown[][]) => void } {
+  const ids = [...new Set(customerIds)];
+  return { sql: lockAndReadLedgerBalancesSql(ids), keep: (trx, answers) => lockedBalances.set(trx, { customerIds: ids, rows: answers[1] as BalanceRow[] }) };
+}
+
+/** The balances kept for exactly `customerIds` (in any order), taken once; undefined when none were kept. */
+function takeLockedBalances(trx: Db, customerIds: string[]): BalanceRow[] | undefined {
+  const kept = lockedBalances.get(trx);
+  if (!kept) return undefined;
+  lockedBalances.delete(trx);
+  const same = kept.customerIds.length === customerIds.length && customerIds.every((id) => kept.customerIds.includes(id));
+  return same ? kept.rows : undefined;
+}
+
 /**
  * Writes a planned spend's application entries, each described by the number of its invoice (the
  * invoices must exist); a spend that took nothing writes nothing (no statement).
  */
 export async function recordCreditSpend(trx: Db, spend: CreditSpend, invoiceNumbers: Map<string, string>): Promise<void> {
+  lockedBalances.delete(trx);
   await insertLedgerEntries(trx, applicationEntries(spend, invoiceNumbers));
 }
 

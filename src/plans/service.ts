@@ -6,7 +6,7 @@ import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { assertCurrencyPrecision } from '../money-input.ts';
 import { assertProductExists } from '../products/service.ts';
-import { findPlanRow, findPlanRows, insertPlanRow, listPlanRows, listPlanRowsOfProducts, lockPlanRow, updatePlanRow, type PlanRow } from './repo.ts';
+import { findPlanRow, findPlanRows, insertPlanRow, listPlanRows, listPlanRowsOfProducts, lockPlanRow, planOfRow, planReadSql, updatePlanRow, type PlanRow } from './repo.ts';
 import type { CreatePlanInput } from './schema.ts';
 
 /** A plan's fields as the audit log records them: all a plan is (its price never changes, D-40). */
@@ -55,11 +55,26 @@ export async function updatePlan(db: Db, id: string, changes: { name?: string; a
   });
 }
 
+/**
+ * The plan read as part of another domain's statement (a subscription created with its plan checked in the same
+ * round trip): `sql(idSql)` is a CTE body answering the plan's columns prefixed `plan.`, `read` takes them back
+ * from an answer row. A plan a statement cannot read (unknown) reads as undefined.
+ */
+export const planReadPart = { sql: planReadSql, read: planOfRow };
+
+/** The 400 of a body naming an unknown plan (D-2). */
+export const planNotFound = (id: string, path: string) => new AppError('plan_not_found', `Plan ${id} does not exist`, { details: [{ path, message: 'no such plan' }] });
+
 /** A plan a body names: 400 plan_not_found when unknown (D-2). */
 export async function requirePlan(db: Db, id: string, path: string): Promise<PlanRow> {
   const plan = await findPlanRow(db, id);
-  if (!plan) throw new AppError('plan_not_found', `Plan ${id} does not exist`, { details: [{ path, message: 'no such plan' }] });
+  if (!plan) throw planNotFound(id, path);
   return plan;
+}
+
+/** The plan of this id; undefined when there is none. */
+export function findPlan(db: Db, id: string): Promise<PlanRow | undefined> {
+  return findPlanRow(db, id);
 }
 
 /** Many plans by id in one query (a renewal batch's). */

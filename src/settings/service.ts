@@ -7,7 +7,7 @@ import { inTransaction } from '../db/knex.ts';
 import { AppError, type ErrorDetail } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { isSettingKey, SECRET_MASK, settingDef, settingDefinitions, type SettingEnvVar, type SettingKey, type SettingValue } from './definitions.ts';
-import { selectSettingRows, upsertSettingRows } from './repo.ts';
+import { selectSettingRows, storedSettingsSql, upsertSettingRows } from './repo.ts';
 
 /**
  * The environment overrides of settings (D-12), as config.ts parsed them: callers pass `deps.config`,
@@ -63,6 +63,18 @@ export async function getSetting<K extends SettingKey>(db: Db, key: K, ...[overr
 export async function getSettings<K extends SettingKey>(db: Db, keys: K[], ...[overrides]: OverridesFor<K>): Promise<{ [P in K]: SettingValue<P> }> {
   const rows = await selectSettingRows(db, keys);
   return Object.fromEntries(keys.map((k) => [k, resolve(k, rows.get(k), overrides)])) as { [P in K]: SettingValue<P> };
+}
+
+/**
+ * getSettings as part of another domain's statement (a subscription's first invoice reads its settings with the
+ * subscription's insert, one round trip less): `sql` is an expression answering the stored values as one jsonb
+ * object, `read` resolves what it answered as getSettings does (environment override, stored row, default).
+ */
+export function settingsReadPart<K extends SettingKey>(keys: K[], ...[overrides]: OverridesFor<K>) {
+  return {
+    sql: storedSettingsSql(keys),
+    read: (stored: Record<string, unknown> | null | undefined) => Object.fromEntries(keys.map((k) => [k, resolve(k, stored?.[k], overrides)])) as { [P in K]: SettingValue<P> },
+  };
 }
 
 /** Every setting for the admin API, secrets masked. */

@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex.ts';
+import { jsonLiteral, textLiteral } from '../db/literal.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import type { BillingCycle } from './periods.ts';
@@ -37,6 +38,40 @@ export type SubscriptionChanges = Partial<Omit<SubscriptionRow, 'id' | 'customer
 export async function insertSubscriptionRow(db: Db, row: SubscriptionInsert): Promise<SubscriptionRow> {
   const [created] = await db('subscriptions').insert(row).returning('*');
   return created as SubscriptionRow;
+}
+
+/**
+ * insertSubscriptionRow of the plan read by `reads.plan` (a CTE body of the plan whose id is the SQL it is given,
+ * answering columns named `plan.<column>`), in ONE statement: the row is written only when that plan is active and
+ * bills the row's cycle, and the answer is the plan's columns beside the row's (the row's all null when it was not
+ * written) and, as column `also`, the value of the expression `reads.also` (another read the caller needs).
+ * `reads.then` are statements sent after it in the same simple-protocol query (values are literals, no bind
+ * parameters); their rows are answered in order. Undefined when there is no such plan (then nothing was written).
+ * The customer is checked by the foreign key, as insertSubscriptionRow.
+ */
+export async function insertSubscriptionOfPlan(
+  db: Db,
+  reads: { plan: (idSql: string) => string; also?: string; then?: string[] },
+  planId: string,
+  row: Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>,
+): Promise<{ answer: Record<string, unknown>; created: SubscriptionRow | undefined; then: Record<string, unknown>[][] } | undefined> {
+  const columns = Object.keys(row);
+  // jsonb_populate_record types each value as its column does.
+  const insert = `with plan as (${reads.plan(textLiteral(planId))}),
+     created as (
+       insert into subscriptions (plan_id, ${columns.join(', ')})
+       select plan."plan.id", ${columns.map((c) => `r.${c}`).join(', ')}
+         from plan, jsonb_populate_record(null::subscriptions, ${jsonLiteral(row)}::jsonb) r
+        where plan."plan.active" and plan."plan.billing_cycle" = r.billing_cycle
+       returning *)
+     select created.*, plan.*, ${reads.also ?? 'null'} as also from plan left join created on true`;
+  const result = (await db.raw([insert, ...(reads.then ?? [])].join(';\n'))) as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
+  const [first, ...then] = Array.isArray(result) ? result : [result];
+  const answer = first!.rows[0];
+  if (!answer) return undefined;
+  // The row's own columns: the plan's are named `plan.<column>` (plans/service.ts planReadPart).
+  const created = answer.id == null ? undefined : (Object.fromEntries(Object.entries(answer).filter(([k]) => !k.includes('.') && k !== 'also')) as unknown as SubscriptionRow);
+  return { answer, created, then: then.map((r) => r.rows) };
 }
 
 export async function findSubscriptionRow(db: Db, id: string): Promise<SubscriptionRow | undefined> {

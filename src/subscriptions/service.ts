@@ -1,20 +1,24 @@
 import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
+import { lockedBalancesPart } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { recordEvents } from '../events/service.ts';
-import { createInvoiceLast } from '../invoices/issue.ts';
+import { createInvoiceLast, dueDateAt } from '../invoices/issue.ts';
+import { settingsReadPart, type SettingOverrides } from '../settings/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import type { Clock } from '../invoices/service.ts';
-import { requirePlan } from '../plans/service.ts';
-import { invoicePeriod, periodInvoice, periodLines } from './invoicing.ts';
+import { findPlan, planNotFound, planReadPart, requirePlan } from '../plans/service.ts';
+import type { PlanRow } from '../plans/repo.ts';
+import type { LineInput } from '../invoices/totals.ts';
+import { invoicePeriod, periodInvoice, periodLines, type Period } from './invoicing.ts';
 import { boundary } from './periods.ts';
-import { findSubscriptionRow, insertSubscriptionRow, SUBSCRIPTION_CUSTOMER_FK, listSubscriptionRows, lockSubscriptionRow, updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow, type SubscriptionStatus } from './repo.ts';
+import { findSubscriptionRow, insertSubscriptionOfPlan, insertSubscriptionRow, SUBSCRIPTION_CUSTOMER_FK, listSubscriptionRows, lockSubscriptionRow, updateSubscriptionRow, type SubscriptionChanges, type SubscriptionInsert, type SubscriptionRow, type SubscriptionStatus } from './repo.ts';
 import { serialiseSubscription, type CreateSubscriptionInput, type UpdateSubscriptionInput } from './schema.ts';
 import { recordSubscriptionEvent, subscriptionEvent, transitionSubscription } from './transitions.ts';
 
@@ -25,6 +29,25 @@ const DAY_MS = 86_400_000;
  * answers; only the fields an action changed are stored.
  */
 export const auditedSubscription = (row: SubscriptionRow): Record<string, unknown> => serialiseSubscription(row);
+
+/** Refuses a plan a new subscription cannot have: unknown, inactive, or billing another cycle than the one asked for. */
+function usablePlan(plan: PlanRow | undefined, input: CreateSubscriptionInput): PlanRow {
+  if (!plan) throw planNotFound(input.planId, 'planId');
+  if (!plan.active) throw new AppError('plan_inactive', `Plan ${plan.id} is inactive`, { details: [{ path: 'planId', message: 'is inactive' }] });
+  if (plan.billing_cycle !== input.billingCycle) {
+    throw new AppError('billing_cycle_mismatch', `The plan bills ${plan.billing_cycle}, not ${input.billingCycle}`, { details: [{ path: 'billingCycle', message: `must be ${plan.billing_cycle}, the plan's cycle` }] });
+  }
+  return plan;
+}
+
+interface Created {
+  plan: PlanRow;
+  sub: SubscriptionRow;
+  /** The first period's lines; null for a trial (uninvoiced). */
+  first: { lines: LineInput[]; usesCoupon: boolean } | null;
+  /** The first invoice's tax rate and due date when read with the subscription (else issuing reads its settings). */
+  issuing?: { taxRate: string; dueDate: Date };
+}
 
 /**
  * D-41, D-42: without a trial the subscription is active, its first period starts now and is
@@ -38,32 +61,23 @@ export const auditedSubscription = (row: SubscriptionRow): Record<string, unknow
 export async function createSubscription(db: Db, input: CreateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
   return inHotLockTransaction(db, async (trx, lock) => {
-    const plan = await requirePlan(trx, input.planId, 'planId');
-    if (!plan.active) throw new AppError('plan_inactive', `Plan ${plan.id} is inactive`, { details: [{ path: 'planId', message: 'is inactive' }] });
-    if (plan.billing_cycle !== input.billingCycle) {
-      throw new AppError('billing_cycle_mismatch', `The plan bills ${plan.billing_cycle}, not ${input.billingCycle}`, { details: [{ path: 'billingCycle', message: `must be ${plan.billing_cycle}, the plan's cycle` }] });
-    }
-    const coupon = input.couponCode ? await redeemCoupon(trx, input.couponCode, plan.currency, now) : null;
     const trialDays = input.trialDays ?? 0;
     const trialEnd = trialDays > 0 ? new Date(now.getTime() + trialDays * DAY_MS) : null;
-    const period = { start: now, end: trialEnd ?? boundary(now, plan.billing_cycle, 1) };
-    // The first period's lines, priced before the subscription exists, so it is stored with its coupon cycle spent.
-    const first = trialEnd ? null : periodLines(plan, coupon, 0, period);
-    const sub = await insertSubscriptionRow(trx, {
+    // The cycle asked for is the plan's, or nothing is written (usablePlan).
+    const period = { start: now, end: trialEnd ?? boundary(now, input.billingCycle, 1) };
+    const row = {
       customer_id: input.customerId,
-      plan_id: plan.id,
       status: trialEnd ? 'trialing' : 'active',
-      billing_cycle: plan.billing_cycle,
+      billing_cycle: input.billingCycle,
       // A trial is a stub before the anchor; billing periods start when it ends.
       billing_anchor: trialEnd ?? now,
       period_number: trialEnd ? -1 : 0,
       current_period_start: period.start,
       current_period_end: period.end,
       trial_end: trialEnd,
-      coupon_id: coupon?.id ?? null,
-      coupon_cycles_used: first?.usesCoupon ? 1 : 0,
       created_at: now,
-    }).catch((error: unknown) => {
+    } satisfies Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>;
+    const { plan, sub, first, issuing } = await (input.couponCode ? createWithCoupon(trx, input, input.couponCode, row, period, now) : createOfPlan(trx, input, row, period, clock.settings)).catch((error: unknown) => {
       throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
     const audit = { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) };
@@ -75,9 +89,44 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
     }
     // A new subscription has no invoice yet: nothing to look up before issuing its first period's. That ends the
     // transaction with one statement that also writes the audit row and subscription.created (no round trip more).
-    await createInvoiceLast(trx, periodInvoice(sub, plan, period, first.lines), { ...clock, now }, lock, { eventsBefore: [created], audit: { actor, entry: () => audit } });
+    await createInvoiceLast(trx, { ...periodInvoice(sub, plan, period, first.lines), ...issuing }, { ...clock, now }, lock, { eventsBefore: [created], audit: { actor, entry: () => audit } });
     return sub;
   });
+}
+
+type NewRow = Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>;
+
+/**
+ * Without a coupon: the plan is read and checked by the statement that writes the subscription, and what issuing
+ * its first invoice reads is sent with it: the settings (in the statement; issuing reads none then) and the
+ * customer's ledger lock and balances (two statements after it in the same query, for planCreditSpend). One round
+ * trip where there were four.
+ */
+async function createOfPlan(trx: Db, input: CreateSubscriptionInput, row: NewRow, period: Period, overrides: SettingOverrides | undefined): Promise<Created> {
+  const invoiced = !row.trial_end;
+  const settings = invoiced ? settingsReadPart(['billing.default_tax_rate', 'billing.payment_terms_days'], overrides) : undefined;
+  const ledger = invoiced ? lockedBalancesPart([input.customerId]) : undefined;
+  const written = await insertSubscriptionOfPlan(trx, { plan: planReadPart.sql, also: settings?.sql, then: ledger?.sql }, input.planId, row);
+  const plan = usablePlan(planReadPart.read(written?.answer), input);
+  // A usable plan is written with: the statement's condition is usablePlan's.
+  const sub = written!.created!;
+  if (!settings || !ledger) return { plan, sub, first: null };
+  ledger.keep(trx, written!.then);
+  const values = settings.read(written!.answer.also as Record<string, unknown> | null);
+  const issuing = { taxRate: values['billing.default_tax_rate'], dueDate: dueDateAt(period.start, values['billing.payment_terms_days']) };
+  return { plan, sub, first: periodLines(plan, null, 0, period), issuing };
+}
+
+/**
+ * With a coupon: the plan first (the coupon is redeemed in its currency), and the first period priced before the
+ * subscription exists, so it is stored with its coupon cycle spent.
+ */
+async function createWithCoupon(trx: Db, input: CreateSubscriptionInput, code: string, row: NewRow, period: Period, now: Date): Promise<Created> {
+  const plan = usablePlan(await findPlan(trx, input.planId), input);
+  const coupon = await redeemCoupon(trx, code, plan.currency, now);
+  const first = row.trial_end ? null : periodLines(plan, coupon, 0, period);
+  const sub = await insertSubscriptionRow(trx, { ...row, plan_id: plan.id, coupon_id: coupon.id, coupon_cycles_used: first?.usesCoupon ? 1 : 0 });
+  return { plan, sub, first };
 }
 
 export function listSubscriptions(db: Db, page: PageQuery, filters: { customerId?: string; status?: string; planId?: string }) {

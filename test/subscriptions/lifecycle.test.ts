@@ -175,3 +175,29 @@ test('v1: a key sees only its customer subscriptions, and the subscribed product
   t.deepEqual(products.body.map((p: { id: string }) => p.id), [plan.product_id]);
   t.is((await request(app.baseUrl, '/api/v1/subscriptions', { cookie })).status, 401);
 });
+
+test('create with an inactive plan is 400 plan_inactive and creates nothing, whatever the customer', async (t) => {
+  const customer = await newCustomer(app.db);
+  const plan = await makePlan(app.db, '15.00');
+  await app.db('plans').where({ id: plan.id }).update({ active: false });
+  for (const customerId of [customer.id, '00000000-0000-4000-8000-000000000000']) {
+    const res = await request(app.baseUrl, '/api/billing/subscriptions', { cookie, body: { customerId, planId: plan.id, billingCycle: 'monthly' } });
+    t.is(res.status, 400, res.text);
+    t.is(res.body.error.code, 'plan_inactive');
+  }
+  t.is(Number((await app.db('subscriptions').where({ plan_id: plan.id }).count('* as n').first())?.n), 0);
+});
+
+test('create spends the customer store credit on the first invoice, due after the payment terms', async (t) => {
+  const customer = await newCustomer(app.db);
+  const plan = await makePlan(app.db, '49.00');
+  await app.db('credit_ledger').insert({ customer_id: customer.id, currency: 'USD', amount: '10.00', kind: 'credit', description: 'goodwill' });
+  const res = await request(app.baseUrl, '/api/billing/subscriptions', { cookie, body: { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' } });
+  t.is(res.status, 201, res.text);
+  const [invoice] = await invoicesOf(app.db, res.body.id);
+  t.true(money(invoice.credit_applied).eq('10'), invoice.credit_applied);
+  t.is(invoice.status, 'issued');
+  t.is(invoice.due_date.getTime() - invoice.issued_at.getTime(), 14 * 86_400_000);
+  const applied = await app.db('credit_ledger').where({ invoice_id: invoice.id, kind: 'application' });
+  t.deepEqual(applied.map((e) => [money(e.amount).toString(), e.description]), [['-10', `Applied to ${invoice.invoice_number}`]]);
+});
