@@ -5,14 +5,8 @@
  */
 import { createHmac } from 'node:crypto';
 import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { createKnex } from '../src/db/knex.ts';
-import { startHttpServer } from '../src/http/server.ts';
-import { createLogger } from '../src/logger.ts';
-import { createBoss, setBoss } from '../src/queue/boss.ts';
-import { loginAsAdmin } from '../test/helpers/auth.ts';
-import { seedRows } from './fixtures.ts';
-import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
+import { cleanUp } from './harness.ts';
+import { startInProcessApp } from './in-process-app.ts';
 
 const SECRET = 'whsec_round_trips';
 const seen: string[] = [];
@@ -28,20 +22,7 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 } as typeof pg.Client.prototype.query;
 
 try {
-  const url = await startBenchDatabase();
-  const knex = createKnex(url, 10);
-  onCleanup(() => knex.destroy());
-  const rows = await seedRows(knex);
-  const config = loadConfig({ ...process.env, NODE_ENV: 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', DATABASE_URL: url, PROVIDER_A_WEBHOOK_SECRET: SECRET });
-  const logger = createLogger(config, 'web');
-  const boss = createBoss(url, logger, { migrate: false, supervise: false, max: 2 });
-  await boss.start();
-  onCleanup(() => boss.stop({ graceful: false }));
-  setBoss(boss);
-  const server = await startHttpServer({ db: knex, config, logger }, 0, '127.0.0.1');
-  onCleanup(server.close);
-  const base = `http://127.0.0.1:${server.port}`;
-  const { cookie } = await loginAsAdmin(base, knex);
+  const { rows, base, cookie } = await startInProcessApp({ PROVIDER_A_WEBHOOK_SECRET: SECRET });
 
   const requests: Array<[string, () => Promise<Response>]> = [
     ['GET /api/products/:id', () => fetch(`${base}/api/products/${rows.productIds[0]}`, { headers: { cookie } })],

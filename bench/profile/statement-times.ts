@@ -6,14 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
-import { createKnex } from '../../src/db/knex.ts';
-import { startHttpServer } from '../../src/http/server.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createBoss, setBoss } from '../../src/queue/boss.ts';
-import { loginAsAdmin } from '../../test/helpers/auth.ts';
-import { seedRows } from '../fixtures.ts';
-import { cleanUp, onCleanup, rotating, startBenchDatabase } from '../harness.ts';
+import { cleanUp, rotating } from '../harness.ts';
+import { startInProcessApp } from '../in-process-app.ts';
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 300);
 let explainNext = false;
@@ -49,19 +43,7 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 } as typeof pg.Client.prototype.query;
 
 try {
-  const url = await startBenchDatabase();
-  const knex = createKnex(url, 10);
-  onCleanup(() => knex.destroy());
-  const rows = await seedRows(knex);
-  const config = loadConfig({ ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_URL: url });
-  const boss = createBoss(url, createLogger(config, 'web'), { migrate: false, supervise: false, max: 2 });
-  await boss.start();
-  onCleanup(() => boss.stop({ graceful: false }));
-  setBoss(boss);
-  const server = await startHttpServer({ db: knex, config, logger: createLogger(config, 'web') }, 0, '127.0.0.1');
-  onCleanup(server.close);
-  const base = `http://127.0.0.1:${server.port}`;
-  const { cookie } = await loginAsAdmin(base, knex);
+  const { url, rows, base, cookie } = await startInProcessApp({ LOG_LEVEL: 'silent' });
   const nextCustomer = rotating(rows.customerIds);
   const nextPlan = rotating(rows.planIds);
   const totals: { text: string; ms: number }[] = [];
