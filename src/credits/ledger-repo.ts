@@ -34,7 +34,7 @@ export async function ledgerBalance(db: Db, customerId: string, currency: string
 }
 
 /** Balances per customer and currency for a page of customers, in one query. */
-export async function ledgerBalances(db: Db, customerIds: string[]): Promise<{ customer_id: string; currency: string; balance: string }[]> {
+export async function ledgerBalances(db: Db, customerIds: string[]): Promise<BalanceRow[]> {
   if (customerIds.length === 0) return [];
   return db('credit_ledger').whereIn('customer_id', customerIds).groupBy('customer_id', 'currency').select('customer_id', 'currency', db.raw('sum(amount)::text as balance'));
 }
@@ -50,8 +50,11 @@ export async function ledgerBalances(db: Db, customerIds: string[]): Promise<{ c
  * credits the customer and then invoices the proration takes them in the same order as any other issuing.
  */
 export async function lockCustomerLedger(db: Db, customerId: string): Promise<void> {
-  await db.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', ['credit_ledger', customerId]);
+  await db.raw(`select ${ledgerLockSql('?')}`, [customerId]);
 }
+
+/** The ledger lock of the customer whose id is the SQL `customerIdSql`: one key rule for every taker of the lock. */
+const ledgerLockSql = (customerIdSql: string) => `pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(${customerIdSql}))`;
 
 export interface LedgerEntryWithBalance extends LedgerEntryRow {
   /** The balance in the entry's currency right after it. */
@@ -107,7 +110,7 @@ export interface BalanceRow {
 export function lockAndReadLedgerBalancesSql(customerIds: string[]): [string, string] {
   const ids = `array[${customerIds.map(textLiteral).join(', ')}]::text[]`;
   return [
-    `select pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(id)) from (select distinct unnest(${ids}) as id order by 1) ids`,
+    `select ${ledgerLockSql('id')} from (select distinct unnest(${ids}) as id order by 1) ids`,
     `select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any(${ids}::uuid[]) group by customer_id, currency`,
   ];
 }
