@@ -73,7 +73,7 @@ try {
   const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   const web = await startWeb(url, { env: { LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: '10', ...cpuProfileEnv(), ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})) } });
   // A profile is written only by a process that exits on its own (SIGTERM), not by one killed.
-  onCleanup(() => (process.env.BENCH_CPU_PROF_DIR ? web.stop() : web.kill()));
+  onCleanup(async () => void (process.env.BENCH_CPU_PROF_DIR ? await web.stop() : await web.kill()));
   const { cookie } = await loginAsAdmin(web.baseUrl, knex);
   console.log(`${amount} requests each at 32 connections; CPU ms per request (utime+stime from /proc)`);
   console.log('benchmark'.padEnd(40), 'web ms/req', ' pg ms/req', '  non-2xx');
