@@ -212,3 +212,91 @@ function canWaitForFlush(db: Db): Promise<boolean> {
   }
   return known;
 }
+
+/** A HotLock whose transaction is on a raw pooled connection (pooledHotLockTransaction). */
+export interface PooledHotLock extends HotLock {
+  /** Runs statements before the last one in ONE query (the first query also opens the transaction); answers each one's rows, in order. */
+  runAll(statements: (string | LiteralStatement)[]): Promise<Record<string, unknown>[][]>;
+}
+
+/**
+ * inHotLockTransaction without knex's transaction (issue 20, subscription creation): on a raw pooled connection,
+ * the first query opens the transaction itself (`BEGIN; set local synchronous_commit = off; <statements>`) and
+ * `finish` sends the last statement with the COMMIT and the flush wait, so a transaction of a first read and a
+ * last statement is two round trips where knex's takes four (its BEGIN, and its COMMIT of the empty transaction
+ * `finish` leaves it). LiteralStatements are prepared once per connection and executed with their literals, as
+ * aloneHotLock does (the same names and bookkeeping).
+ *
+ * `work` gets a stand-in for the transaction: any use of it as a Db throws (every statement goes through the
+ * lock); it serves only as the transaction's identity for state kept per transaction (credits/ledger.ts's kept
+ * balances). An error in `work` or in a query rolls the transaction back before the connection goes back; after a
+ * failed query what the connection holds prepared is read back. A query refused for what the session holds
+ * prepared (26000, 42P05) ran nothing of the caller's: the transaction is rolled back and `work` runs once more
+ * from the start, so it must do nothing but build and send its statements. `work` that returns without `finish`
+ * is committed (and waits for the flush). Inside a caller's transaction (`db` is one) it is inHotLockTransaction's
+ * nested case, `runAll` sending each statement in turn.
+ */
+export async function pooledHotLockTransaction<T>(db: Db, work: (trx: Db, lock: PooledHotLock) => Promise<T>): Promise<T> {
+  if ((db as Knex.Transaction).isTransaction) {
+    return inHotLockTransaction(db, (trx, lock) => work(trx, { ...lock, runAll: async (statements) => { const answers = []; for (const s of statements) answers.push(await lock.run(s)); return answers; } }));
+  }
+  const flushable = await canWaitForFlush(db);
+  return withRawConnection(db, async (connection) => {
+    for (let attempt = 1; ; attempt++) {
+      const state = { begun: false, finished: false, failedQuery: false };
+      // Sends `opening`, the statements (prepared when they can be) and `closing` as one query; answers the statements' rows.
+      const send = async (statements: (string | LiteralStatement)[], closing: string[]): Promise<Record<string, unknown>[][]> => {
+        if (state.finished) throw new Error('a statement after the hot-lock transaction finished');
+        const opening = state.begun ? [] : ['BEGIN', ...(flushable ? [RELAX] : [])];
+        const run = statements.map((s) => executable(connection, s));
+        for (const s of statements) assertNoPlaceholder(typeof s === 'string' ? s : s.text);
+        const sql = [...run.flatMap((r) => r.prepare), ...opening, ...run.map((r) => r.sql), ...closing];
+        state.begun = true;
+        let results: { rows: Record<string, unknown>[] }[];
+        try {
+          const answer = (await connection.query({ text: sql.join(';\n') })) as unknown as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
+          // pg answers a query of one statement with its result, of several with an array of them.
+          results = Array.isArray(answer) ? answer : [answer];
+        } catch (error) {
+          state.failedQuery = true;
+          throw error;
+        }
+        statements.forEach((s, i) => run[i]!.prepare.length > 0 && preparedOn(connection).add(statementName(s as LiteralStatement)));
+        const first = sql.length - closing.length - run.length;
+        return run.map((_, i) => results[first + i]!.rows);
+      };
+      const lock: PooledHotLock = {
+        runAll: (statements) => send(statements, []),
+        run: async <R,>(statement: string | LiteralStatement) => (await send([statement], []))[0] as R[],
+        finish: async <R,>(statement: string | LiteralStatement) => {
+          const [rows] = await send([statement], ['COMMIT', ...(flushable ? [FLUSH] : [])]);
+          state.finished = true;
+          return rows as R[];
+        },
+      };
+      try {
+        const result = await work(unusableTransaction(), lock);
+        if (state.begun && !state.finished) {
+          await connection.query({ text: ['COMMIT', ...(flushable ? [FLUSH] : [])].join(';\n') });
+          state.finished = true;
+        }
+        return result;
+      } catch (error) {
+        // A failed statement leaves the transaction aborted (the rest of the query was skipped): end it before the connection goes back.
+        if (state.begun && !state.finished) await connection.query({ text: 'ROLLBACK' }).catch(() => undefined);
+        if (!state.failedQuery) throw error;
+        await rereadPrepared(connection);
+        if (attempt === 1 && RETRIED.has((error as { code?: string }).code ?? '')) continue;
+        throw error;
+      }
+    }
+  });
+}
+
+/** The transaction of a pooledHotLockTransaction as a Db: an identity only, refusing every use. */
+function unusableTransaction(): Db {
+  const refuse = (): never => {
+    throw new Error('a statement on a pooled hot-lock transaction outside its lock: send it with run, runAll or finish');
+  };
+  return new Proxy(function transaction() {}, { get: refuse, apply: refuse, has: refuse }) as unknown as Db;
+}

@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { jsonLiteral, textLiteral } from '../db/literal.ts';
+import { inlined, jsonLiteral, LiteralValues, textLiteral, type LiteralStatement } from '../db/literal.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import type { BillingCycle } from './periods.ts';
@@ -42,36 +42,44 @@ export async function insertSubscriptionRow(db: Db, row: SubscriptionInsert): Pr
 
 /**
  * insertSubscriptionRow of the plan read by `reads.plan` (a CTE body of the plan whose id is the SQL it is given,
- * answering columns named `plan.<column>`), in ONE statement: the row is written only when that plan is active and
+ * answering columns named `plan.<column>`), as ONE statement: the row is written only when that plan is active and
  * bills the row's cycle, and the answer is the plan's columns beside the row's (the row's all null when it was not
- * written) and, as column `also`, the value of the expression `reads.also` (another read the caller needs).
- * `reads.then` are statements sent after it in the same simple-protocol query (values are literals, no bind
- * parameters); their rows are answered in order. Undefined when there is no such plan (then nothing was written).
- * The customer is checked by the foreign key, as insertSubscriptionRow.
+ * written) and, as column `also`, the value of the expression `reads.also` (another read the caller needs). A
+ * LiteralStatement: its text is the same for every row of the same columns (the plan id and the row are its values),
+ * so a connection can prepare it once (db/hot-lock.ts). The customer is checked by the foreign key, as
+ * insertSubscriptionRow. readSubscriptionOfPlan reads its answer.
  */
-export async function insertSubscriptionOfPlan(
-  db: Db,
-  reads: { plan: (idSql: string) => string; also?: string; then?: string[] },
-  planId: string,
-  row: Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>,
-): Promise<{ answer: Record<string, unknown>; created: SubscriptionRow | undefined; then: Record<string, unknown>[][] } | undefined> {
+export function subscriptionOfPlanStatement(reads: { plan: (idSql: string) => string; also?: string }, planId: string, row: Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>): LiteralStatement {
+  const values = new LiteralValues();
   const columns = Object.keys(row);
+  const planIdSql = values.add(textLiteral(planId), 'uuid');
   // jsonb_populate_record types each value as its column does.
-  const insert = `with plan as (${reads.plan(textLiteral(planId))}),
+  const text = `with plan as (${reads.plan(planIdSql)}),
      created as (
        insert into subscriptions (plan_id, ${columns.join(', ')})
        select plan."plan.id", ${columns.map((c) => `r.${c}`).join(', ')}
-         from plan, jsonb_populate_record(null::subscriptions, ${jsonLiteral(row)}::jsonb) r
+         from plan, jsonb_populate_record(null::subscriptions, ${values.add(jsonLiteral(row), 'jsonb')}) r
         where plan."plan.active" and plan."plan.billing_cycle" = r.billing_cycle
        returning *)
      select created.*, plan.*, ${reads.also ?? 'null'} as also from plan left join created on true`;
-  const result = (await db.raw([insert, ...(reads.then ?? [])].join(';\n'))) as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
-  const [first, ...then] = Array.isArray(result) ? result : [result];
-  const answer = first!.rows[0];
+  return { text, values: values.values };
+}
+
+/** subscriptionOfPlanStatement run on `db` (its values written into its text), answered as readSubscriptionOfPlan. */
+export async function insertSubscriptionOfPlan(db: Db, reads: { plan: (idSql: string) => string; also?: string }, planId: string, row: Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>) {
+  const result = (await db.raw(inlined(subscriptionOfPlanStatement(reads, planId, row)))) as { rows: Record<string, unknown>[] };
+  return readSubscriptionOfPlan(result.rows);
+}
+
+/** The answer of subscriptionOfPlanStatement: undefined when there is no such plan (then nothing was written). */
+export function readSubscriptionOfPlan(rows: Record<string, unknown>[]): { answer: Record<string, unknown>; created: SubscriptionRow | undefined } | undefined {
+  const answer = rows[0];
   if (!answer) return undefined;
+  if (answer.id == null) return { answer, created: undefined };
   // The row's own columns: the plan's are named `plan.<column>` (plans/service.ts planReadPart).
-  const created = answer.id == null ? undefined : (Object.fromEntries(Object.entries(answer).filter(([k]) => !k.includes('.') && k !== 'also')) as unknown as SubscriptionRow);
-  return { answer, created, then: then.map((r) => r.rows) };
+  const created: Record<string, unknown> = {};
+  for (const key in answer) if (!key.includes('.') && key !== 'also') created[key] = answer[key];
+  return { answer, created: created as unknown as SubscriptionRow };
 }
 
 export async function findSubscriptionRow(db: Db, id: string): Promise<SubscriptionRow | undefined> {

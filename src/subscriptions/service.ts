@@ -1,5 +1,5 @@
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudit, type AuditEntry } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { lockedBalancesPart } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
@@ -8,7 +8,7 @@ import { recordEvents } from '../events/service.ts';
 import { createInvoiceLast, dueDateAt } from '../invoices/issue.ts';
 import { settingsReadPart, type SettingOverrides } from '../settings/service.ts';
 import type { Db } from '../db/knex.ts';
-import { inHotLockTransaction } from '../db/hot-lock.ts';
+import { inHotLockTransaction, pooledHotLockTransaction, type HotLock, type PooledHotLock } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -18,7 +18,7 @@ import type { PlanRow } from '../plans/repo.ts';
 import type { LineInput } from '../invoices/totals.ts';
 import { invoicePeriod, periodInvoice, periodLines, type Period } from './invoicing.ts';
 import { boundary } from './periods.ts';
-import { findSubscriptionRow, insertSubscriptionOfPlan, insertSubscriptionRow, SUBSCRIPTION_CUSTOMER_FK, listSubscriptionRows, lockSubscriptionRow, updateSubscriptionRow, type SubscriptionChanges, type SubscriptionInsert, type SubscriptionRow, type SubscriptionStatus } from './repo.ts';
+import { findSubscriptionRow, insertSubscriptionOfPlan, insertSubscriptionRow, readSubscriptionOfPlan, subscriptionOfPlanStatement, SUBSCRIPTION_CUSTOMER_FK, listSubscriptionRows, lockSubscriptionRow, updateSubscriptionRow, type SubscriptionChanges, type SubscriptionInsert, type SubscriptionRow, type SubscriptionStatus } from './repo.ts';
 import { serialiseSubscription, type CreateSubscriptionInput, type UpdateSubscriptionInput } from './schema.ts';
 import { recordSubscriptionEvent, subscriptionEvent, transitionSubscription } from './transitions.ts';
 
@@ -49,6 +49,31 @@ interface Created {
   issuing?: { taxRate: string; dueDate: Date };
 }
 
+type NewRow = Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>;
+/** A creation whose first period is invoiced now. */
+type Invoiced = Created & { first: NonNullable<Created['first']> };
+
+/** The row of a new subscription and its first period (D-41, D-42); the plan is the caller's to check and add. */
+function newSubscriptionRow(input: CreateSubscriptionInput, now: Date): { row: NewRow; period: Period } {
+  const trialDays = input.trialDays ?? 0;
+  const trialEnd = trialDays > 0 ? new Date(now.getTime() + trialDays * DAY_MS) : null;
+  // The cycle asked for is the plan's, or nothing is written (usablePlan).
+  const period = { start: now, end: trialEnd ?? boundary(now, input.billingCycle, 1) };
+  const row = {
+    customer_id: input.customerId,
+    status: trialEnd ? 'trialing' : 'active',
+    billing_cycle: input.billingCycle,
+    // A trial is a stub before the anchor; billing periods start when it ends.
+    billing_anchor: trialEnd ?? now,
+    period_number: trialEnd ? -1 : 0,
+    current_period_start: period.start,
+    current_period_end: period.end,
+    trial_end: trialEnd,
+    created_at: now,
+  } satisfies NewRow;
+  return { row, period };
+}
+
 /**
  * D-41, D-42: without a trial the subscription is active, its first period starts now and is
  * invoiced at once (billing in advance); with trialDays it is trialing until trialEnd, uninvoiced.
@@ -57,64 +82,60 @@ interface Created {
  * written before the invoice takes its number; the invoice's last statement, sent with the COMMIT
  * (createInvoiceLast), writes the subscription's audit row and the events of both (subscription.created first).
  * The customer is checked by the subscription's foreign key, not by a read of its own.
+ *
+ * The common case, invoiced without a coupon, is two queries on a pooled connection (pooledHotLockTransaction):
+ * the transaction's BEGIN with the subscription's statement and issuing's reads (createInvoicedOfPlan), then the
+ * invoice's last statement with the COMMIT. A coupon or a trial takes knex's transaction as before.
  */
 export async function createSubscription(db: Db, input: CreateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
-  return inHotLockTransaction(db, async (trx, lock) => {
-    const trialDays = input.trialDays ?? 0;
-    const trialEnd = trialDays > 0 ? new Date(now.getTime() + trialDays * DAY_MS) : null;
-    // The cycle asked for is the plan's, or nothing is written (usablePlan).
-    const period = { start: now, end: trialEnd ?? boundary(now, input.billingCycle, 1) };
-    const row = {
-      customer_id: input.customerId,
-      status: trialEnd ? 'trialing' : 'active',
-      billing_cycle: input.billingCycle,
-      // A trial is a stub before the anchor; billing periods start when it ends.
-      billing_anchor: trialEnd ?? now,
-      period_number: trialEnd ? -1 : 0,
-      current_period_start: period.start,
-      current_period_end: period.end,
-      trial_end: trialEnd,
-      created_at: now,
-    } satisfies Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>;
-    const { plan, sub, first, issuing } = await (input.couponCode ? createWithCoupon(trx, input, input.couponCode, row, period, now) : createOfPlan(trx, input, row, period, clock.settings)).catch((error: unknown) => {
-      throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
-    });
-    const audit = { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) };
-    const created = subscriptionEvent('subscription.created', sub);
-    if (!first) {
-      await recordAudit(trx, actor, audit);
-      await recordEvents(trx, [created]);
-      return sub;
-    }
-    // A new subscription has no invoice yet: nothing to look up before issuing its first period's. That ends the
-    // transaction with one statement that also writes the audit row and subscription.created (no round trip more).
-    await createInvoiceLast(trx, { ...periodInvoice(sub, plan, period, first.lines), ...issuing }, { ...clock, now }, lock, { eventsBefore: [created], audit: { actor, entry: () => audit } });
+  const { row, period } = newSubscriptionRow(input, now);
+  const audit = (sub: SubscriptionRow): AuditEntry => ({ action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) });
+  // A new subscription has no invoice yet: nothing to look up before issuing its first period's. That ends the
+  // transaction with one statement that also writes the audit row and subscription.created (no round trip more).
+  const issueFirst = async (trx: Db, lock: HotLock, { plan, sub, first, issuing }: Invoiced) => {
+    await createInvoiceLast(trx, { ...periodInvoice(sub, plan, period, first.lines), ...issuing }, { ...clock, now }, lock, { eventsBefore: [subscriptionEvent('subscription.created', sub)], audit: { actor, entry: () => audit(sub) } });
     return sub;
+  };
+  const created = !input.couponCode && !row.trial_end
+    ? pooledHotLockTransaction(db, async (trx, lock) => issueFirst(trx, lock, await createInvoicedOfPlan(trx, lock, input, row, period, clock.settings)))
+    : inHotLockTransaction(db, async (trx, lock) => {
+        const made = await (input.couponCode ? createWithCoupon(trx, input, input.couponCode, row, period, now) : createTrialOfPlan(trx, input, row));
+        if (made.first) return issueFirst(trx, lock, made as Invoiced);
+        await recordAudit(trx, actor, audit(made.sub));
+        await recordEvents(trx, [subscriptionEvent('subscription.created', made.sub)]);
+        return made.sub;
+      });
+  return created.catch((error: unknown) => {
+    throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
   });
 }
 
-type NewRow = Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>;
-
 /**
- * Without a coupon: the plan is read and checked by the statement that writes the subscription, and what issuing
- * its first invoice reads is sent with it: the settings (in the statement; issuing reads none then) and the
- * customer's ledger lock and balances (two statements after it in the same query, for planCreditSpend). One round
- * trip where there were four.
+ * Invoiced, without a coupon: the plan is read and checked by the statement that writes the subscription, and what
+ * issuing its first invoice reads is sent with it in the transaction's first query: the settings (in the statement;
+ * issuing reads none then) and the customer's ledger lock and balances (two statements after it, for
+ * planCreditSpend). One round trip where there were four.
  */
-async function createOfPlan(trx: Db, input: CreateSubscriptionInput, row: NewRow, period: Period, overrides: SettingOverrides | undefined): Promise<Created> {
-  const invoiced = !row.trial_end;
-  const settings = invoiced ? settingsReadPart(['billing.default_tax_rate', 'billing.payment_terms_days'], overrides) : undefined;
-  const ledger = invoiced ? lockedBalancesPart([input.customerId]) : undefined;
-  const written = await insertSubscriptionOfPlan(trx, { plan: planReadPart.sql, also: settings?.sql, then: ledger?.sql }, input.planId, row);
+async function createInvoicedOfPlan(trx: Db, lock: PooledHotLock, input: CreateSubscriptionInput, row: NewRow, period: Period, overrides: SettingOverrides | undefined): Promise<Invoiced> {
+  const settings = settingsReadPart(['billing.default_tax_rate', 'billing.payment_terms_days'], overrides);
+  const ledger = lockedBalancesPart([input.customerId]);
+  const [answer, ...balances] = await lock.runAll([subscriptionOfPlanStatement({ plan: planReadPart.sql, also: settings.sql }, input.planId, row), ...ledger.sql]);
+  const written = readSubscriptionOfPlan(answer!);
   const plan = usablePlan(planReadPart.read(written?.answer), input);
   // A usable plan is written with: the statement's condition is usablePlan's.
   const sub = written!.created!;
-  if (!settings || !ledger) return { plan, sub, first: null };
-  ledger.keep(trx, written!.then);
+  ledger.keep(trx, balances);
   const values = settings.read(written!.answer.also as Record<string, unknown> | null);
   const issuing = { taxRate: values['billing.default_tax_rate'], dueDate: dueDateAt(period.start, values['billing.payment_terms_days']) };
   return { plan, sub, first: periodLines(plan, null, 0, period), issuing };
+}
+
+/** A trial without a coupon: the plan read and checked by the statement that writes the subscription; nothing is invoiced. */
+async function createTrialOfPlan(trx: Db, input: CreateSubscriptionInput, row: NewRow): Promise<Created> {
+  const written = await insertSubscriptionOfPlan(trx, { plan: planReadPart.sql }, input.planId, row);
+  const plan = usablePlan(planReadPart.read(written?.answer), input);
+  return { plan, sub: written!.created!, first: null };
 }
 
 /**
