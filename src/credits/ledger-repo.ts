@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { textLiteral } from '../db/literal.ts';
+import { inlined, textLiteral, type LiteralStatement } from '../db/literal.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 
@@ -108,9 +108,21 @@ export interface BalanceRow {
 
 /** The two statements of lockAndReadLedgerBalances (the lock, then the balances), to be sent in one simple-protocol query. */
 export function lockAndReadLedgerBalancesSql(customerIds: string[]): [string, string] {
-  const ids = `array[${customerIds.map(textLiteral).join(', ')}]::text[]`;
+  const [lock, read] = lockAndReadLedgerBalancesStatements(customerIds);
+  return [inlined(lock), inlined(read)];
+}
+
+/**
+ * lockAndReadLedgerBalancesSql as LiteralStatements: the ids are their one value (a text[] literal), so the texts
+ * are the same for any customers and a connection can prepare them once (db/hot-lock.ts).
+ */
+export function lockAndReadLedgerBalancesStatements(customerIds: string[]): [LiteralStatement, LiteralStatement] {
+  const ids = textArrayLiteral(customerIds);
   return [
-    `select ${ledgerLockSql('id')} from (select distinct unnest(${ids}) as id order by 1) ids`,
-    `select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any(${ids}::uuid[]) group by customer_id, currency`,
+    { text: `select ${ledgerLockSql('id')} from (select distinct unnest($1::text[]) as id order by 1) ids`, values: [ids] },
+    { text: `select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any($1::uuid[]) group by customer_id, currency`, values: [ids] },
   ];
 }
+
+/** A text[] literal: each element double-quoted with its `"` and `\` escaped (PostgreSQL's array syntax), the whole quoted by pg's rule. */
+const textArrayLiteral = (values: string[]) => textLiteral(`{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`);

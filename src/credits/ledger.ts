@@ -3,11 +3,11 @@
  * the ledger takes the customer's ledger lock first (see lockCustomerLedger for the lock order).
  */
 import type { Db } from '../db/knex.ts';
-import { jsonLiteral } from '../db/literal.ts';
+import { jsonLiteral, type LiteralStatement } from '../db/literal.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { money, Money } from '../money.ts';
 import {
-  insertLedgerEntries, insertLedgerEntry, ledgerEntriesInsertSql, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockAndReadLedgerBalances, lockAndReadLedgerBalancesSql, lockCustomerLedger,
+  insertLedgerEntries, insertLedgerEntry, ledgerEntriesInsertSql, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockAndReadLedgerBalances, lockAndReadLedgerBalancesStatements, lockCustomerLedger,
   type BalanceRow, type LedgerEntryRow, type LedgerKind,
 } from './ledger-repo.ts';
 
@@ -76,15 +76,15 @@ export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<C
 const lockedBalances = new WeakMap<object, { customerIds: string[]; rows: BalanceRow[] }>();
 
 /**
- * The ledger locks and balance read of a coming planCreditSpend for `customerIds`, as two statements for the caller
- * to send in one simple-protocol query with a statement of its own (a subscription's insert: one round trip less);
+ * The ledger locks and balance read of a coming planCreditSpend for `customerIds`, as two statements (LiteralStatements,
+ * preparable) for the caller to send in one query with a statement of its own (a subscription's insert: one round trip less);
  * `keep(trx, answers)` (the rows of the two statements, in order) hands the balance statement's rows to that transaction's next planCreditSpend of exactly these
  * customers, which then reads nothing. Sound because the locks are held to the end of the transaction, so no other
  * writer changes these balances meanwhile; the caller writes no ledger entry in between (a write forgets them).
  */
-export function lockedBalancesPart(customerIds: string[]): { sql: [string, string]; keep: (trx: Db, answers: unknown[][]) => void } {
+export function lockedBalancesPart(customerIds: string[]): { sql: [LiteralStatement, LiteralStatement]; keep: (trx: Db, answers: unknown[][]) => void } {
   const ids = [...new Set(customerIds)];
-  return { sql: lockAndReadLedgerBalancesSql(ids), keep: (trx, answers) => lockedBalances.set(trx, { customerIds: ids, rows: answers[1] as BalanceRow[] }) };
+  return { sql: lockAndReadLedgerBalancesStatements(ids), keep: (trx, answers) => lockedBalances.set(trx, { customerIds: ids, rows: answers[1] as BalanceRow[] }) };
 }
 
 /** The balances kept for exactly `customerIds` (in any order), taken once; undefined when none were kept. */
