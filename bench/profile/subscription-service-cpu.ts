@@ -2,8 +2,11 @@
  * Profiling aid for issue 20 (not part of `npm run bench`): the CPU this process spends per subscription creation
  * in the service alone (subscriptions/service.ts createSubscription on a pool: statements built, sent and read,
  * the invoice planned), without HTTP, calls one at a time so PostgreSQL's work does not compete with ours.
- * PROFILE_REQUESTS calls after 500 unmeasured; run under `node --cpu-prof` for where the time goes.
+ * PROFILE_REQUESTS calls after 500 unmeasured; run under `node --cpu-prof` for where the time goes. On one pooled
+ * connection, so the CPU of its PostgreSQL backend per creation is read too (from /proc), beside that of all the
+ * server's processes (WAL writer, checkpointer: the flushes).
  */
+import { readFileSync } from 'node:fs';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createKnex } from '../../src/db/knex.ts';
 import { createSubscription } from '../../src/subscriptions/service.ts';
@@ -11,20 +14,41 @@ import { seedRows } from '../fixtures.ts';
 import { cleanUp, onCleanup, rotating, startBenchDatabase } from '../harness.ts';
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 3000);
+
+/** utime + stime of a process, in ticks (10 ms). */
+function ticks(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** ticks of a process and its children (the postmaster's backends and auxiliary processes). */
+function treeTicks(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  return ticks(pid) + children.reduce((sum, child) => sum + treeTicks(child), 0);
+}
 try {
   const url = await startBenchDatabase();
-  const knex = createKnex(url, 10);
+  const knex = createKnex(url, 1);
   onCleanup(() => knex.destroy());
   const rows = await seedRows(knex);
   const nextCustomer = rotating(rows.customerIds);
   const nextPlan = rotating(rows.planIds);
   const create = () => createSubscription(knex, { customerId: nextCustomer(), planId: nextPlan(), billingCycle: 'monthly' }, SYSTEM_ACTOR);
   for (let i = 0; i < 500; i++) await create();
+  const backend = (await knex.raw('select pg_backend_pid() as pid')).rows[0].pid as number;
+  const postmaster = Number(readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  const pgBefore = [ticks(backend), treeTicks(postmaster)];
   const before = process.cpuUsage();
   const started = performance.now();
   for (let i = 0; i < REQUESTS; i++) await create();
   const used = process.cpuUsage(before);
   const wall = performance.now() - started;
+  const pgAfter = [ticks(backend), treeTicks(postmaster)];
+  console.log(`PostgreSQL: the backend ${((pgAfter[0]! - pgBefore[0]!) * 10 / REQUESTS).toFixed(3)} ms CPU per creation, all its processes ${((pgAfter[1]! - pgBefore[1]!) * 10 / REQUESTS).toFixed(3)} ms`);
   console.log(`${REQUESTS} creations one at a time: this process ${((used.user + used.system) / 1000 / REQUESTS).toFixed(3)} ms CPU per creation (user ${(used.user / 1000 / REQUESTS).toFixed(3)}, system ${(used.system / 1000 / REQUESTS).toFixed(3)}), wall ${(wall / REQUESTS).toFixed(3)} ms`);
 } finally {
   await cleanUp();
