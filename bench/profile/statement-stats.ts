@@ -75,7 +75,7 @@ try {
       try {
         const plan = await connection.query(`begin; explain (analyze, summary) ${statement}; rollback`).catch((e: Error) => [{ rows: [{ 'QUERY PLAN': e.message }] }]);
         const lines = (plan as { rows: Record<string, string>[] }[]).flatMap((r) => r.rows ?? []).map((r) => r['QUERY PLAN']).filter(Boolean);
-        console.log(`EXPLAIN ${statement!.replace(/\s+/g, ' ').slice(0, 60)}...: ${lines.filter((l): l is string => !!l && /Planning Time|Execution Time|Trigger/.test(l)).join('; ')}`);
+        console.log(`EXPLAIN ${statement!.replace(/\s+/g, ' ').slice(0, 60)}...: ${(process.env.PROFILE_FULL_PLAN ? lines.join("\n") : lines.filter((l): l is string => !!l && /Planning Time|Execution Time|Trigger/.test(l)).join("; "))}`);
       } finally {
         await knex.client.releaseConnection(connection);
       }
