@@ -231,20 +231,25 @@ export interface PooledHotLock extends HotLock {
  * lock); it serves only as the transaction's identity for state kept per transaction (credits/ledger.ts's kept
  * balances). An error in `work` or in a query rolls the transaction back before the connection goes back; after a
  * failed query what the connection holds prepared is read back. A query refused for what the session holds
- * prepared (26000, 42P05) ran nothing of the caller's: the transaction is rolled back and `work` runs once more
- * from the start, so it must do nothing but build and send its statements. `work` that returns without `finish`
+ * prepared (26000, 42P05) ran none of its own statements, but the transaction is aborted by then: it is rolled back
+ * and `work` runs once more from the start, so it must do nothing but build and send its statements. `work` that returns without `finish`
  * is committed (and waits for the flush). Inside a caller's transaction (`db` is one) it is inHotLockTransaction's
  * nested case, `runAll` sending each statement in turn.
  */
 export async function pooledHotLockTransaction<T>(db: Db, work: (trx: Db, lock: PooledHotLock) => Promise<T>): Promise<T> {
   if ((db as Knex.Transaction).isTransaction) {
-    return inHotLockTransaction(db, (trx, lock) => work(trx, { ...lock, runAll: async (statements) => { const answers = []; for (const s of statements) answers.push(await lock.run(s)); return answers; } }));
+    const inTurn = (lock: HotLock) => async (statements: (string | LiteralStatement)[]) => {
+      const answers: Record<string, unknown>[][] = [];
+      for (const statement of statements) answers.push(await lock.run(statement));
+      return answers;
+    };
+    return inHotLockTransaction(db, (trx, lock) => work(trx, { ...lock, runAll: inTurn(lock) }));
   }
   const flushable = await canWaitForFlush(db);
   return withRawConnection(db, async (connection) => {
     for (let attempt = 1; ; attempt++) {
       const state = { begun: false, finished: false, failedQuery: false };
-      // Sends `opening`, the statements (prepared when they can be) and `closing` as one query; answers the statements' rows.
+      // The statements (prepared when they can be) as one query, after BEGIN when it is the first and before `closing`; answers their rows.
       const send = async (statements: (string | LiteralStatement)[], closing: string[]): Promise<Record<string, unknown>[][]> => {
         if (state.finished) throw new Error('a statement after the hot-lock transaction finished');
         const opening = state.begun ? [] : ['BEGIN', ...(flushable ? [RELAX] : [])];
