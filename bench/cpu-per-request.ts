@@ -6,11 +6,8 @@
  *   CPU_BENCH_REQUESTS  requests per benchmark (3000)
  *   CPU_BENCH_WARMUP    unmeasured requests before them (2000: the first benchmark also warms the JIT)
  *   BENCH_FILTER        only benchmarks whose name contains this text
- *   BENCH_CPU_PROF_DIR  when set, the web process runs under `node --cpu-prof` and writes its profile there when
- *                       it stops (warm-up included)
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { createKnex } from '../src/db/knex.ts';
 import { loginAsAdmin } from '../test/helpers/auth.ts';
@@ -68,11 +65,8 @@ try {
   const backend = (await knex.raw('select pg_backend_pid() as pid')).rows[0].pid as number;
   const stat = readFileSync(`/proc/${backend}/stat`, 'utf8');
   const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  const profileDir = process.env.BENCH_CPU_PROF_DIR;
-  const profile = profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } : {};
-  const web = await startWeb(url, { env: { LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: '10', ...profile, ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})) } });
-  // A profile is written only by a process that exits by itself.
-  onCleanup(() => (profileDir ? web.stop().then(() => undefined) : web.kill()));
+  const web = await startWeb(url, { env: { LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: '10', ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})) } });
+  onCleanup(() => web.kill());
   const { cookie } = await loginAsAdmin(web.baseUrl, knex);
   console.log(`${amount} requests each at 32 connections; CPU ms per request (utime+stime from /proc)`);
   console.log('benchmark'.padEnd(40), 'web ms/req', ' pg ms/req', '  non-2xx');
