@@ -7,6 +7,7 @@
  *   CPU_BENCH_REQUESTS  requests per benchmark (3000)
  *   CPU_BENCH_WARMUP    unmeasured requests before them (2000: the first benchmark also warms the JIT)
  *   BENCH_FILTER        only benchmarks whose name contains this text
+ *   CPU_BENCH_CONNECTIONS  concurrent connections (32); 1 measures a request's own path without contention
  *   BENCH_CPU_PROF_DIR  when set, the web process runs under `node --cpu-prof` and writes its profile there when
  *                       it stops (warm-up included)
  */
@@ -24,6 +25,7 @@ import { cleanUp, loadHeaders, onCleanup, setupFrom, startBenchDatabase, type Lo
 import { seedLicenses } from './license-fixtures.ts';
 
 const TICKS_PER_MS = 100 / 1000; // USER_HZ
+const CONNECTIONS = Number(process.env.CPU_BENCH_CONNECTIONS ?? 32);
 
 function cpuTicks(pid: number): number {
   try {
@@ -41,7 +43,7 @@ async function fire(baseUrl: string, spec: LoadSpec, amount: number): Promise<nu
   let bad = 0;
   await autocannon({
     url: baseUrl,
-    connections: 32,
+    connections: CONNECTIONS,
     amount,
     method: spec.method,
     headers: loadHeaders(spec),
@@ -85,7 +87,7 @@ try {
   // A profile is written only by a process that exits by itself.
   onCleanup(() => (profileDir ? web.stop().then(() => undefined) : web.kill()));
   const { cookie } = await loginAsAdmin(web.baseUrl, knex);
-  console.log(`${amount} requests each at 32 connections; CPU ms per request (utime+stime from /proc)`);
+  console.log(`${amount} requests each at ${CONNECTIONS} connections; CPU ms per request (utime+stime from /proc)`);
   console.log('benchmark'.padEnd(40), 'web ms/req', ' pg ms/req', '  non-2xx', 'WAL B/req', 'syncs/req');
   const measure = async (name: string, pid: number, baseUrl: string, spec: LoadSpec) => {
     await fire(baseUrl, spec, warmup);
