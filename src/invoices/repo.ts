@@ -160,6 +160,7 @@ export function numberedInvoiceSql(
     { kind: textLiteral('INV'), year: y, count: '1', countAgain: '1', yearText: y, rows: values.add(jsonLiteral([row]), 'text'), lines: values.add(jsonLiteral(lines), 'text') },
     parts('(select invoice_number from inserted)', values, guard),
     guard,
+    true,
   );
   return { text, values: values.values };
 }
@@ -180,12 +181,21 @@ export function readNumbered(rows: Pick<InvoiceBulkInsert, 'id'>[], answer: Numb
  * written only with their invoice, and what carries the number (the parts' events and audit row) gets none and
  * writes nothing; the answer is the guard's.
  */
-function numberedInvoicesSql(v: { kind: string; year: string; count: string; countAgain: string; yearText: string; rows: string; lines: string }, parts: NumberedPart[], guard?: StatementGuard): string {
+function numberedInvoicesSql(
+  v: { kind: string; year: string; count: string; countAgain: string; yearText: string; rows: string; lines: string },
+  parts: NumberedPart[],
+  guard?: StatementGuard,
+  single = false,
+): string {
+  const lineJson = `json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
+                                                 'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position)`;
+  // One invoice's lines are all the lines: one aggregate, no grouping and join (fewer plan nodes to start per execution).
+  const linesOf = single
+    ? `(select ${lineJson} as line_items from line_items l) l on true`
+    : `(select l.invoice_id, ${lineJson} as line_items from line_items l group by l.invoice_id) l on l.invoice_id = i.id`;
   const finalSelect = `select i.*, coalesce(l.line_items, '[]') as line_items
        from inserted i
-       left join (select l.invoice_id, json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
-                                                                  'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position) as line_items
-                    from line_items l group by l.invoice_id) l on l.invoice_id = i.id${parts.flatMap((p) => (p.read ? [` cross join ${p.read}`] : [])).join('')}`;
+       left join ${linesOf}${parts.flatMap((p) => (p.read ? [` cross join ${p.read}`] : [])).join('')}`;
   return `with ${guard ? `${guard.ctes}, ` : ''}${claimNumbersCte(v.kind, v.year, v.count, v.countAgain, guard?.admits)},
      inserted as (
        insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
