@@ -46,9 +46,9 @@ function cron(ctx: Context, deps: AppDeps): void {
 }
 
 /**
- * The credential check for one auth kind (interface.md, Authentication). With `inFirstRead` (an admin GET, see
- * route.ts sessionInFirstRead) the cookie is required here and the session is checked by the router, inside the
- * handler's first statement: `ctx.state.sessionGate`.
+ * The credential check for one auth kind (interface.md, Authentication). With `inFirstRead` (an admin GET or an
+ * admin write checked in its statement, see route.ts sessionInFirstRead and sessionInWrite) the cookie is required
+ * here and the session is checked inside a statement of the handler's: `ctx.state.sessionGate`.
  */
 export function authenticate(kind: AuthKind, deps: AppDeps, inFirstRead = false): Middleware {
   // Only the kinds that read the database wait; the others go on without a promise of their own (issue 20).
