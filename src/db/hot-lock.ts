@@ -41,8 +41,12 @@ import { inlined, type LiteralStatement } from './literal.ts';
 export interface HotLock {
   /** Runs a statement (values inlined, no `?`) before the last one; answers its rows. */
   run<T = Record<string, unknown>>(sql: string | LiteralStatement): Promise<T[]>;
-  /** Runs the transaction's last statement (values inlined, no `?`) and, when the transaction is this one's, commits in the same round trip. */
-  finish<T = Record<string, unknown>>(sql: string | LiteralStatement): Promise<T[]>;
+  /**
+   * Runs the transaction's last statement (values inlined, no `?`) and, when the transaction is this one's, commits in the same round trip.
+   * `flushLater`: answer once committed, and wait for the WAL flush when the transaction ends instead (a caller
+   * whose next step waits for this commit, not for its durability: the sweep's next batch takes its numbers then).
+   */
+  finish<T = Record<string, unknown>>(sql: string | LiteralStatement, options?: { flushLater?: boolean }): Promise<T[]>;
 }
 
 interface Owned {
@@ -51,6 +55,8 @@ interface Owned {
   finished: boolean;
   /** The server can be asked to flush (PostgreSQL 17+); else nothing is relaxed. */
   flushable: boolean;
+  /** finish committed without waiting for the flush (`flushLater`): the owner waits after the transaction. */
+  flushOwed: boolean;
 }
 
 const owners = new WeakMap<object, Owned>();
@@ -67,7 +73,7 @@ export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transacti
     return work(trx, { run: nested, finish: nested });
   }
   const flushable = await canWaitForFlush(db);
-  const state: Owned = { relaxed: false, finished: false, flushable };
+  const state: Owned = { relaxed: false, finished: false, flushable, flushOwed: false };
   const result = await (db as Knex).transaction(async (trx) => {
     owners.set(trx, state);
     const run = <R,>(statement: string | LiteralStatement) => {
@@ -75,17 +81,18 @@ export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transacti
       const sql = text(statement);
       return send<R>(trx, flushable && !state.relaxed ? [RELAX, sql] : [sql], () => (state.relaxed = flushable));
     };
-    const finish = <R,>(statement: string | LiteralStatement) => {
+    const finish = <R,>(statement: string | LiteralStatement, options: { flushLater?: boolean } = {}) => {
       if (state.finished) throw new Error('a hot-lock transaction finished twice');
       state.finished = true;
       const sql = text(statement);
       const relax = flushable && !state.relaxed ? [RELAX] : [];
+      state.flushOwed = flushable && options.flushLater === true;
       // The flush wait runs in the new (empty) transaction knex will commit: after the COMMIT, outside the lock.
-      return send<R>(trx, [...relax, sql, 'COMMIT', 'BEGIN', ...(flushable ? [FLUSH] : [])], () => {});
+      return send<R>(trx, [...relax, sql, 'COMMIT', 'BEGIN', ...(flushable && !state.flushOwed ? [FLUSH] : [])], () => {});
     };
     return work(trx, { run, finish });
   });
-  if (state.relaxed && !state.finished) await waitForWalFlush(db);
+  if ((state.relaxed && !state.finished) || state.flushOwed) await waitForWalFlush(db);
   return result;
 }
 

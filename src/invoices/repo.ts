@@ -155,6 +155,31 @@ export function numberedInvoiceSql(year: number, row: InvoiceBulkInsert, lines: 
   return { text, values: values.values };
 }
 
+/**
+ * insertNumberedInvoices as the LAST statement of a batch's transaction (invoices/issue.ts numberInvoicesLast, sent
+ * with the COMMIT by db/hot-lock.ts): values written as literals (db/literal.ts), `parts` written by the same
+ * statement reading the CTE `inserted (id, invoice_number)`, and nothing answered but the count of invoices (the
+ * caller built everything it needs before). `lines` may be empty when they were written before (writeLineItems).
+ */
+export function numberedBatchSql(year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[], parts: NumberedPart[]): string {
+  const y = integerLiteral(year);
+  const count = integerLiteral(rows.length);
+  return numberedInvoicesSql({ kind: textLiteral('INV'), year: y, count, countAgain: count, yearText: y, rows: jsonLiteral(rows), lines: jsonLiteral(lines) }, parts, false);
+}
+
+/**
+ * The lines of invoices not yet written, whose ids the caller chose (NewInvoice.id), in one statement: written before
+ * the invoices take their numbers (the sweep), their foreign key to the invoice checked at commit.
+ */
+export async function writeLineItems(db: Db, lines: LineItemInsert[]): Promise<void> {
+  if (lines.length === 0) return;
+  await db.raw(`${lineItemsInsertSql('?::jsonb')}`, [JSON.stringify(lines)]);
+}
+
+const lineItemsInsertSql = (lines: string) => `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
+       select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
+         from jsonb_to_recordset(${lines}) as l(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)`;
+
 export type NumberedRow = InvoiceRow & { line_items: LineItemRow[] };
 
 /** The invoices of a numbering statement's answer in the order of `rows`, and each one's lines by position. */
@@ -168,10 +193,36 @@ export function readNumbered(rows: Pick<InvoiceBulkInsert, 'id'>[], answer: Numb
  * The numbering statement (one counter claim, the invoices, their lines, and `parts`), each value given as SQL: `?`
  * placeholders bound in the order of the keys of `v`, or literals.
  */
-function numberedInvoicesSql(v: { kind: string; year: string; count: string; countAgain: string; yearText: string; rows: string; lines: string }, parts: NumberedPart[]): string {
+function numberedInvoicesSql(v: { kind: string; year: string; count: string; countAgain: string; yearText: string; rows: string; lines: string }, parts: NumberedPart[], answer = true): string {
+  const reads = parts.flatMap((p) => (p.read ? [` cross join ${p.read}`] : [])).join('');
+  if (!answer) {
+    return `with ${claimNumbersCte(v.kind, v.year, v.count, v.countAgain)},
+     inserted as (${invoicesInsertSql(v)} returning id, invoice_number),
+     line_items as (${lineItemsInsertSql(`${v.lines}::jsonb`)})${parts.map((p) => `,
+     ${p.text}`).join('')}
+     select count(*)::int as invoices from inserted${reads}`;
+  }
   return `with ${claimNumbersCte(v.kind, v.year, v.count, v.countAgain)},
-     inserted as (
-       insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
+     inserted as (${invoicesInsertSql(v)}
+       returning *
+     ),
+     line_items as (
+       ${lineItemsInsertSql(`${v.lines}::jsonb`)}
+       returning *
+     )${parts.map((p) => `,
+     ${p.text}`).join('')}
+     -- Amounts as text, as pg answers NUMERIC columns: money never becomes a JS number.
+     -- Lines grouped once and hash-joined: a subquery per invoice would scan every line of the batch per invoice.
+     select i.*, coalesce(l.line_items, '[]') as line_items
+       from inserted i
+       left join (select l.invoice_id, json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
+                                                                  'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position) as line_items
+                    from line_items l group by l.invoice_id) l on l.invoice_id = i.id${reads}`;
+}
+
+/** The insert of a numbering statement's invoices, numbered from the CTE `counter` (numberedInvoicesSql). */
+function invoicesInsertSql(v: { yearText: string; rows: string }): string {
+  return `       insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
                              credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at)
        select v.id, v.customer_id, v.subscription_id, ${documentNumberSql("'INV'", `${v.yearText}::text`, 'counter.seq_before + v.n')}, v.status, v.currency, v.tax_rate,
               v.subtotal, v.tax_amount, v.total, v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end, coalesce(v.created_at, now())
@@ -182,23 +233,7 @@ function numberedInvoicesSql(v: { kind: string; year: string; count: string; cou
               with ordinality as v(id, customer_id, subscription_id, status, currency, tax_rate, subtotal, tax_amount, total,
                                    credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, n)
         cross join counter
-        order by v.n
-       returning *
-     ),
-     line_items as (
-       insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
-       select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
-         from jsonb_to_recordset(${v.lines}::jsonb) as l(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)
-       returning *
-     )${parts.map((p) => `,
-     ${p.text}`).join('')}
-     -- Amounts as text, as pg answers NUMERIC columns: money never becomes a JS number.
-     -- Lines grouped once and hash-joined: a subquery per invoice would scan every line of the batch per invoice.
-     select i.*, coalesce(l.line_items, '[]') as line_items
-       from inserted i
-       left join (select l.invoice_id, json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
-                                                                  'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position) as line_items
-                    from line_items l group by l.invoice_id) l on l.invoice_id = i.id${parts.flatMap((p) => (p.read ? [` cross join ${p.read}`] : [])).join('')}`;
+        order by v.n`;
 }
 
 /**

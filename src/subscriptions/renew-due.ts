@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
-import { inTransaction } from '../db/knex.ts';
+import { inHotLockTransaction } from '../db/hot-lock.ts';
 import type { Clock } from '../invoices/issue.ts';
 import { claimDueSubscriptionRows } from './renewal-repo.ts';
 import { addResult, emptyResult, renewLockedSubscriptions, renewSubscription, type RenewalResult } from './renew.ts';
@@ -74,7 +74,7 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
       let claimed: string[] = [];
       let issueSlot: { turn: Promise<void>; leave: () => void } | undefined;
       try {
-        const batch = await inTransaction(db, async (trx) => {
+        const batch = await inHotLockTransaction(db, async (trx, lock) => {
           const claimSlot = claimQueue();
           await claimSlot.turn;
           let subs: SubscriptionRow[];
@@ -95,7 +95,7 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
               slot.leave();
             }
           };
-          return renewLockedSubscriptions(trx, subs, asOf, clock, inTurn);
+          return renewLockedSubscriptions(trx, subs, asOf, clock, lock, inTurn);
         });
         issueSlot?.leave();
         if (claimed.length === 0) return;
