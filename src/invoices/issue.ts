@@ -17,7 +17,7 @@ import type { EventType } from '../events/types.ts';
 import { money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { invoiceEventData } from './events.ts';
-import { insertNumberedInvoices, numberedBatchSql, numberedInvoiceSql, readNumbered, type InvoiceBulkInsert, type InvoiceRow, type LineItemInsert, type LineItemRow, type NumberedRow } from './repo.ts';
+import { insertNumberedInvoices, numberedBatchSql, numberedInvoiceSql, writeLineItems, readNumbered, type InvoiceBulkInsert, type InvoiceRow, type LineItemInsert, type LineItemRow, type NumberedRow } from './repo.ts';
 import { priceInvoice, type LineInput } from './totals.ts';
 
 export interface Clock {
@@ -117,16 +117,18 @@ export interface PlannedBatch {
 /**
  * createInvoices for a batch whose numbered write is the LAST statement of a hot-lock transaction (the sweep's
  * batches), in two steps. planInvoiceBatch, before the caller's turn to take numbers: settings, prices, due dates,
- * store credit planned with balances read without the ledger locks (credits/ledger.ts readCreditBalances), and the
- * invoices as they will be stored with their numbers as placeholders, from which `eventsOf` (the caller's) builds
+ * store credit planned with balances read without the ledger locks (credits/ledger.ts readCreditBalances), the lines
+ * written (they show no number; their foreign key to the invoice is checked at commit), and the invoices as they will be stored with their numbers as placeholders, from which `eventsOf` (the caller's) builds
  * the events in the order to record them, with their payloads by their usual rules (invoiceEventData). Nothing is
- * written and no lock taken.
+ * else is written and no lock taken.
  */
 export async function planInvoiceBatch(trx: Db, inputs: NewInvoice[], clock: Clock, eventsOf: (created: CreatedInvoice[]) => BatchEvent[]): Promise<PlannedBatch> {
   const pricing = await priceInputs(trx, inputs, clock);
   const claims = creditClaims(pricing);
   const balances = claims.length > 0 ? await readCreditBalances(trx, claims.map((c) => c.customerId)) : [];
   const plan = issueRows(pricing, spendFromBalances(claims, balances));
+  // The lines show no number and name their invoice by the id chosen here: written now (their foreign key is checked at commit).
+  await writeLineItems(trx, plan.lineRows);
   return { pricing, balances, plan, events: eventsOf(provisionally(inputs, plan)), eventsOf };
 }
 
@@ -147,10 +149,10 @@ export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: Hot
   }
   const fresh = newEventIds(events.filter((e) => !e.id).length);
   let next = 0;
-  const rows = events.map((e) => ({ id: e.id ?? fresh[next++]!, type: e.type, invoice: e.invoiceId ?? null, data: e.data }));
-  // Each payload carries its invoice's placeholder (numberToken) where the number goes; the statement puts the number there.
-  const source = `select e.id, e.type, (case when i.id is null then e.data else replace(e.data, ${numberTokenSql('i.id')}, i.invoice_number) end)::jsonb as data, e.n
-       from rows from (json_to_recordset(${jsonLiteral(rows)}::json) as (id text, type text, invoice uuid, data text)) with ordinality as e(id, type, invoice, data, n)
+  const rows = events.map((e) => ({ id: e.id ?? fresh[next++]!, type: e.type, invoice: e.invoiceId ?? null, at: e.invoiceId ? numberField(e) : null, data: e.data }));
+  // Each payload holds its invoice's placeholder (numberToken) in the field where the number goes; the statement sets it there.
+  const source = `select e.id, e.type, case when i.id is null then e.data else jsonb_set(e.data, array[e.at], to_jsonb(i.invoice_number)) end as data, e.n
+       from rows from (jsonb_to_recordset(${jsonLiteral(rows)}::jsonb) as (id text, type text, invoice uuid, at text, data jsonb)) with ordinality as e(id, type, invoice, at, data, n)
        left join inserted i on i.id = e.invoice`;
   const recorded = recordEventsFromPart(source, fresh);
   const tokens = new Map(plan.rows.map((r) => [r.id, numberToken(r.id)]));
@@ -158,7 +160,14 @@ export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: Hot
     `(select coalesce(jsonb_agg(replace(x.e::text, ${numberTokenSql('i.id')}, i.invoice_number)::jsonb order by x.n), '[]'::jsonb)
         from jsonb_array_elements(${jsonTextLiteral(json)}::jsonb) with ordinality as x(e, n) join inserted i on i.id = (x.e->>'invoice_id')::uuid)`);
   const parts = [{ text: recorded.text, read: recorded.read }, ...(spent ? [{ text: `credit_spent as (${spent})` }] : [])];
-  await lock.finish(numberedBatchSql(plan.now.getUTCFullYear(), plan.rows, plan.lineRows, parts), { flushLater: true });
+  await lock.finish(numberedBatchSql(plan.now.getUTCFullYear(), plan.rows, [], parts), { flushLater: true });
+}
+
+/** The field of an event's payload that holds its invoice's number placeholder (a top-level field: invoiceEventData's `invoiceNumber`). */
+function numberField(event: BatchEvent): string {
+  const token = numberToken(event.invoiceId!);
+  for (const [key, value] of Object.entries(event.data)) if (value === token) return key;
+  throw new Error(`the ${event.type} event of invoice ${event.invoiceId} does not show its number in a top-level field`);
 }
 
 /** Where an invoice's number goes in a payload built before the number is taken, and its SQL from the SQL of the invoice's id. */
