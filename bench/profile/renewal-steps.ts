@@ -9,8 +9,10 @@
  * - CPU of this process (Node) and of every PostgreSQL process of the bench's server (/proc), and WAL bytes.
  * PROFILE_TIMELINE=<file> writes every query as a JSON line (connection, label, start, end).
  * PROFILE_EXPLAIN=1 logs the plans (auto_explain, analyze) of the 10th batch's statements.
+ * PROFILE_CPU=<file> writes a V8 CPU profile of this process during the renewals only (open it in Chrome's DevTools).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { Knex } from 'knex';
 import knexFactory from 'knex';
 import type pg from 'pg';
@@ -24,14 +26,22 @@ const BATCH = Number(process.env.PROFILE_BATCH ?? 500);
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 2);
 
 function label(sql: string): string {
-  const s = sql.replace(/\s+/g, ' ').trim().toLowerCase();
+  // The head of the text names the statement (a batch's statements carry hundreds of kB of literals).
+  const s = sql.slice(0, 400).replace(/\s+/g, ' ').trim().toLowerCase();
   if (s.includes('pg_advisory_xact_lock')) return 'ledger lock + balances';
-  if (s.includes('document_counters')) return s.includes('commit') ? 'numbered write + COMMIT' : 'numbered write (counter)';
+  if (s.includes('document_counters')) return /\bcommit\b/i.test(sql.slice(-400)) ? 'numbered write + COMMIT' : 'numbered write (counter)';
   const m = /^(insert into \w+|update \w+|delete from \w+|with \w+|select .{0,40}? from \w+|begin|commit|rollback|savepoint|release)/.exec(s);
   return (m ? m[1] : s.slice(0, 50))!;
 }
 
 interface Query { conn: number; label: string; sql: string; start: number; end: number }
+
+/** The transaction commands of a query (BEGIN, COMMIT, ROLLBACK as statements of their own), for the timeline. */
+function commandsOf(sql: string): string {
+  const head = sql.slice(0, 20).trim().toLowerCase();
+  const commands = [...sql.slice(-400).matchAll(/;\s*(COMMIT|ROLLBACK|BEGIN)\b/gi)].map((m) => m[1]!.toLowerCase());
+  return [head, ...commands].join('; ');
+}
 
 /** Every query run on the pool's connections, timed where pg sends and answers it. */
 function recordQueries(queries: Query[]) {
@@ -42,7 +52,7 @@ function recordQueries(queries: Query[]) {
     (conn as unknown as { query: unknown }).query = (...args: unknown[]) => {
       const config = args[0] as string | { text: string };
       const sql = typeof config === 'string' ? config : config?.text ?? '';
-      const q: Query = { conn: id, label: label(sql), sql: sql.toLowerCase(), start: performance.now(), end: 0 };
+      const q: Query = { conn: id, label: label(sql), sql: commandsOf(sql), start: performance.now(), end: 0 };
       queries.push(q);
       const last = args.length - 1;
       if (typeof args[last] === 'function') {
@@ -113,11 +123,18 @@ async function main() {
   const pgCpuBefore = cpuOf(pidsBefore);
   const walBefore = await walAt();
   queries.length = 0;
+  const profiler = process.env.PROFILE_CPU ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
   const nodeBefore = process.cpuUsage();
   const started = performance.now();
   const result = await renewDueSubscriptions(knex, AS_OF, { batchSize: BATCH, concurrency: CONCURRENCY, clock: {} });
   const wall = performance.now() - started;
   const node = process.cpuUsage(nodeBefore);
+  if (profiler) writeFileSync(process.env.PROFILE_CPU!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
   const ran = queries.filter((q) => q.end > 0 && q.start >= started);
   const pids = [...new Set([...pidsBefore, ...(await pgPids())])];
   const pgCpu = cpuOf(pids) - pgCpuBefore;
