@@ -264,9 +264,12 @@ export async function markOverdueInvoiceRows(db: Db, asOf: Date, limit: number):
 export async function findInvoicedPeriodRows(db: Db, periods: { subscriptionId: string; periodStart: Date }[]): Promise<Set<string>> {
   if (periods.length === 0) return new Set();
   const result = await db.raw<{ rows: { subscription_id: string; period_start: Date }[] }>(
+    // One probe of the unique period index per pair (a lateral subquery with a limit is not flattened into a join): the
+    // planner cannot size the JSON's rows and would otherwise hash them against a scan of every invoice.
     `select i.subscription_id, i.period_start
        from jsonb_to_recordset(?::jsonb) as v(subscription_id uuid, period_start timestamptz)
-       join invoices i on i.subscription_id = v.subscription_id and i.period_start = v.period_start`,
+       cross join lateral (select i.subscription_id, i.period_start from invoices i
+                            where i.subscription_id = v.subscription_id and i.period_start = v.period_start limit 1) i`,
     [JSON.stringify(periods.map((p) => ({ subscription_id: p.subscriptionId, period_start: p.periodStart })))],
   );
   return new Set(result.rows.map((r) => periodKey(r.subscription_id, r.period_start)));
