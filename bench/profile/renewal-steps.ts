@@ -102,7 +102,7 @@ async function main() {
           return cb(null, conn);
         }
         conn.on('notice', (n) => { if (batchNo === 10) plans.push(String(n.message)); });
-        conn.query(`load 'auto_explain'; set auto_explain.log_min_duration = 0; set auto_explain.log_analyze = on; set auto_explain.log_buffers = on; set auto_explain.log_level = notice; set auto_explain.log_timing = on`, (err) => {
+        conn.query(`load 'auto_explain'; set auto_explain.log_min_duration = 0; set auto_explain.log_analyze = on; set auto_explain.log_buffers = on; set auto_explain.log_level = notice; set auto_explain.log_timing = ${process.env.PROFILE_EXPLAIN_TIMING === '1' ? 'on' : 'off'}`, (err) => {
           record(conn);
           cb(err, conn);
         });
@@ -118,9 +118,17 @@ async function main() {
   await knex.raw('checkpoint');
 
   const pgPids = async () => (await knex.raw(`select pid from pg_stat_activity`)).rows.map((r: { pid: number }) => r.pid) as number[];
+  const kinds = async () => new Map(((await knex.raw(`select pid, backend_type from pg_stat_activity`)).rows as { pid: number; backend_type: string }[]).map((r) => [r.pid, r.backend_type]));
+  const cpuByKind = async (pids: number[]) => {
+    const kindOf = await kinds();
+    const by = new Map<string, number>();
+    for (const pid of pids) by.set(kindOf.get(pid) ?? 'gone', (by.get(kindOf.get(pid) ?? 'gone') ?? 0) + cpuOf([pid]));
+    return by;
+  };
   const walAt = async () => (await knex.raw(`select pg_current_wal_lsn()::text as lsn`)).rows[0].lsn as string;
   const pidsBefore = await pgPids();
   const pgCpuBefore = cpuOf(pidsBefore);
+  const kindsBefore = await cpuByKind(pidsBefore);
   const walBefore = await walAt();
   queries.length = 0;
   const profiler = process.env.PROFILE_CPU ? new Session() : undefined;
@@ -138,6 +146,7 @@ async function main() {
   const ran = queries.filter((q) => q.end > 0 && q.start >= started);
   const pids = [...new Set([...pidsBefore, ...(await pgPids())])];
   const pgCpu = cpuOf(pids) - pgCpuBefore;
+  const kindsAfter = await cpuByKind(pids);
   const wal = Number((await knex.raw(`select pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn) as n`, [walBefore])).rows[0].n);
 
   console.log(JSON.stringify(result));
@@ -145,6 +154,7 @@ async function main() {
   console.log(`renewals ${COUNT} in ${wall.toFixed(0)} ms = ${(COUNT / (wall / 1000)).toFixed(0)}/s; batches ${batches} of ${BATCH}, ${CONCURRENCY} in flight; queries ${ran.length} (${(ran.length / batches).toFixed(1)}/batch)`);
   console.log(`CPU per batch: Node ${(((node.user + node.system) / 1000) / batches).toFixed(1)} ms, PostgreSQL ${((pgCpu * 1000) / batches).toFixed(1)} ms (all its processes); WAL ${(wal / COUNT).toFixed(0)} bytes per renewal`);
 
+  console.log(`PostgreSQL CPU per batch by process kind: ${[...kindsAfter].map(([k, v]) => `${k} ${(((v - (kindsBefore.get(k) ?? 0)) * 1000) / batches).toFixed(1)} ms`).join(', ')}`);
   // Per connection: the locks are held from the end of the query that took the first of them (the ledger lock,
   // else the counter; its own wait is not holding) to the end of the query that committed.
   const byConn = new Map<number, Query[]>();
