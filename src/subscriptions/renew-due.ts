@@ -86,7 +86,7 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
           }
           claimed = subs.map((s) => s.id);
           const slot = issueSlot;
-          // The turn passes on once this batch has its numbers (the next one cannot take numbers before that).
+          // The turn passes on once this batch's numbered write has committed (its flush is waited for after).
           const inTurn = async <T>(issue: () => Promise<T>): Promise<T> => {
             await slot.turn;
             try {

@@ -101,12 +101,14 @@ export interface BatchRenewal extends RenewalResult {
 }
 
 /**
- * Renews subscriptions the caller has locked, set-wise: plans and coupons read in bulk, periods computed
- * here, every invoice issued by one `createInvoices`, the subscriptions updated by one statement and
- * every event recorded by one `recordEvents` (with its webhook fan-out), all in the caller's transaction.
- * A subscription that cannot be planned (e.g. its plan is gone) is left out and reported; a failing
- * statement fails the whole batch (the caller's transaction rolls back). The invoices are issued through
- * `inTurn` (the sweep's batches take turns there, in claim order).
+ * Renews subscriptions the caller has locked, set-wise, in the caller's hot-lock transaction (db/hot-lock.ts),
+ * which this ENDS: plans and coupons read in bulk, periods computed here, the subscriptions updated by one
+ * statement, their audit rows, the webhook deliveries of every event and the invoices' lines written before the
+ * numbers are taken; then, in the caller's turn (`inTurn`: the sweep's batches take numbers in claim order), the
+ * invoices numbered and written with their events by ONE last statement sent with the COMMIT
+ * (invoices/issue.ts planInvoiceBatch / numberInvoiceBatch). Nothing may run on `trx` afterwards. A subscription
+ * that cannot be planned (e.g. its plan is gone) is left out and reported; a failing statement fails the whole
+ * batch (the caller's transaction rolls back).
  */
 export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock, lock: HotLock, inTurn: IssueInTurn = (issue) => issue()): Promise<BatchRenewal> {
   const out: BatchRenewal = { ...emptyResult(), failures: [], unchanged: [] };
@@ -146,9 +148,9 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   }
   if (renewals.length === 0) return out;
 
-  // Everything that does not need invoice numbers is written before createInvoices takes the numbering
-  // lock (held until commit), so concurrent batches overlap here: the subscriptions' new periods and their
-  // audit rows, which name the invoices by the ids chosen in planRenewal.
+  // Everything that does not show an invoice number is written before the batch's turn to take numbers, so
+  // concurrent batches overlap here: the subscriptions' new periods and their audit rows, which name the
+  // invoices by the ids chosen in planRenewal (the lines follow in planInvoiceBatch).
   await updateRenewedSubscriptionRows(trx, renewals.map(({ sub }) => ({
     id: sub.id,
     status: sub.status,
