@@ -64,7 +64,11 @@ const owners = new WeakMap<object, Owned>();
 const RELAX = 'set local synchronous_commit = off';
 const FLUSH = `select pg_logical_emit_message(false, 'billing.flush', '', true)`;
 
-export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transaction, lock: HotLock) => Promise<T>): Promise<T> {
+/**
+ * `options.flushed`: instead of waiting for the WAL flush after the commit, hand the wait to the caller, which must
+ * await it before it reports the work done (the sweep's next batch starts meanwhile; its totals wait for it).
+ */
+export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transaction, lock: HotLock) => Promise<T>, options: { flushed?: (wait: Promise<void>) => void } = {}): Promise<T> {
   if ((db as Knex.Transaction).isTransaction) {
     const trx = db as Knex.Transaction;
     const owner = owners.get(trx);
@@ -92,7 +96,10 @@ export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transacti
     };
     return work(trx, { run, finish });
   });
-  if ((state.relaxed && !state.finished) || state.flushOwed) await waitForWalFlush(db);
+  if ((state.relaxed && !state.finished) || state.flushOwed) {
+    if (options.flushed) options.flushed(waitForWalFlush(db));
+    else await waitForWalFlush(db);
+  }
   return result;
 }
 

@@ -70,6 +70,19 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
   const issueQueue = turnstile();
 
   const loop = async () => {
+    // The WAL flush of this loop's last committed batch, waited for before the sweep reports (hot-lock `flushed`).
+    let flushed: Promise<void> = Promise.resolve();
+    try {
+      await renewBatches((wait) => {
+        const before = flushed;
+        // Flushes complete in WAL order: at most one is kept waiting per loop.
+        flushed = before.then(() => wait);
+      });
+    } finally {
+      await flushed;
+    }
+  };
+  const renewBatches = async (onFlush: (wait: Promise<void>) => void) => {
     for (;;) {
       let claimed: string[] = [];
       let issueSlot: { turn: Promise<void>; leave: () => void } | undefined;
@@ -96,7 +109,7 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
             }
           };
           return renewLockedSubscriptions(trx, subs, asOf, clock, lock, inTurn);
-        });
+        }, { flushed: onFlush });
         issueSlot?.leave();
         if (claimed.length === 0) return;
         addResult(totals, batch);
