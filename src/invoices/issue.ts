@@ -151,9 +151,15 @@ export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: Hot
   let next = 0;
   const rows = events.map((e) => ({ id: e.id ?? fresh[next++]!, type: e.type, invoice: e.invoiceId ?? null, at: e.invoiceId ? numberField(e) : null, data: e.data }));
   // Each payload holds its invoice's placeholder (numberToken) in the field where the number goes; the statement sets it there.
+  const eventRows = `rows from (jsonb_to_recordset(${jsonLiteral(rows)}::jsonb) as (id text, type text, invoice uuid, at text, data jsonb)) with ordinality as e(id, type, invoice, at, data, n)`;
+  if (plan.rows.length === 0) {
+    // No invoice (a batch of scheduled cancellations): its events alone, and no counter taken.
+    const recorded = recordEventsFromPart(`select e.id, e.type, e.data, e.n from ${eventRows}`, fresh);
+    await lock.finish(`with ${recorded.text} select n from ${recorded.read}`, { flushLater: true });
+    return;
+  }
   const source = `select e.id, e.type, case when i.id is null then e.data else jsonb_set(e.data, array[e.at], to_jsonb(i.invoice_number)) end as data, e.n
-       from rows from (jsonb_to_recordset(${jsonLiteral(rows)}::jsonb) as (id text, type text, invoice uuid, at text, data jsonb)) with ordinality as e(id, type, invoice, at, data, n)
-       left join inserted i on i.id = e.invoice`;
+       from ${eventRows} left join inserted i on i.id = e.invoice`;
   const recorded = recordEventsFromPart(source, fresh);
   const tokens = new Map(plan.rows.map((r) => [r.id, numberToken(r.id)]));
   const spent = creditSpendPart(plan.spend, tokens, (json) =>
