@@ -73,11 +73,8 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
     // The WAL flush of this loop's last committed batch, waited for before the sweep reports (hot-lock `flushed`).
     let flushed: Promise<void> = Promise.resolve();
     try {
-      await renewBatches((wait) => {
-        const before = flushed;
-        // Flushes complete in WAL order: at most one is kept waiting per loop.
-        flushed = before.then(() => wait);
-      });
+      // Handled at once (Promise.all), so a failed flush is never an unhandled rejection; it fails the sweep at the end.
+      await renewBatches((wait) => (flushed = Promise.all([flushed, wait]).then(() => undefined)));
     } finally {
       await flushed;
     }
