@@ -11,7 +11,7 @@ import {
   type BalanceRow, type LedgerEntryRow, type LedgerKind,
 } from './ledger-repo.ts';
 
-export type { LedgerEntryRow, LedgerKind };
+export type { BalanceRow, LedgerEntryRow, LedgerKind };
 
 export interface LedgerEntryInput {
   customer_id: string;
@@ -57,8 +57,13 @@ export interface CreditSpend {
 export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<CreditSpend> {
   if (claims.length === 0) return { applied: [], entries: [] };
   const customerIds = [...new Set(claims.map((c) => c.customerId))];
+  return spendFromBalances(claims, takeLockedBalances(trx, customerIds) ?? (await lockAndReadLedgerBalances(trx, customerIds)));
+}
+
+/** planCreditSpend's rule over balances already read (`rows`; a customer and currency without a row has none). */
+export function spendFromBalances(claims: CreditClaim[], rows: BalanceRow[]): CreditSpend {
   const balances = new Map<string, Money>();
-  for (const row of takeLockedBalances(trx, customerIds) ?? (await lockAndReadLedgerBalances(trx, customerIds))) balances.set(`${row.customer_id}:${row.currency}`, money(row.balance));
+  for (const row of rows) balances.set(`${row.customer_id}:${row.currency}`, money(row.balance));
   const applications: CreditSpend['entries'] = [];
   const applied = claims.map((claim) => {
     const key = `${claim.customerId}:${claim.currency}`;
@@ -70,6 +75,47 @@ export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<C
     return amount;
   });
   return { applied, entries: applications };
+}
+
+/**
+ * Store credit for a batch of hundreds of customers, nearly all without credit (the sweep's batches), whose ledger
+ * locks held to commit made batches queue on each other: the balances are read first WITHOUT the locks
+ * (readCreditBalances) and the batch is planned with them (spendFromBalances); then, when the batch takes its
+ * numbers, only the customers that read showed with credit are locked and read again (lockCreditedCustomers): if
+ * their balances are unchanged the plan stands, else it is made again from the balances read under the locks. So
+ * what is spent is always what was read under the lock, as planCreditSpend does. A customer read without credit
+ * spends nothing and takes no lock: no other spender can be short of what this batch took, and credit added by a
+ * writer that commits after that read is credit added after this issuing, which already is the rule for a grant
+ * and the invoices it did not list (credits/grant.ts: an invoice issued meanwhile keeps the balance there was).
+ */
+export async function readCreditBalances(trx: Db, customerIds: string[]): Promise<BalanceRow[]> {
+  return ledgerBalances(trx, [...new Set(customerIds)]);
+}
+
+/**
+ * The ledger locks of the customers with credit in `read` (readCreditBalances), and their balances read again
+ * under them: undefined when no customer had credit or none of their balances changed (a plan made with `read`
+ * stands), else the balances to plan with again (the customers without credit in `read` still count as having none).
+ */
+export async function lockCreditedCustomers(trx: Db, read: BalanceRow[]): Promise<BalanceRow[] | undefined> {
+  const credited = read.filter((row) => money(row.balance).gt(0));
+  if (credited.length === 0) return undefined;
+  lockedBalances.delete(trx);
+  const locked = await lockAndReadLedgerBalances(trx, [...new Set(credited.map((row) => row.customer_id))]);
+  return withCredit(locked) === withCredit(credited) ? undefined : locked;
+}
+
+const withCredit = (rows: BalanceRow[]) =>
+  rows.filter((row) => money(row.balance).gt(0)).map((row) => `${row.customer_id}:${row.currency}:${money(row.balance).toString()}`).sort().join(' ');
+
+/**
+ * creditSpendSql for a statement in which the invoices' numbers are not known when it is written: `param(json)` turns
+ * the entries' JSON (descriptions naming each invoice by `invoiceNumbers`, placeholders) into the jsonb SQL that
+ * puts the numbers in (invoices/issue.ts, the sweep's last statement); undefined when the spend took nothing.
+ */
+export function creditSpendPart(spend: CreditSpend, invoiceNumbers: Map<string, string>, param: (json: string) => string): string | undefined {
+  if (spend.entries.length === 0) return undefined;
+  return ledgerEntriesInsertSql(param(JSON.stringify(applicationEntries(spend, invoiceNumbers))));
 }
 
 // Balances read under the ledger locks earlier in a transaction (lockedBalancesPart), for its next planCreditSpend.

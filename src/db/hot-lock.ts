@@ -41,8 +41,12 @@ import { inlined, type LiteralStatement, type LiteralValues } from './literal.ts
 export interface HotLock {
   /** Runs a statement (values inlined, no `?`) before the last one; answers its rows. */
   run<T = Record<string, unknown>>(sql: string | LiteralStatement): Promise<T[]>;
-  /** Runs the transaction's last statement (values inlined, no `?`) and, when the transaction is this one's, commits in the same round trip. */
-  finish<T = Record<string, unknown>>(sql: string | LiteralStatement): Promise<T[]>;
+  /**
+   * Runs the transaction's last statement (values inlined, no `?`) and, when the transaction is this one's, commits in the same round trip.
+   * `flushLater`: answer once committed, and wait for the WAL flush when the transaction ends instead (a caller
+   * whose next step waits for this commit, not for its durability: the sweep's next batch takes its numbers then).
+   */
+  finish<T = Record<string, unknown>>(sql: string | LiteralStatement, options?: { flushLater?: boolean }): Promise<T[]>;
   /**
    * The request's check (its admin session) that the last statement must carry, when nothing ran before it
    * (aloneHotLock on a db with a pending gate, fast-query.ts): build the statement with it, and `finish` answers
@@ -59,6 +63,8 @@ interface Owned {
   finished: boolean;
   /** The server can be asked to flush (PostgreSQL 17+); else nothing is relaxed. */
   flushable: boolean;
+  /** finish committed without waiting for the flush (`flushLater`): the owner waits after the transaction. */
+  flushOwed: boolean;
 }
 
 const owners = new WeakMap<object, Owned>();
@@ -66,7 +72,11 @@ const owners = new WeakMap<object, Owned>();
 const RELAX = 'set local synchronous_commit = off';
 const FLUSH = `select pg_logical_emit_message(false, 'billing.flush', '', true)`;
 
-export async function inHotLockTransaction<T>(given: Db, work: (trx: Knex.Transaction, lock: HotLock) => Promise<T>): Promise<T> {
+/**
+ * `options.flushed`: instead of waiting for the WAL flush after the commit, hand the wait to the caller, which must
+ * await it before it reports the work done (the sweep's next batch starts meanwhile; its totals wait for it).
+ */
+export async function inHotLockTransaction<T>(given: Db, work: (trx: Knex.Transaction, lock: HotLock) => Promise<T>, options: { flushed?: (wait: Promise<void>) => void } = {}): Promise<T> {
   // A request whose session was to be checked by its one statement does more here: its session first, by a lookup.
   const gate = pendingGateOf(given);
   const user = gate && (await gate.settle());
@@ -80,7 +90,7 @@ export async function inHotLockTransaction<T>(given: Db, work: (trx: Knex.Transa
     return work(trx, { run: nested, finish: nested, sessionUser });
   }
   const flushable = await canWaitForFlush(db);
-  const state: Owned = { relaxed: false, finished: false, flushable };
+  const state: Owned = { relaxed: false, finished: false, flushable, flushOwed: false };
   const result = await (db as Knex).transaction(async (trx) => {
     owners.set(trx, state);
     const run = <R,>(statement: string | LiteralStatement) => {
@@ -88,17 +98,21 @@ export async function inHotLockTransaction<T>(given: Db, work: (trx: Knex.Transa
       const sql = text(statement);
       return send<R>(trx, flushable && !state.relaxed ? [RELAX, sql] : [sql], () => (state.relaxed = flushable));
     };
-    const finish = <R,>(statement: string | LiteralStatement) => {
+    const finish = <R,>(statement: string | LiteralStatement, options: { flushLater?: boolean } = {}) => {
       if (state.finished) throw new Error('a hot-lock transaction finished twice');
       state.finished = true;
       const sql = text(statement);
       const relax = flushable && !state.relaxed ? [RELAX] : [];
+      state.flushOwed = flushable && options.flushLater === true;
       // The flush wait runs in the new (empty) transaction knex will commit: after the COMMIT, outside the lock.
-      return send<R>(trx, [...relax, sql, 'COMMIT', 'BEGIN', ...(flushable ? [FLUSH] : [])], () => {});
+      return send<R>(trx, [...relax, sql, 'COMMIT', 'BEGIN', ...(flushable && !state.flushOwed ? [FLUSH] : [])], () => {});
     };
     return work(trx, { run, finish, sessionUser });
   });
-  if (state.relaxed && !state.finished) await waitForWalFlush(db);
+  if ((state.relaxed && !state.finished) || state.flushOwed) {
+    if (options.flushed) options.flushed(waitForWalFlush(db));
+    else await waitForWalFlush(db);
+  }
   return result;
 }
 

@@ -75,6 +75,16 @@ export function eventsInsertSql(param: string, returning = '*'): string {
        returning ${returning}`;
 }
 
+/**
+ * The insert of events whose rows come from the SQL `source`, a set of (id text, type text, data jsonb, n) in the
+ * order of `n` (a statement that computes the payloads, such as the sweep's numbered write), returning (id, type).
+ */
+export function eventsInsertFromSql(source: string): string {
+  return `insert into events (id, type, data)
+       select v.id, v.type, v.data from (${source}) as v order by v.n
+       returning id, type`;
+}
+
 export async function listEventRows(db: Db, page: PageQuery, type?: string): Promise<Page<EventRow>> {
   const query = db('events').select('*');
   if (type) query.where({ type });

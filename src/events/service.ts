@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { textLiteral } from '../db/literal.ts';
 import { fanOutPart, fanOutPartOf } from '../webhooks/fanout.ts';
-import { eventsInsertSql, insertDeliveriesAhead, insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
+import { eventsInsertFromSql, eventsInsertSql, insertDeliveriesAhead, insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
 const eventId = (random: Buffer) => `evt_${random.toString('base64url').replace(/[-_]/g, 'x')}`;
@@ -85,6 +85,21 @@ export function recordEventsPart(events: { type: EventType; data: Record<string,
   return {
     text: `recorded_events as (${eventsInsertSql(param)}), ${fanOut.text}`,
     value: JSON.stringify(events.map((e) => ({ id: newEventId(), type: e.type, data: e.data }))),
+    read: 'notified',
+  };
+}
+
+/**
+ * recordEvents as CTEs of another statement that computes the events' rows itself (`source`: SQL of rows (id, type,
+ * data jsonb, n), recorded in the order of n), such as the last statement of a sweep batch (invoices/issue.ts
+ * numberInvoicesLast), which puts the invoice numbers into the payloads. Only the events named in `toFanOut` get their
+ * webhook deliveries here; the others had them written ahead (fanOutAhead). No bind parameters (literals only).
+ */
+export function recordEventsFromPart(source: string, toFanOut: string[]): { text: string; read: string } {
+  const fanOut = fanOutPartOf('unfanned', textLiteral);
+  const ids = `array[${toFanOut.map(textLiteral).join(', ')}]::text[]`;
+  return {
+    text: `recorded_events as (${eventsInsertFromSql(source)}), unfanned as (select r.id, r.type from recorded_events r where r.id = any(${ids})), ${fanOut.text}`,
     read: 'notified',
   };
 }

@@ -7,17 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import { withSessionUser, type Actor } from '../audit/actor.ts';
 import { auditInsertPart, type AuditEntry } from '../audit/service.ts';
-import { creditSpendSql, planCreditSpend, recordCreditSpend, type CreditSpend } from '../credits/ledger.ts';
+import { creditSpendPart, creditSpendSql, lockCreditedCustomers, planCreditSpend, readCreditBalances, recordCreditSpend, spendFromBalances, type BalanceRow, type CreditSpend } from '../credits/ledger.ts';
 import type { HotLock } from '../db/hot-lock.ts';
 import type { Db } from '../db/knex.ts';
-import { jsonTextLiteral, textLiteral } from '../db/literal.ts';
+import { jsonLiteral, jsonTextLiteral, textLiteral } from '../db/literal.ts';
 import { AppError } from '../errors.ts';
-import { recordEventsPart } from '../events/service.ts';
+import { newEventIds, recordEventsFromPart, recordEventsPart } from '../events/service.ts';
 import type { EventType } from '../events/types.ts';
 import { money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { invoiceEventData } from './events.ts';
-import { insertNumberedInvoices, numberedInvoiceSql, readNumbered, type InvoiceBulkInsert, type InvoiceRow, type LineItemInsert, type LineItemRow, type NumberedRow } from './repo.ts';
+import { insertNumberedInvoices, numberedBatchSql, numberedInvoiceSql, writeLineItems, readNumbered, type InvoiceBulkInsert, type InvoiceRow, type LineItemInsert, type LineItemRow, type NumberedRow } from './repo.ts';
 import { priceInvoice, type LineInput } from './totals.ts';
 
 export interface Clock {
@@ -97,6 +97,93 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
   return issued(inputs, invoices, lines);
 }
 
+/** An event of a batch numbered by numberInvoiceBatch: `invoiceId` names the invoice of the batch whose number its data shows. */
+export interface BatchEvent extends PendingEvent {
+  /** An id chosen before (events/service.ts newEventIds), whose deliveries were written ahead (fanOutAhead); else new, fanned out with it. */
+  id?: string;
+  invoiceId?: string;
+}
+
+/** A batch planned by planInvoiceBatch, numbered and written by numberInvoiceBatch. */
+export interface PlannedBatch {
+  pricing: Pricing;
+  /** The customers' balances read without their ledger locks (credits/ledger.ts readCreditBalances). */
+  balances: BalanceRow[];
+  plan: IssuePlan;
+  events: BatchEvent[];
+  eventsOf: (created: CreatedInvoice[]) => BatchEvent[];
+}
+
+/**
+ * createInvoices for a batch whose numbered write is the LAST statement of a hot-lock transaction (the sweep's
+ * batches), in two steps. planInvoiceBatch, before the caller's turn to take numbers: settings, prices, due dates,
+ * store credit planned with balances read without the ledger locks (credits/ledger.ts readCreditBalances), the lines
+ * written (they show no number; their foreign key to the invoice is checked at commit), and the invoices as they will be stored with their numbers as placeholders, from which `eventsOf` (the caller's) builds
+ * the events in the order to record them, with their payloads by their usual rules (invoiceEventData). Nothing is
+ * else is written and no lock taken.
+ */
+export async function planInvoiceBatch(trx: Db, inputs: NewInvoice[], clock: Clock, eventsOf: (created: CreatedInvoice[]) => BatchEvent[]): Promise<PlannedBatch> {
+  const pricing = await priceInputs(trx, inputs, clock);
+  const claims = creditClaims(pricing);
+  const balances = claims.length > 0 ? await readCreditBalances(trx, claims.map((c) => c.customerId)) : [];
+  const plan = issueRows(pricing, spendFromBalances(claims, balances));
+  // The lines show no number and name their invoice by the id chosen here: written now (their foreign key is checked at commit).
+  await writeLineItems(trx, plan.lineRows);
+  return { pricing, balances, plan, events: eventsOf(provisionally(inputs, plan)), eventsOf };
+}
+
+/**
+ * numberInvoiceBatch, in the caller's turn: the ledger locks of the customers that had credit (balances read again
+ * under them; the plan made again only if they changed), then ONE statement that takes the year's numbers and writes
+ * the invoices, their lines, the store credit spent ("Applied to INV-...") and the events (the numbers put into
+ * their payloads by the statement) with the deliveries not written ahead, sent with the COMMIT: the counter is held
+ * for no round trip to Node. It answers once committed; the wait for the WAL flush comes when the caller's
+ * transaction ends (db/hot-lock.ts `flushLater`). Nothing may run on the transaction afterwards.
+ */
+export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: HotLock): Promise<void> {
+  let { plan, events } = batch;
+  const relocked = await lockCreditedCustomers(trx, batch.balances);
+  if (relocked) {
+    plan = issueRows(batch.pricing, spendFromBalances(creditClaims(batch.pricing), relocked));
+    events = batch.eventsOf(provisionally(batch.pricing.priced.map((p) => p.input), plan));
+  }
+  const fresh = newEventIds(events.filter((e) => !e.id).length);
+  let next = 0;
+  const rows = events.map((e) => ({ id: e.id ?? fresh[next++]!, type: e.type, invoice: e.invoiceId ?? null, at: e.invoiceId ? numberField(e) : null, data: e.data }));
+  // Each payload holds its invoice's placeholder (numberToken) in the field where the number goes; the statement sets it there.
+  const eventRows = `rows from (jsonb_to_recordset(${jsonLiteral(rows)}::jsonb) as (id text, type text, invoice uuid, at text, data jsonb)) with ordinality as e(id, type, invoice, at, data, n)`;
+  if (plan.rows.length === 0) {
+    // No invoice (a batch of scheduled cancellations): its events alone, and no counter taken.
+    const recorded = recordEventsFromPart(`select e.id, e.type, e.data, e.n from ${eventRows}`, fresh);
+    await lock.finish(`with ${recorded.text} select n from ${recorded.read}`, { flushLater: true });
+    return;
+  }
+  const source = `select e.id, e.type, case when i.id is null then e.data else jsonb_set(e.data, array[e.at], to_jsonb(i.invoice_number)) end as data, e.n
+       from ${eventRows} left join inserted i on i.id = e.invoice`;
+  const recorded = recordEventsFromPart(source, fresh);
+  const tokens = new Map(plan.rows.map((r) => [r.id, numberToken(r.id)]));
+  const spent = creditSpendPart(plan.spend, tokens, (json) =>
+    `(select coalesce(jsonb_agg(replace(x.e::text, ${numberTokenSql('i.id')}, i.invoice_number)::jsonb order by x.n), '[]'::jsonb)
+        from jsonb_array_elements(${jsonTextLiteral(json)}::jsonb) with ordinality as x(e, n) join inserted i on i.id = (x.e->>'invoice_id')::uuid)`);
+  const parts = [{ text: recorded.text, read: recorded.read }, ...(spent ? [{ text: `credit_spent as (${spent})` }] : [])];
+  await lock.finish(numberedBatchSql(plan.now.getUTCFullYear(), plan.rows, [], parts), { flushLater: true });
+}
+
+/** The field of an event's payload that holds its invoice's number placeholder (a top-level field: invoiceEventData's `invoiceNumber`). */
+function numberField(event: BatchEvent): string {
+  const token = numberToken(event.invoiceId!);
+  for (const [key, value] of Object.entries(event.data)) if (value === token) return key;
+  throw new Error(`the ${event.type} event of invoice ${event.invoiceId} does not show its number in a top-level field`);
+}
+
+/** Where an invoice's number goes in a payload built before the number is taken, and its SQL from the SQL of the invoice's id. */
+const numberToken = (invoiceId: string) => `{invoice-number:${invoiceId}}`;
+const numberTokenSql = (invoiceIdSql: string) => `('{invoice-number:' || ${invoiceIdSql} || '}')`;
+
+/** The invoices of `plan` as they will be stored, their numbers placeholders (numberToken), with their events. */
+const provisionally = (inputs: NewInvoice[], plan: IssuePlan) =>
+  issued(inputs, plan.rows.map((r) => storedRow(r, numberToken(r.id))), plan.lineRows.map((l) => ({ id: '', ...l })));
+
 /** What the last statement of a creation writes besides the invoice (createInvoiceLast). */
 export interface WrittenWith {
   /** Events recorded before the invoice's own, in one batch with them (a new subscription's `subscription.created`). */
@@ -159,6 +246,18 @@ interface IssuePlan {
 
 /** Everything issuing decides before it takes numbers: settings, prices, lines, due dates and store credit (its ledger locks taken). */
 async function planIssue(trx: Db, inputs: NewInvoice[], clock: Clock): Promise<IssuePlan> {
+  const pricing = await priceInputs(trx, inputs, clock);
+  return issueRows(pricing, await planCreditSpend(trx, creditClaims(pricing)));
+}
+
+interface Pricing {
+  now: Date;
+  termsDays: () => number;
+  priced: { input: NewInvoice; taxRate: string; totals: ReturnType<typeof priceInvoice>; id: string }[];
+}
+
+/** The settings issuing needs and every invoice priced (a negative total refused). */
+async function priceInputs(trx: Db, inputs: NewInvoice[], clock: Clock): Promise<Pricing> {
   const now = clock.now ?? new Date();
   const settings = await issuingSettings(trx, inputs, clock);
   const priced = inputs.map((input) => {
@@ -169,10 +268,17 @@ async function planIssue(trx: Db, inputs: NewInvoice[], clock: Clock): Promise<I
     }
     return { input, taxRate, totals, id: input.id ?? randomUUID() };
   });
-  const issuedNow = priced.filter((p) => p.input.status === 'issued');
-  const spend = await planCreditSpend(trx, issuedNow.map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id })));
-  const applied = new Map(issuedNow.map((p, i) => [p.id, spend.applied[i]!]));
+  return { now, termsDays: settings.termsDays, priced };
+}
 
+/** What the issued invoices ask of their customers' store credit, in order. */
+const creditClaims = ({ priced }: Pricing) =>
+  priced.filter((p) => p.input.status === 'issued').map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id }));
+
+/** The rows to write, given the store credit each issued invoice takes (`spend`, in the order of creditClaims). */
+function issueRows({ now, termsDays, priced }: Pricing, spend: CreditSpend): IssuePlan {
+  const issuedNow = priced.filter((p) => p.input.status === 'issued');
+  const applied = new Map(issuedNow.map((p, i) => [p.id, spend.applied[i]!]));
   const rows: InvoiceBulkInsert[] = priced.map(({ input, taxRate, totals, id }) => {
     const issue = input.status === 'issued';
     const credit = applied.get(id) ?? money(0);
@@ -188,7 +294,7 @@ async function planIssue(trx: Db, inputs: NewInvoice[], clock: Clock): Promise<I
       tax_amount: totals.taxAmount.toString(),
       total: totals.total.toString(),
       credit_applied: credit.toString(),
-      due_date: issue ? dueDateAt(now, settings.termsDays(), input.dueDate) : (input.dueDate ?? null),
+      due_date: issue ? dueDateAt(now, termsDays(), input.dueDate) : (input.dueDate ?? null),
       issued_at: issue ? now : null,
       paid_at: settled ? now : null,
       period_start: input.period?.start ?? null,

@@ -159,11 +159,35 @@ export function numberedInvoiceSql(
   const text = numberedInvoicesSql(
     { kind: textLiteral('INV'), year: y, count: '1', countAgain: '1', yearText: y, rows: values.add(jsonLiteral([row]), 'text'), lines: values.add(jsonLiteral(lines), 'text') },
     parts('(select invoice_number from inserted)', values, guard),
-    guard,
-    true,
+    { guard, single: true },
   );
   return { text, values: values.values };
 }
+
+/**
+ * insertNumberedInvoices as the LAST statement of a batch's transaction (invoices/issue.ts numberInvoicesLast, sent
+ * with the COMMIT by db/hot-lock.ts): values written as literals (db/literal.ts), `parts` written by the same
+ * statement reading the CTE `inserted (id, invoice_number)`, and nothing answered but the count of invoices (the
+ * caller built everything it needs before). `lines` may be empty when they were written before (writeLineItems).
+ */
+export function numberedBatchSql(year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[], parts: NumberedPart[]): string {
+  const y = integerLiteral(year);
+  const count = integerLiteral(rows.length);
+  return numberedInvoicesSql({ kind: textLiteral('INV'), year: y, count, countAgain: count, yearText: y, rows: jsonLiteral(rows), lines: jsonLiteral(lines) }, parts, { answer: false });
+}
+
+/**
+ * The lines of invoices not yet written, whose ids the caller chose (NewInvoice.id), in one statement: written before
+ * the invoices take their numbers (the sweep), their foreign key to the invoice checked at commit.
+ */
+export async function writeLineItems(db: Db, lines: LineItemInsert[]): Promise<void> {
+  if (lines.length === 0) return;
+  await db.raw(`${lineItemsInsertSql('?::jsonb')}`, [JSON.stringify(lines)]);
+}
+
+const lineItemsInsertSql = (lines: string) => `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
+       select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
+         from jsonb_to_recordset(${lines}) as l(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)`;
 
 export type NumberedRow = InvoiceRow & { line_items: LineItemRow[] };
 
@@ -184,21 +208,47 @@ export function readNumbered(rows: Pick<InvoiceBulkInsert, 'id'>[], answer: Numb
 function numberedInvoicesSql(
   v: { kind: string; year: string; count: string; countAgain: string; yearText: string; rows: string; lines: string },
   parts: NumberedPart[],
-  guard?: StatementGuard,
-  single = false,
+  options: { guard?: StatementGuard; single?: boolean; answer?: boolean } = {},
 ): string {
+  const { guard, single = false, answer = true } = options;
+  const reads = parts.flatMap((p) => (p.read ? [` cross join ${p.read}`] : [])).join('');
+  const head = `with ${guard ? `${guard.ctes}, ` : ''}${claimNumbersCte(v.kind, v.year, v.count, v.countAgain, guard?.admits)}`;
+  // Lines are written only with their invoice: under a guard that refuses, no invoice is inserted.
+  const lines = `${lineItemsInsertSql(`${v.lines}::jsonb`)}${guard ? `
+        where l.invoice_id in (select id from inserted)` : ''}`;
+  const written = parts.map((p) => `,
+     ${p.text}`).join('');
+  if (!answer) {
+    return `${head},
+     inserted as (${invoicesInsertSql(v)} returning id, invoice_number),
+     line_items as (${lines})${written}
+     select count(*)::int as invoices from inserted${reads}`;
+  }
   const lineJson = `json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
                                                  'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position)`;
   // One invoice's lines are all the lines: one aggregate, no grouping and join (fewer plan nodes to start per execution).
+  // Several invoices' lines are grouped once and hash-joined: a subquery per invoice would scan every line per invoice.
   const linesOf = single
     ? `(select ${lineJson} as line_items from line_items l) l on true`
     : `(select l.invoice_id, ${lineJson} as line_items from line_items l group by l.invoice_id) l on l.invoice_id = i.id`;
+  // Amounts as text, as pg answers NUMERIC columns: money never becomes a JS number.
   const finalSelect = `select i.*, coalesce(l.line_items, '[]') as line_items
        from inserted i
-       left join ${linesOf}${parts.flatMap((p) => (p.read ? [` cross join ${p.read}`] : [])).join('')}`;
-  return `with ${guard ? `${guard.ctes}, ` : ''}${claimNumbersCte(v.kind, v.year, v.count, v.countAgain, guard?.admits)},
-     inserted as (
-       insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
+       left join ${linesOf}${reads}`;
+  return `${head},
+     inserted as (${invoicesInsertSql(v)}
+       returning *
+     ),
+     line_items as (
+       ${lines}
+       returning *
+     )${written}
+     ${guard ? guard.answer(finalSelect) : finalSelect}`;
+}
+
+/** The insert of a numbering statement's invoices, numbered from the CTE `counter` (numberedInvoicesSql). */
+function invoicesInsertSql(v: { yearText: string; rows: string }): string {
+  return `       insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
                              credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at)
        select v.id, v.customer_id, v.subscription_id, ${documentNumberSql("'INV'", `${v.yearText}::text`, 'counter.seq_before + v.n')}, v.status, v.currency, v.tax_rate,
               v.subtotal, v.tax_amount, v.total, v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end, coalesce(v.created_at, now())
@@ -209,20 +259,7 @@ function numberedInvoicesSql(
               with ordinality as v(id, customer_id, subscription_id, status, currency, tax_rate, subtotal, tax_amount, total,
                                    credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, n)
         cross join counter
-        order by v.n
-       returning *
-     ),
-     line_items as (
-       insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
-       select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
-         from jsonb_to_recordset(${v.lines}::jsonb) as l(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)${guard ? `
-        where l.invoice_id in (select id from inserted)` : ''}
-       returning *
-     )${parts.map((p) => `,
-     ${p.text}`).join('')}
-     -- Amounts as text, as pg answers NUMERIC columns: money never becomes a JS number.
-     -- Lines grouped once and hash-joined: a subquery per invoice would scan every line of the batch per invoice.
-     ${guard ? guard.answer(finalSelect) : finalSelect}`;
+        order by v.n`;
 }
 
 /**
@@ -253,9 +290,12 @@ export async function markOverdueInvoiceRows(db: Db, asOf: Date, limit: number):
 export async function findInvoicedPeriodRows(db: Db, periods: { subscriptionId: string; periodStart: Date }[]): Promise<Set<string>> {
   if (periods.length === 0) return new Set();
   const result = await db.raw<{ rows: { subscription_id: string; period_start: Date }[] }>(
+    // One probe of the unique period index per pair (a lateral subquery with a limit is not flattened into a join): the
+    // planner cannot size the JSON's rows and would otherwise hash them against a scan of every invoice.
     `select i.subscription_id, i.period_start
        from jsonb_to_recordset(?::jsonb) as v(subscription_id uuid, period_start timestamptz)
-       join invoices i on i.subscription_id = v.subscription_id and i.period_start = v.period_start`,
+       cross join lateral (select i.subscription_id, i.period_start from invoices i
+                            where i.subscription_id = v.subscription_id and i.period_start = v.period_start limit 1) i`,
     [JSON.stringify(periods.map((p) => ({ subscription_id: p.subscriptionId, period_start: p.periodStart })))],
   );
   return new Set(result.rows.map((r) => periodKey(r.subscription_id, r.period_start)));

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
-import { inTransaction } from '../db/knex.ts';
+import { inHotLockTransaction } from '../db/hot-lock.ts';
 import type { Clock } from '../invoices/issue.ts';
 import { claimDueSubscriptionRows } from './renewal-repo.ts';
 import { addResult, emptyResult, renewLockedSubscriptions, renewSubscription, type RenewalResult } from './renew.ts';
@@ -70,11 +70,21 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
   const issueQueue = turnstile();
 
   const loop = async () => {
+    // The WAL flush of this loop's last committed batch, waited for before the sweep reports (hot-lock `flushed`).
+    let flushed: Promise<void> = Promise.resolve();
+    try {
+      // Handled at once (Promise.all), so a failed flush is never an unhandled rejection; it fails the sweep at the end.
+      await renewBatches((wait) => (flushed = Promise.all([flushed, wait]).then(() => undefined)));
+    } finally {
+      await flushed;
+    }
+  };
+  const renewBatches = async (onFlush: (wait: Promise<void>) => void) => {
     for (;;) {
       let claimed: string[] = [];
       let issueSlot: { turn: Promise<void>; leave: () => void } | undefined;
       try {
-        const batch = await inTransaction(db, async (trx) => {
+        const batch = await inHotLockTransaction(db, async (trx, lock) => {
           const claimSlot = claimQueue();
           await claimSlot.turn;
           let subs: SubscriptionRow[];
@@ -86,7 +96,7 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
           }
           claimed = subs.map((s) => s.id);
           const slot = issueSlot;
-          // The turn passes on once this batch has its numbers (the next one cannot take numbers before that).
+          // The turn passes on once this batch's numbered write has committed (its flush is waited for after).
           const inTurn = async <T>(issue: () => Promise<T>): Promise<T> => {
             await slot.turn;
             try {
@@ -95,8 +105,8 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
               slot.leave();
             }
           };
-          return renewLockedSubscriptions(trx, subs, asOf, clock, inTurn);
-        });
+          return renewLockedSubscriptions(trx, subs, asOf, clock, lock, inTurn);
+        }, { flushed: onFlush });
         issueSlot?.leave();
         if (claimed.length === 0) return;
         addResult(totals, batch);

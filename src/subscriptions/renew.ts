@@ -3,10 +3,10 @@ import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import { recordAudits, type AuditEntry } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
 import type { Db } from '../db/knex.ts';
-import { inTransaction } from '../db/knex.ts';
-import { fanOutAhead, newEventIds, recordEvents } from '../events/service.ts';
+import { inHotLockTransaction, type HotLock } from '../db/hot-lock.ts';
+import { fanOutAhead, newEventIds } from '../events/service.ts';
 import { AppError } from '../errors.ts';
-import { createInvoices, type Clock, type PendingEvent } from '../invoices/issue.ts';
+import { numberInvoiceBatch, planInvoiceBatch, type BatchEvent, type Clock, type CreatedInvoice, type PendingEvent } from '../invoices/issue.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { periodInvoice, periodLines, type PeriodInvoiceRequest } from './invoicing.ts';
 import { periodBounds } from './periods.ts';
@@ -101,14 +101,16 @@ export interface BatchRenewal extends RenewalResult {
 }
 
 /**
- * Renews subscriptions the caller has locked, set-wise: plans and coupons read in bulk, periods computed
- * here, every invoice issued by one `createInvoices`, the subscriptions updated by one statement and
- * every event recorded by one `recordEvents` (with its webhook fan-out), all in the caller's transaction.
- * A subscription that cannot be planned (e.g. its plan is gone) is left out and reported; a failing
- * statement fails the whole batch (the caller's transaction rolls back). The invoices are issued through
- * `inTurn` (the sweep's batches take turns there, in claim order).
+ * Renews subscriptions the caller has locked, set-wise, in the caller's hot-lock transaction (db/hot-lock.ts),
+ * which this ENDS: plans and coupons read in bulk, periods computed here, the subscriptions updated by one
+ * statement, their audit rows, the webhook deliveries of every event and the invoices' lines written before the
+ * numbers are taken; then, in the caller's turn (`inTurn`: the sweep's batches take numbers in claim order), the
+ * invoices numbered and written with their events by ONE last statement sent with the COMMIT
+ * (invoices/issue.ts planInvoiceBatch / numberInvoiceBatch). Nothing may run on `trx` afterwards. A subscription
+ * that cannot be planned (e.g. its plan is gone) is left out and reported; a failing statement fails the whole
+ * batch (the caller's transaction rolls back).
  */
-export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock = {}, inTurn: IssueInTurn = (issue) => issue()): Promise<BatchRenewal> {
+export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock, lock: HotLock, inTurn: IssueInTurn = (issue) => issue()): Promise<BatchRenewal> {
   const out: BatchRenewal = { ...emptyResult(), failures: [], unchanged: [] };
   if (subs.length === 0) return out;
   const now = new Date();
@@ -146,9 +148,9 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   }
   if (renewals.length === 0) return out;
 
-  // Everything that does not need invoice numbers is written before createInvoices takes the numbering
-  // lock (held until commit), so concurrent batches overlap here: the subscriptions' new periods and their
-  // audit rows, which name the invoices by the ids chosen in planRenewal.
+  // Everything that does not show an invoice number is written before the batch's turn to take numbers, so
+  // concurrent batches overlap here: the subscriptions' new periods and their audit rows, which name the
+  // invoices by the ids chosen in planRenewal (the lines follow in planInvoiceBatch).
   await updateRenewedSubscriptionRows(trx, renewals.map(({ sub }) => ({
     id: sub.id,
     status: sub.status,
@@ -170,8 +172,18 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   const ids = newEventIds(aheadTypes.length);
   await fanOutAhead(trx, aheadTypes.map((type, i) => ({ id: ids[i]!, type })));
 
-  const issued = await inTurn(() => createInvoices(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf }));
-  const events: (PendingEvent & { id?: string })[] = [];
+  const batch = await planInvoiceBatch(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf }, (created) => renewalEvents(renewals, created, ids));
+  await inTurn(() => numberInvoiceBatch(trx, batch, lock));
+  for (const renewal of renewals) addResult(out, renewal.result);
+  return out;
+}
+
+/**
+ * The batch's events in the order of its renewals and their slots: each invoice's invoice.created under the id its
+ * deliveries were written with (`ids`, one per slot in order), then any invoice.paid (fanned out when recorded).
+ */
+function renewalEvents(renewals: RenewalPlan[], created: CreatedInvoice[], ids: string[]): BatchEvent[] {
+  const events: BatchEvent[] = [];
   let offset = 0;
   let next = 0;
   for (const renewal of renewals) {
@@ -180,15 +192,15 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
         events.push({ ...slot.event, id: ids[next++]! });
         continue;
       }
-      const [created, ...more] = issued[offset + slot.invoice]!.events;
-      if (created?.type !== 'invoice.created') throw new Error(`an issued invoice's first event is invoice.created, not ${created?.type}`);
-      events.push({ ...created, id: ids[next++]! }, ...more);
+      const invoice = created[offset + slot.invoice]!;
+      const [first, ...more] = invoice.events;
+      if (first?.type !== 'invoice.created') throw new Error(`an issued invoice's first event is invoice.created, not ${first?.type}`);
+      const invoiceId = invoice.detail.invoice.id;
+      events.push({ ...first, id: ids[next++]!, invoiceId }, ...more.map((e) => ({ ...e, invoiceId })));
     }
     offset += renewal.requests.length;
-    addResult(out, renewal.result);
   }
-  await recordEvents(trx, events);
-  return out;
+  return events;
 }
 
 /** A subscription's fields that a renewal moves, as the audit log records them. */
@@ -214,10 +226,10 @@ function renewalAudit(start: SubscriptionRow, renewal: RenewalPlan): AuditEntry 
  * and concurrently: the row lock orders the callers and periods already invoiced are not invoiced again (D-82).
  */
 export async function renewSubscription(db: Db, id: string, asOf: Date, clock: Clock = {}): Promise<RenewalResult> {
-  return inTransaction(db, async (trx) => {
+  return inHotLockTransaction(db, async (trx, lock) => {
     const sub = await lockSubscriptionRow(trx, id);
     if (!sub) return emptyResult();
-    const { failures, unchanged: _unchanged, ...result } = await renewLockedSubscriptions(trx, [sub], asOf, clock);
+    const { failures, unchanged: _unchanged, ...result } = await renewLockedSubscriptions(trx, [sub], asOf, clock, lock);
     if (failures[0]) throw failures[0].error;
     return result;
   });

@@ -99,7 +99,7 @@ test('concurrent creations mixed with rollbacks, refusals and a killed session l
 
 test('a creation answers only once its commit is flushed, though it released the counter before the flush', async (t) => {
   const customer = await insertCustomer(app.db);
-  // Another year's counter: the test above counts every number of YEAR while this one runs beside it.
+  // Another year than the concurrent test's, which runs at the same time and compares its year's counter with its invoices.
   const now = new Date(`${YEAR + 1}-05-01T12:00:00Z`);
   // The WAL position inside the transaction is before its commit record; the answer must come after the flush passed it.
   for (let i = 0; i < 5; i++) {
