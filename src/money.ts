@@ -41,9 +41,16 @@ export function roundToCurrency(amount: Decimal | string, currency: string): Dec
   return money(amount).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP);
 }
 
+/** A non-negative decimal string already in its output form with `n` fraction digits (no leading zero, no exponent; "-0.00" is "0.00"), by n. */
+const OUTPUT_FORMS = [0, 1, 2, 3, 4].map((n) => new RegExp(`^(0|[1-9]\\d*)${n === 0 ? '' : `\\.\\d{${n}}`}$`));
+
 /** The output form of an amount: normalised to the currency's minor units ("10.00", "1000", "1.000"). */
 export function formatMoney(amount: Decimal | string, currency: string): string {
-  return roundToCurrency(amount, currency).toFixed(minorUnits(currency));
+  const digits = minorUnits(currency);
+  // What PostgreSQL answers for a NUMERIC of the currency's scale is already its output form (issue 20: a
+  // Decimal per amount was a measurable share of a response).
+  if (typeof amount === 'string' && OUTPUT_FORMS[digits]?.test(amount)) return amount;
+  return roundToCurrency(amount, currency).toFixed(digits);
 }
 
 export function sumMoney(amounts: Iterable<Decimal | string>): Decimal {

@@ -20,7 +20,8 @@ export interface AuditEntry {
 function toRow(actor: Actor, entry: AuditEntry): AuditInsert {
   const { before, after } = changedFields(entry.before ?? null, entry.after ?? null);
   return {
-    actor: actorName(actor),
+    // A session's user is written by the statement that checks it (auditInsertPart), not from here.
+    actor: actor.type === 'session' ? '' : actorName(actor),
     actor_email: actor.type === 'user' ? actor.email : null,
     action: entry.action,
     target_type: entry.targetType,
@@ -37,11 +38,12 @@ function toRow(actor: Actor, entry: AuditEntry): AuditInsert {
  * when the change does: a refused or rolled-back action leaves none.
  */
 export function recordAudit(trx: Db, actor: Actor, entry: AuditEntry): Promise<void> {
-  return insertAuditRows(trx, [toRow(actor, entry)]);
+  return recordAudits(trx, actor, [entry]);
 }
 
 /** Many entries by one actor in one statement (a sweep batch). */
 export function recordAudits(trx: Db, actor: Actor, entries: AuditEntry[]): Promise<void> {
+  actorName(actor); // a session's user cannot be named here
   return insertAuditRows(trx, entries.map((e) => toRow(actor, e)));
 }
 
@@ -54,10 +56,14 @@ export interface AuditPart {
 /**
  * `recordAudits` as a part of the statement that makes the change (a CTE of a single-statement create), so
  * the row and the change commit together in one round trip. `param` is the parameter that carries the rows
- * (`$9`); the caller runs `text` as a CTE and passes `value` there.
+ * (`$9`); the caller runs `text` as a CTE and passes `value` there. An actor of type `session` needs
+ * `sessionUser`: SQL of the id and email of the user whose session that statement checks (db/fast-query.ts
+ * StatementGuard), written as the row's actor.
  */
-export function auditInsertPart(actor: Actor, entries: AuditEntry[], param: string): AuditPart {
-  return { text: auditInsertSql(param), value: JSON.stringify(entries.map((e) => toRow(actor, e))) };
+export function auditInsertPart(actor: Actor, entries: AuditEntry[], param: string, sessionUser?: { id: string; email: string }): AuditPart {
+  if (actor.type === 'session' && !sessionUser) throw new Error("an audit row of a session's user needs the statement that checks the session");
+  const value = JSON.stringify(entries.map((e) => toRow(actor, e)));
+  return { text: auditInsertSql(param, actor.type === 'session' ? { actor: sessionUser!.id, email: sessionUser!.email } : undefined), value };
 }
 
 export function listAuditLog(db: Db, page: PageQuery, filters: AuditFilters): Promise<Page<AuditRow>> {

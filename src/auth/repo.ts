@@ -64,15 +64,34 @@ export const GATE_COLUMNS = { sessionId: '__session_id', userId: '__user_id', em
  * reads nothing.
  */
 export function sessionGatedSql(sql: string, paramCount: number, role: string): string {
+  return `with ${liveSessionCte(`$${paramCount + 1}`)}
+          ${sessionAnswerSql(sql, role)}`;
+}
+
+/** The CTE `"__session"`: the live session (GATE_COLUMNS) of the token hash given as SQL, or no row. */
+export function liveSessionCte(tokenHashSql: string): string {
   const c = GATE_COLUMNS;
-  return `with "__session" as (
+  return `"__session" as (
             select s.id as "${c.sessionId}", u.id as "${c.userId}", u.email as "${c.email}", u.role as "${c.role}"
               from sessions s join users u on u.id = s.user_id
-             where s.token_hash = $${paramCount + 1} and s.expires_at > now())
-          select "__session".*, "__q".*
+             where s.token_hash = ${tokenHashSql} and s.expires_at > now())`;
+}
+
+/** SQL that is true when the CTE `"__session"` holds a session whose user has `role`. */
+export function sessionAdmitsSql(role: string): string {
+  return `exists (select from "__session" where "${GATE_COLUMNS.role}" = '${role}')`;
+}
+
+/** The rows of `sql` beside the CTE `"__session"`'s columns, as sessionGatedSql answers them. */
+export function sessionAnswerSql(sql: string, role: string): string {
+  const c = GATE_COLUMNS;
+  return `select "__session".*, "__q".*
             from "__session" left join lateral (
               select true as "${c.row}", "__x".* from (${sql}) as "__x" where "__session"."${c.role}" = '${role}') as "__q" on true`;
 }
+
+/** SQL of the id (as text) and email of the user of the CTE `"__session"`. */
+export const SESSION_USER_SQL = { id: `(select "${GATE_COLUMNS.userId}"::text from "__session")`, email: `(select "${GATE_COLUMNS.email}" from "__session")` };
 
 export async function deleteSession(db: Db, id: string): Promise<void> {
   await db('sessions').where({ id }).delete();

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import type { FirstStatementGate } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
+import { textLiteral } from '../db/literal.ts';
 import { AppError } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { authenticateWithIdp } from './idp.ts';
 import { beginLoginAttempt, forgetLoginAttempt, recordLoginFailed } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
-import { clearLoginFailures, deleteSession, findLiveSession, GATE_COLUMNS, sessionGatedSql, findUserByEmail, insertSession, insertUser, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
+import { clearLoginFailures, deleteSession, findLiveSession, GATE_COLUMNS, liveSessionCte, SESSION_USER_SQL, sessionAdmitsSql, sessionAnswerSql, sessionGatedSql, findUserByEmail, insertSession, insertUser, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
 import { loginBody } from './schema.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
@@ -111,8 +112,9 @@ export interface AdminSessionGate extends FirstStatementGate {
 
 /**
  * The admin session check fused into the request's first statement (fast-query.ts gatedDb): a GET that reads
- * one row pays one round trip instead of two, and still reads nothing without a live admin session. The
- * session is read in that very statement, so a logout anywhere is honoured at once, as with the lookup.
+ * one row, or a write that is one statement (`guard`: an admin invoice, db/hot-lock.ts aloneHotLock), pays one
+ * round trip instead of two, and still reads or writes nothing without a live admin session. The session is
+ * read in that very statement, so a logout anywhere is honoured at once, as with the lookup.
  */
 // The fused text of each gated read, built once: the same few statements run on every request (issue 20).
 // Keyed by the statement's own (constant) text, whose placeholders fix the count.
@@ -162,6 +164,11 @@ export function adminSessionGate(db: Db, token: string): AdminSessionGate {
     async settle() {
       if (!gate.settled) settleWith(tokenHash ? await findLiveSession(db, tokenHash) : undefined);
       return result();
+    },
+    guard(values) {
+      // The hash is a value of the statement, so its text stays the same and is prepared once per connection.
+      const hash = values.add(textLiteral(tokenHash ?? ''), 'text');
+      return { ctes: liveSessionCte(hash), admits: sessionAdmitsSql(ADMIN_ROLE), answer: (sql) => sessionAnswerSql(sql, ADMIN_ROLE), user: SESSION_USER_SQL };
     },
   };
   return gate;

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { createHash } from 'node:crypto';
-import { fastQuery, withRawConnection, type RawConnection } from './fast-query.ts';
+import { fastQuery, pendingGateOf, withRawConnection, type RawConnection, type StatementGuard } from './fast-query.ts';
 import type { Db } from './knex.ts';
-import { inlined, type LiteralStatement } from './literal.ts';
+import { inlined, type LiteralStatement, type LiteralValues } from './literal.ts';
 
 /**
  * A transaction around a hot lock: one that every transaction of its kind queues on until commit (the year's
@@ -43,6 +43,14 @@ export interface HotLock {
   run<T = Record<string, unknown>>(sql: string | LiteralStatement): Promise<T[]>;
   /** Runs the transaction's last statement (values inlined, no `?`) and, when the transaction is this one's, commits in the same round trip. */
   finish<T = Record<string, unknown>>(sql: string | LiteralStatement): Promise<T[]>;
+  /**
+   * The request's check (its admin session) that the last statement must carry, when nothing ran before it
+   * (aloneHotLock on a db with a pending gate, fast-query.ts): build the statement with it, and `finish` answers
+   * its own rows once the check admitted (else throws the check's refusal).
+   */
+  guard?: (values: LiteralValues) => StatementGuard;
+  /** The user of the request's session, when its check was settled before the transaction began (for its audit actor). */
+  sessionUser?: { userId: string; email: string };
 }
 
 interface Owned {
@@ -58,13 +66,18 @@ const owners = new WeakMap<object, Owned>();
 const RELAX = 'set local synchronous_commit = off';
 const FLUSH = `select pg_logical_emit_message(false, 'billing.flush', '', true)`;
 
-export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transaction, lock: HotLock) => Promise<T>): Promise<T> {
+export async function inHotLockTransaction<T>(given: Db, work: (trx: Knex.Transaction, lock: HotLock) => Promise<T>): Promise<T> {
+  // A request whose session was to be checked by its one statement does more here: its session first, by a lookup.
+  const gate = pendingGateOf(given);
+  const user = gate && (await gate.settle());
+  const sessionUser = user && { userId: user.user_id, email: user.email };
+  const db = gate ? gate.db : given;
   if ((db as Knex.Transaction).isTransaction) {
     const trx = db as Knex.Transaction;
     const owner = owners.get(trx);
     const relax = () => owner !== undefined && owner.flushable && !owner.relaxed;
     const nested = <R,>(statement: string | LiteralStatement) => send<R>(trx, relax() ? [RELAX, text(statement)] : [text(statement)], () => owner && (owner.relaxed ||= owner.flushable));
-    return work(trx, { run: nested, finish: nested });
+    return work(trx, { run: nested, finish: nested, sessionUser });
   }
   const flushable = await canWaitForFlush(db);
   const state: Owned = { relaxed: false, finished: false, flushable };
@@ -83,7 +96,7 @@ export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transacti
       // The flush wait runs in the new (empty) transaction knex will commit: after the COMMIT, outside the lock.
       return send<R>(trx, [...relax, sql, 'COMMIT', 'BEGIN', ...(flushable ? [FLUSH] : [])], () => {});
     };
-    return work(trx, { run, finish });
+    return work(trx, { run, finish, sessionUser });
   });
   if (state.relaxed && !state.finished) await waitForWalFlush(db);
   return result;
@@ -99,14 +112,29 @@ export async function inHotLockTransaction<T>(db: Db, work: (trx: Knex.Transacti
  * (that was a third of its CPU per creation). The name is the hash of the text, so a changed text is never run by
  * an old plan. A connection that lost what it prepared (DISCARD ALL, a pooler's other session) answers 26000, one
  * that has it unknown to us 42P05, before anything ran: what it holds is read back and the query sent once more.
+ *
+ * On a db carrying a request's pending session check (fast-query.ts gatedDb: an admin write marked
+ * sessionInWrite), the statement must carry the check (`guard`): the session is read by the statement that
+ * writes, which writes nothing unless it admits, and `finish` answers 401/403 from it (auth/service.ts).
  */
-export function aloneHotLock(db: Db): HotLock {
+export function aloneHotLock(given: Db): HotLock {
+  const gate = pendingGateOf(given);
+  const db = gate ? gate.db : given;
+  let guarded = false;
   return {
+    ...(gate && {
+      guard: (values: LiteralValues) => {
+        guarded = true;
+        return gate.guard(values);
+      },
+    }),
     run() {
       throw new Error('a one-statement hot-lock transaction runs nothing before its last statement');
     },
     async finish<R>(statement: string | LiteralStatement): Promise<R[]> {
       assertNoPlaceholder(typeof statement === 'string' ? statement : statement.text);
+      // Without the check in it, the statement would write for a request whose session nobody checked.
+      if (gate && !guarded) throw new Error('a hot-lock statement of a request whose session it must check was built without its guard');
       const flushable = await canWaitForFlush(db);
       return withRawConnection(db, async (connection) => {
         for (let attempt = 1; ; attempt++) {
@@ -115,7 +143,9 @@ export function aloneHotLock(db: Db): HotLock {
           try {
             const results = (await connection.query({ text: statements.join(';\n') })) as unknown as { rows: R[] }[];
             if (prepare.length > 0) preparedOn(connection).add(statementName(statement as LiteralStatement));
-            return results[statements.indexOf(sql)]!.rows;
+            const rows = results[statements.indexOf(sql)]!.rows;
+            // The statement was built with the guard: it answers the check (refused: nothing was written).
+            return gate ? (gate.accept(rows as Record<string, unknown>[]) as R[]) : rows;
           } catch (error) {
             // A failed statement leaves the transaction aborted (the rest of the query was skipped): end it before the connection goes back.
             await connection.query({ text: 'ROLLBACK' }).catch(() => undefined);

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
+import type { Actor } from '../audit/actor.ts';
 import type { AppDeps } from '../app-deps.ts';
 import type { AdminSessionGate } from '../auth/service.ts';
 import { gatedDb } from '../db/fast-query.ts';
@@ -25,8 +26,12 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     const query = route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined;
     const body = route.body ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body') : undefined;
     const input = { params, query, body, deps: db === deps.db ? deps : { ...deps, db }, ctx };
-    if (!principal) return route.handler(Object.defineProperties(input, UNSETTLED) as HandlerInput<unknown, unknown, unknown>);
-    return route.handler({ ...input, principal, actor: actorOf(principal, ctx.state.requestId, ctx.ip) });
+    if (principal) return route.handler({ ...input, principal, actor: actorOf(principal, ctx.state.requestId, ctx.ip) });
+    if (route.sessionInWrite) {
+      const actor: Actor = { type: 'session', requestId: ctx.state.requestId ?? null, ip: ctx.ip ?? null };
+      return route.handler(Object.defineProperties({ ...input, actor }, { principal: UNSETTLED.principal! }) as HandlerInput<unknown, unknown, unknown>);
+    }
+    return route.handler(Object.defineProperties(input, UNSETTLED) as HandlerInput<unknown, unknown, unknown>);
   };
   return async (ctx) => {
     const gate = ctx.state.sessionGate as AdminSessionGate | undefined;
@@ -65,21 +70,59 @@ async function runGated(gate: AdminSessionGate, work: () => Promise<Reply>): Pro
   return reply!;
 }
 
-/** Only an admin GET may check its session in its first read: a write must know its actor before it starts. */
-function sessionInFirstRead(route: AnyRoute): boolean {
+/**
+ * Whether the route's session is checked inside a statement of its own work: an admin GET's first read
+ * (sessionInFirstRead), or an admin POST's one write (sessionInWrite), whose audit row names the session's user.
+ */
+function sessionInStatement(route: AnyRoute): boolean {
   if (route.sessionInFirstRead && (route.method !== 'get' || route.auth !== 'admin')) throw new Error(`${route.method} ${route.path}: sessionInFirstRead is for admin GETs`);
-  return route.sessionInFirstRead === true;
+  if (route.sessionInWrite && (route.method !== 'post' || route.auth !== 'admin')) throw new Error(`${route.method} ${route.path}: sessionInWrite is for admin POSTs`);
+  return route.sessionInFirstRead === true || route.sessionInWrite === true;
+}
+
+/** The session of a request whose check was to ride in a statement, looked up now (throws 401/403 as the lookup does); its principal set. */
+async function settleSession(ctx: Context): Promise<void> {
+  const gate = ctx.state.sessionGate as AdminSessionGate | undefined;
+  if (!gate) return;
+  ctx.state.principal = adminPrincipal(await gate.settle());
+  ctx.state.sessionGate = undefined;
+}
+
+/**
+ * The JSON body of a request whose session is still to be checked: a body refused (malformed, too large, not
+ * JSON) is answered only after the session, so a request without a live admin session is still a 401/403 whatever
+ * its body (D-95), as with the lookup first.
+ */
+async function bodyBeforeSession(ctx: Context, next: Next): Promise<void> {
+  let read = false;
+  try {
+    await jsonBody(ctx, () => {
+      read = true;
+      return next();
+    });
+  } catch (error) {
+    if (!read) await settleSession(ctx);
+    throw error;
+  }
+}
+
+/** An Idempotency-Key's record is scoped by the principal and runs the handler in its transaction: the session is looked up first. */
+function sessionBeforeIdempotency(ctx: Context, next: Next): Promise<void> {
+  if (!ctx.get('idempotency-key')) return next();
+  return settleSession(ctx).then(next);
 }
 
 /**
  * Builds the Koa router from route definitions: credentials first (D-95: a request without them is a 401
- * whatever its body, and its body is never read), then the body, idempotency, parsing and the handler.
+ * whatever its body, and its body is never read; a route that checks its session in its write reads the body
+ * first but answers as if it had not), then the body, idempotency, parsing and the handler.
  */
 export function buildRouter(routes: AnyRoute[], deps: AppDeps): Middleware {
   const router = new Router();
   for (const route of routes) {
-    const chain: Middleware[] = [authenticate(route.auth, deps, sessionInFirstRead(route)), jsonBody];
-    if (usesIdempotency(route)) chain.push(idempotency(deps));
+    const inWrite = route.sessionInWrite === true;
+    const chain: Middleware[] = [authenticate(route.auth, deps, sessionInStatement(route)), inWrite ? bodyBeforeSession : jsonBody];
+    if (usesIdempotency(route)) chain.push(...(inWrite ? [sessionBeforeIdempotency] : []), idempotency(deps));
     chain.push(routeHandler(route, deps));
     router[route.method](route.path, ...chain);
   }

@@ -5,7 +5,7 @@
  * issue their periods' invoices through the same function.
  */
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../audit/actor.ts';
+import { withSessionUser, type Actor } from '../audit/actor.ts';
 import { auditInsertPart, type AuditEntry } from '../audit/service.ts';
 import { creditSpendSql, planCreditSpend, recordCreditSpend, type CreditSpend } from '../credits/ledger.ts';
 import type { HotLock } from '../db/hot-lock.ts';
@@ -121,15 +121,23 @@ export async function createInvoiceLast(trx: Db, input: NewInvoice, clock: Clock
   const token = `{invoice-number:${row.id}}`;
   const [provisional] = issued([input], [storedRow(row, token)], plan.lineRows.map((l) => ({ id: '', ...l })));
   const events = recordEventsPart([...(withIt.eventsBefore ?? []), ...provisional!.events], '(select j from event_rows)');
-  const audit = withIt.audit && auditInsertPart(withIt.audit.actor, [withIt.audit.entry(provisional!.detail)], '(select j from audit_rows)');
-  const sql = numberedInvoiceSql(plan.now.getUTCFullYear(), row, plan.lineRows, (numberSql, values) => {
-    const tokenSql = values.add(textLiteral(token), 'text');
-    const numbered = (json: string) => `replace(${values.add(jsonTextLiteral(json), 'text')}, ${tokenSql}, ${numberSql})::jsonb`;
-    return [
-      { text: `event_rows as (select ${numbered(events.value)} as j), ${events.text}`, read: events.read },
-      ...(audit ? [{ text: `audit_rows as (select ${numbered(audit.value)} as j), audit_written as (${audit.text})` }] : []),
-    ];
-  });
+  const sql = numberedInvoiceSql(
+    plan.now.getUTCFullYear(),
+    row,
+    plan.lineRows,
+    (numberSql, values, guard) => {
+      // An actor whose session this statement checks (the guard) is written as the session's user.
+      const actor = withIt.audit && withSessionUser(withIt.audit.actor, lock.sessionUser);
+      const audit = withIt.audit && auditInsertPart(actor!, [withIt.audit.entry(provisional!.detail)], '(select j from audit_rows)', guard?.user);
+      const tokenSql = values.add(textLiteral(token), 'text');
+      const numbered = (json: string) => `replace(${values.add(jsonTextLiteral(json), 'text')}, ${tokenSql}, ${numberSql})::jsonb`;
+      return [
+        { text: `event_rows as (select ${numbered(events.value)} as j), ${events.text}`, read: events.read },
+        ...(audit ? [{ text: `audit_rows as (select ${numbered(audit.value)} as j), audit_written as (${audit.text})` }] : []),
+      ];
+    },
+    lock.guard,
+  );
   const spendsCredit = plan.spend.entries.length > 0;
   const answer = await (spendsCredit ? lock.run<NumberedRow>(sql) : lock.finish<NumberedRow>(sql));
   const { invoices, lines } = readNumbered([row], answer);

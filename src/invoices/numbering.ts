@@ -17,10 +17,13 @@ export type DocumentKind = 'INV' | 'CN';
  */
 export const CLAIM_NUMBERS_CTE = claimNumbersCte('?', '?', '?', '?');
 
-/** CLAIM_NUMBERS_CTE with its kind, year and count given as SQL (placeholders, or literals: db/literal.ts). */
-export function claimNumbersCte(kind: string, year: string, count: string, countAgain = count): string {
+/**
+ * CLAIM_NUMBERS_CTE with its kind, year and count given as SQL (placeholders, or literals: db/literal.ts). With
+ * `when` (SQL of a condition) nothing is claimed, and `counter` is empty, unless it holds.
+ */
+export function claimNumbersCte(kind: string, year: string, count: string, countAgain = count, when?: string): string {
   return `counter as (
-    insert into document_counters (kind, year, last_seq) values (${kind}, ${year}, ${count})
+    insert into document_counters (kind, year, last_seq) ${when ? `select ${kind}, ${year}, ${count} where ${when}` : `values (${kind}, ${year}, ${count})`}
     on conflict (kind, year) do update set last_seq = document_counters.last_seq + excluded.last_seq
     returning last_seq - ${countAgain}::integer as seq_before
   )`;

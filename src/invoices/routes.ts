@@ -27,6 +27,8 @@ export const invoiceRoutes = [
     auth: 'admin',
     tag,
     summary: 'Create an invoice (draft unless status is issued) with a number INV-{YEAR}-{SEQ}',
+    // A draft naming its tax rate is one statement, which checks the session too (issue 20).
+    sessionInWrite: true,
     body: createInvoiceBody,
     responses: { 201: { description: 'Created', schema: invoiceResponse }, 400: { description: 'invalid_request, customer_not_found, subscription_not_found' } },
     errors: ['customer_not_found', 'subscription_not_found'],
