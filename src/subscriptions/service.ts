@@ -1,4 +1,4 @@
-import type { Actor } from '../audit/actor.ts';
+import { withSessionUser, type Actor } from '../audit/actor.ts';
 import { recordAudit, type AuditEntry } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { lockedBalancesPart } from '../credits/ledger.ts';
@@ -102,7 +102,8 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
     : inHotLockTransaction(db, async (trx, lock) => {
         const made = await (input.couponCode ? createWithCoupon(trx, input, input.couponCode, row, period, now) : createTrialOfPlan(trx, input, row));
         if (made.first) return issueFirst(trx, lock, made as Invoiced);
-        await recordAudit(trx, actor, audit(made.sub));
+        // The session of a route checking it in its write was looked up before this transaction (inHotLockTransaction).
+        await recordAudit(trx, withSessionUser(actor, lock.sessionUser), audit(made.sub));
         await recordEvents(trx, [subscriptionEvent('subscription.created', made.sub)]);
         return made.sub;
       });
@@ -120,7 +121,8 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
 async function createInvoicedOfPlan(trx: Db, lock: PooledHotLock, input: CreateSubscriptionInput, row: NewRow, period: Period, overrides: SettingOverrides | undefined): Promise<Invoiced> {
   const settings = settingsReadPart(['billing.default_tax_rate', 'billing.payment_terms_days'], overrides);
   const ledger = lockedBalancesPart([input.customerId]);
-  const [answer, ...balances] = await lock.runAll([subscriptionOfPlanStatement({ plan: planReadPart.sql, also: settings.sql }, input.planId, row), ...ledger.sql]);
+  // The request's session, when the route checks it in its write (sessionInWrite), is checked by this statement too.
+  const [answer, ...balances] = await lock.runAll([subscriptionOfPlanStatement({ plan: planReadPart.sql, also: settings.sql }, input.planId, row, lock.guard), ...ledger.sql]);
   const written = readSubscriptionOfPlan(answer!);
   const plan = usablePlan(planReadPart.read(written?.answer), input);
   // A usable plan is written with: the statement's condition is usablePlan's.
