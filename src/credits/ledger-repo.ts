@@ -53,8 +53,12 @@ export async function lockCustomerLedger(db: Db, customerId: string): Promise<vo
   await db.raw(`select ${ledgerLockSql('?')}`, [customerId]);
 }
 
-/** The ledger lock of the customer whose id is the SQL `customerIdSql`: one key rule for every taker of the lock. */
-const ledgerLockSql = (customerIdSql: string) => `pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(${customerIdSql}))`;
+/**
+ * The ledger lock of the customer whose id is the SQL `customerIdSql` (text): one key rule for every taker of the lock.
+ * Keyed by the id in lower case, as PostgreSQL writes a uuid: a body may name the customer in capitals (a valid
+ * UUID), and two spenders of one customer must never take two different locks.
+ */
+export const ledgerLockSql = (customerIdSql: string) => `pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(lower(${customerIdSql})))`;
 
 export interface LedgerEntryWithBalance extends LedgerEntryRow {
   /** The balance in the entry's currency right after it. */
@@ -117,11 +121,12 @@ export function lockAndReadLedgerBalancesSql(customerIds: string[]): [string, st
  * are the same for any customers and a connection can prepare them once (db/hot-lock.ts).
  */
 export function lockAndReadLedgerBalancesStatements(customerIds: string[]): [LiteralStatement, LiteralStatement] {
-  const ids = textArrayLiteral(customerIds);
-  return [
-    { text: `select ${ledgerLockSql('id')} from (select distinct unnest($1::text[]) as id order by 1) ids`, values: [ids] },
-    { text: `select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any($1::uuid[]) group by customer_id, currency`, values: [ids] },
-  ];
+  return [{ text: `select ${ledgerLockSql('id')} from (select distinct unnest($1::text[]) as id order by 1) ids`, values: [textArrayLiteral(customerIds)] }, ledgerBalancesStatement(customerIds)];
+}
+
+/** ledgerBalances as a LiteralStatement (the ids its one text[] value), for a query that took the ledger locks before it. */
+export function ledgerBalancesStatement(customerIds: string[]): LiteralStatement {
+  return { text: `select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any($1::uuid[]) group by customer_id, currency`, values: [textArrayLiteral(customerIds)] };
 }
 
 /** A text[] literal: each element double-quoted with its `"` and `\` escaped (PostgreSQL's array syntax), the whole quoted by pg's rule. */

@@ -7,7 +7,7 @@ import { jsonLiteral, type LiteralStatement } from '../db/literal.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { money, Money } from '../money.ts';
 import {
-  insertLedgerEntries, insertLedgerEntry, ledgerEntriesInsertSql, ledgerBalance, ledgerBalances, listLedgerEntryRows, lockAndReadLedgerBalances, lockAndReadLedgerBalancesStatements, lockCustomerLedger,
+  insertLedgerEntries, insertLedgerEntry, ledgerEntriesInsertSql, ledgerBalance, ledgerBalances, listLedgerEntryRows, ledgerBalancesStatement, ledgerLockSql, lockAndReadLedgerBalances, lockCustomerLedger,
   type BalanceRow, type LedgerEntryRow, type LedgerKind,
 } from './ledger-repo.ts';
 
@@ -122,15 +122,20 @@ export function creditSpendPart(spend: CreditSpend, invoiceNumbers: Map<string, 
 const lockedBalances = new WeakMap<object, { customerIds: string[]; rows: BalanceRow[] }>();
 
 /**
- * The ledger locks and balance read of a coming planCreditSpend for `customerIds`, as two statements (LiteralStatements,
- * preparable) for the caller to send in one query with a statement of its own (a subscription's insert: one round trip less);
- * `keep(trx, answers)` (the rows of the two statements, in order) hands the balance statement's rows to that transaction's next planCreditSpend of exactly these
- * customers, which then reads nothing. Sound because the locks are held to the end of the transaction, so no other
- * writer changes these balances meanwhile; the caller writes no ledger entry in between (a write forgets them).
+ * The ledger lock and balance read of a coming planCreditSpend for ONE customer, for a caller that sends them in one
+ * query with a statement of its own (a subscription's insert: one round trip less): `lock(customerIdSql)` is the SQL
+ * expression that takes the lock, for the caller's statement to evaluate (once, and only when it wrote: a refused
+ * creation takes no lock), and `read` the balance read to send as the NEXT statement of that query, so that it reads
+ * as of after the lock was granted (its own snapshot; the same reason as lockAndReadLedgerBalances). `keep(trx, rows)`
+ * (the read's rows) hands them to that transaction's next planCreditSpend of exactly this customer, which then reads
+ * nothing. Sound because the lock is held to the end of the transaction, so no other writer changes the balances
+ * meanwhile; the caller writes no ledger entry in between (a write forgets them). A statement of its own less than
+ * lockAndReadLedgerBalancesStatements' two.
  */
-export function lockedBalancesPart(customerIds: string[]): { sql: [LiteralStatement, LiteralStatement]; keep: (trx: Db, answers: unknown[][]) => void } {
-  const ids = [...new Set(customerIds)];
-  return { sql: lockAndReadLedgerBalancesStatements(ids), keep: (trx, answers) => lockedBalances.set(trx, { customerIds: ids, rows: answers[1] as BalanceRow[] }) };
+export function lockedBalancesPart(customerId: string): { lock: (customerIdSql: string) => string; read: LiteralStatement; keep: (trx: Db, rows: unknown[]) => void } {
+  // Kept under the id as stored and read back (a uuid in lower case), which is how planCreditSpend's claims name it.
+  const stored = customerId.toLowerCase();
+  return { lock: ledgerLockSql, read: ledgerBalancesStatement([customerId]), keep: (trx, rows) => lockedBalances.set(trx, { customerIds: [stored], rows: rows as BalanceRow[] }) };
 }
 
 /** The balances kept for exactly `customerIds` (in any order), taken once; undefined when none were kept. */

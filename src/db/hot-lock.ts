@@ -279,23 +279,34 @@ export interface PooledHotLock extends HotLock {
  * and `work` runs once more from the start, so it must do nothing but build and send its statements. `work` that returns without `finish`
  * is committed (and waits for the flush). Inside a caller's transaction (`db` is one) it is inHotLockTransaction's
  * nested case, `runAll` sending each statement in turn.
+ *
+ * On a db carrying a request's pending session check (an admin write marked sessionInWrite: subscription creation)
+ * the check rides in the first query: its first statement must be built with `lock.guard` and writes nothing
+ * unless the session admits; a refusal (401/403) rolls the transaction back, an admission sets `lock.sessionUser`
+ * (the audit actor of the last statement). One round trip fewer than a lookup first (sessionInFirstQuery).
  */
-export async function pooledHotLockTransaction<T>(db: Db, work: (trx: Db, lock: PooledHotLock) => Promise<T>): Promise<T> {
+export async function pooledHotLockTransaction<T>(given: Db, work: (trx: Db, lock: PooledHotLock) => Promise<T>): Promise<T> {
+  // A request whose session its write checks (sessionInWrite): the check rides in the first query (see below).
+  const gate = pendingGateOf(given);
+  const db = gate ? gate.db : given;
   if ((db as Knex.Transaction).isTransaction) {
     const inTurn = (lock: HotLock) => async (statements: (string | LiteralStatement)[]) => {
       const answers: Record<string, unknown>[][] = [];
       for (const statement of statements) answers.push(await lock.run(statement));
       return answers;
     };
-    return inHotLockTransaction(db, (trx, lock) => work(trx, { ...lock, runAll: inTurn(lock) }));
+    return inHotLockTransaction(given, (trx, lock) => work(trx, { ...lock, runAll: inTurn(lock) }));
   }
   const flushable = await canWaitForFlush(db);
   return withRawConnection(db, async (connection) => {
     for (let attempt = 1; ; attempt++) {
       const state = { begun: false, finished: false, failedQuery: false };
+      const check = gate && sessionInFirstQuery(gate);
       // The statements (prepared when they can be) as one query, after BEGIN when it is the first and before `closing`; answers their rows.
       const send = async (statements: (string | LiteralStatement)[], closing: string[]): Promise<Record<string, unknown>[][]> => {
         if (state.finished) throw new Error('a statement after the hot-lock transaction finished');
+        // Without the check in it, the first statement would write for a request whose session nobody checked.
+        if (check && !check.guarded()) throw new Error('the first statement of a request whose session it must check was built without its guard');
         const opening = state.begun ? [] : ['BEGIN', ...(flushable ? [RELAX] : [])];
         const run = statements.map((s) => executable(connection, s));
         for (const s of statements) assertNoPlaceholder(typeof s === 'string' ? s : s.text);
@@ -312,9 +323,12 @@ export async function pooledHotLockTransaction<T>(db: Db, work: (trx: Db, lock: 
         }
         statements.forEach((s, i) => run[i]!.prepare.length > 0 && preparedOn(connection).add(statementName(s as LiteralStatement)));
         const first = sql.length - closing.length - run.length;
-        return run.map((_, i) => results[first + i]!.rows);
+        const answers = run.map((_, i) => results[first + i]!.rows);
+        if (check?.pending()) answers[0] = await check.accept(lock, answers[0]!);
+        return answers;
       };
       const lock: PooledHotLock = {
+        ...(check && { guard: check.guard }),
         runAll: (statements) => send(statements, []),
         run: async <R,>(statement: string | LiteralStatement) => (await send([statement], []))[0] as R[],
         finish: async <R,>(statement: string | LiteralStatement) => {
@@ -340,6 +354,32 @@ export async function pooledHotLockTransaction<T>(db: Db, work: (trx: Db, lock: 
       }
     }
   });
+}
+
+/**
+ * The session check of a pooledHotLockTransaction on a db carrying a pending gate (fast-query.ts gatedDb: an admin
+ * write marked sessionInWrite): the FIRST statement of the first query must be built with `guard` (it writes
+ * nothing unless the session admits, and answers the check's columns); `accept` reads them (throwing the check's
+ * 401/403, after which the transaction is rolled back: nothing was written) and gives the lock the session's user
+ * for the audit row of the last statement (`sessionUser`), and no `guard` any more: the check is done once.
+ */
+function sessionInFirstQuery(gate: NonNullable<ReturnType<typeof pendingGateOf>>) {
+  let guarded = false;
+  return {
+    guard: (values: LiteralValues): StatementGuard => {
+      guarded = true;
+      return gate.guard(values);
+    },
+    guarded: () => guarded || gate.settled,
+    pending: () => !gate.settled,
+    async accept(lock: HotLock, rows: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+      const own = gate.accept(rows);
+      const user = await gate.settle();
+      lock.sessionUser = { userId: user.user_id, email: user.email };
+      delete lock.guard;
+      return own;
+    },
+  };
 }
 
 /** The transaction of a pooledHotLockTransaction as a Db: an identity only, refusing every use. */

@@ -1,4 +1,4 @@
-import type { Actor } from '../audit/actor.ts';
+import { withSessionUser, type Actor } from '../audit/actor.ts';
 import { recordAudit, type AuditEntry } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { lockedBalancesPart } from '../credits/ledger.ts';
@@ -102,7 +102,8 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
     : inHotLockTransaction(db, async (trx, lock) => {
         const made = await (input.couponCode ? createWithCoupon(trx, input, input.couponCode, row, period, now) : createTrialOfPlan(trx, input, row));
         if (made.first) return issueFirst(trx, lock, made as Invoiced);
-        await recordAudit(trx, actor, audit(made.sub));
+        // The session of a route checking it in its write was looked up before this transaction (inHotLockTransaction).
+        await recordAudit(trx, withSessionUser(actor, lock.sessionUser), audit(made.sub));
         await recordEvents(trx, [subscriptionEvent('subscription.created', made.sub)]);
         return made.sub;
       });
@@ -114,18 +115,20 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
 /**
  * Invoiced, without a coupon: the plan is read and checked by the statement that writes the subscription, and what
  * issuing its first invoice reads is sent with it in the transaction's first query: the settings (in the statement;
- * issuing reads none then) and the customer's ledger lock and balances (two statements after it, for
- * planCreditSpend). One round trip where there were four.
+ * issuing reads none then) and the customer's ledger lock and balances (the lock taken by that statement once it
+ * wrote, the balances read by one statement after it, for planCreditSpend). One round trip where there were four.
  */
 async function createInvoicedOfPlan(trx: Db, lock: PooledHotLock, input: CreateSubscriptionInput, row: NewRow, period: Period, overrides: SettingOverrides | undefined): Promise<Invoiced> {
   const settings = settingsReadPart(['billing.default_tax_rate', 'billing.payment_terms_days'], overrides);
-  const ledger = lockedBalancesPart([input.customerId]);
-  const [answer, ...balances] = await lock.runAll([subscriptionOfPlanStatement({ plan: planReadPart.sql, also: settings.sql }, input.planId, row), ...ledger.sql]);
+  const ledger = lockedBalancesPart(input.customerId);
+  // The request's session, when the route checks it in its write (sessionInWrite), is checked by this statement too;
+  // it takes the ledger lock when it wrote, and the balances are read by the next statement, after the lock.
+  const [answer, balances] = await lock.runAll([subscriptionOfPlanStatement({ plan: planReadPart.sql, also: settings.sql, lockCustomer: ledger.lock }, input.planId, row, lock.guard), ledger.read]);
   const written = readSubscriptionOfPlan(answer!);
   const plan = usablePlan(planReadPart.read(written?.answer), input);
   // A usable plan is written with: the statement's condition is usablePlan's.
   const sub = written!.created!;
-  ledger.keep(trx, balances);
+  ledger.keep(trx, balances!);
   const values = settings.read(written!.answer.also as Record<string, unknown> | null);
   const issuing = { taxRate: values['billing.default_tax_rate'], dueDate: dueDateAt(period.start, values['billing.payment_terms_days']) };
   return { plan, sub, first: periodLines(plan, null, 0, period), issuing };
