@@ -171,8 +171,8 @@ export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: Hot
 
 /** The field of an event's payload that holds its invoice's number placeholder (a top-level field: invoiceEventData's `invoiceNumber`). */
 function numberField(event: BatchEvent): string {
-  const token = numberToken(event.invoiceId!);
-  for (const [key, value] of Object.entries(event.data)) if (value === token) return key;
+  const placeholder = numberToken(event.invoiceId!);
+  for (const [key, value] of Object.entries(event.data)) if (value === placeholder) return key;
   throw new Error(`the ${event.type} event of invoice ${event.invoiceId} does not show its number in a top-level field`);
 }
 
