@@ -44,12 +44,25 @@ export function roundToCurrency(amount: Decimal | string, currency: string): Dec
 /** A non-negative decimal string already in its output form with `n` fraction digits (no leading zero, no exponent; "-0.00" is "0.00"), by n. */
 const OUTPUT_FORMS = [0, 1, 2, 3, 4].map((n) => new RegExp(`^(0|[1-9]\\d*)${n === 0 ? '' : `\\.\\d{${n}}`}$`));
 
+/** A non-negative decimal string with fewer fraction digits than `n` (none at all included, no leading zero, no exponent), by n (0 has none). */
+const SHORT_FORMS = [0, 1, 2, 3, 4].map((n) => (n === 0 ? undefined : new RegExp(`^(0|[1-9]\\d*)${n === 1 ? '' : `(\\.\\d{1,${n - 1}})?`}$`)));
+
+/** A SHORT_FORMS string with zeros added up to `n` fraction digits. */
+function padFraction(amount: string, n: number): string {
+  const dot = amount.indexOf('.');
+  return dot < 0 ? `${amount}.${'0'.repeat(n)}` : amount + '0'.repeat(n - (amount.length - dot - 1));
+}
+
 /** The output form of an amount: normalised to the currency's minor units ("10.00", "1000", "1.000"). */
 export function formatMoney(amount: Decimal | string, currency: string): string {
   const digits = minorUnits(currency);
   // What PostgreSQL answers for a NUMERIC of the currency's scale is already its output form (issue 20: a
   // Decimal per amount was a measurable share of a response).
-  if (typeof amount === 'string' && OUTPUT_FORMS[digits]?.test(amount)) return amount;
+  if (typeof amount === 'string') {
+    if (OUTPUT_FORMS[digits]?.test(amount)) return amount;
+    // Fewer fraction digits than the currency's ("0", "49", "12.5": a default or an amount JS priced) need no rounding.
+    if (SHORT_FORMS[digits]?.test(amount)) return padFraction(amount, digits);
+  }
   return roundToCurrency(amount, currency).toFixed(digits);
 }
 

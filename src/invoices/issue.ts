@@ -17,7 +17,7 @@ import type { EventType } from '../events/types.ts';
 import { money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { invoiceEventData } from './events.ts';
-import { insertNumberedInvoices, numberedBatchSql, numberedInvoiceSql, writeLineItems, readNumbered, type InvoiceBulkInsert, type InvoiceRow, type LineItemInsert, type LineItemRow, type NumberedRow } from './repo.ts';
+import { insertNumberedInvoices, numberedBatchSql, numberedInvoiceSql, readNumberedOne, writeLineItems, type InvoiceBulkInsert, type InvoiceRow, type LineItemInsert, type LineItemRow, type NumberedOneRow } from './repo.ts';
 import { priceInvoice, type LineInput } from './totals.ts';
 
 export interface Clock {
@@ -226,10 +226,10 @@ export async function createInvoiceLast(trx: Db, input: NewInvoice, clock: Clock
     lock.guard,
   );
   const spendsCredit = plan.spend.entries.length > 0;
-  const answer = await (spendsCredit ? lock.run<NumberedRow>(sql) : lock.finish<NumberedRow>(sql));
-  const { invoices, lines } = readNumbered([row], answer);
-  if (spendsCredit) await lock.finish(creditSpendSql(plan.spend, numbersOf(invoices))!);
-  return { invoice: invoices[0]!, lines };
+  const [answer] = await (spendsCredit ? lock.run<NumberedOneRow>(sql) : lock.finish<NumberedOneRow>(sql));
+  const created = readNumberedOne(row, plan.lineRows, answer!, storedRow);
+  if (spendsCredit) await lock.finish(creditSpendSql(plan.spend, numbersOf([created.invoice]))!);
+  return created;
 }
 
 /** Whether issuing `inputs` reads or locks anything before the numbers (settings, store credit): else it is one statement. */
@@ -321,7 +321,7 @@ function issued(inputs: NewInvoice[], invoices: InvoiceRow[], lines: LineItemRow
   });
 }
 
-/** The row an insert of `row` stores (the columns' defaults), numbered `invoiceNumber`. */
+/** The row an insert of `row` stores (every column's default: the statement answers only updated_at's), numbered `invoiceNumber`. */
 function storedRow(row: InvoiceBulkInsert, invoiceNumber: string): InvoiceRow {
   return {
     ...row, invoice_number: invoiceNumber, amount_paid: '0', credited_amount: '0', voided_at: null, overdue_at: null, content_version: 1,

@@ -144,7 +144,7 @@ export interface NumberedPart {
  * insertNumberedInvoices for ONE invoice as one statement whose values are SQL literals (db/literal.ts) kept apart
  * from its text, for the last statement of a hot-lock transaction (db/hot-lock.ts `finish`, which prepares the text
  * once per connection), with `parts` written by the same statement: `parts(numberSql, values)` gets the SQL of the
- * invoice's number (its events and audit row carry it) and adds its own values. Read the answer with readNumbered.
+ * invoice's number (its events and audit row carry it) and adds its own values. Read the answer with readNumberedOne.
  */
 export function numberedInvoiceSql(
   year: number,
@@ -191,6 +191,36 @@ const lineItemsInsertSql = (lines: string) => `insert into invoice_line_items (i
 
 export type NumberedRow = InvoiceRow & { line_items: LineItemRow[] };
 
+/** What the statement of ONE invoice (numberedInvoiceSql) answers: what the caller cannot know before it runs. */
+export interface NumberedOneRow {
+  invoice_number: string;
+  /** As PostgreSQL normalised it (`08.25` is `8.25`): the API answers the stored text. */
+  tax_rate: string;
+  /** The column's default, the transaction's start. */
+  updated_at: Date;
+  /** The lines' ids in position order, comma-separated. */
+  line_ids: string | null;
+}
+
+/**
+ * The invoice and its lines as numberedInvoiceSql stored them: `row` and `lines` as sent, with the columns' defaults
+ * (`storedRow`, which must name every default of the table) and what the answer says. Numeric amounts are as sent
+ * (unscaled NUMERIC columns store the value given; the API formats them, formatMoney).
+ */
+export function readNumberedOne(
+  row: InvoiceBulkInsert,
+  lines: LineItemInsert[],
+  answer: NumberedOneRow,
+  storedRow: (row: InvoiceBulkInsert, invoiceNumber: string) => InvoiceRow,
+): { invoice: InvoiceRow; lines: LineItemRow[] } {
+  const ids = answer.line_ids?.split(',') ?? [];
+  if (ids.length !== lines.length) throw new Error(`the statement stored ${ids.length} lines of ${lines.length}`);
+  return {
+    invoice: { ...storedRow(row, answer.invoice_number), tax_rate: answer.tax_rate, updated_at: answer.updated_at },
+    lines: lines.map((line, i) => ({ id: ids[i]!, ...line })),
+  };
+}
+
 /** The invoices of a numbering statement's answer in the order of `rows`, and each one's lines by position. */
 export function readNumbered(rows: Pick<InvoiceBulkInsert, 'id'>[], answer: NumberedRow[]): { invoices: InvoiceRow[]; lines: LineItemRow[] } {
   const byId = new Map(answer.map(({ line_items, ...invoice }) => [invoice.id, { invoice: invoice as InvoiceRow, lines: line_items }]));
@@ -226,15 +256,16 @@ function numberedInvoicesSql(
   }
   const lineJson = `json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
                                                  'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position)`;
-  // One invoice's lines are all the lines: one aggregate, no grouping and join (fewer plan nodes to start per execution).
+  // One invoice answers only what its caller cannot know (readNumberedOne): its number, what PostgreSQL stamped or
+  // normalised, and its lines' ids; four columns to parse instead of the row's ~25 and the lines' JSON (issue 20).
   // Several invoices' lines are grouped once and hash-joined: a subquery per invoice would scan every line per invoice.
-  const linesOf = single
-    ? `(select ${lineJson} as line_items from line_items l) l on true`
-    : `(select l.invoice_id, ${lineJson} as line_items from line_items l group by l.invoice_id) l on l.invoice_id = i.id`;
   // Amounts as text, as pg answers NUMERIC columns: money never becomes a JS number.
-  const finalSelect = `select i.*, coalesce(l.line_items, '[]') as line_items
+  const finalSelect = single
+    ? `select i.invoice_number, i.tax_rate, i.updated_at, (select string_agg(l.id::text, ',' order by l.position) from line_items l) as line_ids
+       from inserted i${reads}`
+    : `select i.*, coalesce(l.line_items, '[]') as line_items
        from inserted i
-       left join ${linesOf}${reads}`;
+       left join (select l.invoice_id, ${lineJson} as line_items from line_items l group by l.invoice_id) l on l.invoice_id = i.id${reads}`;
   return `${head},
      inserted as (${invoicesInsertSql(v)}
        returning *

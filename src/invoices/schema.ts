@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { freeText, iso, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
 import { currencyCode, DECIMAL_PATTERN, DEFAULT_CURRENCY, formatMoney, moneyString } from '../money.ts';
-import { amountDue } from './amounts.ts';
+import { formattedAmountDue } from './amounts.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
@@ -88,7 +88,7 @@ export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfU
     amountPaid: m(invoice.amount_paid),
     creditApplied: m(invoice.credit_applied),
     creditedAmount: m(invoice.credited_amount),
-    amountDue: formatMoney(amountDue(invoice), invoice.currency),
+    amountDue: formattedAmountDue(invoice),
     dueDate: iso(invoice.due_date),
     issuedAt: iso(invoice.issued_at),
     paidAt: iso(invoice.paid_at),

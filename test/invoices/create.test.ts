@@ -118,3 +118,27 @@ test('invoices need an admin session', async (t) => {
   t.is((await request(app.baseUrl, '/api/billing/invoices')).status, 401);
   t.is((await request(app.baseUrl, '/api/billing/invoices', { body: {} })).status, 401);
 });
+
+// A creation answers the row as it sent it, with only the number, the stored tax rate, updated_at and the lines' ids
+// read back (issue 20): the answer must be the stored invoice, for inputs PostgreSQL normalises and for every path.
+test('the created answer is the stored invoice (odd tax rates and prices, a due date, store credit spent)', async (t) => {
+  const credited = await insertCustomer(app.db);
+  t.is((await request(app.baseUrl, '/api/billing/credits', { cookie, body: { customerId: credited.id, amount: '3.5' } })).status, 201);
+  const bodies: Record<string, unknown>[] = [
+    // One statement (a draft naming its tax rate), PostgreSQL normalising the tax rate; prices not in output form.
+    { taxRate: '08.250', dueDate: '2026-03-01', lineItems: [line('049.5', 3, 'Seats "quoted" \'and\' \\ ?'), line('0.10', 7), line('1000000', 1)] },
+    { taxRate: '0', currency: 'JPY', lineItems: [line('1000', 2)] },
+    // The tax rate from settings (a read first), issued with a due date of its own.
+    { status: 'issued', lineItems: [line('19.99', 2)] },
+    // Issued to a customer with a balance: the credit is spent by a statement after the number.
+    { status: 'issued', taxRate: '10', customerId: credited.id, lineItems: [line('5', 1), line('2.25', 2)] },
+  ];
+  for (const body of bodies) {
+    const res = await postInvoice(app.baseUrl, cookie, app.db, body);
+    t.is(res.status, 201, res.text);
+    const read = await request(app.baseUrl, `/api/billing/invoices/${res.body.id}`, { cookie });
+    t.deepEqual(res.body, read.body, JSON.stringify(body));
+  }
+  const stored = await app.db('invoices').where({ customer_id: credited.id }).first();
+  t.is(stored.credit_applied, '3.5');
+});
