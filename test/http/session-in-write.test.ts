@@ -5,10 +5,10 @@
  * (no number taken, no invoice, line, event or audit row). The audit row of an accepted one names the admin.
  */
 import test from 'ava';
-import pg from 'pg';
 import { loginAs, loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { queriesDuring } from '../helpers/pg-queries.ts';
 
 let app: TestApp;
 let customerId: string;
@@ -29,28 +29,11 @@ async function written() {
   return { invoices: await count('invoices'), lines: await count('invoice_line_items'), events: await count('events'), audit: await count('audit_log'), seq: counter?.last_seq ?? 0 };
 }
 
-/** The statements the app sends while `work` runs (pg's Client.query in this process). */
-async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string };
-    seen.push(typeof first === 'string' ? first : (first.text ?? ''));
-    return query.apply(this, args);
-  } as typeof pg.Client.prototype.query;
-  try {
-    await work();
-  } finally {
-    pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
-  }
-  return seen;
-}
-
 test.serial("an admin's draft is one query to PostgreSQL, and its audit row names the admin", async (t) => {
   const admin = await loginAsAdmin(app.baseUrl, app.db);
   t.is((await post(admin.cookie, draft())).status, 201); // prepares the statement on its connection
   let created: Awaited<ReturnType<typeof post>> | undefined;
-  const statements = await statementsDuring(async () => (created = await post(admin.cookie, draft())));
+  const statements = await queriesDuring(async () => (created = await post(admin.cookie, draft())));
   t.is(created!.status, 201);
   t.is(statements.length, 1, statements.join('\n---\n'));
   const audit = await app.db('audit_log').where({ target_id: created!.body.id, action: 'invoice.create' });

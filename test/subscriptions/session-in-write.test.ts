@@ -7,11 +7,11 @@
  * accepted one names the admin, on every path (invoiced, store credit spent, trial, coupon, Idempotency-Key).
  */
 import test from 'ava';
-import pg from 'pg';
 import { loginAs, loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { makePlan, newCustomer } from './fixtures.ts';
+import { queriesDuring } from '../helpers/pg-queries.ts';
 
 let app: TestApp;
 let customerId: string;
@@ -38,23 +38,6 @@ async function written() {
     subscriptions: await count('subscriptions'), invoices: await count('invoices'), events: await count('events'), audit: await count('audit_log'),
     ledger: await count('credit_ledger'), redeemed: Number((await app.db('coupons').sum<{ s: string | null }[]>('times_redeemed as s'))[0]!.s ?? 0), seq: counter?.last_seq ?? 0,
   };
-}
-
-/** The queries the app sends while `work` runs (pg's Client.query in this process). */
-async function queriesDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string };
-    seen.push(typeof first === 'string' ? first : (first.text ?? ''));
-    return query.apply(this, args);
-  } as typeof pg.Client.prototype.query;
-  try {
-    await work();
-  } finally {
-    pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
-  }
-  return seen;
 }
 
 async function auditOf(subscriptionId: string) {

@@ -1,0 +1,21 @@
+import pg from 'pg';
+
+/**
+ * The query texts this process sends to PostgreSQL (pg's Client.query, whatever pool or raw connection sends them)
+ * while `work` runs: how many round trips a request takes, seen on the wire rather than through knex's events.
+ */
+export async function queriesDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string };
+    seen.push(typeof first === 'string' ? first : (first.text ?? ''));
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  try {
+    await work();
+  } finally {
+    pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+  }
+  return seen;
+}
