@@ -3,7 +3,7 @@
  * the ledger takes the customer's ledger lock first (see lockCustomerLedger for the lock order).
  */
 import type { Db } from '../db/knex.ts';
-import { jsonLiteral, type LiteralStatement } from '../db/literal.ts';
+import { jsonTextLiteral, type LiteralStatement } from '../db/literal.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { money, Money } from '../money.ts';
 import {
@@ -161,8 +161,7 @@ export async function recordCreditSpend(trx: Db, spend: CreditSpend, invoiceNumb
  * statement of a hot-lock transaction (db/hot-lock.ts `finish`); undefined when the spend took nothing.
  */
 export function creditSpendSql(spend: CreditSpend, invoiceNumbers: Map<string, string>): string | undefined {
-  if (spend.entries.length === 0) return undefined;
-  return ledgerEntriesInsertSql(`${jsonLiteral(applicationEntries(spend, invoiceNumbers))}`);
+  return creditSpendPart(spend, invoiceNumbers, jsonTextLiteral);
 }
 
 const applicationEntries = (spend: CreditSpend, invoiceNumbers: Map<string, string>) =>

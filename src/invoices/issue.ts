@@ -205,8 +205,8 @@ export interface WrittenWith {
 export async function createInvoiceLast(trx: Db, input: NewInvoice, clock: Clock, lock: HotLock, withIt: WrittenWith = {}): Promise<InvoiceDetail> {
   const plan = await planIssue(trx, [input], clock);
   const row = plan.rows[0]!;
-  const token = `{invoice-number:${row.id}}`;
-  const [provisional] = issued([input], [storedRow(row, token)], plan.lineRows.map((l) => ({ id: '', ...l })));
+  const token = numberToken(row.id);
+  const [provisional] = provisionally([input], plan);
   const events = recordEventsPart([...(withIt.eventsBefore ?? []), ...provisional!.events], '(select j from event_rows)');
   const sql = numberedInvoiceSql(
     plan.now.getUTCFullYear(),
