@@ -150,26 +150,14 @@ export function aloneHotLock(given: Db): HotLock {
       // Without the check in it, the statement would write for a request whose session nobody checked.
       if (gate && !guarded) throw new Error('a hot-lock statement of a request whose session it must check was built without its guard');
       const flushable = await canWaitForFlush(db);
-      return withRawConnection(db, async (connection) => {
-        for (let attempt = 1; ; attempt++) {
-          const { prepare, sql } = executable(connection, statement);
-          const statements = [...prepare, 'BEGIN', ...(flushable ? [RELAX] : []), sql, 'COMMIT', ...(flushable ? [FLUSH] : [])];
-          try {
-            const results = (await connection.query({ text: statements.join(';\n') })) as unknown as { rows: R[] }[];
-            if (prepare.length > 0) preparedOn(connection).add(statementName(statement as LiteralStatement));
-            const rows = results[statements.indexOf(sql)]!.rows;
-            // The statement was built with the guard: it answers the check (refused: nothing was written).
-            return gate ? (gate.accept(rows as Record<string, unknown>[]) as R[]) : rows;
-          } catch (error) {
-            // A failed statement leaves the transaction aborted (the rest of the query was skipped): end it before the connection goes back.
-            await connection.query({ text: 'ROLLBACK' }).catch(() => undefined);
-            if (typeof statement === 'string') throw error;
-            // What the connection holds prepared is read back rather than guessed (a PREPARE may or may not have run).
-            await rereadPrepared(connection);
-            if (attempt === 1 && RETRIED.has((error as { code?: string }).code ?? '')) continue;
-            throw error;
-          }
-        }
+      return onPreparingConnection(db, async (connection, sent) => {
+        const { prepare, sql } = executable(connection, statement);
+        const statements = [...prepare, 'BEGIN', ...(flushable ? [RELAX] : []), sql, 'COMMIT', ...(flushable ? [FLUSH] : [])];
+        const results = (await sent.query<R>(statements.join(';\n'))) as { rows: R[] }[];
+        if (prepare.length > 0) preparedOn(connection).add(statementName(statement as LiteralStatement));
+        const rows = results[statements.indexOf(sql)]!.rows;
+        // The statement was built with the guard: it answers the check (refused: nothing was written).
+        return gate ? (gate.accept(rows as Record<string, unknown>[]) as R[]) : rows;
       });
     },
   };
@@ -298,58 +286,88 @@ export async function pooledHotLockTransaction<T>(given: Db, work: (trx: Db, loc
     return inHotLockTransaction(given, (trx, lock) => work(trx, { ...lock, runAll: inTurn(lock) }));
   }
   const flushable = await canWaitForFlush(db);
+  return onPreparingConnection(db, async (connection, sent) => {
+    const state = { begun: false, finished: false };
+    const check = gate && sessionInFirstQuery(gate);
+    // The statements (prepared when they can be) as one query, after BEGIN when it is the first and before `closing`; answers their rows.
+    const send = async (statements: (string | LiteralStatement)[], closing: string[]): Promise<Record<string, unknown>[][]> => {
+      if (state.finished) throw new Error('a statement after the hot-lock transaction finished');
+      // Without the check in it, the first statement would write for a request whose session nobody checked.
+      if (check && !check.guarded()) throw new Error('the first statement of a request whose session it must check was built without its guard');
+      const opening = state.begun ? [] : ['BEGIN', ...(flushable ? [RELAX] : [])];
+      const run = statements.map((s) => executable(connection, s));
+      for (const s of statements) assertNoPlaceholder(typeof s === 'string' ? s : s.text);
+      const sql = [...run.flatMap((r) => r.prepare), ...opening, ...run.map((r) => r.sql), ...closing];
+      state.begun = sent.open = true;
+      const answer = await sent.query<Record<string, unknown>>(sql.join(';\n'));
+      // pg answers a query of one statement with its result, of several with an array of them.
+      const results = Array.isArray(answer) ? answer : [answer];
+      statements.forEach((s, i) => run[i]!.prepare.length > 0 && preparedOn(connection).add(statementName(s as LiteralStatement)));
+      const first = sql.length - closing.length - run.length;
+      const answers = run.map((_, i) => results[first + i]!.rows);
+      if (check?.pending()) answers[0] = await check.accept(lock, answers[0]!);
+      return answers;
+    };
+    const finished = () => {
+      state.finished = true;
+      sent.open = false;
+    };
+    const lock: PooledHotLock = {
+      ...(check && { guard: check.guard }),
+      runAll: (statements) => send(statements, []),
+      run: async <R,>(statement: string | LiteralStatement) => (await send([statement], []))[0] as R[],
+      finish: async <R,>(statement: string | LiteralStatement) => {
+        const [rows] = await send([statement], ['COMMIT', ...(flushable ? [FLUSH] : [])]);
+        finished();
+        return rows as R[];
+      },
+    };
+    const result = await work(unusableTransaction(), lock);
+    if (state.begun && !state.finished) {
+      await sent.query(['COMMIT', ...(flushable ? [FLUSH] : [])].join(';\n'));
+      finished();
+    }
+    return result;
+  });
+}
+
+/** An attempt of onPreparingConnection: how it sends its queries, and whether it has a transaction open. */
+interface Attempt {
+  /** Sends `text` by the simple protocol; answers one result, or one per statement when it holds several. */
+  query<R>(text: string): Promise<{ rows: R[] } | { rows: R[] }[]>;
+  /** A transaction the attempt began and has not ended: rolled back if the attempt fails. */
+  open: boolean;
+}
+
+/**
+ * `attempt` on a pooled connection that keeps statements prepared (executable): the one rule for what a failure
+ * leaves behind. A failed query aborted its transaction and skipped the rest of its text, and an attempt that fails
+ * with a transaction open leaves it so: either is rolled back before the connection goes back. After a failed
+ * query what the connection holds prepared is read back rather than guessed (a PREPARE may or may not have run);
+ * a query refused for what it held (RETRIED) ran none of its own statements, so `attempt` runs once more.
+ */
+async function onPreparingConnection<T>(db: Db, attempt: (connection: RawConnection, sent: Attempt) => Promise<T>): Promise<T> {
   return withRawConnection(db, async (connection) => {
-    for (let attempt = 1; ; attempt++) {
-      const state = { begun: false, finished: false, failedQuery: false };
-      const check = gate && sessionInFirstQuery(gate);
-      // The statements (prepared when they can be) as one query, after BEGIN when it is the first and before `closing`; answers their rows.
-      const send = async (statements: (string | LiteralStatement)[], closing: string[]): Promise<Record<string, unknown>[][]> => {
-        if (state.finished) throw new Error('a statement after the hot-lock transaction finished');
-        // Without the check in it, the first statement would write for a request whose session nobody checked.
-        if (check && !check.guarded()) throw new Error('the first statement of a request whose session it must check was built without its guard');
-        const opening = state.begun ? [] : ['BEGIN', ...(flushable ? [RELAX] : [])];
-        const run = statements.map((s) => executable(connection, s));
-        for (const s of statements) assertNoPlaceholder(typeof s === 'string' ? s : s.text);
-        const sql = [...run.flatMap((r) => r.prepare), ...opening, ...run.map((r) => r.sql), ...closing];
-        state.begun = true;
-        let results: { rows: Record<string, unknown>[] }[];
-        try {
-          const answer = (await connection.query({ text: sql.join(';\n') })) as unknown as { rows: Record<string, unknown>[] } | { rows: Record<string, unknown>[] }[];
-          // pg answers a query of one statement with its result, of several with an array of them.
-          results = Array.isArray(answer) ? answer : [answer];
-        } catch (error) {
-          state.failedQuery = true;
-          throw error;
-        }
-        statements.forEach((s, i) => run[i]!.prepare.length > 0 && preparedOn(connection).add(statementName(s as LiteralStatement)));
-        const first = sql.length - closing.length - run.length;
-        const answers = run.map((_, i) => results[first + i]!.rows);
-        if (check?.pending()) answers[0] = await check.accept(lock, answers[0]!);
-        return answers;
-      };
-      const lock: PooledHotLock = {
-        ...(check && { guard: check.guard }),
-        runAll: (statements) => send(statements, []),
-        run: async <R,>(statement: string | LiteralStatement) => (await send([statement], []))[0] as R[],
-        finish: async <R,>(statement: string | LiteralStatement) => {
-          const [rows] = await send([statement], ['COMMIT', ...(flushable ? [FLUSH] : [])]);
-          state.finished = true;
-          return rows as R[];
+    for (let n = 1; ; n++) {
+      let failedQuery = false;
+      const sent: Attempt = {
+        open: false,
+        async query<R>(text: string) {
+          try {
+            return (await connection.query({ text })) as unknown as { rows: R[] } | { rows: R[] }[];
+          } catch (error) {
+            failedQuery = true;
+            throw error;
+          }
         },
       };
       try {
-        const result = await work(unusableTransaction(), lock);
-        if (state.begun && !state.finished) {
-          await connection.query({ text: ['COMMIT', ...(flushable ? [FLUSH] : [])].join(';\n') });
-          state.finished = true;
-        }
-        return result;
+        return await attempt(connection, sent);
       } catch (error) {
-        // A failed statement leaves the transaction aborted (the rest of the query was skipped): end it before the connection goes back.
-        if (state.begun && !state.finished) await connection.query({ text: 'ROLLBACK' }).catch(() => undefined);
-        if (!state.failedQuery) throw error;
+        if (failedQuery || sent.open) await connection.query({ text: 'ROLLBACK' }).catch(() => undefined);
+        if (!failedQuery) throw error;
         await rereadPrepared(connection);
-        if (attempt === 1 && RETRIED.has((error as { code?: string }).code ?? '')) continue;
+        if (n === 1 && RETRIED.has((error as { code?: string }).code ?? '')) continue;
         throw error;
       }
     }
