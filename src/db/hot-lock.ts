@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { createHash } from 'node:crypto';
 import { fastQuery, pendingGateOf, withRawConnection, type RawConnection, type StatementGuard } from './fast-query.ts';
 import type { Db } from './knex.ts';
+import { inHotLockGroup, type Checked, type GroupSend, type GroupTransaction, type GroupTransport } from './hot-lock-group.ts';
 import { inlined, type LiteralStatement, type LiteralValues } from './literal.ts';
 
 /**
@@ -150,15 +151,15 @@ export function aloneHotLock(given: Db): HotLock {
       // Without the check in it, the statement would write for a request whose session nobody checked.
       if (gate && !guarded) throw new Error('a hot-lock statement of a request whose session it must check was built without its guard');
       const flushable = await canWaitForFlush(db);
-      return onPreparingConnection(db, async (connection, sent) => {
-        const { prepare, sql } = executable(connection, statement);
-        const statements = [...prepare, 'BEGIN', ...(flushable ? [RELAX] : []), sql, 'COMMIT', ...(flushable ? [FLUSH] : [])];
-        const results = (await sent.query<R>(statements.join(';\n'))) as { rows: R[] }[];
-        if (prepare.length > 0) preparedOn(connection).add(statementName(statement as LiteralStatement));
-        const rows = results[statements.indexOf(sql)]!.rows;
-        // The statement was built with the guard: it answers the check (refused: nothing was written).
-        return gate ? (gate.accept(rows as Record<string, unknown>[]) as R[]) : rows;
-      });
+      // The statement was built with the guard: it answers the check (refused: nothing was written).
+      const checked = gate && ((rows: Record<string, unknown>[]) => gate.accept(rows));
+      const alone = () =>
+        onPreparingConnection(db, async (connection, sent) => {
+          const [rows] = await transactionOn(connection, sent, flushable).send([statement], true);
+          return (checked ? checked(rows!) : rows!) as R[];
+        });
+      // Concurrent creations of this process commit together (db/hot-lock-group.ts).
+      return inHotLockGroup(db, groupTransport(db, flushable), { work: async (send) => (await send([statement], true, checked))[0] as R[], alone });
     },
   };
 }
@@ -273,7 +274,7 @@ export interface PooledHotLock extends HotLock {
  * unless the session admits; a refusal (401/403) rolls the transaction back, an admission sets `lock.sessionUser`
  * (the audit actor of the last statement). One round trip fewer than a lookup first (sessionInFirstQuery).
  */
-export async function pooledHotLockTransaction<T>(given: Db, work: (trx: Db, lock: PooledHotLock) => Promise<T>): Promise<T> {
+export async function pooledHotLockTransaction<T>(given: Db, work: (trx: Db, lock: PooledHotLock) => Promise<T>, options: { key?: string } = {}): Promise<T> {
   // A request whose session its write checks (sessionInWrite): the check rides in the first query (see below).
   const gate = pendingGateOf(given);
   const db = gate ? gate.db : given;
@@ -286,49 +287,94 @@ export async function pooledHotLockTransaction<T>(given: Db, work: (trx: Db, loc
     return inHotLockTransaction(given, (trx, lock) => work(trx, { ...lock, runAll: inTurn(lock) }));
   }
   const flushable = await canWaitForFlush(db);
-  return onPreparingConnection(db, async (connection, sent) => {
-    const state = { begun: false, finished: false };
-    const check = gate && sessionInFirstQuery(gate);
-    // The statements (prepared when they can be) as one query, after BEGIN when it is the first and before `closing`; answers their rows.
-    const send = async (statements: (string | LiteralStatement)[], closing: string[]): Promise<Record<string, unknown>[][]> => {
+  // The check rides in the first query while it is pending; a run again after a failed group (hot-lock-group.ts)
+  // finds it settled there, and takes the session's user it admitted.
+  const lockOn = async (send: GroupSend) => {
+    const check = gate && !gate.settled ? sessionInFirstQuery(gate) : undefined;
+    const user = gate?.settled ? await gate.settle() : undefined;
+    return pooledLock(send, check, user && { userId: user.user_id, email: user.email });
+  };
+  const alone = () =>
+    onPreparingConnection(db, async (connection, sent) => {
+      const tx = transactionOn(connection, sent, flushable);
+      const send: GroupSend = async (statements, last, checked) => {
+        const answers = await tx.send(statements, last);
+        if (checked) answers[0] = await checked(answers[0]!);
+        return answers;
+      };
+      const result = await work(unusableTransaction(), await lockOn(send));
+      if (tx.begun && !tx.finished) await tx.send([], true);
+      return result;
+    });
+  // Concurrent creations of this process commit together (db/hot-lock-group.ts): `key` keeps apart the ones that
+  // must not share a transaction (the same customer's store credit).
+  return inHotLockGroup(db, groupTransport(db, flushable), { key: options.key, work: async (send) => work(unusableTransaction(), await lockOn(send)), alone });
+}
+
+/** The PooledHotLock whose statements `send` sends; the first carries the session check when there is one pending. */
+function pooledLock(send: GroupSend, check: ReturnType<typeof sessionInFirstQuery> | undefined, sessionUser: HotLock['sessionUser']): PooledHotLock {
+  let finished = false;
+  const call = (statements: (string | LiteralStatement)[], last: boolean) => {
+    if (finished) throw new Error('a statement after the hot-lock transaction finished');
+    // Without the check in it, the first statement would write for a request whose session nobody checked.
+    if (check && !check.guarded()) throw new Error('the first statement of a request whose session it must check was built without its guard');
+    for (const s of statements) assertNoPlaceholder(typeof s === 'string' ? s : s.text);
+    finished = last;
+    const checked: Checked | undefined = check?.pending() ? (rows) => check.accept(lock, rows) : undefined;
+    return send(statements, last, checked);
+  };
+  const lock: PooledHotLock = {
+    ...(check && { guard: check.guard }),
+    ...(sessionUser && { sessionUser }),
+    runAll: (statements) => call(statements, false),
+    run: async <R,>(statement: string | LiteralStatement) => (await call([statement], false))[0] as R[],
+    finish: async <R,>(statement: string | LiteralStatement) => (await call([statement], true))[0] as R[],
+  };
+  return lock;
+}
+
+/**
+ * A hot-lock transaction on a pooled connection, one query per `send`: the first opens it (`BEGIN; set local
+ * synchronous_commit = off`), a `closing` one ends with the COMMIT and the flush wait. LiteralStatements are
+ * prepared once per connection (executable; one PREPARE per text even when a group sends it several times).
+ */
+function transactionOn(connection: RawConnection, sent: Attempt, flushable: boolean): GroupTransaction & { readonly finished: boolean } {
+  const state = { begun: false, finished: false };
+  return {
+    get begun() {
+      return state.begun;
+    },
+    get finished() {
+      return state.finished;
+    },
+    async send(statements, closing) {
       if (state.finished) throw new Error('a statement after the hot-lock transaction finished');
-      // Without the check in it, the first statement would write for a request whose session nobody checked.
-      if (check && !check.guarded()) throw new Error('the first statement of a request whose session it must check was built without its guard');
       const opening = state.begun ? [] : ['BEGIN', ...(flushable ? [RELAX] : [])];
+      const ending = closing ? ['COMMIT', ...(flushable ? [FLUSH] : [])] : [];
       const run = statements.map((s) => executable(connection, s));
-      for (const s of statements) assertNoPlaceholder(typeof s === 'string' ? s : s.text);
-      const sql = [...run.flatMap((r) => r.prepare), ...opening, ...run.map((r) => r.sql), ...closing];
+      const sql = [...new Set(run.flatMap((r) => r.prepare)), ...opening, ...run.map((r) => r.sql), ...ending];
       state.begun = sent.open = true;
       const answer = await sent.query<Record<string, unknown>>(sql.join(';\n'));
       // pg answers a query of one statement with its result, of several with an array of them.
       const results = Array.isArray(answer) ? answer : [answer];
       statements.forEach((s, i) => run[i]!.prepare.length > 0 && preparedOn(connection).add(statementName(s as LiteralStatement)));
-      const first = sql.length - closing.length - run.length;
-      const answers = run.map((_, i) => results[first + i]!.rows);
-      if (check?.pending()) answers[0] = await check.accept(lock, answers[0]!);
-      return answers;
-    };
-    const finished = () => {
-      state.finished = true;
-      sent.open = false;
-    };
-    const lock: PooledHotLock = {
-      ...(check && { guard: check.guard }),
-      runAll: (statements) => send(statements, []),
-      run: async <R,>(statement: string | LiteralStatement) => (await send([statement], []))[0] as R[],
-      finish: async <R,>(statement: string | LiteralStatement) => {
-        const [rows] = await send([statement], ['COMMIT', ...(flushable ? [FLUSH] : [])]);
-        finished();
-        return rows as R[];
-      },
-    };
-    const result = await work(unusableTransaction(), lock);
-    if (state.begun && !state.finished) {
-      await sent.query(['COMMIT', ...(flushable ? [FLUSH] : [])].join(';\n'));
-      finished();
-    }
-    return result;
-  });
+      if (closing) state.finished = !(sent.open = false);
+      const first = sql.length - ending.length - run.length;
+      return run.map((_, i) => results[first + i]!.rows);
+    },
+    async uncommitted() {
+      // A query that failed before its COMMIT leaves the transaction aborted (25P02 to anything); after it, none is open.
+      return connection.query({ text: 'select 1' }).then(
+        () => false,
+        (error: { code?: string }) => error.code === '25P02',
+      );
+    },
+  };
+}
+
+/** How a group (hot-lock-group.ts) opens its transaction: on a pooled connection, rolled back if it fails, no retry. */
+function groupTransport(db: Db, flushable: boolean): GroupTransport {
+  return (attempt) => onPreparingConnection(db, (connection, sent) => attempt(transactionOn(connection, sent, flushable)), { retry: false });
 }
 
 /** An attempt of onPreparingConnection: how it sends its queries, and whether it has a transaction open. */
@@ -346,7 +392,7 @@ interface Attempt {
  * query what the connection holds prepared is read back rather than guessed (a PREPARE may or may not have run);
  * a query refused for what it held (RETRIED) ran none of its own statements, so `attempt` runs once more.
  */
-async function onPreparingConnection<T>(db: Db, attempt: (connection: RawConnection, sent: Attempt) => Promise<T>): Promise<T> {
+async function onPreparingConnection<T>(db: Db, attempt: (connection: RawConnection, sent: Attempt) => Promise<T>, options: { retry?: boolean } = {}): Promise<T> {
   return withRawConnection(db, async (connection) => {
     for (let n = 1; ; n++) {
       let failedQuery = false;
@@ -367,7 +413,7 @@ async function onPreparingConnection<T>(db: Db, attempt: (connection: RawConnect
         if (failedQuery || sent.open) await connection.query({ text: 'ROLLBACK' }).catch(() => undefined);
         if (!failedQuery) throw error;
         await rereadPrepared(connection);
-        if (n === 1 && RETRIED.has((error as { code?: string }).code ?? '')) continue;
+        if (n === 1 && options.retry !== false && RETRIED.has((error as { code?: string }).code ?? '')) continue;
         throw error;
       }
     }

@@ -85,7 +85,8 @@ function newSubscriptionRow(input: CreateSubscriptionInput, now: Date): { row: N
  *
  * The common case, invoiced without a coupon, is two queries on a pooled connection (pooledHotLockTransaction):
  * the transaction's BEGIN with the subscription's statement and issuing's reads (createInvoicedOfPlan), then the
- * invoice's last statement with the COMMIT. A coupon or a trial takes knex's transaction as before.
+ * invoice's last statement with the COMMIT; concurrent ones of this process share one transaction (a group,
+ * db/hot-lock-group.ts). A coupon or a trial takes knex's transaction as before.
  */
 export async function createSubscription(db: Db, input: CreateSubscriptionInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
@@ -98,7 +99,8 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput,
     return sub;
   };
   const created = !input.couponCode && !row.trial_end
-    ? pooledHotLockTransaction(db, async (trx, lock) => issueFirst(trx, lock, await createInvoicedOfPlan(trx, lock, input, row, period, clock.settings)))
+    ? // Keyed by its customer: it reads and may spend that customer's store credit (db/hot-lock-group.ts).
+      pooledHotLockTransaction(db, async (trx, lock) => issueFirst(trx, lock, await createInvoicedOfPlan(trx, lock, input, row, period, clock.settings)), { key: input.customerId.toLowerCase() })
     : inHotLockTransaction(db, async (trx, lock) => {
         const made = await (input.couponCode ? createWithCoupon(trx, input, input.couponCode, row, period, now) : createTrialOfPlan(trx, input, row));
         if (made.first) return issueFirst(trx, lock, made as Invoiced);
