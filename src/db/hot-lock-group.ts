@@ -75,6 +75,11 @@ const queues = new WeakMap<object, Queue>();
 /** What groups did, for a profiling run to read (bench): never logged by the service. */
 export const groupStats = { groups: 0, grouped: 0, alone: 0, failedGroups: 0 };
 
+/** How many units wait for the next group of `db` (a test's view: the group in flight holds the rest back). */
+export function waitingUnits(db: object): number {
+  return queues.get(db)?.waiting.length ?? 0;
+}
+
 /** Runs `unit` in the next group of `db`'s queue (see above); `transport` opens a group's transaction. */
 export function inHotLockGroup<T>(db: object, transport: GroupTransport, unit: GroupUnit<T>): Promise<T> {
   let queue = queues.get(db);
