@@ -66,10 +66,15 @@ interface Member extends GroupUnit<unknown> {
 
 interface Queue {
   waiting: Member[];
-  busy: boolean;
+  /** A group (or a unit alone) in flight that has not sent its last query yet: the next group waits for it. */
+  forming: boolean;
+  /** Groups in flight, forming or committing. */
+  inFlight: number;
 }
 
 const MOST_IN_GROUP = 64;
+/** One group committing while the next one runs its rounds: Node plans the next while PostgreSQL runs the last. */
+const MOST_GROUPS_IN_FLIGHT = 2;
 const queues = new WeakMap<object, Queue>();
 
 /** What groups did, for a profiling run to read (bench): never logged by the service. */
@@ -83,28 +88,39 @@ export function waitingUnits(db: object): number {
 /** Runs `unit` in the next group of `db`'s queue (see above); `transport` opens a group's transaction. */
 export function inHotLockGroup<T>(db: object, transport: GroupTransport, unit: GroupUnit<T>): Promise<T> {
   let queue = queues.get(db);
-  if (!queue) queues.set(db, (queue = { waiting: [], busy: false }));
+  if (!queue) queues.set(db, (queue = { waiting: [], forming: false, inFlight: 0 }));
   const entered = new Promise<T>((resolve, reject) => queue.waiting.push({ ...(unit as GroupUnit<unknown>), resolve: resolve as (v: unknown) => void, reject }));
-  if (!queue.busy) void drain(queue, transport);
+  startNext(queue, transport);
   return entered;
 }
 
-async function drain(queue: Queue, transport: GroupTransport): Promise<void> {
-  queue.busy = true;
-  try {
-    while (queue.waiting.length > 0) {
-      const group = nextGroup(queue);
-      if (group.length === 1) {
-        groupStats.alone += 1;
-        await group[0]!.alone().then(group[0]!.resolve, group[0]!.reject);
-      } else {
-        groupStats.groups += 1;
-        groupStats.grouped += group.length;
-        await runGroup(group, transport);
-      }
-    }
-  } finally {
-    queue.busy = false;
+/** Starts the next group when none is forming and fewer than MOST_GROUPS_IN_FLIGHT are in flight. */
+function startNext(queue: Queue, transport: GroupTransport): void {
+  if (queue.forming || queue.inFlight >= MOST_GROUPS_IN_FLIGHT || queue.waiting.length === 0) return;
+  const group = nextGroup(queue);
+  queue.forming = true;
+  queue.inFlight += 1;
+  let formed = false;
+  // Its last query is sent: the next group may run its rounds meanwhile (its own last query waits on the counter).
+  const closingSent = () => {
+    if (formed) return;
+    formed = true;
+    queue.forming = false;
+    startNext(queue, transport);
+  };
+  const ended = () => {
+    queue.inFlight -= 1;
+    closingSent();
+    startNext(queue, transport);
+  };
+  // Alone only when nothing else is in flight: then nothing could share its transaction, and it needs no group's rounds.
+  if (group.length === 1 && queue.inFlight === 1) {
+    groupStats.alone += 1;
+    void group[0]!.alone().then(group[0]!.resolve, group[0]!.reject).finally(ended);
+  } else {
+    groupStats.groups += 1;
+    groupStats.grouped += group.length;
+    void runGroup(group, transport, closingSent).finally(ended);
   }
 }
 
@@ -153,7 +169,7 @@ class GroupFailed extends Error {
   }
 }
 
-async function runGroup(members: Member[], transport: GroupTransport): Promise<void> {
+async function runGroup(members: Member[], transport: GroupTransport, closingSent: () => void): Promise<void> {
   const running: Running[] = members.map((member) => ({ member, sent: false, refused: false, answered: false }));
   // Wakes the loop below whenever a unit calls or ends.
   const waiters: (() => void)[] = [];
@@ -190,6 +206,7 @@ async function runGroup(members: Member[], transport: GroupTransport): Promise<v
         }
         const calls = live().filter((r) => r.call);
         if (calls.length === 0) {
+          closingSent();
           if (tx.begun) await closing(tx, []);
           return;
         }
@@ -197,6 +214,7 @@ async function runGroup(members: Member[], transport: GroupTransport): Promise<v
         const round = before.length > 0 ? before : calls;
         for (const r of round) r.sent = true;
         const statements = round.flatMap((r) => r.call!.statements);
+        if (before.length === 0) closingSent();
         const answers = before.length > 0 ? await tx.send(statements, false).catch((error: unknown) => Promise.reject(new GroupFailed(true, error))) : await closing(tx, statements);
         let at = 0;
         for (const r of round) {
