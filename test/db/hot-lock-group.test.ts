@@ -180,3 +180,26 @@ test.serial('a request whose session was revoked answers 401 in its group and wr
     t.is((await app.db('events').whereRaw("data->>'customerId' = ?", [customer.id])).length, 0);
   }
 });
+
+test.serial("a unit whose code throws after its statements ran (an inactive plan) fails the group: it answers its error alone, the others are created", async (t) => {
+  const customers = await Promise.all(Array.from({ length: 5 }, () => insertCustomer(app.db)));
+  const inactive = (await makePlan(app.db, '9.00')).id;
+  await app.db('plans').where({ id: inactive }).update({ active: false });
+  const before = await counterSeq();
+  const stats = { ...groupStats };
+  const { answers } = await inOneGroup(() => postInvoice(cookie, customers[0]!.id), [
+    () => postSubscription(cookie, customers[1]!.id),
+    () => request(app.baseUrl, '/api/billing/subscriptions', { cookie, body: { customerId: customers[2]!.id, planId: inactive, billingCycle: 'monthly' } }),
+    () => postInvoice(cookie, customers[3]!.id),
+    () => postSubscription(cookie, customers[4]!.id),
+  ]);
+  t.is(answers[2]!.status, 400, answers[2]!.text);
+  t.is(answers[2]!.body.error.code, 'plan_inactive');
+  const kinds = ['invoice', 'subscription', 'subscription', 'invoice', 'subscription'] as const;
+  const created = answers.map((res, i) => ({ kind: kinds[i]!, res })).filter((_, i) => i !== 2);
+  for (const { res } of created) t.is(res.status, 201, res.text);
+  t.true(consecutive(await checkWritten(t, created), before + 1));
+  t.is(await counterSeq(), before + 4);
+  t.is((await app.db('subscriptions').where({ customer_id: customers[2]!.id })).length, 0);
+  t.deepEqual([groupStats.groups - stats.groups, groupStats.failedGroups - stats.failedGroups], [1, 1]);
+});
