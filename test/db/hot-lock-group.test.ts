@@ -203,3 +203,14 @@ test.serial("a unit whose code throws after its statements ran (an inactive plan
   t.is((await app.db('subscriptions').where({ customer_id: customers[2]!.id })).length, 0);
   t.deepEqual([groupStats.groups - stats.groups, groupStats.failedGroups - stats.failedGroups], [1, 1]);
 });
+
+test.serial('40 creations at once, invoices and subscriptions (some of one customer), free-running: all created, numbers gapless, one audit row and the events each', async (t) => {
+  const customers = await Promise.all(Array.from({ length: 10 }, () => insertCustomer(app.db)));
+  const before = await counterSeq();
+  const kinds = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? 'invoice' : 'subscription') as 'invoice' | 'subscription');
+  const answers = await Promise.all(kinds.map((kind, i) => (kind === 'invoice' ? postInvoice(cookie, customers[i % 10]!.id) : postSubscription(cookie, customers[i % 4]!.id))));
+  for (const res of answers) t.is(res.status, 201, res.text);
+  const numbers = await checkWritten(t, answers.map((res, i) => ({ kind: kinds[i]!, res })));
+  t.true(consecutive(numbers, before + 1), `numbers ${[...numbers].sort((a, b) => a - b).join(',')} after ${before}`);
+  t.is(await counterSeq(), before + 40);
+});
