@@ -34,6 +34,10 @@ import { inlined, type LiteralStatement, type LiteralValues } from './literal.ts
  * stops it there (PostgreSQL skips the rest of a query string after an error): nothing commits, and knex rolls
  * back as for any error. Nothing may run on the transaction after `finish`.
  *
+ * 3. No queue of transactions on the lock within a process. Concurrent one-statement creations (aloneHotLock) and
+ *    pooled transactions (pooledHotLockTransaction) of this process run as ONE transaction (hot-lock-group.ts, group
+ *    commit): the lock is taken, and a commit and a flush paid, once per group; its numbers are consecutive.
+ *
  * Inside the caller's transaction (`db` is one) nothing commits here: `finish` runs its statement alone and the
  * caller's commit applies; within another hot-lock transaction the statement also turns `synchronous_commit`
  * off, and that transaction waits for the flush after its commit. On a server older than PostgreSQL 17, which
@@ -127,6 +131,9 @@ export async function inHotLockTransaction<T>(given: Db, work: (trx: Knex.Transa
  * (that was a third of its CPU per creation). The name is the hash of the text, so a changed text is never run by
  * an old plan. A connection that lost what it prepared (DISCARD ALL, a pooler's other session) answers 26000, one
  * that has it unknown to us 42P05, before anything ran: what it holds is read back and the query sent once more.
+ *
+ * Concurrent ones of this process share a transaction (hot-lock-group.ts); one that finds nothing in flight runs as
+ * described here.
  *
  * On a db carrying a request's pending session check (fast-query.ts gatedDb: an admin write marked
  * sessionInWrite), the statement must carry the check (`guard`): the session is read by the statement that
@@ -273,6 +280,9 @@ export interface PooledHotLock extends HotLock {
  * the check rides in the first query: its first statement must be built with `lock.guard` and writes nothing
  * unless the session admits; a refusal (401/403) rolls the transaction back, an admission sets `lock.sessionUser`
  * (the audit actor of the last statement). One round trip fewer than a lookup first (sessionInFirstQuery).
+ *
+ * Concurrent ones of this process (and aloneHotLock's) share a transaction (hot-lock-group.ts); `key` keeps apart
+ * those that must not (two that read and spend one customer's store credit).
  */
 export async function pooledHotLockTransaction<T>(given: Db, work: (trx: Db, lock: PooledHotLock) => Promise<T>, options: { key?: string } = {}): Promise<T> {
   // A request whose session its write checks (sessionInWrite): the check rides in the first query (see below).
