@@ -55,15 +55,19 @@ function padFraction(amount: string, n: number): string {
 
 /** The output form of an amount: normalised to the currency's minor units ("10.00", "1000", "1.000"). */
 export function formatMoney(amount: Decimal | string, currency: string): string {
-  const digits = minorUnits(currency);
-  // What PostgreSQL answers for a NUMERIC of the currency's scale is already its output form (issue 20: a
-  // Decimal per amount was a measurable share of a response).
+  return formatDecimal(amount, minorUnits(currency));
+}
+
+/** A decimal with `digits` (0..4) fraction digits, rounded half-up: money's output form, and a rate's ("0.0200"). */
+export function formatDecimal(amount: Decimal | string, digits: number): string {
+  // What PostgreSQL answers for a NUMERIC of that scale is already its output form (issue 20: a Decimal per
+  // amount was a measurable share of a response).
   if (typeof amount === 'string') {
     if (OUTPUT_FORMS[digits]?.test(amount)) return amount;
-    // Fewer fraction digits than the currency's ("0", "49", "12.5": a default or an amount JS priced) need no rounding.
+    // Fewer fraction digits ("0", "49", "12.5": a default or an amount JS priced) need no rounding.
     if (SHORT_FORMS[digits]?.test(amount)) return padFraction(amount, digits);
   }
-  return roundToCurrency(amount, currency).toFixed(digits);
+  return money(amount).toDecimalPlaces(digits, Decimal.ROUND_HALF_UP).toFixed(digits);
 }
 
 export function sumMoney(amounts: Iterable<Decimal | string>): Decimal {

@@ -127,6 +127,15 @@ function gatedSqlOf(sql: string, paramCount: number): string {
   return fused;
 }
 
+const GATE_COLUMN_NAMES = new Set<string>(Object.values(GATE_COLUMNS));
+
+/** A fused row without the gate's columns, built anew: deleting them would turn every answered row into a slow dictionary object. */
+function withoutGateColumns(row: Record<string, unknown>): Record<string, unknown> {
+  const own: Record<string, unknown> = {};
+  for (const column in row) if (!GATE_COLUMN_NAMES.has(column)) own[column] = row[column];
+  return own;
+}
+
 export function adminSessionGate(db: Db, token: string): AdminSessionGate {
   const tokenHash = token.length > 200 ? undefined : sha256Hex(token);
   let outcome: { session: SessionUserRow } | { error: unknown } | undefined;
@@ -155,11 +164,7 @@ export function adminSessionGate(db: Db, token: string): AdminSessionGate {
       const first = rows[0];
       settleWith(first && { session_id: first[c.sessionId] as string, user_id: first[c.userId] as string, email: first[c.email] as string, role: first[c.role] as string });
       result();
-      return rows.filter((row) => row[c.row] === true).map((row) => {
-        const own = { ...row };
-        for (const column of Object.values(c)) delete own[column];
-        return own;
-      });
+      return rows.filter((row) => row[c.row] === true).map(withoutGateColumns);
     },
     async settle() {
       if (!gate.settled) settleWith(tokenHash ? await findLiveSession(db, tokenHash) : undefined);

@@ -48,9 +48,21 @@ export class RateLimiter {
     this.#maxKeys = maxKeys;
   }
 
+  /**
+   * Counts one request for `key` from the tokens this process already holds, without waiting; false (nothing
+   * counted) when `hit` must decide: no token held, the window ended or the limit was lowered. The usual case of
+   * a busy key costs no promise (issue 20, read paths).
+   */
+  take(key: string, limit: number, now = Date.now()): boolean {
+    const window = this.#windows.get(key);
+    if (!window || window.tokens <= 0 || now >= window.endsAt || boundedLimit(limit) < window.limit) return false;
+    window.tokens -= 1;
+    return true;
+  }
+
   /** Counts one request for `key`; throws 429 rate_limited with Retry-After (to the shared window's end) past `limit`. */
   async hit(key: string, limit: number, now = Date.now()): Promise<void> {
-    const bounded = Math.min(Math.max(0, Math.floor(limit)), MAX_INT);
+    const bounded = boundedLimit(limit);
     for (;;) {
       const at = now;
       let window = this.#windows.get(key);
@@ -112,6 +124,10 @@ export class RateLimiter {
       this.#windows.delete(key);
     }
   }
+}
+
+function boundedLimit(limit: number): number {
+  return Math.min(Math.max(0, Math.floor(limit)), MAX_INT);
 }
 
 function refusal(msLeft: number): AppError {

@@ -30,7 +30,8 @@ export function requestContext(logger: Logger) {
     const given = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(given) ? given : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
+    // Node's setHeader, not ctx.set (see security-headers.ts setConstantHeaders): nothing is sent yet here.
+    ctx.res.setHeader('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     try {
       await next();

@@ -12,10 +12,32 @@ import { usesIdempotency, type AnyRoute, type HandlerInput, type Reply } from '.
 import { dispatchRoutes } from './route-dispatch.ts';
 import { parseOrThrow } from './validate.ts';
 
-function writeReply(ctx: Context, reply: Reply): void {
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** An object or array Koa would answer as JSON (not a Buffer, stream, Blob or other class instance). */
+function isPlainJson(body: unknown): boolean {
+  if (body === null || typeof body !== 'object') return false;
+  const proto = Object.getPrototypeOf(body);
+  return proto === Object.prototype || proto === null || Array.isArray(body);
+}
+
+/**
+ * The reply on the context. With `asText` a plain JSON body is serialised here, as Koa would (same type, same
+ * JSON.stringify), so that Koa takes its short path for a string: its JSON path probes the body for streams,
+ * Blobs and Responses, reads and re-sets the type and sets the length twice (issue 20, read paths). Not for a
+ * route under an Idempotency-Key, whose middleware stores the body as an object.
+ */
+function writeReply(ctx: Context, reply: Reply, asText = false): void {
   if (reply.headers) for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
   ctx.status = reply.status ?? (reply.body === undefined ? 204 : 200);
-  if (reply.body !== undefined) ctx.body = reply.body;
+  if (reply.body !== undefined) {
+    if (asText && isPlainJson(reply.body) && !ctx.res.hasHeader('Content-Type')) {
+      ctx.res.setHeader('Content-Type', JSON_TYPE);
+      ctx.body = JSON.stringify(reply.body);
+    } else {
+      ctx.body = reply.body;
+    }
+  }
   if (reply.replayBody !== undefined) ctx.state.replayBody = reply.replayBody;
 }
 
@@ -33,16 +55,17 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     }
     return route.handler(Object.defineProperties(input, UNSETTLED) as HandlerInput<unknown, unknown, unknown>);
   };
+  const asText = !usesIdempotency(route);
   return async (ctx) => {
     const gate = ctx.state.sessionGate as AdminSessionGate | undefined;
     if (gate) {
-      writeReply(ctx, await runGated(gate, () => run(ctx, gatedDb(gate), undefined)));
+      writeReply(ctx, await runGated(gate, () => run(ctx, gatedDb(gate), undefined)), asText);
       ctx.state.principal = adminPrincipal(await gate.settle());
       return;
     }
     const principal = (ctx.state.principal as Principal | undefined) ?? { kind: 'anonymous' };
     // Under an Idempotency-Key the idempotency middleware hands the handler its transaction.
-    writeReply(ctx, await run(ctx, (ctx.state.db as AppDeps['db'] | undefined) ?? deps.db, principal));
+    writeReply(ctx, await run(ctx, (ctx.state.db as AppDeps['db'] | undefined) ?? deps.db, principal), asText);
   };
 }
 

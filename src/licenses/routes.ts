@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listReply } from '../http/list-reply.ts';
 import { RateLimiter } from '../http/rate-limit.ts';
 import { defineRoute, type HandlerInput, type Reply } from '../http/route.ts';
-import { getSettingCached } from '../settings/cache.ts';
+import { freshCachedSetting, getSettingCached } from '../settings/cache.ts';
 import { heartbeatDevice, validateLicense, verifyLicense, type CheckOutcome } from './check.ts';
 import {
   activationParams, activationResponse, createLicenseBody, deviceNotActivatedResponse, heartbeatBody, heartbeatResponse, keyParams, licenseResponse, listLicensesQuery, notFoundResponse, serialiseActivation,
@@ -14,14 +14,23 @@ import { createLicense, deleteLicense, getLicense, listActivations, listLicenses
 // their leases apart (each app has its own database there).
 const publicLimiters = new WeakMap<object, RateLimiter>();
 
-/** D-16: public license endpoints, per client IP, `licenses.rate_limit_per_minute` (600), shared by every web process. */
-export async function limitPublic({ deps, ctx }: HandlerInput<unknown, unknown, unknown>): Promise<void> {
+/**
+ * D-16: public license endpoints, per client IP, `licenses.rate_limit_per_minute` (600), shared by every web process.
+ * Not async itself: with the setting cached and a token held, a request is counted without a promise (issue 20).
+ */
+export function limitPublic({ deps, ctx }: HandlerInput<unknown, unknown, unknown>): Promise<void> | undefined {
   let limiter = publicLimiters.get(deps.config);
   if (!limiter) {
     limiter = new RateLimiter(deps.db, 'licenses.public', 60_000);
     publicLimiters.set(deps.config, limiter);
   }
-  await limiter.hit(ctx.ip, await getSettingCached(deps.db, 'licenses.rate_limit_per_minute', deps.config));
+  const limit = freshCachedSetting(deps.db, 'licenses.rate_limit_per_minute');
+  if (limit !== undefined && limiter.take(ctx.ip, limit)) return undefined;
+  return limitSlowly(limiter, deps, ctx.ip);
+}
+
+async function limitSlowly(limiter: RateLimiter, deps: HandlerInput<unknown, unknown, unknown>['deps'], ip: string): Promise<void> {
+  await limiter.hit(ip, await getSettingCached(deps.db, 'licenses.rate_limit_per_minute', deps.config));
 }
 
 /** D-33: an unknown key is a 404 with the validation body, not the general error shape. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode, formatMoney, money, nonNegativeMoneyString } from '../money.ts';
+import { currencyCode, formatDecimal, formatMoney, nonNegativeMoneyString } from '../money.ts';
 import { freeText, iso, nameText } from '../http/schemas.ts';
 import type { ProductRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
@@ -67,7 +67,7 @@ export function serialiseProduct(row: ProductRow) {
     monthlyRevenue: formatMoney(row.monthly_revenue, row.currency),
     activeUsers: row.active_users,
     dailyActiveUsers: row.daily_active_users,
-    churnRate: money(row.churn_rate).toFixed(4),
+    churnRate: formatDecimal(row.churn_rate, 4),
     metricsRefreshedAt: iso(row.metrics_refreshed_at),
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,

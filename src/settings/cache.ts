@@ -22,3 +22,12 @@ export async function getSettingCached<K extends SettingKey>(db: Db, key: K, ...
   cache.set(key, { value, until: Date.now() + TTL_MS });
   return value;
 }
+
+/**
+ * The value getSettingCached would answer from its cache now, or undefined when it would query: lets a hot path
+ * (the public license limit) go on without a promise while the value is fresh (issue 20, read paths).
+ */
+export function freshCachedSetting<K extends SettingKey>(db: Db, key: K): SettingValue<K> | undefined {
+  const hit = caches.get(db)?.get(key);
+  return hit && hit.until > Date.now() ? (hit.value as SettingValue<K>) : undefined;
+}
