@@ -10,7 +10,6 @@ import { AppError, notFound } from '../errors.ts';
 import { freshCachedSetting, getSettingCached } from '../settings/cache.ts';
 import type { SettingOverrides } from '../settings/service.ts';
 import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
-import { keepFile, reusableFile, reuseKey } from './file-reuse.ts';
 import { signLicenseFile, type LicenseFilePayload } from './license-file.ts';
 import { findCheckoutRow, type CheckoutRow } from './license-file-repo.ts';
 import { currentSigningKey, signingKeyOf } from './signing-keys.ts';
@@ -42,33 +41,30 @@ function assertCheckoutAllowed(row: CheckoutRow | undefined): asserts row is Che
   if (refusal) throw new AppError(refusal, REFUSAL_MESSAGES[refusal]);
 }
 
-/** `reuse`: a file signed moments ago for the same content may answer (file-reuse.ts; the public checkout only). */
-async function writeFile(db: Db, row: CheckoutRow, deviceId: string | null, ttlSeconds: number | undefined, context: CheckoutContext, reuse = false): Promise<CheckedOutFile> {
+async function writeFile(db: Db, row: CheckoutRow, deviceId: string | null, ttlSeconds: number | undefined, context: CheckoutContext): Promise<CheckedOutFile> {
   const ttl = ttlSeconds ?? (freshCachedSetting(db, 'licenses.file_ttl_days') ?? (await getSettingCached(db, 'licenses.file_ttl_days', context.settings))) * 86_400;
-  const current = row.kid && row.key_encryption ? { kid: row.kid, encryption: row.key_encryption } : await currentSigningKey(db, context.secrets);
-  const license: LicenseFilePayload['license'] = {
-    id: row.id,
-    licenseKey: row.license_key,
-    customerId: row.customer_id,
-    productId: row.product_id,
-    status: 'active',
-    features: row.features,
-    maxActivations: row.max_activations,
-    expiresAt: row.expires_at?.toISOString() ?? null,
-  };
-  // Opened (or refused) before a kept file may answer: reuse saves the signature, not the key's checks.
-  const privateKey = await signingKeyOf(db, current, context.secrets);
-  const keptAs = reuse ? reuseKey(current.kid, ttl, deviceId, license) : undefined;
-  const kept = keptAs === undefined ? undefined : reusableFile(context, keptAs, row.now);
-  if (kept) return kept;
   const issuedAt = row.now;
   // A file never outlives its license: the client then has one date to check.
   const fileEnd = issuedAt.getTime() + ttl * 1000;
   const expiresAt = new Date(row.expires_at ? Math.min(fileEnd, row.expires_at.getTime()) : fileEnd);
-  const payload: LicenseFilePayload = { license, deviceId, issuedAt: issuedAt.toISOString(), expiresAt: expiresAt.toISOString() };
-  const file = { licenseFile: signLicenseFile(payload, current.kid, privateKey), issuedAt, expiresAt, kid: current.kid };
-  if (keptAs !== undefined) keepFile(context, keptAs, file);
-  return file;
+  const current = row.kid && row.key_encryption ? { kid: row.kid, encryption: row.key_encryption } : await currentSigningKey(db, context.secrets);
+  const payload: LicenseFilePayload = {
+    license: {
+      id: row.id,
+      licenseKey: row.license_key,
+      customerId: row.customer_id,
+      productId: row.product_id,
+      status: 'active',
+      features: row.features,
+      maxActivations: row.max_activations,
+      expiresAt: row.expires_at?.toISOString() ?? null,
+    },
+    deviceId,
+    issuedAt: issuedAt.toISOString(),
+    expiresAt: expiresAt.toISOString(),
+  };
+  const privateKey = await signingKeyOf(db, current, context.secrets);
+  return { licenseFile: signLicenseFile(payload, current.kid, privateKey), issuedAt, expiresAt, kid: current.kid };
 }
 
 /** POST /api/licenses/checkout: for a device activated on the license (409 device_not_activated otherwise). */
@@ -78,7 +74,7 @@ export async function checkOutForDevice(db: Db, input: { licenseKey: string; dev
   const row = LICENSE_KEY_PATTERN.test(key) ? await findCheckoutRow(db, key, input.deviceId) : undefined;
   assertCheckoutAllowed(row);
   if (!row.activated) throw new AppError('device_not_activated', 'This device is not activated on the license: validate it first');
-  return writeFile(db, row, input.deviceId, input.ttlSeconds, context, true);
+  return writeFile(db, row, input.deviceId, input.ttlSeconds, context);
 }
 
 /** POST /api/licenses/:key/checkout: an admin's file, for a named device or none; one audit row (C-11). */
