@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction } from '../db/hot-lock.ts';
 import type { Clock } from '../invoices/issue.ts';
-import { claimDueSubscriptionRows } from './renewal-repo.ts';
-import { addResult, emptyResult, renewLockedSubscriptions, renewSubscription, type RenewalResult } from './renew.ts';
+import { batchTurnSql, claimDueSubscriptionRows, takeBatchTurn, type BatchTurn } from './renewal-repo.ts';
+import { addResult, emptyResult, renewLockedSubscriptions, renewSubscription, type IssueOrder, type RenewalResult } from './renew.ts';
 import type { SubscriptionRow } from './repo.ts';
 
 export interface SweepRenewals extends RenewalResult {
@@ -68,6 +68,8 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
   };
   const claimQueue = turnstile();
   const issueQueue = turnstile();
+  // The last batch claimed: the next one's numbering statement waits in PostgreSQL for its commit (renewal-repo.ts takeBatchTurn).
+  let lastTurn: { turn: BatchTurn; failed: boolean } | undefined;
 
   const loop = async () => {
     // The WAL flush of this loop's last committed batch, waited for before the sweep reports (hot-lock `flushed`).
@@ -83,29 +85,47 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
     for (;;) {
       let claimed: string[] = [];
       let issueSlot: { turn: Promise<void>; leave: () => void } | undefined;
+      let turn: { turn: BatchTurn; failed: boolean } | undefined;
       try {
         const batch = await inHotLockTransaction(db, async (trx, lock) => {
           const claimSlot = claimQueue();
           await claimSlot.turn;
           let subs: SubscriptionRow[];
+          let before: BatchTurn | undefined;
           try {
             subs = await claimDueSubscriptionRows(trx, asOf, batchSize, [...skip]);
+            if (subs.length > 0) {
+              // This batch's turn lock, for the next batch's statement to wait on; it waits on the last one's (unless that one failed).
+              before = lastTurn && !lastTurn.failed ? lastTurn.turn : undefined;
+              lastTurn = turn = { turn: await takeBatchTurn(trx), failed: false };
+            }
             issueSlot = issueQueue();
           } finally {
             claimSlot.leave();
           }
           claimed = subs.map((s) => s.id);
           const slot = issueSlot;
-          // The turn passes on once this batch's numbered write has committed (its flush is waited for after).
-          const inTurn = async <T>(issue: () => Promise<T>): Promise<T> => {
-            await slot.turn;
-            try {
-              return await issue();
-            } finally {
-              slot.leave();
-            }
+          // The turn passes on once this batch's numbered write has committed (its flush is waited for after) and the
+          // batches before passed it on.
+          const order: IssueOrder = {
+            turn: async (issue) => {
+              await slot.turn;
+              try {
+                return await issue();
+              } finally {
+                slot.leave();
+              }
+            },
+            ahead: async (issue) => {
+              try {
+                return await issue(before && batchTurnSql(before));
+              } finally {
+                await slot.turn;
+                slot.leave();
+              }
+            },
           };
-          return renewLockedSubscriptions(trx, subs, asOf, clock, lock, inTurn);
+          return renewLockedSubscriptions(trx, subs, asOf, clock, lock, order);
         }, { flushed: onFlush });
         issueSlot?.leave();
         if (claimed.length === 0) return;
@@ -113,8 +133,10 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
         for (const id of batch.unchanged) skip.add(id);
         for (const { id, error } of batch.failures) fail(id, error);
       } catch (error) {
-        // Rolled back: the next batch may issue now, while this one's subscriptions are retried alone.
+        // Rolled back: the next batch may issue now (a batch claimed from now on waits for none), while this one's
+        // subscriptions are retried alone. A batch already waiting on this one's turn fails too and is retried alone.
         issueSlot?.leave();
+        if (turn) turn.failed = true;
         if (claimed.length === 0) throw error;
         logger?.warn({ err: error, subscriptions: claimed.length }, 'renewal batch failed; renewing its subscriptions one by one');
         for (const id of claimed) {

@@ -1,5 +1,7 @@
 /** Set-wise SQL of renewals (the lifecycle sweep's batches): claims, bulk reads and one bulk update. */
+import { randomInt } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
+import { integerLiteral } from '../db/literal.ts';
 import type { SubscriptionRow } from './repo.ts';
 
 /** The statuses a renewal moves on; paused and canceled subscriptions are left alone (D-44). */
@@ -43,4 +45,27 @@ export async function updateRenewedSubscriptionRows(db: Db, changes: RenewalChan
     // scan of every subscription; with the array it looks each one up by its primary key.
     [JSON.stringify(changes), changes.map((c) => c.id)],
   );
+}
+
+/** A batch's place in the sweep's order of issuing: its advisory lock's key and its transaction's id. */
+export interface BatchTurn {
+  key: number;
+  xid: string;
+}
+
+/**
+ * Takes this batch's turn lock (held until its transaction ends) and answers it with the transaction's id, for the
+ * next batch's numbering statement to wait on (batchTurnSql; the function `renewal_batch_turn`, migration
+ * 20261125173000). Keys are random: two sweeps' batches never share one (a clash would only make one wait).
+ */
+export async function takeBatchTurn(trx: Db): Promise<BatchTurn> {
+  const key = randomInt(2 ** 31 - 1);
+  const { rows } = await trx.raw<{ rows: { xid: string }[] }>(`select pg_advisory_xact_lock(hashtext('renewal_batch_turn'), ?), pg_current_xact_id()::text as xid`, [key]);
+  return { key, xid: rows[0]!.xid };
+}
+
+/** SQL of a condition that waits until the batch `before` has committed (true), or fails the statement if it rolled back. */
+export function batchTurnSql(before: BatchTurn): string {
+  if (!/^\d+$/.test(before.xid)) throw new Error(`not a transaction id: ${before.xid}`);
+  return `renewal_batch_turn(${integerLiteral(before.key)}, '${before.xid}'::xid8)`;
 }
