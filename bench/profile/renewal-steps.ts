@@ -10,6 +10,9 @@
  * PROFILE_TIMELINE=<file> writes every query as a JSON line (connection, label, start, end).
  * PROFILE_EXPLAIN=1 logs the plans (auto_explain, analyze) of the 10th batch's statements.
  * PROFILE_CPU=<file> writes a V8 CPU profile of this process during the renewals only (open it in Chrome's DevTools).
+ * PROFILE_SQL=<statements> runs them after the migrations and before seeding: a what-if on the schema (a fillfactor,
+ * an index dropped) measured without a migration. Since a batch's numbering statement waits for its turn inside
+ * PostgreSQL (issue 20, "Renewal sweep, set-wise"), the locks' hold counted from that statement includes that wait.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -28,6 +31,7 @@ const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 2);
 function label(sql: string): string {
   // The head of the text names the statement (a batch's statements carry hundreds of kB of literals).
   const s = sql.slice(0, 400).replace(/\s+/g, ' ').trim().toLowerCase();
+  if (s.includes("pg_advisory_xact_lock(hashtext('renewal_batch_turn')")) return 'batch turn lock (claim)';
   if (s.includes('pg_advisory_xact_lock')) return 'ledger lock + balances';
   if (s.includes('document_counters')) return /\bcommit\b/i.test(sql.slice(-400)) ? 'numbered write + COMMIT' : 'numbered write (counter)';
   const m = /^(insert into \w+|update \w+|delete from \w+|with \w+|select .{0,40}? from \w+|begin|commit|rollback|savepoint|release)/.exec(s);
@@ -114,6 +118,8 @@ async function main() {
   });
   const { customerIds, planIds } = await seedRows(knex);
   await knex('webhook_endpoints').insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' });
+  // A what-if on the schema before the rows exist (a fillfactor, an index dropped): PROFILE_SQL='alter table ...; drop index ...'.
+  if (process.env.PROFILE_SQL) await knex.raw(process.env.PROFILE_SQL);
   await seedDueSubscriptions(knex, customerIds, planIds, COUNT);
   await knex.raw('checkpoint');
 
