@@ -53,7 +53,11 @@ function turnstile(): () => { turn: Promise<void>; leave: () => void } {
  * `concurrency` batches run at once, so one batch's reads and subscription writes overlap another's
  * invoice issuing. Claims are taken one at a time and invoices issued in claim order (the numbering lock
  * orders them anyway), so numbers and store credit follow the renewal order exactly as with one batch at a
- * time: a run resumed after a crash ends where an uninterrupted one does.
+ * time: a run resumed after a crash ends where an uninterrupted one does. A batch without store credit sends
+ * its numbering statement as soon as it is written, and that statement waits in PostgreSQL for the batch
+ * claimed before it to commit (renewal-repo.ts takeBatchTurn / batchTurnSql): it is received, parsed and
+ * planned meanwhile, and the next numbers are taken the moment the last ones commit, with no round trip to
+ * this process between. Should that batch roll back instead, this one fails too and is renewed one by one.
  */
 export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDueOptions = {}): Promise<SweepRenewals> {
   const { batchSize = RENEWAL_BATCH_SIZE, concurrency = RENEWAL_CONCURRENCY, clock = {}, logger, onBatch } = options;
