@@ -2,6 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import type { StatementGuard } from '../db/fast-query.ts';
+import { datesAsText } from '../db/json-dates.ts';
 import { integerLiteral, jsonLiteral, LiteralValues, textLiteral, type LiteralStatement } from '../db/literal.ts';
 import { claimNumbersCte, documentNumberSql } from './numbering.ts';
 
@@ -173,7 +174,7 @@ export function numberedInvoiceSql(
 export function numberedBatchSql(year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[], parts: NumberedPart[], when?: string): string {
   const y = integerLiteral(year);
   const count = integerLiteral(rows.length);
-  return numberedInvoicesSql({ kind: textLiteral('INV'), year: y, count, countAgain: count, yearText: y, rows: jsonLiteral(rows), lines: jsonLiteral(lines) }, parts, { answer: false, when });
+  return numberedInvoicesSql({ kind: textLiteral('INV'), year: y, count, countAgain: count, yearText: y, rows: jsonLiteral(datesAsText(rows)), lines: jsonLiteral(lines) }, parts, { answer: false, when });
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Set-wise SQL of renewals (the lifecycle sweep's batches): claims, bulk reads and one bulk update. */
 import { randomInt } from 'node:crypto';
+import { datesAsText } from '../db/json-dates.ts';
 import type { Db } from '../db/knex.ts';
 import { integerLiteral } from '../db/literal.ts';
 import type { SubscriptionRow } from './repo.ts';
@@ -43,7 +44,7 @@ export async function updateRenewedSubscriptionRows(db: Db, changes: RenewalChan
       where s.id = v.id and s.id = any(?::uuid[])`,
     // The ids again as an array: the planner cannot size the JSON's rows (it guesses 100) and would hash-join them with a
     // scan of every subscription; with the array it looks each one up by its primary key.
-    [JSON.stringify(changes), changes.map((c) => c.id)],
+    [JSON.stringify(datesAsText(changes)), changes.map((c) => c.id)],
   );
 }
 
