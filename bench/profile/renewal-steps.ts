@@ -38,7 +38,7 @@ function label(sql: string): string {
   return (m ? m[1] : s.slice(0, 50))!;
 }
 
-interface Query { conn: number; label: string; sql: string; start: number; end: number }
+interface Query { conn: number; label: string; sql: string; start: number; end: number; bytes: number }
 
 /** The transaction commands of a query (BEGIN, COMMIT, ROLLBACK as statements of their own), for the timeline. */
 function commandsOf(sql: string): string {
@@ -56,7 +56,10 @@ function recordQueries(queries: Query[]) {
     (conn as unknown as { query: unknown }).query = (...args: unknown[]) => {
       const config = args[0] as string | { text: string };
       const sql = typeof config === 'string' ? config : config?.text ?? '';
-      const q: Query = { conn: id, label: label(sql), sql: commandsOf(sql), start: performance.now(), end: 0 };
+      // What is sent: the text and the bind values (a batch's rows travel as JSON in one or the other).
+      const values = (typeof config === 'string' ? args[1] : (config as { values?: unknown[] })?.values ?? args[1]) as unknown[] | undefined;
+      const bytes = sql.length + (Array.isArray(values) ? values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0) : 0);
+      const q: Query = { conn: id, label: label(sql), sql: commandsOf(sql), start: performance.now(), end: 0, bytes };
       queries.push(q);
       const last = args.length - 1;
       if (typeof args[last] === 'function') {
@@ -191,14 +194,15 @@ async function main() {
   console.log(`locks held per batch ${mean(holding).toFixed(1)} ms (from the first lock taken to commit); some batch holding them ${union(holding).toFixed(0)} ms = ${((100 * union(holding)) / wall).toFixed(0)}% of the run`);
   console.log(`batch open (BEGIN to COMMIT) ${mean(transactions(byConn)).toFixed(1)} ms; two or more batches open ${(overlap(transactions(byConn))).toFixed(0)} ms = ${((100 * overlap(transactions(byConn))) / wall).toFixed(0)}% of the run`);
 
-  const stats = new Map<string, { n: number; ms: number }>();
+  const stats = new Map<string, { n: number; ms: number; bytes: number }>();
   for (const q of ran) {
-    const s = stats.get(q.label) ?? { n: 0, ms: 0 };
+    const s = stats.get(q.label) ?? { n: 0, ms: 0, bytes: 0 };
     s.n += 1;
     s.ms += q.end - q.start;
+    s.bytes += q.bytes;
     stats.set(q.label, s);
   }
-  for (const [l, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms)) console.log(`${(s.ms / batches).toFixed(1).padStart(8)} ms/batch ${String(s.n).padStart(6)}x  ${l}`);
+  for (const [l, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms)) console.log(`${(s.ms / batches).toFixed(1).padStart(8)} ms/batch ${String(s.n).padStart(6)}x ${(s.bytes / batches / 1024).toFixed(0).padStart(5)} kB/batch sent  ${l}`);
   if (process.env.PROFILE_WAL === '1') {
     // Where the WAL went, per relation: record bytes and full-page images (pg_walinspect).
     await knex.raw('create extension if not exists pg_walinspect');
