@@ -19,14 +19,14 @@ import { Session } from 'node:inspector/promises';
 import type { Knex } from 'knex';
 import knexFactory from 'knex';
 import type pg from 'pg';
-import { renewDueSubscriptions } from '../../src/subscriptions/renew-due.ts';
+import { RENEWAL_BATCH_SIZE, RENEWAL_CONCURRENCY, renewDueSubscriptions } from '../../src/subscriptions/renew-due.ts';
 import { cleanUp, startBenchDatabase } from '../harness.ts';
 import { seedRows } from '../fixtures.ts';
 import { AS_OF, seedDueSubscriptions } from '../lifecycle-sweep.ts';
 
 const COUNT = Number(process.env.PROFILE_COUNT ?? 20_000);
-const BATCH = Number(process.env.PROFILE_BATCH ?? 500);
-const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 2);
+const BATCH = Number(process.env.PROFILE_BATCH ?? RENEWAL_BATCH_SIZE);
+const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? RENEWAL_CONCURRENCY);
 
 function label(sql: string): string {
   // The head of the text names the statement (a batch's statements carry hundreds of kB of literals).

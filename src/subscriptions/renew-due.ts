@@ -27,7 +27,7 @@ export interface RenewDueOptions {
 
 /** Subscriptions per batch and batches in flight when the caller does not say (docs/decisions.md, issue 20). */
 export const RENEWAL_BATCH_SIZE = 500;
-export const RENEWAL_CONCURRENCY = 2;
+export const RENEWAL_CONCURRENCY = 3;
 
 /**
  * A queue of turns: `join()` answers `turn`, which resolves when every earlier entrant has called its
