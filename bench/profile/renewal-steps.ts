@@ -31,7 +31,7 @@ const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? RENEWAL_CONCURRENC
 function label(sql: string): string {
   // The head of the text names the statement (a batch's statements carry hundreds of kB of literals).
   const s = sql.slice(0, 400).replace(/\s+/g, ' ').trim().toLowerCase();
-  if (s.includes("pg_advisory_xact_lock(hashtext('renewal_batch_turn')")) return 'batch turn lock (claim)';
+  if (s.startsWith('with turn')) return 'claim (with the batch turn lock)';
   if (s.includes('pg_advisory_xact_lock')) return 'ledger lock + balances';
   if (s.includes('document_counters')) return /\bcommit\b/i.test(sql.slice(-400)) ? 'numbered write + COMMIT' : 'numbered write (counter)';
   const m = /^(insert into \w+|update \w+|delete from \w+|with \w+|select .{0,40}? from \w+|begin|commit|rollback|savepoint|release)/.exec(s);
@@ -117,7 +117,8 @@ async function main() {
     },
   });
   knex.on('query', (q: { sql: string }) => {
-    if (label(q.sql ?? '').startsWith('select * from "subscriptions"')) batchNo++;
+    // A batch's claim (with its turn lock since issue 20's "Renewal sweep, set-wise").
+    if (/^(select \* from "subscriptions"|with turn)/.test(label(q.sql ?? ''))) batchNo++;
   });
   const { customerIds, planIds } = await seedRows(knex);
   await knex('webhook_endpoints').insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' });

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction } from '../db/hot-lock.ts';
 import type { Clock } from '../invoices/issue.ts';
-import { batchTurnSql, claimDueSubscriptionRows, takeBatchTurn, type BatchTurn } from './renewal-repo.ts';
+import { batchTurnSql, claimDueSubscriptions, type BatchTurn } from './renewal-repo.ts';
 import { addResult, emptyResult, renewLockedSubscriptions, renewSubscription, type IssueOrder, type RenewalResult } from './renew.ts';
 import type { SubscriptionRow } from './repo.ts';
 
@@ -97,11 +97,12 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
           let subs: SubscriptionRow[];
           let before: BatchTurn | undefined;
           try {
-            subs = await claimDueSubscriptionRows(trx, asOf, batchSize, [...skip]);
-            if (subs.length > 0) {
-              // This batch's turn lock, for the next batch's statement to wait on; it waits on the last one's (unless that one failed).
+            // With this batch's turn lock, for the next batch's statement to wait on; it waits on the last one's (unless that one failed).
+            const claim = await claimDueSubscriptions(trx, asOf, batchSize, [...skip]);
+            subs = claim.subs;
+            if (claim.turn) {
               before = lastTurn && !lastTurn.failed ? lastTurn.turn : undefined;
-              lastTurn = turn = { turn: await takeBatchTurn(trx), failed: false };
+              lastTurn = turn = { turn: claim.turn, failed: false };
             }
             issueSlot = issueQueue();
           } finally {

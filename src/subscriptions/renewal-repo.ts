@@ -11,18 +11,24 @@ export const RENEWABLE_STATUSES = ['active', 'trialing', 'past_due'] as const;
 /**
  * Locks up to `limit` subscriptions whose period ended by `asOf`, oldest period end first, skipping rows
  * another transaction holds (another sweep's batch, or a PUT on that subscription), so concurrent sweeps
- * share the work instead of queueing on it. `exclude` holds ids this sweep already gave up on.
+ * share the work instead of queueing on it. `exclude` holds ids this sweep already gave up on. The same statement
+ * takes the batch's turn lock (as takeBatchTurn) and answers it with the rows (undefined when nothing was claimed):
+ * a claim costs one round trip, and a sweep's claims are taken one at a time.
  */
-export async function claimDueSubscriptionRows(trx: Db, asOf: Date, limit: number, exclude: string[] = []): Promise<SubscriptionRow[]> {
-  const query = trx('subscriptions')
-    .whereIn('status', RENEWABLE_STATUSES)
-    .where('current_period_end', '<=', asOf)
-    .orderBy([{ column: 'current_period_end' }, { column: 'id' }])
-    .limit(limit)
-    .forUpdate()
-    .skipLocked();
-  if (exclude.length > 0) query.whereRaw('not (id = any(?::uuid[]))', [exclude]);
-  return query.select('*');
+export async function claimDueSubscriptions(trx: Db, asOf: Date, limit: number, exclude: string[] = []): Promise<{ subs: SubscriptionRow[]; turn?: BatchTurn }> {
+  const key = randomInt(2 ** 31 - 1);
+  const { rows } = await trx.raw<{ rows: (SubscriptionRow & { turn_xid: string })[] }>(
+    `with turn as materialized (${TURN_SQL})
+     select s.*, turn.xid as turn_xid
+       from subscriptions s cross join turn
+      where s.status in (${RENEWABLE_STATUSES.map(() => '?').join(', ')}) and s.current_period_end <= ?${exclude.length > 0 ? ' and not (s.id = any(?::uuid[]))' : ''}
+      order by s.current_period_end, s.id
+      limit ?
+      for update of s skip locked`,
+    [key, ...RENEWABLE_STATUSES, asOf, ...(exclude.length > 0 ? [exclude] : []), limit],
+  );
+  if (rows.length === 0) return { subs: [] };
+  return { subs: rows.map(({ turn_xid: _xid, ...sub }) => sub), turn: { key, xid: rows[0]!.turn_xid } };
 }
 
 /** The renewal's changes to many locked subscriptions in one statement. */
@@ -61,9 +67,11 @@ export interface BatchTurn {
  */
 export async function takeBatchTurn(trx: Db): Promise<BatchTurn> {
   const key = randomInt(2 ** 31 - 1);
-  const { rows } = await trx.raw<{ rows: { xid: string }[] }>(`select pg_advisory_xact_lock(hashtext('renewal_batch_turn'), ?), pg_current_xact_id()::text as xid`, [key]);
+  const { rows } = await trx.raw<{ rows: { xid: string }[] }>(TURN_SQL, [key]);
   return { key, xid: rows[0]!.xid };
 }
+
+const TURN_SQL = `select pg_advisory_xact_lock(hashtext('renewal_batch_turn'), ?) as locked, pg_current_xact_id()::text as xid`;
 
 /** SQL of a condition that waits until the batch `before` has committed (true), or fails the statement if it rolled back. */
 export function batchTurnSql(before: BatchTurn): string {
