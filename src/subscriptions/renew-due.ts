@@ -55,7 +55,7 @@ function turnstile(): () => { turn: Promise<void>; leave: () => void } {
  * orders them anyway), so numbers and store credit follow the renewal order exactly as with one batch at a
  * time: a run resumed after a crash ends where an uninterrupted one does. A batch without store credit sends
  * its numbering statement as soon as it is written, and that statement waits in PostgreSQL for the batch
- * claimed before it to commit (renewal-repo.ts takeBatchTurn / batchTurnSql): it is received, parsed and
+ * claimed before it to commit (renewal-repo.ts claimDueSubscriptions / batchTurnSql): it is received, parsed and
  * planned meanwhile, and the next numbers are taken the moment the last ones commit, with no round trip to
  * this process between. Should that batch roll back instead, this one fails too and is renewed one by one.
  */
@@ -72,7 +72,7 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
   };
   const claimQueue = turnstile();
   const issueQueue = turnstile();
-  // The last batch claimed: the next one's numbering statement waits in PostgreSQL for its commit (renewal-repo.ts takeBatchTurn).
+  // The last batch claimed: the next one's numbering statement waits in PostgreSQL for its commit (renewal-repo.ts claimDueSubscriptions).
   let lastTurn: { turn: BatchTurn; failed: boolean } | undefined;
 
   const loop = async () => {
