@@ -10,31 +10,35 @@
  * PROFILE_TIMELINE=<file> writes every query as a JSON line (connection, label, start, end).
  * PROFILE_EXPLAIN=1 logs the plans (auto_explain, analyze) of the 10th batch's statements.
  * PROFILE_CPU=<file> writes a V8 CPU profile of this process during the renewals only (open it in Chrome's DevTools).
+ * PROFILE_SQL=<statements> runs them after the migrations and before seeding: a what-if on the schema (a fillfactor,
+ * an index dropped) measured without a migration. Since a batch's numbering statement waits for its turn inside
+ * PostgreSQL (issue 20, "Renewal sweep, set-wise"), the locks' hold counted from that statement includes that wait.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { Knex } from 'knex';
 import knexFactory from 'knex';
 import type pg from 'pg';
-import { renewDueSubscriptions } from '../../src/subscriptions/renew-due.ts';
+import { RENEWAL_BATCH_SIZE, RENEWAL_CONCURRENCY, renewDueSubscriptions } from '../../src/subscriptions/renew-due.ts';
 import { cleanUp, startBenchDatabase } from '../harness.ts';
 import { seedRows } from '../fixtures.ts';
 import { AS_OF, seedDueSubscriptions } from '../lifecycle-sweep.ts';
 
 const COUNT = Number(process.env.PROFILE_COUNT ?? 20_000);
-const BATCH = Number(process.env.PROFILE_BATCH ?? 500);
-const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 2);
+const BATCH = Number(process.env.PROFILE_BATCH ?? RENEWAL_BATCH_SIZE);
+const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? RENEWAL_CONCURRENCY);
 
 function label(sql: string): string {
   // The head of the text names the statement (a batch's statements carry hundreds of kB of literals).
   const s = sql.slice(0, 400).replace(/\s+/g, ' ').trim().toLowerCase();
+  if (s.startsWith('with turn')) return 'claim (with the batch turn lock)';
   if (s.includes('pg_advisory_xact_lock')) return 'ledger lock + balances';
   if (s.includes('document_counters')) return /\bcommit\b/i.test(sql.slice(-400)) ? 'numbered write + COMMIT' : 'numbered write (counter)';
   const m = /^(insert into \w+|update \w+|delete from \w+|with \w+|select .{0,40}? from \w+|begin|commit|rollback|savepoint|release)/.exec(s);
   return (m ? m[1] : s.slice(0, 50))!;
 }
 
-interface Query { conn: number; label: string; sql: string; start: number; end: number }
+interface Query { conn: number; label: string; sql: string; start: number; end: number; bytes: number }
 
 /** The transaction commands of a query (BEGIN, COMMIT, ROLLBACK as statements of their own), for the timeline. */
 function commandsOf(sql: string): string {
@@ -52,7 +56,10 @@ function recordQueries(queries: Query[]) {
     (conn as unknown as { query: unknown }).query = (...args: unknown[]) => {
       const config = args[0] as string | { text: string };
       const sql = typeof config === 'string' ? config : config?.text ?? '';
-      const q: Query = { conn: id, label: label(sql), sql: commandsOf(sql), start: performance.now(), end: 0 };
+      // What is sent: the text and the bind values (a batch's rows travel as JSON in one or the other).
+      const values = (typeof config === 'string' ? args[1] : (config as { values?: unknown[] })?.values ?? args[1]) as unknown[] | undefined;
+      const bytes = sql.length + (Array.isArray(values) ? values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0) : 0);
+      const q: Query = { conn: id, label: label(sql), sql: commandsOf(sql), start: performance.now(), end: 0, bytes };
       queries.push(q);
       const last = args.length - 1;
       if (typeof args[last] === 'function') {
@@ -110,10 +117,13 @@ async function main() {
     },
   });
   knex.on('query', (q: { sql: string }) => {
-    if (label(q.sql ?? '').startsWith('select * from "subscriptions"')) batchNo++;
+    // A batch's claim (with its turn lock since issue 20's "Renewal sweep, set-wise").
+    if (/^(select \* from "subscriptions"|with turn)/.test(label(q.sql ?? ''))) batchNo++;
   });
   const { customerIds, planIds } = await seedRows(knex);
   await knex('webhook_endpoints').insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' });
+  // A what-if on the schema before the rows exist (a fillfactor, an index dropped): PROFILE_SQL='alter table ...; drop index ...'.
+  if (process.env.PROFILE_SQL) await knex.raw(process.env.PROFILE_SQL);
   await seedDueSubscriptions(knex, customerIds, planIds, COUNT);
   await knex.raw('checkpoint');
 
@@ -185,14 +195,15 @@ async function main() {
   console.log(`locks held per batch ${mean(holding).toFixed(1)} ms (from the first lock taken to commit); some batch holding them ${union(holding).toFixed(0)} ms = ${((100 * union(holding)) / wall).toFixed(0)}% of the run`);
   console.log(`batch open (BEGIN to COMMIT) ${mean(transactions(byConn)).toFixed(1)} ms; two or more batches open ${(overlap(transactions(byConn))).toFixed(0)} ms = ${((100 * overlap(transactions(byConn))) / wall).toFixed(0)}% of the run`);
 
-  const stats = new Map<string, { n: number; ms: number }>();
+  const stats = new Map<string, { n: number; ms: number; bytes: number }>();
   for (const q of ran) {
-    const s = stats.get(q.label) ?? { n: 0, ms: 0 };
+    const s = stats.get(q.label) ?? { n: 0, ms: 0, bytes: 0 };
     s.n += 1;
     s.ms += q.end - q.start;
+    s.bytes += q.bytes;
     stats.set(q.label, s);
   }
-  for (const [l, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms)) console.log(`${(s.ms / batches).toFixed(1).padStart(8)} ms/batch ${String(s.n).padStart(6)}x  ${l}`);
+  for (const [l, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms)) console.log(`${(s.ms / batches).toFixed(1).padStart(8)} ms/batch ${String(s.n).padStart(6)}x ${(s.bytes / batches / 1024).toFixed(0).padStart(5)} kB/batch sent  ${l}`);
   if (process.env.PROFILE_WAL === '1') {
     // Where the WAL went, per relation: record bytes and full-page images (pg_walinspect).
     await knex.raw('create extension if not exists pg_walinspect');

@@ -98,15 +98,20 @@ export async function readCreditBalances(trx: Db, customerIds: string[]): Promis
  * stands), else the balances to plan with again (the customers without credit in `read` still count as having none).
  */
 export async function lockCreditedCustomers(trx: Db, read: BalanceRow[]): Promise<BalanceRow[] | undefined> {
-  const credited = read.filter((row) => money(row.balance).gt(0));
+  const credited = read.filter(isCredit);
   if (credited.length === 0) return undefined;
   lockedBalances.delete(trx);
   const locked = await lockAndReadLedgerBalances(trx, [...new Set(credited.map((row) => row.customer_id))]);
   return withCredit(locked) === withCredit(credited) ? undefined : locked;
 }
 
+const isCredit = (row: BalanceRow) => money(row.balance).gt(0);
+
+/** Whether some customer in `read` (readCreditBalances) has credit: lockCreditedCustomers would lock them. */
+export const hasCredit = (read: BalanceRow[]): boolean => read.some(isCredit);
+
 const withCredit = (rows: BalanceRow[]) =>
-  rows.filter((row) => money(row.balance).gt(0)).map((row) => `${row.customer_id}:${row.currency}:${money(row.balance).toString()}`).sort().join(' ');
+  rows.filter(isCredit).map((row) => `${row.customer_id}:${row.currency}:${money(row.balance).toString()}`).sort().join(' ');
 
 /**
  * creditSpendSql for a statement in which the invoices' numbers are not known when it is written: `param(json)` turns

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { withSessionUser, type Actor } from '../audit/actor.ts';
 import { auditInsertPart, type AuditEntry } from '../audit/service.ts';
-import { creditSpendPart, creditSpendSql, lockCreditedCustomers, planCreditSpend, readCreditBalances, recordCreditSpend, spendFromBalances, type BalanceRow, type CreditSpend } from '../credits/ledger.ts';
+import { creditSpendPart, creditSpendSql, hasCredit, lockCreditedCustomers, planCreditSpend, readCreditBalances, recordCreditSpend, spendFromBalances, type BalanceRow, type CreditSpend } from '../credits/ledger.ts';
 import type { HotLock } from '../db/hot-lock.ts';
 import type { Db } from '../db/knex.ts';
 import { jsonLiteral, jsonTextLiteral, textLiteral } from '../db/literal.ts';
@@ -138,9 +138,11 @@ export async function planInvoiceBatch(trx: Db, inputs: NewInvoice[], clock: Clo
  * the invoices, their lines, the store credit spent ("Applied to INV-...") and the events (the numbers put into
  * their payloads by the statement) with the deliveries not written ahead, sent with the COMMIT: the counter is held
  * for no round trip to Node. It answers once committed; the wait for the WAL flush comes when the caller's
- * transaction ends (db/hot-lock.ts `flushLater`). Nothing may run on the transaction afterwards.
+ * transaction ends (db/hot-lock.ts `flushLater`). Nothing may run on the transaction afterwards. `waitFor`: SQL of
+ * a condition the statement evaluates (and waits on) just before it takes the numbers, after its values are parsed
+ * and its plan made (the sweep's turn, sent ahead of it: subscriptions/renewal-repo.ts batchTurnSql).
  */
-export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: HotLock): Promise<void> {
+export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: HotLock, waitFor?: string): Promise<void> {
   let { plan, events } = batch;
   const relocked = await lockCreditedCustomers(trx, batch.balances);
   if (relocked) {
@@ -166,7 +168,15 @@ export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: Hot
     `(select coalesce(jsonb_agg(replace(x.e::text, ${numberTokenSql('i.id')}, i.invoice_number)::jsonb order by x.n), '[]'::jsonb)
         from jsonb_array_elements(${jsonTextLiteral(json)}::jsonb) with ordinality as x(e, n) join inserted i on i.id = (x.e->>'invoice_id')::uuid)`);
   const parts = [{ text: recorded.text, read: recorded.read }, ...(spent ? [{ text: `credit_spent as (${spent})` }] : [])];
-  await lock.finish(numberedBatchSql(plan.now.getUTCFullYear(), plan.rows, [], parts), { flushLater: true });
+  await lock.finish(numberedBatchSql(plan.now.getUTCFullYear(), plan.rows, [], parts, waitFor), { flushLater: true });
+}
+
+/**
+ * Whether numberInvoiceBatch takes ledger locks (a round trip) before its statement: some customer of the batch had
+ * store credit. A batch that does not is one statement, which a caller may send before its turn with `waitFor`.
+ */
+export function takesLedgerLocks(batch: PlannedBatch): boolean {
+  return hasCredit(batch.balances);
 }
 
 /** The field of an event's payload that holds its invoice's number placeholder (a top-level field: invoiceEventData's `invoiceNumber`). */

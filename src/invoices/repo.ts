@@ -2,6 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import type { StatementGuard } from '../db/fast-query.ts';
+import { datesAsText } from '../db/json-dates.ts';
 import { integerLiteral, jsonLiteral, LiteralValues, textLiteral, type LiteralStatement } from '../db/literal.ts';
 import { claimNumbersCte, documentNumberSql } from './numbering.ts';
 
@@ -170,10 +171,10 @@ export function numberedInvoiceSql(
  * statement reading the CTE `inserted (id, invoice_number)`, and nothing answered but the count of invoices (the
  * caller built everything it needs before). `lines` may be empty when they were written before (writeLineItems).
  */
-export function numberedBatchSql(year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[], parts: NumberedPart[]): string {
+export function numberedBatchSql(year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[], parts: NumberedPart[], when?: string): string {
   const y = integerLiteral(year);
   const count = integerLiteral(rows.length);
-  return numberedInvoicesSql({ kind: textLiteral('INV'), year: y, count, countAgain: count, yearText: y, rows: jsonLiteral(rows), lines: jsonLiteral(lines) }, parts, { answer: false });
+  return numberedInvoicesSql({ kind: textLiteral('INV'), year: y, count, countAgain: count, yearText: y, rows: jsonLiteral(datesAsText(rows)), lines: jsonLiteral(lines) }, parts, { answer: false, when });
 }
 
 /**
@@ -238,11 +239,12 @@ export function readNumbered(rows: Pick<InvoiceBulkInsert, 'id'>[], answer: Numb
 function numberedInvoicesSql(
   v: { kind: string; year: string; count: string; countAgain: string; yearText: string; rows: string; lines: string },
   parts: NumberedPart[],
-  options: { guard?: StatementGuard; single?: boolean; answer?: boolean } = {},
+  options: { guard?: StatementGuard; single?: boolean; answer?: boolean; when?: string } = {},
 ): string {
-  const { guard, single = false, answer = true } = options;
+  const { guard, single = false, answer = true, when } = options;
   const reads = parts.flatMap((p) => (p.read ? [` cross join ${p.read}`] : [])).join('');
-  const head = `with ${guard ? `${guard.ctes}, ` : ''}${claimNumbersCte(v.kind, v.year, v.count, v.countAgain, guard?.admits)}`;
+  // `when` (a batch's: SQL that waits for its turn) is evaluated as the counter is claimed: after the statement's values are parsed.
+  const head = `with ${guard ? `${guard.ctes}, ` : ''}${claimNumbersCte(v.kind, v.year, v.count, v.countAgain, guard?.admits ?? when)}`;
   // Lines are written only with their invoice: under a guard that refuses, no invoice is inserted.
   const lines = `${lineItemsInsertSql(`${v.lines}::jsonb`)}${guard ? `
         where l.invoice_id in (select id from inserted)` : ''}`;

@@ -6,7 +6,7 @@ import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction, type HotLock } from '../db/hot-lock.ts';
 import { fanOutAhead, newEventIds } from '../events/service.ts';
 import { AppError } from '../errors.ts';
-import { numberInvoiceBatch, planInvoiceBatch, type BatchEvent, type Clock, type CreatedInvoice, type PendingEvent } from '../invoices/issue.ts';
+import { numberInvoiceBatch, planInvoiceBatch, takesLedgerLocks, type BatchEvent, type Clock, type CreatedInvoice, type PendingEvent } from '../invoices/issue.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { periodInvoice, periodLines, type PeriodInvoiceRequest } from './invoicing.ts';
 import { periodBounds } from './periods.ts';
@@ -90,8 +90,18 @@ function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | 
   return plan_;
 }
 
-/** Runs `issue` when the batch's turn to issue invoices comes. */
-export type IssueInTurn = <T>(issue: () => Promise<T>) => Promise<T>;
+/**
+ * The order in which batches issue their invoices (the sweep's: claim order). `turn` runs `issue` once the batches
+ * before have committed (Node waits); `ahead` runs it at once with `waitFor`, SQL of a condition its numbering
+ * statement waits on in PostgreSQL until the batch before has committed, and passes the turn on after both.
+ */
+export interface IssueOrder {
+  turn<T>(issue: () => Promise<T>): Promise<T>;
+  ahead<T>(issue: (waitFor: string | undefined) => Promise<T>): Promise<T>;
+}
+
+/** A batch alone (renewSubscription): nothing to wait for. */
+const UNORDERED: IssueOrder = { turn: (issue) => issue(), ahead: (issue) => issue(undefined) };
 
 export interface BatchRenewal extends RenewalResult {
   /** Subscriptions this batch could not renew (left unchanged), with why. */
@@ -104,13 +114,13 @@ export interface BatchRenewal extends RenewalResult {
  * Renews subscriptions the caller has locked, set-wise, in the caller's hot-lock transaction (db/hot-lock.ts),
  * which this ENDS: plans and coupons read in bulk, periods computed here, the subscriptions updated by one
  * statement, their audit rows, the webhook deliveries of every event and the invoices' lines written before the
- * numbers are taken; then, in the caller's turn (`inTurn`: the sweep's batches take numbers in claim order), the
+ * numbers are taken; then, in the caller's order (`order`: the sweep's batches take numbers in claim order), the
  * invoices numbered and written with their events by ONE last statement sent with the COMMIT
  * (invoices/issue.ts planInvoiceBatch / numberInvoiceBatch). Nothing may run on `trx` afterwards. A subscription
  * that cannot be planned (e.g. its plan is gone) is left out and reported; a failing statement fails the whole
  * batch (the caller's transaction rolls back).
  */
-export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock, lock: HotLock, inTurn: IssueInTurn = (issue) => issue()): Promise<BatchRenewal> {
+export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock, lock: HotLock, order: IssueOrder = UNORDERED): Promise<BatchRenewal> {
   const out: BatchRenewal = { ...emptyResult(), failures: [], unchanged: [] };
   if (subs.length === 0) return out;
   const now = new Date();
@@ -173,7 +183,11 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   await fanOutAhead(trx, aheadTypes.map((type, i) => ({ id: ids[i]!, type })));
 
   const batch = await planInvoiceBatch(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf }, (created) => renewalEvents(renewals, created, ids));
-  await inTurn(() => numberInvoiceBatch(trx, batch, lock));
+  // A batch whose customers have no store credit is one statement: sent now, it is received, parsed and planned while
+  // the batch before still works, and waits in PostgreSQL only for that batch's commit (no round trip to Node between
+  // two batches' numbers). One that spends credit takes its customers' ledger locks first, only in its turn.
+  if (takesLedgerLocks(batch)) await order.turn(() => numberInvoiceBatch(trx, batch, lock));
+  else await order.ahead((waitFor) => numberInvoiceBatch(trx, batch, lock, waitFor));
   for (const renewal of renewals) addResult(out, renewal.result);
   return out;
 }
