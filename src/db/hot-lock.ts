@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { createHash } from 'node:crypto';
 import { fastQuery, pendingGateOf, withRawConnection, type RawConnection, type StatementGuard } from './fast-query.ts';
 import type { Db } from './knex.ts';
 import { inHotLockGroup, type Checked, type GroupSend, type GroupTransaction, type GroupTransport } from './hot-lock-group.ts';
 import { inlined, type LiteralStatement, type LiteralValues } from './literal.ts';
+import { executable, preparedOn, rereadPrepared, statementName } from './prepared-statements.ts';
 
 /**
  * A transaction around a hot lock: one that every transaction of its kind queues on until commit (the year's
@@ -173,45 +173,6 @@ export function aloneHotLock(given: Db): HotLock {
 
 /** Errors of a query that ran nothing because of what the session holds prepared: undefined_pstatement, duplicate_pstatement. */
 const RETRIED = new Set(['26000', '42P05']);
-
-/** Names of the statements prepared on each pooled connection (a new connection starts with none). */
-const prepared = new WeakMap<RawConnection, Set<string>>();
-const PREFIX = 'billing_hot_';
-/** Beyond this many texts on one connection, statements run inlined (each text is few, this is a guard). */
-const MOST_PREPARED = 32;
-
-function preparedOn(connection: RawConnection): Set<string> {
-  let names = prepared.get(connection);
-  if (!names) prepared.set(connection, (names = new Set()));
-  return names;
-}
-
-const nameOfText = new Map<string, string>();
-function statementName(statement: LiteralStatement): string {
-  let name = nameOfText.get(statement.text);
-  if (!name) {
-    name = PREFIX + createHash('sha256').update(statement.text).digest('hex').slice(0, 32);
-    if (nameOfText.size < 1000) nameOfText.set(statement.text, name);
-  }
-  return name;
-}
-
-/** The statement as the query runs it: an EXECUTE of its prepared text (with the PREPARE when the connection lacks it), or the text itself. */
-function executable(connection: RawConnection, statement: string | LiteralStatement): { prepare: string[]; sql: string } {
-  if (typeof statement === 'string') return { prepare: [], sql: statement };
-  const names = preparedOn(connection);
-  const name = statementName(statement);
-  if (!names.has(name) && names.size >= MOST_PREPARED) return { prepare: [], sql: inlined(statement) };
-  const execute = `EXECUTE ${name}(${statement.values.join(', ')})`;
-  return { prepare: names.has(name) ? [] : [`PREPARE ${name} AS ${statement.text}`], sql: execute };
-}
-
-async function rereadPrepared(connection: RawConnection): Promise<void> {
-  const names = preparedOn(connection);
-  names.clear();
-  const result = await connection.query({ text: `select name from pg_prepared_statements where starts_with(name, $1)`, values: [PREFIX] }).catch(() => undefined);
-  for (const row of result?.rows ?? []) names.add(row.name as string);
-}
 
 const text = (statement: string | LiteralStatement) => (typeof statement === 'string' ? statement : inlined(statement));
 
