@@ -38,7 +38,12 @@ export function money(value: string | number | Decimal): Decimal {
 
 /** Rounds half-up to the currency's minor unit. */
 export function roundToCurrency(amount: Decimal | string, currency: string): Decimal {
-  return money(amount).toDecimalPlaces(minorUnits(currency), Decimal.ROUND_HALF_UP);
+  return roundHalfUp(amount, minorUnits(currency));
+}
+
+/** Money's one rounding rule: half-up to `digits` fraction digits. */
+function roundHalfUp(amount: Decimal | string, digits: number): Decimal {
+  return money(amount).toDecimalPlaces(digits, Decimal.ROUND_HALF_UP);
 }
 
 /** A non-negative decimal string already in its output form with `n` fraction digits (no leading zero, no exponent; "-0.00" is "0.00"), by n. */
@@ -67,7 +72,7 @@ export function formatDecimal(amount: Decimal | string, digits: number): string 
     // Fewer fraction digits ("0", "49", "12.5": a default or an amount JS priced) need no rounding.
     if (SHORT_FORMS[digits]?.test(amount)) return padFraction(amount, digits);
   }
-  return money(amount).toDecimalPlaces(digits, Decimal.ROUND_HALF_UP).toFixed(digits);
+  return roundHalfUp(amount, digits).toFixed(digits);
 }
 
 export function sumMoney(amounts: Iterable<Decimal | string>): Decimal {

@@ -7,9 +7,9 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { cleanUp, onCleanup, rotating } from '../harness.ts';
 import { freePort } from '../../test/helpers/net.ts';
+import { queriesDuring } from '../../test/helpers/pg-queries.ts';
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 2000);
 const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 8);
@@ -59,15 +59,7 @@ try {
   }
   console.log(`${(total / REQUESTS).toFixed(3)} ms per creation in all (top-level and nested statements overlap)`);
   // The creation's queries as sent (each statement of a simple-protocol query apart), then EXPLAINed serially, rolled back.
-  const sent: string[] = [];
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string };
-    sent.push(typeof first === 'string' ? first : (first.text ?? ''));
-    return query.apply(this, args);
-  } as typeof pg.Client.prototype.query;
-  await create();
-  pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+  const sent = await queriesDuring(create);
   const explained = sent.flatMap((q) => q.split(';\n')).filter((q) => /^\s*(with|EXECUTE)/.test(q));
   for (const statement of explained) {
     for (let i = 0; i < 3; i++) {

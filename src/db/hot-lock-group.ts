@@ -83,7 +83,7 @@ const MOST_IN_GROUP = 64;
 const MOST_GROUPS_IN_FLIGHT = 2;
 const queues = new WeakMap<object, Queue>();
 
-/** What groups did, for a profiling run to read (bench): never logged by the service. */
+/** What groups did, read by the tests (test/db/hot-lock-group.test.ts) and by a profiling run: never logged by the service. */
 export const groupStats = { groups: 0, grouped: 0, alone: 0, failedGroups: 0 };
 
 /** How many units wait for the next group of `db` (a test's view: the group in flight holds the rest back). */

@@ -7,7 +7,7 @@ import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
-import { freshCachedSetting, getSettingCached } from '../settings/cache.ts';
+import { getSettingCached } from '../settings/cache.ts';
 import type { SettingOverrides } from '../settings/service.ts';
 import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
 import { signLicenseFile, type LicenseFilePayload } from './license-file.ts';
@@ -42,7 +42,7 @@ function assertCheckoutAllowed(row: CheckoutRow | undefined): asserts row is Che
 }
 
 async function writeFile(db: Db, row: CheckoutRow, deviceId: string | null, ttlSeconds: number | undefined, context: CheckoutContext): Promise<CheckedOutFile> {
-  const ttl = ttlSeconds ?? (freshCachedSetting(db, 'licenses.file_ttl_days') ?? (await getSettingCached(db, 'licenses.file_ttl_days', context.settings))) * 86_400;
+  const ttl = ttlSeconds ?? (await getSettingCached(db, 'licenses.file_ttl_days', context.settings)) * 86_400;
   const issuedAt = row.now;
   // A file never outlives its license: the client then has one date to check.
   const fileEnd = issuedAt.getTime() + ttl * 1000;

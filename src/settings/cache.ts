@@ -11,14 +11,14 @@ const caches = new WeakMap<object, Map<SettingKey, { value: unknown; until: numb
  * process, so a changed setting takes effect within 5 s.
  */
 export async function getSettingCached<K extends SettingKey>(db: Db, key: K, ...overrides: OverridesFor<K>): Promise<SettingValue<K>> {
+  const fresh = freshCachedSetting(db, key);
+  if (fresh !== undefined) return fresh;
+  const value = await getSetting(db, key, ...overrides);
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();
     caches.set(db, cache);
   }
-  const hit = cache.get(key);
-  if (hit && hit.until > Date.now()) return hit.value as SettingValue<K>;
-  const value = await getSetting(db, key, ...overrides);
   cache.set(key, { value, until: Date.now() + TTL_MS });
   return value;
 }
