@@ -120,11 +120,12 @@ async function main(): Promise<void> {
   // deliveries table is the delivery queue: fan-out adds no job per delivery).
   const checks = {
     subscriptionsAdvanced: await count(knex, `select count(*) as n from subscriptions where period_number = 1 and current_period_start = ?::timestamptz + interval '1 month'`, [ANCHOR]),
-    invoices: await count(knex, 'select count(*) as n from invoices where subscription_id is not null'),
-    lines: await count(knex, 'select count(*) as n from invoice_line_items'),
+    // The sweep's period only: the fixtures hold last year's invoices too (bench/fixtures.ts seedHistory).
+    invoices: await count(knex, `select count(*) as n from invoices where subscription_id is not null and period_start = ?::timestamptz + interval '1 month'`, [ANCHOR]),
+    lines: await count(knex, `select count(*) as n from invoice_line_items l join invoices i on i.id = l.invoice_id where i.period_start = ?::timestamptz + interval '1 month'`, [ANCHOR]),
     invoiceCreatedEvents: await count(knex, `select count(*) as n from events where type = 'invoice.created'`),
     deliveries: await count(knex, 'select count(*) as n from webhook_deliveries'),
-    highestInvoiceNumber: await count(knex, `select coalesce(max(last_seq), 0) as n from document_counters where kind = 'INV'`),
+    highestInvoiceNumber: await count(knex, `select coalesce(max(last_seq), 0) as n from document_counters where kind = 'INV' and year = ?`, [AS_OF.getUTCFullYear()]),
     renewAuditRows: await count(knex, `select count(*) as n from audit_log where action = 'subscription.renew' and actor = 'system'`),
   };
   const databaseBytes = await count(knex, 'select pg_database_size(current_database()) as n');
