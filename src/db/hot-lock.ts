@@ -126,7 +126,7 @@ export async function inHotLockTransaction<T>(given: Db, work: (trx: Knex.Transa
  * (an admin draft invoice naming its tax rate): BEGIN, the statement, the COMMIT and the flush wait are one query
  * on a pooled connection, one round trip where knex's transaction takes three. `run` is refused.
  *
- * A LiteralStatement is prepared once per connection (PREPARE in the same query the first time) and executed with
+ * A LiteralStatement is prepared once per connection (a PREPARE query before the first use) and executed with
  * its literals after: PostgreSQL parses and plans the big numbering statement once per connection, not per call
  * (that was a third of its CPU per creation). The name is the hash of the text, so a changed text is never run by
  * an old plan. A connection that lost what it prepared (DISCARD ALL, a pooler's other session) answers 26000, one
@@ -323,12 +323,18 @@ function transactionOn(connection: RawConnection, sent: Attempt, flushable: bool
       const opening = state.begun ? [] : ['BEGIN', ...(flushable ? [RELAX] : [])];
       const ending = closing ? ['COMMIT', ...(flushable ? [FLUSH] : [])] : [];
       const run = statements.map((s) => executable(connection, s));
-      const sql = [...new Set(run.flatMap((r) => r.prepare)), ...opening, ...run.map((r) => r.sql), ...ending];
+      // Each PREPARE is a query of its own: PostgreSQL keeps the whole query string a statement was prepared in as
+      // its source and copies it into every EXECUTE's portal, which for a group's query (every unit's literals) was
+      // tens of kilobytes per execution (perf: MemoryContextStrdup 6% of a backend's CPU). Once per connection and text.
+      for (const prepare of new Set(run.flatMap((r) => r.prepare))) {
+        await sent.query(prepare);
+      }
+      statements.forEach((s, i) => run[i]!.prepare.length > 0 && preparedOn(connection).add(statementName(s as LiteralStatement)));
+      const sql = [...opening, ...run.map((r) => r.sql), ...ending];
       state.begun = sent.open = true;
       const answer = await sent.query<Record<string, unknown>>(sql.join(';\n'));
       // pg answers a query of one statement with its result, of several with an array of them.
       const results = Array.isArray(answer) ? answer : [answer];
-      statements.forEach((s, i) => run[i]!.prepare.length > 0 && preparedOn(connection).add(statementName(s as LiteralStatement)));
       if (closing) state.finished = !(sent.open = false);
       const first = sql.length - ending.length - run.length;
       return run.map((_, i) => results[first + i]!.rows);

@@ -191,7 +191,9 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       const prepared = /^PREPARE (\w+) AS (.*)$/s.exec(s);
       if (prepared) preparedTexts.set(prepared[1]!, prepared[2]!);
     }
-    wire?.push(statements.filter((s) => !s.startsWith('PREPARE ')));
+    // A query of PREPAREs alone (once per connection and text, db/hot-lock.ts) is bookkeeping, not the transaction's.
+    const own = statements.filter((s) => !s.startsWith('PREPARE '));
+    if (own.length > 0) wire?.push(own);
   }
   return clientQuery.apply(this, args);
 } as typeof pg.Client.prototype.query;
