@@ -14,12 +14,17 @@ import type { LiteralStatement } from './literal.ts';
  *   `key` (a customer whose store-credit balance a unit reads and spends: two of them in one transaction would both
  *   see the balance before either spent it) never share a group; a group's units are ordered by key, so groups lock
  *   ledgers in one order.
- * - Once a group has sent its last query, the next one runs its rounds (MOST_GROUPS_IN_FLIGHT = 2): one group in
- *   flight at a time left Node idle while PostgreSQL ran the group and PostgreSQL idle while Node answered and
- *   planned the next (measured: ~18 units per group but fewer creations per second than without groups). The two
- *   cannot wait on each other: the customers' ledger locks are taken in a group's first round and the counter only
- *   in its later ones, and a committing group's last query takes no ledger lock, so the next group may wait on the
- *   committing one (a ledger lock, then the counter) but never the other way round.
+ * - Two groups are in flight at once (MOST_GROUPS_IN_FLIGHT = 2), and both may be running their rounds: one group at a time left Node idle while PostgreSQL ran the group and PostgreSQL idle while
+ *   Node answered and planned the next (measured: ~18 units per group but fewer creations per second than without
+ *   groups); and with only one group forming at a time, a subscription group's first round and Node's planning of it
+ *   left the counter idle about half the time (pg_stat_activity samples: the numbering statement running 0.46 of the
+ *   time). Measured on the quiet machine, invoices / subscriptions of the write ceiling: one forming 0.54-0.69 /
+ *   0.34-0.41, two 0.57 / 0.40-0.44; more in flight (3, 4) helped subscriptions a little and cost invoices more.
+ *   Groups cannot deadlock: the customers' ledger locks are taken in a group's first round, in key order (so two
+ *   groups forming at once take them in one order), the counter only in a group's last query, which takes no ledger
+ *   lock; so a group may wait on another for a ledger lock and then on the counter, never the other way round. (The
+ *   ledger locks are advisory locks on a 32-bit hash of the id: two customers sharing one could in principle be taken
+ *   out of order; PostgreSQL would then end one group as a deadlock, and its units run again alone.)
  * - A unit is what a pooled hot-lock transaction's work or a one-statement `finish` is (db/hot-lock.ts): it only
  *   builds and sends statements. The units of a group run in lockstep rounds: once every unit waits on a call (or is
  *   done), the statements of the calls that are not last go in ONE query (the first also opens the transaction);
@@ -72,9 +77,7 @@ interface Member extends GroupUnit<unknown> {
 
 interface Queue {
   waiting: Member[];
-  /** A group (or a unit alone) in flight that has not sent its last query yet: the next group waits for it. */
-  forming: boolean;
-  /** Groups in flight, forming or committing. */
+  /** Groups (or units alone) in flight, running their rounds or committing. */
   inFlight: number;
 }
 
@@ -94,29 +97,19 @@ export function waitingUnits(db: object): number {
 /** Runs `unit` in the next group of `db`'s queue (see above); `transport` opens a group's transaction. */
 export function inHotLockGroup<T>(db: object, transport: GroupTransport, unit: GroupUnit<T>): Promise<T> {
   let queue = queues.get(db);
-  if (!queue) queues.set(db, (queue = { waiting: [], forming: false, inFlight: 0 }));
+  if (!queue) queues.set(db, (queue = { waiting: [], inFlight: 0 }));
   const entered = new Promise<T>((resolve, reject) => queue.waiting.push({ ...(unit as GroupUnit<unknown>), resolve: resolve as (v: unknown) => void, reject }));
   startNext(queue, transport);
   return entered;
 }
 
-/** Starts the next group when none is forming and fewer than MOST_GROUPS_IN_FLIGHT are in flight. */
+/** Starts the next group when fewer than MOST_GROUPS_IN_FLIGHT are in flight (each may be running its rounds). */
 function startNext(queue: Queue, transport: GroupTransport): void {
-  if (queue.forming || queue.inFlight >= MOST_GROUPS_IN_FLIGHT || queue.waiting.length === 0) return;
+  if (queue.inFlight >= MOST_GROUPS_IN_FLIGHT || queue.waiting.length === 0) return;
   const group = nextGroup(queue);
-  queue.forming = true;
   queue.inFlight += 1;
-  let formed = false;
-  // Its last query is sent: the next group may run its rounds meanwhile (its own last query waits on the counter).
-  const closingSent = () => {
-    if (formed) return;
-    formed = true;
-    queue.forming = false;
-    startNext(queue, transport);
-  };
   const ended = () => {
     queue.inFlight -= 1;
-    closingSent();
     startNext(queue, transport);
   };
   // Alone only when nothing else is in flight: then nothing could share its transaction, and it needs no group's rounds.
@@ -126,7 +119,7 @@ function startNext(queue: Queue, transport: GroupTransport): void {
   } else {
     groupStats.groups += 1;
     groupStats.grouped += group.length;
-    void runGroup(group, transport, closingSent).finally(ended);
+    void runGroup(group, transport).finally(ended);
   }
 }
 
@@ -175,7 +168,7 @@ class GroupFailed extends Error {
   }
 }
 
-async function runGroup(members: Member[], transport: GroupTransport, closingSent: () => void): Promise<void> {
+async function runGroup(members: Member[], transport: GroupTransport): Promise<void> {
   const running: Running[] = members.map((member) => ({ member, sent: false, refused: false, answered: false }));
   // Wakes the loop below whenever a unit calls or ends.
   const waiters: (() => void)[] = [];
@@ -212,7 +205,6 @@ async function runGroup(members: Member[], transport: GroupTransport, closingSen
         }
         const calls = live().filter((r) => r.call);
         if (calls.length === 0) {
-          closingSent();
           if (tx.begun) await closing(tx, []);
           return;
         }
@@ -220,7 +212,6 @@ async function runGroup(members: Member[], transport: GroupTransport, closingSen
         const round = before.length > 0 ? before : calls;
         for (const r of round) r.sent = true;
         const statements = round.flatMap((r) => r.call!.statements);
-        if (before.length === 0) closingSent();
         const answers = before.length > 0 ? await tx.send(statements, false).catch((error: unknown) => Promise.reject(new GroupFailed(true, error))) : await closing(tx, statements);
         let at = 0;
         for (const r of round) {
