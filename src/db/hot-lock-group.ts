@@ -14,9 +14,10 @@ import type { LiteralStatement } from './literal.ts';
  *   `key` (a customer whose store-credit balance a unit reads and spends: two of them in one transaction would both
  *   see the balance before either spent it) never share a group; a group's units are ordered by key, so groups lock
  *   ledgers in one order.
- * - Two groups are in flight at once (MOST_GROUPS_IN_FLIGHT = 2), and both may be running their rounds: one group at a time left Node idle while PostgreSQL ran the group and PostgreSQL idle while
- *   Node answered and planned the next (measured: ~18 units per group but fewer creations per second than without
- *   groups); and with only one group forming at a time, a subscription group's first round and Node's planning of it
+ * - Two groups are in flight at once (MOST_GROUPS_IN_FLIGHT = 2), and both may be running their rounds: one group
+ *   at a time left Node idle while PostgreSQL ran the group and PostgreSQL idle while Node answered and planned the
+ *   next (measured: ~18 units per group but fewer creations per second than without groups); and with only one
+ *   group forming at a time, a subscription group's first round and Node's planning of it
  *   left the counter idle about half the time (pg_stat_activity samples: the numbering statement running 0.46 of the
  *   time). Measured on the quiet machine, invoices / subscriptions of the write ceiling: one forming 0.54-0.69 /
  *   0.34-0.41, two 0.57 / 0.40-0.44; more in flight (3, 4) helped subscriptions a little and cost invoices more.
