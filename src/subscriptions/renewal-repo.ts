@@ -12,7 +12,7 @@ export const RENEWABLE_STATUSES = ['active', 'trialing', 'past_due'] as const;
  * Locks up to `limit` subscriptions whose period ended by `asOf`, oldest period end first, skipping rows
  * another transaction holds (another sweep's batch, or a PUT on that subscription), so concurrent sweeps
  * share the work instead of queueing on it. `exclude` holds ids this sweep already gave up on. The same statement
- * takes the batch's turn lock (as takeBatchTurn) and answers it with the rows (undefined when nothing was claimed):
+ * takes the batch's turn lock (TURN_SQL) and answers it with the rows (undefined when nothing was claimed):
  * a claim costs one round trip, and a sweep's claims are taken one at a time.
  */
 export async function claimDueSubscriptions(trx: Db, asOf: Date, limit: number, exclude: string[] = []): Promise<{ subs: SubscriptionRow[]; turn?: BatchTurn }> {
@@ -61,16 +61,10 @@ export interface BatchTurn {
 }
 
 /**
- * Takes this batch's turn lock (held until its transaction ends) and answers it with the transaction's id, for the
- * next batch's numbering statement to wait on (batchTurnSql; the function `renewal_batch_turn`, migration
- * 20261125173000). Keys are random: two sweeps' batches never share one (a clash would only make one wait).
+ * A batch's turn lock (held until its transaction ends) with the transaction's id, for the next batch's numbering
+ * statement to wait on (batchTurnSql; the function `renewal_batch_turn`, migration 20261125173000). Keys are random:
+ * two sweeps' batches never share one (a clash would only make one wait).
  */
-export async function takeBatchTurn(trx: Db): Promise<BatchTurn> {
-  const key = randomInt(2 ** 31 - 1);
-  const { rows } = await trx.raw<{ rows: { xid: string }[] }>(TURN_SQL, [key]);
-  return { key, xid: rows[0]!.xid };
-}
-
 const TURN_SQL = `select pg_advisory_xact_lock(hashtext('renewal_batch_turn'), ?) as locked, pg_current_xact_id()::text as xid`;
 
 /** SQL of a condition that waits until the batch `before` has committed (true), or fails the statement if it rolled back. */
