@@ -17,7 +17,7 @@ export async function fastQuery<T>(db: Db, sql: string, params: unknown[], name?
   if (gate) {
     if (gate.settled) return fastQuery<T>(gate.db, sql, params, name);
     const fused = gate.fuse(sql, params);
-    return gate.accept(await fastQuery<Record<string, unknown>>(gate.db, fused.sql, fused.params, name && gatedName(name))) as T[];
+    return gate.accept(await fastQuery<Record<string, unknown>>(gate.db, fused.sql, fused.params, name && `${name}+gate`)) as T[];
   }
   if ((db as Knex.Transaction).isTransaction) {
     const result = await db.raw(sql.replace(/\$\d+/g, '?'), params as Knex.RawBinding[]);
@@ -44,17 +44,6 @@ function submit(connection: pg.Client, text: string, values: unknown[], name: st
     if (name) query.name = name;
     connection.query(query);
   });
-}
-
-// The prepared statement name of each gated read, made once rather than a string per request.
-const gatedNames = new Map<string, string>();
-function gatedName(name: string): string {
-  let gated = gatedNames.get(name);
-  if (gated === undefined) {
-    gated = `${name}+gate`;
-    gatedNames.set(name, gated);
-  }
-  return gated;
 }
 
 /** A pooled pg connection as pg hands it out: `query` takes a named (prepared) statement too. */
