@@ -1,5 +1,6 @@
 /** Rows every benchmark can use, inserted straight into the bench database before anything is measured. */
 import type { Knex } from 'knex';
+import { documentNumberSql } from '../src/invoices/numbering.ts';
 
 const PRODUCTS = 1000;
 const CUSTOMERS = 1000;
@@ -34,7 +35,7 @@ export async function seedRows(knex: Knex, options: { history?: boolean } = {}):
 
 /**
  * Last year's business: one canceled monthly subscription per customer with its twelve paid invoices of two lines
- * each, numbered INV-<last year>-NNNN (this year's counter is untouched). The writes measured are those of a service
+ * each, numbered by the service's format for last year (this year's counter is untouched). The writes measured are those of a service
  * in use, not of its first minute: on tables that start empty and grow by thousands of rows a second, PostgreSQL's
  * cached plans of the foreign-key checks (an invoice line's to its invoice, an invoice's to its subscription) are
  * made while the table is a page or two and stay sequential scans until autovacuum first analyzes it (a minute or
@@ -52,7 +53,7 @@ async function seedHistory(knex: Knex, customerIds: string[], planIds: string[])
      ), i as (
        insert into invoices (customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total, amount_paid,
                              due_date, issued_at, paid_at, period_start, period_end, created_at)
-       select s.customer_id, s.id, 'INV-' || ? || '-' || lpad((row_number() over (order by m.month, s.id))::text, 5, '0'), 'paid', 'USD', 0, 29, 0, 29, 29,
+       select s.customer_id, s.id, ${documentNumberSql("'INV'", '?::text', 'row_number() over (order by m.month, s.id)')}, 'paid', 'USD', 0, 29, 0, 29, 29,
               p.start + interval '14 days', p.start, p.start + interval '1 day', p.start, p.start + interval '1 month', p.start
          from s cross join generate_series(1, ?) as m(month)
          cross join lateral (select make_timestamptz(?, m.month, 1, 0, 0, 0, 'UTC') as start) p
