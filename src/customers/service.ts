@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import type { Page } from '../db/paginate.ts';
@@ -105,7 +105,7 @@ function audited(row: CustomerCreate): Record<string, unknown> {
 
 export async function createCustomer(db: Db, input: CreateCustomerInput, actor: Actor): Promise<CustomerRecord> {
   const columns: CustomerCreate = {
-    id: randomUUID(),
+    id: newUuid(),
     name: input.name,
     email: input.email,
     company: input.company ?? null,

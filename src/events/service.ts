@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { textLiteral } from '../db/literal.ts';
@@ -6,21 +6,9 @@ import { fanOutPart, fanOutPartOf } from '../webhooks/fanout.ts';
 import { eventsInsertFromSql, eventsInsertSql, insertDeliveriesAhead, insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
 import type { EventType } from './types.ts';
 
-const eventId = (random: Buffer) => `evt_${random.toString('base64url').replace(/[-_]/g, 'x')}`;
-
-/** Random bytes for 256 ids drawn at once, each used once (as node's randomUUID does): a draw per id was a measurable share of a creation (issue 20). */
-const POOLED_IDS = 256;
-let pool = Buffer.alloc(0);
-let pooledUsed = POOLED_IDS;
-
 /** `evt_` + 24 random base32-ish characters (120 bits). */
 export function newEventId(): string {
-  if (pooledUsed === POOLED_IDS) {
-    pool = randomBytes(15 * POOLED_IDS);
-    pooledUsed = 0;
-  }
-  pooledUsed += 1;
-  return eventId(pool.subarray(15 * (pooledUsed - 1), 15 * pooledUsed));
+  return `evt_${pooledRandomBytes(15).toString('base64url').replace(/[-_]/g, 'x')}`;
 }
 
 /** `n` event ids (a sweep batch names hundreds), from the pooled randomness of newEventId. */

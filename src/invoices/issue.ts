@@ -4,7 +4,7 @@
  * due date and paid from the customers' store credit. `createInvoice` is the batch of one; subscriptions and the lifecycle sweep
  * issue their periods' invoices through the same function.
  */
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../crypto/ids.ts';
 import { withSessionUser, type Actor } from '../audit/actor.ts';
 import { auditInsertPart, type AuditEntry } from '../audit/service.ts';
 import { creditSpendPart, creditSpendSql, hasCredit, lockCreditedCustomers, planCreditSpend, readCreditBalances, recordCreditSpend, spendFromBalances, type BalanceRow, type CreditSpend } from '../credits/ledger.ts';
@@ -276,7 +276,7 @@ async function priceInputs(trx: Db, inputs: NewInvoice[], clock: Clock): Promise
     if (totals.total.isNegative()) {
       throw new AppError('invalid_request', 'The invoice total must not be negative', { details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }] });
     }
-    return { input, taxRate, totals, id: input.id ?? randomUUID() };
+    return { input, taxRate, totals, id: input.id ?? newUuid() };
   });
   return { now, termsDays: settings.termsDays, priced };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../crypto/ids.ts';
 import type { AppDeps } from '../app-deps.ts';
 import type { Db } from '../db/knex.ts';
 import { findOpenRunRow, findRunRow, finishRunRow, heartbeatRunRow, insertOpenRunRow, startRunRow, type LifecycleRunRow } from './repo.ts';
@@ -53,7 +53,7 @@ export async function waitForRun(db: Db, runId: string, timeoutMs: number, pollM
  * takes over a queued one (its job then finds it taken and does nothing) or waits for a running one.
  */
 export async function runLifecycleInProcess(deps: AppDeps, asOf: Date | null, waitMs = 30 * 60_000): Promise<LifecycleRunRow | undefined> {
-  const id = randomUUID();
+  const id = newUuid();
   if (await insertOpenRunRow(deps.db, { id, status: 'queued', jobId: null, asOf })) {
     await runOwned(deps, id);
     return findRunRow(deps.db, id);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../crypto/ids.ts';
 import type { Logger } from 'pino';
 import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
@@ -26,7 +26,7 @@ export async function requestLifecycleRun(db: Db, asOf: Date | null, actor: Acto
   for (let attempt = 0; attempt < 5; attempt++) {
     const outcome = await inTransaction(db, async (trx) => {
       await abandonStaleRunRow(trx, STALE_RUN_SECONDS);
-      const id = randomUUID();
+      const id = newUuid();
       const created = await insertOpenRunRow(trx, { id, status: 'queued', jobId: id, asOf });
       if (created) await enqueue(trx, lifecycleSweepJob, { runId: id }, { id });
       const run = created ?? (await findOpenRunRow(trx));

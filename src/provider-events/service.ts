@@ -3,7 +3,7 @@
  * queued in one transaction, acknowledged at once; the provider_events worker applies each stored event
  * idempotently under its row lock (applyProviderEvent).
  */
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../crypto/ids.ts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Actor } from '../audit/actor.ts';
@@ -46,7 +46,7 @@ export async function receiveProviderWebhook(db: Db, provider: Provider, raw: Bu
   }
   const { envelope, body } = parsed;
   // The hot path of a provider's retries and bursts: the row and its job in one statement, one round trip.
-  const id = randomUUID();
+  const id = newUuid();
   const stored = await enqueueWhen(
     db,
     insertProviderEventStatement({

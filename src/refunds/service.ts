@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
@@ -95,7 +95,7 @@ export async function createRefund(db: Db, input: CreateRefundInput, actor: Acto
     }
     const refund = await insertRefundRow(
       trx,
-      { id: randomUUID(), payment_id: payment.id, amount: storedAmount(input.amount, payment.currency), reason: input.reason, status: gateway ? 'pending' : 'succeeded', created_at: now },
+      { id: newUuid(), payment_id: payment.id, amount: storedAmount(input.amount, payment.currency), reason: input.reason, status: gateway ? 'pending' : 'succeeded', created_at: now },
       payment.currency,
     );
     // Money that moved outside the service (bank transfer, manual, provider_b/c): recorded at once.

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../crypto/ids.ts';
 import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import { recordAudits, type AuditEntry } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
@@ -82,7 +82,7 @@ function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | 
     const { lines, usesCoupon } = periodLines(plan, coupon, sub.coupon_cycles_used, bounds);
     plan_.slots.push({ invoice: plan_.requests.length });
     // The invoice's id is chosen here so the audit row can name it before the invoice is issued.
-    plan_.requests.push({ ...periodInvoice(sub, plan, bounds, lines), id: randomUUID() });
+    plan_.requests.push({ ...periodInvoice(sub, plan, bounds, lines), id: newUuid() });
     if (usesCoupon) sub = { ...sub, coupon_cycles_used: sub.coupon_cycles_used + 1 };
     plan_.result.invoicesCreated += 1;
   }
