@@ -42,13 +42,13 @@ export async function seedDueSubscriptions(knex: Knex, customerIds: string[], pl
   await knex.raw('analyze subscriptions, customers, plans');
 }
 
-/** The ceiling: COUNT invoice rows inserted straight into a same-shaped table, BATCH per statement and transaction. */
-async function rawInvoiceInserts(knex: Knex, customerIds: string[]): Promise<number> {
+/** The ceiling: `count` invoice rows inserted straight into a same-shaped table, BATCH per statement and transaction. */
+export async function rawInvoiceInserts(knex: Knex, customerIds: string[], count = COUNT): Promise<number> {
   await knex.raw('create table bench_invoice_ceiling (like invoices including all)');
   onCleanup(() => knex.raw('drop table if exists bench_invoice_ceiling').then(() => undefined));
   const started = performance.now();
-  for (let done = 0; done < COUNT; done += BATCH) {
-    const rows = Array.from({ length: Math.min(BATCH, COUNT - done) }, (_, i) => ({
+  for (let done = 0; done < count; done += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, count - done) }, (_, i) => ({
       customer_id: customerIds[(done + i) % customerIds.length],
       invoice_number: `CEIL-2026-${done + i + 1}`,
       status: 'issued',
@@ -65,7 +65,7 @@ async function rawInvoiceInserts(knex: Knex, customerIds: string[]): Promise<num
     }));
     await knex.transaction((trx) => trx('bench_invoice_ceiling').insert(rows));
   }
-  return COUNT / ((performance.now() - started) / 1000);
+  return count / ((performance.now() - started) / 1000);
 }
 
 async function count(knex: Knex, sql: string, bindings: readonly Knex.RawBinding[] = []): Promise<number> {
