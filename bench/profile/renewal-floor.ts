@@ -6,13 +6,15 @@
  * in SQL), pending webhook delivery and audit row, every table with its real indexes, constraints and foreign keys.
  * It takes no gapless number (a sequence stands in) and no store credit, parses no JSON input and plans nothing in
  * Node, so no implementation of the renewal can beat it on this machine: it is the best ratio the rows themselves allow.
- * Runs it on 1, 2 and 3 connections (FLOOR_CONNECTIONS, comma-separated) and prints each rate beside the ceiling.
+ * Runs it on 1, 2 and 3 connections (FLOOR_CONNECTIONS, comma-separated) and prints each rate beside the ceiling,
+ * with PostgreSQL's CPU per renewal (compare bench/profile/renewal-steps.ts, the service's renewals).
  */
 import type { Knex } from 'knex';
 import { createKnex } from '../../src/db/knex.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from '../harness.ts';
 import { seedRows } from '../fixtures.ts';
 import { AS_OF, rawInvoiceInserts, seedDueSubscriptions } from '../lifecycle-sweep.ts';
+import { cpuOf, serverPids } from './proc-cpu.ts';
 
 const COUNT = Number(process.env.FLOOR_COUNT ?? 100_000);
 const CONNECTIONS = (process.env.FLOOR_CONNECTIONS ?? '1,2,3').split(',').map(Number);
@@ -58,9 +60,11 @@ const renewBatchSql = (endpointId: string) => `
       from u join inv on inv.subscription_id = u.id)
   select count(*)::int as n from u`;
 
-/** Renews every due subscription with `connections` loops of renewBatchSql; answers renewals/s. */
-async function renewInSql(knex: Knex, endpointId: string, connections: number): Promise<number> {
+/** Renews every due subscription with `connections` loops of renewBatchSql; answers renewals/s and PostgreSQL's CPU per renewal (µs). */
+async function renewInSql(knex: Knex, endpointId: string, connections: number): Promise<{ rate: number; cpuMicros: number }> {
   let renewed = 0;
+  const pids = await serverPids(knex);
+  const cpuBefore = cpuOf(pids);
   const started = performance.now();
   await Promise.all(Array.from({ length: connections }, async () => {
     for (;;) {
@@ -69,7 +73,9 @@ async function renewInSql(knex: Knex, endpointId: string, connections: number): 
       if (n === 0) return;
     }
   }));
-  return renewed / ((performance.now() - started) / 1000);
+  const rate = renewed / ((performance.now() - started) / 1000);
+  const cpu = cpuOf([...new Set([...pids, ...(await serverPids(knex))])]) - cpuBefore;
+  return { rate, cpuMicros: (cpu * 1e6) / renewed };
 }
 
 async function main(): Promise<void> {
@@ -90,8 +96,8 @@ async function main(): Promise<void> {
     await knex.raw(`delete from subscriptions where status <> 'canceled'`);
     await seedDueSubscriptions(knex, customerIds, planIds, COUNT);
     await knex.raw('vacuum analyze subscriptions, invoices, invoice_line_items, events, webhook_deliveries, audit_log');
-    const rate = await renewInSql(knex, endpoint.id, connections);
-    console.log(`  ${connections} connection(s): ${rate.toFixed(0)} renewals/s   ratio ${(rate / ceiling).toFixed(2)}`);
+    const { rate, cpuMicros } = await renewInSql(knex, endpoint.id, connections);
+    console.log(`  ${connections} connection(s): ${rate.toFixed(0)} renewals/s   ratio ${(rate / ceiling).toFixed(2)}   PostgreSQL CPU ${cpuMicros.toFixed(0)} µs per renewal`);
   }
 }
 

@@ -14,13 +14,14 @@
  * an index dropped) measured without a migration. Since a batch's numbering statement waits for its turn inside
  * PostgreSQL (issue 20, "Renewal sweep, set-wise"), the locks' hold counted from that statement includes that wait.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { Knex } from 'knex';
 import knexFactory from 'knex';
 import type pg from 'pg';
 import { RENEWAL_BATCH_SIZE, RENEWAL_CONCURRENCY, renewDueSubscriptions } from '../../src/subscriptions/renew-due.ts';
 import { cleanUp, startBenchDatabase } from '../harness.ts';
+import { cpuOf, serverPids } from './proc-cpu.ts';
 import { seedRows } from '../fixtures.ts';
 import { AS_OF, seedDueSubscriptions } from '../lifecycle-sweep.ts';
 
@@ -77,20 +78,6 @@ function recordQueries(queries: Query[]) {
   };
 }
 
-/** CPU seconds (user + system) of these processes, from /proc. */
-function cpuOf(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return ticks / 100;
-}
-
 async function main() {
   const url = await startBenchDatabase();
   const explain = process.env.PROFILE_EXPLAIN === '1';
@@ -127,7 +114,7 @@ async function main() {
   await seedDueSubscriptions(knex, customerIds, planIds, COUNT);
   await knex.raw('checkpoint');
 
-  const pgPids = async () => (await knex.raw(`select pid from pg_stat_activity`)).rows.map((r: { pid: number }) => r.pid) as number[];
+  const pgPids = () => serverPids(knex);
   const kinds = async () => new Map(((await knex.raw(`select pid, backend_type from pg_stat_activity`)).rows as { pid: number; backend_type: string }[]).map((r) => [r.pid, r.backend_type]));
   const cpuByKind = async (pids: number[]) => {
     const kindOf = await kinds();
