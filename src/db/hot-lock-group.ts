@@ -14,13 +14,14 @@ import type { LiteralStatement } from './literal.ts';
  *   `key` (a customer whose store-credit balance a unit reads and spends: two of them in one transaction would both
  *   see the balance before either spent it) never share a group; a group's units are ordered by key, so groups lock
  *   ledgers in one order.
- * - Two groups are in flight at once (MOST_GROUPS_IN_FLIGHT = 2), and both may be running their rounds: one group
+ * - Three groups are in flight at once (MOST_GROUPS_IN_FLIGHT = 3), and all may be running their rounds: one group
  *   at a time left Node idle while PostgreSQL ran the group and PostgreSQL idle while Node answered and planned the
  *   next (measured: ~18 units per group but fewer creations per second than without groups); and with only one
  *   group forming at a time, a subscription group's first round and Node's planning of it
  *   left the counter idle about half the time (pg_stat_activity samples: the numbering statement running 0.46 of the
  *   time). Measured on the quiet machine, invoices / subscriptions of the write ceiling: one forming 0.54-0.69 /
- *   0.34-0.41, two 0.57 / 0.40-0.44; more in flight (3, 4) helped subscriptions a little and cost invoices more.
+ *   0.34-0.41, two 0.57 / 0.40-0.44; then seven alternating pairs of two and three in flight: subscriptions 0.41 and
+ *   0.45 on average (three ahead in six pairs of seven), invoices 0.63 both (docs/decisions.md "Three groups in flight").
  *   Groups cannot deadlock: the customers' ledger locks are taken in a group's first round, in key order (so two
  *   groups forming at once take them in one order), the counter only in a group's last query, which takes no ledger
  *   lock; so a group may wait on another for a ledger lock and then on the counter, never the other way round. (The
@@ -83,8 +84,8 @@ interface Queue {
 }
 
 const MOST_IN_GROUP = 64;
-/** One group committing while the next one runs its rounds: Node plans the next while PostgreSQL runs the last. */
-const MOST_GROUPS_IN_FLIGHT = 2;
+/** Groups committing while the next ones run their rounds: Node plans the next while PostgreSQL runs the last. */
+export const MOST_GROUPS_IN_FLIGHT = 3;
 const queues = new WeakMap<object, Queue>();
 
 /** What groups did, read by the tests (test/db/hot-lock-group.test.ts) and by a profiling run: never logged by the service. */

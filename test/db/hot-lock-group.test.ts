@@ -9,7 +9,7 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { createKnex } from '../../src/db/knex.ts';
-import { groupStats, waitingUnits } from '../../src/db/hot-lock-group.ts';
+import { groupStats, MOST_GROUPS_IN_FLIGHT, waitingUnits } from '../../src/db/hot-lock-group.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
@@ -45,26 +45,28 @@ const postInvoice = (as: string, customerId: string) =>
 const postSubscription = (as: string, customerId: string) => request(app.baseUrl, '/api/billing/subscriptions', { cookie: as, body: { customerId, planId, billingCycle: 'monthly' } });
 
 /**
- * Sends `first` while the counter row is held, then `rest[0]` (two groups are in flight at most, hot-lock-group.ts:
- * it goes as a group of one), then the others once all of them wait in the queue, then lets the row go: `rest[1..]`
- * run as one group. Answers every response (first's first) and the queries sent meanwhile.
+ * Sends the first MOST_GROUPS_IN_FLIGHT of `sends` while the counter row is held, one at a time, each once the ones
+ * before wait on the row in PostgreSQL (the first goes alone, the next as groups of one: that many are in flight at
+ * most, hot-lock-group.ts), then the others, and once all of those wait in the queue lets the row go: they run as ONE
+ * group. Answers every response in the order of `sends`, and the queries sent meanwhile.
  */
-async function inOneGroup(first: () => Promise<JsonResponse>, rest: (() => Promise<JsonResponse>)[]): Promise<{ answers: JsonResponse[]; queries: string[] }> {
+async function inOneGroup(sends: (() => Promise<JsonResponse>)[]): Promise<{ answers: JsonResponse[]; queries: string[] }> {
+  const inFlight = sends.slice(0, MOST_GROUPS_IN_FLIGHT);
+  const grouped = sends.slice(MOST_GROUPS_IN_FLIGHT);
   let answers: JsonResponse[] = [];
   const queries = await queriesDuring(async () => {
     let all: Promise<JsonResponse[]> | undefined;
-    // The holder's commit (when this callback returns) lets the first go, then the group.
+    // The holder's commit (when this callback returns) lets the ones in flight go, then the group.
     await holder.transaction(async (trx) => {
       await trx.raw(`select 1 from document_counters where kind = 'INV' and year = ? for update`, [YEAR]);
-      const firstAnswer = first();
-      // The first is in flight once PostgreSQL has it waiting on the row, the second once both wait.
-      for (let i = 0; i < 500 && (await waitsOnLock(trx)) < 1; i++) await pause(10);
-      const secondAnswer = rest[0]!();
-      for (let i = 0; i < 500 && (await waitsOnLock(trx)) < 2; i++) await pause(10);
-      const restAnswers = rest.slice(1).map((send) => send());
-      all = Promise.all([firstAnswer, secondAnswer, ...restAnswers]);
-      for (let i = 0; i < 500 && waitingUnits(app.db) < rest.length - 1; i++) await pause(10);
-      if (waitingUnits(app.db) < rest.length - 1) throw new Error(`only ${waitingUnits(app.db)} of ${rest.length - 1} creations queued`);
+      const flying: Promise<JsonResponse>[] = [];
+      for (const send of inFlight) {
+        flying.push(send());
+        for (let i = 0; i < 500 && (await waitsOnLock(trx)) < flying.length; i++) await pause(10);
+      }
+      all = Promise.all([...flying, ...grouped.map((send) => send())]);
+      for (let i = 0; i < 500 && waitingUnits(app.db) < grouped.length; i++) await pause(10);
+      if (waitingUnits(app.db) < grouped.length) throw new Error(`only ${waitingUnits(app.db)} of ${grouped.length} creations queued`);
     });
     answers = await all!;
   });
@@ -110,14 +112,14 @@ test.serial('concurrent invoices and subscriptions commit as one group: consecut
   const kinds = customers.map((_, i) => (i % 2 === 0 ? 'invoice' : 'subscription') as 'invoice' | 'subscription');
   const send = (i: number) => () => (kinds[i] === 'invoice' ? postInvoice(cookie, customers[i]!.id) : postSubscription(cookie, customers[i]!.id));
   const stats = { ...groupStats };
-  const { answers, queries } = await inOneGroup(send(0), kinds.slice(1).map((_, i) => send(i + 1)));
+  const { answers, queries } = await inOneGroup(kinds.map((_, i) => send(i)));
   for (const res of answers) t.is(res.status, 201, res.text);
   const numbers = await checkWritten(t, answers.map((res, i) => ({ kind: kinds[i]!, res })));
   t.true(consecutive(numbers, before + 1), `numbers ${numbers.join(',')} after ${before}`);
   t.is(await counterSeq(), before + 12);
-  // The holder's, the first creation's, the second's (a group of one) and the group's: 12 creations alone would be 12 commits.
-  t.deepEqual([groupStats.groups - stats.groups, groupStats.grouped - stats.grouped, groupStats.failedGroups - stats.failedGroups], [2, 11, 0]);
-  t.true(commitsIn(queries) <= 4, `${commitsIn(queries)} COMMITs:\n${queries.filter((q) => /COMMIT/.test(q)).join('\n---\n')}`);
+  // The holder's, the first creation's, the others' in flight (groups of one) and the group's: 12 creations alone would be 12 commits.
+  t.deepEqual([groupStats.groups - stats.groups, groupStats.grouped - stats.grouped, groupStats.failedGroups - stats.failedGroups], [MOST_GROUPS_IN_FLIGHT, 11, 0]);
+  t.true(commitsIn(queries) <= MOST_GROUPS_IN_FLIGHT + 2, `${commitsIn(queries)} COMMITs:\n${queries.filter((q) => /COMMIT/.test(q)).join('\n---\n')}`);
 });
 
 test.serial('a creation for an unknown customer in a group answers 400 customer_not_found, the others 201 with gapless numbers', async (t) => {
@@ -125,7 +127,8 @@ test.serial('a creation for an unknown customer in a group answers 400 customer_
   const before = await counterSeq();
   const missing = '00000000-0000-4000-8000-00000000dead';
   const stats = { ...groupStats };
-  const { answers } = await inOneGroup(() => postInvoice(cookie, customers[0]!.id), [
+  const { answers } = await inOneGroup([
+    () => postInvoice(cookie, customers[0]!.id),
     () => postInvoice(cookie, customers[1]!.id),
     () => postSubscription(cookie, customers[2]!.id),
     () => postInvoice(cookie, missing),
@@ -145,7 +148,7 @@ test.serial('a creation for an unknown customer in a group answers 400 customer_
   t.is(await counterSeq(), before + 6);
   t.is((await app.db('invoices').where({ customer_id: missing })).length, 0);
   // The group failed on the unknown customer and its units ran again alone.
-  t.deepEqual([groupStats.groups - stats.groups, groupStats.failedGroups - stats.failedGroups, groupStats.alone - stats.alone], [2, 1, 1]);
+  t.deepEqual([groupStats.groups - stats.groups, groupStats.failedGroups - stats.failedGroups, groupStats.alone - stats.alone], [MOST_GROUPS_IN_FLIGHT, 1, 1]);
 });
 
 test.serial('a request whose session was revoked answers 401 in its group and writes nothing; the others are created', async (t) => {
@@ -156,24 +159,25 @@ test.serial('a request whose session was revoked answers 401 in its group and wr
   const count = async (table: string) => Number((await app.db(table).count<{ n: string }[]>('* as n'))[0]!.n);
   const [invoices, subscriptions, audits] = [await count('invoices'), await count('subscriptions'), await count('audit_log')];
   const stats = { ...groupStats };
-  const { answers } = await inOneGroup(() => postInvoice(cookie, customers[0]!.id), [
+  const { answers } = await inOneGroup([
+    () => postInvoice(cookie, customers[0]!.id),
     () => postInvoice(cookie, customers[1]!.id),
-    () => postInvoice(revoked.cookie, customers[2]!.id),
     () => postSubscription(cookie, customers[3]!.id),
+    () => postInvoice(revoked.cookie, customers[2]!.id),
     () => postSubscription(revoked.cookie, customers[4]!.id),
     () => postInvoice(cookie, customers[5]!.id),
   ]);
-  for (const i of [2, 4]) {
+  for (const i of [3, 4]) {
     t.is(answers[i]!.status, 401, answers[i]!.text);
     t.is(answers[i]!.body.error.code, 'unauthenticated');
   }
-  const kinds = ['invoice', 'invoice', 'invoice', 'subscription', 'subscription', 'invoice'] as const;
-  const created = answers.map((res, i) => ({ kind: kinds[i]!, res })).filter((_, i) => i !== 2 && i !== 4);
+  const kinds = ['invoice', 'invoice', 'subscription', 'invoice', 'subscription', 'invoice'] as const;
+  const created = answers.map((res, i) => ({ kind: kinds[i]!, res })).filter((_, i) => i !== 3 && i !== 4);
   for (const { res } of created) t.is(res.status, 201, res.text);
   t.true(consecutive(await checkWritten(t, created), before + 1));
   t.is(await counterSeq(), before + 4, 'no number taken for the refused');
   // Refused inside the group, which went on without them: it did not fail.
-  t.deepEqual([groupStats.groups - stats.groups, groupStats.grouped - stats.grouped, groupStats.failedGroups - stats.failedGroups], [2, 5, 0]);
+  t.deepEqual([groupStats.groups - stats.groups, groupStats.grouped - stats.grouped, groupStats.failedGroups - stats.failedGroups], [MOST_GROUPS_IN_FLIGHT, 5, 0]);
   t.is(await count('invoices'), invoices + 4);
   t.is(await count('subscriptions'), subscriptions + 1);
   t.is(await count('audit_log'), audits + 4);
@@ -190,21 +194,22 @@ test.serial("a unit whose code throws after its statements ran (an inactive plan
   await app.db('plans').where({ id: inactive }).update({ active: false });
   const before = await counterSeq();
   const stats = { ...groupStats };
-  const { answers } = await inOneGroup(() => postInvoice(cookie, customers[0]!.id), [
+  const { answers } = await inOneGroup([
+    () => postInvoice(cookie, customers[0]!.id),
     () => postSubscription(cookie, customers[1]!.id),
-    () => request(app.baseUrl, '/api/billing/subscriptions', { cookie, body: { customerId: customers[2]!.id, planId: inactive, billingCycle: 'monthly' } }),
     () => postInvoice(cookie, customers[3]!.id),
+    () => request(app.baseUrl, '/api/billing/subscriptions', { cookie, body: { customerId: customers[2]!.id, planId: inactive, billingCycle: 'monthly' } }),
     () => postSubscription(cookie, customers[4]!.id),
   ]);
-  t.is(answers[2]!.status, 400, answers[2]!.text);
-  t.is(answers[2]!.body.error.code, 'plan_inactive');
-  const kinds = ['invoice', 'subscription', 'subscription', 'invoice', 'subscription'] as const;
-  const created = answers.map((res, i) => ({ kind: kinds[i]!, res })).filter((_, i) => i !== 2);
+  t.is(answers[3]!.status, 400, answers[3]!.text);
+  t.is(answers[3]!.body.error.code, 'plan_inactive');
+  const kinds = ['invoice', 'subscription', 'invoice', 'subscription', 'subscription'] as const;
+  const created = answers.map((res, i) => ({ kind: kinds[i]!, res })).filter((_, i) => i !== 3);
   for (const { res } of created) t.is(res.status, 201, res.text);
   t.true(consecutive(await checkWritten(t, created), before + 1));
   t.is(await counterSeq(), before + 4);
   t.is((await app.db('subscriptions').where({ customer_id: customers[2]!.id })).length, 0);
-  t.deepEqual([groupStats.groups - stats.groups, groupStats.failedGroups - stats.failedGroups], [2, 1]);
+  t.deepEqual([groupStats.groups - stats.groups, groupStats.failedGroups - stats.failedGroups], [MOST_GROUPS_IN_FLIGHT, 1]);
 });
 
 test.serial('40 creations at once, invoices and subscriptions (some of one customer), free-running: all created, numbers gapless, one audit row and the events each', async (t) => {
