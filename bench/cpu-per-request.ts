@@ -11,33 +11,21 @@
  *   BENCH_CPU_PROF_DIR  when set, the web process runs under `node --cpu-prof` and writes its profile there when
  *                       it stops (warm-up included)
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { createKnex } from '../src/db/knex.ts';
 import { loginAsAdmin } from '../test/helpers/auth.ts';
-import { processTree, spawnService, startWeb, statusOf, waitUntil } from '../test/faults/processes.ts';
+import { spawnService, startWeb, statusOf, waitUntil } from '../test/faults/processes.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { ceilings } from './ceilings.ts';
 import { benchmarks } from './benchmarks.ts';
 import { seedRows } from './fixtures.ts';
 import { cleanUp, loadHeaders, onCleanup, setupFrom, startBenchDatabase, type LoadSpec } from './harness.ts';
+import { cpuTicks, parentPid, treeTicks } from './proc-cpu.ts';
 import { seedLicenses } from './license-fixtures.ts';
 
 const TICKS_PER_MS = 100 / 1000; // USER_HZ
 const CONNECTIONS = Number(process.env.CPU_BENCH_CONNECTIONS ?? 32);
-
-function cpuTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime, stime
-  } catch {
-    return 0; // gone meanwhile
-  }
-}
-
-const treeTicks = (pid: number) => processTree(pid).reduce((sum, p) => sum + cpuTicks(p), 0);
 
 async function fire(baseUrl: string, spec: LoadSpec, amount: number): Promise<number> {
   let bad = 0;
@@ -79,8 +67,7 @@ try {
   const fixtures = { ...(await seedRows(knex)), ...(await seedLicenses(knex)) };
   // The postmaster: the parent of a backend of ours.
   const backend = (await knex.raw('select pg_backend_pid() as pid')).rows[0].pid as number;
-  const stat = readFileSync(`/proc/${backend}/stat`, 'utf8');
-  const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const postmaster = parentPid(backend);
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } : {};
   const web = await startWeb(url, { env: { LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: '10', ...profile, ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})) } });

@@ -5,11 +5,11 @@
  * The creation's text is captured from one real request to an in-process app; EXPLAIN (ANALYZE, BUFFERS, WAL) of
  * its EXECUTE is printed once.
  */
-import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { cleanUp } from '../harness.ts';
 import { startInProcessApp } from '../in-process-app.ts';
+import { cpuTicks } from '../proc-cpu.ts';
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 2000);
 const captured: string[] = [];
@@ -21,26 +21,22 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   return query.apply(this, args);
 } as typeof pg.Client.prototype.query;
 
-const ticks = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-};
-
 try {
   const { url, rows, base, cookie } = await startInProcessApp();
   const body = (i: number) => JSON.stringify({ customerId: rows.customerIds[i % rows.customerIds.length], taxRate: '8.25', lineItems: [{ description: `Bench subscription ${i}`, quantity: 1, unitPrice: '49.00' }, { description: 'Bench extra seats', quantity: 3, unitPrice: '9.99' }] });
   const answer = await fetch(`${base}/api/billing/invoices`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: body(0) });
   if (answer.status !== 201) throw new Error(`creation answered ${answer.status}: ${await answer.text()}`);
-  const full = captured.at(-1)!;
+  // The PREPARE is a query of its own, sent once before the first EXECUTE (db/hot-lock.ts transactionOn); then the creation's query.
+  const prepare = captured.find((text) => text.startsWith('PREPARE'))!;
+  const full = captured.findLast((text) => !text.startsWith('PREPARE'))!;
   const parts = full.split(';\n');
-  const prepare = parts.find((p) => p.startsWith('PREPARE'))!;
   const captured0 = parts.find((p) => p.startsWith('EXECUTE'))!;
   const invoiceId = /"id":"([0-9a-f-]{36})"/.exec(captured0)![1]!;
   // Each run a new invoice: its id and its events' ids fresh.
   const fresh = (sql: string) => sql.replaceAll(invoiceId, randomUUID()).replace(/evt_[A-Za-z0-9]+/g, () => `evt_${randomUUID().replaceAll('-', '')}`);
   const execute = captured0;
-  const rest = () => fresh(parts.filter((p) => p !== prepare).join(';\n')).split(';\n');
-  console.log(`creation query: ${full.length} chars (${prepare.length} PREPARE, ${execute.length} EXECUTE)`);
+  const rest = () => fresh(full).split(';\n');
+  console.log(`creation query: ${full.length} chars (${execute.length} EXECUTE), sent after its PREPARE of ${prepare.length} chars`);
 
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
@@ -61,11 +57,11 @@ try {
   ];
   for (const [name, run] of cases) {
     for (let i = 0; i < 200; i++) await run();
-    const before = ticks(pid);
+    const before = cpuTicks(pid);
     const started = performance.now();
     for (let i = 0; i < REQUESTS; i++) await run();
     const ms = performance.now() - started;
-    console.log(`${name.padEnd(28)} backend CPU ${((ticks(pid) - before) * 10 / REQUESTS).toFixed(3)} ms, wall ${(ms / REQUESTS).toFixed(3)} ms`);
+    console.log(`${name.padEnd(28)} backend CPU ${((cpuTicks(pid) - before) * 10 / REQUESTS).toFixed(3)} ms, wall ${(ms / REQUESTS).toFixed(3)} ms`);
   }
   // Warm by now (the generic plan, caches): the plan of one more EXECUTE, rolled back.
   const explain = await client.query(`begin; explain (analyze, buffers, wal, summary) ${fresh(execute)}; rollback`);

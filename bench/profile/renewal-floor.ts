@@ -14,7 +14,7 @@ import { createKnex } from '../../src/db/knex.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from '../harness.ts';
 import { seedRows } from '../fixtures.ts';
 import { AS_OF, rawInvoiceInserts, seedDueSubscriptions } from '../lifecycle-sweep.ts';
-import { cpuOf, serverPids } from './proc-cpu.ts';
+import { cpuOf, serverPids } from '../proc-cpu.ts';
 
 const COUNT = Number(process.env.FLOOR_COUNT ?? 100_000);
 const CONNECTIONS = (process.env.FLOOR_CONNECTIONS ?? '1,2,3').split(',').map(Number);

@@ -21,7 +21,7 @@ import knexFactory from 'knex';
 import type pg from 'pg';
 import { RENEWAL_BATCH_SIZE, RENEWAL_CONCURRENCY, renewDueSubscriptions } from '../../src/subscriptions/renew-due.ts';
 import { cleanUp, startBenchDatabase } from '../harness.ts';
-import { cpuOf, serverPids } from './proc-cpu.ts';
+import { cpuOf, serverPids } from '../proc-cpu.ts';
 import { seedRows } from '../fixtures.ts';
 import { AS_OF, seedDueSubscriptions } from '../lifecycle-sweep.ts';
 

@@ -6,30 +6,15 @@
  * connection, so the CPU of its PostgreSQL backend per creation is read too (from /proc), beside that of all the
  * server's processes (WAL writer, checkpointer: the flushes).
  */
-import { readFileSync } from 'node:fs';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createKnex } from '../../src/db/knex.ts';
 import { createSubscription } from '../../src/subscriptions/service.ts';
 import { seedRows } from '../fixtures.ts';
 import { cleanUp, onCleanup, rotating, startBenchDatabase } from '../harness.ts';
+import { cpuTicks, parentPid, treeTicks } from '../proc-cpu.ts';
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 3000);
 
-/** utime + stime of a process, in ticks (10 ms). */
-function ticks(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-/** ticks of a process and its children (the postmaster's backends and auxiliary processes). */
-function treeTicks(pid: number): number {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  return ticks(pid) + children.reduce((sum, child) => sum + treeTicks(child), 0);
-}
 try {
   const url = await startBenchDatabase();
   const knex = createKnex(url, 1);
@@ -40,14 +25,14 @@ try {
   const create = () => createSubscription(knex, { customerId: nextCustomer(), planId: nextPlan(), billingCycle: 'monthly' }, SYSTEM_ACTOR);
   for (let i = 0; i < 500; i++) await create();
   const backend = (await knex.raw('select pg_backend_pid() as pid')).rows[0].pid as number;
-  const postmaster = Number(readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
-  const pgBefore = [ticks(backend), treeTicks(postmaster)];
+  const postmaster = parentPid(backend);
+  const pgBefore = [cpuTicks(backend), treeTicks(postmaster)];
   const before = process.cpuUsage();
   const started = performance.now();
   for (let i = 0; i < REQUESTS; i++) await create();
   const used = process.cpuUsage(before);
   const wall = performance.now() - started;
-  const pgAfter = [ticks(backend), treeTicks(postmaster)];
+  const pgAfter = [cpuTicks(backend), treeTicks(postmaster)];
   console.log(`PostgreSQL: the backend ${((pgAfter[0]! - pgBefore[0]!) * 10 / REQUESTS).toFixed(3)} ms CPU per creation, all its processes ${((pgAfter[1]! - pgBefore[1]!) * 10 / REQUESTS).toFixed(3)} ms`);
   console.log(`${REQUESTS} creations one at a time: this process ${((used.user + used.system) / 1000 / REQUESTS).toFixed(3)} ms CPU per creation (user ${(used.user / 1000 / REQUESTS).toFixed(3)}, system ${(used.system / 1000 / REQUESTS).toFixed(3)}), wall ${(wall / REQUESTS).toFixed(3)} ms`);
 } finally {
