@@ -43,4 +43,10 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await swapIdDefaults(knex, 'uuidv7()', 'gen_random_uuid()');
+  // The fallback up defined (in this schema; PostgreSQL 18's own lives in pg_catalog and stays).
+  const { rows } = await knex.raw<{ rows: { schema: string }[] }>(
+    `select n.nspname as schema from pg_proc p join pg_namespace n on n.oid = p.pronamespace where p.proname = 'uuidv7' and p.pronargs = 0 and n.nspname = current_schema()`,
+  );
+  // Named with its schema: unqualified, the name is pg_catalog's first.
+  if (rows[0]) await knex.raw('drop function ??.uuidv7()', [rows[0].schema]);
 }
