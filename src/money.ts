@@ -18,6 +18,20 @@ const MINOR_UNITS: Record<string, number> = {
   CLF: 4, UYW: 4,
 };
 
+/**
+ * The ISO 4217 codes of currencies (List One: national currencies and the funds codes beside them). The codes
+ * that are not money one bills in (precious metals XAU..., the SDR XDR and XSU, bond units XBA..., the test and
+ * "no currency" codes XTS and XXX) are left out, so an invoice or a price in them is refused like a typo (D-3).
+ */
+const ISO_4217_CODES = `
+  AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD CAD CDF CHE
+  CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ
+  GYD HKD HNL HRK HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL
+  LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN
+  PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD
+  TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV WST XAF XCD XCG XOF XPF YER ZAR ZMW ZWG ZWL
+`.trim().split(/\s+/);
+
 export function minorUnits(currency: string): number {
   return MINOR_UNITS[currency] ?? 2;
 }
@@ -89,7 +103,7 @@ export const moneyString = z
         ? 'must be a decimal string such as "10.00", not a JSON number'
         : 'must be a decimal string such as "10.00"',
   })
-  .trim()
+  // Not trimmed: " 10" is refused like any other text that is not a decimal (D-3's pattern, D-91: nothing silently reshaped).
   .regex(DECIMAL_PATTERN, 'must be a decimal string such as "10.00"')
   .refine((v) => v.replace(/^-/, '').replace('.', '').length <= 30, 'has too many digits');
 
@@ -98,9 +112,10 @@ export const nonNegativeMoneyString = moneyString.refine((v) => !v.startsWith('-
 /** The currency of an amount sent without one (products, invoices, store credit). */
 export const DEFAULT_CURRENCY = 'USD';
 
-/** ISO 4217 alphabetic code, upper case (lower case input is accepted and upper-cased). */
+const CURRENCY_MESSAGE = 'must be a 3-letter ISO 4217 currency code';
+
+/** ISO 4217 alphabetic code, upper case (lower case input is accepted and upper-cased); a code no currency has is refused. */
 export const currencyCode = z
   .string()
-  .trim()
   .transform((v) => v.toUpperCase())
-  .pipe(z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter ISO 4217 currency code'));
+  .pipe(z.enum(ISO_4217_CODES as [string, ...string[]], { error: CURRENCY_MESSAGE }));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, pageQuery, timestampInput } from '../http/schemas.ts';
+import { iso, pageQuery, timestampInput, withoutControls } from '../http/schemas.ts';
 import { currencyCode, DECIMAL_PATTERN, formatMoney, moneyString } from '../money.ts';
 import type { CouponRow } from './repo.ts';
 
@@ -12,7 +12,7 @@ const percentOff = z
 
 export const createCouponBody = z
   .object({
-    code: z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'),
+    code: withoutControls(z.string()).trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'),
     percentOff: percentOff.optional(),
     amountOff: moneyString.refine((v) => Number(v) > 0, 'must be greater than 0').optional(),
     currency: currencyCode.optional(),

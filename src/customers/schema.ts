@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { freeText, iso, lookupText, nameText, plainText } from '../http/schemas.ts';
+import { freeText, iso, lookupText, nameText, plainText, withoutControls } from '../http/schemas.ts';
 import { productSummaryResponse, serialiseProductSummary } from '../products/schema.ts';
 import type { ProductRow } from '../products/repo.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
@@ -16,8 +16,7 @@ const optionalField = (text: z.ZodString) =>
     .transform((v) => (v === '' ? null : v))
     .optional();
 
-const email = z
-  .string({ error: 'must be an email address' })
+const email = withoutControls(z.string({ error: 'must be an email address' }))
   .trim()
   .max(320, 'must be at most 320 characters')
   .pipe(z.email({ error: 'must be an email address' }));

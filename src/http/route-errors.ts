@@ -28,12 +28,20 @@ const READS_BODY: ErrorCode[] = ['payload_too_large', 'unsupported_media_type', 
 /** idempotency/middleware.ts (D-6): a malformed key, a key reused with another request, a key still running. */
 const IDEMPOTENT: ErrorCode[] = ['invalid_request', 'idempotency_key_reused', 'request_in_progress'];
 
+/**
+ * Whether a route without a query schema refuses a query string (D-90: unknown fields are refused, the query's
+ * too). A provider's webhook does not: the URL the admin registered with the provider is the provider's to call.
+ */
+export function refusesQuery(route: AnyRoute): boolean {
+  return route.auth !== 'provider';
+}
+
 /** The codes a route answers because of its shape alone, whatever its handler does. */
 export function plumbingErrors(route: AnyRoute): ErrorCode[] {
   const codes = [...ANY_ROUTE, ...AUTH_ERRORS[route.auth]];
   // router.ts: a malformed path parameter names nothing (404, D-1); a bad query string is a 400.
   if (route.params) codes.push('not_found');
-  if (route.query) codes.push('invalid_request');
+  if (route.query || refusesQuery(route)) codes.push('invalid_request');
   if (route.method === 'post' || route.method === 'put') codes.push(...READS_BODY);
   if (usesIdempotency(route)) codes.push(...IDEMPOTENT);
   return codes;

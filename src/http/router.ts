@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
+import { z } from 'zod';
 import type { Actor } from '../audit/actor.ts';
 import type { AppDeps } from '../app-deps.ts';
 import type { AdminSessionGate } from '../auth/service.ts';
@@ -11,8 +12,10 @@ import { actorOf, type Principal } from './principal.ts';
 import { usesIdempotency, type AnyRoute, type HandlerInput, type Reply } from './route.ts';
 import { dispatchRoutes } from './route-dispatch.ts';
 import { parseOrThrow } from './validate.ts';
+import { refusesQuery } from './route-errors.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const NO_QUERY = z.object({});
 
 /** An object or array Koa would answer as JSON (not a Buffer, stream, Blob or other class instance). */
 function isPlainJson(body: unknown): boolean {
@@ -46,6 +49,8 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     // A malformed id in the path names nothing, so it is a 404 rather than a 400 (D-1).
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'params', 'not_found') : undefined;
     const query = route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined;
+    // A route without a query schema names no query field, so any it is sent is unknown (D-90).
+    if (!route.query && refusesQuery(route) && ctx.querystring !== '') parseOrThrow(NO_QUERY, ctx.query, 'query');
     const body = route.body ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body') : undefined;
     const input = { params, query, body, deps: db === deps.db ? deps : { ...deps, db }, ctx };
     if (principal) return route.handler({ ...input, principal, actor: actorOf(principal, ctx.state.requestId, ctx.ip) });

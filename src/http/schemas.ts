@@ -47,10 +47,24 @@ export const nameText = (max: number) => plainText(max).min(1, 'must not be empt
 /** Free text (descriptions, reasons, addresses, notes): trimmed; tab and newline are its only control characters. */
 export const freeText = (max: number) => z.string().regex(FREE_PATTERN, FREE_MESSAGE).trim().max(max, atMost(max));
 
-/** Timestamps in requests: a full ISO 8601 timestamp or `YYYY-MM-DD` (D-4). */
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
+
+/**
+ * Whether `v` is a timestamp that exists: the calendar's day (no 30 February, which Date.parse would move to
+ * 2 March), an hour, minute and second on the clock, an offset within a day. Nothing is moved silently (D-91).
+ */
+function isRealTimestamp(v: string): boolean {
+  const m = TIMESTAMP.exec(v);
+  if (!m) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((part) => (part === undefined ? undefined : Number(part)));
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 23 && offsetMinutes! <= 59;
+}
+
+/** Timestamps in requests: a full ISO 8601 timestamp or `YYYY-MM-DD` (D-4), a day the calendar has. */
 export const timestampInput = z
   .string()
-  .refine((v) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(v) && !Number.isNaN(Date.parse(v)), {
+  .refine((v) => isRealTimestamp(v) && !Number.isNaN(Date.parse(v)), {
     message: 'must be an ISO 8601 timestamp or YYYY-MM-DD',
   })
   .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, pageQuery, uuid } from '../http/schemas.ts';
+import { iso, nameText, pageQuery, uuid } from '../http/schemas.ts';
 import { formatMoney } from '../money.ts';
 import { positiveMoneyString } from '../money-input.ts';
 import { PAYMENT_METHODS, type PaymentMethod, type PaymentRow } from './repo.ts';
@@ -14,11 +14,8 @@ export const createPaymentBody = z.object({
   invoiceId: uuid,
   amount: positiveMoneyString,
   paymentMethod: z.enum(PAYMENT_METHODS, { error: `must be one of ${PAYMENT_METHODS.join(', ')}` }),
-  providerReference: z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(255, 'must be at most 255 characters')
+  // An identifier (D-95): "BT-1\n" refused, not a second reference beside "BT-1" that slips past duplicate_payment.
+  providerReference: nameText(255)
     .nullish()
     .transform((v) => v ?? null),
 }).meta({ examples: [{ invoiceId: EXAMPLE_ID.invoice, amount: '49.00', paymentMethod: 'bank_transfer', providerReference: 'WIRE-2026-0117' }] });

@@ -77,3 +77,23 @@ test.serial('codes, keys and names of other domains refuse control characters', 
   t.is(login.status, 400);
   t.deepEqual(login.body.error.details.map((d: { path: string }) => d.path), ['email']);
 });
+
+test.serial('an email, a coupon code and a payment reference with a control character are refused, not trimmed into shape', async (t) => {
+  for (const email of ['x@example.test\n', '\tx@example.test', 'x@example.test\r\n']) {
+    const res = await request(app.baseUrl, '/api/customers', { cookie, body: { name: 'E', email } });
+    t.is(res.status, 400);
+    t.deepEqual(res.body.error.details, [{ path: 'email', message: PLAIN }]);
+  }
+  const coupon = await request(app.baseUrl, '/api/billing/coupons', { cookie, body: { code: 'NL\n', percentOff: '10', duration: 'once' } });
+  t.is(coupon.status, 400);
+  t.deepEqual(coupon.body.error.details.map((d: { path: string }) => d.path), ['code']);
+  t.is(await count('coupons'), 0);
+  const customer = await request(app.baseUrl, '/api/customers', { cookie, body: { name: 'Payer', email: 'payer@example.test' } });
+  const invoice = await request(app.baseUrl, '/api/billing/invoices', { cookie, body: { customerId: customer.body.id, status: 'issued', lineItems: [{ description: 'Seat', quantity: 1, unitPrice: '10.00' }] } });
+  for (const providerReference of ['BT-1\n', 'a\u0001b', 'x\u0085']) {
+    const res = await request(app.baseUrl, '/api/billing/payments', { cookie, body: { invoiceId: invoice.body.id, amount: '1.00', paymentMethod: 'bank_transfer', providerReference } });
+    t.is(res.status, 400);
+    t.deepEqual(res.body.error.details, [{ path: 'providerReference', message: PLAIN }]);
+  }
+  t.is(await count('payments'), 0);
+});

@@ -87,3 +87,39 @@ test.serial('a "__proto__" parameter is an unknown field like any other', async 
   t.is(body.status, 400);
   t.deepEqual(body.body.error.details, [{ path: '__proto__', message: 'unknown field' }]);
 });
+
+test.serial('a route that takes no query refuses one, naming each parameter, and changes nothing', async (t) => {
+  const customer = await insertCustomer(app.db, { name: 'Kept' });
+  const put = await request(app.baseUrl, `/api/customers/${customer.id}?force=true`, { method: 'PUT', cookie, body: { name: 'Changed' } });
+  t.is(put.status, 400);
+  t.deepEqual(put.body.error.details, [{ path: 'query.force', message: 'unknown field' }]);
+  t.is((await app.db('customers').where({ id: customer.id }).first()).name, 'Kept');
+  const before = await count('customers');
+  const post = await request(app.baseUrl, '/api/customers?dryRun=1', { cookie, body: { name: 'Q', email: 'q@example.test' } });
+  t.is(post.status, 400);
+  t.is(await count('customers'), before);
+  t.is((await request(app.baseUrl, `/api/customers/${customer.id}?expand=products`, { cookie })).status, 400);
+  t.is((await request(app.baseUrl, `/api/customers/${customer.id}`, { cookie })).status, 200);
+});
+
+test.serial('money with spaces around it, a currency no country uses and an impossible date are refused, nothing created', async (t) => {
+  const customer = await insertCustomer(app.db);
+  const before = await count('invoices');
+  const invoice = (fields: Record<string, unknown>) =>
+    request(app.baseUrl, '/api/billing/invoices', { cookie, body: { customerId: customer.id, lineItems: [{ description: 'Seat', quantity: 1, unitPrice: '10.00' }], ...fields } });
+  const spaced = await request(app.baseUrl, '/api/billing/invoices', { cookie, body: { customerId: customer.id, lineItems: [{ description: 'Seat', quantity: 1, unitPrice: ' 10.00' }] } });
+  t.is(spaced.status, 400);
+  t.deepEqual(spaced.body.error.details.map((d: { path: string }) => d.path), ['lineItems.0.unitPrice']);
+  for (const currency of ['ABC', 'XXX', 'XTS', 'XAU', 'USD ']) {
+    const res = await invoice({ currency });
+    t.is(res.status, 400, currency);
+    t.deepEqual(res.body.error.details, [{ path: 'currency', message: 'must be a 3-letter ISO 4217 currency code' }], currency);
+  }
+  for (const dueDate of ['2030-02-30', '2030-04-31', '2030-02-29T10:00:00Z', '2030-01-01T24:00:00Z']) {
+    const res = await invoice({ dueDate });
+    t.is(res.status, 400, dueDate);
+    t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path), ['dueDate'], dueDate);
+  }
+  t.is(await count('invoices'), before);
+  t.is((await invoice({ currency: 'eur', dueDate: '2028-02-29' })).status, 201);
+});
