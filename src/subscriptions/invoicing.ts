@@ -8,6 +8,7 @@ import { createInvoices, type Clock, type InvoiceDetail, type NewInvoice } from 
 import { createInvoice, findInvoicedPeriods } from '../invoices/service.ts';
 import type { LineInput } from '../invoices/totals.ts';
 import type { PlanRow } from '../plans/repo.ts';
+import { findPlan } from '../plans/service.ts';
 import { AppError } from '../errors.ts';
 import type { Actor } from '../audit/actor.ts';
 import { findSubscriptionRow, updateSubscriptionRow, type SubscriptionRow } from './repo.ts';
@@ -77,14 +78,25 @@ export async function invoiceProration(trx: Db, sub: SubscriptionRow, currency: 
 }
 
 /**
- * POST /api/billing/invoices: an admin's invoice may name a subscription, which must exist; invoices/
- * knows nothing of subscriptions, so the name is checked here before the invoice is created.
+ * POST /api/billing/invoices: an admin's invoice may name a subscription, which must exist, be the invoice's
+ * customer's and bill in the invoice's currency (an invoice of one customer filed under another's subscription
+ * would show on the wrong account); invoices/ knows nothing of subscriptions, so it is checked here first.
  */
 export async function createAdminInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
-  if (!input.subscriptionId) return createInvoice(db, input, actor, clock);
+  const subscriptionId = input.subscriptionId;
+  if (!subscriptionId) return createInvoice(db, input, actor, clock);
   return inHotLockTransaction(db, async (trx, lock) => {
-    if (input.subscriptionId && !(await findSubscriptionRow(trx, input.subscriptionId))) {
-      throw new AppError('subscription_not_found', `Subscription ${input.subscriptionId} does not exist`, { details: [{ path: 'subscriptionId', message: 'no such subscription' }] });
+    const sub = await findSubscriptionRow(trx, subscriptionId);
+    if (!sub) {
+      throw new AppError('subscription_not_found', `Subscription ${subscriptionId} does not exist`, { details: [{ path: 'subscriptionId', message: 'no such subscription' }] });
+    }
+    if (sub.customer_id !== input.customerId) {
+      throw new AppError('invalid_request', `Subscription ${subscriptionId} belongs to another customer`, { details: [{ path: 'subscriptionId', message: "is another customer's subscription" }] });
+    }
+    const plan = await findPlan(trx, sub.plan_id);
+    if (plan && plan.currency !== input.currency) {
+      const message = `must be ${plan.currency}, the currency of the subscription's plan`;
+      throw new AppError('invalid_request', `Invalid body: currency: ${message}`, { details: [{ path: 'currency', message }] });
     }
     return createInvoice(trx, input, actor, clock, lock);
   });

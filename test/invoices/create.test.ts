@@ -4,6 +4,7 @@ import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { line, postInvoice } from './fixtures.ts';
+import { makePlan } from '../subscriptions/fixtures.ts';
 
 let app: TestApp;
 let cookie: string;
@@ -141,4 +142,24 @@ test('the created answer is the stored invoice (odd tax rates and prices, a due 
   }
   const stored = await app.db('invoices').where({ customer_id: credited.id }).first();
   t.is(stored.credit_applied, '3.5');
+});
+
+test("an invoice naming another customer's subscription, or one in another currency than its plan's, is refused; nothing created", async (t) => {
+  const owner = await insertCustomer(app.db);
+  const other = await insertCustomer(app.db);
+  const plan = await makePlan(app.db, '20.00', 'monthly', 'EUR');
+  const sub = await request(app.baseUrl, '/api/billing/subscriptions', { cookie, body: { customerId: owner.id, planId: plan.id, billingCycle: 'monthly' } });
+  t.is(sub.status, 201);
+  const invoicesOf = async () => Number((await app.db('invoices').whereIn('customer_id', [owner.id, other.id]).count({ n: '*' }).first())!.n);
+  const before = await invoicesOf();
+  const foreign = await postInvoice(app.baseUrl, cookie, app.db, { customerId: other.id, subscriptionId: sub.body.id, currency: 'EUR' });
+  t.is(foreign.status, 400);
+  t.deepEqual(foreign.body.error.details, [{ path: 'subscriptionId', message: "is another customer's subscription" }]);
+  const currency = await postInvoice(app.baseUrl, cookie, app.db, { customerId: owner.id, subscriptionId: sub.body.id });
+  t.is(currency.status, 400);
+  t.deepEqual(currency.body.error.details, [{ path: 'currency', message: "must be EUR, the currency of the subscription's plan" }]);
+  t.is(await invoicesOf(), before);
+  const ok = await postInvoice(app.baseUrl, cookie, app.db, { customerId: owner.id, subscriptionId: sub.body.id, currency: 'EUR' });
+  t.is(ok.status, 201);
+  t.is(ok.body.subscriptionId, sub.body.id);
 });
