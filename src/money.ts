@@ -89,6 +89,25 @@ export function formatDecimal(amount: Decimal | string, digits: number): string 
   return roundHalfUp(amount, digits).toFixed(digits);
 }
 
+/**
+ * An invoice line's unit price as stored: its currency's minor units at least, and every finer digit it was given
+ * (a unit price may be finer than the currency, D-51; "19.995" USD shows as "19.995", "20" as "20.00"), so the
+ * price the line was computed from is the price shown.
+ */
+export function formatUnitPrice(amount: Decimal | string, currency: string): string {
+  const value = money(amount);
+  return value.toFixed(Math.max(minorUnits(currency), value.decimalPlaces()));
+}
+
+/** "1234567.50" -> "1,234,567.50": grouping on the formatted string, so no number ever holds the amount. */
+export function groupDigits(formatted: string): string {
+  const [whole = '', fraction] = formatted.split('.');
+  const sign = whole.startsWith('-') ? '-' : '';
+  const digits = sign ? whole.slice(1) : whole;
+  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${sign}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
 export function sumMoney(amounts: Iterable<Decimal | string>): Decimal {
   let total = money(0);
   for (const a of amounts) total = total.plus(a);

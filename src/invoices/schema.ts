@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { freeText, iso, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
-import { currencyCode, DECIMAL_PATTERN, DEFAULT_CURRENCY, formatMoney, moneyString } from '../money.ts';
+import { currencyCode, DECIMAL_PATTERN, DEFAULT_CURRENCY, formatMoney, formatUnitPrice, moneyString } from '../money.ts';
 import { formattedAmountDue } from './amounts.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
@@ -80,7 +80,7 @@ export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfU
     invoiceNumber: invoice.invoice_number,
     status: invoice.status,
     currency: invoice.currency,
-    lineItems: lines.map((l) => ({ description: l.description, quantity: l.quantity, unitPrice: m(l.unit_price), amount: m(l.amount) })),
+    lineItems: lines.map((l) => ({ description: l.description, quantity: l.quantity, unitPrice: formatUnitPrice(l.unit_price, invoice.currency), amount: m(l.amount) })),
     subtotal: m(invoice.subtotal),
     taxRate: invoice.tax_rate,
     taxAmount: m(invoice.tax_amount),

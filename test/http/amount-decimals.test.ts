@@ -57,6 +57,10 @@ test.serial('an invoice line\'s unit price may be finer than the currency: the l
   const res = await request(app.baseUrl, '/api/billing/invoices', { cookie, body: { customerId: customer.id, lineItems: [{ description: 'Calls', quantity: 3, unitPrice: '0.333' }], taxRate: '0' } });
   t.is(res.status, 201);
   t.is(res.body.lineItems[0].amount, '1.00');
+  // The price the line was computed from is the price shown, not one rounded to the currency.
+  t.is(res.body.lineItems[0].unitPrice, '0.333');
+  const widgets = await request(app.baseUrl, '/api/billing/invoices', { cookie, body: { customerId: customer.id, lineItems: [{ description: 'Widget', quantity: 3, unitPrice: '19.995' }, { description: 'Seat', quantity: 1, unitPrice: '20' }] } });
+  t.deepEqual(widgets.body.lineItems.map((l: { unitPrice: string; amount: string }) => [l.unitPrice, l.amount]), [['19.995', '59.99'], ['20.00', '20.00']]);
 });
 
 test.serial('a coupon amount and a store credit use their currency', async (t) => {

@@ -1,7 +1,8 @@
 /** The invoice template on its own: escaping, amounts and the optional rows (no database, no browser). */
 import test from 'ava';
 import type { InvoiceRow, LineItemRow } from '../../src/invoices/repo.ts';
-import { displayAmount, escapeHtml, groupDigits, renderInvoiceHtml, type InvoiceDocument } from '../../src/invoices/pdf/template.ts';
+import { displayAmount, escapeHtml, renderInvoiceHtml, type InvoiceDocument } from '../../src/invoices/pdf/template.ts';
+import { groupDigits } from '../../src/money.ts';
 
 const at = new Date('2026-11-22T12:00:00Z');
 

@@ -1,12 +1,17 @@
-import { formatMoney } from '../../money.ts';
+import { formatMoney, formatUnitPrice, groupDigits } from '../../money.ts';
 
 /** C-5: the decimal string with thousands separators and its currency code; never through a float. */
 export function money(amount: string, currency: string): string {
-  const text = formatMoney(amount, currency);
-  const negative = text.startsWith('-');
-  const [whole, fraction] = (negative ? text.slice(1) : text).split('.');
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${negative ? '-' : ''}${grouped}${fraction === undefined ? '' : `.${fraction}`} ${currency}`;
+  return grouped(formatMoney(amount, currency), currency);
+}
+
+/** An invoice line's unit price as money() shows amounts, with every finer digit it has (money.ts formatUnitPrice). */
+export function unitPrice(amount: string, currency: string): string {
+  return grouped(formatUnitPrice(amount, currency), currency);
+}
+
+function grouped(text: string, currency: string): string {
+  return `${groupDigits(text)} ${currency}`;
 }
 
 /** C-5: date and time with the zone, UTC. */

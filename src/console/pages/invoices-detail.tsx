@@ -19,7 +19,7 @@ import { refundsOfPayments } from '../../refunds/service.ts';
 import { listDeliveriesOfEvents } from '../../webhooks/service.ts';
 import type { FormState } from '../components/Form.tsx';
 import { AuditTrail } from '../components/AuditTrail.tsx';
-import { date, dateTime, money } from '../components/format.ts';
+import { date, dateTime, money, unitPrice } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
 import { uuidParam } from '../http/params.ts';
@@ -197,7 +197,7 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
           columns={[
             { header: 'Description', cell: (l: LineItemRow) => l.description },
             { header: 'Quantity', numeric: true, cell: (l) => String(l.quantity) },
-            { header: 'Unit price', numeric: true, cell: (l) => money(l.unit_price, invoice.currency) },
+            { header: 'Unit price', numeric: true, cell: (l) => unitPrice(l.unit_price, invoice.currency) },
             { header: 'Amount', numeric: true, cell: (l) => money(l.amount, invoice.currency) },
           ]}
         />

@@ -3,7 +3,7 @@
  * every value from the database escaped. Amounts go through formatMoney (the currency's minor units).
  */
 import type { CustomerRow } from '../../customers/repo.ts';
-import { formatMoney, money } from '../../money.ts';
+import { formatMoney, formatUnitPrice, groupDigits, money } from '../../money.ts';
 import { amountDue } from '../amounts.ts';
 import type { InvoiceRow, LineItemRow } from '../repo.ts';
 
@@ -35,15 +35,6 @@ function multiline(value: string): string {
     .map((l) => escapeHtml(l.trim()))
     .filter((l) => l !== '')
     .join('<br>');
-}
-
-/** "1234567.50" -> "1,234,567.50": grouping on the formatted string, so no number ever holds the amount. */
-export function groupDigits(formatted: string): string {
-  const [whole = '', fraction] = formatted.split('.');
-  const sign = whole.startsWith('-') ? '-' : '';
-  const digits = sign ? whole.slice(1) : whole;
-  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${sign}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
 }
 
 /** An amount as printed on the invoice: grouped digits in the invoice's currency's minor units. */
@@ -102,6 +93,7 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
   const { invoice, lines, customer, seller } = doc;
   const currency = invoice.currency;
   const amount = (v: string) => escapeHtml(displayAmount(v, currency));
+  const unitPrice = (v: string) => escapeHtml(groupDigits(formatUnitPrice(v, currency)));
   const e = escapeHtml;
 
   const sellerLines = [
@@ -122,7 +114,7 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
       (l) => `<tr>
         <td class="description">${e(l.description)}</td>
         <td class="num">${e(l.quantity)}</td>
-        <td class="num">${amount(l.unit_price)}</td>
+        <td class="num">${unitPrice(l.unit_price)}</td>
         <td class="num">${amount(l.amount)}</td>
       </tr>`,
     )
