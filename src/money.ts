@@ -23,7 +23,7 @@ const MINOR_UNITS: Record<string, number> = {
  * that are not money one bills in (precious metals XAU..., the SDR XDR and XSU, bond units XBA..., the test and
  * "no currency" codes XTS and XXX) are left out, so an invoice or a price in them is refused like a typo (D-3).
  */
-const ISO_4217_CODES = `
+export const ISO_4217_CODES: readonly string[] = `
   AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD CAD CDF CHE
   CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ
   GYD HKD HNL HRK HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL

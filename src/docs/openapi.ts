@@ -145,9 +145,10 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        description: 'A unique string per intended action (a UUID): a retry with the same key and request answers the first answer again (D-6)',
+        // No example value: /docs's "Try it out" fills a parameter's example in, and one key shared by every operation
+        // (and every reader) would answer the second create with idempotency_key_reused.
+        description: 'A new unique string per intended action, such as a UUID (optional; leave it empty when trying a request here): a retry with the same key and request answers the first answer again (D-6)',
         schema: { type: 'string', maxLength: 255 },
-        example: 'c4a1f6d2-8e3b-4b7a-9f10-2d5e6a7b8c9d',
       });
     }
     for (const header of route.headers ?? []) params.push({ name: header.name, in: 'header', required: header.required, schema: { type: 'string', description: header.description } });

@@ -23,7 +23,7 @@ export const taxRate = z
 export const createInvoiceBody = z.object({
   customerId: uuid,
   lineItems: z.array(lineItemInput).min(1, 'must hold at least one line item').max(500, 'must hold at most 500 line items'),
-  subscriptionId: uuid.optional(),
+  subscriptionId: uuid.optional().meta({ description: "A subscription of this invoice's customer whose plan bills in this invoice's currency" }),
   dueDate: timestampInput.optional(),
   currency: currencyCode.default(DEFAULT_CURRENCY),
   taxRate: taxRate.optional(),

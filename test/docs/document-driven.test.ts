@@ -29,6 +29,8 @@ type Document = { paths: Record<string, Record<string, Operation>> };
 const STATED_IN_WORDS: Record<string, string[]> = {
   // "Required when duration is repeating, and only then" (an if/then the generator does not follow).
   'POST /api/billing/coupons': ['durationInCycles'],
+  // subscriptionId: "a subscription of this customer, billed in this currency" (the world's, not the value's shape).
+  'POST /api/billing/invoices': ['currency', 'subscriptionId'],
 };
 
 /** The codes the document lists under `status`, also beside a body of the operation's own (anyOf). */
