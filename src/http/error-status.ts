@@ -43,6 +43,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   license_suspended: 409,
   license_expired: 409,
   device_not_activated: 409,
+  license_not_found: 404,
   idempotency_key_reused: 409,
   request_in_progress: 409,
   payload_too_large: 413,

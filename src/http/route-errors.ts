@@ -29,10 +29,10 @@ const READS_BODY: ErrorCode[] = ['payload_too_large', 'unsupported_media_type', 
 const IDEMPOTENT: ErrorCode[] = ['invalid_request', 'idempotency_key_reused', 'request_in_progress'];
 
 /**
- * Whether a route without a query schema refuses a query string (D-90: unknown fields are refused, the query's
- * too). A provider's webhook does not: the URL the admin registered with the provider is the provider's to call.
+ * Whether a route without a query (or body) schema refuses a query string (or a body's fields): D-90, unknown fields
+ * are refused. A provider's webhook does not: its URL and its signed body are the provider's, read by the route itself.
  */
-export function refusesQuery(route: AnyRoute): boolean {
+export function refusesUnknownInput(route: AnyRoute): boolean {
   return route.auth !== 'provider';
 }
 
@@ -41,7 +41,7 @@ export function plumbingErrors(route: AnyRoute): ErrorCode[] {
   const codes = [...ANY_ROUTE, ...AUTH_ERRORS[route.auth]];
   // router.ts: a malformed path parameter names nothing (404, D-1); a bad query string is a 400.
   if (route.params) codes.push('not_found');
-  if (route.query || refusesQuery(route)) codes.push('invalid_request');
+  if (route.query || refusesUnknownInput(route)) codes.push('invalid_request');
   if (route.method === 'post' || route.method === 'put') codes.push(...READS_BODY);
   if (usesIdempotency(route)) codes.push(...IDEMPOTENT);
   return codes;

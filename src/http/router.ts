@@ -12,10 +12,10 @@ import { actorOf, type Principal } from './principal.ts';
 import { usesIdempotency, type AnyRoute, type HandlerInput, type Reply } from './route.ts';
 import { dispatchRoutes } from './route-dispatch.ts';
 import { parseOrThrow } from './validate.ts';
-import { refusesQuery } from './route-errors.ts';
+import { refusesUnknownInput } from './route-errors.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const NO_QUERY = z.object({});
+const NO_FIELDS = z.object({});
 
 /** An object or array Koa would answer as JSON (not a Buffer, stream, Blob or other class instance). */
 function isPlainJson(body: unknown): boolean {
@@ -50,8 +50,10 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'params', 'not_found') : undefined;
     const query = route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined;
     // A route without a query schema names no query field, so any it is sent is unknown (D-90).
-    if (!route.query && refusesQuery(route) && ctx.querystring !== '') parseOrThrow(NO_QUERY, ctx.query, 'query');
+    if (!route.query && refusesUnknownInput(route) && ctx.querystring !== '') parseOrThrow(NO_FIELDS, ctx.query, 'query');
     const body = route.body ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body') : undefined;
+    // Likewise a body sent to a route that takes none (a rotation, a retry): its fields would be ignored, so they are refused.
+    if (!route.body && ctx.state.body !== undefined && refusesUnknownInput(route)) parseOrThrow(NO_FIELDS, ctx.state.body, 'body');
     const input = { params, query, body, deps: db === deps.db ? deps : { ...deps, db }, ctx };
     if (principal) return route.handler({ ...input, principal, actor: actorOf(principal, ctx.state.requestId, ctx.ip) });
     if (route.sessionInWrite) {

@@ -34,9 +34,12 @@ const REFUSAL_MESSAGES = {
   license_revoked: 'The license is revoked',
 } as const;
 
-/** The license as a checkout may sign it: known and active now (D-34's refusals otherwise). */
-function assertCheckoutAllowed(row: CheckoutRow | undefined): asserts row is CheckoutRow {
-  if (!row) throw notFound('License');
+/**
+ * The license as a checkout may sign it: known and active now (D-34's refusals otherwise). An unknown key is the
+ * admin API's not_found on its `:key` path, and on the public endpoint D-34's (and D-33's) `license_not_found`.
+ */
+function assertCheckoutAllowed(row: CheckoutRow | undefined, unknown: () => AppError): asserts row is CheckoutRow {
+  if (!row) throw unknown();
   const refusal = refusalFor(effectiveStatus(row, row.now));
   if (refusal) throw new AppError(refusal, REFUSAL_MESSAGES[refusal]);
 }
@@ -72,7 +75,7 @@ export async function checkOutForDevice(db: Db, input: { licenseKey: string; dev
   const key = normaliseLicenseKey(input.licenseKey);
   // A guess of the wrong shape costs no round trip (as verify and validate).
   const row = LICENSE_KEY_PATTERN.test(key) ? await findCheckoutRow(db, key, input.deviceId) : undefined;
-  assertCheckoutAllowed(row);
+  assertCheckoutAllowed(row, () => new AppError('license_not_found', 'No license has this key'));
   if (!row.activated) throw new AppError('device_not_activated', 'This device is not activated on the license: validate it first');
   return writeFile(db, row, input.deviceId, input.ttlSeconds, context);
 }
@@ -81,7 +84,7 @@ export async function checkOutForDevice(db: Db, input: { licenseKey: string; dev
 export async function checkOutAsAdmin(db: Db, licenseKey: string, input: { deviceId?: string; ttlSeconds?: number }, context: CheckoutContext, actor: Actor): Promise<CheckedOutFile> {
   return inTransaction(db, async (trx) => {
     const row = await findCheckoutRow(trx, normaliseLicenseKey(licenseKey), input.deviceId ?? null);
-    assertCheckoutAllowed(row);
+    assertCheckoutAllowed(row, () => notFound('License'));
     const file = await writeFile(trx, row, input.deviceId ?? null, input.ttlSeconds, context);
     await recordAudit(trx, actor, {
       action: 'license.checkout', targetType: 'license', targetId: row.license_key,

@@ -53,11 +53,11 @@ export const licenseFileRoutes = [
     body: deviceCheckoutBody,
     responses: {
       200: { description: 'The license file and its validity', schema: licenseFileResponse },
-      404: { description: 'Unknown license key' },
+      404: { description: 'license_not_found: no license has this key' },
       409: { description: `${REFUSED}, or device_not_activated (validate the device first)` },
       429: { description: 'rate_limited' },
     },
-    errors: ['not_found', 'rate_limited', 'license_suspended', 'license_expired', 'license_revoked', 'device_not_activated'],
+    errors: ['license_not_found', 'rate_limited', 'license_suspended', 'license_expired', 'license_revoked', 'device_not_activated'],
     handler: async (input) => {
       await limitPublic(input);
       return fileReply(await checkOutForDevice(input.deps.db, input.body, checkoutContext(input.deps.config)));

@@ -123,3 +123,18 @@ test.serial('money with spaces around it, a currency no country uses and an impo
   t.is(await count('invoices'), before);
   t.is((await invoice({ currency: 'eur', dueDate: '2028-02-29' })).status, 201);
 });
+
+test.serial('a route that takes no body refuses one with fields, naming each, and changes nothing; an empty object is no field', async (t) => {
+  const endpoint = await request(app.baseUrl, '/api/billing/webhooks/endpoints', { cookie, body: { url: 'https://receiver.example.test/hook', events: ['*'] } });
+  t.is(endpoint.status, 201);
+  const secretBefore = (await app.db('webhook_endpoints').where({ id: endpoint.body.id }).first()).secret;
+  const chosen = await request(app.baseUrl, `/api/billing/webhooks/endpoints/${endpoint.body.id}/rotate-secret`, { cookie, body: { secret: 'my-own-secret-0123456789' } });
+  t.is(chosen.status, 400);
+  t.deepEqual(chosen.body.error.details, [{ path: 'secret', message: 'unknown field' }]);
+  t.is((await app.db('webhook_endpoints').where({ id: endpoint.body.id }).first()).secret, secretBefore);
+  const keys = await count('license_signing_keys');
+  const alg = await request(app.baseUrl, '/api/licenses/signing-keys/rotate', { cookie, body: { alg: 'RS256' } });
+  t.is(alg.status, 400);
+  t.is(await count('license_signing_keys'), keys);
+  t.is((await request(app.baseUrl, `/api/billing/webhooks/endpoints/${endpoint.body.id}/rotate-secret`, { cookie, body: {} })).status, 200);
+});

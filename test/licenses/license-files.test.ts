@@ -181,7 +181,7 @@ test('unknown fields are refused on both checkouts', async (t) => {
   t.is(admin.body.error.code, 'invalid_request');
 });
 
-test('a device not activated on the license is 409 device_not_activated; an unknown key is 404', async (t) => {
+test('a device not activated on the license is 409 device_not_activated; an unknown key is 404 license_not_found (the code of D-34; not_found on the admin path)', async (t) => {
   const license = await activatedLicense();
   const other = await activatedLicense();
   for (const deviceId of ['never-seen', 'known-device ']) {
@@ -195,7 +195,7 @@ test('a device not activated on the license is 409 device_not_activated; an unkn
   for (const licenseKey of ['LIC-0000-0000-0000', 'not-a-key']) {
     const res = await checkout({ licenseKey, deviceId: 'known-device' });
     t.is(res.status, 404, licenseKey);
-    t.is(res.body.error.code, 'not_found');
+    t.is(res.body.error.code, 'license_not_found');
   }
   t.is((await adminCheckout('LIC-0000-0000-0000')).status, 404);
 });
