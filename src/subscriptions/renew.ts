@@ -52,16 +52,18 @@ const NOTHING_INVOICED: ReadonlySet<string> = new Set();
 
 /**
  * Renewing one subscription up to `asOf`, computed without touching the database (D-81, D-44): ends a
- * finished trial, cancels at period end when scheduled (without a new invoice), and advances every period
- * that ended, invoicing each in advance unless `invoiced` says it already is. Paused and canceled
- * subscriptions stay as they are.
+ * finished trial, cancels at period end when scheduled (without a new invoice; a paused subscription too), and
+ * advances every period that ended, invoicing each in advance unless `invoiced` says it already is. Otherwise paused
+ * and canceled subscriptions stay as they are.
  */
 function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | undefined, asOf: Date, invoiced: ReadonlySet<string>, now: Date): RenewalPlan {
   let sub = start;
   const plan_: RenewalPlan = { sub, changed: false, slots: [], requests: [], result: emptyResult() };
   for (let i = 0; i < MAX_PERIODS_PER_CALL; i++) {
-    if (sub.status === 'canceled' || sub.status === 'paused') break;
+    if (sub.status === 'canceled') break;
     if (sub.current_period_end.getTime() > asOf.getTime()) break;
+    // A pause stops invoicing, not a scheduled cancellation (D-44).
+    if (sub.status === 'paused' && !sub.cancel_at_period_end) break;
     plan_.changed = true;
     if (sub.cancel_at_period_end) {
       sub = { ...sub, ...transitionChanges(sub, 'canceled', sub.current_period_end), updated_at: now };

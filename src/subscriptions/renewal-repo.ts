@@ -6,10 +6,17 @@ import { integerLiteral } from '../db/literal.ts';
 import type { SubscriptionRow } from './repo.ts';
 
 /** The statuses a renewal moves on; paused and canceled subscriptions are left alone (D-44). */
-export const RENEWABLE_STATUSES = ['active', 'trialing', 'past_due'] as const;
+const RENEWABLE_STATUSES = ['active', 'trialing', 'past_due'] as const;
 
 /**
- * Locks up to `limit` subscriptions whose period ended by `asOf`, oldest period end first, skipping rows
+ * The subscriptions a sweep claims once their period has ended: those it renews, and paused ones whose cancellation
+ * is scheduled (D-44: canceled at period end, paused or not). The predicate of the index `subscriptions_due_order`
+ * (migration 20261126120000), written the same way so the planner uses it.
+ */
+const DUE_CONDITION = `(s.status in (${RENEWABLE_STATUSES.map((status) => `'${status}'`).join(', ')}) or (s.status = 'paused' and s.cancel_at_period_end))`;
+
+/**
+ * Locks up to `limit` subscriptions due (DUE_CONDITION) whose period ended by `asOf`, oldest period end first, skipping rows
  * another transaction holds (another sweep's batch, or a PUT on that subscription), so concurrent sweeps
  * share the work instead of queueing on it. `exclude` holds ids this sweep already gave up on. The same statement
  * takes the batch's turn lock (TURN_SQL) and answers it with the rows (undefined when nothing was claimed):
@@ -21,11 +28,11 @@ export async function claimDueSubscriptions(trx: Db, asOf: Date, limit: number, 
     `with turn as materialized (${TURN_SQL})
      select s.*, turn.xid as turn_xid
        from subscriptions s cross join turn
-      where s.status in (${RENEWABLE_STATUSES.map(() => '?').join(', ')}) and s.current_period_end <= ?${exclude.length > 0 ? ' and not (s.id = any(?::uuid[]))' : ''}
+      where ${DUE_CONDITION} and s.current_period_end <= ?${exclude.length > 0 ? ' and not (s.id = any(?::uuid[]))' : ''}
       order by s.current_period_end, s.id
       limit ?
       for update of s skip locked`,
-    [key, ...RENEWABLE_STATUSES, asOf, ...(exclude.length > 0 ? [exclude] : []), limit],
+    [key, asOf, ...(exclude.length > 0 ? [exclude] : []), limit],
   );
   if (rows.length === 0) return { subs: [] };
   return { subs: rows.map(({ turn_xid: _xid, ...sub }) => sub), turn: { key, xid: rows[0]!.turn_xid } };

@@ -56,3 +56,26 @@ test.serial('batches in flight at once: numbers in renewal order, each period in
   const again = await renewDueSubscriptions(db.knex, AS_OF, { batchSize: 7, concurrency: 4 });
   t.is(again.invoicesCreated, 0);
 });
+
+test.serial('a paused subscription whose cancellation is scheduled is canceled by the sweep at its period end, without an invoice; a paused one without the flag stays paused', async (t) => {
+  const [customer] = await db.knex('customers').insert({ name: 'Paused', email: 'paused@concurrent.test' }).returning('id');
+  const [product] = await db.knex('products').insert({ name: 'Q', product_type: 'saas', price: '10' }).returning('id');
+  const [plan] = await db.knex('plans').insert({ product_id: product.id, name: 'Monthly', pricing_model: 'flat', billing_cycle: 'monthly', base_price: '9.00', currency: 'USD' }).returning('id');
+  // Due after the test above's sweep, before its subscriptions' next periods end (July).
+  const anchor = new Date('2025-05-25T09:00:00.000Z');
+  const periodEnd = new Date('2025-06-25T09:00:00.000Z');
+  const base = { customer_id: customer.id, plan_id: plan.id, status: 'paused', paused_at: new Date('2025-06-01T00:00:00.000Z'), billing_cycle: 'monthly', billing_anchor: anchor, period_number: 0, current_period_start: anchor, current_period_end: periodEnd };
+  const [scheduled, kept] = await db.knex('subscriptions').insert([{ ...base, cancel_at_period_end: true }, { ...base, cancel_at_period_end: false }]).returning('id');
+  const invoicesBefore = await countRows(db.knex, 'invoices');
+
+  const result = await renewDueSubscriptions(db.knex, new Date('2025-06-28T00:00:00.000Z'));
+  t.is(result.errors, 0);
+  t.is(result.canceled, 1);
+  const done = await db.knex('subscriptions').where({ id: scheduled.id }).first();
+  t.like(done, { status: 'canceled', cancel_at_period_end: false });
+  t.deepEqual(done.canceled_at, periodEnd);
+  t.is((await db.knex('subscriptions').where({ id: kept.id }).first()).status, 'paused');
+  t.is(await countRows(db.knex, 'invoices'), invoicesBefore);
+  t.is(await countRows(db.knex, 'events', (q) => q.where({ type: 'subscription.canceled' }).whereRaw("data->>'id' = ?", [scheduled.id])), 1);
+  t.is(await countRows(db.knex, 'audit_log', (q) => q.where({ action: 'subscription.cancel', actor: 'system', target_id: scheduled.id })), 1);
+});
