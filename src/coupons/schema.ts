@@ -15,15 +15,17 @@ export const createCouponBody = z
     code: withoutControls(z.string()).trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'),
     percentOff: percentOff.optional(),
     amountOff: moneyString.refine((v) => Number(v) > 0, 'must be greater than 0').optional(),
-    currency: currencyCode.optional(),
+    currency: currencyCode.optional().meta({ description: 'Required with amountOff, and only then' }),
     duration: z.enum(COUPON_DURATIONS, { error: `must be one of ${COUPON_DURATIONS.join(', ')}` }),
     durationInCycles: z.number().int().min(1).max(1200).optional().meta({ description: 'Required when duration is repeating, and only then' }),
     maxRedemptions: z.number().int().min(1).max(100_000_000).optional(),
-    expiresAt: timestampInput.optional(),
+    expiresAt: timestampInput.optional().meta({ description: 'In the future' }),
   })
   .superRefine((c, ctx) => {
     if ((c.percentOff === undefined) === (c.amountOff === undefined)) ctx.addIssue({ code: 'custom', path: ['percentOff'], message: 'give exactly one of percentOff or amountOff' });
     if (c.amountOff !== undefined && !c.currency) ctx.addIssue({ code: 'custom', path: ['currency'], message: 'is required with amountOff' });
+    // A percentage has no currency: one sent with it would be dropped silently.
+    if (c.percentOff !== undefined && c.currency !== undefined) ctx.addIssue({ code: 'custom', path: ['currency'], message: 'is only for amountOff' });
     if (c.duration === 'repeating' && c.durationInCycles === undefined) ctx.addIssue({ code: 'custom', path: ['durationInCycles'], message: 'is required when duration is repeating' });
     if (c.duration !== 'repeating' && c.durationInCycles !== undefined) ctx.addIssue({ code: 'custom', path: ['durationInCycles'], message: 'is only for duration repeating' });
   }).meta({

@@ -15,8 +15,12 @@ function audited(row: CouponRow): Record<string, unknown> {
   return { code, percent_off, amount_off, currency, duration, duration_in_cycles, max_redemptions, expires_at };
 }
 
-export function createCoupon(db: Db, input: CreateCouponInput, actor: Actor): Promise<CouponRow> {
+export function createCoupon(db: Db, input: CreateCouponInput, actor: Actor, now = new Date()): Promise<CouponRow> {
   if (input.amountOff !== undefined) assertCurrencyPrecision(input.amountOff, input.currency!, 'amountOff');
+  // A coupon that could never be redeemed is a typo in its date (Stripe refuses a redeem_by in the past too).
+  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
+    throw new AppError('invalid_request', 'Invalid body: expiresAt: must be in the future', { details: [{ path: 'expiresAt', message: 'must be in the future' }] });
+  }
   return inTransaction(db, async (trx) => {
     const created = await insertCoupon(trx, input);
     await recordAudit(trx, actor, { action: 'coupon.create', targetType: 'coupon', targetId: created.id, after: audited(created) });

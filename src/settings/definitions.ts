@@ -31,7 +31,14 @@ export const settingDefinitions = {
   'licenses.rate_limit_per_minute': { schema: z.number().int().min(1).max(1_000_000), default: 600, description: 'Public license requests per minute per IP.' },
   'billing.default_tax_rate': { schema: percent, default: '0', description: 'Tax rate in percent applied when an invoice names none.' },
   'billing.payment_terms_days': { schema: z.number().int().min(0).max(365), default: 14, description: 'Days from issue to due date.' },
-  'billing.dunning_schedule_days': { schema: z.array(z.number().int().min(1).max(90)).min(1).max(20), default: [1, 3, 5, 7], description: 'Days after the first failure at which charges are retried.' },
+  'billing.dunning_schedule_days': {
+    schema: z
+      .array(z.number().int().min(1).max(90))
+      .min(1)
+      .max(20)
+      // The retries happen in the order of their days: [3, 1] or [1, 1] is a typo, not a schedule.
+      .refine((days) => days.every((day, i) => i === 0 || day > days[i - 1]!), 'must list days in increasing order, each once'),
+    default: [1, 3, 5, 7], description: 'Days after the first failure at which charges are retried.' },
   'billing.dunning_final_action': { schema: z.enum(['cancel', 'leave_past_due']), default: 'cancel', description: 'What happens after the last failed retry.' },
   'company.name': { schema: z.string().max(200), default: 'Your Company', description: 'Seller name on invoices.' },
   'company.address': { schema: z.string().max(1000), default: '', description: 'Seller address on invoices.' },

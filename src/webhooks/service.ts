@@ -31,6 +31,9 @@ export async function validateEndpointUrl(value: string, config: Pick<Config, 'N
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badUrl('must use http or https');
   if (config.NODE_ENV === 'production' && url.protocol !== 'https:') throw badUrl('must use https');
+  // A user name or password in the URL would be a credential the endpoint list shows to every admin and logs carry;
+  // an endpoint proves the sender by the signature (D-71), not by a password in its URL.
+  if (url.username !== '' || url.password !== '') throw badUrl('must not hold a user name or password');
   if (!config.WEBHOOK_ALLOW_PRIVATE_URLS) {
     try {
       await checkDestination(url);

@@ -28,7 +28,8 @@ type Document = { paths: Record<string, Record<string, Operation>> };
  */
 const STATED_IN_WORDS: Record<string, string[]> = {
   // "Required when duration is repeating, and only then" (an if/then the generator does not follow).
-  'POST /api/billing/coupons': ['durationInCycles'],
+  // ... and currency "Required with amountOff, and only then", expiresAt "In the future".
+  'POST /api/billing/coupons': ['durationInCycles', 'currency', 'expiresAt'],
   // subscriptionId: "a subscription of this customer, billed in this currency" (the world's, not the value's shape).
   'POST /api/billing/invoices': ['currency', 'subscriptionId'],
 };

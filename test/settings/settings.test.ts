@@ -69,6 +69,15 @@ test.serial('a bad value is 400 invalid_request with details per key; a mix of g
   t.is((await get()).body['company.name'], 'Your Company');
 });
 
+test.serial('a dunning schedule out of order or with a day twice is refused, and nothing changes', async (t) => {
+  for (const days of [[3, 1], [1, 1, 2]]) {
+    const res = await put({ 'billing.dunning_schedule_days': days });
+    t.is(res.status, 400, JSON.stringify(days));
+    t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path), ['billing.dunning_schedule_days']);
+  }
+  t.deepEqual(await storedKeys(), []);
+});
+
 test.serial('values keep their JSON types: a string, boolean or list is not a number', async (t) => {
   for (const value of ['3', true, [5], null, 2.5]) {
     const res = await put({ 'auth.session_expiry_days': value });

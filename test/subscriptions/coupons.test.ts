@@ -60,7 +60,9 @@ test('codes are case-insensitive; an amountOff coupon in another currency is inv
 });
 
 test('expired and exhausted codes are 400 invalid_coupon and create nothing; concurrent redemptions never pass maxRedemptions', async (t) => {
-  const expired = await coupon({ percentOff: '10', duration: 'once', expiresAt: '2020-01-01' });
+  // A coupon cannot be created expired: this one expires after its creation.
+  const expired = await coupon({ percentOff: '10', duration: 'once', expiresAt: '2099-01-01' });
+  await app.db('coupons').where({ id: expired.id }).update({ expires_at: new Date('2020-01-01T00:00:00Z') });
   const limited = await coupon({ percentOff: '10', duration: 'once', maxRedemptions: 3 });
   const plan = await makePlan(app.db, '40.00');
   const customer = await newCustomer(app.db);
@@ -84,6 +86,8 @@ test('coupon validation and duplicate codes', async (t) => {
     { code: 'B5', percentOff: '0', duration: 'once' },
     { code: 'B6', percentOff: '101', duration: 'once' },
     { code: 'B7', percentOff: 10, duration: 'once' },
+    { code: 'B8', percentOff: '10', currency: 'USD', duration: 'once' },
+    { code: 'B9', percentOff: '10', duration: 'once', expiresAt: '2020-01-01' },
   ];
   for (const body of bad) t.is((await request(app.baseUrl, '/api/billing/coupons', { cookie, body })).status, 400, JSON.stringify(body));
   const ok = await coupon({ percentOff: '10', duration: 'once' });

@@ -67,8 +67,8 @@ test('unknown event types and empty events are 400 invalid_request naming events
   t.is(badPut.status, 400);
 });
 
-test('non-http(s) and malformed URLs are 400 naming url', async (t) => {
-  for (const url of ['ftp://hooks.example.test/', 'file:///etc/passwd', 'not a url', 'javascript:alert(1)']) {
+test('non-http(s) and malformed URLs, and URLs holding a user name or password, are 400 naming url', async (t) => {
+  for (const url of ['ftp://hooks.example.test/', 'file:///etc/passwd', 'not a url', 'javascript:alert(1)', 'https://user:pass@hooks.example.test/', 'https://token@hooks.example.test/']) {
     const res = await admin(base, { body: { url, events: ['invoice.paid'] } });
     t.is(res.status, 400, url);
     t.is(res.body.error.code, 'invalid_request');
