@@ -9,9 +9,26 @@ import { csrfToken, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form.ts';
 import { sendPage } from '../http/render.ts';
 
-/** C-2: only a local console path is a place to go back to; anything else goes to the overview. */
+/** A stand-in origin to resolve `next` against: what resolves to another origin was never a local path. */
+const HERE = 'http://console.invalid';
+
+const inConsole = (url: URL) => url.origin === HERE && (url.pathname === '/admin' || url.pathname.startsWith('/admin/'));
+
+/**
+ * C-2: only a local console path is a place to go back to; anything else goes to the overview. `next` is
+ * resolved as a browser resolves it (dot segments, `%2e%2e`, backslashes, `//host`), and once more after
+ * decoding, since a proxy or server on the way may decode `%2f` before it resolves `..`; both must stay
+ * under /admin. The resolved path is what the browser is sent to.
+ */
 export function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/admin(\/[^\\]*)?(\?.*)?$/.test(next) && !next.startsWith('//') ? next : '/admin';
+  if (typeof next !== 'string' || !next.startsWith('/')) return '/admin';
+  try {
+    const url = new URL(next, HERE);
+    return inConsole(url) && inConsole(new URL(decodeURIComponent(url.pathname), HERE)) ? `${url.pathname}${url.search}` : '/admin';
+  } catch {
+    // A malformed escape (`%zz`) names no path we can vouch for.
+    return '/admin';
+  }
 }
 
 function LoginPage({ csrf, next, email, error }: { csrf: string; next: string; email?: string; error?: string }) {
