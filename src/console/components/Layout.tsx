@@ -14,6 +14,14 @@ export const NAV = [
   { href: '/admin/audit-log', text: 'Audit log' },
 ] as const;
 
+export type Section = (typeof NAV)[number]['text'];
+
+/** The nav entry a console path belongs to (the longest link it starts with), for pages that do not say. */
+export function sectionOf(path: string): Section | undefined {
+  const within = NAV.filter((item) => path === item.href || (item.href !== '/admin' && path.startsWith(`${item.href}/`)));
+  return within.sort((a, b) => b.href.length - a.href.length)[0]?.text;
+}
+
 export interface Viewer {
   email: string;
   csrf: string;
@@ -23,7 +31,7 @@ export interface LayoutProps {
   title: string;
   viewer: Viewer;
   /** The nav entry to mark as current. */
-  section?: (typeof NAV)[number]['text'];
+  section?: Section;
   notice?: string;
   children: ComponentChildren;
 }
