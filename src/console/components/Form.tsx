@@ -1,4 +1,5 @@
-import type { ComponentChildren } from 'preact';
+import { createContext, type ComponentChildren } from 'preact';
+import { useContext } from 'preact/hooks';
 import type { AppError } from '../../errors.ts';
 import type { FormValues } from '../http/form.ts';
 
@@ -24,15 +25,33 @@ export function ErrorBox({ state }: { state: FormState }) {
   );
 }
 
-/** A form posting to `action` with the CSRF field; shows the error when `state` is this form's. */
-export function Form({ name, action, csrf, state, submit, children }: { name: string; action: string; csrf: string; state?: FormState; submit: string; children: ComponentChildren }) {
+/**
+ * The prefix of the ids of a form's fields. Forms on one page share field names (a product's edit form, its
+ * "New plan" form and each plan's edit form all have `name`), so an id from the name alone would repeat and
+ * a label would point at another form's input (C-8).
+ */
+const FieldIds = createContext('f');
+
+/**
+ * A form posting to `action` with the CSRF field; shows the error when `state` is this form's. `scope` tells
+ * apart the forms of one name that a page repeats (a refund form per payment, an edit form per plan).
+ */
+export function Form({ name, action, csrf, state, submit, scope, children }: {
+  name: string;
+  action: string;
+  csrf: string;
+  state?: FormState;
+  submit: string;
+  scope?: string;
+  children: ComponentChildren;
+}) {
   const mine = state?.name === name ? state : undefined;
   return (
     <form method="post" action={action} class="form">
       <input type="hidden" name="_csrf" value={csrf} />
       <input type="hidden" name="_form" value={name} />
       {mine ? <ErrorBox state={mine} /> : null}
-      {children}
+      <FieldIds.Provider value={scope ? `f-${name}-${scope}` : `f-${name}`}>{children}</FieldIds.Provider>
       <button type="submit">{submit}</button>
     </form>
   );
@@ -45,7 +64,7 @@ export function kept(state: FormState | undefined, form: string, name: string, f
   return typeof value === 'string' ? value : fallback;
 }
 
-/** A labelled input (C-8); `invalid` when the error names this field. */
+/** A labelled input (C-8), its id unique on the page (`FieldIds`); `invalid` when the error names this field. */
 export function Field({ label, name, value, type = 'text', required, state, options }: {
   label: string;
   name: string;
@@ -55,7 +74,7 @@ export function Field({ label, name, value, type = 'text', required, state, opti
   state?: FormState;
   options?: readonly string[];
 }) {
-  const id = `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  const id = `${useContext(FieldIds)}-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const invalid = state?.error.details?.some((d) => d.path === name || d.path.startsWith(`${name}.`)) ? true : undefined;
   return (
     <p class="field">

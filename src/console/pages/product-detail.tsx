@@ -45,7 +45,7 @@ function PlanEdit({ plan, productId, viewer, state }: { plan: Plan; productId: s
   return (
     <details open={Boolean(state)}>
       <summary>Edit</summary>
-      <Form name={PRODUCT_FORMS.planEdit} action={`${productUrl(productId)}/plans/${plan.id}`} csrf={viewer.csrf} state={state} submit="Save plan">
+      <Form name={PRODUCT_FORMS.planEdit} scope={plan.id} action={`${productUrl(productId)}/plans/${plan.id}`} csrf={viewer.csrf} state={state} submit="Save plan">
         <Field label="Name" name="name" value={kept(state, PRODUCT_FORMS.planEdit, 'name', plan.name)} state={state} />
         <Field label="Active" name="active" options={['true', 'false']} value={kept(state, PRODUCT_FORMS.planEdit, 'active', String(plan.active))} state={state} />
       </Form>
