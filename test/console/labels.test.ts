@@ -25,9 +25,9 @@ function labelProblems(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const problems: string[] = [];
     const ids = new Map<string, number>();
-    for (const el of document.querySelectorAll('[id]')) ids.set(el.id, (ids.get(el.id) ?? 0) + 1);
+    for (const el of Array.from(document.querySelectorAll('[id]'))) ids.set(el.id, (ids.get(el.id) ?? 0) + 1);
     for (const [id, n] of ids) if (n > 1) problems.push(`id ${id} appears ${n} times`);
-    for (const label of document.querySelectorAll('label[for]')) {
+    for (const label of Array.from(document.querySelectorAll('label[for]'))) {
       const id = label.getAttribute('for')!;
       const targets = document.querySelectorAll(`[id="${CSS.escape(id)}"]`);
       if (targets.length !== 1) {
@@ -38,7 +38,7 @@ function labelProblems(page: Page): Promise<string[]> {
       if (!['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName)) problems.push(`label "${label.textContent}" for=${id} names a ${target.tagName}`);
       if (label.closest('form') !== target.closest('form')) problems.push(`label "${label.textContent}" for=${id} names an input of another form`);
     }
-    for (const control of document.querySelectorAll<HTMLInputElement>('input, select, textarea')) {
+    for (const control of Array.from(document.querySelectorAll<HTMLInputElement>('input, select, textarea'))) {
       if (control.type === 'hidden') continue;
       if (!control.labels || control.labels.length === 0) problems.push(`${control.tagName.toLowerCase()}[name=${control.name}] in form ${control.form?.getAttribute('action') ?? '(none)'} has no label`);
     }
