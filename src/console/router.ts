@@ -13,6 +13,7 @@ import { AppError } from '../errors.ts';
 import { errorStatus } from '../http/error-status.ts';
 import { requestLog } from '../http/request-context.ts';
 import { ErrorPage } from './components/ErrorPage.tsx';
+import { withRefusal } from './components/Refusal.tsx';
 import { checkedForm, csrfToken, requireCsrf } from './http/csrf.ts';
 import { csvLine } from './http/csv.ts';
 import { consoleHeaders, redirectWithNotice, sendPage, takeNotice } from './http/render.ts';
@@ -103,8 +104,9 @@ async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, vi
     redirectWithNotice(ctx, done.redirect, done.notice);
   } catch (error) {
     if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;
-    const page = await route.page.render({ deps, ctx, params: ctx.params, query: {}, viewer, state: { name: route.form, error, values: form } });
-    sendPage(ctx, page, errorStatus[error.code]);
+    const state = { name: route.form, error, values: form };
+    const page = await route.page.render({ deps, ctx, params: ctx.params, query: {}, viewer, state });
+    sendPage(ctx, withRefusal(state, page), errorStatus[error.code]);
   }
 }
 

@@ -11,16 +11,25 @@ export interface FormState {
   values: FormValues;
 }
 
-/** The service's message, its code, and each field it names (C-6). */
+/** The id of the refused form's error on its page, where the page's refusal summary links (Refusal.tsx). */
+export const REFUSED_ID = 'refused';
+
+/** Each field the service's error names, with why. */
+export function ErrorDetails({ state }: { state: FormState }) {
+  return state.error.details?.length ? <ul>{state.error.details.map((d) => <li>{`${d.path}: ${d.message}`}</li>)}</ul> : null;
+}
+
+/**
+ * The service's message, its code, and each field it names (C-6), at the top of the refused form. Not an
+ * alert itself: the page's refusal summary is, and one announcement of the message is enough.
+ */
 export function ErrorBox({ state }: { state: FormState }) {
   return (
-    <div class="error" role="alert">
+    <div class="error" id={REFUSED_ID} tabindex={-1}>
       <p>
         <strong>{state.error.message}</strong> <code>{state.error.code}</code>
       </p>
-      {state.error.details?.length ? (
-        <ul>{state.error.details.map((d) => <li>{`${d.path}: ${d.message}`}</li>)}</ul>
-      ) : null}
+      <ErrorDetails state={state} />
     </div>
   );
 }
@@ -64,7 +73,10 @@ export function kept(state: FormState | undefined, form: string, name: string, f
   return typeof value === 'string' ? value : fallback;
 }
 
-/** A labelled input (C-8), its id unique on the page (`FieldIds`); `invalid` when the error names this field. */
+/**
+ * A labelled input (C-8), its id unique on the page (`FieldIds`); when the service's error names the field,
+ * it is marked invalid with the reason beside it.
+ */
 export function Field({ label, name, value, type = 'text', required, state, options }: {
   label: string;
   name: string;
@@ -75,18 +87,21 @@ export function Field({ label, name, value, type = 'text', required, state, opti
   options?: readonly string[];
 }) {
   const id = `${useContext(FieldIds)}-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
-  const invalid = state?.error.details?.some((d) => d.path === name || d.path.startsWith(`${name}.`)) ? true : undefined;
+  const problems = state?.error.details?.filter((d) => d.path === name || d.path.startsWith(`${name}.`)) ?? [];
+  const invalid = problems.length > 0 ? true : undefined;
+  const describedBy = invalid ? `${id}-error` : undefined;
   return (
     <p class="field">
       <label for={id}>{label}</label>
+      {invalid ? <span class="field-error" id={describedBy}>{problems.map((d) => d.message).join('; ')}</span> : null}
       {options ? (
-        <select id={id} name={name} aria-invalid={invalid}>
+        <select id={id} name={name} aria-invalid={invalid} aria-describedby={describedBy}>
           {options.map((o) => <option value={o} selected={o === value}>{o === '' ? '—' : o}</option>)}
         </select>
       ) : type === 'textarea' ? (
-        <textarea id={id} name={name} aria-invalid={invalid}>{value}</textarea>
+        <textarea id={id} name={name} aria-invalid={invalid} aria-describedby={describedBy}>{value}</textarea>
       ) : (
-        <input id={id} name={name} type={type as 'text'} value={value} required={required} aria-invalid={invalid} />
+        <input id={id} name={name} type={type as 'text'} value={value} required={required} aria-invalid={invalid} aria-describedby={describedBy} />
       )}
     </p>
   );

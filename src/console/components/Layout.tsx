@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { RefusalSummary, useRefusal } from './Refusal.tsx';
 
 /** C-3: the navigation, exactly these texts. */
 export const NAV = [
@@ -36,14 +37,18 @@ export interface LayoutProps {
   children: ComponentChildren;
 }
 
-/** Every console page: title, navigation, one h1 (given by the page), a confirmation after an action. */
+/**
+ * Every console page: title, navigation, one h1 (given by the page), a confirmation after an action, and
+ * a refused action's summary first of all (its title says so too).
+ */
 export function Layout({ title, viewer, section, notice, children }: LayoutProps) {
+  const refusal = useRefusal();
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · Billing console`}</title>
+        <title>{`${refusal ? 'Refused: ' : ''}${title} · Billing console`}</title>
         <link rel="stylesheet" href="/admin/assets/console.css" />
       </head>
       <body>
@@ -64,6 +69,7 @@ export function Layout({ title, viewer, section, notice, children }: LayoutProps
           </form>
         </header>
         <main>
+          {refusal ? <RefusalSummary state={refusal} /> : null}
           {notice ? <p class="notice" role="status">{notice}</p> : null}
           {children}
         </main>
