@@ -13,6 +13,7 @@ import { AppError } from '../errors.ts';
 import { errorStatus } from '../http/error-status.ts';
 import { requestLog } from '../http/request-context.ts';
 import { ErrorPage } from './components/ErrorPage.tsx';
+import type { FormState } from './components/Form.tsx';
 import { withRefusal } from './components/Refusal.tsx';
 import { checkedForm, csrfToken, requireCsrf } from './http/csrf.ts';
 import { csvLine } from './http/csv.ts';
@@ -98,15 +99,15 @@ async function serveExport(route: ConsoleExport, ctx: Context, deps: AppDeps): P
 
 async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, viewer: ConsoleViewer): Promise<void> {
   const form = checkedForm(ctx);
+  const pageWith = (state: FormState) => route.page.render({ deps, ctx, params: ctx.params, query: {}, viewer, state });
   try {
     const actor = { type: 'user' as const, userId: viewer.userId, email: viewer.email, requestId: ctx.state.requestId ?? null, ip: ctx.ip };
     const done = await route.run({ deps, ctx, params: ctx.params, form, viewer, actor });
-    redirectWithNotice(ctx, done.redirect, done.notice);
+    if ('again' in done) sendPage(ctx, await pageWith({ name: route.form, values: done.again }));
+    else redirectWithNotice(ctx, done.redirect, done.notice);
   } catch (error) {
     if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;
-    const state = { name: route.form, error, values: form };
-    const page = await route.page.render({ deps, ctx, params: ctx.params, query: {}, viewer, state });
-    sendPage(ctx, withRefusal(state, page), errorStatus[error.code]);
+    sendPage(ctx, withRefusal(error, await pageWith({ name: route.form, error, values: form })), errorStatus[error.code]);
   }
 }
 

@@ -3,11 +3,14 @@ import { useContext } from 'preact/hooks';
 import type { AppError } from '../../errors.ts';
 import type { FormValues } from '../http/form.ts';
 
-/** What a refused action brings back to its page (C-6): the service's error and what was typed. */
+/**
+ * What a posted form brings back to its page: what was typed, and the service's error when the action was
+ * refused (C-6). Without an error the form is only shown again, as a form that grows does (invoice lines).
+ */
 export interface FormState {
   /** Which form on the page was posted (a page may hold several). */
   name: string;
-  error: AppError;
+  error?: AppError;
   values: FormValues;
 }
 
@@ -15,8 +18,8 @@ export interface FormState {
 export const REFUSED_ID = 'refused';
 
 /** Each field the service's error names, with why. */
-export function ErrorDetails({ state }: { state: FormState }) {
-  return state.error.details?.length ? <ul>{state.error.details.map((d) => <li>{`${d.path}: ${d.message}`}</li>)}</ul> : null;
+export function ErrorDetails({ error }: { error: AppError }) {
+  return error.details?.length ? <ul>{error.details.map((d) => <li>{`${d.path}: ${d.message}`}</li>)}</ul> : null;
 }
 
 /**
@@ -24,12 +27,14 @@ export function ErrorDetails({ state }: { state: FormState }) {
  * alert itself: the page's refusal summary is, and one announcement of the message is enough.
  */
 export function ErrorBox({ state }: { state: FormState }) {
+  const { error } = state;
+  if (!error) return null;
   return (
     <div class="error" id={REFUSED_ID} tabindex={-1}>
       <p>
-        <strong>{state.error.message}</strong> <code>{state.error.code}</code>
+        <strong>{error.message}</strong> <code>{error.code}</code>
       </p>
-      <ErrorDetails state={state} />
+      <ErrorDetails error={error} />
     </div>
   );
 }
@@ -45,23 +50,26 @@ const FieldIds = createContext('f');
  * A form posting to `action` with the CSRF field; shows the error when `state` is this form's. `scope` tells
  * apart the forms of one name that a page repeats (a refund form per payment, an edit form per plan).
  */
-export function Form({ name, action, csrf, state, submit, scope, children }: {
+export function Form({ name, action, csrf, state, submit, scope, more, children }: {
   name: string;
   action: string;
   csrf: string;
   state?: FormState;
   submit: string;
   scope?: string;
+  /** Buttons after the submit button, which stays first: the form's default, the one Enter presses. */
+  more?: ComponentChildren;
   children: ComponentChildren;
 }) {
   const mine = state?.name === name ? state : undefined;
+  const button = <button type="submit">{submit}</button>;
   return (
     <form method="post" action={action} class="form">
       <input type="hidden" name="_csrf" value={csrf} />
       <input type="hidden" name="_form" value={name} />
       {mine ? <ErrorBox state={mine} /> : null}
       <FieldIds.Provider value={scope ? `f-${name}-${scope}` : `f-${name}`}>{children}</FieldIds.Provider>
-      <button type="submit">{submit}</button>
+      {more ? <div class="buttons">{button}{more}</div> : button}
     </form>
   );
 }
@@ -87,7 +95,7 @@ export function Field({ label, name, value, type = 'text', required, state, opti
   options?: readonly string[];
 }) {
   const id = `${useContext(FieldIds)}-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
-  const problems = state?.error.details?.filter((d) => d.path === name || d.path.startsWith(`${name}.`)) ?? [];
+  const problems = state?.error?.details?.filter((d) => d.path === name || d.path.startsWith(`${name}.`)) ?? [];
   const invalid = problems.length > 0 ? true : undefined;
   const describedBy = invalid ? `${id}-error` : undefined;
   return (

@@ -69,7 +69,7 @@ export function Layout({ title, viewer, section, notice, children }: LayoutProps
           </form>
         </header>
         <main>
-          {refusal ? <RefusalSummary state={refusal} /> : null}
+          {refusal ? <RefusalSummary error={refusal} /> : null}
           {notice ? <p class="notice" role="status">{notice}</p> : null}
           {children}
         </main>

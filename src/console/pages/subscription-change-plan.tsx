@@ -108,7 +108,7 @@ export const changePlanPreviewPage = definePage({
     } catch (error) {
       if (!(error instanceof AppError) || error.code === 'not_found') throw error;
       const state = { name: FORMS.changePlan, error, values: query as Record<string, string> };
-      return withRefusal(state, await renderSubscriptionPage({ ...input, state }));
+      return withRefusal(error, await renderSubscriptionPage({ ...input, state }));
     }
     return (
       <Layout title="Change plan: preview" viewer={viewer} section="Subscriptions">
