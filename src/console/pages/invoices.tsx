@@ -11,6 +11,7 @@ import { date, dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { field, type FormValues } from '../http/form.ts';
+import { createFormQuery, createFormUrl } from '../http/params.ts';
 import { defineAction, defineExport, definePage } from '../http/route.ts';
 import { invoiceActions } from './invoices-actions.tsx';
 import { invoicePage } from './invoices-detail.tsx';
@@ -24,6 +25,8 @@ const LINE_FIELDS = ['description', 'quantity', 'unitPrice'] as const;
 const ADD_LINE = '_addLine';
 
 const invoicesQuery = moneyListQuery(INVOICE_STATUSES);
+/** The list's filters, and `create` (the page opens its create form, started with the filter's customer). */
+const invoicesPageQuery = invoicesQuery.extend(createFormQuery.shape);
 
 const serviceFilters = (q: MoneyListFilters) => ({ status: q.status, customerId: q.customerId, ...createdRange(q) });
 
@@ -57,12 +60,15 @@ export function invoiceBodyOf(form: FormValues) {
   };
 }
 
+/** This page with its create form open and started for a customer (the customer page's "New invoice"). */
+export const newInvoiceUrl = (customerId: string) => createFormUrl('/admin/invoices', CREATE_FORM, customerId);
+
 /** The form as typed with one more (empty) line row, up to the API's limit. */
 function withOneMoreLine(form: FormValues): FormValues {
   return { ...form, lineItems: [...postedLines(form), {}].slice(0, MAX_LINE_ITEMS) };
 }
 
-function CreateInvoiceForm({ csrf, state }: { csrf: string; state?: FormState }) {
+function CreateInvoiceForm({ csrf, state, customerId, open }: { csrf: string; state?: FormState; customerId?: string; open: boolean }) {
   const mine = state?.name === CREATE_FORM ? state : undefined;
   const typed = mine ? postedLines(mine.values) : [];
   const rows = Math.min(MAX_LINE_ITEMS, Math.max(EMPTY_LINE_ROWS, typed.length));
@@ -72,10 +78,10 @@ function CreateInvoiceForm({ csrf, state }: { csrf: string; state?: FormState })
     <button type="submit" class="secondary" name={ADD_LINE} value="1" formaction={`/admin/invoices#line-${rows + 1}`} formnovalidate>Add a line</button>
   ) : null;
   return (
-    <details open={mine ? true : undefined}>
+    <details id={CREATE_FORM} open={mine || open ? true : undefined}>
       <summary>Create an invoice</summary>
       <Form name={CREATE_FORM} action="/admin/invoices" csrf={csrf} state={mine} submit="Create invoice" more={addLine}>
-        <Field label="Customer ID" name="customerId" value={v('customerId')} required state={mine} />
+        <Field label="Customer ID" name="customerId" value={v('customerId', customerId ?? '')} required state={mine} />
         <Field label="Currency" name="currency" value={v('currency', 'USD')} state={mine} />
         <Field label="Due date" name="dueDate" type="date" value={v('dueDate')} state={mine} />
         <Field label="Status" name="status" value={v('status', 'draft')} options={['draft', 'issued']} state={mine} />
@@ -95,14 +101,14 @@ function CreateInvoiceForm({ csrf, state }: { csrf: string; state?: FormState })
 
 export const invoicesPage = definePage({
   path: '/admin/invoices',
-  query: invoicesQuery,
+  query: invoicesPageQuery,
   async render({ deps, query, viewer, notice, state }) {
     const { rows, hasMore } = await listInvoiceSummaries(deps.db, firstPage(query.startingAfter), serviceFilters(query));
     const names = await customerNames(deps.db, rows.map((r) => r.customer_id));
     return (
       <Layout title="Invoices" viewer={viewer} section="Invoices" notice={notice}>
         <h1>Invoices</h1>
-        <CreateInvoiceForm csrf={viewer.csrf} state={state} />
+        <CreateInvoiceForm csrf={viewer.csrf} state={state} customerId={query.customerId} open={query.create !== undefined} />
         <FilterForm action="/admin/invoices" statuses={INVOICE_STATUSES} values={query} exportPath="/admin/invoices/export.csv" />
         <div class="wide">
           <Table

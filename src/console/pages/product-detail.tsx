@@ -79,6 +79,7 @@ export const productPage = definePage({
         <section id="product" aria-labelledby="product-h">
           <h2 id="product-h">Product</h2>
           <dl class="props">
+            <dt>ID</dt><dd><code class="id">{product.id}</code></dd>
             <dt>Type</dt><dd>{product.product_type}</dd>
             <dt>Status</dt><dd><span class="status">{product.status}</span></dd>
             <dt>Price</dt><dd>{money(product.price, product.currency)}</dd>
