@@ -23,8 +23,9 @@ export function ErrorDetails({ error }: { error: AppError }) {
 }
 
 /**
- * The service's message, its code, and each field it names (C-6), at the top of the refused form. Not an
- * alert itself: the page's refusal summary is, and one announcement of the message is enough.
+ * The service's message and code (C-6) at the top of the refused form; each field the error names shows its
+ * reason beside it (`Field`), and the page's refusal summary lists them all. Not an alert itself: the summary
+ * is, and one announcement of the message is enough.
  */
 export function ErrorBox({ state }: { state: FormState }) {
   const { error } = state;
@@ -34,7 +35,6 @@ export function ErrorBox({ state }: { state: FormState }) {
       <p>
         <strong>{error.message}</strong> <code>{error.code}</code>
       </p>
-      <ErrorDetails error={error} />
     </div>
   );
 }
