@@ -13,26 +13,58 @@ import { AppError } from '../errors.ts';
 import { errorStatus } from '../http/error-status.ts';
 import { requestLog } from '../http/request-context.ts';
 import { ErrorPage } from './components/ErrorPage.tsx';
-import { csrfToken, csrfValid } from './http/csrf.ts';
+import type { FormState } from './components/Form.tsx';
+import { withRefusal } from './components/Refusal.tsx';
+import { checkedForm, csrfToken, requireCsrf } from './http/csrf.ts';
 import { csvLine } from './http/csv.ts';
-import { readForm } from './http/form.ts';
 import { consoleHeaders, redirectWithNotice, sendPage, takeNotice } from './http/render.ts';
 import type { ConsoleAction, ConsoleExport, ConsolePage, ConsoleRoute, ConsoleViewer } from './http/route.ts';
-import { loginRoutes } from './pages/login.tsx';
+import { LOGIN_PATH, loginRoutes } from './pages/login.tsx';
 import { consolePages } from './pages/index.ts';
 
 const STYLESHEET = new URL('./assets/console.css', import.meta.url);
 
-/** The admin behind the session cookie, or a redirect to the login page (C-1) / a refusal for other roles (C-7). */
-async function viewerOf(ctx: Context, deps: AppDeps, csrf: string): Promise<ConsoleViewer | undefined> {
+/** The admin a page is rendered for, by request: an error page shows the navigation when there is one (C-3). */
+const viewers = new WeakMap<Context, ConsoleViewer>();
+
+async function sessionOf(ctx: Context, deps: AppDeps) {
   const token = readSessionCookie(ctx);
-  const session = token ? await findSessionByToken(deps.db, token) : undefined;
+  return token ? await findSessionByToken(deps.db, token) : undefined;
+}
+
+const csrfOf = (ctx: Context, deps: AppDeps) => csrfToken(ctx, deps.config.NODE_ENV === 'production');
+
+/** The admin behind the session cookie, or a redirect to the login page (C-1) / a refusal for other roles (C-7). */
+async function viewerOf(ctx: Context, deps: AppDeps): Promise<ConsoleViewer | undefined> {
+  const session = await sessionOf(ctx, deps);
   if (!session) {
     ctx.redirect(`/admin/login?next=${encodeURIComponent(ctx.originalUrl)}`);
     return undefined;
   }
   if (session.role !== ADMIN_ROLE) throw new AppError('forbidden', 'This account is not an admin');
-  return { userId: session.user_id, email: session.email, csrf };
+  const viewer = { userId: session.user_id, email: session.email, csrf: csrfOf(ctx, deps) };
+  viewers.set(ctx, viewer);
+  return viewer;
+}
+
+/** For an error page: the admin of the request if there is one, found without redirecting or refusing. */
+async function adminFor(ctx: Context, deps: AppDeps): Promise<ConsoleViewer | undefined> {
+  const known = viewers.get(ctx);
+  if (known) return known;
+  try {
+    const session = await sessionOf(ctx, deps);
+    return session?.role === ADMIN_ROLE ? { userId: session.user_id, email: session.email, csrf: csrfOf(ctx, deps) } : undefined;
+  } catch {
+    // The database that failed the page fails this too: the bare error page needs none.
+    return undefined;
+  }
+}
+
+async function sendErrorPage(ctx: Context, deps: AppDeps, error: AppError): Promise<void> {
+  const viewer = await adminFor(ctx, deps);
+  // A list asked for with a filter it does not understand offers itself without any (C-3, C-4).
+  const unfiltered = ctx.method === 'GET' && ctx.querystring !== '' && error.code === 'invalid_request' ? ctx.path : undefined;
+  sendPage(ctx, ErrorPage({ error, viewer, path: ctx.path, query: ctx.query, unfiltered }), errorStatus[error.code]);
 }
 
 function queryOf(page: ConsolePage | ConsoleExport, ctx: Context): unknown {
@@ -66,22 +98,22 @@ async function serveExport(route: ConsoleExport, ctx: Context, deps: AppDeps): P
 }
 
 async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, viewer: ConsoleViewer): Promise<void> {
-  const form = await readForm(ctx);
-  if (!csrfValid(ctx, form._csrf)) throw new AppError('forbidden', 'The form has expired or did not come from this console: reload the page and try again');
+  const form = checkedForm(ctx);
+  const pageWith = (state: FormState) => route.page.render({ deps, ctx, params: ctx.params, query: {}, viewer, state });
   try {
     const actor = { type: 'user' as const, userId: viewer.userId, email: viewer.email, requestId: ctx.state.requestId ?? null, ip: ctx.ip };
     const done = await route.run({ deps, ctx, params: ctx.params, form, viewer, actor });
-    redirectWithNotice(ctx, done.redirect, done.notice);
+    if ('again' in done) sendPage(ctx, await pageWith({ name: route.form, values: done.again }));
+    else redirectWithNotice(ctx, done.redirect, done.notice);
   } catch (error) {
     if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;
-    const page = await route.page.render({ deps, ctx, params: ctx.params, query: {}, viewer, state: { name: route.form, error, values: form } });
-    sendPage(ctx, page, errorStatus[error.code]);
+    sendPage(ctx, withRefusal(error, await pageWith({ name: route.form, error, values: form })), errorStatus[error.code]);
   }
 }
 
 function mount(router: Router, deps: AppDeps, route: ConsoleRoute): void {
   const handler = async (ctx: Context) => {
-    const viewer = await viewerOf(ctx, deps, csrfToken(ctx, deps.config.NODE_ENV === 'production'));
+    const viewer = await viewerOf(ctx, deps);
     if (!viewer) return;
     if (route.kind === 'page') await servePage(route, ctx, deps, viewer);
     else if (route.kind === 'export') await serveExport(route, ctx, deps);
@@ -106,14 +138,15 @@ export function consoleMiddleware(deps: AppDeps): Middleware {
   const serve = async (ctx: Context) => {
     consoleHeaders(ctx);
     try {
+      if (ctx.method === 'POST' && ctx.path !== LOGIN_PATH) await requireCsrf(ctx);
       await routes(ctx as Parameters<typeof routes>[0], async () => {
-        throw new AppError('not_found', `No console page at ${ctx.path}`);
+        // An unknown URL is still a console URL: without a session it leads to the login page (C-1).
+        if (await viewerOf(ctx, deps)) throw new AppError('not_found', `No console page at ${ctx.path}`);
       });
     } catch (error) {
       const known = error instanceof AppError ? error : undefined;
       if (!known) requestLog(ctx, deps.logger).error({ err: error }, 'console page failed');
-      const shown = known ?? new AppError('internal_error', 'Something went wrong on our side; the error is logged');
-      sendPage(ctx, ErrorPage({ error: shown }), errorStatus[shown.code]);
+      await sendErrorPage(ctx, deps, known ?? new AppError('internal_error', 'Something went wrong on our side; the error is logged'));
     }
   };
   // Not an async function itself: an API request passes through without a promise of its own (issue 20).

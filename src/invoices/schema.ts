@@ -20,9 +20,12 @@ export const taxRate = z
   .regex(DECIMAL_PATTERN, 'must be a decimal string such as "8.25"')
   .refine((v) => Number(v) >= 0 && Number(v) <= 100, 'must be between 0 and 100');
 
+/** The most lines an invoice is created with (the console's form grows up to it). */
+export const MAX_LINE_ITEMS = 500;
+
 export const createInvoiceBody = z.object({
   customerId: uuid,
-  lineItems: z.array(lineItemInput).min(1, 'must hold at least one line item').max(500, 'must hold at most 500 line items'),
+  lineItems: z.array(lineItemInput).min(1, 'must hold at least one line item').max(MAX_LINE_ITEMS, `must hold at most ${MAX_LINE_ITEMS} line items`),
   subscriptionId: uuid.optional().meta({ description: "A subscription of this invoice's customer whose plan bills in this invoice's currency" }),
   dueDate: timestampInput.optional(),
   currency: currencyCode.default(DEFAULT_CURRENCY),

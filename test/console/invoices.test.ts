@@ -253,7 +253,7 @@ test('payment: recorded from the page; refused above the amount due with the ser
   t.regex((await texts(page, '.error'))[0]!, /at most the amount due, 50\.00 USD.*amount_exceeds_due/);
   t.is(await fieldValue(page, action, 'amount'), '50.01');
   t.is(await fieldValue(page, action, 'providerReference'), 'typed-ref');
-  t.is(await page.$eval('#payment-amount', (i) => i.getAttribute('aria-invalid')), 'true');
+  t.is(await page.$eval('#f-invoice-payment-amount', (i) => i.getAttribute('aria-invalid')), 'true');
   t.is(await count('payments', { invoice_id: invoice.id }), payments);
   t.is((await db()('invoices').where({ id: invoice.id }).first()).amount_paid, '30.00');
   await close();

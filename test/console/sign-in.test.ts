@@ -93,3 +93,38 @@ test('C-3, C-8: every page has the navigation, one h1 and no sideways scrolling 
     await close();
   }
 });
+
+test('C-2: next is resolved (dot segments, %2e%2e, encoded slashes, backslashes) and must stay under /admin', async (t) => {
+  const cases: [string, string][] = [
+    ['/admin/../docs', '/admin'],
+    ['/admin/%2e%2e/api/settings', '/admin'],
+    ['/admin/%2E%2e/%2e%2E/docs', '/admin'],
+    ['/admin/customers/%2e%2e%2f..%2f..%2fdocs', '/admin'],
+    ['/admin%2f..%2fdocs', '/admin'],
+    ['/admin\\..\\docs', '/admin'],
+    ['/\\evil.example/admin', '/admin'],
+    ['//evil.example/admin', '/admin'],
+    ['/administrator', '/admin'],
+    ['/admin/%zz', '/admin'],
+    ['/admin/./customers?tier=starter', '/admin/customers?tier=starter'],
+    ['/admin/invoices/../customers', '/admin/customers'],
+    ['/admin', '/admin'],
+  ];
+  for (const [next, expected] of cases) {
+    // The login page carries the resolved path in its form...
+    const html = await (await fetch(`${kit.app.baseUrl}/admin/login?next=${encodeURIComponent(next)}`)).text();
+    t.true(html.includes(`name="next" value="${expected.replace(/&/g, '&amp;')}"`), `${next}: ${html.match(/name="next" value="[^"]*"/)?.[0]}`);
+  }
+  // ...and a posted next that was never resolved by the login page is resolved again when signing in.
+  const { page, close } = await newPage(kit.browser);
+  for (const next of ['/admin/../docs', '/admin/%2e%2e/api/settings']) {
+    await page.goto(`${kit.app.baseUrl}/admin/login`);
+    await page.$eval('input[name=next]', (el, v) => ((el as HTMLInputElement).value = v), next);
+    await page.type('input[name=email]', kit.admin.email);
+    await page.type('input[name=password]', kit.admin.password);
+    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    t.is(new URL(page.url()).pathname, '/admin', next);
+    await page.deleteCookie({ name: 'session', url: kit.app.baseUrl });
+  }
+  await close();
+});

@@ -36,6 +36,7 @@ export function AuditTrail({ rows, targetType, targetId }: { rows: AuditRow[]; t
       <h2 id="audit-heading">Audit log</h2>
       <Table
         rows={rows}
+        stack
         empty="No admin action recorded on this yet."
         columns={[
           { header: 'When', cell: (r) => dateTime(r.created_at) },

@@ -1,39 +1,75 @@
-import type { ComponentChildren } from 'preact';
+import { createContext, type ComponentChildren } from 'preact';
+import { useContext } from 'preact/hooks';
 import type { AppError } from '../../errors.ts';
 import type { FormValues } from '../http/form.ts';
 
-/** What a refused action brings back to its page (C-6): the service's error and what was typed. */
+/**
+ * What a posted form brings back to its page: what was typed, and the service's error when the action was
+ * refused (C-6). Without an error the form is only shown again, as a form that grows does (invoice lines).
+ */
 export interface FormState {
   /** Which form on the page was posted (a page may hold several). */
   name: string;
-  error: AppError;
+  error?: AppError;
   values: FormValues;
 }
 
-/** The service's message, its code, and each field it names (C-6). */
+/** The id of the refused form's error on its page, where the page's refusal summary links (Refusal.tsx). */
+export const REFUSED_ID = 'refused';
+
+/** Each field the service's error names, with why. */
+export function ErrorDetails({ error }: { error: AppError }) {
+  return error.details?.length ? <ul>{error.details.map((d) => <li>{`${d.path}: ${d.message}`}</li>)}</ul> : null;
+}
+
+/**
+ * The service's message and code (C-6) at the top of the refused form; each field the error names shows its
+ * reason beside it (`Field`), and the page's refusal summary lists them all. Not an alert itself: the summary
+ * is, and one announcement of the message is enough.
+ */
 export function ErrorBox({ state }: { state: FormState }) {
+  const { error } = state;
+  if (!error) return null;
   return (
-    <div class="error" role="alert">
+    <div class="error" id={REFUSED_ID} tabindex={-1}>
       <p>
-        <strong>{state.error.message}</strong> <code>{state.error.code}</code>
+        <strong>{error.message}</strong> <code>{error.code}</code>
       </p>
-      {state.error.details?.length ? (
-        <ul>{state.error.details.map((d) => <li>{`${d.path}: ${d.message}`}</li>)}</ul>
-      ) : null}
     </div>
   );
 }
 
-/** A form posting to `action` with the CSRF field; shows the error when `state` is this form's. */
-export function Form({ name, action, csrf, state, submit, children }: { name: string; action: string; csrf: string; state?: FormState; submit: string; children: ComponentChildren }) {
+/**
+ * The prefix of the ids of a form's fields. Forms on one page share field names (a product's edit form, its
+ * "New plan" form and each plan's edit form all have `name`), so an id from the name alone would repeat and
+ * a label would point at another form's input (C-8).
+ */
+const FieldIds = createContext('f');
+
+/**
+ * A form posting to `action` with the CSRF field; shows the error when `state` is this form's. `scope` tells
+ * apart the forms of one name that a page repeats (a refund form per payment, an edit form per plan).
+ */
+export function Form({ name, action, csrf, state, submit, scope, more, children }: {
+  name: string;
+  action: string;
+  csrf: string;
+  state?: FormState;
+  submit: string;
+  scope?: string;
+  /** Buttons after the submit button, which stays first: the form's default, the one Enter presses. */
+  more?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   const mine = state?.name === name ? state : undefined;
+  const button = <button type="submit">{submit}</button>;
   return (
     <form method="post" action={action} class="form">
       <input type="hidden" name="_csrf" value={csrf} />
       <input type="hidden" name="_form" value={name} />
       {mine ? <ErrorBox state={mine} /> : null}
-      {children}
-      <button type="submit">{submit}</button>
+      <FieldIds.Provider value={scope ? `f-${name}-${scope}` : `f-${name}`}>{children}</FieldIds.Provider>
+      {more ? <div class="buttons">{button}{more}</div> : button}
     </form>
   );
 }
@@ -45,7 +81,10 @@ export function kept(state: FormState | undefined, form: string, name: string, f
   return typeof value === 'string' ? value : fallback;
 }
 
-/** A labelled input (C-8); `invalid` when the error names this field. */
+/**
+ * A labelled input (C-8), its id unique on the page (`FieldIds`); when the service's error names the field,
+ * it is marked invalid with the reason beside it.
+ */
 export function Field({ label, name, value, type = 'text', required, state, options }: {
   label: string;
   name: string;
@@ -55,19 +94,22 @@ export function Field({ label, name, value, type = 'text', required, state, opti
   state?: FormState;
   options?: readonly string[];
 }) {
-  const id = `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
-  const invalid = state?.error.details?.some((d) => d.path === name || d.path.startsWith(`${name}.`)) ? true : undefined;
+  const id = `${useContext(FieldIds)}-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  const problems = state?.error?.details?.filter((d) => d.path === name || d.path.startsWith(`${name}.`)) ?? [];
+  const invalid = problems.length > 0 ? true : undefined;
+  const describedBy = invalid ? `${id}-error` : undefined;
   return (
     <p class="field">
       <label for={id}>{label}</label>
+      {invalid ? <span class="field-error" id={describedBy}>{problems.map((d) => d.message).join('; ')}</span> : null}
       {options ? (
-        <select id={id} name={name} aria-invalid={invalid}>
+        <select id={id} name={name} aria-invalid={invalid} aria-describedby={describedBy}>
           {options.map((o) => <option value={o} selected={o === value}>{o === '' ? '—' : o}</option>)}
         </select>
       ) : type === 'textarea' ? (
-        <textarea id={id} name={name} aria-invalid={invalid}>{value}</textarea>
+        <textarea id={id} name={name} aria-invalid={invalid} aria-describedby={describedBy}>{value}</textarea>
       ) : (
-        <input id={id} name={name} type={type as 'text'} value={value} required={required} aria-invalid={invalid} />
+        <input id={id} name={name} type={type as 'text'} value={value} required={required} aria-invalid={invalid} aria-describedby={describedBy} />
       )}
     </p>
   );

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { RefusalSummary, useRefusal } from './Refusal.tsx';
 
 /** C-3: the navigation, exactly these texts. */
 export const NAV = [
@@ -14,6 +15,14 @@ export const NAV = [
   { href: '/admin/audit-log', text: 'Audit log' },
 ] as const;
 
+export type Section = (typeof NAV)[number]['text'];
+
+/** The nav entry a console path belongs to (the longest link it starts with), for pages that do not say. */
+export function sectionOf(path: string): Section | undefined {
+  const within = NAV.filter((item) => path === item.href || (item.href !== '/admin' && path.startsWith(`${item.href}/`)));
+  return within.sort((a, b) => b.href.length - a.href.length)[0]?.text;
+}
+
 export interface Viewer {
   email: string;
   csrf: string;
@@ -23,19 +32,23 @@ export interface LayoutProps {
   title: string;
   viewer: Viewer;
   /** The nav entry to mark as current. */
-  section?: (typeof NAV)[number]['text'];
+  section?: Section;
   notice?: string;
   children: ComponentChildren;
 }
 
-/** Every console page: title, navigation, one h1 (given by the page), a confirmation after an action. */
+/**
+ * Every console page: title, navigation, one h1 (given by the page), a confirmation after an action, and
+ * a refused action's summary first of all (its title says so too).
+ */
 export function Layout({ title, viewer, section, notice, children }: LayoutProps) {
+  const refusal = useRefusal();
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · Billing console`}</title>
+        <title>{`${refusal ? 'Refused: ' : ''}${title} · Billing console`}</title>
         <link rel="stylesheet" href="/admin/assets/console.css" />
       </head>
       <body>
@@ -56,6 +69,7 @@ export function Layout({ title, viewer, section, notice, children }: LayoutProps
           </form>
         </header>
         <main>
+          {refusal ? <RefusalSummary error={refusal} /> : null}
           {notice ? <p class="notice" role="status">{notice}</p> : null}
           {children}
         </main>

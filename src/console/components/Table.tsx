@@ -7,18 +7,26 @@ export interface Column<T> {
   numeric?: boolean;
 }
 
-/** C-4: a list is a table; an empty one says so; `next` links the following page by cursor. */
-export function Table<T>({ rows, columns, empty, next }: { rows: T[]; columns: Column<T>[]; empty: string; next?: string }) {
+/**
+ * C-4: a list is a table; an empty one says so; `next` links the following page by cursor. A `stack` table
+ * becomes one block per row on a narrow screen, each cell on its own line under its column's name (the
+ * stylesheet's `.stack`), for rows whose cells need the width (an audit entry's changes). Its roles keep it
+ * a table for screen readers, which some drop when a table's display changes.
+ */
+export function Table<T>({ rows, columns, empty, next, stack }: { rows: T[]; columns: Column<T>[]; empty: string; next?: string; stack?: boolean }) {
   if (rows.length === 0) return <p class="empty">{empty}</p>;
+  const role = <R extends 'table' | 'rowgroup' | 'row' | 'columnheader' | 'cell'>(name: R) => (stack ? name : undefined);
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>{columns.map((c) => <th scope="col" class={c.numeric ? 'num' : undefined}>{c.header}</th>)}</tr>
+    <div class={stack ? 'table-wrap stack' : 'table-wrap'}>
+      <table role={role('table')}>
+        <thead role={role('rowgroup')}>
+          <tr role={role('row')}>{columns.map((c) => <th scope="col" role={role('columnheader')} class={c.numeric ? 'num' : undefined}>{c.header}</th>)}</tr>
         </thead>
-        <tbody>
+        <tbody role={role('rowgroup')}>
           {rows.map((row) => (
-            <tr>{columns.map((c) => <td class={c.numeric ? 'num' : undefined}>{c.cell(row)}</td>)}</tr>
+            <tr role={role('row')}>
+              {columns.map((c) => <td role={role('cell')} data-label={stack ? c.header : undefined} class={c.numeric ? 'num' : undefined}>{c.cell(row)}</td>)}
+            </tr>
           ))}
         </tbody>
       </table>

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { secretsEqual } from '../../crypto/tokens.ts';
+import { AppError } from '../../errors.ts';
+import { isFormBody, readForm, type FormValues } from './form.ts';
 
 const CSRF_COOKIE = 'console_csrf';
 
@@ -23,4 +25,25 @@ export function csrfToken(ctx: Context, secure: boolean): string {
 export function csrfValid(ctx: Context, field: unknown): boolean {
   const cookie = ctx.cookies.get(CSRF_COOKIE);
   return typeof field === 'string' && Boolean(cookie) && secretsEqual(field, cookie!);
+}
+
+/** The forms whose token `requireCsrf` checked, for the route that answers the POST. */
+const checkedForms = new WeakMap<Context, FormValues>();
+
+/**
+ * C-6: a POST to the console without a valid token is refused (403) before anything runs. The check comes
+ * before any other refusal of the body: a JSON or multipart body carries no form token, so it is refused as
+ * one without a token, not for its media type. Sign-in has rules of its own (login.tsx) and is not sent here.
+ */
+export async function requireCsrf(ctx: Context): Promise<void> {
+  const form = isFormBody(ctx) ? await readForm(ctx) : undefined;
+  if (!form || !csrfValid(ctx, form._csrf)) throw new AppError('forbidden', 'The form has expired or did not come from this console: reload the page and try again');
+  checkedForms.set(ctx, form);
+}
+
+/** The posted form, once `requireCsrf` has checked its token. */
+export function checkedForm(ctx: Context): FormValues {
+  const form = checkedForms.get(ctx);
+  if (!form) throw new Error('a console POST reached its route without its CSRF check');
+  return form;
 }

@@ -20,10 +20,14 @@ function setPath(into: Record<string, unknown>, path: string[], value: string): 
   }
 }
 
+/** Whether the body is what every console form posts (C-6), `application/x-www-form-urlencoded`. */
+export function isFormBody(ctx: Context): boolean {
+  return ctx.get('content-type').split(';')[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+}
+
 /** Parses `application/x-www-form-urlencoded` (C-6); anything else is refused. */
 export async function readForm(ctx: Context): Promise<FormValues> {
-  const type = ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new AppError('unsupported_media_type', 'Forms must be posted as application/x-www-form-urlencoded');
+  if (!isFormBody(ctx)) throw new AppError('unsupported_media_type', 'Forms must be posted as application/x-www-form-urlencoded');
   const raw = await readLimited(ctx, BODY_LIMIT_BYTES);
   const params = new URLSearchParams(raw.toString('utf8'));
   const values: Record<string, unknown> = Object.create(null);

@@ -52,6 +52,12 @@ export interface ActionInput {
 }
 
 /**
+ * What an action did: where to redirect (303) with which confirmation; or, for a form that is only being
+ * filled in (an "Add a line" button), nothing at all: the page shows the form `again` with these values.
+ */
+export type ActionDone = { redirect: string; notice: string } | { again: FormValues };
+
+/**
  * A form post (C-6): runs one domain service and answers where to redirect (303) with which
  * confirmation; when the service refuses, `page` is rendered again with the error and what was typed.
  */
@@ -60,7 +66,7 @@ export interface ConsoleAction {
   path: string;
   /** The form's name on the page (the `_form` field), for the page to show the error beside it. */
   form: string;
-  run(input: ActionInput): Promise<{ redirect: string; notice: string }>;
+  run(input: ActionInput): Promise<ActionDone>;
   /** The page the form lives on: rendered again when `run` is refused. */
   page: ConsolePage;
 }

@@ -9,6 +9,7 @@ import { listAuditLog } from '../../audit/service.ts';
 import { customerNames } from '../../customers/service.ts';
 import { uuid } from '../../http/schemas.ts';
 import { invoiceNumbers } from '../../invoices/service.ts';
+import { findPlans } from '../../plans/service.ts';
 import { actorLabel, Changes } from '../components/AuditTrail.tsx';
 import { dateTime } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
@@ -24,7 +25,7 @@ const TARGET_TYPES = [
   'provider_event', 'lifecycle_run', 'setting', 'api_key',
 ] as const;
 
-/** The console page of each object type that has one. */
+/** The console page of each object type that has one (a plan's is its product's, found with the plan). */
 const OBJECT_PAGES: Record<string, (id: string) => string> = {
   customer: (id) => `/admin/customers/${id}`,
   invoice: (id) => `/admin/invoices/${id}`,
@@ -32,13 +33,20 @@ const OBJECT_PAGES: Record<string, (id: string) => string> = {
   license: (key) => `/admin/licenses/${encodeURIComponent(key)}`,
   product: (id) => `/admin/products/${id}`,
   webhook_endpoint: (id) => `/admin/webhooks/${id}`,
+  provider_event: (id) => `/admin/provider-events/${id}`,
 };
 
 /** The console page of an entry's object, when there is one (a UUID target for the id-addressed pages). */
-export function objectHref(targetType: string, targetId: string): string | undefined {
+function objectHref(targetType: string, targetId: string): string | undefined {
   const page = OBJECT_PAGES[targetType];
   if (!page) return undefined;
   return targetType === 'license' || uuid.safeParse(targetId).success ? page(targetId) : undefined;
+}
+
+/** How the page shows an entry's object: its number or name where found, else its id; linked to its page. */
+interface ObjectRef {
+  label: string;
+  href?: string;
 }
 
 interface Filters {
@@ -50,11 +58,19 @@ interface Filters {
 
 const filterValues = (q: Filters): Record<string, string | undefined> => ({ actor: q.actor, targetType: q.targetType, targetId: q.targetId, action: q.action });
 
-/** Names for the customers and invoices of a page, one query each (C-9: no query per row). */
-async function objectNames(db: Parameters<typeof customerNames>[0], rows: AuditRow[]): Promise<Map<string, string>> {
+/**
+ * The objects of a page's entries: customers by name, invoices by number, plans by name on their product's
+ * page; one query per kind for the page (C-9: no query per row).
+ */
+async function objectRefs(db: Parameters<typeof customerNames>[0], rows: AuditRow[]): Promise<(row: AuditRow) => ObjectRef> {
   const idsOf = (type: string) => [...new Set(rows.filter((r) => r.target_type === type && uuid.safeParse(r.target_id).success).map((r) => r.target_id))];
-  const [customers, invoices] = await Promise.all([customerNames(db, idsOf('customer')), invoiceNumbers(db, idsOf('invoice'))]);
-  return new Map([...customers, ...invoices]);
+  const [customers, invoices, plans] = await Promise.all([customerNames(db, idsOf('customer')), invoiceNumbers(db, idsOf('invoice')), findPlans(db, idsOf('plan'))]);
+  const names: Record<string, Map<string, string> | undefined> = { customer: customers, invoice: invoices };
+  return (row) => {
+    const plan = row.target_type === 'plan' ? plans.get(row.target_id) : undefined;
+    if (plan) return { label: plan.name, href: `/admin/products/${plan.product_id}#plans` };
+    return { label: names[row.target_type]?.get(row.target_id) ?? row.target_id, href: objectHref(row.target_type, row.target_id) };
+  };
 }
 
 function FilterForm({ values }: { values: Filters }) {
@@ -76,9 +92,7 @@ function FilterForm({ values }: { values: Filters }) {
   );
 }
 
-function ObjectCell({ row, names }: { row: AuditRow; names: Map<string, string> }) {
-  const href = objectHref(row.target_type, row.target_id);
-  const label = names.get(row.target_id) ?? row.target_id;
+function ObjectCell({ row, object: { label, href } }: { row: AuditRow; object: ObjectRef }) {
   return (
     <>
       <span class="muted">{row.target_type}</span> {href ? <a href={href}>{label}</a> : <code>{label}</code>}
@@ -92,7 +106,7 @@ export const auditLogPage = definePage({
   async render({ deps, query, viewer, notice }) {
     const filters = filterValues(query);
     const { rows, hasMore } = await listAuditLog(deps.db, firstPage(query.startingAfter), query);
-    const names = await objectNames(deps.db, rows);
+    const objectOf = await objectRefs(deps.db, rows);
     const filtered = Object.values(filters).some(Boolean);
     return (
       <Layout title="Audit log" viewer={viewer} section="Audit log" notice={notice}>
@@ -101,13 +115,14 @@ export const auditLogPage = definePage({
         <div class="wide audit-log">
           <Table
             rows={rows}
+            stack
             empty={filtered ? 'No admin action matches these filters.' : 'No admin action recorded yet.'}
             next={nextPageUrl(PATH, filters, rows.at(-1)?.id, hasMore)}
             columns={[
               { header: 'When', cell: (r: AuditRow) => <span class="nowrap">{dateTime(r.created_at)}</span> },
               { header: 'Who', cell: actorLabel },
               { header: 'Action', cell: (r) => <code class="action">{r.action}</code> },
-              { header: 'Object', cell: (r) => <ObjectCell row={r} names={names} /> },
+              { header: 'Object', cell: (r) => <ObjectCell row={r} object={objectOf(r)} /> },
               { header: 'Changes', cell: (r) => <Changes row={r} /> },
               { header: 'From', cell: (r) => r.ip ?? '' },
               { header: 'Request id', cell: (r) => (r.request_id ? <code>{r.request_id}</code> : '') },

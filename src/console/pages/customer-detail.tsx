@@ -24,6 +24,10 @@ import { uuidParam } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import type { FormValues } from '../http/form.ts';
 import { Amounts, creditAmounts, CustomerFields, customerFields, DEFAULT_CURRENCY, When } from './customers-parts.tsx';
+import { newInvoiceUrl } from './invoices.tsx';
+import { newLicenseUrl } from './licenses.tsx';
+import { newApiKeyUrl } from './settings-api-keys.tsx';
+import { newSubscriptionUrl } from './subscriptions.tsx';
 import { ApiKeysSection, InvoicesSection, LedgerSection, LicensesSection, PaymentsSection, SubscriptionsSection, TimelineSection } from './customers-sections.tsx';
 
 const SECTION_SIZE = 50;
@@ -81,6 +85,9 @@ export const customerPage = definePage({
       <Layout title={customer.name} viewer={viewer} section="Customers" notice={notice}>
         <p class="crumbs"><a href="/admin/customers">Customers</a></p>
         <h1>{customer.name}</h1>
+        <p class="create-links">
+          <a href={newInvoiceUrl(id)}>New invoice</a> · <a href={newSubscriptionUrl(id)}>New subscription</a> · <a href={newLicenseUrl(id)}>New license</a> · <a href={newApiKeyUrl(id)}>New API key</a>
+        </p>
         <div class="cards">
           <div class="card"><div class="label">Credit balance</div><div class="value"><Amounts amounts={creditAmounts(customer.creditBalances)} /></div></div>
           <div class="card"><div class="label">Open amount</div><div class="value"><Amounts amounts={data.owed} /></div></div>
@@ -89,6 +96,7 @@ export const customerPage = definePage({
         <section id="profile" aria-labelledby="profile-h">
           <h2 id="profile-h">Profile</h2>
           <dl class="props">
+            <dt>ID</dt><dd><code class="id">{customer.id}</code></dd>
             <dt>Email</dt><dd>{customer.email}</dd>
             <dt>Company</dt><dd>{customer.company ?? '—'}</dd>
             <dt>Tier</dt><dd>{customer.tier ?? '—'}</dd>

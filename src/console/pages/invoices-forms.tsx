@@ -4,7 +4,7 @@
  * with the service's message and what was typed.
  */
 import type { ComponentChildren } from 'preact';
-import { Form, kept, type FormState } from '../components/Form.tsx';
+import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { PAYMENT_METHODS, type InvoiceRow, type PaymentRow } from './invoices-types.ts';
 
 export const FORMS = { status: 'invoice-status', payment: 'invoice-payment', creditNote: 'invoice-credit-note', refund: 'payment-refund' } as const;
@@ -19,35 +19,6 @@ const OFFERED_STATUSES: Record<InvoiceRow['status'], string[]> = {
 };
 
 const mineOf = (state: FormState | undefined, name: string) => (state?.name === name ? state : undefined);
-
-/**
- * `Field` with an id unique on the page: several forms here share field names (`amount`, `reason`), and
- * `Field` derives its id from the name alone, so their labels would all point at the first input.
- */
-function ScopedField({ scope, label, name, value, options, required, state }: {
-  scope: string;
-  label: string;
-  name: string;
-  value: string;
-  options?: readonly string[];
-  required?: boolean;
-  state?: FormState;
-}) {
-  const id = `${scope}-${name}`;
-  const invalid = state?.error.details?.some((d) => d.path === name) ? true : undefined;
-  return (
-    <p class="field">
-      <label for={id}>{label}</label>
-      {options ? (
-        <select id={id} name={name} aria-invalid={invalid}>
-          {options.map((o) => <option value={o} selected={o === value}>{o}</option>)}
-        </select>
-      ) : (
-        <input id={id} name={name} value={value} required={required} aria-invalid={invalid} />
-      )}
-    </p>
-  );
-}
 
 function Folded({ summary, open, children }: { summary: string; open: boolean; children: ComponentChildren }) {
   return (
@@ -66,7 +37,7 @@ export function StatusForm({ invoice, csrf, state }: { invoice: InvoiceRow; csrf
   return (
     <Folded summary="Change status" open={Boolean(mine)}>
       <Form name={FORMS.status} action={`/admin/invoices/${invoice.id}/status`} csrf={csrf} state={mine} submit="Change status">
-        <ScopedField scope="status" label="New status" name="status" options={options} value={kept(mine, FORMS.status, 'status', options[0])} state={mine} />
+        <Field label="New status" name="status" options={options} value={kept(mine, FORMS.status, 'status', options[0])} state={mine} />
       </Form>
     </Folded>
   );
@@ -78,9 +49,9 @@ export function PaymentForm({ invoice, due, csrf, state }: { invoice: InvoiceRow
   return (
     <Folded summary="Record a payment" open={Boolean(mine)}>
       <Form name={FORMS.payment} action={`/admin/invoices/${invoice.id}/payments`} csrf={csrf} state={mine} submit="Record payment">
-        <ScopedField scope="payment" label={`Amount (${invoice.currency})`} name="amount" value={kept(mine, FORMS.payment, 'amount', due)} required state={mine} />
-        <ScopedField scope="payment" label="Payment method" name="paymentMethod" options={PAYMENT_METHODS} value={kept(mine, FORMS.payment, 'paymentMethod', 'bank_transfer')} state={mine} />
-        <ScopedField scope="payment" label="Provider reference (optional)" name="providerReference" value={kept(mine, FORMS.payment, 'providerReference')} state={mine} />
+        <Field label={`Amount (${invoice.currency})`} name="amount" value={kept(mine, FORMS.payment, 'amount', due)} required state={mine} />
+        <Field label="Payment method" name="paymentMethod" options={PAYMENT_METHODS} value={kept(mine, FORMS.payment, 'paymentMethod', 'bank_transfer')} state={mine} />
+        <Field label="Provider reference (optional)" name="providerReference" value={kept(mine, FORMS.payment, 'providerReference')} state={mine} />
       </Form>
     </Folded>
   );
@@ -92,8 +63,8 @@ export function CreditNoteForm({ invoice, csrf, state }: { invoice: InvoiceRow; 
   return (
     <Folded summary="Issue a credit note" open={Boolean(mine)}>
       <Form name={FORMS.creditNote} action={`/admin/invoices/${invoice.id}/credit-notes`} csrf={csrf} state={mine} submit="Issue credit note">
-        <ScopedField scope="credit-note" label={`Amount (${invoice.currency})`} name="amount" value={kept(mine, FORMS.creditNote, 'amount')} required state={mine} />
-        <ScopedField scope="credit-note" label="Reason (optional)" name="reason" value={kept(mine, FORMS.creditNote, 'reason')} state={mine} />
+        <Field label={`Amount (${invoice.currency})`} name="amount" value={kept(mine, FORMS.creditNote, 'amount')} required state={mine} />
+        <Field label="Reason (optional)" name="reason" value={kept(mine, FORMS.creditNote, 'reason')} state={mine} />
       </Form>
     </Folded>
   );
@@ -104,9 +75,9 @@ export function RefundForm({ payment, refundable, csrf, state }: { payment: Paym
   if (!refundable && !state) return null;
   return (
     <Folded summary="Refund" open={Boolean(state)}>
-      <Form name={FORMS.refund} action={`/admin/payments/${payment.id}/refunds`} csrf={csrf} state={state} submit="Refund">
-        <ScopedField scope={`refund-${payment.id}`} label={`Amount (${payment.currency})`} name="amount" value={kept(state, FORMS.refund, 'amount')} required state={state} />
-        <ScopedField scope={`refund-${payment.id}`} label="Reason (optional)" name="reason" value={kept(state, FORMS.refund, 'reason')} state={state} />
+      <Form name={FORMS.refund} scope={payment.id} action={`/admin/payments/${payment.id}/refunds`} csrf={csrf} state={state} submit="Refund">
+        <Field label={`Amount (${payment.currency})`} name="amount" value={kept(state, FORMS.refund, 'amount')} required state={state} />
+        <Field label="Reason (optional)" name="reason" value={kept(state, FORMS.refund, 'reason')} state={state} />
       </Form>
     </Folded>
   );

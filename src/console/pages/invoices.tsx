@@ -1,5 +1,5 @@
 /** `/admin/invoices` (console.md "money"): the list with its filters, the create form, and the CSV export. */
-import { createInvoiceBody, INVOICE_STATUSES } from '../../invoices/schema.ts';
+import { createInvoiceBody, INVOICE_STATUSES, MAX_LINE_ITEMS } from '../../invoices/schema.ts';
 import { amountDue } from '../../invoices/amounts.ts';
 import { customerNames } from '../../customers/service.ts';
 import { listInvoiceSummaries } from '../../invoices/service.ts';
@@ -11,6 +11,7 @@ import { date, dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { field, type FormValues } from '../http/form.ts';
+import { createFormQuery, createFormUrl } from '../http/params.ts';
 import { defineAction, defineExport, definePage } from '../http/route.ts';
 import { invoiceActions } from './invoices-actions.tsx';
 import { invoicePage } from './invoices-detail.tsx';
@@ -20,8 +21,12 @@ import { createdRange, everyBatch, FilterForm, filterValues, firstPage, moneyLis
 const CREATE_FORM = 'create-invoice';
 const EMPTY_LINE_ROWS = 3;
 const LINE_FIELDS = ['description', 'quantity', 'unitPrice'] as const;
+/** The name of the create form's "Add a line" button: posted with it, the form only grows (C-8, no script). */
+const ADD_LINE = '_addLine';
 
 const invoicesQuery = moneyListQuery(INVOICE_STATUSES);
+/** The list's filters, and `create` (the page opens its create form, started with the filter's customer). */
+const invoicesPageQuery = invoicesQuery.extend(createFormQuery.shape);
 
 const serviceFilters = (q: MoneyListFilters) => ({ status: q.status, customerId: q.customerId, ...createdRange(q) });
 
@@ -55,22 +60,34 @@ export function invoiceBodyOf(form: FormValues) {
   };
 }
 
-function CreateInvoiceForm({ csrf, state }: { csrf: string; state?: FormState }) {
+/** This page with its create form open and started for a customer (the customer page's "New invoice"). */
+export const newInvoiceUrl = (customerId: string) => createFormUrl('/admin/invoices', CREATE_FORM, customerId);
+
+/** The form as typed with one more (empty) line row, up to the API's limit. */
+function withOneMoreLine(form: FormValues): FormValues {
+  return { ...form, lineItems: [...postedLines(form), {}].slice(0, MAX_LINE_ITEMS) };
+}
+
+function CreateInvoiceForm({ csrf, state, customerId, open }: { csrf: string; state?: FormState; customerId?: string; open: boolean }) {
   const mine = state?.name === CREATE_FORM ? state : undefined;
   const typed = mine ? postedLines(mine.values) : [];
-  const rows = Math.max(EMPTY_LINE_ROWS, typed.length);
+  const rows = Math.min(MAX_LINE_ITEMS, Math.max(EMPTY_LINE_ROWS, typed.length));
   const v = (name: string, fallback = '') => kept(mine, CREATE_FORM, name, fallback);
+  // The fragment of formaction is kept by the browser for the page that comes back, which scrolls to the new row.
+  const addLine = rows < MAX_LINE_ITEMS ? (
+    <button type="submit" class="secondary" name={ADD_LINE} value="1" formaction={`/admin/invoices#line-${rows + 1}`} formnovalidate>Add a line</button>
+  ) : null;
   return (
-    <details open={mine ? true : undefined}>
+    <details id={CREATE_FORM} open={mine || open ? true : undefined}>
       <summary>Create an invoice</summary>
-      <Form name={CREATE_FORM} action="/admin/invoices" csrf={csrf} state={mine} submit="Create invoice">
-        <Field label="Customer ID" name="customerId" value={v('customerId')} required state={mine} />
+      <Form name={CREATE_FORM} action="/admin/invoices" csrf={csrf} state={mine} submit="Create invoice" more={addLine}>
+        <Field label="Customer ID" name="customerId" value={v('customerId', customerId ?? '')} required state={mine} />
         <Field label="Currency" name="currency" value={v('currency', 'USD')} state={mine} />
         <Field label="Due date" name="dueDate" type="date" value={v('dueDate')} state={mine} />
         <Field label="Status" name="status" value={v('status', 'draft')} options={['draft', 'issued']} state={mine} />
         <Field label="Tax rate (%)" name="taxRate" value={v('taxRate')} state={mine} />
         {Array.from({ length: rows }, (_, i) => (
-          <fieldset class="line-row">
+          <fieldset class="line-row" id={`line-${i + 1}`}>
             <legend>{`Line ${i + 1}`}</legend>
             <Field label="Description" name={`lineItems[${i}][description]`} value={typed[i]?.description ?? ''} />
             <Field label="Quantity" name={`lineItems[${i}][quantity]`} type="number" value={typed[i]?.quantity ?? ''} />
@@ -84,14 +101,14 @@ function CreateInvoiceForm({ csrf, state }: { csrf: string; state?: FormState })
 
 export const invoicesPage = definePage({
   path: '/admin/invoices',
-  query: invoicesQuery,
+  query: invoicesPageQuery,
   async render({ deps, query, viewer, notice, state }) {
     const { rows, hasMore } = await listInvoiceSummaries(deps.db, firstPage(query.startingAfter), serviceFilters(query));
     const names = await customerNames(deps.db, rows.map((r) => r.customer_id));
     return (
       <Layout title="Invoices" viewer={viewer} section="Invoices" notice={notice}>
         <h1>Invoices</h1>
-        <CreateInvoiceForm csrf={viewer.csrf} state={state} />
+        <CreateInvoiceForm csrf={viewer.csrf} state={state} customerId={query.customerId} open={query.create !== undefined} />
         <FilterForm action="/admin/invoices" statuses={INVOICE_STATUSES} values={query} exportPath="/admin/invoices/export.csv" />
         <div class="wide">
           <Table
@@ -119,6 +136,7 @@ export const createInvoiceAction = defineAction({
   form: CREATE_FORM,
   page: invoicesPage,
   async run({ deps, form, actor }) {
+    if (form[ADD_LINE] !== undefined) return { again: withOneMoreLine(form) };
     const body = parseOrThrow(createInvoiceBody, invoiceBodyOf(form), 'body');
     const { invoice } = await createAdminInvoice(deps.db, body, actor, { settings: deps.config });
     return { redirect: `/admin/invoices/${invoice.id}`, notice: `Invoice ${invoice.invoice_number} created (${invoice.status}).` };

@@ -11,6 +11,7 @@ import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { field } from '../http/form.ts';
+import { createFormQuery, createFormUrl } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import { Nowrap, When } from './customers-parts.tsx';
 import { firstPage } from './invoices-filters.tsx';
@@ -24,14 +25,19 @@ const listQuery = z.object({
   startingAfter: uuid.optional(),
 });
 type ListQuery = z.output<typeof listQuery>;
+/** The list's filters, and `create` (the page opens its create form, started with the filter's customer). */
+const pageQuery = listQuery.extend(createFormQuery.shape);
 
 /** The filters alone (no cursor), for the next-page link; a blank search is no search. */
 const filtersOf = (q: ListQuery) => ({ q: q.q || undefined, status: q.status, customerId: q.customerId });
 
-function CreateLicenseForm({ csrf, state, customerId }: { csrf: string; state?: FormState; customerId?: string }) {
+/** This page with its create form open and started for a customer (the customer page's "New license"). */
+export const newLicenseUrl = (customerId: string) => createFormUrl('/admin/licenses', FORMS.create, customerId);
+
+function CreateLicenseForm({ csrf, state, customerId, open }: { csrf: string; state?: FormState; customerId?: string; open: boolean }) {
   const mine = state?.name === FORMS.create ? state : undefined;
   return (
-    <details open={mine ? true : undefined}>
+    <details id={FORMS.create} open={mine || open ? true : undefined}>
       <summary>Issue a license</summary>
       <Form name={FORMS.create} action="/admin/licenses" csrf={csrf} state={mine} submit="Issue license">
         <Field label="Customer ID" name="customerId" value={kept(mine, FORMS.create, 'customerId', customerId ?? '')} state={mine} />
@@ -65,7 +71,7 @@ function FilterForm({ values }: { values: ListQuery }) {
  */
 export const licensesPage = definePage({
   path: '/admin/licenses',
-  query: listQuery,
+  query: pageQuery,
   async render({ deps, query, viewer, notice, state }) {
     const filters = filtersOf(query);
     const { rows, hasMore } = await listLicenses(deps.db, firstPage(query.startingAfter), filters);
@@ -78,7 +84,7 @@ export const licensesPage = definePage({
     return (
       <Layout title="Licenses" viewer={viewer} section="Licenses" notice={notice}>
         <h1>Licenses</h1>
-        <CreateLicenseForm csrf={viewer.csrf} state={state} customerId={query.customerId} />
+        <CreateLicenseForm csrf={viewer.csrf} state={state} customerId={query.customerId} open={query.create !== undefined} />
         <FilterForm values={query} />
         <div class="wide">
           <Table

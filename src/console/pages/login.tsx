@@ -9,9 +9,29 @@ import { csrfToken, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form.ts';
 import { sendPage } from '../http/render.ts';
 
-/** C-2: only a local console path is a place to go back to; anything else goes to the overview. */
+/** Sign-in checks its form's token itself (a refusal shows the form again); every other console POST is checked before routing. */
+export const LOGIN_PATH = '/admin/login';
+
+/** A stand-in origin to resolve `next` against: what resolves to another origin was never a local path. */
+const HERE = 'http://console.invalid';
+
+const inConsole = (url: URL) => url.origin === HERE && (url.pathname === '/admin' || url.pathname.startsWith('/admin/'));
+
+/**
+ * C-2: only a local console path is a place to go back to; anything else goes to the overview. `next` is
+ * resolved as a browser resolves it (dot segments, `%2e%2e`, backslashes, `//host`), and once more after
+ * decoding, since a proxy or server on the way may decode `%2f` before it resolves `..`; both must stay
+ * under /admin. The resolved path is what the browser is sent to.
+ */
 export function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/admin(\/[^\\]*)?(\?.*)?$/.test(next) && !next.startsWith('//') ? next : '/admin';
+  if (typeof next !== 'string' || !next.startsWith('/')) return '/admin';
+  try {
+    const url = new URL(next, HERE);
+    return inConsole(url) && inConsole(new URL(decodeURIComponent(url.pathname), HERE)) ? `${url.pathname}${url.search}` : '/admin';
+  } catch {
+    // A malformed escape (`%zz`) names no path we can vouch for.
+    return '/admin';
+  }
 }
 
 function LoginPage({ csrf, next, email, error }: { csrf: string; next: string; email?: string; error?: string }) {
@@ -27,7 +47,7 @@ function LoginPage({ csrf, next, email, error }: { csrf: string; next: string; e
         <main class="narrow">
           <h1>Sign in</h1>
           {error ? <p class="error" role="alert">{error}</p> : null}
-          <form method="post" action="/admin/login" class="form">
+          <form method="post" action={LOGIN_PATH} class="form">
             <input type="hidden" name="_csrf" value={csrf} />
             <input type="hidden" name="next" value={next} />
             <p class="field">
@@ -53,9 +73,9 @@ export function loginRoutes(deps: AppDeps): ((router: Router) => void)[] {
   const show = (ctx: Context, props: { next: string; email?: string; error?: string }, status = 200) =>
     sendPage(ctx, LoginPage({ csrf: csrfToken(ctx, secure(deps)), ...props }), status);
   return [
-    (router) => router.get('/admin/login', (ctx) => show(ctx, { next: safeNext(ctx.query.next) })),
+    (router) => router.get(LOGIN_PATH, (ctx) => show(ctx, { next: safeNext(ctx.query.next) })),
     (router) =>
-      router.post('/admin/login', async (ctx) => {
+      router.post(LOGIN_PATH, async (ctx) => {
         const form = await readForm(ctx);
         const next = safeNext(form.next);
         if (!csrfValid(ctx, form._csrf)) return show(ctx, { next, error: 'The form has expired: please sign in again.' }, 403);
@@ -75,9 +95,8 @@ export function loginRoutes(deps: AppDeps): ((router: Router) => void)[] {
         }
       }),
     (router) =>
+      // Its token is checked before routing, as every console POST's (router.ts, requireCsrf).
       router.post('/admin/logout', async (ctx) => {
-        const form = await readForm(ctx);
-        if (!csrfValid(ctx, form._csrf)) throw new AppError('forbidden', 'The form has expired: reload the page and sign out again');
         const token = readSessionCookie(ctx);
         if (token) await logoutByToken(deps.db, token);
         clearSessionCookie(ctx, secure(deps));

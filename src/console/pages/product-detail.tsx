@@ -45,7 +45,7 @@ function PlanEdit({ plan, productId, viewer, state }: { plan: Plan; productId: s
   return (
     <details open={Boolean(state)}>
       <summary>Edit</summary>
-      <Form name={PRODUCT_FORMS.planEdit} action={`${productUrl(productId)}/plans/${plan.id}`} csrf={viewer.csrf} state={state} submit="Save plan">
+      <Form name={PRODUCT_FORMS.planEdit} scope={plan.id} action={`${productUrl(productId)}/plans/${plan.id}`} csrf={viewer.csrf} state={state} submit="Save plan">
         <Field label="Name" name="name" value={kept(state, PRODUCT_FORMS.planEdit, 'name', plan.name)} state={state} />
         <Field label="Active" name="active" options={['true', 'false']} value={kept(state, PRODUCT_FORMS.planEdit, 'active', String(plan.active))} state={state} />
       </Form>
@@ -79,6 +79,7 @@ export const productPage = definePage({
         <section id="product" aria-labelledby="product-h">
           <h2 id="product-h">Product</h2>
           <dl class="props">
+            <dt>ID</dt><dd><code class="id">{product.id}</code></dd>
             <dt>Type</dt><dd>{product.product_type}</dd>
             <dt>Status</dt><dd><span class="status">{product.status}</span></dd>
             <dt>Price</dt><dd>{money(product.price, product.currency)}</dd>

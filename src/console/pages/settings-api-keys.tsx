@@ -3,6 +3,7 @@ import type { ApiKeyRow } from '../../api-keys/repo.ts';
 import { ErrorBox, Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { field, type FormValues } from '../http/form.ts';
+import { createFormUrl } from '../http/params.ts';
 import { When } from './customers-parts.tsx';
 
 /** The form names of this section (the `_form` field), so a refusal is shown beside the right form. */
@@ -12,6 +13,9 @@ export const API_KEY_FORMS = { create: 'api-key-create', revoke: 'api-key-revoke
 export function apiKeyBody(form: FormValues) {
   return { name: field(form, 'name') ?? '', customerId: field(form, 'customerId'), expiresAt: field(form, 'expiresAt') };
 }
+
+/** The settings page with the new API key form open and started for a customer (the customer page's "New API key"). */
+export const newApiKeyUrl = (customerId: string) => createFormUrl('/admin/settings', API_KEY_FORMS.create, customerId);
 
 function keyStatus(key: ApiKeyRow, now: Date): string {
   if (key.revoked_at) return 'revoked';
@@ -28,13 +32,15 @@ function NewKey({ secret }: { secret: string }) {
   );
 }
 
-export function ApiKeysSection({ rows, hasMore, names, csrf, state, revealed }: {
+export function ApiKeysSection({ rows, hasMore, names, csrf, state, revealed, create }: {
   rows: ApiKeyRow[];
   hasMore: boolean;
   names: Map<string, string>;
   csrf: string;
   state?: FormState;
   revealed?: string;
+  /** The create form is asked for open, started for this customer (`?create=1&customerId=`). */
+  create?: { customerId?: string };
 }) {
   const now = new Date();
   const creating = state?.name === API_KEY_FORMS.create ? state : undefined;
@@ -43,10 +49,10 @@ export function ApiKeysSection({ rows, hasMore, names, csrf, state, revealed }: 
       <h2 id="api-keys-h">API keys</h2>
       {revealed ? <NewKey secret={revealed} /> : null}
       {state?.name === API_KEY_FORMS.revoke ? <ErrorBox state={state} /> : null}
-      <details open={Boolean(creating)}>
+      <details id={API_KEY_FORMS.create} open={creating || create ? true : undefined}>
         <summary>New API key</summary>
         <Form name={API_KEY_FORMS.create} action="/admin/api-keys" csrf={csrf} state={state} submit="Create API key">
-          <Field label="Customer ID" name="customerId" value={kept(state, API_KEY_FORMS.create, 'customerId')} state={creating} />
+          <Field label="Customer ID" name="customerId" value={kept(state, API_KEY_FORMS.create, 'customerId', create?.customerId ?? '')} state={creating} />
           <Field label="Name" name="name" value={kept(state, API_KEY_FORMS.create, 'name')} state={creating} />
           <Field label="Expires at (optional, ISO date or time)" name="expiresAt" value={kept(state, API_KEY_FORMS.create, 'expiresAt')} state={creating} />
         </Form>

@@ -14,6 +14,7 @@ import { describeSettings, updateSettings, type SettingDescription } from '../..
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
 import type { FormValues } from '../http/form.ts';
+import { createFormQuery } from '../http/params.ts';
 import { takeReveal, revealOnce } from '../http/reveal.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import { API_KEY_FORMS, apiKeyBody, ApiKeysSection } from './settings-api-keys.tsx';
@@ -95,7 +96,8 @@ function SettingsForm({ settings, csrf, state }: { settings: SettingDescription[
 
 export const settingsPage = definePage({
   path: '/admin/settings',
-  query: z.object({ startingAfter: uuid.optional() }),
+  // customerId and create: the page opens the new API key form started for that customer (a customer's "New API key").
+  query: z.object({ startingAfter: uuid.optional(), customerId: uuid.optional() }).extend(createFormQuery.shape),
   async render({ deps, ctx, query, viewer, notice, state }) {
     const [settings, keys] = await Promise.all([
       describeSettings(deps.db, deps.config),
@@ -111,7 +113,15 @@ export const settingsPage = definePage({
           <SettingsTable settings={settings} />
           <SettingsForm settings={settings} csrf={viewer.csrf} state={state} />
         </section>
-        <ApiKeysSection rows={keys.rows} hasMore={keys.hasMore} names={names} csrf={viewer.csrf} state={state} revealed={takeReveal(ctx)} />
+        <ApiKeysSection
+          rows={keys.rows}
+          hasMore={keys.hasMore}
+          names={names}
+          csrf={viewer.csrf}
+          state={state}
+          revealed={takeReveal(ctx)}
+          create={query.create !== undefined ? { customerId: query.customerId } : undefined}
+        />
       </Layout>
     );
   },

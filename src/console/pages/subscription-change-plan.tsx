@@ -11,6 +11,7 @@ import { changePlan, previewPlanChange, type PlanChangePreview } from '../../sub
 import { findPlans } from '../../plans/service.ts';
 import { changePlanBody } from '../../subscriptions/schema.ts';
 import { Form } from '../components/Form.tsx';
+import { withRefusal } from '../components/Refusal.tsx';
 import { date, dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
@@ -106,7 +107,8 @@ export const changePlanPreviewPage = definePage({
       preview = await previewPlanChange(deps.db, id, body, { settings: deps.config });
     } catch (error) {
       if (!(error instanceof AppError) || error.code === 'not_found') throw error;
-      return renderSubscriptionPage({ ...input, state: { name: FORMS.changePlan, error, values: query as Record<string, string> } });
+      const state = { name: FORMS.changePlan, error, values: query as Record<string, string> };
+      return withRefusal(error, await renderSubscriptionPage({ ...input, state }));
     }
     return (
       <Layout title="Change plan: preview" viewer={viewer} section="Subscriptions">

@@ -12,6 +12,7 @@ import { date } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { field, type FormValues } from '../http/form.ts';
+import { createFormQuery, createFormUrl } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import { firstPage } from './invoices-filters.tsx';
 import { Nowrap } from './customers-parts.tsx';
@@ -28,6 +29,8 @@ const listQuery = z.object({
   startingAfter: uuid.optional(),
 });
 type ListFilters = Omit<z.output<typeof listQuery>, 'startingAfter'>;
+/** The list's filters, and `create` (the page opens its create form, started with the filter's customer). */
+const pageQuery = listQuery.extend(createFormQuery.shape);
 
 /**
  * The form as the API's JSON body. The console asks for no billing cycle: the plan fixes it (D-41), so the
@@ -48,12 +51,15 @@ async function createBodyOf(db: Db, form: FormValues) {
   };
 }
 
-function CreateForm({ csrf, state, plans, customerId }: { csrf: string; state?: FormState; plans: PlanRow[]; customerId?: string }) {
+/** This page with its create form open and started for a customer (the customer page's "New subscription"). */
+export const newSubscriptionUrl = (customerId: string) => createFormUrl('/admin/subscriptions', CREATE_FORM, customerId);
+
+function CreateForm({ csrf, state, plans, customerId, open }: { csrf: string; state?: FormState; plans: PlanRow[]; customerId?: string; open: boolean }) {
   const mine = state?.name === CREATE_FORM ? state : undefined;
   const v = (name: string, fallback = '') => kept(mine, CREATE_FORM, name, fallback);
   const active = plans.filter((p) => p.active);
   return (
-    <details open={mine ? true : undefined}>
+    <details id={CREATE_FORM} open={mine || open ? true : undefined}>
       <summary>New subscription</summary>
       <Form name={CREATE_FORM} action="/admin/subscriptions" csrf={csrf} state={mine} submit="Create subscription">
         <Field label="Customer ID" name="customerId" value={v('customerId', customerId ?? '')} state={mine} />
@@ -85,7 +91,7 @@ function FilterForm({ values, plans }: { values: ListFilters; plans: PlanRow[] }
 /** `/admin/subscriptions?status=&customerId=&planId=`: newest first, by cursor (C-4). */
 export const subscriptionsPage = definePage({
   path: '/admin/subscriptions',
-  query: listQuery,
+  query: pageQuery,
   async render({ deps, query, viewer, notice, state }) {
     const filters: ListFilters = { status: query.status, customerId: query.customerId, planId: query.planId };
     const [{ rows, hasMore }, plans] = await Promise.all([listSubscriptions(deps.db, firstPage(query.startingAfter), filters), allPlans(deps.db)]);
@@ -95,7 +101,7 @@ export const subscriptionsPage = definePage({
     return (
       <Layout title="Subscriptions" viewer={viewer} section="Subscriptions" notice={notice}>
         <h1>Subscriptions</h1>
-        <CreateForm csrf={viewer.csrf} state={state} plans={plans} customerId={query.customerId} />
+        <CreateForm csrf={viewer.csrf} state={state} plans={plans} customerId={query.customerId} open={query.create !== undefined} />
         <FilterForm values={filters} plans={plans} />
         <div class="wide words">
           <Table

@@ -30,7 +30,7 @@ export const endpointFields = (form: FormValues) => ({ url: field(form, 'url') ?
 export function EndpointFields({ form, state, current }: { form: string; state?: FormState; current?: { url: string; events: string[] } }) {
   const mine = state?.name === form ? state : undefined;
   const ticked = new Set(mine ? checkedEvents(mine.values) : (current?.events ?? []));
-  const invalid = mine?.error.details?.some((d) => d.path === 'events' || d.path.startsWith('events.')) ? true : undefined;
+  const invalid = mine?.error?.details?.some((d) => d.path === 'events' || d.path.startsWith('events.')) ? true : undefined;
   return (
     <>
       <Field label="URL" name="url" value={kept(state, form, 'url', current?.url ?? '')} state={mine} />
