@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { unstorableTextPaths } from '../http/validate.ts';
-import { DECIMAL_PATTERN, fromMinorUnits } from '../money.ts';
+import { DECIMAL_PATTERN, fromMinorUnits, minorUnits, money } from '../money.ts';
+import { exactInCurrency } from '../money-input.ts';
 import type { SubscriptionStatus } from '../subscriptions/repo.ts';
 import type { Provider } from './verify.ts';
 
@@ -35,16 +36,27 @@ function need<T>(value: T | undefined, what: string): T {
   return value;
 }
 
+/**
+ * An amount a provider says it took must be one it can have taken: above zero and exact in its currency
+ * (D-91). Anything else can never be recorded, whatever is retried: the event is failed at once, and
+ * nothing is rounded into the books (a "10.005" USD credited as 10.01).
+ */
+function paidAmount(amount: string, currency: string, what: string): string {
+  if (!money(amount).gt(0)) throw new MalformedEventError(`${what} ${amount} ${currency} is not an amount paid: it must be above zero`);
+  if (!exactInCurrency(amount, currency)) throw new MalformedEventError(`${what} ${amount} has more decimals than ${currency} has (${minorUnits(currency)})`);
+  return amount;
+}
+
 function minor(value: unknown, currency: string, what: string): string {
   const text = need(str(value), what);
   if (!/^\d+$/.test(text)) throw new MalformedEventError(`${what} must be an integer amount in minor units`);
-  return fromMinorUnits(text, currency);
+  return paidAmount(fromMinorUnits(text, currency), currency, what);
 }
 
-function decimal(value: unknown, what: string): string {
+function decimal(value: unknown, currency: string, what: string): string {
   const text = need(str(value), what);
   if (!DECIMAL_PATTERN.test(text)) throw new MalformedEventError(`${what} must be a decimal amount`);
-  return text;
+  return paidAmount(text, currency, what);
 }
 
 const currencyOf = (value: unknown) => need(str(value), 'currency').toUpperCase();
@@ -97,7 +109,8 @@ function providerBEnvelope(body: Json): EventEnvelope {
 function providerBEffect(body: Json): ProviderEffect {
   const data = obj(body.data);
   if (body.event !== 'invoices.paid') return { kind: 'none' };
-  return { kind: 'payment', invoiceId: str(data.external_id), amount: decimal(data.paid_amount ?? data.amount, 'paid_amount'), currency: currencyOf(data.currency), reference: need(str(data.id), 'data.id') };
+  const currency = currencyOf(data.currency);
+  return { kind: 'payment', invoiceId: str(data.external_id), amount: decimal(data.paid_amount ?? data.amount, currency, 'paid_amount'), currency, reference: need(str(data.id), 'data.id') };
 }
 
 function providerCEnvelope(body: Json, raw: Buffer): EventEnvelope {
