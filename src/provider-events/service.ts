@@ -88,6 +88,10 @@ async function applyEffect(trx: Db, event: ProviderEventRow, effect: ProviderEff
   switch (effect.kind) {
     case 'none':
       return 'ignored';
+    case 'not_paid':
+      // Read and understood, and nothing to record: a delayed payment's success or failure comes as its own event.
+      logger?.info({ providerEvent: event.id, provider: event.provider, eventType: event.event_type, invoiceId: effect.invoiceId }, `provider event records no payment: ${effect.reason}`);
+      return 'processed';
     case 'payment': {
       const invoiceId = namedId(effect.invoiceId, 'invoice');
       const result = await applyProviderPayment(trx, { paymentMethod: event.provider, reference: effect.reference, invoiceId, amount: effect.amount, currency: effect.currency, now });
