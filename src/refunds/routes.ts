@@ -28,7 +28,8 @@ export const refundRoutes = [
           'and amount; under one, send the same key)',
       },
     },
-    errors: ['payment_not_found', 'payment_not_refundable', 'amount_exceeds_refundable', 'provider_error', 'invalid_amount', 'request_in_progress'],
+    // request_in_progress (a retry of a refund being asked again) comes with the route's idempotency: route-errors.ts.
+    errors: ['payment_not_found', 'payment_not_refundable', 'amount_exceeds_refundable', 'provider_error', 'invalid_amount'],
     handler: async ({ deps, body, actor, ctx }) => ({
       status: 201,
       body: serialiseRefund(await createRefund(deps.db, body, actor, { config: deps.config, requestIntent: requestIntent(ctx) })),
