@@ -236,7 +236,7 @@ async function measure(
           id,
           type: 'checkout.session.completed',
           created: Math.floor(Date.now() / 1000),
-          data: { object: { id: `cs_${id}`, object: 'checkout.session', payment_intent: `pi_${id}`, amount_total: money(invoice.total).times(100).toNumber(), currency: invoice.currency.toLowerCase(), metadata: { invoiceId: invoice.id } } },
+          data: { object: { id: `cs_${id}`, object: 'checkout.session', payment_intent: `pi_${id}`, payment_status: 'paid', amount_total: money(invoice.total).times(100).toNumber(), currency: invoice.currency.toLowerCase(), metadata: { invoiceId: invoice.id } } },
         });
         const t = Math.floor(Date.now() / 1000);
         const signature = createHmac('sha256', PROVIDER_A_SECRET).update(`${t}.${body}`).digest('hex');

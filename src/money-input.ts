@@ -14,10 +14,15 @@ import { DECIMAL_PATTERN, minorUnits, money, moneyString } from './money.ts';
  * not stored amounts: a line's amount is computed from them and rounded once (D-51).
  */
 export function assertCurrencyPrecision(amount: string, currency: string, path = 'amount'): void {
+  if (exactInCurrency(amount, currency)) return;
   const places = minorUnits(currency);
-  if (money(amount).decimalPlaces() <= places) return;
   const message = places === 0 ? `must be a whole number of ${currency}` : `must have at most ${places} decimal places in ${currency}`;
   throw new AppError('invalid_amount', `Invalid amount: ${path}: ${message}`, { details: [{ path, message }] });
+}
+
+/** Whether `amount` has no more decimals than its currency's minor unit (D-91): "10.005" USD has not. */
+export function exactInCurrency(amount: string | Decimal, currency: string): boolean {
+  return money(amount).decimalPlaces() <= minorUnits(currency);
 }
 
 /**

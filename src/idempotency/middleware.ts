@@ -30,6 +30,15 @@ function keptHeaders(ctx: Context): Record<string, string> {
 }
 
 /**
+ * A digest of (caller, Idempotency-Key, request) while a keyed request runs, else undefined: what a service
+ * sends on to a provider as its own idempotency key, so the same request retried after an unknown outcome (a
+ * 5xx is not stored, so it runs again) asks the provider for the same thing again rather than for a second one.
+ */
+export function requestIntent(ctx: Context): string | undefined {
+  return ctx.state.requestIntent as string | undefined;
+}
+
+/**
  * D-6. The request runs in one transaction with the record of its response, so a crash can never
  * leave work done without its record (a retry would repeat it) or a record without the work.
  * A 4xx answer is stored too (its writes roll back to a savepoint); a 5xx stores nothing, so the
@@ -64,6 +73,7 @@ export function idempotency(deps: AppDeps): Middleware {
       try {
         await trx.transaction(async (savepoint) => {
           ctx.state.db = savepoint;
+          ctx.state.requestIntent = sha256Hex(`${scope}\n${key}\n${hash}`);
           await next();
         });
       } catch (error) {
@@ -73,6 +83,7 @@ export function idempotency(deps: AppDeps): Middleware {
         return;
       } finally {
         ctx.state.db = undefined;
+        ctx.state.requestIntent = undefined;
       }
       await storeResponse(trx, scope, key, hash, ctx.status, ctx.state.replayBody ?? ctx.body, keptHeaders(ctx));
     });

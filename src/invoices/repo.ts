@@ -82,6 +82,8 @@ export interface InvoiceListFilters {
   subscriptionId?: string;
   createdFrom?: Date;
   createdBefore?: Date;
+  /** Only invoices the customer was sent (no drafts): the customer's own view (invoices/customer-view.ts). */
+  sentOnly?: boolean;
 }
 
 export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceListFilters): Promise<Page<InvoiceRow>> {
@@ -91,6 +93,7 @@ export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceL
   if (filters.subscriptionId) query.where({ subscription_id: filters.subscriptionId });
   if (filters.createdFrom) query.where('created_at', '>=', filters.createdFrom);
   if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
+  if (filters.sentOnly) query.whereNot({ status: 'draft' });
   return paginate<InvoiceRow>(query, 'invoices', page);
 }
 

@@ -22,6 +22,7 @@ import { canTransition } from './transitions.ts';
 import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
 import { auditedInvoice, STATUS_ACTIONS } from './audit.ts';
+import { visibleToCustomer } from './customer-view.ts';
 
 export type { Clock, InvoiceDetail, NewInvoice };
 
@@ -82,6 +83,18 @@ export async function getInvoice(db: Db, id: string): Promise<InvoiceDetail> {
 }
 
 export type { InvoiceListFilters };
+
+/** One invoice as its customer sees it (v1, D-15): another customer's invoice or a draft is not found. */
+export async function getCustomerInvoice(db: Db, customerId: string, id: string): Promise<InvoiceDetail> {
+  const invoice = await findInvoiceRow(db, id);
+  if (!invoice || !visibleToCustomer(invoice, customerId)) throw notFound('Invoice');
+  return { invoice, lines: await listLineItemRows(db, [id]) };
+}
+
+/** A page of the invoices a customer was sent (v1, D-15): drafts are left out. */
+export function listCustomerInvoices(db: Db, page: PageQuery, customerId: string, status?: InvoiceStatus) {
+  return listInvoices(db, page, { customerId, status, sentOnly: true });
+}
 
 export async function listInvoices(db: Db, page: PageQuery, filters: InvoiceListFilters) {
   const { rows, hasMore } = await listInvoiceRows(db, page, filters);

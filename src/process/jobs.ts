@@ -4,6 +4,7 @@ import { cullDeadDevicesHandler } from '../licenses/cull-devices.handler.ts';
 import { lifecycleSweepHandler } from '../lifecycle/sweep.handler.ts';
 import { applyProviderEventHandler } from '../provider-events/apply-event.handler.ts';
 import { refreshProductMetricsHandler } from '../products/refresh-metrics.handler.ts';
+import { resumePendingRefundsHandler } from '../refunds/resume-pending.handler.ts';
 import type { JobDefinition, JobHandler } from '../queue/job.ts';
 import { deliverWebhookHandler } from '../webhooks/deliver.handler.ts';
 
@@ -19,6 +20,7 @@ export const jobHandlers: readonly JobHandler[] = [
   lifecycleSweepHandler,
   applyProviderEventHandler,
   cullDeadDevicesHandler,
+  resumePendingRefundsHandler,
 ];
 
 export const jobDefinitions: readonly JobDefinition[] = jobHandlers.map((handler) => handler.definition);

@@ -52,7 +52,7 @@ export const providerEventBody = {
         id: 'evt_1QxR7a2eZvKYlo2C',
         type: 'checkout.session.completed',
         created: 1767225600,
-        data: { object: { id: 'cs_a1b2c3', object: 'checkout.session', payment_intent: 'pi_3QxR7a', amount_total: 4900, currency: 'usd', metadata: { invoiceId: EXAMPLE_ID.invoice } } },
+        data: { object: { id: 'cs_a1b2c3', object: 'checkout.session', payment_intent: 'pi_3QxR7a', payment_status: 'paid', amount_total: 4900, currency: 'usd', metadata: { invoiceId: EXAMPLE_ID.invoice } } },
       },
     ],
   }),

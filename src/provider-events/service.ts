@@ -67,7 +67,12 @@ export async function receiveProviderWebhook(db: Db, provider: Provider, raw: Bu
 /** An effect that can never succeed as stored: the event is kept as failed with this reason. */
 class PermanentFailure extends Error {}
 
-const PERMANENT_CODES = new Set(['invoice_not_found', 'currency_mismatch', 'invalid_request', 'invoice_not_payable', 'amount_exceeds_due']);
+/**
+ * Refusals that say the event itself is wrong, not that the moment is: no retry can change them. An amount
+ * the service refuses (`invalid_amount`, D-91) is one; parse.ts refuses impossible amounts first, this is the
+ * backstop for any other path that validates one.
+ */
+const PERMANENT_CODES = new Set(['invoice_not_found', 'currency_mismatch', 'invalid_request', 'invalid_amount', 'invoice_not_payable', 'amount_exceeds_due']);
 
 /** The id an event names for one of our rows; one that cannot be an id names nothing (not a database error to retry). */
 function namedId(id: string | undefined, what: 'invoice' | 'subscription'): string {
@@ -83,6 +88,10 @@ async function applyEffect(trx: Db, event: ProviderEventRow, effect: ProviderEff
   switch (effect.kind) {
     case 'none':
       return 'ignored';
+    case 'not_paid':
+      // Read and understood, and nothing to record: a delayed payment's success or failure comes as its own event.
+      logger?.info({ providerEvent: event.id, provider: event.provider, eventType: event.event_type, invoiceId: effect.invoiceId }, `provider event records no payment: ${effect.reason}`);
+      return 'processed';
     case 'payment': {
       const invoiceId = namedId(effect.invoiceId, 'invoice');
       const result = await applyProviderPayment(trx, { paymentMethod: event.provider, reference: effect.reference, invoiceId, amount: effect.amount, currency: effect.currency, now });

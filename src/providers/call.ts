@@ -64,8 +64,9 @@ export async function callProvider(request: ProviderRequest): Promise<{ status: 
   const answer = parseAnswer(text);
   if (status < 200 || status >= 300) {
     const said = typeof answer?.error?.message === 'string' ? answer.error.message : typeof answer?.message === 'string' ? answer.message : `HTTP ${status}`;
-    // A 4xx is a refusal; after a 5xx (or a redirect) the provider may or may not have acted.
-    throw new ProviderCallError(`${request.provider} refused the ${request.what}: ${said}`, { definite: status >= 400 && status < 500 });
+    // A 4xx is a refusal; after a 5xx (or a redirect) the provider may or may not have acted, so it is not called one.
+    if (status >= 400 && status < 500) throw new ProviderCallError(`${request.provider} refused the ${request.what}: ${said}`, { definite: true });
+    throw new ProviderCallError(`${request.provider} failed on the ${request.what} (HTTP ${status}): ${said}`, { definite: false });
   }
   // An unreadable success answer is an empty one: the adapter then says which field it missed.
   return { status, answer: answer ?? {} };

@@ -1,8 +1,9 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 
-/** `pending`: reserved while the provider is asked; `succeeded`: refunded. */
+/** `pending`: reserved while the provider is asked, or after it answered nothing we can trust; `succeeded`: refunded. */
 export type RefundStatus = 'pending' | 'succeeded';
 
 export interface RefundRow {
@@ -12,6 +13,8 @@ export interface RefundRow {
   reason: string | null;
   status: RefundStatus;
   provider_refund_id: string | null;
+  /** While the provider is being asked for this pending refund; null or past: nobody is asking it now. */
+  call_lease_until: Date | null;
   created_at: Date;
   /** The payment's currency (refunds carry none of their own). */
   currency: string;
@@ -23,7 +26,7 @@ const withCurrency = (row: StoredRefund, currency: string): RefundRow => ({ ...r
 
 export async function insertRefundRow(
   db: Db,
-  row: Pick<StoredRefund, 'id' | 'payment_id' | 'amount' | 'reason' | 'status'> & { created_at: Date },
+  row: Pick<StoredRefund, 'id' | 'payment_id' | 'amount' | 'reason' | 'status' | 'call_lease_until'> & { created_at: Date },
   currency: string,
 ): Promise<RefundRow> {
   const [created] = await db('refunds').insert(row).returning('*');
@@ -42,8 +45,45 @@ export async function pendingRefundTotal(db: Db, paymentId: string): Promise<str
 
 /** Marks a reservation refunded; undefined when it is no longer pending (completed or released elsewhere). */
 export async function completeRefundRow(db: Db, id: string, providerRefundId: string, currency: string): Promise<RefundRow | undefined> {
-  const [row] = await db('refunds').where({ id, status: 'pending' }).update({ status: 'succeeded', provider_refund_id: providerRefundId }).returning('*');
+  const [row] = await db('refunds').where({ id, status: 'pending' }).update({ status: 'succeeded', provider_refund_id: providerRefundId, call_lease_until: null }).returning('*');
   return row ? withCurrency(row as StoredRefund, currency) : undefined;
+}
+
+/** Pending, and nobody asking the provider for it now: its lease is cleared or past. */
+const unleased = (query: Knex.QueryBuilder, now: Date) => query.where((q) => q.whereNull('call_lease_until').orWhere('call_lease_until', '<', now));
+
+/**
+ * The oldest pending refund of this payment and amount that nobody is asking the provider for now: one whose
+ * call ended without a known outcome, or whose process stopped. Read under the payment's lock.
+ */
+export async function findUnleasedPendingRefund(db: Db, paymentId: string, amount: string, now: Date): Promise<StoredRefund | undefined> {
+  return unleased(db('refunds').where({ payment_id: paymentId, status: 'pending', amount }), now)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .first();
+}
+
+/**
+ * Whether a pending refund of this payment and amount made before `createdBefore` is being asked for again right
+ * now (leased): a retry of it, by an admin or by the sweep, is running.
+ */
+export async function pendingRefundAskedAgain(db: Db, paymentId: string, amount: string, now: Date, createdBefore: Date): Promise<boolean> {
+  const row = await db('refunds')
+    .where({ payment_id: paymentId, status: 'pending', amount })
+    .where('call_lease_until', '>=', now)
+    .where('created_at', '<', createdBefore)
+    .first('id');
+  return Boolean(row);
+}
+
+/** Takes the lease of a pending refund nobody is asking for; undefined when someone holds it or it is settled. */
+export async function leaseRefundRow(db: Db, id: string, until: Date, now: Date, currency: string): Promise<RefundRow | undefined> {
+  const [row] = await unleased(db('refunds').where({ id, status: 'pending' }), now).update({ call_lease_until: until }).returning('*');
+  return row ? withCurrency(row as StoredRefund, currency) : undefined;
+}
+
+/** Ends the lease of a call whose outcome is unknown: the reservation stays, free for the next ask. */
+export async function releaseRefundLease(db: Db, id: string): Promise<void> {
+  await db('refunds').where({ id, status: 'pending' }).update({ call_lease_until: null });
 }
 
 /** Drops a reservation the provider refused: a failed refund leaves no record (D-55). */
@@ -51,9 +91,15 @@ export async function deletePendingRefundRow(db: Db, id: string): Promise<void> 
   await db('refunds').where({ id, status: 'pending' }).delete();
 }
 
-/** Reservations older than `before`, oldest first: left behind by a process that stopped mid-refund. */
-export async function listStalePendingRefundIds(db: Db, before: Date, limit: number): Promise<string[]> {
-  const rows = await db('refunds').where({ status: 'pending' }).where('created_at', '<', before).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(limit).select('id');
+/**
+ * Reservations made before `before` that nobody is asking the provider for now, oldest first: left behind by
+ * a process that stopped mid-refund, or by a call whose outcome is unknown and that nobody asked for again.
+ */
+export async function listStalePendingRefundIds(db: Db, before: Date, now: Date, limit: number): Promise<string[]> {
+  const rows = await unleased(db('refunds').where({ status: 'pending' }).where('created_at', '<', before), now)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .limit(limit)
+    .select('id');
   return rows.map((r: { id: string }) => r.id);
 }
 

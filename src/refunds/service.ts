@@ -7,11 +7,12 @@ import { formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import type { PaymentRow } from '../payments/repo.ts';
 import { findPayment, lockPayment, setPaymentRefunds } from '../payments/service.ts';
+import { PROVIDER_TIMEOUT_MS } from '../providers/call.ts';
 import { RefundGatewayError, type ProviderRefundConfig, type RefundGateway } from './gateway.ts';
 import { refundGatewayFor } from './gateway-registry.ts';
 import {
-  completeRefundRow, deletePendingRefundRow, findRefundRow, insertRefundRow, listRefundRows, listRefundRowsOfPayments, listStalePendingRefundIds, pendingRefundTotal,
-  type RefundRow,
+  completeRefundRow, deletePendingRefundRow, findRefundRow, findUnleasedPendingRefund, insertRefundRow, leaseRefundRow, listRefundRows, listRefundRowsOfPayments,
+  listStalePendingRefundIds, pendingRefundAskedAgain, pendingRefundTotal, releaseRefundLease, type RefundRow,
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
 import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
@@ -22,6 +23,8 @@ export interface RefundOptions {
   now?: Date;
   /** Which gateway refunds a payment method; refundGatewayFor unless a test swaps it. */
   gatewayFor?: (paymentMethod: string) => RefundGateway | undefined;
+  /** The admin request's own Idempotency-Key, digested (idempotency/middleware.ts requestIntent), when it has one. */
+  requestIntent?: string;
 }
 
 const gatewaysOf = (options: RefundOptions) => options.gatewayFor ?? ((method: string) => refundGatewayFor(method, options.config));
@@ -52,24 +55,80 @@ function auditRefund(trx: Db, actor: Actor, before: PaymentRow, after: PaymentRo
   });
 }
 
-function providerError(error: unknown): unknown {
-  return error instanceof RefundGatewayError ? new AppError('provider_error', error.message) : error;
+/** How long one ask of the provider holds a reservation: far beyond the call's own timeout and the commit after it. */
+const CALL_LEASE_MS = 6 * PROVIDER_TIMEOUT_MS;
+const leaseEnd = (now: Date) => new Date(now.getTime() + CALL_LEASE_MS);
+
+/** A reservation leased for one ask of its provider, with the Idempotency-Key that ask goes under. */
+interface Reservation {
+  refund: RefundRow;
+  payment: PaymentRow;
+  gateway: RefundGateway;
+  idempotencyKey: string;
+}
+
+type AskOutcome = { kind: 'refunded'; refund: RefundRow } | { kind: 'refused' | 'unknown'; error: RefundGatewayError };
+
+/**
+ * Asks the provider to make the reservation's refund. Confirmed: recorded. Refused (definite, a 4xx): the
+ * reservation goes, nothing recorded (D-55). Unknown (5xx, timeout, connection lost): the provider may have
+ * refunded, so the reservation stays `pending` and holds its amount, its lease released; asking again under
+ * the same Idempotency-Key answers the refund made, or makes it now, never a second one.
+ */
+async function askProvider(db: Db, r: Reservation, actor: Actor): Promise<AskOutcome> {
+  let providerRefundId: string;
+  try {
+    ({ providerRefundId } = await r.gateway.refund(r.payment, r.refund.amount, r.idempotencyKey));
+  } catch (error) {
+    // Anything else (a bug, the database): the lease runs out and the reservation can be asked for again.
+    if (!(error instanceof RefundGatewayError)) throw error;
+    if (error.definite) await deletePendingRefundRow(db, r.refund.id);
+    else await releaseRefundLease(db, r.refund.id);
+    return { kind: error.definite ? 'refused' : 'unknown', error };
+  }
+  return { kind: 'refunded', refund: await completeRefund(db, r.refund.id, providerRefundId, actor) };
+}
+
+function unknownOutcome(error: RefundGatewayError, r: Reservation, underRequestKey: boolean): AppError {
+  const held = `${formatMoney(r.refund.amount, r.refund.currency)} ${r.refund.currency}`;
+  const next = underRequestKey
+    ? 'sending this request again with the same Idempotency-Key completes it without refunding twice'
+    : `${held} stay reserved as pending refund ${r.refund.id}, and asking for the same refund again (this payment, this amount) completes it without refunding twice`;
+  return new AppError('provider_error', `${error.message}; whether the refund was made is unknown: ${next}`);
+}
+
+/**
+ * The pending refund of this payment and amount that an earlier ask left unsettled (its outcome unknown, or its
+ * process stopped), leased for this ask: asking for the same refund again resumes it under its own key. One that
+ * is being asked for again at this moment (by another retry, or the sweep) is not a new refund either: 409. A
+ * reservation younger than a lease that is leased is a first ask running, and another refund may go beside it.
+ */
+async function resumableRefund(trx: Db, payment: PaymentRow, amount: string, now: Date): Promise<RefundRow | undefined> {
+  const unsettled = await findUnleasedPendingRefund(trx, payment.id, amount, now);
+  if (unsettled) return leaseRefundRow(trx, unsettled.id, leaseEnd(now), now, payment.currency);
+  if (await pendingRefundAskedAgain(trx, payment.id, amount, now, new Date(now.getTime() - CALL_LEASE_MS))) {
+    throw new AppError('request_in_progress', `A pending refund of ${formatMoney(amount, payment.currency)} ${payment.currency} of this payment is being asked of the provider again right now; ask again in a minute`);
+  }
+  return undefined;
 }
 
 /**
  * D-55. A refund of a payment taken through a provider's API is made there first and recorded only
- * when the provider confirms it; its failure answers 502 and records nothing.
+ * when the provider confirms it; a refusal answers 502 and records nothing.
  *
  * Concurrency: the refundable check and a `pending` reservation of the amount are written together
  * under the payment's row lock, and that short transaction commits before the provider is called.
  * A second refund of the same payment waits only for that lock, then sees the reservation and
  * cannot pass the check on the same money; the row is not locked during the (up to 10 s) provider
- * call, and no pooled connection is held through it. The provider's answer then completes the
- * reservation (status `succeeded`, refunded_amount raised) or, on failure, deletes it. The
- * reservation's id is the provider's Idempotency-Key, so a reservation left by a crash after the
- * call is finished safely by resumePendingRefunds. Inside a caller's transaction (an
- * Idempotency-Key request, D-6) the three steps share that transaction: still correct, with the
- * lock held through the call.
+ * call, and no pooled connection is held through it. The reservation is leased for the call, and the
+ * provider's answer then completes it (status `succeeded`, refunded_amount raised) or, refused, deletes it.
+ *
+ * Never twice: the provider's Idempotency-Key is the reservation's id, or, under the request's own
+ * Idempotency-Key (D-6), a digest of that request (`requestIntent`), since its transaction, the
+ * reservation's too, rolls back with a 502. When the outcome is unknown the 502 says so and the
+ * reservation stays pending; the same refund asked again (same payment and amount) finds it and asks
+ * again under its key, and so does resumePendingRefunds later. Inside a caller's transaction the steps
+ * share that transaction: still correct, with the lock held through the call.
  *
  * A refund never changes the invoice: it stays `paid` and amount_paid keeps the money received;
  * what went back is on the payment (refundedAmount, status).
@@ -77,44 +136,45 @@ function providerError(error: unknown): unknown {
 export async function createRefund(db: Db, input: CreateRefundInput, actor: Actor, options: RefundOptions): Promise<RefundRow> {
   const now = options.now ?? new Date();
   const gatewayFor = gatewaysOf(options);
-  const reserved = await inTransaction(db, async (trx) => {
+  const reserved = await inTransaction(db, async (trx): Promise<Reservation | RefundRow> => {
     const payment = await lockPayment(trx, input.paymentId);
     if (!payment) {
       throw new AppError('payment_not_found', `Payment ${input.paymentId} does not exist`, { details: [{ path: 'paymentId', message: 'no such payment' }] });
     }
     assertCurrencyPrecision(input.amount, payment.currency);
+    const gateway = gatewayFor(payment.payment_method);
+    const resumed = gateway && (await resumableRefund(trx, payment, storedAmount(input.amount, payment.currency), now));
+    if (resumed) return { refund: resumed, payment, gateway: gateway!, idempotencyKey: resumed.id };
     const amount = money(input.amount);
     const refundable = money(payment.amount).minus(payment.refunded_amount).minus(await pendingRefundTotal(trx, payment.id));
     if (amount.lte(0) || amount.gt(refundable)) {
       const message = `must be greater than 0 and at most what is left to refund, ${formatMoney(refundable, payment.currency)} ${payment.currency}`;
       throw new AppError('amount_exceeds_refundable', `The amount ${message}`, { details: [{ path: 'amount', message }] });
     }
-    const gateway = gatewayFor(payment.payment_method);
     if (gateway && !payment.provider_reference) {
       throw new AppError('payment_not_refundable', `This ${payment.payment_method} payment has no providerReference, so the provider cannot be asked to refund it`);
     }
     const refund = await insertRefundRow(
       trx,
-      { id: newUuid(), payment_id: payment.id, amount: storedAmount(input.amount, payment.currency), reason: input.reason, status: gateway ? 'pending' : 'succeeded', created_at: now },
+      {
+        id: newUuid(), payment_id: payment.id, amount: storedAmount(input.amount, payment.currency), reason: input.reason,
+        status: gateway ? 'pending' : 'succeeded', call_lease_until: gateway ? leaseEnd(now) : null, created_at: now,
+      },
       payment.currency,
     );
     // Money that moved outside the service (bank transfer, manual, provider_b/c): recorded at once.
-    if (!gateway) await auditRefund(trx, actor, payment, await addRefundToPayment(trx, payment, refund.amount), refund);
-    return { refund, payment, gateway };
+    if (!gateway) {
+      await auditRefund(trx, actor, payment, await addRefundToPayment(trx, payment, refund.amount), refund);
+      return refund;
+    }
+    return { refund, payment, gateway, idempotencyKey: options.requestIntent ? `refund_${options.requestIntent}` : refund.id };
   });
-  if (!reserved.gateway) return reserved.refund;
+  if (!('gateway' in reserved)) return reserved;
 
-  let providerRefundId: string;
-  try {
-    ({ providerRefundId } = await reserved.gateway.refund(reserved.payment, reserved.refund.amount, reserved.refund.id));
-  } catch (error) {
-    // D-55: a failure records nothing, so the reservation goes, also after a timeout whose outcome is
-    // unknown. provider_a itself refuses refunds beyond the charge, so a retry cannot over-refund there;
-    // a refund it did make after all shows up in its events for reconciliation.
-    await deletePendingRefundRow(db, reserved.refund.id);
-    throw providerError(error);
-  }
-  return completeRefund(db, reserved.refund.id, providerRefundId, actor);
+  const outcome = await askProvider(db, reserved, actor);
+  if (outcome.kind === 'refunded') return outcome.refund;
+  if (outcome.kind === 'refused') throw new AppError('provider_error', outcome.error.message);
+  throw unknownOutcome(outcome.error, reserved, options.requestIntent !== undefined);
 }
 
 /** Turns a reservation the provider confirmed into a refund, under the payment's lock; its audit row goes with it. */
@@ -131,12 +191,24 @@ async function completeRefund(db: Db, refundId: string, providerRefundId: string
   });
 }
 
+/** Leases a stale reservation for the sweep, under its payment's lock (as a request asking again does). */
+async function leaseStaleRefund(db: Db, id: string, gatewayFor: (method: string) => RefundGateway | undefined, now: Date): Promise<Reservation | undefined> {
+  return inTransaction(db, async (trx) => {
+    const found = await findRefundRow(trx, id);
+    const payment = found && (await lockPayment(trx, found.payment_id));
+    const gateway = payment && gatewayFor(payment.payment_method);
+    if (!payment || !gateway) return undefined;
+    const refund = await leaseRefundRow(trx, id, leaseEnd(now), now, payment.currency);
+    return refund && { refund, payment, gateway, idempotencyKey: refund.id };
+  });
+}
+
 /**
- * Finishes reservations left `pending` by a process that stopped between the provider call and
- * its record (for the lifecycle sweep): asks the provider again with the same Idempotency-Key, which
- * answers the refund it made (or makes it now), and records it; a refusal releases the reservation;
- * an unknown outcome leaves it for the next run. Only reservations older than `olderThanMs` are
- * touched, far beyond the 10 s a live request can spend on the call.
+ * Finishes reservations nobody asked for again: left `pending` by a process that stopped between the
+ * provider call and its record, or by a call whose outcome was unknown (for a scheduled sweep). Asks the
+ * provider again with the same Idempotency-Key, which answers the refund it made (or makes it now), and
+ * records it; a refusal releases the reservation; an unknown outcome leaves it for the next run. Only
+ * reservations older than `olderThanMs` are touched, far beyond the 10 s a live request can spend on the call.
  */
 export async function resumePendingRefunds(
   db: Db,
@@ -144,29 +216,15 @@ export async function resumePendingRefunds(
 ): Promise<{ completed: number; released: number; left: number }> {
   const now = options.now ?? new Date();
   const gatewayFor = gatewaysOf(options);
-  const ids = await listStalePendingRefundIds(db, new Date(now.getTime() - (options.olderThanMs ?? 10 * 60_000)), options.limit ?? 100);
+  const ids = await listStalePendingRefundIds(db, new Date(now.getTime() - (options.olderThanMs ?? 10 * 60_000)), now, options.limit ?? 100);
   const outcome = { completed: 0, released: 0, left: 0 };
   for (const id of ids) {
-    const refund = await findRefundRow(db, id);
-    const payment = refund && (await findPayment(db, refund.payment_id));
-    const gateway = payment && gatewayFor(payment.payment_method);
-    if (!refund || !payment || !gateway) {
-      outcome.left += 1;
-      continue;
-    }
-    try {
-      const { providerRefundId } = await gateway.refund(payment, refund.amount, refund.id);
-      // Finished by the sweep, not by the admin who asked for it: the row's actor is `system`.
-      await completeRefund(db, refund.id, providerRefundId, SYSTEM_ACTOR);
-      outcome.completed += 1;
-    } catch (error) {
-      if (error instanceof RefundGatewayError && error.definite) {
-        await deletePendingRefundRow(db, refund.id);
-        outcome.released += 1;
-      } else {
-        outcome.left += 1;
-      }
-    }
+    const reservation = await leaseStaleRefund(db, id, gatewayFor, now);
+    // Finished by the sweep, not by the admin who asked for it: the row's actor is `system`.
+    const asked = reservation && (await askProvider(db, reservation, SYSTEM_ACTOR));
+    if (asked?.kind === 'refunded') outcome.completed += 1;
+    else if (asked?.kind === 'refused') outcome.released += 1;
+    else outcome.left += 1;
   }
   return outcome;
 }

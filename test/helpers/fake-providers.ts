@@ -25,6 +25,12 @@ export interface Behaviour {
   hold?: Promise<void>;
   /** Drops the connection instead of answering. */
   reset?: boolean;
+  /**
+   * The provider does what was asked (a refund is made, kept under its Idempotency-Key and counted in `refunds`)
+   * but its answer is lost: it answers `status` (default 500) after `delayMs` instead. A retry under the same key
+   * is answered the success.
+   */
+  actsThenFails?: boolean;
 }
 
 export interface FakeProviderA {
@@ -35,6 +41,8 @@ export interface FakeProviderA {
   requests: ReceivedRequest[];
   /** Payment intents that succeeded (replays under the same Idempotency-Key are not counted again). */
   charges: { id: string; amount: string; currency: string; paymentMethod: string; idempotencyKey: string | undefined }[];
+  /** Refunds made, as `charges` (replays under the same Idempotency-Key are not counted again). */
+  refunds: { id: string; paymentIntent: string; amount: string; idempotencyKey: string | undefined }[];
   /**
    * How to answer requests about `subject`: a refund's payment intent, a charge's payment method, a
    * checkout's metadata[invoiceId] or a provider_b external_id. Default: success.
@@ -56,6 +64,7 @@ const subjectOf = (path: string, form: Record<string, string>): string =>
 export async function startFakeProviders(secretKey = 'sk_test', providerBKey = 'xnd_test'): Promise<FakeProviderA> {
   const requests: ReceivedRequest[] = [];
   const charges: FakeProviderA['charges'] = [];
+  const refunds: FakeProviderA['refunds'] = [];
   const behaviours = new Map<string, Behaviour>();
   const scripts = new Map<string, ('decline' | 'succeed')[]>();
   const byKey = new Map<string, { status: number; body: unknown }>();
@@ -103,6 +112,14 @@ export async function startFakeProviders(secretKey = 'sk_test', providerBKey = '
       return answer(stored.status, stored.body);
     }
     const behaviour = behaviours.get(subject) ?? {};
+    if (behaviour.actsThenFails && path === '/v1/refunds') {
+      const id = `re_fake_${++counter}`;
+      refunds.push({ id, paymentIntent: subject, amount: form.amount!, idempotencyKey: key });
+      if (key) byKey.set(key, { status: 200, body: { id, object: 'refund', amount: Number(form.amount), payment_intent: subject, status: 'succeeded' } });
+      if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
+      if (res.destroyed) return;
+      return answer(behaviour.status ?? 500, behaviour.body ?? { error: { type: 'api_error', message: 'An error occurred with our connection to the bank.' } });
+    }
     if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
     if (behaviour.hold) await behaviour.hold;
     if (behaviour.reset) return void req.socket.destroy();
@@ -111,7 +128,10 @@ export async function startFakeProviders(secretKey = 'sk_test', providerBKey = '
     let status = behaviour.status ?? 200;
     let body = behaviour.body;
     if (body === undefined && status < 300) {
-      if (path === '/v1/refunds') body = { id: `re_fake_${counter}`, object: 'refund', amount: Number(form.amount), payment_intent: form.payment_intent, status: 'succeeded' };
+      if (path === '/v1/refunds') {
+        body = { id: `re_fake_${counter}`, object: 'refund', amount: Number(form.amount), payment_intent: form.payment_intent, status: 'succeeded' };
+        refunds.push({ id: `re_fake_${counter}`, paymentIntent: subject, amount: form.amount!, idempotencyKey: key });
+      }
       else if (path === '/v1/checkout/sessions') body = { id: `cs_fake_${counter}`, object: 'checkout.session', url: `https://checkout.provider-a.example/pay/cs_fake_${counter}`, amount_total: Number(form['line_items[0][price_data][unit_amount]']) };
       else if (path === '/v2/invoices') body = { id: `inv_b_fake_${counter}`, external_id: form.external_id, status: 'PENDING', invoice_url: `https://checkout.provider-b.example/web/inv_b_fake_${counter}` };
       else {
@@ -139,6 +159,7 @@ export async function startFakeProviders(secretKey = 'sk_test', providerBKey = '
     providerBKey,
     requests,
     charges,
+    refunds,
     behave: (subject, behaviour) => void behaviours.set(subject, behaviour),
     script: (method, outcomes) => void scripts.set(method, [...outcomes]),
     received: (subject) => {

@@ -44,13 +44,24 @@ let sequence = 0;
 const nextId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(sequence++).toString(36)}`;
 
 /** provider_a events in its envelope `{id, type, created, data: {object}}`. */
+/**
+ * A checkout session event: `completed` carries `payment_status` "paid" (a card), or "unpaid" when a delayed
+ * method (a bank debit) was only started; `async_payment_succeeded` / `async_payment_failed` follow such a one.
+ */
+const checkoutSessionEvent = (type: string, invoiceId: string, amountMinor: number, currency: string, paymentIntent: string, paymentStatus: string, sessionId = nextId('cs')) => ({
+  id: nextId('evt'),
+  type,
+  created: Math.floor(Date.now() / 1000),
+  data: { object: { id: sessionId, object: 'checkout.session', payment_intent: paymentIntent, payment_status: paymentStatus, amount_total: amountMinor, currency: currency.toLowerCase(), metadata: { invoiceId } } },
+});
+
 export const providerAEvent = {
-  checkoutCompleted: (invoiceId: string, amountMinor: number, currency: string, paymentIntent = nextId('pi')) => ({
-    id: nextId('evt'),
-    type: 'checkout.session.completed',
-    created: Math.floor(Date.now() / 1000),
-    data: { object: { id: nextId('cs'), object: 'checkout.session', payment_intent: paymentIntent, amount_total: amountMinor, currency: currency.toLowerCase(), metadata: { invoiceId } } },
-  }),
+  checkoutCompleted: (invoiceId: string, amountMinor: number, currency: string, paymentIntent = nextId('pi'), paymentStatus = 'paid') =>
+    checkoutSessionEvent('checkout.session.completed', invoiceId, amountMinor, currency, paymentIntent, paymentStatus),
+  asyncPaymentSucceeded: (invoiceId: string, amountMinor: number, currency: string, paymentIntent: string) =>
+    checkoutSessionEvent('checkout.session.async_payment_succeeded', invoiceId, amountMinor, currency, paymentIntent, 'paid'),
+  asyncPaymentFailed: (invoiceId: string, amountMinor: number, currency: string, paymentIntent: string) =>
+    checkoutSessionEvent('checkout.session.async_payment_failed', invoiceId, amountMinor, currency, paymentIntent, 'unpaid'),
   invoicePaid: (invoiceId: string, amountMinor: number, currency: string, paymentIntent = nextId('pi')) => ({
     id: nextId('evt'),
     type: 'invoice.paid',
@@ -78,8 +89,13 @@ export const providerBPaid = (invoiceId: string, amount: string, currency: strin
   data: { id: paymentId, external_id: invoiceId, amount, paid_amount: amount, currency, status: 'PAID' },
 });
 
-/** provider_c's `{meta: {event_name, custom_data}, data: {id, type, attributes}}` (amounts in cents). */
+const PROVIDER_C_PAYMENTS = ['order_created', 'subscription_payment_success'];
+
+/**
+ * provider_c's `{meta: {event_name, custom_data}, data: {id, type, attributes}}` (amounts in cents). Its payment
+ * events carry `status: "paid"` unless `attributes` says otherwise, as provider_c sends a paid order.
+ */
 export const providerCEvent = (eventName: string, custom: { invoice_id?: string; subscription_id?: string }, attributes: Record<string, unknown>, id = nextId('ord')) => ({
   meta: { event_name: eventName, custom_data: custom },
-  data: { id, type: eventName.startsWith('order') ? 'orders' : 'subscriptions', attributes: { updated_at: new Date().toISOString(), ...attributes } },
+  data: { id, type: eventName.startsWith('order') ? 'orders' : 'subscriptions', attributes: { updated_at: new Date().toISOString(), ...(PROVIDER_C_PAYMENTS.includes(eventName) ? { status: 'paid' } : {}), ...attributes } },
 });

@@ -21,8 +21,10 @@ test.before(async () => {
     const customer = await createCustomer(app.baseUrl, cookie, { name });
     const invoices = [];
     for (let i = 0; i < count; i++) {
-      invoices.push(await createInvoice(app.baseUrl, cookie, { customerId: customer.id, lineItems: [{ description: `${name} item ${i}`, quantity: 1, unitPrice: `${10 + i}.00` }] }));
+      invoices.push(await createInvoice(app.baseUrl, cookie, { customerId: customer.id, lineItems: [{ description: `${name} item ${i}`, quantity: 1, unitPrice: `${10 + i}.00` }], status: 'issued' }));
     }
+    // A draft (not yet sent) beside them, which the customer's key never sees (test/v1/drafts.test.ts).
+    await createInvoice(app.baseUrl, cookie, { customerId: customer.id, lineItems: [{ description: `${name} draft`, quantity: 1, unitPrice: '1.00' }] });
     return { id: customer.id, key: await createApiKey(app.baseUrl, cookie, customer.id), invoices };
   };
   alice = await make('Alice', 3);
@@ -79,7 +81,7 @@ test('GET /api/v1/invoices pages with limit and startingAfter and filters by sta
   t.is(second.headers.get('link'), null);
 
   t.deepEqual((await request(app.baseUrl, '/api/v1/invoices?status=paid', { bearer: alice.key })).body, []);
-  t.is((await request(app.baseUrl, '/api/v1/invoices?status=draft', { bearer: alice.key })).body.length, 3);
+  t.is((await request(app.baseUrl, '/api/v1/invoices?status=issued', { bearer: alice.key })).body.length, 3);
   t.is((await request(app.baseUrl, '/api/v1/invoices?status=bogus', { bearer: alice.key })).status, 400);
 });
 

@@ -77,46 +77,63 @@ test.serial("provider_a's refusal answers 502 provider_error with its message, a
   t.like(await readPayment(c, payment.id), { status: 'succeeded', refundedAmount: '0.00' });
 });
 
-test.serial('a provider_a 500, a refund answered as failed, and a wrong secret are 502 with nothing recorded', async (t) => {
-  const cases: [Record<string, unknown>, string][] = [
-    [{ status: 500, body: { error: { type: 'api_error', message: 'Something went wrong' } } }, 'provider_a refused the refund: Something went wrong'],
-    [{ status: 200, body: { id: 're_failed', object: 'refund', status: 'failed', failure_reason: 'expired_or_canceled_card' } }, 'provider_a refund re_failed failed: expired_or_canceled_card'],
-    [{ status: 200, body: '<html>' }, 'provider_a answered without a refund id'],
-  ];
-  for (const [behaviour, message] of cases) {
-    const intent = nextReference();
-    provider.behave(intent, behaviour);
-    const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
-    const before = await snapshot(app.db);
-    const res = await refund(c, { paymentId: payment.id, amount: '10.00' });
-    t.is(res.status, 502);
-    t.is(res.body.error.message, message);
-    t.deepEqual(await snapshot(app.db), before);
-  }
+test.serial('a refund answered as failed and a wrong secret are refusals: 502 with nothing recorded', async (t) => {
   const intent = nextReference();
-  const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
+  provider.behave(intent, { status: 200, body: { id: 're_failed', object: 'refund', status: 'failed', failure_reason: 'expired_or_canceled_card' } });
+  const { payment: failed } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
+  const before = await snapshot(app.db);
+  const res = await refund(c, { paymentId: failed.id, amount: '10.00' });
+  t.is(res.status, 502);
+  t.is(res.body.error.message, 'provider_a refund re_failed failed: expired_or_canceled_card');
+  t.deepEqual(await snapshot(app.db), before);
+
+  const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: nextReference() });
   const error = await t.throwsAsync(createRefund(app.db, { paymentId: payment.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, { config: { ...config(), PROVIDER_A_SECRET_KEY: 'sk_wrong' } }), { instanceOf: AppError });
   t.is((error as AppError).code, 'provider_error');
   t.is((error as AppError).message, 'provider_a refused the refund: Invalid API Key provided');
   t.is((await app.db('refunds').where({ payment_id: payment.id })).length, 0);
 });
 
-test.serial('an unreachable, slow or unconfigured provider_a is 502 with nothing recorded', async (t) => {
-  const intent = nextReference();
-  provider.behave(intent, { delayMs: 2_000 });
-  const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
-  const input = { paymentId: payment.id, amount: '10.00', reason: null };
-  const attempts: [Parameters<typeof createRefund>[3], string][] = [
-    [{ config: { PROVIDER_A_API_URL: 'http://127.0.0.1:9', PROVIDER_A_SECRET_KEY: 'sk_test' } }, 'provider_a could not be reached'],
-    [{ config: config(), gatewayFor: () => providerARefundGateway(config(), { timeoutMs: 200 }) }, 'provider_a did not answer within 0.2 s'],
-    [{ config: { PROVIDER_A_API_URL: provider.url, PROVIDER_A_SECRET_KEY: undefined } }, 'provider_a is not configured (PROVIDER_A_SECRET_KEY is not set)'],
+test.serial('an unconfigured provider_a is a refusal: 502 with nothing recorded', async (t) => {
+  const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: nextReference() });
+  const before = await snapshot(app.db);
+  const options = { config: { PROVIDER_A_API_URL: provider.url, PROVIDER_A_SECRET_KEY: undefined } };
+  const error = await t.throwsAsync(createRefund(app.db, { paymentId: payment.id, amount: '10.00', reason: null }, SYSTEM_ACTOR, options), { instanceOf: AppError });
+  t.is((error as AppError).code, 'provider_error');
+  t.is((error as AppError).message, 'provider_a is not configured (PROVIDER_A_SECRET_KEY is not set)');
+  t.deepEqual(await snapshot(app.db), before);
+});
+
+test.serial('a 500, an unreadable answer, a timeout or no connection is an unknown outcome: 502 saying so, the amount kept reserved, nothing refunded', async (t) => {
+  const cases: [Record<string, unknown>, Parameters<typeof createRefund>[3] | undefined, string][] = [
+    [{ status: 500, body: { error: { type: 'api_error', message: 'Something went wrong' } } }, undefined, 'provider_a failed on the refund (HTTP 500): Something went wrong'],
+    [{ status: 200, body: '<html>' }, undefined, 'provider_a answered without a refund id'],
+    [{ delayMs: 2_000 }, { config: config(), gatewayFor: () => providerARefundGateway(config(), { timeoutMs: 200 }) }, 'provider_a did not answer within 0.2 s'],
+    [{}, { config: { PROVIDER_A_API_URL: 'http://127.0.0.1:9', PROVIDER_A_SECRET_KEY: 'sk_test' } }, 'provider_a could not be reached'],
   ];
-  for (const [options, message] of attempts) {
-    const before = await snapshot(app.db);
-    const error = await t.throwsAsync(createRefund(app.db, input, SYSTEM_ACTOR, options), { instanceOf: AppError });
-    t.is((error as AppError).code, 'provider_error');
-    t.is((error as AppError).message, message);
-    t.deepEqual(await snapshot(app.db), before);
+  for (const [behaviour, options, cause] of cases) {
+    const intent = nextReference();
+    provider.behave(intent, behaviour);
+    const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
+    let message: string;
+    if (options) {
+      const error = await t.throwsAsync(createRefund(app.db, { paymentId: payment.id, amount: '10.00', reason: null }, SYSTEM_ACTOR, options), { instanceOf: AppError });
+      t.is((error as AppError).code, 'provider_error');
+      message = (error as AppError).message;
+    } else {
+      const res = await refund(c, { paymentId: payment.id, amount: '10.00' });
+      t.is(res.status, 502);
+      t.is(res.body.error.code, 'provider_error');
+      message = res.body.error.message;
+    }
+    const [pending, ...more] = await app.db('refunds').where({ payment_id: payment.id });
+    t.is(more.length, 0, cause);
+    t.like(pending, { status: 'pending', amount: '10.00', provider_refund_id: null, call_lease_until: null }, cause);
+    t.is(message, `${cause}; whether the refund was made is unknown: 10.00 USD stay reserved as pending refund ${pending.id}, and asking for the same refund again (this payment, this amount) completes it without refunding twice`);
+    // Nothing is refunded on the payment; the reservation holds the amount back from other refunds.
+    t.like(await readPayment(c, payment.id), { status: 'succeeded', refundedAmount: '0.00' });
+    const other = await refund(c, { paymentId: payment.id, amount: '30.01' });
+    t.is(other.body.error.code, 'amount_exceeds_refundable', cause);
   }
 });
 

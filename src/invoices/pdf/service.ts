@@ -4,6 +4,7 @@ import { inTransaction } from '../../db/knex.ts';
 import { notFound } from '../../errors.ts';
 import { getBoss } from '../../queue/boss.ts';
 import { enqueue } from '../../queue/enqueue.ts';
+import { visibleToCustomer } from '../customer-view.ts';
 import { findInvoiceRow } from '../repo.ts';
 import { renderInvoicePdfJob } from './render-pdf.job.ts';
 import { findStoredPdf } from './repo.ts';
@@ -13,7 +14,7 @@ export type InvoicePdf =
   | { kind: 'rendering'; retryAfterSeconds: number };
 
 export interface InvoicePdfOptions {
-  /** v1: only this customer's invoice; another customer's is not found. */
+  /** v1: only an invoice this customer was sent; another customer's, or a draft, is not found. */
   customerId?: string;
   /** How long to wait for a render before answering "rendering" (D-53: 10 s). */
   waitMs?: number;
@@ -53,7 +54,7 @@ export async function requestInvoicePdfRender(db: Db, invoiceId: string, content
  */
 export async function getInvoicePdf(db: Db, invoiceId: string, options: InvoicePdfOptions = {}): Promise<InvoicePdf> {
   const invoice = await findInvoiceRow(db, invoiceId);
-  if (!invoice || (options.customerId !== undefined && invoice.customer_id !== options.customerId)) throw notFound('Invoice');
+  if (!invoice || (options.customerId !== undefined && !visibleToCustomer(invoice, options.customerId))) throw notFound('Invoice');
   const version = invoice.content_version;
   const ready = (pdf: Buffer): InvoicePdf => ({ kind: 'ready', pdf, filename: pdfFilename(invoice.invoice_number), contentVersion: version });
 
