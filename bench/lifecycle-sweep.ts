@@ -6,7 +6,9 @@
  * sweep from request to finished run) beside a raw ceiling measured in the same run: this process inserting
  * the same number of invoice rows into a copy of the invoices table (same columns and indexes), 500 rows per
  * statement and transaction. Aims (issue 20): >= 0.5 of that ceiling; LIFECYCLE_BENCH_COUNT=1000000 runs
- * to the end, printing its wall times and the database's size.
+ * to the end, printing its wall times and the database's size. Then, unless LIFECYCLE_BENCH_FLOOR=0, the floor
+ * under that ratio (bench/renewal-floor.ts: the same rows with no Node work) on the same database, and the sweep's
+ * rate as a share of it.
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
@@ -23,50 +25,11 @@ import { createLogger } from '../src/logger.ts';
 import { createBoss, setBoss } from '../src/queue/boss.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
 import { seedRows } from './fixtures.ts';
+import { ANCHOR, AS_OF, CEILING_BATCH, COUNT, rawInvoiceInserts, seedDueSubscriptions } from './lifecycle-fixtures.ts';
+import { measureRenewalFloor } from './renewal-floor.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (message: string) => console.error(`[bench lifecycle] ${message}`);
-const COUNT = Number(process.env.LIFECYCLE_BENCH_COUNT ?? 100_000);
-const ANCHOR = '2026-01-15T09:00:00.000Z';
-export const AS_OF = new Date('2026-02-16T00:00:00.000Z');
-const BATCH = 500;
-
-/** `count` active monthly subscriptions anchored at ANCHOR, each one period in (it ended before AS_OF), spread over the seeded customers and plans. */
-export async function seedDueSubscriptions(knex: Knex, customerIds: string[], planIds: string[], count = COUNT): Promise<void> {
-  await knex.raw(
-    `insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number, current_period_start, current_period_end, created_at)
-     select (?::uuid[])[1 + g % ?], (?::uuid[])[1 + g % ?], 'active', 'monthly', ?::timestamptz, 0, ?::timestamptz, ?::timestamptz + interval '1 month', ?::timestamptz
-       from generate_series(0, ? - 1) as g`,
-    [customerIds, customerIds.length, planIds, planIds.length, ANCHOR, ANCHOR, ANCHOR, ANCHOR, count],
-  );
-  await knex.raw('analyze subscriptions, customers, plans');
-}
-
-/** The ceiling: `count` invoice rows inserted straight into a same-shaped table, BATCH per statement and transaction. */
-export async function rawInvoiceInserts(knex: Knex, customerIds: string[], count = COUNT): Promise<number> {
-  await knex.raw('create table bench_invoice_ceiling (like invoices including all)');
-  onCleanup(() => knex.raw('drop table if exists bench_invoice_ceiling').then(() => undefined));
-  const started = performance.now();
-  for (let done = 0; done < count; done += BATCH) {
-    const rows = Array.from({ length: Math.min(BATCH, count - done) }, (_, i) => ({
-      customer_id: customerIds[(done + i) % customerIds.length],
-      invoice_number: `CEIL-2026-${done + i + 1}`,
-      status: 'issued',
-      currency: 'USD',
-      tax_rate: '0',
-      subtotal: '29.00',
-      tax_amount: '0.00',
-      total: '29.00',
-      due_date: AS_OF,
-      issued_at: AS_OF,
-      period_start: AS_OF,
-      period_end: AS_OF,
-      created_at: AS_OF,
-    }));
-    await knex.transaction((trx) => trx('bench_invoice_ceiling').insert(rows));
-  }
-  return count / ((performance.now() - started) / 1000);
-}
 
 async function count(knex: Knex, sql: string, bindings: readonly Knex.RawBinding[] = []): Promise<number> {
   return Number((await knex.raw(sql, bindings)).rows[0].n);
@@ -84,13 +47,15 @@ async function main(): Promise<void> {
   setBoss(boss);
 
   const { customerIds, planIds } = await seedRows(knex);
-  await knex('webhook_endpoints').insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' });
+  const [endpoint] = await knex('webhook_endpoints')
+    .insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' })
+    .returning('id');
   say(`seeding ${COUNT} due subscriptions`);
   const seedStarted = performance.now();
   await seedDueSubscriptions(knex, customerIds, planIds);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
 
-  say(`raw ceiling: ${COUNT} invoice rows, ${BATCH} per insert`);
+  say(`raw ceiling: ${COUNT} invoice rows, ${CEILING_BATCH} per insert`);
   const ceiling = await rawInvoiceInserts(knex, customerIds);
   // The ceiling's copy is not part of the service's data: gone before the sweep, so the size printed is the service's.
   await knex.raw('drop table bench_invoice_ceiling');
@@ -135,7 +100,7 @@ async function main(): Promise<void> {
   const renewalSeconds = summary.durationsMs.renewals! / 1000;
   const perSecond = COUNT / renewalSeconds;
   console.log('');
-  console.log(`lifecycle sweep: ${COUNT} subscriptions due, batches of ${RENEWAL_BATCH_SIZE}, ${RENEWAL_CONCURRENCY} in flight (ceiling: ${BATCH} rows per insert); ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`);
+  console.log(`lifecycle sweep: ${COUNT} subscriptions due, batches of ${RENEWAL_BATCH_SIZE}, ${RENEWAL_CONCURRENCY} in flight (ceiling: ${CEILING_BATCH} rows per insert); ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`);
   console.log(`renewals/s ${perSecond.toFixed(0)}   raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s   ratio ${(perSecond / ceiling).toFixed(2)} (aim >= 0.5)`);
   const runSeconds = (done.finished_at!.getTime() - done.started_at!.getTime()) / 1000;
   console.log(`whole sweep (all steps), run started to finished: ${runSeconds.toFixed(1)} s (${(COUNT / runSeconds).toFixed(0)} renewals/s); request to finished, worker start-up included: ${seconds.toFixed(1)} s`);
@@ -143,6 +108,19 @@ async function main(): Promise<void> {
   console.log(`wall time: sweep ${seconds.toFixed(1)} s (request to finished run); seeding ${seedSeconds.toFixed(1)} s; whole bench ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
   console.log(`database size after the sweep: ${(databaseBytes / 1024 ** 2).toFixed(0)} MB (pg_database_size, the ceiling's table dropped)`);
   console.log(`checked: ${JSON.stringify(checks)}`);
+
+  if (process.env.LIFECYCLE_BENCH_FLOOR === '0') return;
+  // The worker is done: stopped first, so the floor has the machine the sweep had.
+  if (child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  // Last, since it starts the subscriptions over: the same rows written with no Node work (bench/renewal-floor.ts),
+  // on as many connections as the sweep has batches in flight. No renewal writing these rows beats it here.
+  say(`renewal floor: ${COUNT} due subscriptions again, ${RENEWAL_CONCURRENCY} connections`);
+  const floor = await measureRenewalFloor(knex, { customerIds, planIds, endpointId: endpoint.id, count: COUNT }, RENEWAL_CONCURRENCY);
+  console.log(`renewal floor (the same rows in one SQL statement per batch, no Node work), ${RENEWAL_CONCURRENCY} connections: ${floor.renewalsPerSecond.toFixed(0)} renewals/s, ratio ${(floor.renewalsPerSecond / ceiling).toFixed(2)} of the ceiling, PostgreSQL ${floor.postgresMicros.toFixed(0)} µs per renewal; the sweep at ${(perSecond / floor.renewalsPerSecond).toFixed(2)} of the floor`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

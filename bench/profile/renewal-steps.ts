@@ -23,7 +23,7 @@ import { RENEWAL_BATCH_SIZE, RENEWAL_CONCURRENCY, renewDueSubscriptions } from '
 import { cleanUp, startBenchDatabase } from '../harness.ts';
 import { cpuOf, serverPids } from '../proc-cpu.ts';
 import { seedRows } from '../fixtures.ts';
-import { AS_OF, seedDueSubscriptions } from '../lifecycle-sweep.ts';
+import { AS_OF, seedDueSubscriptions } from '../lifecycle-fixtures.ts';
 
 const COUNT = Number(process.env.PROFILE_COUNT ?? 20_000);
 const BATCH = Number(process.env.PROFILE_BATCH ?? RENEWAL_BATCH_SIZE);

@@ -1,0 +1,49 @@
+/**
+ * What the lifecycle bench and its profiling aids share: the due subscriptions they renew and the raw ceiling
+ * their renewals are measured against.
+ */
+import type { Knex } from 'knex';
+import { onCleanup } from './harness.ts';
+
+export const COUNT = Number(process.env.LIFECYCLE_BENCH_COUNT ?? 100_000);
+export const ANCHOR = '2026-01-15T09:00:00.000Z';
+export const AS_OF = new Date('2026-02-16T00:00:00.000Z');
+/** Rows per statement and transaction of the raw ceiling. */
+export const CEILING_BATCH = 500;
+
+/** `count` active monthly subscriptions anchored at ANCHOR, each one period in (it ended before AS_OF), spread over the seeded customers and plans. */
+export async function seedDueSubscriptions(knex: Knex, customerIds: string[], planIds: string[], count = COUNT): Promise<void> {
+  await knex.raw(
+    `insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number, current_period_start, current_period_end, created_at)
+     select (?::uuid[])[1 + g % ?], (?::uuid[])[1 + g % ?], 'active', 'monthly', ?::timestamptz, 0, ?::timestamptz, ?::timestamptz + interval '1 month', ?::timestamptz
+       from generate_series(0, ? - 1) as g`,
+    [customerIds, customerIds.length, planIds, planIds.length, ANCHOR, ANCHOR, ANCHOR, ANCHOR, count],
+  );
+  await knex.raw('analyze subscriptions, customers, plans');
+}
+
+/** The ceiling: `count` invoice rows inserted straight into a same-shaped table, CEILING_BATCH per statement and transaction. */
+export async function rawInvoiceInserts(knex: Knex, customerIds: string[], count = COUNT): Promise<number> {
+  await knex.raw('create table bench_invoice_ceiling (like invoices including all)');
+  onCleanup(() => knex.raw('drop table if exists bench_invoice_ceiling').then(() => undefined));
+  const started = performance.now();
+  for (let done = 0; done < count; done += CEILING_BATCH) {
+    const rows = Array.from({ length: Math.min(CEILING_BATCH, count - done) }, (_, i) => ({
+      customer_id: customerIds[(done + i) % customerIds.length],
+      invoice_number: `CEIL-2026-${done + i + 1}`,
+      status: 'issued',
+      currency: 'USD',
+      tax_rate: '0',
+      subtotal: '29.00',
+      tax_amount: '0.00',
+      total: '29.00',
+      due_date: AS_OF,
+      issued_at: AS_OF,
+      period_start: AS_OF,
+      period_end: AS_OF,
+      created_at: AS_OF,
+    }));
+    await knex.transaction((trx) => trx('bench_invoice_ceiling').insert(rows));
+  }
+  return count / ((performance.now() - started) / 1000);
+}
