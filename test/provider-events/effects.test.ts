@@ -196,9 +196,11 @@ test.serial('a transient error is retried by the queue; after the last retry the
     // Another transaction holds the invoice; the attempt waits for it and is then cancelled (a transient error).
     return app.db.transaction(async (holder) => {
       await holder('invoices').where({ id: invoice.id }).forUpdate().first();
+      const holderPid = (await holder.raw('select pg_backend_pid() as pid')).rows[0].pid as number;
       const running = applyProviderEventHandler.run(app.deps, { eventId: stored.id }, { jobId: `test-${retryCount}`, retryCount });
+      // Only the backends this holder blocks: pg_stat_activity also shows the other test files' databases on the server.
       const waiting = await waitFor(
-        () => app.db.raw("select pid from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%invoices%' and pid <> pg_backend_pid()"),
+        () => app.db.raw('select pid from pg_stat_activity where ? = any(pg_blocking_pids(pid))', [holderPid]),
         (r) => r.rows.length > 0,
         5000,
       );
