@@ -11,6 +11,14 @@ export const AS_OF = new Date('2026-02-16T00:00:00.000Z');
 /** Rows per statement and transaction of the raw ceiling. */
 export const CEILING_BATCH = 500;
 
+/** The enabled endpoint subscribed to invoice.created that every renewal's event is delivered to; answers its id. */
+export async function insertBenchEndpoint(knex: Knex): Promise<string> {
+  const [endpoint] = await knex('webhook_endpoints')
+    .insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' })
+    .returning('id');
+  return endpoint.id as string;
+}
+
 /** `count` active monthly subscriptions anchored at ANCHOR, each one period in (it ended before AS_OF), spread over the seeded customers and plans. */
 export async function seedDueSubscriptions(knex: Knex, customerIds: string[], planIds: string[], count = COUNT): Promise<void> {
   await knex.raw(

@@ -25,7 +25,7 @@ import { createLogger } from '../src/logger.ts';
 import { createBoss, setBoss } from '../src/queue/boss.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
 import { seedRows } from './fixtures.ts';
-import { ANCHOR, AS_OF, CEILING_BATCH, COUNT, rawInvoiceInserts, seedDueSubscriptions } from './lifecycle-fixtures.ts';
+import { ANCHOR, AS_OF, CEILING_BATCH, COUNT, insertBenchEndpoint, rawInvoiceInserts, seedDueSubscriptions } from './lifecycle-fixtures.ts';
 import { measureRenewalFloor } from './renewal-floor.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,9 +47,7 @@ async function main(): Promise<void> {
   setBoss(boss);
 
   const { customerIds, planIds } = await seedRows(knex);
-  const [endpoint] = await knex('webhook_endpoints')
-    .insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' })
-    .returning('id');
+  const endpointId = await insertBenchEndpoint(knex);
   say(`seeding ${COUNT} due subscriptions`);
   const seedStarted = performance.now();
   await seedDueSubscriptions(knex, customerIds, planIds);
@@ -119,7 +117,7 @@ async function main(): Promise<void> {
   // Last, since it starts the subscriptions over: the same rows written with no Node work (bench/renewal-floor.ts),
   // on as many connections as the sweep has batches in flight. No renewal writing these rows beats it here.
   say(`renewal floor: ${COUNT} due subscriptions again, ${RENEWAL_CONCURRENCY} connections`);
-  const floor = await measureRenewalFloor(knex, { customerIds, planIds, endpointId: endpoint.id, count: COUNT }, RENEWAL_CONCURRENCY);
+  const floor = await measureRenewalFloor(knex, { customerIds, planIds, endpointId, count: COUNT }, RENEWAL_CONCURRENCY);
   console.log(`renewal floor (the same rows in one SQL statement per batch, no Node work), ${RENEWAL_CONCURRENCY} connections: ${floor.renewalsPerSecond.toFixed(0)} renewals/s, ratio ${(floor.renewalsPerSecond / ceiling).toFixed(2)} of the ceiling, PostgreSQL ${floor.postgresMicros.toFixed(0)} µs per renewal; the sweep at ${(perSecond / floor.renewalsPerSecond).toFixed(2)} of the floor`);
 }
 

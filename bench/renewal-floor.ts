@@ -10,13 +10,13 @@ import type { Knex } from 'knex';
 import { cpuOf, serverPids } from './proc-cpu.ts';
 import { AS_OF, seedDueSubscriptions } from './lifecycle-fixtures.ts';
 
-const BATCH = 500;
+export const FLOOR_BATCH = 500;
 
 const renewBatchSql = (endpointId: string) => `
   with s as (
     select id from subscriptions
      where status in ('active', 'trialing', 'past_due') and current_period_end <= :asOf
-     order by current_period_end, id limit ${BATCH} for update skip locked),
+     order by current_period_end, id limit ${FLOOR_BATCH} for update skip locked),
   u as (
     update subscriptions x set period_number = x.period_number + 1, current_period_start = x.current_period_end,
            current_period_end = x.current_period_end + interval '1 month', updated_at = now()

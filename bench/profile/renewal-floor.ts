@@ -7,8 +7,8 @@
 import { createKnex } from '../../src/db/knex.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from '../harness.ts';
 import { seedRows } from '../fixtures.ts';
-import { CEILING_BATCH, rawInvoiceInserts } from '../lifecycle-fixtures.ts';
-import { measureRenewalFloor } from '../renewal-floor.ts';
+import { CEILING_BATCH, insertBenchEndpoint, rawInvoiceInserts } from '../lifecycle-fixtures.ts';
+import { FLOOR_BATCH, measureRenewalFloor } from '../renewal-floor.ts';
 
 const COUNT = Number(process.env.FLOOR_COUNT ?? 100_000);
 const CONNECTIONS = (process.env.FLOOR_CONNECTIONS ?? '1,2,3').split(',').map(Number);
@@ -17,14 +17,12 @@ async function main(): Promise<void> {
   const knex = createKnex(await startBenchDatabase(), 4);
   onCleanup(() => knex.destroy());
   const { customerIds, planIds } = await seedRows(knex);
-  const [endpoint] = await knex('webhook_endpoints')
-    .insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' })
-    .returning('id');
+  const endpointId = await insertBenchEndpoint(knex);
   const ceiling = await rawInvoiceInserts(knex, customerIds, COUNT);
   await knex.raw('drop table bench_invoice_ceiling');
-  console.log(`renewal floor: ${COUNT} due subscriptions, batches of 500; raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s (${CEILING_BATCH} per insert)`);
+  console.log(`renewal floor: ${COUNT} due subscriptions, batches of ${FLOOR_BATCH}; raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s (${CEILING_BATCH} per insert)`);
   for (const connections of CONNECTIONS) {
-    const floor = await measureRenewalFloor(knex, { customerIds, planIds, endpointId: endpoint.id, count: COUNT }, connections);
+    const floor = await measureRenewalFloor(knex, { customerIds, planIds, endpointId, count: COUNT }, connections);
     console.log(`  ${connections} connection(s): ${floor.renewalsPerSecond.toFixed(0)} renewals/s   ratio ${(floor.renewalsPerSecond / ceiling).toFixed(2)}   PostgreSQL CPU ${floor.postgresMicros.toFixed(0)} µs per renewal`);
   }
 }
