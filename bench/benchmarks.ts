@@ -11,4 +11,15 @@ import { validateKnownDevice } from './validate-known-device.bench.ts';
 import { validateNewDevice } from './validate-new-device.bench.ts';
 import { verifyLicense } from './verify-license.bench.ts';
 
-export const benchmarks: Benchmark[] = [getProduct, createCustomer, createInvoice, createSubscription, verifyLicense, validateKnownDevice, validateNewDevice, licenseCheckout, licenseHeartbeat, providerWebhookAck];
+export const benchmarks: Benchmark[] = [
+  getProduct,
+  createCustomer,
+  createInvoice,
+  createSubscription,
+  verifyLicense,
+  validateKnownDevice,
+  validateNewDevice,
+  licenseCheckout,
+  licenseHeartbeat,
+  providerWebhookAck,
+];

@@ -36,7 +36,10 @@ async function insertCustomer(ctx: Context): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('begin');
-    const { rows } = await client.query('insert into customers (name, email) values ($1, $2) returning *', [input.name, input.email]);
+    const { rows } = await client.query('insert into customers (name, email) values ($1, $2) returning *', [
+      input.name,
+      input.email,
+    ]);
     await client.query('commit');
     ctx.status = 201;
     ctx.body = rows[0];
@@ -51,7 +54,8 @@ async function insertCustomer(ctx: Context): Promise<void> {
 const app = new Koa();
 app.use(async (ctx) => {
   if (ctx.path === '/healthz') ctx.body = { status: 'ok' };
-  else if (kind === 'select' && ctx.method === 'GET' && ctx.path.startsWith('/products/')) await selectProduct(ctx, ctx.path.slice('/products/'.length));
+  else if (kind === 'select' && ctx.method === 'GET' && ctx.path.startsWith('/products/'))
+    await selectProduct(ctx, ctx.path.slice('/products/'.length));
   else if (kind === 'write' && ctx.method === 'POST' && ctx.path === '/customers') await insertCustomer(ctx);
   else ctx.status = 404;
 });

@@ -19,7 +19,10 @@ export const ceilings: Record<CeilingKind, Ceiling> = {
     load: () => {
       let n = 0;
       // Unique emails: customers has a unique index on lower(email), as the service's inserts do.
-      return { method: 'POST', next: () => ({ path: '/customers', body: { name: `Ceiling ${++n}`, email: `ceiling-${n}@bench.test` } }) };
+      return {
+        method: 'POST',
+        next: () => ({ path: '/customers', body: { name: `Ceiling ${++n}`, email: `ceiling-${n}@bench.test` } }),
+      };
     },
   },
 };

@@ -57,7 +57,13 @@ function runDemo(databaseUrl: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/demo/cli.ts'], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'development', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        NODE_ENV: 'development',
+        ADMIN_EMAIL: ADMIN.email,
+        ADMIN_PASSWORD: ADMIN.password,
+      },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     child.once('error', reject);
@@ -71,7 +77,9 @@ async function open(page: Page, baseUrl: string, shot: Shot): Promise<string | n
   if (!response || response.status() === 404) return null;
   if (!response.ok()) throw new Error(`${shot.path} answered ${response.status()}`);
   if (!shot.follow) return shot.path;
-  const hrefs = await page.$$eval('main a[href], table a[href]', (links) => links.map((a) => a.getAttribute('href') ?? ''));
+  const hrefs = await page.$$eval('main a[href], table a[href]', (links) =>
+    links.map((a) => a.getAttribute('href') ?? ''),
+  );
   const target = hrefs.find((href) => shot.follow!.test(href));
   if (!target) return null;
   response = await page.goto(baseUrl + target, { waitUntil: 'load' });
@@ -86,7 +94,12 @@ async function main(): Promise<void> {
   say('npm run demo');
   await runDemo(databaseUrl);
   say('starting the service (package.json script web)');
-  const service = await startChildServer('service', roleArgs('web'), { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'development' }, '/readyz');
+  const service = await startChildServer(
+    'service',
+    roleArgs('web'),
+    { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+    '/readyz',
+  );
 
   const browser = await launchChromium();
   onCleanup(() => browser.close());
@@ -103,7 +116,11 @@ async function main(): Promise<void> {
       }
       const file = path.join(outDir, `${shot.name}${width === 1280 ? '' : `-${width}`}.png`);
       const height = await page.evaluate(() => document.documentElement.scrollHeight);
-      await page.screenshot({ path: file as `${string}.png`, clip: { x: 0, y: 0, width, height: Math.min(height, MAX_HEIGHT) }, captureBeyondViewport: true });
+      await page.screenshot({
+        path: file as `${string}.png`,
+        clip: { x: 0, y: 0, width, height: Math.min(height, MAX_HEIGHT) },
+        captureBeyondViewport: true,
+      });
       say(`${shown} at ${width} px -> ${path.relative(root, file)}`);
     }
     await close();

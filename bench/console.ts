@@ -17,7 +17,18 @@ import { loginAsAdmin } from '../test/helpers/auth.ts';
 import { ceilings } from './ceilings.ts';
 import { CONSOLE_CUSTOMERS, CONSOLE_INVOICES, seedConsoleBook } from './console-fixtures.ts';
 import { seedRows } from './fixtures.ts';
-import { cleanUp, formatTable, measure, onCleanup, problemOf, startBenchDatabase, startChildServer, type LoadOptions, type LoadSpec, type Row } from './harness.ts';
+import {
+  cleanUp,
+  formatTable,
+  measure,
+  onCleanup,
+  problemOf,
+  startBenchDatabase,
+  startChildServer,
+  type LoadOptions,
+  type LoadSpec,
+  type Row,
+} from './harness.ts';
 
 const say = (message: string) => console.error(`[bench console] ${message}`);
 const POOL_MAX = '10';
@@ -26,13 +37,21 @@ const options: LoadOptions = {
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS || 2),
   connections: 8,
 };
-const PATHS = (process.env.CONSOLE_BENCH_PATHS || '/admin/invoices,/admin').split(',').map((p) => p.trim()).filter(Boolean);
+const PATHS = (process.env.CONSOLE_BENCH_PATHS || '/admin/invoices,/admin')
+  .split(',')
+  .map((p) => p.trim())
+  .filter(Boolean);
 const AIM = 0.3;
 const AIM_P99_MS = 150;
 
 /** A signed-in GET of `pagePath`; only an HTML page with its heading counts as answered. */
 function pageLoad(pagePath: string, cookie: string): LoadSpec {
-  return { method: 'GET', headers: { cookie }, next: () => ({ path: pagePath }), accept: (body) => body.includes('<h1') };
+  return {
+    method: 'GET',
+    headers: { cookie },
+    next: () => ({ path: pagePath }),
+    accept: (body) => body.includes('<h1'),
+  };
 }
 
 async function main(): Promise<number> {
@@ -47,8 +66,17 @@ async function main(): Promise<number> {
   say(`generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   say(`ceiling ${ceilings.select.title}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured`);
-  const ceilingServer = await startChildServer('ceiling select', ['--import', 'tsx', 'bench/ceiling-server.ts', 'select'], { DATABASE_URL: databaseUrl, DB_POOL_MAX: POOL_MAX }, '/healthz');
-  const ceiling = await measure(ceilingServer.baseUrl, ceilings.select.load({ ...rows, cookie: '', knownDevices: [], unlimitedLicenseKeys: [] }), options);
+  const ceilingServer = await startChildServer(
+    'ceiling select',
+    ['--import', 'tsx', 'bench/ceiling-server.ts', 'select'],
+    { DATABASE_URL: databaseUrl, DB_POOL_MAX: POOL_MAX },
+    '/healthz',
+  );
+  const ceiling = await measure(
+    ceilingServer.baseUrl,
+    ceilings.select.load({ ...rows, cookie: '', knownDevices: [], unlimitedLicenseKeys: [] }),
+    options,
+  );
   const ceilingDied = ceilingServer.exitedEarly();
   await ceilingServer.stop();
   if (ceilingDied) throw new Error(ceilingDied);
@@ -56,16 +84,30 @@ async function main(): Promise<number> {
 
   say('starting the service (package.json script web)');
   // development, not production: production cookies are Secure and would not come back over http.
-  const service = await startChildServer('service', roleArgs('web'), { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: POOL_MAX }, '/readyz');
+  const service = await startChildServer(
+    'service',
+    roleArgs('web'),
+    { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: POOL_MAX },
+    '/readyz',
+  );
   const { cookie } = await loginAsAdmin(service.baseUrl, knex);
   for (const pagePath of PATHS) {
     say(`GET ${pagePath}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured`);
     const measurement = await measure(service.baseUrl, pageLoad(pagePath, cookie), options);
-    results.push({ name: `GET ${pagePath} (console)`, measurement, ceilingName: ceilings.select.title, ceilingRequestsPerSecond: ceiling.requestsPerSecond, aim: AIM, aimP99Ms: AIM_P99_MS });
+    results.push({
+      name: `GET ${pagePath} (console)`,
+      measurement,
+      ceilingName: ceilings.select.title,
+      ceilingRequestsPerSecond: ceiling.requestsPerSecond,
+      aim: AIM,
+      aimP99Ms: AIM_P99_MS,
+    });
   }
 
   console.log('');
-  console.log(`console pages, ${CONSOLE_INVOICES} invoices and ${CONSOLE_CUSTOMERS} customers; ${options.connections} connections, ${options.seconds} s each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`);
+  console.log(
+    `console pages, ${CONSOLE_INVOICES} invoices and ${CONSOLE_CUSTOMERS} customers; ${options.connections} connections, ${options.seconds} s each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+  );
   console.log(formatTable(results));
   const failures = results.flatMap((row) => {
     const problem = problemOf(row.measurement);
@@ -74,7 +116,9 @@ async function main(): Promise<number> {
   const died = service.exitedEarly();
   if (died) failures.push(died);
   if (failures.length > 0) {
-    console.error(`\nCONSOLE BENCH FAILED: results with errors do not count\n${failures.map((f) => `  - ${f}`).join('\n')}`);
+    console.error(
+      `\nCONSOLE BENCH FAILED: results with errors do not count\n${failures.map((f) => `  - ${f}`).join('\n')}`,
+    );
     return 1;
   }
   return 0;

@@ -53,7 +53,9 @@ async function fire(baseUrl: string, spec: LoadSpec, amount: number): Promise<nu
  */
 async function walFigures(knex: ReturnType<typeof createKnex>): Promise<{ bytes: number; syncs: number }> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  const { rows } = await knex.raw(`select (select wal_bytes from pg_stat_wal)::float8 as bytes, (select coalesce(sum(fsyncs), 0) from pg_stat_io where object = 'wal')::float8 as syncs`);
+  const { rows } = await knex.raw(
+    `select (select wal_bytes from pg_stat_wal)::float8 as bytes, (select coalesce(sum(fsyncs), 0) from pg_stat_io where object = 'wal')::float8 as syncs`,
+  );
   return { bytes: Number(rows[0].bytes), syncs: Number(rows[0].syncs) };
 }
 
@@ -70,7 +72,15 @@ try {
   const postmaster = parentPid(backend);
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const profile = profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } : {};
-  const web = await startWeb(url, { env: { LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: '10', ...profile, ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})) } });
+  const web = await startWeb(url, {
+    env: {
+      LOG_LEVEL: 'silent',
+      NODE_ENV: 'development',
+      DB_POOL_MAX: '10',
+      ...profile,
+      ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})),
+    },
+  });
   // A profile is written only by a process that exits by itself.
   onCleanup(() => (profileDir ? web.stop().then(() => undefined) : web.kill()));
   const { cookie } = await loginAsAdmin(web.baseUrl, knex);
@@ -85,18 +95,39 @@ try {
     const wal1 = await walFigures(knex);
     const perRequest = (ticks: number) => (ticks / TICKS_PER_MS / amount).toFixed(3).padStart(10);
     const walPerRequest = `${String(Math.round((wal1.bytes - wal0.bytes) / amount)).padStart(9)} ${((wal1.syncs - wal0.syncs) / amount).toFixed(3).padStart(10)}`;
-    console.log(name.padEnd(40), perRequest(web1 - web0), perRequest(pg1 - pg0), String(bad).padStart(9), walPerRequest);
+    console.log(
+      name.padEnd(40),
+      perRequest(web1 - web0),
+      perRequest(pg1 - pg0),
+      String(bad).padStart(9),
+      walPerRequest,
+    );
   };
   // The raw ceilings (bench/ceiling-server.ts) under the same count, for what the service's figures are compared with.
   for (const kind of new Set(selected.map((b) => b.ceiling))) {
     const port = await freePort();
-    const server = spawnService(`ceiling ${kind}`, ['--import', 'tsx', 'bench/ceiling-server.ts', kind], { DATABASE_URL: url, DB_POOL_MAX: '10', PORT: String(port), HOST: '127.0.0.1' });
+    const server = spawnService(`ceiling ${kind}`, ['--import', 'tsx', 'bench/ceiling-server.ts', kind], {
+      DATABASE_URL: url,
+      DB_POOL_MAX: '10',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    });
     onCleanup(() => server.kill());
-    await waitUntil(async () => (await statusOf(`http://127.0.0.1:${port}/healthz`)) === 200, 60_000, 'the ceiling server');
-    await measure(ceilings[kind].title, server.pid, `http://127.0.0.1:${port}`, ceilings[kind].load({ ...fixtures, cookie }));
+    await waitUntil(
+      async () => (await statusOf(`http://127.0.0.1:${port}/healthz`)) === 200,
+      60_000,
+      'the ceiling server',
+    );
+    await measure(
+      ceilings[kind].title,
+      server.pid,
+      `http://127.0.0.1:${port}`,
+      ceilings[kind].load({ ...fixtures, cookie }),
+    );
     await server.kill();
   }
-  for (const benchmark of selected) await measure(benchmark.name, web.pid, web.baseUrl, benchmark.load({ ...fixtures, cookie }));
+  for (const benchmark of selected)
+    await measure(benchmark.name, web.pid, web.baseUrl, benchmark.load({ ...fixtures, cookie }));
 } finally {
   await cleanUp();
 }

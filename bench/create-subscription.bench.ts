@@ -14,7 +14,10 @@ export const createSubscription: Benchmark = {
     return {
       method: 'POST',
       headers: { cookie: fixtures.cookie },
-      next: () => ({ path: '/api/billing/subscriptions', body: { customerId: nextCustomer(), planId: nextPlan(), billingCycle: 'monthly' } }),
+      next: () => ({
+        path: '/api/billing/subscriptions',
+        body: { customerId: nextCustomer(), planId: nextPlan(), billingCycle: 'monthly' },
+      }),
       accept: (body) => body.includes('"status":"active"'),
     };
   },

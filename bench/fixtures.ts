@@ -8,7 +8,10 @@ const CUSTOMERS = 1000;
 const HISTORY_MONTHS = 12;
 
 /** `history`: last year's business as well (seedHistory); the console bench seeds its own book instead. */
-export async function seedRows(knex: Knex, options: { history?: boolean } = {}): Promise<{ productIds: string[]; customerIds: string[]; planIds: string[] }> {
+export async function seedRows(
+  knex: Knex,
+  options: { history?: boolean } = {},
+): Promise<{ productIds: string[]; customerIds: string[]; planIds: string[] }> {
   const products = Array.from({ length: PRODUCTS }, (_, i) => ({
     name: `Bench Product ${i + 1}`,
     product_type: ['licensed', 'saas', 'api'][i % 3]!,
@@ -25,12 +28,30 @@ export async function seedRows(knex: Knex, options: { history?: boolean } = {}):
   // One statement each: 1000 rows stay far below PostgreSQL's 65535 bind parameters.
   const productRows: Array<{ id: string }> = await knex('products').insert(products).returning('id');
   const customerRows: Array<{ id: string }> = await knex('customers').insert(customers).returning('id');
-  const plans = productRows.slice(0, 10).map((p, i) => ({ product_id: p.id, name: `Bench Plan ${i + 1}`, pricing_model: 'flat', billing_cycle: 'monthly', base_price: '29.00', currency: 'USD' }));
+  const plans = productRows
+    .slice(0, 10)
+    .map((p, i) => ({
+      product_id: p.id,
+      name: `Bench Plan ${i + 1}`,
+      pricing_model: 'flat',
+      billing_cycle: 'monthly',
+      base_price: '29.00',
+      currency: 'USD',
+    }));
   const planRows: Array<{ id: string }> = await knex('plans').insert(plans).returning('id');
-  if (options.history !== false) await seedHistory(knex, customerRows.map((r) => r.id), planRows.map((r) => r.id));
+  if (options.history !== false)
+    await seedHistory(
+      knex,
+      customerRows.map((r) => r.id),
+      planRows.map((r) => r.id),
+    );
   // Fresh statistics, so the planner uses the primary key from the first request on.
   await knex.raw('analyze products, customers, plans, subscriptions, invoices, invoice_line_items');
-  return { productIds: productRows.map((r) => r.id), customerIds: customerRows.map((r) => r.id), planIds: planRows.map((r) => r.id) };
+  return {
+    productIds: productRows.map((r) => r.id),
+    customerIds: customerRows.map((r) => r.id),
+    planIds: planRows.map((r) => r.id),
+  };
 }
 
 /**

@@ -80,13 +80,19 @@ export interface ChildServer {
  * until GET `readyPath` answers 200, and registers its termination. Each child runs on the same Node as
  * this script (npm puts the node@22 binary first on PATH).
  */
-export async function startChildServer(name: string, args: string[], env: Record<string, string>, readyPath: string): Promise<ChildServer> {
+export async function startChildServer(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  readyPath: string,
+): Promise<ChildServer> {
   const port = await freePort();
   const child = spawnService(name, args, { ...env, PORT: String(port), HOST: '127.0.0.1' });
   let stopping = false;
   let early: string | undefined;
   void child.exited.then(({ code, signal }) => {
-    if (!stopping) early = `${name} exited (code ${code}, signal ${signal}); its last output:\n${child.output().slice(-4000)}`;
+    if (!stopping)
+      early = `${name} exited (code ${code}, signal ${signal}); its last output:\n${child.output().slice(-4000)}`;
   });
   const stop = async () => {
     stopping = true;
@@ -96,10 +102,14 @@ export async function startChildServer(name: string, args: string[], env: Record
 
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitUntil(async () => {
-      if (early) throw new Error(early);
-      return (await statusOf(baseUrl + readyPath)) === 200;
-    }, 60_000, `${name} to answer 200 at ${readyPath}`);
+    await waitUntil(
+      async () => {
+        if (early) throw new Error(early);
+        return (await statusOf(baseUrl + readyPath)) === 200;
+      },
+      60_000,
+      `${name} to answer 200 at ${readyPath}`,
+    );
   } catch (error) {
     throw new Error(`${(error as Error).message}; its last output:\n${child.output().slice(-4000)}`);
   }
@@ -154,7 +164,11 @@ export interface Fixtures {
 
 /** The raw ceilings of bench/ceiling-server.ts: (a) one select by primary key, (b) one write transaction. */
 /** Requests posting `{licenseKey, deviceId, ...extra}` to `path` for the seeded license+device pairs in turn. */
-export function eachKnownDevice(fixtures: Fixtures, path: string, extra: Record<string, unknown> = {}): () => NextRequest {
+export function eachKnownDevice(
+  fixtures: Fixtures,
+  path: string,
+  extra: Record<string, unknown> = {},
+): () => NextRequest {
   const nextPair = rotating(fixtures.knownDevices);
   return () => {
     const { licenseKey, deviceId } = nextPair();
@@ -237,7 +251,12 @@ export function setupFrom(spec: LoadSpec): (request: autocannon.Request) => auto
   return (request) => {
     const next = spec.next();
     const body = next.rawBody ?? (next.body === undefined ? undefined : JSON.stringify(next.body));
-    return { ...request, path: next.path, body, ...(next.headers ? { headers: { ...request.headers, ...next.headers } } : {}) };
+    return {
+      ...request,
+      path: next.path,
+      body,
+      ...(next.headers ? { headers: { ...request.headers, ...next.headers } } : {}),
+    };
   };
 }
 
@@ -300,7 +319,10 @@ export function aimMet(row: Row): boolean | undefined {
 }
 
 function aimText(row: Row): string {
-  const aims = [row.aim === undefined ? '' : `>=${row.aim}`, row.aimP99Ms === undefined ? '' : `p99<=${row.aimP99Ms}ms`].filter(Boolean);
+  const aims = [
+    row.aim === undefined ? '' : `>=${row.aim}`,
+    row.aimP99Ms === undefined ? '' : `p99<=${row.aimP99Ms}ms`,
+  ].filter(Boolean);
   return aims.length === 0 ? '-' : aims.join(' ');
 }
 
@@ -309,7 +331,19 @@ export function ratioOf(row: Row): number | undefined {
 }
 
 export function formatTable(rows: Row[]): string {
-  const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ceiling', 'ceiling req/s', 'ratio', 'aim', 'status'];
+  const header = [
+    'benchmark',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'non-2xx',
+    'errors',
+    'ceiling',
+    'ceiling req/s',
+    'ratio',
+    'aim',
+    'status',
+  ];
   const body = rows.map((row) => {
     const m = row.measurement;
     const ratio = ratioOf(row);
@@ -332,6 +366,10 @@ export function formatTable(rows: Row[]): string {
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
   // Names left-aligned, numbers right-aligned.
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 6 || i === 10 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === 6 || i === 10 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }

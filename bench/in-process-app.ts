@@ -16,7 +16,13 @@ export async function startInProcessApp(env: Record<string, string> = {}) {
   const knex = createKnex(url, 10);
   onCleanup(() => knex.destroy());
   const rows = await seedRows(knex);
-  const config = loadConfig({ ...process.env, NODE_ENV: 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', DATABASE_URL: url, ...env });
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    DATABASE_URL: url,
+    ...env,
+  });
   const logger = createLogger(config, 'web');
   const boss = createBoss(url, logger, { migrate: false, supervise: false, max: 2 });
   await boss.start();

@@ -43,9 +43,17 @@ export async function seedLicenses(knex: Knex): Promise<LicenseFixtures> {
     .onConflict('key')
     .merge(['value']);
 
-  const [customer] = await knex('customers').insert({ name: 'Bench Licensee', email: 'licensee@bench.test', company: 'Bench Vendor', tier: 'enterprise' }).returning('id');
+  const [customer] = await knex('customers')
+    .insert({ name: 'Bench Licensee', email: 'licensee@bench.test', company: 'Bench Vendor', tier: 'enterprise' })
+    .returning('id');
   const [product] = await knex('products')
-    .insert({ name: 'Bench Desktop App', product_type: 'licensed', description: 'Seeded by bench/license-fixtures.ts', price: '49.00', currency: 'USD' })
+    .insert({
+      name: 'Bench Desktop App',
+      product_type: 'licensed',
+      description: 'Seeded by bench/license-fixtures.ts',
+      price: '49.00',
+      currency: 'USD',
+    })
     .returning('id');
 
   const keys = distinctKeys(KNOWN_DEVICE_LICENSES + UNLIMITED_LICENSES);
@@ -56,14 +64,31 @@ export async function seedLicenses(knex: Knex): Promise<LicenseFixtures> {
   // A limit of 3 with one device used: re-validation must not count the device again, and nothing refuses.
   // Floating seats with an hourly heartbeat (D-102): the heartbeat bench's devices stay live through any run.
   const known: Array<{ id: string; license_key: string }> = await knex('licenses')
-    .insert(knownKeys.map((license_key) => ({ ...base, license_key, max_activations: 3, current_activations: 1, heartbeat_interval_seconds: 3600 })))
+    .insert(
+      knownKeys.map((license_key) => ({
+        ...base,
+        license_key,
+        max_activations: 3,
+        current_activations: 1,
+        heartbeat_interval_seconds: 3600,
+      })),
+    )
     .returning(['id', 'license_key']);
-  await knex('licenses').insert(unlimitedLicenseKeys.map((license_key) => ({ ...base, license_key, max_activations: null })));
+  await knex('licenses').insert(
+    unlimitedLicenseKeys.map((license_key) => ({ ...base, license_key, max_activations: null })),
+  );
 
-  const knownDevices = known.map((row, i) => ({ licenseKey: row.license_key, deviceId: `bench-known-device-${i + 1}` }));
+  const knownDevices = known.map((row, i) => ({
+    licenseKey: row.license_key,
+    deviceId: `bench-known-device-${i + 1}`,
+  }));
   const idByKey = new Map(known.map((row) => [row.license_key, row.id]));
   await knex('license_activations').insert(
-    knownDevices.map((d) => ({ license_id: idByKey.get(d.licenseKey)!, device_id: d.deviceId, device_name: 'Bench Workstation' })),
+    knownDevices.map((d) => ({
+      license_id: idByKey.get(d.licenseKey)!,
+      device_id: d.deviceId,
+      device_name: 'Bench Workstation',
+    })),
   );
   await knex.raw('analyze settings, customers, products, licenses, license_activations');
   return { knownDevices, unlimitedLicenseKeys };

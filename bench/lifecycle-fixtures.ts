@@ -14,13 +14,22 @@ export const CEILING_BATCH = 500;
 /** The enabled endpoint subscribed to invoice.created that every renewal's event is delivered to; answers its id. */
 export async function insertBenchEndpoint(knex: Knex): Promise<string> {
   const [endpoint] = await knex('webhook_endpoints')
-    .insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' })
+    .insert({
+      url: 'https://receiver.bench.invalid/hook',
+      events: ['invoice.created'],
+      secret: 'whsec_bench_secret_0123456789abcdef',
+    })
     .returning('id');
   return endpoint.id as string;
 }
 
 /** `count` active monthly subscriptions anchored at ANCHOR, each one period in (it ended before AS_OF), spread over the seeded customers and plans. */
-export async function seedDueSubscriptions(knex: Knex, customerIds: string[], planIds: string[], count = COUNT): Promise<void> {
+export async function seedDueSubscriptions(
+  knex: Knex,
+  customerIds: string[],
+  planIds: string[],
+  count = COUNT,
+): Promise<void> {
   await knex.raw(
     `insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number, current_period_start, current_period_end, created_at)
      select (?::uuid[])[1 + g % ?], (?::uuid[])[1 + g % ?], 'active', 'monthly', ?::timestamptz, 0, ?::timestamptz, ?::timestamptz + interval '1 month', ?::timestamptz

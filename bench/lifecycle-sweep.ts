@@ -25,7 +25,15 @@ import { createLogger } from '../src/logger.ts';
 import { createBoss, setBoss } from '../src/queue/boss.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
 import { seedRows } from './fixtures.ts';
-import { ANCHOR, AS_OF, CEILING_BATCH, COUNT, insertBenchEndpoint, rawInvoiceInserts, seedDueSubscriptions } from './lifecycle-fixtures.ts';
+import {
+  ANCHOR,
+  AS_OF,
+  CEILING_BATCH,
+  COUNT,
+  insertBenchEndpoint,
+  rawInvoiceInserts,
+  seedDueSubscriptions,
+} from './lifecycle-fixtures.ts';
 import { measureRenewalFloor } from './renewal-floor.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,7 +49,11 @@ async function main(): Promise<void> {
   const databaseUrl = await startBenchDatabase();
   const knex = createKnex(databaseUrl, 4);
   onCleanup(() => knex.destroy());
-  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), { migrate: false, supervise: false, max: 2 });
+  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), {
+    migrate: false,
+    supervise: false,
+    max: 2,
+  });
   await boss.start();
   onCleanup(() => boss.stop({ graceful: false }));
   setBoss(boss);
@@ -60,10 +72,17 @@ async function main(): Promise<void> {
 
   say('starting the lifecycle worker (workers/lifecycle.ts)');
   // LIFECYCLE_CPU_PROF=<folder>: the worker writes a V8 CPU profile there when it stops (where its time went).
-  const cpuProfile = process.env.LIFECYCLE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LIFECYCLE_CPU_PROF}`] : [];
+  const cpuProfile = process.env.LIFECYCLE_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.LIFECYCLE_CPU_PROF}`]
+    : [];
   const child = spawn(process.execPath, [...cpuProfile, '--import', 'tsx', 'workers/lifecycle.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', NODE_ENV: 'development' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      NODE_ENV: 'development',
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   onCleanup(() => {
@@ -82,29 +101,59 @@ async function main(): Promise<void> {
   // What "renewed end to end" means, checked: every subscription moved, one invoice + line + event + pending delivery each (the
   // deliveries table is the delivery queue: fan-out adds no job per delivery).
   const checks = {
-    subscriptionsAdvanced: await count(knex, `select count(*) as n from subscriptions where period_number = 1 and current_period_start = ?::timestamptz + interval '1 month'`, [ANCHOR]),
+    subscriptionsAdvanced: await count(
+      knex,
+      `select count(*) as n from subscriptions where period_number = 1 and current_period_start = ?::timestamptz + interval '1 month'`,
+      [ANCHOR],
+    ),
     // The sweep's period only: the fixtures hold last year's invoices too (bench/fixtures.ts seedHistory).
-    invoices: await count(knex, `select count(*) as n from invoices where subscription_id is not null and period_start = ?::timestamptz + interval '1 month'`, [ANCHOR]),
-    lines: await count(knex, `select count(*) as n from invoice_line_items l join invoices i on i.id = l.invoice_id where i.period_start = ?::timestamptz + interval '1 month'`, [ANCHOR]),
+    invoices: await count(
+      knex,
+      `select count(*) as n from invoices where subscription_id is not null and period_start = ?::timestamptz + interval '1 month'`,
+      [ANCHOR],
+    ),
+    lines: await count(
+      knex,
+      `select count(*) as n from invoice_line_items l join invoices i on i.id = l.invoice_id where i.period_start = ?::timestamptz + interval '1 month'`,
+      [ANCHOR],
+    ),
     invoiceCreatedEvents: await count(knex, `select count(*) as n from events where type = 'invoice.created'`),
     deliveries: await count(knex, 'select count(*) as n from webhook_deliveries'),
-    highestInvoiceNumber: await count(knex, `select coalesce(max(last_seq), 0) as n from document_counters where kind = 'INV' and year = ?`, [AS_OF.getUTCFullYear()]),
-    renewAuditRows: await count(knex, `select count(*) as n from audit_log where action = 'subscription.renew' and actor = 'system'`),
+    highestInvoiceNumber: await count(
+      knex,
+      `select coalesce(max(last_seq), 0) as n from document_counters where kind = 'INV' and year = ?`,
+      [AS_OF.getUTCFullYear()],
+    ),
+    renewAuditRows: await count(
+      knex,
+      `select count(*) as n from audit_log where action = 'subscription.renew' and actor = 'system'`,
+    ),
   };
   const databaseBytes = await count(knex, 'select pg_database_size(current_database()) as n');
   const wrong = Object.entries(checks).filter(([, n]) => n !== COUNT);
-  if (wrong.length > 0 || summary.invoicesCreated !== COUNT) throw new Error(`the sweep did not renew everything: ${JSON.stringify({ checks, summary })}`);
+  if (wrong.length > 0 || summary.invoicesCreated !== COUNT)
+    throw new Error(`the sweep did not renew everything: ${JSON.stringify({ checks, summary })}`);
 
   const renewalSeconds = summary.durationsMs.renewals! / 1000;
   const perSecond = COUNT / renewalSeconds;
   console.log('');
-  console.log(`lifecycle sweep: ${COUNT} subscriptions due, batches of ${RENEWAL_BATCH_SIZE}, ${RENEWAL_CONCURRENCY} in flight (ceiling: ${CEILING_BATCH} rows per insert); ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`);
-  console.log(`renewals/s ${perSecond.toFixed(0)}   raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s   ratio ${(perSecond / ceiling).toFixed(2)} (aim >= 0.5)`);
+  console.log(
+    `lifecycle sweep: ${COUNT} subscriptions due, batches of ${RENEWAL_BATCH_SIZE}, ${RENEWAL_CONCURRENCY} in flight (ceiling: ${CEILING_BATCH} rows per insert); ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+  );
+  console.log(
+    `renewals/s ${perSecond.toFixed(0)}   raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s   ratio ${(perSecond / ceiling).toFixed(2)} (aim >= 0.5)`,
+  );
   const runSeconds = (done.finished_at!.getTime() - done.started_at!.getTime()) / 1000;
-  console.log(`whole sweep (all steps), run started to finished: ${runSeconds.toFixed(1)} s (${(COUNT / runSeconds).toFixed(0)} renewals/s); request to finished, worker start-up included: ${seconds.toFixed(1)} s`);
+  console.log(
+    `whole sweep (all steps), run started to finished: ${runSeconds.toFixed(1)} s (${(COUNT / runSeconds).toFixed(0)} renewals/s); request to finished, worker start-up included: ${seconds.toFixed(1)} s`,
+  );
   console.log(`steps ms ${JSON.stringify(summary.durationsMs)}`);
-  console.log(`wall time: sweep ${seconds.toFixed(1)} s (request to finished run); seeding ${seedSeconds.toFixed(1)} s; whole bench ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);
-  console.log(`database size after the sweep: ${(databaseBytes / 1024 ** 2).toFixed(0)} MB (pg_database_size, the ceiling's table dropped)`);
+  console.log(
+    `wall time: sweep ${seconds.toFixed(1)} s (request to finished run); seeding ${seedSeconds.toFixed(1)} s; whole bench ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `database size after the sweep: ${(databaseBytes / 1024 ** 2).toFixed(0)} MB (pg_database_size, the ceiling's table dropped)`,
+  );
   console.log(`checked: ${JSON.stringify(checks)}`);
 
   if (process.env.LIFECYCLE_BENCH_FLOOR === '0') return;
@@ -117,8 +166,14 @@ async function main(): Promise<void> {
   // Last, since it starts the subscriptions over: the same rows written with no Node work (bench/renewal-floor.ts),
   // on as many connections as the sweep has batches in flight. No renewal writing these rows beats it here.
   say(`renewal floor: ${COUNT} due subscriptions again, ${RENEWAL_CONCURRENCY} connections`);
-  const floor = await measureRenewalFloor(knex, { customerIds, planIds, endpointId, count: COUNT }, RENEWAL_CONCURRENCY);
-  console.log(`renewal floor (the same rows in one SQL statement per batch, no Node work), ${RENEWAL_CONCURRENCY} connections: ${floor.renewalsPerSecond.toFixed(0)} renewals/s, ratio ${(floor.renewalsPerSecond / ceiling).toFixed(2)} of the ceiling, PostgreSQL ${floor.postgresMicros.toFixed(0)} µs per renewal; the sweep at ${(perSecond / floor.renewalsPerSecond).toFixed(2)} of the floor`);
+  const floor = await measureRenewalFloor(
+    knex,
+    { customerIds, planIds, endpointId, count: COUNT },
+    RENEWAL_CONCURRENCY,
+  );
+  console.log(
+    `renewal floor (the same rows in one SQL statement per batch, no Node work), ${RENEWAL_CONCURRENCY} connections: ${floor.renewalsPerSecond.toFixed(0)} renewals/s, ratio ${(floor.renewalsPerSecond / ceiling).toFixed(2)} of the ceiling, PostgreSQL ${floor.postgresMicros.toFixed(0)} µs per renewal; the sweep at ${(perSecond / floor.renewalsPerSecond).toFixed(2)} of the floor`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

@@ -79,12 +79,18 @@ class Recorder {
       this.latencies.set(kind, list);
     } catch (error) {
       this.errors.set(kind, (this.errors.get(kind) ?? 0) + 1);
-      if (this.samples.length < 10) this.samples.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
+      if (this.samples.length < 10)
+        this.samples.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }
 
-async function call(baseUrl: string, method: string, path: string, options: { cookie?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; expect: number[] }): Promise<any> {
+async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { cookie?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; expect: number[] },
+): Promise<any> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.cookie) headers.cookie = options.cookie;
   let body: string | undefined = options.rawBody;
@@ -92,11 +98,15 @@ async function call(baseUrl: string, method: string, path: string, options: { co
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(baseUrl + path, { method, headers, body });
   const buffer = Buffer.from(await response.arrayBuffer());
-  if (!options.expect.includes(response.status)) throw new Error(`${method} ${path}: ${response.status} ${buffer.toString('utf8').slice(0, 300)}`);
-  return (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(buffer.toString('utf8')) : undefined;
+  if (!options.expect.includes(response.status))
+    throw new Error(`${method} ${path}: ${response.status} ${buffer.toString('utf8').slice(0, 300)}`);
+  return (response.headers.get('content-type') ?? '').includes('json')
+    ? JSON.parse(buffer.toString('utf8'))
+    : undefined;
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 /** A loopback webhook receiver answering 200 to everything; counts what it got. */
 async function startReceiver(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
@@ -112,7 +122,11 @@ async function startReceiver(): Promise<{ url: string; received: () => number; c
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     received: () => received,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -122,9 +136,19 @@ async function startReceiver(): Promise<{ url: string; received: () => number; c
  * run is to measure the workload, and login is not part of it (its cost is stated in docs/operations.md).
  */
 async function sessionWithoutLogin(knex: Knex): Promise<string> {
-  const user = await createLocalUser(knex, { email: `load-${randomUUID()}@example.test`, password: 'load correct horse battery', role: 'admin' });
+  const user = await createLocalUser(knex, {
+    email: `load-${randomUUID()}@example.test`,
+    password: 'load correct horse battery',
+    role: 'admin',
+  });
   const token = randomToken(32);
-  await insertSession(knex, { token_hash: sha256Hex(token), user_id: user.id, expires_at: new Date(Date.now() + 86_400_000), ip: '127.0.0.1', user_agent: 'bench/load.ts' });
+  await insertSession(knex, {
+    token_hash: sha256Hex(token),
+    user_id: user.id,
+    expires_at: new Date(Date.now() + 86_400_000),
+    ip: '127.0.0.1',
+    user_agent: 'bench/load.ts',
+  });
   return `session=${token}`;
 }
 
@@ -132,7 +156,10 @@ async function sessionWithoutLogin(knex: Knex): Promise<string> {
  * Seeds `databaseUrl` (a migrated database with the queues, nothing else), starts the web process and every
  * worker on it, runs the mix for each connection count in turn, and stops everything it started.
  */
-export async function runMixedLoad(databaseUrl: string, options: { seconds: number; connections: number[]; log?: (m: string) => void }): Promise<LoadResult[]> {
+export async function runMixedLoad(
+  databaseUrl: string,
+  options: { seconds: number; connections: number[]; log?: (m: string) => void },
+): Promise<LoadResult[]> {
   const log = options.log ?? (() => {});
   const knex = createKnex(databaseUrl, 2);
   const receiver = await startReceiver();
@@ -141,8 +168,17 @@ export async function runMixedLoad(databaseUrl: string, options: { seconds: numb
     log('seeding');
     const rows = await seedRows(knex);
     const licenses = await seedLicenses(knex);
-    await knex('webhook_endpoints').insert({ url: receiver.url, events: ['*'], secret: 'whsec_load_outbound_0123456789abcdef' });
-    const env = { LOG_LEVEL: 'warn', NODE_ENV: 'development', PROVIDER_A_WEBHOOK_SECRET: PROVIDER_A_SECRET, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+    await knex('webhook_endpoints').insert({
+      url: receiver.url,
+      events: ['*'],
+      secret: 'whsec_load_outbound_0123456789abcdef',
+    });
+    const env = {
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+      PROVIDER_A_WEBHOOK_SECRET: PROVIDER_A_SECRET,
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    };
     log('starting web and workers');
     const web = await startWeb(databaseUrl, { env });
     processes.push(web);
@@ -152,7 +188,9 @@ export async function runMixedLoad(databaseUrl: string, options: { seconds: numb
     const results: LoadResult[] = [];
     for (const connections of options.connections) {
       log(`${connections} connections for ${options.seconds} s`);
-      results.push(await measure(knex, web.baseUrl, cookie, processes, { ...rows, ...licenses }, connections, options.seconds));
+      results.push(
+        await measure(knex, web.baseUrl, cookie, processes, { ...rows, ...licenses }, connections, options.seconds),
+      );
     }
     return results;
   } finally {
@@ -189,7 +227,11 @@ async function measure(
     const invoice = await call(baseUrl, 'POST', '/api/billing/invoices', {
       cookie,
       headers: { 'idempotency-key': `load-inv-${randomUUID()}` },
-      body: { customerId: nextCustomer(), status: 'issued', lineItems: [{ description: `Load seat ${k}`, quantity: 1 + (k % 4), unitPrice: `${(k % 90) + 10}.50` }] },
+      body: {
+        customerId: nextCustomer(),
+        status: 'issued',
+        lineItems: [{ description: `Load seat ${k}`, quantity: 1 + (k % 4), unitPrice: `${(k % 90) + 10}.50` }],
+      },
       expect: [201],
     });
     payable.push({ id: invoice.id, total: invoice.total, currency: invoice.currency });
@@ -200,7 +242,10 @@ async function measure(
     'license verify': {
       weight: 8,
       run: async () => {
-        const body = await call(baseUrl, 'POST', '/api/licenses/verify', { body: { licenseKey: nextDevice().licenseKey }, expect: [200] });
+        const body = await call(baseUrl, 'POST', '/api/licenses/verify', {
+          body: { licenseKey: nextDevice().licenseKey },
+          expect: [200],
+        });
         if (body.valid !== true) throw new Error(`verify answered ${JSON.stringify(body)}`);
       },
     },
@@ -208,7 +253,10 @@ async function measure(
       weight: 8,
       run: async () => {
         const { licenseKey, deviceId } = nextDevice();
-        const body = await call(baseUrl, 'POST', '/api/licenses/validate', { body: { licenseKey, deviceId, deviceName: 'Load Workstation' }, expect: [200] });
+        const body = await call(baseUrl, 'POST', '/api/licenses/validate', {
+          body: { licenseKey, deviceId, deviceName: 'Load Workstation' },
+          expect: [200],
+        });
         if (body.valid !== true) throw new Error(`validate answered ${JSON.stringify(body)}`);
       },
     },
@@ -236,18 +284,33 @@ async function measure(
           id,
           type: 'checkout.session.completed',
           created: Math.floor(Date.now() / 1000),
-          data: { object: { id: `cs_${id}`, object: 'checkout.session', payment_intent: `pi_${id}`, payment_status: 'paid', amount_total: money(invoice.total).times(100).toNumber(), currency: invoice.currency.toLowerCase(), metadata: { invoiceId: invoice.id } } },
+          data: {
+            object: {
+              id: `cs_${id}`,
+              object: 'checkout.session',
+              payment_intent: `pi_${id}`,
+              payment_status: 'paid',
+              amount_total: money(invoice.total).times(100).toNumber(),
+              currency: invoice.currency.toLowerCase(),
+              metadata: { invoiceId: invoice.id },
+            },
+          },
         });
         const t = Math.floor(Date.now() / 1000);
         const signature = createHmac('sha256', PROVIDER_A_SECRET).update(`${t}.${body}`).digest('hex');
-        await call(baseUrl, 'POST', '/api/billing/webhooks/provider_a', { rawBody: body, headers: { 'provider_a-signature': `t=${t},v1=${signature}` }, expect: [200] });
+        await call(baseUrl, 'POST', '/api/billing/webhooks/provider_a', {
+          rawBody: body,
+          headers: { 'provider_a-signature': `t=${t},v1=${signature}` },
+          expect: [200],
+        });
       },
     },
     read: {
       weight: 8,
       run: async () => {
         const pick = n++ % 3;
-        if (pick === 0 && created.length > 0) await call(baseUrl, 'GET', `/api/billing/invoices/${created[n % created.length]}`, { cookie, expect: [200] });
+        if (pick === 0 && created.length > 0)
+          await call(baseUrl, 'GET', `/api/billing/invoices/${created[n % created.length]}`, { cookie, expect: [200] });
         else if (pick === 1) await call(baseUrl, 'GET', `/api/customers/${nextCustomer()}`, { cookie, expect: [200] });
         else await call(baseUrl, 'GET', `/api/products/${nextProduct()}`, { cookie, expect: [200] });
       },
@@ -270,8 +333,12 @@ async function measure(
   const count = async (sql: string) => Number((await knex.raw(sql)).rows[0].n);
   const before = {
     webhookDeliveries: await count(`select count(*) as n from webhook_deliveries where status = 'delivered'`),
-    providerEventsApplied: await count(`select count(*) as n from provider_events where status = 'processed'`).catch(() => 0),
-    pdfsRendered: await count(`select count(*) as n from pgboss.job where name = 'invoices.render-pdf' and state = 'completed'`),
+    providerEventsApplied: await count(`select count(*) as n from provider_events where status = 'processed'`).catch(
+      () => 0,
+    ),
+    pdfsRendered: await count(
+      `select count(*) as n from pgboss.job where name = 'invoices.render-pdf' and state = 'completed'`,
+    ),
   };
   const memory = sampleMemory(Object.fromEntries(processes.map((p) => [p.name, p.pid])));
   const endAt = Date.now() + seconds * 1000;
@@ -290,8 +357,12 @@ async function measure(
   const peaks = memory.stop();
   const after = {
     webhookDeliveries: await count(`select count(*) as n from webhook_deliveries where status = 'delivered'`),
-    providerEventsApplied: await count(`select count(*) as n from provider_events where status = 'processed'`).catch(() => 0),
-    pdfsRendered: await count(`select count(*) as n from pgboss.job where name = 'invoices.render-pdf' and state = 'completed'`),
+    providerEventsApplied: await count(`select count(*) as n from provider_events where status = 'processed'`).catch(
+      () => 0,
+    ),
+    pdfsRendered: await count(
+      `select count(*) as n from pgboss.job where name = 'invoices.render-pdf' and state = 'completed'`,
+    ),
   };
 
   const stats: Record<string, KindStats> = {};
@@ -302,7 +373,14 @@ async function measure(
     const failed = recorder.errors.get(name) ?? 0;
     requests += latencies.length + failed;
     errors += failed;
-    stats[name] = { count: latencies.length + failed, errors: failed, perSecond: latencies.length / elapsed, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99), maxMs: quantile(latencies, 1) };
+    stats[name] = {
+      count: latencies.length + failed,
+      errors: failed,
+      perSecond: latencies.length / elapsed,
+      p50Ms: quantile(latencies, 0.5),
+      p99Ms: quantile(latencies, 0.99),
+      maxMs: quantile(latencies, 1),
+    };
   }
   return {
     seconds: elapsed,
@@ -335,19 +413,35 @@ export function loadProblems(result: LoadResult): string[] {
 }
 
 export function formatLoad(result: LoadResult): string {
-  const lines = [`${result.connections} connections, ${result.seconds.toFixed(1)} s: ${result.requests} requests, ${result.perSecond.toFixed(0)} req/s, ${result.errors} errors`];
+  const lines = [
+    `${result.connections} connections, ${result.seconds.toFixed(1)} s: ${result.requests} requests, ${result.perSecond.toFixed(0)} req/s, ${result.errors} errors`,
+  ];
   const header = ['kind', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors'];
-  const rows = Object.entries(result.kinds).map(([name, k]) => [name, String(k.count), k.perSecond.toFixed(1), k.p50Ms.toFixed(1), k.p99Ms.toFixed(1), k.maxMs.toFixed(0), String(k.errors)]);
+  const rows = Object.entries(result.kinds).map(([name, k]) => [
+    name,
+    String(k.count),
+    k.perSecond.toFixed(1),
+    k.p50Ms.toFixed(1),
+    k.p99Ms.toFixed(1),
+    k.maxMs.toFixed(0),
+    String(k.errors),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   lines.push(line(header), ...rows.map(line), '');
   lines.push(`${'process'.padEnd(24)}peak RSS (VmHWM)  peak RSS with children (sampled sum)  processes`);
   for (const [name, m] of Object.entries(result.memory)) {
     const bound = MEMORY_BOUNDS_MB[name as keyof typeof MEMORY_BOUNDS_MB];
-    lines.push(`${name.padEnd(24)}${`${m.processMb.toFixed(0)} MB`.padStart(16)}  ${`${m.treeMb.toFixed(0)} MB`.padStart(36)}  ${String(m.processesSeen).padStart(9)}${bound ? `   (bound ${bound} MB)` : ''}`);
+    lines.push(
+      `${name.padEnd(24)}${`${m.processMb.toFixed(0)} MB`.padStart(16)}  ${`${m.treeMb.toFixed(0)} MB`.padStart(36)}  ${String(m.processesSeen).padStart(9)}${bound ? `   (bound ${bound} MB)` : ''}`,
+    );
   }
   const b = result.background;
-  lines.push('', `workers meanwhile: ${b.webhookDeliveries} webhook deliveries, ${b.providerEventsApplied} provider events applied, ${b.pdfsRendered} PDFs rendered`);
+  lines.push(
+    '',
+    `workers meanwhile: ${b.webhookDeliveries} webhook deliveries, ${b.providerEventsApplied} provider events applied, ${b.pdfsRendered} PDFs rendered`,
+  );
   return lines.join('\n');
 }
 
@@ -355,7 +449,8 @@ async function main(): Promise<number> {
   const { cleanUp, startBenchDatabase } = await import('./harness.ts');
   const seconds = Number(process.env.LOAD_SECONDS ?? 60);
   const connections = (process.env.LOAD_CONNECTIONS ?? '16').split(',').map(Number);
-  if (!(seconds > 0) || connections.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('LOAD_SECONDS must be > 0 and LOAD_CONNECTIONS a comma list of integers >= 1');
+  if (!(seconds > 0) || connections.some((c) => !Number.isInteger(c) || c < 1))
+    throw new Error('LOAD_SECONDS must be > 0 and LOAD_CONNECTIONS a comma list of integers >= 1');
   const say = (m: string) => console.error(`[load] ${m}`);
   try {
     say('starting PostgreSQL and migrating a database');

@@ -81,13 +81,21 @@ async function seedInvoices(knex: Knex, count: number): Promise<string[]> {
     .returning('id');
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const { invoice } = await createInvoice(knex, {
-      customerId: customers[i % customers.length]!.id,
-      currency: 'EUR',
-      taxRate: i % 3 === 0 ? '0' : '19',
-      status: 'draft',
-      lineItems: Array.from({ length: 1 + (i % 12) }, (_, l) => ({ description: `Service line ${l + 1} of invoice ${i + 1}`, quantity: 1 + (l % 4), unitPrice: `${(l + 1) * 7}.50` })),
-    }, SYSTEM_ACTOR);
+    const { invoice } = await createInvoice(
+      knex,
+      {
+        customerId: customers[i % customers.length]!.id,
+        currency: 'EUR',
+        taxRate: i % 3 === 0 ? '0' : '19',
+        status: 'draft',
+        lineItems: Array.from({ length: 1 + (i % 12) }, (_, l) => ({
+          description: `Service line ${l + 1} of invoice ${i + 1}`,
+          quantity: 1 + (l % 4),
+          unitPrice: `${(l + 1) * 7}.50`,
+        })),
+      },
+      SYSTEM_ACTOR,
+    );
     ids.push(invoice.id);
   }
   return ids;
@@ -116,7 +124,12 @@ async function renderBare(browser: Browser, htmls: string[], concurrency: number
 
 async function measureBare(name: string, htmls: string[], warmup: string[], concurrency: number): Promise<PdfRun> {
   const { executablePath, env } = await resolveChromium(process.env.PUPPETEER_EXECUTABLE_PATH);
-  const browser = await puppeteer.launch({ executablePath, args: chromiumArgs(), headless: 'shell', env: { ...process.env, ...env } });
+  const browser = await puppeteer.launch({
+    executablePath,
+    args: chromiumArgs(),
+    headless: 'shell',
+    env: { ...process.env, ...env },
+  });
   try {
     await renderBare(browser, warmup, concurrency);
     const seconds = await time(() => renderBare(browser, htmls, concurrency));
@@ -134,22 +147,35 @@ async function storedCount(knex: Knex, ids: string[]): Promise<number> {
 async function waitStored(knex: Knex, ids: string[], timeoutMs: number, workerOutput: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while ((await storedCount(knex, ids)) < ids.length) {
-    if (Date.now() > deadline) throw new Error(`only ${await storedCount(knex, ids)} of ${ids.length} PDFs stored in ${timeoutMs} ms; worker output:\n${workerOutput()}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `only ${await storedCount(knex, ids)} of ${ids.length} PDFs stored in ${timeoutMs} ms; worker output:\n${workerOutput()}`,
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
 /** One statement enqueues the batch (as a job rendering a month's invoices would), payloads checked as enqueue() does. */
 async function enqueueRenders(knex: Knex, ids: string[]): Promise<void> {
-  const jobs = ids.map((invoiceId) => ({ data: renderInvoicePdfJob.payload.parse({ invoiceId, contentVersion: 1 }), singletonKey: `${invoiceId}:1` }));
+  const jobs = ids.map((invoiceId) => ({
+    data: renderInvoicePdfJob.payload.parse({ invoiceId, contentVersion: 1 }),
+    singletonKey: `${invoiceId}:1`,
+  }));
   await knex.transaction((trx) => getBoss().insert(renderInvoicePdfJob.name, jobs, { db: fromKnex(trx) }));
 }
 
 /** Runs the PDF benchmark against a migrated database with the queues installed (startBenchDatabase()). */
-export async function measurePdfRendering(databaseUrl: string, options: { count: number; warmup: number }): Promise<PdfBenchResult> {
+export async function measurePdfRendering(
+  databaseUrl: string,
+  options: { count: number; warmup: number },
+): Promise<PdfBenchResult> {
   const knex = createKnex(databaseUrl, 4);
   onCleanup(() => knex.destroy());
-  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), { migrate: false, supervise: false, max: 2 });
+  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), {
+    migrate: false,
+    supervise: false,
+    max: 2,
+  });
   await boss.start();
   onCleanup(() => boss.stop({ graceful: false }));
   setBoss(boss);
@@ -210,17 +236,41 @@ export async function measurePdfRendering(databaseUrl: string, options: { count:
   const bareAfter = await measureBare('bare puppeteer (after)', measuredHtml, warmupHtml, concurrency);
   // Bare runs bracket the worker run: their mean is the ceiling at the time the worker ran.
   const ceiling = (bareBefore.perSecond + bareAfter.perSecond) / 2;
-  return { concurrency, jobConcurrency: PDF_CONCURRENCY, bare: [bareBefore, bareAfter], worker, ratio: worker.perSecond / ceiling, aim: AIM };
+  return {
+    concurrency,
+    jobConcurrency: PDF_CONCURRENCY,
+    bare: [bareBefore, bareAfter],
+    worker,
+    ratio: worker.perSecond / ceiling,
+    aim: AIM,
+  };
 }
 
 export function formatPdfTable(result: PdfBenchResult): string {
   const header = ['measurement', 'PDFs', 'seconds', 'PDFs/s', 'ratio', 'aim', 'status'];
   const rows = [
-    ...result.bare.map((r) => [r.name, String(r.pdfs), r.seconds.toFixed(2), r.perSecond.toFixed(1), '-', '-', 'ceiling']),
-    [result.worker.name, String(result.worker.pdfs), result.worker.seconds.toFixed(2), result.worker.perSecond.toFixed(1), result.ratio.toFixed(2), `>=${result.aim}`, result.ratio >= result.aim ? 'ok' : 'ok, below aim'],
+    ...result.bare.map((r) => [
+      r.name,
+      String(r.pdfs),
+      r.seconds.toFixed(2),
+      r.perSecond.toFixed(1),
+      '-',
+      '-',
+      'ceiling',
+    ]),
+    [
+      result.worker.name,
+      String(result.worker.pdfs),
+      result.worker.seconds.toFixed(2),
+      result.worker.perSecond.toFixed(1),
+      result.ratio.toFixed(2),
+      `>=${result.aim}`,
+      result.ratio >= result.aim ? 'ok' : 'ok, below aim',
+    ],
   ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -231,11 +281,16 @@ async function main(): Promise<void> {
   const databaseUrl = await startBenchDatabase();
   const result = await measurePdfRendering(databaseUrl, { count, warmup });
   console.log('');
-  console.log(`invoice PDFs: ${result.concurrency} tabs rendering at once (worker: ${result.jobConcurrency} jobs at once); ratio = worker / mean of the bare runs; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`);
+  console.log(
+    `invoice PDFs: ${result.concurrency} tabs rendering at once (worker: ${result.jobConcurrency} jobs at once); ratio = worker / mean of the bare runs; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+  );
   console.log(formatPdfTable(result));
   const outDir = path.join(root, 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(path.join(outDir, 'pdf-latest.json'), `${JSON.stringify({ finishedAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...result }, null, 2)}\n`);
+  writeFileSync(
+    path.join(outDir, 'pdf-latest.json'),
+    `${JSON.stringify({ finishedAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...result }, null, 2)}\n`,
+  );
   console.log('\nwritten to bench/results/pdf-latest.json');
 }
 

@@ -21,10 +21,19 @@ export const providerWebhookAck: Benchmark = {
       next: () => {
         n += 1;
         // An event type the worker stores and ignores: the acknowledgement is what is measured.
-        const body = JSON.stringify({ id: `evt_bench_${run}_${n}`, type: 'charge.updated', created: Math.floor(Date.now() / 1000), data: { object: { id: `ch_${n}` } } });
+        const body = JSON.stringify({
+          id: `evt_bench_${run}_${n}`,
+          type: 'charge.updated',
+          created: Math.floor(Date.now() / 1000),
+          data: { object: { id: `ch_${n}` } },
+        });
         const t = Math.floor(Date.now() / 1000);
         const signature = createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex');
-        return { path: '/api/billing/webhooks/provider_a', rawBody: body, headers: { 'provider_a-signature': `t=${t},v1=${signature}` } };
+        return {
+          path: '/api/billing/webhooks/provider_a',
+          rawBody: body,
+          headers: { 'provider_a-signature': `t=${t},v1=${signature}` },
+        };
       },
       accept: (body) => body.includes('"received":true'),
     };

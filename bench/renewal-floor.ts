@@ -73,7 +73,9 @@ export interface Floor {
  */
 async function dueAgain(knex: Knex, setUp: FloorSetUp): Promise<void> {
   await knex.raw('delete from webhook_deliveries; delete from events');
-  await knex.raw(`delete from invoices where subscription_id in (select id from subscriptions where status <> 'canceled')`);
+  await knex.raw(
+    `delete from invoices where subscription_id in (select id from subscriptions where status <> 'canceled')`,
+  );
   await knex.raw(`alter table audit_log disable trigger audit_log_append_only;
                   delete from audit_log where target_type = 'subscription';
                   alter table audit_log enable trigger audit_log_append_only`);
@@ -93,13 +95,17 @@ export async function measureRenewalFloor(knex: Knex, setUp: FloorSetUp, connect
   const pids = await serverPids(knex);
   const cpuBefore = cpuOf(pids);
   const started = performance.now();
-  await Promise.all(Array.from({ length: connections }, async () => {
-    for (;;) {
-      const n = await knex.transaction(async (trx) => (await trx.raw(renewBatchSql(setUp.endpointId), { asOf: AS_OF })).rows[0].n as number);
-      renewed += n;
-      if (n === 0) return;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      for (;;) {
+        const n = await knex.transaction(
+          async (trx) => (await trx.raw(renewBatchSql(setUp.endpointId), { asOf: AS_OF })).rows[0].n as number,
+        );
+        renewed += n;
+        if (n === 0) return;
+      }
+    }),
+  );
   const renewalsPerSecond = renewed / ((performance.now() - started) / 1000);
   const cpu = cpuOf([...new Set([...pids, ...(await serverPids(knex))])]) - cpuBefore;
   if (renewed !== setUp.count) throw new Error(`the floor renewed ${renewed} of ${setUp.count} subscriptions`);

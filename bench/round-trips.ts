@@ -26,16 +26,71 @@ try {
 
   const requests: Array<[string, () => Promise<Response>]> = [
     ['GET /api/products/:id', () => fetch(`${base}/api/products/${rows.productIds[0]}`, { headers: { cookie } })],
-    ['POST /api/customers', () => fetch(`${base}/api/customers`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Round Trip', email: `rt-${Date.now()}@bench.test` }) })],
-    ['POST /api/billing/invoices', () => fetch(`${base}/api/billing/invoices`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ customerId: rows.customerIds[0], taxRate: '8.25', lineItems: [{ description: 'Round trip', quantity: 1, unitPrice: '49.00' }, { description: 'Seats', quantity: 3, unitPrice: '9.99' }] }) })],
-    ['POST /api/billing/invoices (issued)', () => fetch(`${base}/api/billing/invoices`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ customerId: rows.customerIds[1], status: 'issued', lineItems: [{ description: 'Round trip', quantity: 1, unitPrice: '49.00' }] }) })],
-    ['POST /api/billing/subscriptions', () => fetch(`${base}/api/billing/subscriptions`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ customerId: rows.customerIds[2], planId: rows.planIds[0], billingCycle: 'monthly' }) })],
-    ['POST /api/billing/webhooks/provider_a', () => {
-      const body = JSON.stringify({ id: `evt_rt_${Date.now()}`, type: 'charge.updated', created: Math.floor(Date.now() / 1000), data: { object: { id: 'ch_1' } } });
-      const t = Math.floor(Date.now() / 1000);
-      const signature = createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex');
-      return fetch(`${base}/api/billing/webhooks/provider_a`, { method: 'POST', headers: { 'content-type': 'application/json', 'provider_a-signature': `t=${t},v1=${signature}` }, body });
-    }],
+    [
+      'POST /api/customers',
+      () =>
+        fetch(`${base}/api/customers`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Round Trip', email: `rt-${Date.now()}@bench.test` }),
+        }),
+    ],
+    [
+      'POST /api/billing/invoices',
+      () =>
+        fetch(`${base}/api/billing/invoices`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            customerId: rows.customerIds[0],
+            taxRate: '8.25',
+            lineItems: [
+              { description: 'Round trip', quantity: 1, unitPrice: '49.00' },
+              { description: 'Seats', quantity: 3, unitPrice: '9.99' },
+            ],
+          }),
+        }),
+    ],
+    [
+      'POST /api/billing/invoices (issued)',
+      () =>
+        fetch(`${base}/api/billing/invoices`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            customerId: rows.customerIds[1],
+            status: 'issued',
+            lineItems: [{ description: 'Round trip', quantity: 1, unitPrice: '49.00' }],
+          }),
+        }),
+    ],
+    [
+      'POST /api/billing/subscriptions',
+      () =>
+        fetch(`${base}/api/billing/subscriptions`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/json' },
+          body: JSON.stringify({ customerId: rows.customerIds[2], planId: rows.planIds[0], billingCycle: 'monthly' }),
+        }),
+    ],
+    [
+      'POST /api/billing/webhooks/provider_a',
+      () => {
+        const body = JSON.stringify({
+          id: `evt_rt_${Date.now()}`,
+          type: 'charge.updated',
+          created: Math.floor(Date.now() / 1000),
+          data: { object: { id: 'ch_1' } },
+        });
+        const t = Math.floor(Date.now() / 1000);
+        const signature = createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex');
+        return fetch(`${base}/api/billing/webhooks/provider_a`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'provider_a-signature': `t=${t},v1=${signature}` },
+          body,
+        });
+      },
+    ],
   ];
   for (const [name, send] of requests) {
     await (await send()).arrayBuffer(); // warm: prepared statements, queue cache

@@ -67,7 +67,8 @@ const say = (message: string) => console.error(`[bench] ${message}`);
 /** The commit measured, so saved results can be compared; `-dirty` when the tree had changes. */
 function gitRevision(): string | null {
   try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     return git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain') ? '-dirty' : '');
   } catch {
     return null;
@@ -77,7 +78,13 @@ function gitRevision(): string | null {
 /** `--cpu-prof` for the service when BENCH_CPU_PROF_DIR names a folder (the profile is written when it stops). */
 function cpuProfileArgs(namePrefix = ''): string[] {
   const dir = process.env.BENCH_CPU_PROF_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`, ...(namePrefix ? [`--cpu-prof-name=${namePrefix}\${pid}.cpuprofile`] : [])] : [];
+  return dir
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${path.resolve(dir)}`,
+        ...(namePrefix ? [`--cpu-prof-name=${namePrefix}\${pid}.cpuprofile`] : []),
+      ]
+    : [];
 }
 
 /**
@@ -109,7 +116,13 @@ async function main(): Promise<number> {
     'service',
     cpuProfileArgs().concat(roleArgs('web')),
     // development, not production: production cookies are Secure and would not come back over http.
-    { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: POOL_MAX, ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})) },
+    {
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'silent',
+      NODE_ENV: 'development',
+      DB_POOL_MAX: POOL_MAX,
+      ...Object.assign({}, ...selected.map((b) => b.serviceEnv ?? {})),
+    },
     '/readyz',
   );
   const { cookie } = await loginAsAdmin(service.baseUrl, knex);
@@ -120,7 +133,12 @@ async function main(): Promise<number> {
   for (const kind of new Set(selected.map((b) => b.ceiling))) {
     const ceiling = ceilings[kind];
     say(`ceiling ${ceiling.title}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured`);
-    const server = await startChildServer(`ceiling ${kind}`, [...cpuProfileArgs(`CEILING-${kind}-`), '--import', 'tsx', 'bench/ceiling-server.ts', kind], { DATABASE_URL: databaseUrl, DB_POOL_MAX: POOL_MAX }, '/healthz');
+    const server = await startChildServer(
+      `ceiling ${kind}`,
+      [...cpuProfileArgs(`CEILING-${kind}-`), '--import', 'tsx', 'bench/ceiling-server.ts', kind],
+      { DATABASE_URL: databaseUrl, DB_POOL_MAX: POOL_MAX },
+      '/healthz',
+    );
     await settle(knex);
     const measurement = await measure(server.baseUrl, ceiling.load(fixtures), options);
     const died = server.exitedEarly();
@@ -136,12 +154,21 @@ async function main(): Promise<number> {
     await settle(knex);
     const measurement = await measure(service.baseUrl, benchmark.load(fixtures), options);
     const ceiling = ceilings[benchmark.ceiling];
-    results.push({ name: benchmark.name, measurement, ceilingName: ceiling.title, ceilingRequestsPerSecond: ceilingRate[benchmark.ceiling], aim: benchmark.aim, aimP99Ms: benchmark.aimP99Ms });
+    results.push({
+      name: benchmark.name,
+      measurement,
+      ceilingName: ceiling.title,
+      ceilingRequestsPerSecond: ceilingRate[benchmark.ceiling],
+      aim: benchmark.aim,
+      aimP99Ms: benchmark.aimP99Ms,
+    });
   }
   const serviceDied = service.exitedEarly();
 
   console.log('');
-  console.log(`${options.connections} connections, ${options.seconds} s each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`);
+  console.log(
+    `${options.connections} connections, ${options.seconds} s each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+  );
   console.log(formatTable(results));
 
   const failures = results.flatMap((row) => {

@@ -15,7 +15,10 @@ export const validateNewDevice: Benchmark = {
     let n = 0;
     return {
       method: 'POST',
-      next: () => ({ path: '/api/licenses/validate', body: { licenseKey: nextKey(), deviceId: `bench-new-device-${++n}`, deviceName: `Bench Laptop ${n}` } }),
+      next: () => ({
+        path: '/api/licenses/validate',
+        body: { licenseKey: nextKey(), deviceId: `bench-new-device-${++n}`, deviceName: `Bench Laptop ${n}` },
+      }),
       accept: (body) => body.includes('"valid":true'),
     };
   },

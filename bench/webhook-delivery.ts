@@ -54,11 +54,17 @@ async function waitFor(done: () => boolean, timeoutMs: number, what: string): Pr
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** The ceiling: signed JSON POSTs straight from this process, `concurrency` at a time. */
 async function rawPosts(url: string, count: number, concurrency: number): Promise<number> {
-  const body = JSON.stringify({ id: 'evt_ceiling', type: 'invoice.paid', createdAt: new Date().toISOString(), data: { amount: '10.00' } });
+  const body = JSON.stringify({
+    id: 'evt_ceiling',
+    type: 'invoice.paid',
+    createdAt: new Date().toISOString(),
+    data: { amount: '10.00' },
+  });
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -66,7 +72,12 @@ async function rawPosts(url: string, count: number, concurrency: number): Promis
       while (next < count) {
         const i = next++;
         const signature = createHmac('sha256', SECRET).update(body).digest('hex');
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-signature': signature, 'x-event-id': `ceiling-${i}` }, body, redirect: 'manual' });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-signature': signature, 'x-event-id': `ceiling-${i}` },
+          body,
+          redirect: 'manual',
+        });
         await res.arrayBuffer();
       }
     }),
@@ -79,7 +90,11 @@ async function main(): Promise<void> {
   const databaseUrl = await startBenchDatabase();
   const knex = createKnex(databaseUrl, 8);
   onCleanup(() => knex.destroy());
-  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), { migrate: false, supervise: false, max: 4 });
+  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), {
+    migrate: false,
+    supervise: false,
+    max: 4,
+  });
   await boss.start();
   onCleanup(() => boss.stop({ graceful: false }));
   setBoss(boss);
@@ -90,7 +105,13 @@ async function main(): Promise<void> {
   const startWorker = () => {
     const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'silent',
+        NODE_ENV: 'development',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     onCleanup(() => {
@@ -101,7 +122,10 @@ async function main(): Promise<void> {
   say('starting the webhooks worker (workers/webhooks.ts)');
   const child = startWorker();
 
-  const record = (n: number) => knex.transaction((trx) => recordEvent(trx, 'invoice.paid', { invoiceId: `bench-${n}`, amount: '10.00', currency: 'USD' }));
+  const record = (n: number) =>
+    knex.transaction((trx) =>
+      recordEvent(trx, 'invoice.paid', { invoiceId: `bench-${n}`, amount: '10.00', currency: 'USD' }),
+    );
   say('warm-up: 50 events');
   const warm = await Promise.all(Array.from({ length: 50 }, (_, i) => record(i)));
   await waitFor(() => warm.every((e) => receiver.arrivals.has(e.id)), 60_000, 'warm-up deliveries');
@@ -130,9 +154,11 @@ async function main(): Promise<void> {
   if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
   const backlog: string[] = [];
   let m = 100_000;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (m < 100_000 + COUNT) backlog.push((await record(m++)).id);
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (m < 100_000 + COUNT) backlog.push((await record(m++)).id);
+    }),
+  );
   startWorker();
   await waitFor(() => backlog.every((id) => receiver.arrivals.has(id)), 300_000, 'backlog deliveries');
   const backlogArrivals = backlog.map((id) => receiver.arrivals.get(id)!);
@@ -143,11 +169,19 @@ async function main(): Promise<void> {
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
   console.log('');
-  console.log(`webhook delivery: ${COUNT} events, worker sends in flight <= ${DISPATCH_LIMITS.concurrency} (${DISPATCH_LIMITS.perEndpoint} per endpoint); ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`);
-  console.log(`deliveries/s ${perSecond.toFixed(0)} (aim >= 300)   raw POST ceiling ${ceiling.toFixed(0)}/s   ratio ${(perSecond / ceiling).toFixed(2)}`);
+  console.log(
+    `webhook delivery: ${COUNT} events, worker sends in flight <= ${DISPATCH_LIMITS.concurrency} (${DISPATCH_LIMITS.perEndpoint} per endpoint); ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+  );
+  console.log(
+    `deliveries/s ${perSecond.toFixed(0)} (aim >= 300)   raw POST ceiling ${ceiling.toFixed(0)}/s   ratio ${(perSecond / ceiling).toFixed(2)}`,
+  );
   console.log(`event-to-delivery latency ms: p50 ${p50} (aim < 250)   p99 ${p99}`);
-  console.log(`(events were recorded at ${(COUNT / recordedIn).toFixed(0)}/s by this process; live delivery cannot outrun that)`);
-  console.log(`backlog drain by one worker: deliveries/s ${drainPerSecond.toFixed(0)}   ratio to the raw ceiling ${(drainPerSecond / ceiling).toFixed(2)}`);
+  console.log(
+    `(events were recorded at ${(COUNT / recordedIn).toFixed(0)}/s by this process; live delivery cannot outrun that)`,
+  );
+  console.log(
+    `backlog drain by one worker: deliveries/s ${drainPerSecond.toFixed(0)}   ratio to the raw ceiling ${(drainPerSecond / ceiling).toFixed(2)}`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

@@ -83,8 +83,11 @@ async function main(args) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then((code) => process.exit(code), (error) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(2);
-  });
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(2);
+    },
+  );
 }

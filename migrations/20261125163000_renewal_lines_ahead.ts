@@ -8,7 +8,9 @@ import type { Knex } from 'knex';
  * still cannot commit without its invoice; `on delete cascade` is unchanged.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`alter table invoice_line_items alter constraint invoice_line_items_invoice_id_fkey deferrable initially deferred`);
+  await knex.raw(
+    `alter table invoice_line_items alter constraint invoice_line_items_invoice_id_fkey deferrable initially deferred`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

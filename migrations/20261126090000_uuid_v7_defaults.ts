@@ -34,9 +34,13 @@ function swapIdDefaults(knex: Knex, from: string, to: string) {
 }
 
 export async function up(knex: Knex): Promise<void> {
-  const { rows } = await knex.raw<{ rows: unknown[] }>(`select 1 from pg_proc where proname = 'uuidv7' and pronargs = 0`);
+  const { rows } = await knex.raw<{ rows: unknown[] }>(
+    `select 1 from pg_proc where proname = 'uuidv7' and pronargs = 0`,
+  );
   if (rows.length === 0) {
-    await knex.raw(`create function uuidv7() returns uuid language sql volatile parallel safe as $fn$ ${UUIDV7_FALLBACK_SQL} $fn$`);
+    await knex.raw(
+      `create function uuidv7() returns uuid language sql volatile parallel safe as $fn$ ${UUIDV7_FALLBACK_SQL} $fn$`,
+    );
   }
   await swapIdDefaults(knex, 'gen_random_uuid()', 'uuidv7()');
 }

@@ -4,9 +4,7 @@ import { z } from 'zod';
 // .env is a convenience for development; real deployments set the environment directly.
 if (existsSync('.env')) process.loadEnvFile('.env');
 
-const boolean = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const optionalString = z
   .string()
@@ -38,7 +36,12 @@ const configSchema = z.object({
   AUTH_SESSION_EXPIRY_DAYS: optionalString,
   WEBHOOK_ALLOW_PRIVATE_URLS: boolean.default(false),
   /** Delays in seconds between outbound webhook attempts (D-72), e.g. `5,300,1800`; unset = the default schedule. */
-  WEBHOOK_RETRY_SCHEDULE_SECONDS: optionalString.pipe(z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma list of seconds').optional()),
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma list of seconds')
+      .optional(),
+  ),
   PUPPETEER_EXECUTABLE_PATH: optionalString,
   PROVIDER_A_API_URL: z.url().default('https://api.provider-a.example'),
   PROVIDER_A_SECRET_KEY: optionalString,
@@ -59,14 +62,18 @@ export type Config = z.infer<typeof configSchema>;
 export const CONFIG_VARIABLES = Object.keys(configSchema.shape) as (keyof Config)[];
 
 // An empty variable (e.g. copied from .env.example) means "not set".
-const setOnly = (env: NodeJS.ProcessEnv) => Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+const setOnly = (env: NodeJS.ProcessEnv) =>
+  Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
 
 /**
  * Parses the environment once; a bad value stops the process with a message naming the variable.
  * `defaults` stand in for variables that are not set, before the schema's own defaults (a command-line
  * tool that logs less than a server unless LOG_LEVEL asks for more).
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, defaults: Partial<Record<keyof Config, string>> = {}): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  defaults: Partial<Record<keyof Config, string>> = {},
+): Config {
   const parsed = configSchema.safeParse({ ...setOnly(defaults), ...setOnly(env) });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');

@@ -25,7 +25,9 @@ export function readableLine(line: string, colour: boolean): string {
   const level = Number(entry.level);
   const time = new Date(Number(entry.time)).toISOString().slice(11, 19);
   const label = (LEVELS[level] ?? String(level)).padEnd(5);
-  const fields = Object.entries(entry).filter(([k]) => !OMITTED.has(k)).map(([k, v]) => `${k}=${shown(v)}`);
+  const fields = Object.entries(entry)
+    .filter(([k]) => !OMITTED.has(k))
+    .map(([k, v]) => `${k}=${shown(v)}`);
   const err = entry.err as { message?: string; stack?: string } | undefined;
   const text = `${time} ${colour && COLOURS[level] ? `${COLOURS[level]}${label}\x1b[0m` : label} ${entry.name ?? ''}: ${entry.msg ?? ''}${fields.length ? `  ${fields.join(' ')}` : ''}`;
   return `${text}${err ? `\n${err.stack ?? err.message ?? ''}` : ''}\n`;

@@ -9,7 +9,11 @@ import { closeSharedBrowser } from './invoices/pdf/shared-browser.ts';
 import { logStartedService } from './process/started.ts';
 
 await runProcess('billing', async (opened) => {
-  const { deps, boss, database, config } = await boot('billing', { release: true, supervise: true, exclusive: true }, opened);
+  const { deps, boss, database, config } = await boot(
+    'billing',
+    { release: true, supervise: true, exclusive: true },
+    opened,
+  );
   opened.add(closeSharedBrowser);
   opened.add(() => boss.stop({ graceful: true, timeout: 30_000 }));
   opened.add(await registerWorkers(boss, deps, WORKER_GROUPS, jobHandlers));

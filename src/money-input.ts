@@ -16,7 +16,10 @@ import { DECIMAL_PATTERN, minorUnits, money, moneyString } from './money.ts';
 export function assertCurrencyPrecision(amount: string, currency: string, path = 'amount'): void {
   if (exactInCurrency(amount, currency)) return;
   const places = minorUnits(currency);
-  const message = places === 0 ? `must be a whole number of ${currency}` : `must have at most ${places} decimal places in ${currency}`;
+  const message =
+    places === 0
+      ? `must be a whole number of ${currency}`
+      : `must have at most ${places} decimal places in ${currency}`;
   throw new AppError('invalid_amount', `Invalid amount: ${path}: ${message}`, { details: [{ path, message }] });
 }
 

@@ -12,10 +12,32 @@ export const DECIMAL_PATTERN = /^-?\d+(\.\d+)?$/;
 
 // ISO 4217 currencies whose minor unit is not 2 digits; every other code has 2.
 const MINOR_UNITS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0,
-  VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  CLF: 4, UYW: 4,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
 };
 
 /**
@@ -30,7 +52,9 @@ export const ISO_4217_CODES: readonly string[] = `
   LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN
   PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD
   TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV WST XAF XCD XCG XOF XPF YER ZAR ZMW ZWG ZWL
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);
 
 export function minorUnits(currency: string): number {
   return MINOR_UNITS[currency] ?? 2;
@@ -38,12 +62,16 @@ export function minorUnits(currency: string): number {
 
 /** Integer amount in the currency's minor unit, as providers take it ("12.34" USD is 1234, "1000" JPY is 1000). */
 export function toMinorUnits(amount: Decimal | string, currency: string): string {
-  return money(amount).times(money(10).pow(minorUnits(currency))).toFixed(0);
+  return money(amount)
+    .times(money(10).pow(minorUnits(currency)))
+    .toFixed(0);
 }
 
 /** A provider's integer minor-unit amount as a decimal string (1234 USD cents is "12.34"). */
 export function fromMinorUnits(amount: string | number, currency: string): string {
-  return money(amount).dividedBy(money(10).pow(minorUnits(currency))).toFixed(minorUnits(currency));
+  return money(amount)
+    .dividedBy(money(10).pow(minorUnits(currency)))
+    .toFixed(minorUnits(currency));
 }
 
 export function money(value: string | number | Decimal): Decimal {
@@ -64,7 +92,9 @@ function roundHalfUp(amount: Decimal | string, digits: number): Decimal {
 const OUTPUT_FORMS = [0, 1, 2, 3, 4].map((n) => new RegExp(`^(0|[1-9]\\d*)${n === 0 ? '' : `\\.\\d{${n}}`}$`));
 
 /** A non-negative decimal string with fewer fraction digits than `n` (none at all included, no leading zero, no exponent), by n (0 has none). */
-const SHORT_FORMS = [0, 1, 2, 3, 4].map((n) => (n === 0 ? undefined : new RegExp(`^(0|[1-9]\\d*)${n === 1 ? '' : `(\\.\\d{1,${n - 1}})?`}$`)));
+const SHORT_FORMS = [0, 1, 2, 3, 4].map((n) =>
+  n === 0 ? undefined : new RegExp(`^(0|[1-9]\\d*)${n === 1 ? '' : `(\\.\\d{1,${n - 1}})?`}$`),
+);
 
 /** A SHORT_FORMS string with zeros added up to `n` fraction digits. */
 function padFraction(amount: string, n: number): string {

@@ -5,7 +5,11 @@ import { runProcess } from './process/run.ts';
 import { logStartedService } from './process/started.ts';
 
 await runProcess('web', async (opened) => {
-  const { deps, boss, database, config } = await boot('web', { release: false, supervise: false, exclusive: true }, opened);
+  const { deps, boss, database, config } = await boot(
+    'web',
+    { release: false, supervise: false, exclusive: true },
+    opened,
+  );
   opened.add(() => boss.stop({ graceful: true, timeout: 10_000 }));
   const server = await startHttpServer(deps, config.PORT, config.HOST);
   opened.add(server.close);

@@ -19,7 +19,11 @@ if (!adminUrl) {
   tempDir = mkdtempSync(path.join(os.tmpdir(), 'billing-test-pg-'));
   // The server runs as the unprivileged postgres user when we are root: it must reach the folder.
   chmodSync(tempDir, 0o755);
-  const server = await startEmbeddedPostgres({ dataDir: path.join(tempDir, 'data'), port: await freePort(), ephemeral: true });
+  const server = await startEmbeddedPostgres({
+    dataDir: path.join(tempDir, 'data'),
+    port: await freePort(),
+    ephemeral: true,
+  });
   adminUrl = server.adminUrl;
   stopServer = server.stop;
 }
@@ -30,7 +34,14 @@ await prepareTemplate(adminUrl, templateName);
 /** Runs ava over `args`; answers its exit code and what it printed (also passed through). */
 async function runAva(args: string[]): Promise<{ code: number; output: string }> {
   const ava = spawn(process.execPath, [path.resolve('node_modules/ava/entrypoints/cli.mjs'), ...args], {
-    env: { ...process.env, TEST_ADMIN_URL: adminUrl, TEST_TEMPLATE_DB: templateName, NODE_ENV: 'test', DATABASE_URL: '', ...(browser ? { TEST_BROWSER_WS: browser.wsEndpoint() } : {}) },
+    env: {
+      ...process.env,
+      TEST_ADMIN_URL: adminUrl,
+      TEST_TEMPLATE_DB: templateName,
+      NODE_ENV: 'test',
+      DATABASE_URL: '',
+      ...(browser ? { TEST_BROWSER_WS: browser.wsEndpoint() } : {}),
+    },
     stdio: ['inherit', 'pipe', 'inherit'],
   });
   let output = '';
@@ -77,7 +88,10 @@ for (const pass of passes) {
   const run = await runAva(pass);
   code ||= run.code;
   passed += count(run.output, /(\d+) tests? passed/) || marks(run.output, '✔');
-  failed += count(run.output, /(\d+) tests? failed/) + count(run.output, /(\d+) uncaught exceptions?/) + count(run.output, /(\d+) unhandled rejections?/);
+  failed +=
+    count(run.output, /(\d+) tests? failed/) +
+    count(run.output, /(\d+) uncaught exceptions?/) +
+    count(run.output, /(\d+) unhandled rejections?/);
   skipped += count(run.output, /(\d+) tests? skipped/);
 }
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);

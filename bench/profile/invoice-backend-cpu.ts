@@ -23,8 +23,20 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 
 try {
   const { url, rows, base, cookie } = await startInProcessApp();
-  const body = (i: number) => JSON.stringify({ customerId: rows.customerIds[i % rows.customerIds.length], taxRate: '8.25', lineItems: [{ description: `Bench subscription ${i}`, quantity: 1, unitPrice: '49.00' }, { description: 'Bench extra seats', quantity: 3, unitPrice: '9.99' }] });
-  const answer = await fetch(`${base}/api/billing/invoices`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: body(0) });
+  const body = (i: number) =>
+    JSON.stringify({
+      customerId: rows.customerIds[i % rows.customerIds.length],
+      taxRate: '8.25',
+      lineItems: [
+        { description: `Bench subscription ${i}`, quantity: 1, unitPrice: '49.00' },
+        { description: 'Bench extra seats', quantity: 3, unitPrice: '9.99' },
+      ],
+    });
+  const answer = await fetch(`${base}/api/billing/invoices`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: body(0),
+  });
   if (answer.status !== 201) throw new Error(`creation answered ${answer.status}: ${await answer.text()}`);
   // The PREPARE is a query of its own, sent once before the first EXECUTE (db/hot-lock.ts transactionOn); then the creation's query.
   const prepare = captured.find((text) => text.startsWith('PREPARE'))!;
@@ -33,10 +45,15 @@ try {
   const captured0 = parts.find((p) => p.startsWith('EXECUTE'))!;
   const invoiceId = /"id":"([0-9a-f-]{36})"/.exec(captured0)![1]!;
   // Each run a new invoice: its id and its events' ids fresh.
-  const fresh = (sql: string) => sql.replaceAll(invoiceId, randomUUID()).replace(/evt_[A-Za-z0-9]+/g, () => `evt_${randomUUID().replaceAll('-', '')}`);
+  const fresh = (sql: string) =>
+    sql
+      .replaceAll(invoiceId, randomUUID())
+      .replace(/evt_[A-Za-z0-9]+/g, () => `evt_${randomUUID().replaceAll('-', '')}`);
   const execute = captured0;
   const rest = () => fresh(full).split(';\n');
-  console.log(`creation query: ${full.length} chars (${execute.length} EXECUTE), sent after its PREPARE of ${prepare.length} chars`);
+  console.log(
+    `creation query: ${full.length} chars (${execute.length} EXECUTE), sent after its PREPARE of ${prepare.length} chars`,
+  );
 
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
@@ -48,9 +65,25 @@ try {
   const { createHash } = await import('node:crypto');
   const tokenHash = createHash('sha256').update(token).digest('hex');
   const cases: Array<[string, () => Promise<unknown>]> = [
-    ['session check (prepared)', () => client.query({ name: 'session', text: `select s.id as session_id, u.id as user_id, u.email, u.role from sessions s join users u on u.id = s.user_id where s.token_hash = $1 and s.expires_at > now()`, values: [tokenHash] })],
+    [
+      'session check (prepared)',
+      () =>
+        client.query({
+          name: 'session',
+          text: `select s.id as session_id, u.id as user_id, u.email, u.role from sessions s join users u on u.id = s.user_id where s.token_hash = $1 and s.expires_at > now()`,
+          values: [tokenHash],
+        }),
+    ],
     ['creation query as sent', () => client.query(rest().join(';\n'))],
-    ['  without the flush', () => client.query(rest().filter((p) => !p.includes('pg_logical_emit_message')).join(';\n'))],
+    [
+      '  without the flush',
+      () =>
+        client.query(
+          rest()
+            .filter((p) => !p.includes('pg_logical_emit_message'))
+            .join(';\n'),
+        ),
+    ],
     ['  flush alone', () => client.query(`select pg_logical_emit_message(false, 'billing.flush', '', true)`)],
     ['  BEGIN; COMMIT', () => client.query('BEGIN; COMMIT')],
     ['  EXECUTE rolled back', () => client.query(`BEGIN; ${fresh(execute)}; ROLLBACK`)],
@@ -61,11 +94,15 @@ try {
     const started = performance.now();
     for (let i = 0; i < REQUESTS; i++) await run();
     const ms = performance.now() - started;
-    console.log(`${name.padEnd(28)} backend CPU ${((cpuTicks(pid) - before) * 10 / REQUESTS).toFixed(3)} ms, wall ${(ms / REQUESTS).toFixed(3)} ms`);
+    console.log(
+      `${name.padEnd(28)} backend CPU ${(((cpuTicks(pid) - before) * 10) / REQUESTS).toFixed(3)} ms, wall ${(ms / REQUESTS).toFixed(3)} ms`,
+    );
   }
   // Warm by now (the generic plan, caches): the plan of one more EXECUTE, rolled back.
   const explain = await client.query(`begin; explain (analyze, buffers, wal, summary) ${fresh(execute)}; rollback`);
-  console.log((explain as unknown as { rows: { 'QUERY PLAN': string }[] }[])[1]!.rows.map((r) => r['QUERY PLAN']).join('\n'));
+  console.log(
+    (explain as unknown as { rows: { 'QUERY PLAN': string }[] }[])[1]!.rows.map((r) => r['QUERY PLAN']).join('\n'),
+  );
   await client.end();
 } catch (error) {
   console.error(error);

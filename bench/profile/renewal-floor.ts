@@ -20,10 +20,14 @@ async function main(): Promise<void> {
   const endpointId = await insertBenchEndpoint(knex);
   const ceiling = await rawInvoiceInserts(knex, customerIds, COUNT);
   await knex.raw('drop table bench_invoice_ceiling');
-  console.log(`renewal floor: ${COUNT} due subscriptions, batches of ${FLOOR_BATCH}; raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s (${CEILING_BATCH} per insert)`);
+  console.log(
+    `renewal floor: ${COUNT} due subscriptions, batches of ${FLOOR_BATCH}; raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s (${CEILING_BATCH} per insert)`,
+  );
   for (const connections of CONNECTIONS) {
     const floor = await measureRenewalFloor(knex, { customerIds, planIds, endpointId, count: COUNT }, connections);
-    console.log(`  ${connections} connection(s): ${floor.renewalsPerSecond.toFixed(0)} renewals/s   ratio ${(floor.renewalsPerSecond / ceiling).toFixed(2)}   PostgreSQL CPU ${floor.postgresMicros.toFixed(0)} µs per renewal`);
+    console.log(
+      `  ${connections} connection(s): ${floor.renewalsPerSecond.toFixed(0)} renewals/s   ratio ${(floor.renewalsPerSecond / ceiling).toFixed(2)}   PostgreSQL CPU ${floor.postgresMicros.toFixed(0)} µs per renewal`,
+    );
   }
 }
 

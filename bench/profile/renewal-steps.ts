@@ -34,12 +34,23 @@ function label(sql: string): string {
   const s = sql.slice(0, 400).replace(/\s+/g, ' ').trim().toLowerCase();
   if (s.startsWith('with turn')) return 'claim (with the batch turn lock)';
   if (s.includes('pg_advisory_xact_lock')) return 'ledger lock + balances';
-  if (s.includes('document_counters')) return /\bcommit\b/i.test(sql.slice(-400)) ? 'numbered write + COMMIT' : 'numbered write (counter)';
-  const m = /^(insert into \w+|update \w+|delete from \w+|with \w+|select .{0,40}? from \w+|begin|commit|rollback|savepoint|release)/.exec(s);
+  if (s.includes('document_counters'))
+    return /\bcommit\b/i.test(sql.slice(-400)) ? 'numbered write + COMMIT' : 'numbered write (counter)';
+  const m =
+    /^(insert into \w+|update \w+|delete from \w+|with \w+|select .{0,40}? from \w+|begin|commit|rollback|savepoint|release)/.exec(
+      s,
+    );
   return (m ? m[1] : s.slice(0, 50))!;
 }
 
-interface Query { conn: number; label: string; sql: string; start: number; end: number; bytes: number }
+interface Query {
+  conn: number;
+  label: string;
+  sql: string;
+  start: number;
+  end: number;
+  bytes: number;
+}
 
 /** The transaction commands of a query (BEGIN, COMMIT, ROLLBACK as statements of their own), for the timeline. */
 function commandsOf(sql: string): string {
@@ -56,10 +67,14 @@ function recordQueries(queries: Query[]) {
     const query = conn.query.bind(conn) as (...args: unknown[]) => unknown;
     (conn as unknown as { query: unknown }).query = (...args: unknown[]) => {
       const config = args[0] as string | { text: string };
-      const sql = typeof config === 'string' ? config : config?.text ?? '';
+      const sql = typeof config === 'string' ? config : (config?.text ?? '');
       // What is sent: the text and the bind values (a batch's rows travel as JSON in one or the other).
-      const values = (typeof config === 'string' ? args[1] : (config as { values?: unknown[] })?.values ?? args[1]) as unknown[] | undefined;
-      const bytes = sql.length + (Array.isArray(values) ? values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0) : 0);
+      const values = (typeof config === 'string' ? args[1] : ((config as { values?: unknown[] })?.values ?? args[1])) as
+        | unknown[]
+        | undefined;
+      const bytes =
+        sql.length +
+        (Array.isArray(values) ? values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 0), 0) : 0);
       const q: Query = { conn: id, label: label(sql), sql: commandsOf(sql), start: performance.now(), end: 0, bytes };
       queries.push(q);
       const last = args.length - 1;
@@ -72,7 +87,11 @@ function recordQueries(queries: Query[]) {
         return query(...args);
       }
       const answer = query(...args);
-      if (answer && typeof (answer as Promise<unknown>).then === 'function') (answer as Promise<unknown>).then(() => (q.end = performance.now()), () => (q.end = performance.now()));
+      if (answer && typeof (answer as Promise<unknown>).then === 'function')
+        (answer as Promise<unknown>).then(
+          () => (q.end = performance.now()),
+          () => (q.end = performance.now()),
+        );
       return answer;
     };
   };
@@ -89,17 +108,23 @@ async function main() {
     client: 'pg',
     connection: { connectionString: url, application_name: 'billing' },
     pool: {
-      min: 0, max: 4,
+      min: 0,
+      max: 4,
       afterCreate: (conn: pg.Client, cb: (err: Error | null, conn: pg.Client) => void) => {
         if (!explain) {
           record(conn);
           return cb(null, conn);
         }
-        conn.on('notice', (n) => { if (batchNo === 10) plans.push(String(n.message)); });
-        conn.query(`load 'auto_explain'; set auto_explain.log_min_duration = 0; set auto_explain.log_analyze = on; set auto_explain.log_buffers = on; set auto_explain.log_level = notice; set auto_explain.log_timing = ${process.env.PROFILE_EXPLAIN_TIMING === '1' ? 'on' : 'off'}`, (err) => {
-          record(conn);
-          cb(err, conn);
+        conn.on('notice', (n) => {
+          if (batchNo === 10) plans.push(String(n.message));
         });
+        conn.query(
+          `load 'auto_explain'; set auto_explain.log_min_duration = 0; set auto_explain.log_analyze = on; set auto_explain.log_buffers = on; set auto_explain.log_level = notice; set auto_explain.log_timing = ${process.env.PROFILE_EXPLAIN_TIMING === '1' ? 'on' : 'off'}`,
+          (err) => {
+            record(conn);
+            cb(err, conn);
+          },
+        );
       },
     },
   });
@@ -108,14 +133,26 @@ async function main() {
     if (/^(select \* from "subscriptions"|with turn)/.test(label(q.sql ?? ''))) batchNo++;
   });
   const { customerIds, planIds } = await seedRows(knex);
-  await knex('webhook_endpoints').insert({ url: 'https://receiver.bench.invalid/hook', events: ['invoice.created'], secret: 'whsec_bench_secret_0123456789abcdef' });
+  await knex('webhook_endpoints').insert({
+    url: 'https://receiver.bench.invalid/hook',
+    events: ['invoice.created'],
+    secret: 'whsec_bench_secret_0123456789abcdef',
+  });
   // A what-if on the schema before the rows exist (a fillfactor, an index dropped): PROFILE_SQL='alter table ...; drop index ...'.
   if (process.env.PROFILE_SQL) await knex.raw(process.env.PROFILE_SQL);
   await seedDueSubscriptions(knex, customerIds, planIds, COUNT);
   await knex.raw('checkpoint');
 
   const pgPids = () => serverPids(knex);
-  const kinds = async () => new Map(((await knex.raw(`select pid, backend_type from pg_stat_activity`)).rows as { pid: number; backend_type: string }[]).map((r) => [r.pid, r.backend_type]));
+  const kinds = async () =>
+    new Map(
+      (
+        (await knex.raw(`select pid, backend_type from pg_stat_activity`)).rows as {
+          pid: number;
+          backend_type: string;
+        }[]
+      ).map((r) => [r.pid, r.backend_type]),
+    );
   const cpuByKind = async (pids: number[]) => {
     const kindOf = await kinds();
     const by = new Map<string, number>();
@@ -144,14 +181,22 @@ async function main() {
   const pids = [...new Set([...pidsBefore, ...(await pgPids())])];
   const pgCpu = cpuOf(pids) - pgCpuBefore;
   const kindsAfter = await cpuByKind(pids);
-  const wal = Number((await knex.raw(`select pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn) as n`, [walBefore])).rows[0].n);
+  const wal = Number(
+    (await knex.raw(`select pg_wal_lsn_diff(pg_current_wal_lsn(), ?::pg_lsn) as n`, [walBefore])).rows[0].n,
+  );
 
   console.log(JSON.stringify(result));
   const batches = result.batches;
-  console.log(`renewals ${COUNT} in ${wall.toFixed(0)} ms = ${(COUNT / (wall / 1000)).toFixed(0)}/s; batches ${batches} of ${BATCH}, ${CONCURRENCY} in flight; queries ${ran.length} (${(ran.length / batches).toFixed(1)}/batch)`);
-  console.log(`CPU per batch: Node ${(((node.user + node.system) / 1000) / batches).toFixed(1)} ms, PostgreSQL ${((pgCpu * 1000) / batches).toFixed(1)} ms (all its processes); WAL ${(wal / COUNT).toFixed(0)} bytes per renewal`);
+  console.log(
+    `renewals ${COUNT} in ${wall.toFixed(0)} ms = ${(COUNT / (wall / 1000)).toFixed(0)}/s; batches ${batches} of ${BATCH}, ${CONCURRENCY} in flight; queries ${ran.length} (${(ran.length / batches).toFixed(1)}/batch)`,
+  );
+  console.log(
+    `CPU per batch: Node ${((node.user + node.system) / 1000 / batches).toFixed(1)} ms, PostgreSQL ${((pgCpu * 1000) / batches).toFixed(1)} ms (all its processes); WAL ${(wal / COUNT).toFixed(0)} bytes per renewal`,
+  );
 
-  console.log(`PostgreSQL CPU per batch by process kind: ${[...kindsAfter].map(([k, v]) => `${k} ${(((v - (kindsBefore.get(k) ?? 0)) * 1000) / batches).toFixed(1)} ms`).join(', ')}`);
+  console.log(
+    `PostgreSQL CPU per batch by process kind: ${[...kindsAfter].map(([k, v]) => `${k} ${(((v - (kindsBefore.get(k) ?? 0)) * 1000) / batches).toFixed(1)} ms`).join(', ')}`,
+  );
   // Per connection: the locks are held from the end of the query that took the first of them (the ledger lock,
   // else the counter; its own wait is not holding) to the end of the query that committed.
   const byConn = new Map<number, Query[]>();
@@ -160,7 +205,8 @@ async function main() {
   for (const list of byConn.values()) {
     let from: number | undefined;
     for (const q of list) {
-      if (from === undefined && (q.label === 'ledger lock + balances' || q.label === 'numbered write (counter)')) from = q.end;
+      if (from === undefined && (q.label === 'ledger lock + balances' || q.label === 'numbered write (counter)'))
+        from = q.end;
       if (from === undefined && q.label === 'numbered write + COMMIT') from = q.start; // takes and commits in one query
       if (/(^|;\s*)commit\b/.test(q.sql) && from !== undefined) {
         holding.push({ from, to: q.end });
@@ -178,9 +224,14 @@ async function main() {
     }
     return total;
   };
-  const mean = (spans: { from: number; to: number }[]) => spans.reduce((t, s) => t + s.to - s.from, 0) / Math.max(1, spans.length);
-  console.log(`locks held per batch ${mean(holding).toFixed(1)} ms (from the first lock taken to commit); some batch holding them ${union(holding).toFixed(0)} ms = ${((100 * union(holding)) / wall).toFixed(0)}% of the run`);
-  console.log(`batch open (BEGIN to COMMIT) ${mean(transactions(byConn)).toFixed(1)} ms; two or more batches open ${(overlap(transactions(byConn))).toFixed(0)} ms = ${((100 * overlap(transactions(byConn))) / wall).toFixed(0)}% of the run`);
+  const mean = (spans: { from: number; to: number }[]) =>
+    spans.reduce((t, s) => t + s.to - s.from, 0) / Math.max(1, spans.length);
+  console.log(
+    `locks held per batch ${mean(holding).toFixed(1)} ms (from the first lock taken to commit); some batch holding them ${union(holding).toFixed(0)} ms = ${((100 * union(holding)) / wall).toFixed(0)}% of the run`,
+  );
+  console.log(
+    `batch open (BEGIN to COMMIT) ${mean(transactions(byConn)).toFixed(1)} ms; two or more batches open ${(overlap(transactions(byConn))).toFixed(0)} ms = ${((100 * overlap(transactions(byConn))) / wall).toFixed(0)}% of the run`,
+  );
 
   const stats = new Map<string, { n: number; ms: number; bytes: number }>();
   for (const q of ran) {
@@ -190,22 +241,35 @@ async function main() {
     s.bytes += q.bytes;
     stats.set(q.label, s);
   }
-  for (const [l, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms)) console.log(`${(s.ms / batches).toFixed(1).padStart(8)} ms/batch ${String(s.n).padStart(6)}x ${(s.bytes / batches / 1024).toFixed(0).padStart(5)} kB/batch sent  ${l}`);
+  for (const [l, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms))
+    console.log(
+      `${(s.ms / batches).toFixed(1).padStart(8)} ms/batch ${String(s.n).padStart(6)}x ${(s.bytes / batches / 1024).toFixed(0).padStart(5)} kB/batch sent  ${l}`,
+    );
   if (process.env.PROFILE_WAL === '1') {
     // Where the WAL went, per relation: record bytes and full-page images (pg_walinspect).
     await knex.raw('create extension if not exists pg_walinspect');
     const walAfter = await walAt();
-    const rows = (await knex.raw(
-      `select coalesce(c.relname, b.relfilenode::text) as relation, count(*) as blocks, sum(b.block_data_length + case when b.block_id = 0 then b.record_length - b.block_data_length - b.block_fpi_length else 0 end)::bigint as data,
+    const rows = (
+      await knex.raw(
+        `select coalesce(c.relname, b.relfilenode::text) as relation, count(*) as blocks, sum(b.block_data_length + case when b.block_id = 0 then b.record_length - b.block_data_length - b.block_fpi_length else 0 end)::bigint as data,
               sum(b.block_fpi_length)::bigint as fpi, count(*) filter (where b.block_fpi_length > 0) as fpis
          from pg_get_wal_block_info(?::pg_lsn, ?::pg_lsn, false) b left join pg_class c on c.relfilenode = b.relfilenode
         group by 1 order by sum(b.block_data_length + b.block_fpi_length) desc limit 25`,
-      [walBefore, walAfter],
-    )).rows as { relation: string; blocks: string; data: string; fpi: string; fpis: string }[];
-    for (const r of rows) console.log(`WAL ${r.relation.padEnd(44)} blocks ${String(r.blocks).padStart(7)}  data ${(Number(r.data) / COUNT).toFixed(0).padStart(5)} B/renewal  FPI ${(Number(r.fpi) / COUNT).toFixed(0).padStart(5)} B/renewal (${r.fpis} images)`);
+        [walBefore, walAfter],
+      )
+    ).rows as { relation: string; blocks: string; data: string; fpi: string; fpis: string }[];
+    for (const r of rows)
+      console.log(
+        `WAL ${r.relation.padEnd(44)} blocks ${String(r.blocks).padStart(7)}  data ${(Number(r.data) / COUNT).toFixed(0).padStart(5)} B/renewal  FPI ${(Number(r.fpi) / COUNT).toFixed(0).padStart(5)} B/renewal (${r.fpis} images)`,
+      );
   }
-  if (process.env.PROFILE_TIMELINE) writeFileSync(process.env.PROFILE_TIMELINE, ran.map(({ sql: _sql, ...q }) => JSON.stringify(q)).join('\n'));
-  if (explain) for (const p of plans) console.log('----\n' + p.replace(/Query Parameters: .*\n/, '').replace(/Query Text: [\s\S]*?\n(?=[A-Z][a-z]+[ (])/, ''));
+  if (process.env.PROFILE_TIMELINE)
+    writeFileSync(process.env.PROFILE_TIMELINE, ran.map(({ sql: _sql, ...q }) => JSON.stringify(q)).join('\n'));
+  if (explain)
+    for (const p of plans)
+      console.log(
+        '----\n' + p.replace(/Query Parameters: .*\n/, '').replace(/Query Text: [\s\S]*?\n(?=[A-Z][a-z]+[ (])/, ''),
+      );
   await knex.destroy();
 }
 
@@ -227,7 +291,12 @@ function transactions(byConn: Map<number, Query[]>): { from: number; to: number 
 
 /** How long two or more of these spans were open at once. */
 function overlap(spans: { from: number; to: number }[]): number {
-  const edges = spans.flatMap((s) => [{ at: s.from, d: 1 }, { at: s.to, d: -1 }]).sort((a, b) => a.at - b.at || a.d - b.d);
+  const edges = spans
+    .flatMap((s) => [
+      { at: s.from, d: 1 },
+      { at: s.to, d: -1 },
+    ])
+    .sort((a, b) => a.at - b.at || a.d - b.d);
   let open = 0;
   let since = 0;
   let total = 0;

@@ -16,23 +16,35 @@ const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   if (!current) return query.apply(this, args);
   const first = args[0] as string | { text?: string; name?: string };
-  const text = (typeof first === 'string' ? first : `${first.name ? `[${first.name}] ` : ''}${first.text ?? ''}`).replace(/\s+/g, ' ').trim().slice(0, 90);
+  const text = (typeof first === 'string' ? first : `${first.name ? `[${first.name}] ` : ''}${first.text ?? ''}`)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 90);
   const entry = { text, ms: 0, full: typeof first === 'string' ? first : (first.text ?? '') };
   current.push(entry);
   const start = performance.now();
   const done = () => (entry.ms = performance.now() - start);
   // knex passes a callback; pg's own callers take the promise.
   const last = args.length - 1;
-  if (explainNext && typeof first === 'object' && !(first as { values?: unknown[] }).values?.length && first.text?.includes('with ')) {
+  if (
+    explainNext &&
+    typeof first === 'object' &&
+    !(first as { values?: unknown[] }).values?.length &&
+    first.text?.includes('with ')
+  ) {
     // PROFILE_EXPLAIN: the last request's final query runs its statement under EXPLAIN ANALYZE first, rolled back.
     const own = first.text.split(';\n').find((p) => p.trimStart().startsWith('with'))!;
-    args[0] = { ...first, text: `savepoint explained;\nexplain (analyze, buffers, summary) ${own};\nrollback to savepoint explained;\n${first.text}` };
+    args[0] = {
+      ...first,
+      text: `savepoint explained;\nexplain (analyze, buffers, summary) ${own};\nrollback to savepoint explained;\n${first.text}`,
+    };
   }
   if (typeof args[last] === 'function') {
     const callback = args[last] as (...a: unknown[]) => unknown;
     args[last] = (...a: unknown[]) => {
       done();
-      for (const r of Array.isArray(a[1]) ? (a[1] as { rows: Record<string, unknown>[] }[]) : []) if (r.rows?.[0]?.['QUERY PLAN']) console.log(r.rows.map((row) => row['QUERY PLAN']).join('\n'));
+      for (const r of Array.isArray(a[1]) ? (a[1] as { rows: Record<string, unknown>[] }[]) : [])
+        if (r.rows?.[0]?.['QUERY PLAN']) console.log(r.rows.map((row) => row['QUERY PLAN']).join('\n'));
       return callback(...a);
     };
     return query.apply(this, args);
@@ -50,7 +62,11 @@ try {
   for (let i = 0; i < REQUESTS + 50; i += 1) {
     current = [];
     explainNext = !!process.env.PROFILE_EXPLAIN && i === REQUESTS + 49;
-    const response = await fetch(`${base}/api/billing/subscriptions`, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ customerId: nextCustomer(), planId: nextPlan(), billingCycle: 'monthly' }) });
+    const response = await fetch(`${base}/api/billing/subscriptions`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ customerId: nextCustomer(), planId: nextPlan(), billingCycle: 'monthly' }),
+    });
     await response.arrayBuffer();
     if (response.status !== 201 && !explainNext) throw new Error(`status ${response.status}`);
     if (i < 50) continue; // warm-up
@@ -59,7 +75,8 @@ try {
       totals[n]!.ms += s.ms;
     });
   }
-  if (process.env.PROFILE_DUMP) writeFileSync(process.env.PROFILE_DUMP, JSON.stringify({ url, statements: (current ?? []).map((s) => s.full) }));
+  if (process.env.PROFILE_DUMP)
+    writeFileSync(process.env.PROFILE_DUMP, JSON.stringify({ url, statements: (current ?? []).map((s) => s.full) }));
   current = null;
   for (const t of totals) console.log(`${(t.ms / REQUESTS).toFixed(3).padStart(8)} ms  ${t.text}`);
   console.log(`${(totals.reduce((a, t) => a + t.ms, 0) / REQUESTS).toFixed(3).padStart(8)} ms  total`);

@@ -22,7 +22,8 @@ try {
   const rows = await seedRows(knex);
   const nextCustomer = rotating(rows.customerIds);
   const nextPlan = rotating(rows.planIds);
-  const create = () => createSubscription(knex, { customerId: nextCustomer(), planId: nextPlan(), billingCycle: 'monthly' }, SYSTEM_ACTOR);
+  const create = () =>
+    createSubscription(knex, { customerId: nextCustomer(), planId: nextPlan(), billingCycle: 'monthly' }, SYSTEM_ACTOR);
   for (let i = 0; i < 500; i++) await create();
   const backend = (await knex.raw('select pg_backend_pid() as pid')).rows[0].pid as number;
   const postmaster = parentPid(backend);
@@ -33,8 +34,12 @@ try {
   const used = process.cpuUsage(before);
   const wall = performance.now() - started;
   const pgAfter = [cpuTicks(backend), treeTicks(postmaster)];
-  console.log(`PostgreSQL: the backend ${((pgAfter[0]! - pgBefore[0]!) * 10 / REQUESTS).toFixed(3)} ms CPU per creation, all its processes ${((pgAfter[1]! - pgBefore[1]!) * 10 / REQUESTS).toFixed(3)} ms`);
-  console.log(`${REQUESTS} creations one at a time: this process ${((used.user + used.system) / 1000 / REQUESTS).toFixed(3)} ms CPU per creation (user ${(used.user / 1000 / REQUESTS).toFixed(3)}, system ${(used.system / 1000 / REQUESTS).toFixed(3)}), wall ${(wall / REQUESTS).toFixed(3)} ms`);
+  console.log(
+    `PostgreSQL: the backend ${(((pgAfter[0]! - pgBefore[0]!) * 10) / REQUESTS).toFixed(3)} ms CPU per creation, all its processes ${(((pgAfter[1]! - pgBefore[1]!) * 10) / REQUESTS).toFixed(3)} ms`,
+  );
+  console.log(
+    `${REQUESTS} creations one at a time: this process ${((used.user + used.system) / 1000 / REQUESTS).toFixed(3)} ms CPU per creation (user ${(used.user / 1000 / REQUESTS).toFixed(3)}, system ${(used.system / 1000 / REQUESTS).toFixed(3)}), wall ${(wall / REQUESTS).toFixed(3)} ms`,
+  );
 } finally {
   await cleanUp();
 }

@@ -15,7 +15,10 @@ export interface ApiKeyRow {
 
 const COLUMNS = ['id', 'name', 'customer_id', 'prefix', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'];
 
-export async function insertApiKey(db: Db, row: { name: string; customer_id: string; prefix: string; key_hash: string; expires_at: Date | null }): Promise<ApiKeyRow> {
+export async function insertApiKey(
+  db: Db,
+  row: { name: string; customer_id: string; prefix: string; key_hash: string; expires_at: Date | null },
+): Promise<ApiKeyRow> {
   const [created] = await db('api_keys').insert(row).returning(COLUMNS);
   return created as ApiKeyRow;
 }
@@ -28,11 +31,18 @@ export async function listApiKeyRows(db: Db, page: PageQuery, customerId?: strin
 
 /** Marks the key revoked and answers it; undefined when there is no such unrevoked key. */
 export async function revokeApiKeyRow(db: Db, id: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: db.fn.now() }).returning(COLUMNS);
+  const [row] = await db('api_keys')
+    .where({ id })
+    .whereNull('revoked_at')
+    .update({ revoked_at: db.fn.now() })
+    .returning(COLUMNS);
   return row as ApiKeyRow | undefined;
 }
 
-export async function findUsableKey(db: Db, keyHash: string): Promise<Pick<ApiKeyRow, 'id' | 'customer_id' | 'last_used_at'> | undefined> {
+export async function findUsableKey(
+  db: Db,
+  keyHash: string,
+): Promise<Pick<ApiKeyRow, 'id' | 'customer_id' | 'last_used_at'> | undefined> {
   return db('api_keys')
     .where({ key_hash: keyHash })
     .whereNull('revoked_at')

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
-import { apiKeyResponse, createApiKeyBody, createdApiKeyResponse, listApiKeysQuery, serialiseApiKey } from './schema.ts';
+import {
+  apiKeyResponse,
+  createApiKeyBody,
+  createdApiKeyResponse,
+  listApiKeysQuery,
+  serialiseApiKey,
+} from './schema.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './service.ts';
 
 export const apiKeyRoutes = [
@@ -13,12 +19,19 @@ export const apiKeyRoutes = [
     tag: 'API keys',
     summary: 'Create an API key scoped to one customer; the key is shown only in this answer',
     body: createApiKeyBody,
-    responses: { 201: { description: 'Created', schema: createdApiKeyResponse }, 400: { description: 'invalid_request, customer_not_found' } },
+    responses: {
+      201: { description: 'Created', schema: createdApiKeyResponse },
+      400: { description: 'invalid_request, customer_not_found' },
+    },
     errors: ['customer_not_found'],
     handler: async ({ deps, body, actor }) => {
       const { row, key } = await createApiKey(deps.db, body, actor);
       // The key is shown once: an idempotent replay answers the record without it, never a stored copy.
-      return { status: 201, body: { ...serialiseApiKey(row), key }, replayBody: { ...serialiseApiKey(row), key: null } };
+      return {
+        status: 201,
+        body: { ...serialiseApiKey(row), key },
+        replayBody: { ...serialiseApiKey(row), key: null },
+      };
     },
   }),
   defineRoute({
@@ -30,7 +43,8 @@ export const apiKeyRoutes = [
     query: listApiKeysQuery,
     responses: { 200: { description: 'Keys', schema: z.array(apiKeyResponse) } },
     errors: [],
-    handler: async ({ deps, query, ctx }) => listReply(ctx, await listApiKeys(deps.db, query, query.customerId), serialiseApiKey),
+    handler: async ({ deps, query, ctx }) =>
+      listReply(ctx, await listApiKeys(deps.db, query, query.customerId), serialiseApiKey),
   }),
   defineRoute({
     method: 'delete',

@@ -3,25 +3,58 @@ import { iso, nameText, pageQuery, timestampInput, uuid } from '../http/schemas.
 import type { ApiKeyRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
-export const createApiKeyBody = z.object({
-  name: nameText(200),
-  customerId: uuid,
-  expiresAt: timestampInput.optional(),
-}).meta({ examples: [{ name: 'Acme production', customerId: EXAMPLE_ID.customer, expiresAt: '2030-01-01' }] });
+export const createApiKeyBody = z
+  .object({
+    name: nameText(200),
+    customerId: uuid,
+    expiresAt: timestampInput.optional(),
+  })
+  .meta({ examples: [{ name: 'Acme production', customerId: EXAMPLE_ID.customer, expiresAt: '2030-01-01' }] });
 
 export const listApiKeysQuery = pageQuery.extend({ customerId: uuid.optional() });
 
-export const apiKeyResponse = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  customerId: z.uuid(),
-  prefix: z.string(),
-  expiresAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-  lastUsedAt: z.string().nullable(),
-  createdAt: z.string(),
-}).meta({ examples: [{ id: EXAMPLE_ID.apiKey, name: 'Acme production', customerId: EXAMPLE_ID.customer, prefix: 'sk_live_4f9a', expiresAt: '2030-01-01T00:00:00.000Z', revokedAt: null, lastUsedAt: null, createdAt: '2026-01-05T09:30:00.000Z' }] });
-export const createdApiKeyResponse = apiKeyResponse.extend({ key: z.string() }).meta({ examples: [{ id: EXAMPLE_ID.apiKey, name: 'Acme production', customerId: EXAMPLE_ID.customer, prefix: 'sk_live_4f9a', expiresAt: '2030-01-01T00:00:00.000Z', revokedAt: null, lastUsedAt: null, createdAt: '2026-01-05T09:30:00.000Z', key: 'sk_live_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a' }] });
+export const apiKeyResponse = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    customerId: z.uuid(),
+    prefix: z.string(),
+    expiresAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+    lastUsedAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({
+    examples: [
+      {
+        id: EXAMPLE_ID.apiKey,
+        name: 'Acme production',
+        customerId: EXAMPLE_ID.customer,
+        prefix: 'sk_live_4f9a',
+        expiresAt: '2030-01-01T00:00:00.000Z',
+        revokedAt: null,
+        lastUsedAt: null,
+        createdAt: '2026-01-05T09:30:00.000Z',
+      },
+    ],
+  });
+export const createdApiKeyResponse = apiKeyResponse
+  .extend({ key: z.string() })
+  .meta({
+    examples: [
+      {
+        id: EXAMPLE_ID.apiKey,
+        name: 'Acme production',
+        customerId: EXAMPLE_ID.customer,
+        prefix: 'sk_live_4f9a',
+        expiresAt: '2030-01-01T00:00:00.000Z',
+        revokedAt: null,
+        lastUsedAt: null,
+        createdAt: '2026-01-05T09:30:00.000Z',
+        key: 'sk_live_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a',
+      },
+    ],
+  });
 
 export function serialiseApiKey(row: ApiKeyRow) {
   return {

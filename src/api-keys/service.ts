@@ -13,7 +13,6 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 export const API_KEY_PREFIX = 'bsk_';
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
-
 /**
  * A key's fields as the audit log records them (C-11): what identifies it, never the key or its hash.
  * The prefix is what lists show, so an admin can match the entry to the key.
@@ -23,10 +22,16 @@ function audited(row: ApiKeyRow): Record<string, unknown> {
   return { id, name, customer_id, prefix, expires_at, revoked_at };
 }
 
-export async function createApiKey(db: Db, input: { name: string; customerId: string; expiresAt?: Date }, actor: Actor): Promise<{ row: ApiKeyRow; key: string }> {
+export async function createApiKey(
+  db: Db,
+  input: { name: string; customerId: string; expiresAt?: Date },
+  actor: Actor,
+): Promise<{ row: ApiKeyRow; key: string }> {
   await assertCustomerExists(db, input.customerId);
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
-    throw new AppError('invalid_request', 'expiresAt must be in the future', { details: [{ path: 'expiresAt', message: 'must be in the future' }] });
+    throw new AppError('invalid_request', 'expiresAt must be in the future', {
+      details: [{ path: 'expiresAt', message: 'must be in the future' }],
+    });
   }
   const key = `${API_KEY_PREFIX}${randomToken(32)}`;
   try {
@@ -38,7 +43,12 @@ export async function createApiKey(db: Db, input: { name: string; customerId: st
         key_hash: sha256Hex(key),
         expires_at: input.expiresAt ?? null,
       });
-      await recordAudit(trx, actor, { action: 'api_key.create', targetType: 'api_key', targetId: created.id, after: audited(created) });
+      await recordAudit(trx, actor, {
+        action: 'api_key.create',
+        targetType: 'api_key',
+        targetId: created.id,
+        after: audited(created),
+      });
       return created;
     });
     return { row, key };
@@ -58,7 +68,13 @@ export async function revokeApiKey(db: Db, id: string, actor: Actor): Promise<Ap
   return inTransaction(db, async (trx) => {
     const revoked = await revokeApiKeyRow(trx, id);
     if (!revoked) throw notFound('API key');
-    await recordAudit(trx, actor, { action: 'api_key.revoke', targetType: 'api_key', targetId: id, before: { revoked_at: null }, after: { revoked_at: revoked.revoked_at } });
+    await recordAudit(trx, actor, {
+      action: 'api_key.revoke',
+      targetType: 'api_key',
+      targetId: id,
+      before: { revoked_at: null },
+      after: { revoked_at: revoked.revoked_at },
+    });
     return revoked;
   });
 }
@@ -67,7 +83,10 @@ export async function revokeApiKey(db: Db, id: string, actor: Actor): Promise<Ap
 const recentlyTouched = new Map<string, number>();
 
 /** The customer a bearer key acts for, or undefined for an unknown, revoked or expired key. */
-export async function authenticateApiKey(db: Db, key: string): Promise<{ apiKeyId: string; customerId: string } | undefined> {
+export async function authenticateApiKey(
+  db: Db,
+  key: string,
+): Promise<{ apiKeyId: string; customerId: string } | undefined> {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
   const row = await findUsableKey(db, sha256Hex(key));
   if (!row) return undefined;

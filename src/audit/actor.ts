@@ -25,11 +25,14 @@ export const SYSTEM_ACTOR: Actor = { type: 'system' };
 export function actorName(actor: Actor): string {
   if (actor.type === 'user') return actor.userId;
   if (actor.type === 'api_key') return `api_key:${actor.apiKeyId}`;
-  if (actor.type === 'session') throw new Error('the user of a session checked in its statement is named in that statement only (auditInsertPart)');
+  if (actor.type === 'session')
+    throw new Error('the user of a session checked in its statement is named in that statement only (auditInsertPart)');
   return 'system';
 }
 
 /** A `session` actor as the user its session was found to belong to (checked before the change, not in it); any other as it is. */
 export function withSessionUser(actor: Actor, user: { userId: string; email: string } | undefined): Actor {
-  return actor.type === 'session' && user ? { type: 'user', userId: user.userId, email: user.email, requestId: actor.requestId ?? null, ip: actor.ip ?? null } : actor;
+  return actor.type === 'session' && user
+    ? { type: 'user', userId: user.userId, email: user.email, requestId: actor.requestId ?? null, ip: actor.ip ?? null }
+    : actor;
 }

@@ -57,7 +57,13 @@ function normalise(fields: Fields | null | undefined): Fields {
 }
 
 // Plain values are primitives, arrays or objects; only the latter two need serialising to compare.
-const same = (a: unknown, b: unknown) => a === b || (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b));
+const same = (a: unknown, b: unknown) =>
+  a === b ||
+  (typeof a === 'object' &&
+    typeof b === 'object' &&
+    a !== null &&
+    b !== null &&
+    JSON.stringify(a) === JSON.stringify(b));
 
 /**
  * What changed from `before` to `after`: only the fields that differ, on each side. A create has no

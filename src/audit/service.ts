@@ -3,7 +3,14 @@ import type { Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { actorName, type Actor } from './actor.ts';
 import { changedFields, type Fields } from './changes.ts';
-import { auditInsertSql, insertAuditRows, listAuditRows, type AuditFilters, type AuditInsert, type AuditRow } from './repo.ts';
+import {
+  auditInsertSql,
+  insertAuditRows,
+  listAuditRows,
+  type AuditFilters,
+  type AuditInsert,
+  type AuditRow,
+} from './repo.ts';
 
 /** One admin action on one object, as the service that did it describes it (C-11). */
 export interface AuditEntry {
@@ -44,7 +51,10 @@ export function recordAudit(trx: Db, actor: Actor, entry: AuditEntry): Promise<v
 /** Many entries by one actor in one statement (a sweep batch). */
 export function recordAudits(trx: Db, actor: Actor, entries: AuditEntry[]): Promise<void> {
   actorName(actor); // a session's user cannot be named here
-  return insertAuditRows(trx, entries.map((e) => toRow(actor, e)));
+  return insertAuditRows(
+    trx,
+    entries.map((e) => toRow(actor, e)),
+  );
 }
 
 /** Audit rows as a part of another statement: an insert reading its rows from one parameter, and that parameter's value. */
@@ -60,10 +70,22 @@ export interface AuditPart {
  * `sessionUser`: SQL of the id and email of the user whose session that statement checks (db/fast-query.ts
  * StatementGuard), written as the row's actor.
  */
-export function auditInsertPart(actor: Actor, entries: AuditEntry[], param: string, sessionUser?: { id: string; email: string }): AuditPart {
-  if (actor.type === 'session' && !sessionUser) throw new Error("an audit row of a session's user needs the statement that checks the session");
+export function auditInsertPart(
+  actor: Actor,
+  entries: AuditEntry[],
+  param: string,
+  sessionUser?: { id: string; email: string },
+): AuditPart {
+  if (actor.type === 'session' && !sessionUser)
+    throw new Error("an audit row of a session's user needs the statement that checks the session");
   const value = JSON.stringify(entries.map((e) => toRow(actor, e)));
-  return { text: auditInsertSql(param, actor.type === 'session' ? { actor: sessionUser!.id, email: sessionUser!.email } : undefined), value };
+  return {
+    text: auditInsertSql(
+      param,
+      actor.type === 'session' ? { actor: sessionUser!.id, email: sessionUser!.email } : undefined,
+    ),
+    value,
+  };
 }
 
 export function listAuditLog(db: Db, page: PageQuery, filters: AuditFilters): Promise<Page<AuditRow>> {

@@ -18,7 +18,11 @@ class UsageError extends Error {}
 function readInput(argv: string[], env: { ADMIN_EMAIL?: string; ADMIN_PASSWORD?: string }) {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } },
+      strict: true,
+    }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -28,12 +28,27 @@ const idpFailure = (message: string) => new AppError('identity_provider_error', 
  * give undefined; an unreachable, misconfigured or misbehaving provider is a 502. The access token's
  * signature is checked against the realm's JWKS before its roles are trusted.
  */
-export async function authenticateWithIdp(db: Db, email: string, password: string, overrides: SettingOverrides): Promise<IdpIdentity | undefined> {
-  const s = await getSettings(db, ['auth.idp.realm_url', 'auth.idp.client_id', 'auth.idp.client_secret', 'auth.idp.admin_role'], overrides);
+export async function authenticateWithIdp(
+  db: Db,
+  email: string,
+  password: string,
+  overrides: SettingOverrides,
+): Promise<IdpIdentity | undefined> {
+  const s = await getSettings(
+    db,
+    ['auth.idp.realm_url', 'auth.idp.client_id', 'auth.idp.client_secret', 'auth.idp.admin_role'],
+    overrides,
+  );
   const realmUrl = s['auth.idp.realm_url'].replace(/\/+$/, '');
   if (!realmUrl || !s['auth.idp.client_id']) throw idpFailure('auth.idp.realm_url and auth.idp.client_id must be set');
 
-  const form = new URLSearchParams({ grant_type: 'password', client_id: s['auth.idp.client_id'], username: email, password, scope: 'openid email' });
+  const form = new URLSearchParams({
+    grant_type: 'password',
+    client_id: s['auth.idp.client_id'],
+    username: email,
+    password,
+    scope: 'openid email',
+  });
   if (s['auth.idp.client_secret']) form.set('client_secret', s['auth.idp.client_secret']);
   let response: Response;
   try {
@@ -53,7 +68,9 @@ export async function authenticateWithIdp(db: Db, email: string, password: strin
     // that "wrong password" would hide the misconfiguration and count failures against every user.
     const refusal = (await response.json().catch(() => ({}))) as { error?: unknown };
     if (refusal.error === 'invalid_grant') return undefined;
-    throw idpFailure(`token endpoint refused the request (${typeof refusal.error === 'string' ? refusal.error.slice(0, 50) : response.status})`);
+    throw idpFailure(
+      `token endpoint refused the request (${typeof refusal.error === 'string' ? refusal.error.slice(0, 50) : response.status})`,
+    );
   }
   if (!response.ok) throw idpFailure(`token endpoint answered ${response.status}`);
   const tokens = (await response.json().catch(() => ({}))) as { access_token?: unknown };
@@ -61,7 +78,10 @@ export async function authenticateWithIdp(db: Db, email: string, password: strin
 
   let claims: JWTPayload & { realm_access?: { roles?: unknown }; email?: unknown; preferred_username?: unknown };
   try {
-    ({ payload: claims } = await jwtVerify(tokens.access_token, jwksFor(realmUrl), { issuer: realmUrl, algorithms: ['RS256', 'RS384', 'RS512', 'ES256', 'PS256'] }));
+    ({ payload: claims } = await jwtVerify(tokens.access_token, jwksFor(realmUrl), {
+      issuer: realmUrl,
+      algorithms: ['RS256', 'RS384', 'RS512', 'ES256', 'PS256'],
+    }));
   } catch {
     throw idpFailure('access token signature or claims are invalid');
   }

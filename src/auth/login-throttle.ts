@@ -1,7 +1,14 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
-import { countLoginFailures, deleteLoginFailure, insertLoginAttempt, lockLoginAttempts, markLoginFailed, nthLatestLoginFailure } from './repo.ts';
+import {
+  countLoginFailures,
+  deleteLoginFailure,
+  insertLoginAttempt,
+  lockLoginAttempts,
+  markLoginFailed,
+  nthLatestLoginFailure,
+} from './repo.ts';
 
 /** How long an attempt waits for others still being checked before it is refused, and how often it looks. */
 const TURN_WAIT_MS = 5_000;
@@ -21,7 +28,13 @@ const ABANDONED_AFTER_MS = 30_000;
  * (forgetLoginAttempt) otherwise. Retry-After counts to the moment every blocking count has dropped below
  * `max` again (the max-th latest failure leaving the window).
  */
-export async function beginLoginAttempt(db: Db, email: string, ip: string, max: number, windowMinutes: number): Promise<string> {
+export async function beginLoginAttempt(
+  db: Db,
+  email: string,
+  ip: string,
+  max: number,
+  windowMinutes: number,
+): Promise<string> {
   const windowMs = windowMinutes * 60_000;
   const since = new Date(Date.now() - windowMs);
   const deadline = Date.now() + TURN_WAIT_MS;
@@ -31,7 +44,8 @@ export async function beginLoginAttempt(db: Db, email: string, ip: string, max: 
       const counts = await countLoginFailures(trx, email, ip, since, new Date(Date.now() - ABANDONED_AFTER_MS));
       if (counts.byEmail >= max || counts.byIp >= max) return { counts, refused: true };
       // Attempts being checked might all prove failures: this one waits its turn rather than pass the limit.
-      if (counts.byEmail + counts.pendingByEmail >= max || counts.byIp + counts.pendingByIp >= max) return { counts, refused: false };
+      if (counts.byEmail + counts.pendingByEmail >= max || counts.byIp + counts.pendingByIp >= max)
+        return { counts, refused: false };
       return insertLoginAttempt(trx, email, ip);
     });
     if (typeof admitted === 'string') return admitted;
@@ -41,7 +55,15 @@ export async function beginLoginAttempt(db: Db, email: string, ip: string, max: 
 }
 
 /** The 429 with Retry-After: to when every blocking count has dropped below `max` (at least 1 s). */
-async function refuse(db: Db, email: string, ip: string, since: Date, windowMs: number, max: number, counts: { byEmail: number; byIp: number }): Promise<never> {
+async function refuse(
+  db: Db,
+  email: string,
+  ip: string,
+  since: Date,
+  windowMs: number,
+  max: number,
+  counts: { byEmail: number; byIp: number },
+): Promise<never> {
   const { byEmail, byIp } = counts;
   const [emailAt, ipAt] = await Promise.all([
     byEmail >= max ? nthLatestLoginFailure(db, 'email', email, since, max) : undefined,
@@ -53,7 +75,9 @@ async function refuse(db: Db, email: string, ip: string, since: Date, windowMs: 
   if (byEmail >= max) until = Math.max(until, freeAt(emailAt));
   if (byIp >= max) until = Math.max(until, freeAt(ipAt));
   const retryAfter = Math.max(1, Math.ceil((until - Date.now()) / 1000));
-  throw new AppError('rate_limited', 'Too many failed logins; try again later', { headers: { 'Retry-After': String(retryAfter) } });
+  throw new AppError('rate_limited', 'Too many failed logins; try again later', {
+    headers: { 'Retry-After': String(retryAfter) },
+  });
 }
 
 /** An attempt that ended neither in success nor in wrong credentials (the provider failed) is no failure. */

@@ -5,7 +5,13 @@ import bcrypt from 'bcryptjs';
  * Argon2id parameters, written out rather than left to the library's defaults so that an upgrade cannot
  * change them silently (README, Security). Hashes carry their parameters, so old ones keep verifying.
  */
-export const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 65_536, timeCost: 3, parallelism: 4, hashLength: 32 } as const;
+export const ARGON2_OPTIONS = {
+  type: argon2.argon2id,
+  memoryCost: 65_536,
+  timeCost: 3,
+  parallelism: 4,
+  hashLength: 32,
+} as const;
 
 export function hashPassword(password: string): Promise<string> {
   return argon2.hash(password, ARGON2_OPTIONS);

@@ -26,16 +26,28 @@ export async function countUsers(db: Db): Promise<number> {
   return Number(row?.count ?? 0);
 }
 
-export async function insertUser(db: Db, user: { email: string; password_hash: string | null; role: string; auth_source: 'local' | 'idp' }): Promise<UserRow> {
+export async function insertUser(
+  db: Db,
+  user: { email: string; password_hash: string | null; role: string; auth_source: 'local' | 'idp' },
+): Promise<UserRow> {
   const [row] = await db('users').insert(user).returning('*');
   return row as UserRow;
 }
 
-export async function updateUser(db: Db, id: string, changes: Partial<Pick<UserRow, 'password_hash' | 'role' | 'auth_source' | 'email'>>): Promise<void> {
-  await db('users').where({ id }).update({ ...changes, updated_at: db.fn.now() });
+export async function updateUser(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<UserRow, 'password_hash' | 'role' | 'auth_source' | 'email'>>,
+): Promise<void> {
+  await db('users')
+    .where({ id })
+    .update({ ...changes, updated_at: db.fn.now() });
 }
 
-export async function insertSession(db: Db, session: { token_hash: string; user_id: string; expires_at: Date; ip: string; user_agent: string | null }): Promise<string> {
+export async function insertSession(
+  db: Db,
+  session: { token_hash: string; user_id: string; expires_at: Date; ip: string; user_agent: string | null },
+): Promise<string> {
   const [row] = await db('sessions').insert(session).returning('id');
   return (row as { id: string }).id;
 }
@@ -54,7 +66,13 @@ export async function findLiveSession(db: Db, tokenHash: string): Promise<Sessio
 }
 
 /** The columns `sessionGatedSql` adds to each row; no statement of ours names a column so. */
-export const GATE_COLUMNS = { sessionId: '__session_id', userId: '__user_id', email: '__email', role: '__role', row: '__row' } as const;
+export const GATE_COLUMNS = {
+  sessionId: '__session_id',
+  userId: '__user_id',
+  email: '__email',
+  role: '__role',
+  row: '__row',
+} as const;
 
 /**
  * `sql` (with `paramCount` parameters) run only for the live session of the token hash in the next parameter and
@@ -91,7 +109,10 @@ export function sessionAnswerSql(sql: string, role: string): string {
 }
 
 /** SQL of the id (as text) and email of the user of the CTE `"__session"`. */
-export const SESSION_USER_SQL = { id: `(select "${GATE_COLUMNS.userId}"::text from "__session")`, email: `(select "${GATE_COLUMNS.email}" from "__session")` };
+export const SESSION_USER_SQL = {
+  id: `(select "${GATE_COLUMNS.userId}"::text from "__session")`,
+  email: `(select "${GATE_COLUMNS.email}" from "__session")`,
+};
 
 export async function deleteSession(db: Db, id: string): Promise<void> {
   await db('sessions').where({ id }).delete();
@@ -102,12 +123,10 @@ export async function deleteSession(db: Db, id: string): Promise<void> {
  * email's lock is always taken before the IP's, so two attempts never wait on each other in a circle.
  */
 export async function lockLoginAttempts(trx: Db, email: string, ip: string): Promise<void> {
-  await trx.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?)), pg_advisory_xact_lock(hashtext(?), hashtext(?))', [
-    'login_failures.email',
-    email.toLowerCase(),
-    'login_failures.ip',
-    ip,
-  ]);
+  await trx.raw(
+    'select pg_advisory_xact_lock(hashtext(?), hashtext(?)), pg_advisory_xact_lock(hashtext(?), hashtext(?))',
+    ['login_failures.email', email.toLowerCase(), 'login_failures.ip', ip],
+  );
 }
 
 /** Records an attempt as a failure up front (it is deleted if the attempt turns out not to be one). */
@@ -130,25 +149,45 @@ export async function markLoginFailed(db: Db, id: string): Promise<void> {
  * Failures, and attempts still being checked, in the window for this email and for this IP. A pending attempt
  * older than `pendingSince` was abandoned (its process died mid-check) and no longer holds a turn.
  */
-export async function countLoginFailures(db: Db, email: string, ip: string, since: Date, pendingSince: Date): Promise<{ byEmail: number; byIp: number; pendingByEmail: number; pendingByIp: number }> {
+export async function countLoginFailures(
+  db: Db,
+  email: string,
+  ip: string,
+  since: Date,
+  pendingSince: Date,
+): Promise<{ byEmail: number; byIp: number; pendingByEmail: number; pendingByIp: number }> {
   const row = await db('login_failures')
     .where('created_at', '>', since)
     .andWhere((q) => q.where('email', email.toLowerCase()).orWhere('ip', ip))
     .select(
       db.raw('count(*) filter (where email = ? and not pending)::int as by_email', [email.toLowerCase()]),
       db.raw('count(*) filter (where ip = ? and not pending)::int as by_ip', [ip]),
-      db.raw('count(*) filter (where email = ? and pending and created_at > ?)::int as pending_by_email', [email.toLowerCase(), pendingSince]),
+      db.raw('count(*) filter (where email = ? and pending and created_at > ?)::int as pending_by_email', [
+        email.toLowerCase(),
+        pendingSince,
+      ]),
       db.raw('count(*) filter (where ip = ? and pending and created_at > ?)::int as pending_by_ip', [ip, pendingSince]),
     )
     .first();
-  return { byEmail: row?.by_email ?? 0, byIp: row?.by_ip ?? 0, pendingByEmail: row?.pending_by_email ?? 0, pendingByIp: row?.pending_by_ip ?? 0 };
+  return {
+    byEmail: row?.by_email ?? 0,
+    byIp: row?.by_ip ?? 0,
+    pendingByEmail: row?.pending_by_email ?? 0,
+    pendingByIp: row?.pending_by_ip ?? 0,
+  };
 }
 
 /**
  * The time of the n-th most recent failure for an email or an IP since `since`: once it leaves the
  * window fewer than n remain, so it tells when a throttled client may try again.
  */
-export async function nthLatestLoginFailure(db: Db, by: 'email' | 'ip', value: string, since: Date, n: number): Promise<Date | undefined> {
+export async function nthLatestLoginFailure(
+  db: Db,
+  by: 'email' | 'ip',
+  value: string,
+  since: Date,
+  n: number,
+): Promise<Date | undefined> {
   const row = await db('login_failures')
     .where(by, by === 'email' ? value.toLowerCase() : value)
     .where('created_at', '>', since)

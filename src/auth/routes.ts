@@ -20,7 +20,11 @@ export const authRoutes = [
     },
     errors: ['invalid_credentials', 'rate_limited', 'identity_provider_error'],
     handler: async ({ deps, body, ctx }) => {
-      const result = await login(deps.db, { email: body.email, password: body.password, ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, deps.config);
+      const result = await login(
+        deps.db,
+        { email: body.email, password: body.password, ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
+        deps.config,
+      );
       setSessionCookie(ctx, result.token, result.expiresAt, deps.config.NODE_ENV === 'production');
       return { status: 200, body: { user: result.user } };
     },
@@ -39,7 +43,8 @@ export const authRoutes = [
     errors: ['unauthenticated'],
     handler: async ({ deps, ctx }) => {
       const token = readSessionCookie(ctx);
-      if (!token || !(await logoutByToken(deps.db, token))) throw new AppError('unauthenticated', 'No live session to log out of');
+      if (!token || !(await logoutByToken(deps.db, token)))
+        throw new AppError('unauthenticated', 'No live session to log out of');
       clearSessionCookie(ctx, deps.config.NODE_ENV === 'production');
       return { status: 204 };
     },

@@ -9,7 +9,23 @@ import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { authenticateWithIdp } from './idp.ts';
 import { beginLoginAttempt, forgetLoginAttempt, recordLoginFailed } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
-import { clearLoginFailures, deleteSession, findLiveSession, GATE_COLUMNS, liveSessionCte, SESSION_USER_SQL, sessionAdmitsSql, sessionAnswerSql, sessionGatedSql, findUserByEmail, insertSession, insertUser, updateUser, type SessionUserRow, type UserRow } from './repo.ts';
+import {
+  clearLoginFailures,
+  deleteSession,
+  findLiveSession,
+  GATE_COLUMNS,
+  liveSessionCte,
+  SESSION_USER_SQL,
+  sessionAdmitsSql,
+  sessionAnswerSql,
+  sessionGatedSql,
+  findUserByEmail,
+  insertSession,
+  insertUser,
+  updateUser,
+  type SessionUserRow,
+  type UserRow,
+} from './repo.ts';
 import { loginBody } from './schema.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
@@ -43,7 +59,12 @@ async function verifyLocal(db: Db, email: string, password: string): Promise<Use
   return user;
 }
 
-async function verifyWithIdp(db: Db, email: string, password: string, overrides: SettingOverrides): Promise<UserRow | undefined> {
+async function verifyWithIdp(
+  db: Db,
+  email: string,
+  password: string,
+  overrides: SettingOverrides,
+): Promise<UserRow | undefined> {
   const identity = await authenticateWithIdp(db, email, password, overrides);
   if (!identity) return undefined;
   const role = identity.isAdmin ? ADMIN_ROLE : NON_ADMIN_IDP_ROLE;
@@ -57,14 +78,31 @@ async function verifyWithIdp(db: Db, email: string, password: string, overrides:
  * Checks credentials (locally or at the identity provider) and opens a new session (D-11, D-13, D-16).
  * `overrides` carries the environment that overrides settings (the app passes its config).
  */
-export async function login(db: Db, input: { email: string; password: string; ip: string; userAgent: string | null }, overrides: SettingOverrides): Promise<LoginResult> {
-  const settings = await getSettings(db, ['auth.provider', 'auth.session_expiry_days', 'auth.login_max_failures', 'auth.login_window_minutes'], overrides);
+export async function login(
+  db: Db,
+  input: { email: string; password: string; ip: string; userAgent: string | null },
+  overrides: SettingOverrides,
+): Promise<LoginResult> {
+  const settings = await getSettings(
+    db,
+    ['auth.provider', 'auth.session_expiry_days', 'auth.login_max_failures', 'auth.login_window_minutes'],
+    overrides,
+  );
   // Pending from here on (throttling, D-16): a failure if the credentials are wrong, else removed.
-  const attemptId = await beginLoginAttempt(db, input.email, input.ip, settings['auth.login_max_failures'], settings['auth.login_window_minutes']);
+  const attemptId = await beginLoginAttempt(
+    db,
+    input.email,
+    input.ip,
+    settings['auth.login_max_failures'],
+    settings['auth.login_window_minutes'],
+  );
 
   let user: UserRow | undefined;
   try {
-    user = settings['auth.provider'] === 'idp' ? await verifyWithIdp(db, input.email, input.password, overrides) : await verifyLocal(db, input.email, input.password);
+    user =
+      settings['auth.provider'] === 'idp'
+        ? await verifyWithIdp(db, input.email, input.password, overrides)
+        : await verifyLocal(db, input.email, input.password);
   } catch (error) {
     await forgetLoginAttempt(db, attemptId);
     throw error;
@@ -79,7 +117,13 @@ export async function login(db: Db, input: { email: string; password: string; ip
   // A fresh token every login: a cookie planted before login never becomes a session (no fixation).
   const token = randomToken(32);
   const expiresAt = new Date(Date.now() + settings['auth.session_expiry_days'] * 86_400_000);
-  await insertSession(db, { token_hash: sha256Hex(token), user_id: user.id, expires_at: expiresAt, ip: input.ip, user_agent: input.userAgent?.slice(0, 500) ?? null });
+  await insertSession(db, {
+    token_hash: sha256Hex(token),
+    user_id: user.id,
+    expires_at: expiresAt,
+    ip: input.ip,
+    user_agent: input.userAgent?.slice(0, 500) ?? null,
+  });
   return { user: { id: user.id, email: user.email, role: user.role }, token, expiresAt };
 }
 
@@ -162,7 +206,14 @@ export function adminSessionGate(db: Db, token: string): AdminSessionGate {
     accept(rows) {
       const c = GATE_COLUMNS;
       const first = rows[0];
-      settleWith(first && { session_id: first[c.sessionId] as string, user_id: first[c.userId] as string, email: first[c.email] as string, role: first[c.role] as string });
+      settleWith(
+        first && {
+          session_id: first[c.sessionId] as string,
+          user_id: first[c.userId] as string,
+          email: first[c.email] as string,
+          role: first[c.role] as string,
+        },
+      );
       result();
       return rows.filter((row) => row[c.row] === true).map(withoutGateColumns);
     },
@@ -173,7 +224,12 @@ export function adminSessionGate(db: Db, token: string): AdminSessionGate {
     guard(values) {
       // The hash is a value of the statement, so its text stays the same and is prepared once per connection.
       const hash = values.add(textLiteral(tokenHash ?? ''), 'text');
-      return { ctes: liveSessionCte(hash), admits: sessionAdmitsSql(ADMIN_ROLE), answer: (sql) => sessionAnswerSql(sql, ADMIN_ROLE), user: SESSION_USER_SQL };
+      return {
+        ctes: liveSessionCte(hash),
+        admits: sessionAdmitsSql(ADMIN_ROLE),
+        answer: (sql) => sessionAnswerSql(sql, ADMIN_ROLE),
+        user: SESSION_USER_SQL,
+      };
     },
   };
   return gate;
@@ -187,11 +243,16 @@ const newLocalUser = z.object({
 });
 
 /** Creates a local user (CLI, first admin); an invalid input is a 400, an existing email a 409. */
-export async function createLocalUser(db: Db, input: { email: string; password: string; role: string }): Promise<PublicUser> {
+export async function createLocalUser(
+  db: Db,
+  input: { email: string; password: string; role: string },
+): Promise<PublicUser> {
   const parsed = newLocalUser.safeParse({ ...input, email: input.email.trim() });
   if (!parsed.success) {
     const details = issuesToDetails(parsed.error, '');
-    throw new AppError('invalid_request', `Invalid user: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+    throw new AppError('invalid_request', `Invalid user: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, {
+      details,
+    });
   }
   const { email, password, role } = parsed.data;
   const conflict = () => new AppError('conflict', `A user with email ${email} already exists`);

@@ -4,7 +4,13 @@ export const SESSION_COOKIE = 'session';
 
 /** Set-Cookie for a new session (D-11): HttpOnly, SameSite=Lax, Path=/, Secure in production. */
 export function setSessionCookie(ctx: Context, token: string, expiresAt: Date, secure: boolean): void {
-  const parts = [`${SESSION_COOKIE}=${token}`, 'HttpOnly', 'SameSite=Lax', 'Path=/', `Expires=${expiresAt.toUTCString()}`];
+  const parts = [
+    `${SESSION_COOKIE}=${token}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    'Path=/',
+    `Expires=${expiresAt.toUTCString()}`,
+  ];
   if (secure) parts.push('Secure');
   ctx.append('Set-Cookie', parts.join('; '));
 }

@@ -9,7 +9,9 @@ const responses = {
   400: { description: 'invalid_request, invoice_not_found' },
   409: { description: 'invoice_not_payable (not issued or overdue, or nothing due)' },
   502: { description: 'provider_error: the provider refused, failed or did not answer within 10 s' },
-  503: { description: 'provider_not_configured: the provider\'s secret key is not set (the message names the variable)' },
+  503: {
+    description: "provider_not_configured: the provider's secret key is not set (the message names the variable)",
+  },
 };
 const errors = ['invoice_not_found', 'invoice_not_payable', 'provider_error', 'provider_not_configured'] as const;
 
@@ -23,7 +25,10 @@ export const checkoutRoutes = [
     body: providerACheckoutBody,
     responses,
     errors,
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_a', body, actor) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: await startCheckout(deps.db, deps.config, 'provider_a', body, actor),
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -34,6 +39,9 @@ export const checkoutRoutes = [
     body: providerBCheckoutBody,
     responses,
     errors,
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: await startCheckout(deps.db, deps.config, 'provider_b', body, actor) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: await startCheckout(deps.db, deps.config, 'provider_b', body, actor),
+    }),
   }),
 ];

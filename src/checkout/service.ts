@@ -37,33 +37,72 @@ export interface CheckoutSession {
 
 async function payableInvoice(db: Db, invoiceId: string): Promise<{ invoice: InvoiceRow; due: string }> {
   const invoice = await findInvoice(db, invoiceId);
-  if (!invoice) throw new AppError('invoice_not_found', `Invoice ${invoiceId} does not exist`, { details: [{ path: 'invoiceId', message: 'no such invoice' }] });
+  if (!invoice)
+    throw new AppError('invoice_not_found', `Invoice ${invoiceId} does not exist`, {
+      details: [{ path: 'invoiceId', message: 'no such invoice' }],
+    });
   const due = amountDue(invoice);
   if ((invoice.status !== 'issued' && invoice.status !== 'overdue') || !due.gt(0)) {
-    throw new AppError('invoice_not_payable', `Invoice ${invoice.invoice_number} is ${invoice.status} with ${formatMoney(due, invoice.currency)} due: nothing to pay by checkout`);
+    throw new AppError(
+      'invoice_not_payable',
+      `Invoice ${invoice.invoice_number} is ${invoice.status} with ${formatMoney(due, invoice.currency)} due: nothing to pay by checkout`,
+    );
   }
   return { invoice, due: formatMoney(due, invoice.currency) };
 }
 
 /** Creates the provider's checkout for the invoice's amount due; provider failures answer 502 provider_error, an unset secret 503. */
-export async function startCheckout(db: Db, config: Config, provider: CheckoutProvider, request: CheckoutRequest, actor: Actor, options: { timeoutMs?: number } = {}): Promise<CheckoutSession> {
+export async function startCheckout(
+  db: Db,
+  config: Config,
+  provider: CheckoutProvider,
+  request: CheckoutRequest,
+  actor: Actor,
+  options: { timeoutMs?: number } = {},
+): Promise<CheckoutSession> {
   assertProviderConfigured(config, provider, 'api');
   const { invoice, due } = await payableInvoice(db, request.invoiceId);
-  const common = { invoiceId: invoice.id, invoiceNumber: invoice.invoice_number, amount: due, currency: invoice.currency, successUrl: request.successUrl, idempotencyKey: `checkout_${randomUUID()}` };
+  const common = {
+    invoiceId: invoice.id,
+    invoiceNumber: invoice.invoice_number,
+    amount: due,
+    currency: invoice.currency,
+    successUrl: request.successUrl,
+    idempotencyKey: `checkout_${randomUUID()}`,
+  };
   let session: { id: string; url: string };
   try {
     session =
       provider === 'provider_a'
-        ? await createProviderACheckout(config, { ...common, cancelUrl: request.cancelUrl ?? request.successUrl }, options)
+        ? await createProviderACheckout(
+            config,
+            { ...common, cancelUrl: request.cancelUrl ?? request.successUrl },
+            options,
+          )
         : await createProviderBInvoice(config, common, options);
   } catch (error) {
     if (error instanceof ProviderCallError) throw new AppError('provider_error', error.message);
     throw error;
   }
   await inTransaction(db, async (trx) => {
-    await trx('checkout_sessions').insert({ provider, provider_session_id: session.id, invoice_id: invoice.id, amount: due, currency: invoice.currency, url: session.url }).onConflict(['provider', 'provider_session_id']).ignore();
+    await trx('checkout_sessions')
+      .insert({
+        provider,
+        provider_session_id: session.id,
+        invoice_id: invoice.id,
+        amount: due,
+        currency: invoice.currency,
+        url: session.url,
+      })
+      .onConflict(['provider', 'provider_session_id'])
+      .ignore();
     // The session's page URL is the customer's way to pay: not recorded, only which session it was.
-    await recordAudit(trx, actor, { action: 'checkout.create', targetType: 'invoice', targetId: invoice.id, after: { provider, session_id: session.id, amount: due, currency: invoice.currency } });
+    await recordAudit(trx, actor, {
+      action: 'checkout.create',
+      targetType: 'invoice',
+      targetId: invoice.id,
+      after: { provider, session_id: session.id, amount: due, currency: invoice.currency },
+    });
   });
   return { provider, id: session.id, url: session.url, invoiceId: invoice.id };
 }

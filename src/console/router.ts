@@ -53,7 +53,9 @@ async function adminFor(ctx: Context, deps: AppDeps): Promise<ConsoleViewer | un
   if (known) return known;
   try {
     const session = await sessionOf(ctx, deps);
-    return session?.role === ADMIN_ROLE ? { userId: session.user_id, email: session.email, csrf: csrfOf(ctx, deps) } : undefined;
+    return session?.role === ADMIN_ROLE
+      ? { userId: session.user_id, email: session.email, csrf: csrfOf(ctx, deps) }
+      : undefined;
   } catch {
     // The database that failed the page fails this too: the bare error page needs none.
     return undefined;
@@ -63,7 +65,8 @@ async function adminFor(ctx: Context, deps: AppDeps): Promise<ConsoleViewer | un
 async function sendErrorPage(ctx: Context, deps: AppDeps, error: AppError): Promise<void> {
   const viewer = await adminFor(ctx, deps);
   // A list asked for with a filter it does not understand offers itself without any (C-3, C-4).
-  const unfiltered = ctx.method === 'GET' && ctx.querystring !== '' && error.code === 'invalid_request' ? ctx.path : undefined;
+  const unfiltered =
+    ctx.method === 'GET' && ctx.querystring !== '' && error.code === 'invalid_request' ? ctx.path : undefined;
   sendPage(ctx, ErrorPage({ error, viewer, path: ctx.path, query: ctx.query, unfiltered }), errorStatus[error.code]);
 }
 
@@ -79,7 +82,14 @@ function queryOf(page: ConsolePage | ConsoleExport, ctx: Context): unknown {
 }
 
 async function servePage(route: ConsolePage, ctx: Context, deps: AppDeps, viewer: ConsoleViewer): Promise<void> {
-  const page = await route.render({ deps, ctx, params: ctx.params, query: queryOf(route, ctx), viewer, notice: takeNotice(ctx) });
+  const page = await route.render({
+    deps,
+    ctx,
+    params: ctx.params,
+    query: queryOf(route, ctx),
+    viewer,
+    notice: takeNotice(ctx),
+  });
   sendPage(ctx, page);
 }
 
@@ -91,23 +101,35 @@ async function serveExport(route: ConsoleExport, ctx: Context, deps: AppDeps): P
   const rows = route.rows({ deps, query });
   // Streamed: every row, never the whole list in memory (C-4). Koa streams a Readable, not a bare
   // async generator (that it would answer as JSON, `{}`).
-  ctx.body = Readable.from((async function* () {
-    yield csvLine(route.header);
-    for await (const row of rows) yield csvLine(row);
-  })());
+  ctx.body = Readable.from(
+    (async function* () {
+      yield csvLine(route.header);
+      for await (const row of rows) yield csvLine(row);
+    })(),
+  );
 }
 
 async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, viewer: ConsoleViewer): Promise<void> {
   const form = checkedForm(ctx);
   const pageWith = (state: FormState) => route.page.render({ deps, ctx, params: ctx.params, query: {}, viewer, state });
   try {
-    const actor = { type: 'user' as const, userId: viewer.userId, email: viewer.email, requestId: ctx.state.requestId ?? null, ip: ctx.ip };
+    const actor = {
+      type: 'user' as const,
+      userId: viewer.userId,
+      email: viewer.email,
+      requestId: ctx.state.requestId ?? null,
+      ip: ctx.ip,
+    };
     const done = await route.run({ deps, ctx, params: ctx.params, form, viewer, actor });
     if ('again' in done) sendPage(ctx, await pageWith({ name: route.form, values: done.again }));
     else redirectWithNotice(ctx, done.redirect, done.notice);
   } catch (error) {
     if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;
-    sendPage(ctx, withRefusal(error, await pageWith({ name: route.form, error, values: form })), errorStatus[error.code]);
+    sendPage(
+      ctx,
+      withRefusal(error, await pageWith({ name: route.form, error, values: form })),
+      errorStatus[error.code],
+    );
   }
 }
 
@@ -146,7 +168,11 @@ export function consoleMiddleware(deps: AppDeps): Middleware {
     } catch (error) {
       const known = error instanceof AppError ? error : undefined;
       if (!known) requestLog(ctx, deps.logger).error({ err: error }, 'console page failed');
-      await sendErrorPage(ctx, deps, known ?? new AppError('internal_error', 'Something went wrong on our side; the error is logged'));
+      await sendErrorPage(
+        ctx,
+        deps,
+        known ?? new AppError('internal_error', 'Something went wrong on our side; the error is logged'),
+      );
     }
   };
   // Not an async function itself: an API request passes through without a promise of its own (issue 20).

@@ -12,6 +12,7 @@ export function couponApplies(coupon: CouponRow, cyclesUsed: number): boolean {
 /** The discount on `price` (a positive amount, at most the price), rounded half-up to the currency. */
 export function discountFor(coupon: CouponRow, price: Decimal | string, currency: string): Decimal {
   const base = money(price);
-  const raw = coupon.percent_off !== null ? base.times(coupon.percent_off).dividedBy(100) : money(coupon.amount_off ?? 0);
+  const raw =
+    coupon.percent_off !== null ? base.times(coupon.percent_off).dividedBy(100) : money(coupon.amount_off ?? 0);
   return roundToCurrency(Money.min(raw, base), currency);
 }

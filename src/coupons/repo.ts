@@ -18,7 +18,10 @@ export interface CouponRow {
 
 export const COUPON_CODE_INDEX = 'coupons_code_lower';
 
-export async function insertCouponRow(db: Db, row: Omit<CouponRow, 'id' | 'times_redeemed' | 'created_at'>): Promise<CouponRow> {
+export async function insertCouponRow(
+  db: Db,
+  row: Omit<CouponRow, 'id' | 'times_redeemed' | 'created_at'>,
+): Promise<CouponRow> {
   const [created] = await db('coupons').insert(row).returning('*');
   return created as CouponRow;
 }
@@ -46,6 +49,11 @@ export async function redeemCouponRow(db: Db, code: string, at: Date): Promise<C
 }
 
 export async function findCouponRows(db: Db, ids: string[]): Promise<Map<string, CouponRow>> {
-  const rows: CouponRow[] = ids.length === 0 ? [] : await db('coupons').whereIn('id', [...new Set(ids)]).select('*');
+  const rows: CouponRow[] =
+    ids.length === 0
+      ? []
+      : await db('coupons')
+          .whereIn('id', [...new Set(ids)])
+          .select('*');
   return new Map(rows.map((r) => [r.id, r]));
 }

@@ -14,7 +14,10 @@ export const couponRoutes = [
     body: createCouponBody,
     responses: { 201: { description: 'Created', schema: couponResponse }, 409: { description: 'coupon_code_taken' } },
     errors: ['coupon_code_taken', 'invalid_amount'],
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseCoupon(await createCoupon(deps.db, body, actor)) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: serialiseCoupon(await createCoupon(deps.db, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'get',

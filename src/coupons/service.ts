@@ -6,7 +6,15 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { assertCurrencyPrecision } from '../money-input.ts';
-import { COUPON_CODE_INDEX, findCouponRow, findCouponRows, insertCouponRow, listCouponRows, redeemCouponRow, type CouponRow } from './repo.ts';
+import {
+  COUPON_CODE_INDEX,
+  findCouponRow,
+  findCouponRows,
+  insertCouponRow,
+  listCouponRows,
+  redeemCouponRow,
+  type CouponRow,
+} from './repo.ts';
 import type { CreateCouponInput } from './schema.ts';
 
 /** A coupon's fields as the audit log records them: what the admin set (not the redemption count). */
@@ -19,11 +27,18 @@ export function createCoupon(db: Db, input: CreateCouponInput, actor: Actor, now
   if (input.amountOff !== undefined) assertCurrencyPrecision(input.amountOff, input.currency!, 'amountOff');
   // A coupon that could never be redeemed is a typo in its date (Stripe refuses a redeem_by in the past too).
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
-    throw new AppError('invalid_request', 'Invalid body: expiresAt: must be in the future', { details: [{ path: 'expiresAt', message: 'must be in the future' }] });
+    throw new AppError('invalid_request', 'Invalid body: expiresAt: must be in the future', {
+      details: [{ path: 'expiresAt', message: 'must be in the future' }],
+    });
   }
   return inTransaction(db, async (trx) => {
     const created = await insertCoupon(trx, input);
-    await recordAudit(trx, actor, { action: 'coupon.create', targetType: 'coupon', targetId: created.id, after: audited(created) });
+    await recordAudit(trx, actor, {
+      action: 'coupon.create',
+      targetType: 'coupon',
+      targetId: created.id,
+      after: audited(created),
+    });
     return created;
   });
 }
@@ -43,7 +58,9 @@ async function insertCoupon(db: Db, input: CreateCouponInput): Promise<CouponRow
     });
   } catch (error) {
     if (isUniqueViolation(error, COUPON_CODE_INDEX)) {
-      throw new AppError('coupon_code_taken', `A coupon with code ${input.code} exists (codes are case-insensitive)`, { details: [{ path: 'code', message: 'is taken' }] });
+      throw new AppError('coupon_code_taken', `A coupon with code ${input.code} exists (codes are case-insensitive)`, {
+        details: [{ path: 'code', message: 'is taken' }],
+      });
     }
     throw error;
   }
@@ -53,13 +70,15 @@ export function listCoupons(db: Db, page: PageQuery) {
   return listCouponRows(db, page);
 }
 
-const invalidCoupon = (code: string, why: string) => new AppError('invalid_coupon', `Coupon ${code} ${why}`, { details: [{ path: 'couponCode', message: why }] });
+const invalidCoupon = (code: string, why: string) =>
+  new AppError('invalid_coupon', `Coupon ${code} ${why}`, { details: [{ path: 'couponCode', message: why }] });
 
 /** Redeems `code` for a subscription in `currency` (D-46): unknown, expired, exhausted or foreign-currency codes are 400 invalid_coupon. */
 export async function redeemCoupon(db: Db, code: string, currency: string, at: Date): Promise<CouponRow> {
   const coupon = await redeemCouponRow(db, code, at);
   if (!coupon) throw invalidCoupon(code, 'is unknown, expired or fully redeemed');
-  if (coupon.amount_off !== null && coupon.currency !== currency) throw invalidCoupon(code, `is in ${coupon.currency}, the plan in ${currency}`);
+  if (coupon.amount_off !== null && coupon.currency !== currency)
+    throw invalidCoupon(code, `is in ${coupon.currency}, the plan in ${currency}`);
   return coupon;
 }
 

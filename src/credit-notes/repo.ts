@@ -21,7 +21,9 @@ type StoredCreditNote = Omit<CreditNoteRow, 'to_balance'>;
 function selectCreditNotes(db: Db): Knex.QueryBuilder {
   return db('credit_notes').select(
     'credit_notes.*',
-    db.raw(`coalesce((select sum(l.amount) from credit_ledger l where l.credit_note_id = credit_notes.id and l.kind = 'credit_note'), 0)::text as to_balance`),
+    db.raw(
+      `coalesce((select sum(l.amount) from credit_ledger l where l.credit_note_id = credit_notes.id and l.kind = 'credit_note'), 0)::text as to_balance`,
+    ),
   );
 }
 
@@ -36,11 +38,18 @@ export async function findCreditNoteRow(db: Db, id: string): Promise<CreditNoteR
 
 /** What credit notes already took off an invoice, including parts that went to the credit balance. */
 export async function creditNoteTotal(db: Db, invoiceId: string): Promise<string> {
-  const row = await db('credit_notes').where({ invoice_id: invoiceId }).sum<{ total: string | null }>('amount as total').first();
+  const row = await db('credit_notes')
+    .where({ invoice_id: invoiceId })
+    .sum<{ total: string | null }>('amount as total')
+    .first();
   return row?.total ?? '0';
 }
 
-export function listCreditNoteRows(db: Db, page: PageQuery, filters: { invoiceId?: string; customerId?: string }): Promise<Page<CreditNoteRow>> {
+export function listCreditNoteRows(
+  db: Db,
+  page: PageQuery,
+  filters: { invoiceId?: string; customerId?: string },
+): Promise<Page<CreditNoteRow>> {
   const query = selectCreditNotes(db);
   if (filters.invoiceId) query.where('credit_notes.invoice_id', filters.invoiceId);
   if (filters.customerId) query.where('credit_notes.customer_id', filters.customerId);

@@ -13,15 +13,22 @@ export const creditNoteRoutes = [
     path: '/api/billing/credit-notes',
     auth: 'admin',
     tag,
-    summary: 'Issue a credit note CN-{YEAR}-{SEQ}: lowers the amount due of an unpaid invoice, or adds store credit for a paid one',
+    summary:
+      'Issue a credit note CN-{YEAR}-{SEQ}: lowers the amount due of an unpaid invoice, or adds store credit for a paid one',
     body: createCreditNoteBody,
     responses: {
       201: { description: 'Issued', schema: creditNoteResponse },
-      400: { description: 'invalid_request, invalid_amount, invoice_not_found, amount_exceeds_invoice (credit notes above the invoice total)' },
+      400: {
+        description:
+          'invalid_request, invalid_amount, invoice_not_found, amount_exceeds_invoice (credit notes above the invoice total)',
+      },
       409: { description: 'invoice_not_creditable (draft or void)' },
     },
     errors: ['invoice_not_found', 'invoice_not_creditable', 'amount_exceeds_invoice', 'invalid_amount'],
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseCreditNote(await issueCreditNote(deps.db, body, actor)) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: serialiseCreditNote(await issueCreditNote(deps.db, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -32,6 +39,7 @@ export const creditNoteRoutes = [
     query: listCreditNotesQuery,
     responses: { 200: { description: 'Credit notes', schema: z.array(creditNoteResponse) } },
     errors: [],
-    handler: async ({ deps, query, ctx }) => listReply(ctx, await listCreditNotes(deps.db, query, query), serialiseCreditNote),
+    handler: async ({ deps, query, ctx }) =>
+      listReply(ctx, await listCreditNotes(deps.db, query, query), serialiseCreditNote),
   }),
 ];

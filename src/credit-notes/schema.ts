@@ -6,27 +6,46 @@ import type { CreditNoteRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 /** POST /api/billing/credit-notes (D-58). */
-export const createCreditNoteBody = z.object({
-  invoiceId: uuid,
-  amount: positiveMoneyString,
-  reason: optionalNote,
-}).meta({ examples: [{ invoiceId: EXAMPLE_ID.invoice, amount: '5.00', reason: 'Two days of degraded service' }] });
+export const createCreditNoteBody = z
+  .object({
+    invoiceId: uuid,
+    amount: positiveMoneyString,
+    reason: optionalNote,
+  })
+  .meta({ examples: [{ invoiceId: EXAMPLE_ID.invoice, amount: '5.00', reason: 'Two days of degraded service' }] });
 export type CreateCreditNoteInput = z.output<typeof createCreditNoteBody>;
 
 export const listCreditNotesQuery = pageQuery.extend({ invoiceId: uuid.optional(), customerId: uuid.optional() });
 
-export const creditNoteResponse = z.object({
-  id: z.uuid(),
-  number: z.string().describe('CN-{YEAR}-{SEQ}'),
-  invoiceId: z.uuid(),
-  customerId: z.uuid(),
-  amount: z.string(),
-  currency: z.string(),
-  reason: z.string().nullable(),
-  creditedToInvoice: z.string().describe('the part that lowered the amount due'),
-  creditedToBalance: z.string().describe("the part added to the customer's store credit"),
-  createdAt: z.string(),
-}).meta({ examples: [{ id: 'd1f40516-7283-494a-b15c-6d7e8f900112', number: 'CN-2026-000007', invoiceId: EXAMPLE_ID.invoice, customerId: EXAMPLE_ID.customer, amount: '5.00', currency: 'USD', reason: 'Two days of degraded service', creditedToInvoice: '5.00', creditedToBalance: '0.00', createdAt: '2026-01-05T09:30:00.000Z' }] });
+export const creditNoteResponse = z
+  .object({
+    id: z.uuid(),
+    number: z.string().describe('CN-{YEAR}-{SEQ}'),
+    invoiceId: z.uuid(),
+    customerId: z.uuid(),
+    amount: z.string(),
+    currency: z.string(),
+    reason: z.string().nullable(),
+    creditedToInvoice: z.string().describe('the part that lowered the amount due'),
+    creditedToBalance: z.string().describe("the part added to the customer's store credit"),
+    createdAt: z.string(),
+  })
+  .meta({
+    examples: [
+      {
+        id: 'd1f40516-7283-494a-b15c-6d7e8f900112',
+        number: 'CN-2026-000007',
+        invoiceId: EXAMPLE_ID.invoice,
+        customerId: EXAMPLE_ID.customer,
+        amount: '5.00',
+        currency: 'USD',
+        reason: 'Two days of degraded service',
+        creditedToInvoice: '5.00',
+        creditedToBalance: '0.00',
+        createdAt: '2026-01-05T09:30:00.000Z',
+      },
+    ],
+  });
 
 export function serialiseCreditNote(row: CreditNoteRow) {
   const m = (v: string | ReturnType<typeof money>) => formatMoney(v, row.currency);

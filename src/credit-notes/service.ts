@@ -9,7 +9,13 @@ import { findInvoice, lockInvoice, lockOpenInvoices } from '../invoices/service.
 import { updateAndSettle } from '../invoices/settle.ts';
 import { formatMoney, money, Money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
-import { creditNoteTotal, findCreditNoteRow, insertCreditNoteRow, listCreditNoteRows, type CreditNoteRow } from './repo.ts';
+import {
+  creditNoteTotal,
+  findCreditNoteRow,
+  insertCreditNoteRow,
+  listCreditNoteRows,
+  type CreditNoteRow,
+} from './repo.ts';
 import type { CreateCreditNoteInput } from './schema.ts';
 import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
@@ -22,12 +28,19 @@ import { auditedInvoice } from '../invoices/audit.ts';
  * invoice) and a note on a paid invoice go to the customer's store credit as a `credit_note` ledger
  * entry, which like any credit is spent on the customer's other open invoices, oldest first.
  */
-export async function createCreditNote(db: Db, input: CreateCreditNoteInput, actor: Actor, clock: { now?: Date } = {}): Promise<CreditNoteRow> {
+export async function createCreditNote(
+  db: Db,
+  input: CreateCreditNoteInput,
+  actor: Actor,
+  clock: { now?: Date } = {},
+): Promise<CreditNoteRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const found = await findInvoice(trx, input.invoiceId);
     if (!found) {
-      throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`, { details: [{ path: 'invoiceId', message: 'no such invoice' }] });
+      throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`, {
+        details: [{ path: 'invoiceId', message: 'no such invoice' }],
+      });
     }
     // Lock order of ledger-repo.ts: the customer's open invoices (which may include this one), this one, then the ledger.
     const open = await lockOpenInvoices(trx, found.customer_id, found.currency);
@@ -56,7 +69,13 @@ export async function createCreditNote(db: Db, input: CreateCreditNoteInput, act
     if (invoice.status === 'issued' || invoice.status === 'overdue') {
       const toInvoice = Money.min(amount, amountDue(invoice));
       toBalance = amount.minus(toInvoice);
-      if (toInvoice.gt(0)) after = await updateAndSettle(trx, invoice, { credited_amount: storedAmount(money(invoice.credited_amount).plus(toInvoice), invoice.currency) }, now);
+      if (toInvoice.gt(0))
+        after = await updateAndSettle(
+          trx,
+          invoice,
+          { credited_amount: storedAmount(money(invoice.credited_amount).plus(toInvoice), invoice.currency) },
+          now,
+        );
     }
     if (toBalance.gt(0)) {
       await addCustomerCredit(
@@ -79,7 +98,14 @@ export async function createCreditNote(db: Db, input: CreateCreditNoteInput, act
       targetType: 'invoice',
       targetId: invoice.id,
       before: auditedInvoice(invoice),
-      after: { ...auditedInvoice(after), creditNoteId: note.id, creditNoteNumber: note.number, amount: formatMoney(note.amount, invoice.currency), reason: note.reason, toStoreCredit: storedAmount(toBalance, invoice.currency) },
+      after: {
+        ...auditedInvoice(after),
+        creditNoteId: note.id,
+        creditNoteNumber: note.number,
+        amount: formatMoney(note.amount, invoice.currency),
+        reason: note.reason,
+        toStoreCredit: storedAmount(toBalance, invoice.currency),
+      },
     });
     return (await findCreditNoteRow(trx, note.id))!;
   });

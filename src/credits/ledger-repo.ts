@@ -19,24 +19,40 @@ export interface LedgerEntryRow {
 
 export async function insertLedgerEntry(
   db: Db,
-  entry: { customer_id: string; currency: string; amount: string; kind: LedgerKind; description?: string | null; invoice_id?: string | null; credit_note_id?: string | null },
+  entry: {
+    customer_id: string;
+    currency: string;
+    amount: string;
+    kind: LedgerKind;
+    description?: string | null;
+    invoice_id?: string | null;
+    credit_note_id?: string | null;
+  },
 ): Promise<LedgerEntryRow> {
   // clock_timestamp(), not the column's now(): entries written in one transaction (a credit and its
   // applications) get distinct, increasing times, so the ledger reads in the order it was written.
-  const [row] = await db('credit_ledger').insert({ ...entry, created_at: db.raw('clock_timestamp()') }).returning('*');
+  const [row] = await db('credit_ledger')
+    .insert({ ...entry, created_at: db.raw('clock_timestamp()') })
+    .returning('*');
   return row as LedgerEntryRow;
 }
 
 /** The customer's balance in one currency, as a decimal string. */
 export async function ledgerBalance(db: Db, customerId: string, currency: string): Promise<string> {
-  const row = await db('credit_ledger').where({ customer_id: customerId, currency }).sum<{ balance: string | null }>('amount as balance').first();
+  const row = await db('credit_ledger')
+    .where({ customer_id: customerId, currency })
+    .sum<{ balance: string | null }>('amount as balance')
+    .first();
   return row?.balance ?? '0';
 }
 
 /** Balances per customer and currency for a page of customers, in one query. */
 export async function ledgerBalances(db: Db, customerIds: string[]): Promise<BalanceRow[]> {
   if (customerIds.length === 0) return [];
-  return db('credit_ledger').whereIn('customer_id', customerIds).groupBy('customer_id', 'currency').select('customer_id', 'currency', db.raw('sum(amount)::text as balance'));
+  return db('credit_ledger')
+    .whereIn('customer_id', customerIds)
+    .groupBy('customer_id', 'currency')
+    .select('customer_id', 'currency', db.raw('sum(amount)::text as balance'));
 }
 
 /**
@@ -58,7 +74,8 @@ export async function lockCustomerLedger(db: Db, customerId: string): Promise<vo
  * Keyed by the id in lower case, as PostgreSQL writes a uuid: a body may name the customer in capitals (a valid
  * UUID), and two spenders of one customer must never take two different locks.
  */
-export const ledgerLockSql = (customerIdSql: string) => `pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(lower(${customerIdSql})))`;
+export const ledgerLockSql = (customerIdSql: string) =>
+  `pg_advisory_xact_lock(hashtext('credit_ledger'), hashtext(lower(${customerIdSql})))`;
 
 export interface LedgerEntryWithBalance extends LedgerEntryRow {
   /** The balance in the entry's currency right after it. */
@@ -66,9 +83,16 @@ export interface LedgerEntryWithBalance extends LedgerEntryRow {
 }
 
 /** Ledger entries in the order written, each with the running balance of its customer and currency. */
-export function listLedgerEntryRows(db: Db, page: PageQuery, filters: { customerId?: string; currency?: string }): Promise<Page<LedgerEntryWithBalance>> {
+export function listLedgerEntryRows(
+  db: Db,
+  page: PageQuery,
+  filters: { customerId?: string; currency?: string },
+): Promise<Page<LedgerEntryWithBalance>> {
   // The running sum is taken over the customer's whole ledger before paging cuts it.
-  const entries = db('credit_ledger').select('*', db.raw('(sum(amount) over (partition by customer_id, currency order by created_at, id))::text as balance_after'));
+  const entries = db('credit_ledger').select(
+    '*',
+    db.raw('(sum(amount) over (partition by customer_id, currency order by created_at, id))::text as balance_after'),
+  );
   if (filters.customerId) entries.where({ customer_id: filters.customerId });
   if (filters.currency) entries.where({ currency: filters.currency });
   return paginate<LedgerEntryWithBalance>(db.select('*').from(entries.as('credit_ledger')), 'credit_ledger', page);
@@ -77,7 +101,14 @@ export function listLedgerEntryRows(db: Db, page: PageQuery, filters: { customer
 /** `insertLedgerEntry` for many entries in one statement, in the order given (clock_timestamp per row). */
 export async function insertLedgerEntries(
   db: Db,
-  entries: { customer_id: string; currency: string; amount: string; kind: LedgerKind; description: string | null; invoice_id: string | null }[],
+  entries: {
+    customer_id: string;
+    currency: string;
+    amount: string;
+    kind: LedgerKind;
+    description: string | null;
+    invoice_id: string | null;
+  }[],
 ): Promise<void> {
   if (entries.length === 0) return;
   await db.raw(ledgerEntriesInsertSql('?'), [JSON.stringify(entries)]);
@@ -100,7 +131,9 @@ export function ledgerEntriesInsertSql(param: string): string {
  */
 export async function lockAndReadLedgerBalances(db: Db, customerIds: string[]): Promise<BalanceRow[]> {
   if (customerIds.length === 0) return [];
-  const results = (await db.raw(lockAndReadLedgerBalancesSql(customerIds).join(';\n'))) as unknown as { rows: BalanceRow[] }[];
+  const results = (await db.raw(lockAndReadLedgerBalancesSql(customerIds).join(';\n'))) as unknown as {
+    rows: BalanceRow[];
+  }[];
   return results[1]!.rows;
 }
 
@@ -121,13 +154,23 @@ export function lockAndReadLedgerBalancesSql(customerIds: string[]): [string, st
  * are the same for any customers and a connection can prepare them once (db/hot-lock.ts).
  */
 export function lockAndReadLedgerBalancesStatements(customerIds: string[]): [LiteralStatement, LiteralStatement] {
-  return [{ text: `select ${ledgerLockSql('id')} from (select distinct unnest($1::text[]) as id order by 1) ids`, values: [textArrayLiteral(customerIds)] }, ledgerBalancesStatement(customerIds)];
+  return [
+    {
+      text: `select ${ledgerLockSql('id')} from (select distinct unnest($1::text[]) as id order by 1) ids`,
+      values: [textArrayLiteral(customerIds)],
+    },
+    ledgerBalancesStatement(customerIds),
+  ];
 }
 
 /** ledgerBalances as a LiteralStatement (the ids its one text[] value), for a query that took the ledger locks before it. */
 export function ledgerBalancesStatement(customerIds: string[]): LiteralStatement {
-  return { text: `select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any($1::uuid[]) group by customer_id, currency`, values: [textArrayLiteral(customerIds)] };
+  return {
+    text: `select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any($1::uuid[]) group by customer_id, currency`,
+    values: [textArrayLiteral(customerIds)],
+  };
 }
 
 /** A text[] literal: each element double-quoted with its `"` and `\` escaped (PostgreSQL's array syntax), the whole quoted by pg's rule. */
-const textArrayLiteral = (values: string[]) => textLiteral(`{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`);
+const textArrayLiteral = (values: string[]) =>
+  textLiteral(`{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`);

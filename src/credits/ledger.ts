@@ -7,8 +7,19 @@ import { jsonTextLiteral, type LiteralStatement } from '../db/literal.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { money, Money } from '../money.ts';
 import {
-  insertLedgerEntries, insertLedgerEntry, ledgerEntriesInsertSql, ledgerBalance, ledgerBalances, listLedgerEntryRows, ledgerBalancesStatement, ledgerLockSql, lockAndReadLedgerBalances, lockCustomerLedger,
-  type BalanceRow, type LedgerEntryRow, type LedgerKind,
+  insertLedgerEntries,
+  insertLedgerEntry,
+  ledgerEntriesInsertSql,
+  ledgerBalance,
+  ledgerBalances,
+  listLedgerEntryRows,
+  ledgerBalancesStatement,
+  ledgerLockSql,
+  lockAndReadLedgerBalances,
+  lockCustomerLedger,
+  type BalanceRow,
+  type LedgerEntryRow,
+  type LedgerKind,
 } from './ledger-repo.ts';
 
 export type { BalanceRow, LedgerEntryRow, LedgerKind };
@@ -57,7 +68,10 @@ export interface CreditSpend {
 export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<CreditSpend> {
   if (claims.length === 0) return { applied: [], entries: [] };
   const customerIds = [...new Set(claims.map((c) => c.customerId))];
-  return spendFromBalances(claims, takeLockedBalances(trx, customerIds) ?? (await lockAndReadLedgerBalances(trx, customerIds)));
+  return spendFromBalances(
+    claims,
+    takeLockedBalances(trx, customerIds) ?? (await lockAndReadLedgerBalances(trx, customerIds)),
+  );
 }
 
 /** planCreditSpend's rule over balances already read (`rows`; a customer and currency without a row has none). */
@@ -71,7 +85,13 @@ export function spendFromBalances(claims: CreditClaim[], rows: BalanceRow[]): Cr
     const amount = claim.due.gt(0) ? Money.min(balance, claim.due) : money(0);
     if (amount.lte(0)) return money(0);
     balances.set(key, balance.minus(amount));
-    applications.push({ customer_id: claim.customerId, currency: claim.currency, amount: amount.negated().toString(), kind: 'application', invoice_id: claim.invoiceId });
+    applications.push({
+      customer_id: claim.customerId,
+      currency: claim.currency,
+      amount: amount.negated().toString(),
+      kind: 'application',
+      invoice_id: claim.invoiceId,
+    });
     return amount;
   });
   return { applied, entries: applications };
@@ -111,14 +131,22 @@ const isCredit = (row: BalanceRow) => money(row.balance).gt(0);
 export const hasCredit = (read: BalanceRow[]): boolean => read.some(isCredit);
 
 const withCredit = (rows: BalanceRow[]) =>
-  rows.filter(isCredit).map((row) => `${row.customer_id}:${row.currency}:${money(row.balance).toString()}`).sort().join(' ');
+  rows
+    .filter(isCredit)
+    .map((row) => `${row.customer_id}:${row.currency}:${money(row.balance).toString()}`)
+    .sort()
+    .join(' ');
 
 /**
  * creditSpendSql for a statement in which the invoices' numbers are not known when it is written: `param(json)` turns
  * the entries' JSON (descriptions naming each invoice by `invoiceNumbers`, placeholders) into the jsonb SQL that
  * puts the numbers in (invoices/issue.ts, the sweep's last statement); undefined when the spend took nothing.
  */
-export function creditSpendPart(spend: CreditSpend, invoiceNumbers: Map<string, string>, param: (json: string) => string): string | undefined {
+export function creditSpendPart(
+  spend: CreditSpend,
+  invoiceNumbers: Map<string, string>,
+  param: (json: string) => string,
+): string | undefined {
   if (spend.entries.length === 0) return undefined;
   return ledgerEntriesInsertSql(param(JSON.stringify(applicationEntries(spend, invoiceNumbers))));
 }
@@ -137,10 +165,18 @@ const lockedBalances = new WeakMap<object, { customerIds: string[]; rows: Balanc
  * meanwhile; the caller writes no ledger entry in between (a write forgets them). A statement of its own less than
  * lockAndReadLedgerBalancesStatements' two.
  */
-export function lockedBalancesPart(customerId: string): { lock: (customerIdSql: string) => string; read: LiteralStatement; keep: (trx: Db, rows: unknown[]) => void } {
+export function lockedBalancesPart(customerId: string): {
+  lock: (customerIdSql: string) => string;
+  read: LiteralStatement;
+  keep: (trx: Db, rows: unknown[]) => void;
+} {
   // Kept under the id as stored and read back (a uuid in lower case), which is how planCreditSpend's claims name it.
   const stored = customerId.toLowerCase();
-  return { lock: ledgerLockSql, read: ledgerBalancesStatement([customerId]), keep: (trx, rows) => lockedBalances.set(trx, { customerIds: [stored], rows: rows as BalanceRow[] }) };
+  return {
+    lock: ledgerLockSql,
+    read: ledgerBalancesStatement([customerId]),
+    keep: (trx, rows) => lockedBalances.set(trx, { customerIds: [stored], rows: rows as BalanceRow[] }),
+  };
 }
 
 /** The balances kept for exactly `customerIds` (in any order), taken once; undefined when none were kept. */
@@ -148,7 +184,8 @@ function takeLockedBalances(trx: Db, customerIds: string[]): BalanceRow[] | unde
   const kept = lockedBalances.get(trx);
   if (!kept) return undefined;
   lockedBalances.delete(trx);
-  const same = kept.customerIds.length === customerIds.length && customerIds.every((id) => kept.customerIds.includes(id));
+  const same =
+    kept.customerIds.length === customerIds.length && customerIds.every((id) => kept.customerIds.includes(id));
   return same ? kept.rows : undefined;
 }
 
@@ -156,7 +193,11 @@ function takeLockedBalances(trx: Db, customerIds: string[]): BalanceRow[] | unde
  * Writes a planned spend's application entries, each described by the number of its invoice (the
  * invoices must exist); a spend that took nothing writes nothing (no statement).
  */
-export async function recordCreditSpend(trx: Db, spend: CreditSpend, invoiceNumbers: Map<string, string>): Promise<void> {
+export async function recordCreditSpend(
+  trx: Db,
+  spend: CreditSpend,
+  invoiceNumbers: Map<string, string>,
+): Promise<void> {
   lockedBalances.delete(trx);
   await insertLedgerEntries(trx, applicationEntries(spend, invoiceNumbers));
 }

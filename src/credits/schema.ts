@@ -7,12 +7,23 @@ import type { LedgerEntryRow } from './ledger-repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 /** POST /api/billing/credits (D-57). */
-export const createCreditBody = z.object({
-  customerId: uuid,
-  amount: positiveMoneyString,
-  description: optionalNote,
-  currency: currencyCode.default(DEFAULT_CURRENCY),
-}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, amount: '25.00', currency: 'USD', description: 'Goodwill credit for the January outage' }] });
+export const createCreditBody = z
+  .object({
+    customerId: uuid,
+    amount: positiveMoneyString,
+    description: optionalNote,
+    currency: currencyCode.default(DEFAULT_CURRENCY),
+  })
+  .meta({
+    examples: [
+      {
+        customerId: EXAMPLE_ID.customer,
+        amount: '25.00',
+        currency: 'USD',
+        description: 'Goodwill credit for the January outage',
+      },
+    ],
+  });
 export type CreateCreditInput = z.output<typeof createCreditBody>;
 
 export const listCreditsQuery = pageQuery.extend({ customerId: uuid.optional(), currency: currencyCode.optional() });
@@ -31,13 +42,48 @@ const ledgerEntryFields = {
 };
 
 /** A ledger entry; amounts are signed (applications are negative); balanceAfter is the balance right after it. */
-export const ledgerEntryResponse = z.object(ledgerEntryFields).meta({ examples: [{ id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001', customerId: EXAMPLE_ID.customer, kind: 'credit', amount: '25.00', currency: 'USD', description: 'Goodwill credit for the January outage', invoiceId: null, creditNoteId: null, balanceAfter: '25.00', createdAt: '2026-01-05T09:30:00.000Z' }] });
+export const ledgerEntryResponse = z
+  .object(ledgerEntryFields)
+  .meta({
+    examples: [
+      {
+        id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001',
+        customerId: EXAMPLE_ID.customer,
+        kind: 'credit',
+        amount: '25.00',
+        currency: 'USD',
+        description: 'Goodwill credit for the January outage',
+        invoiceId: null,
+        creditNoteId: null,
+        balanceAfter: '25.00',
+        createdAt: '2026-01-05T09:30:00.000Z',
+      },
+    ],
+  });
 
 /** The created credit; balanceAfter is the balance once the credit was spent on open invoices. */
-export const createdCreditResponse = z.object({
-  ...ledgerEntryFields,
-  applications: z.array(z.object({ invoiceId: z.uuid(), invoiceNumber: z.string(), amount: z.string() })),
-}).meta({ examples: [{ id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001', customerId: EXAMPLE_ID.customer, kind: 'credit', amount: '25.00', currency: 'USD', description: 'Goodwill credit for the January outage', invoiceId: null, creditNoteId: null, balanceAfter: '25.00', createdAt: '2026-01-05T09:30:00.000Z', applications: [] }] });
+export const createdCreditResponse = z
+  .object({
+    ...ledgerEntryFields,
+    applications: z.array(z.object({ invoiceId: z.uuid(), invoiceNumber: z.string(), amount: z.string() })),
+  })
+  .meta({
+    examples: [
+      {
+        id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001',
+        customerId: EXAMPLE_ID.customer,
+        kind: 'credit',
+        amount: '25.00',
+        currency: 'USD',
+        description: 'Goodwill credit for the January outage',
+        invoiceId: null,
+        creditNoteId: null,
+        balanceAfter: '25.00',
+        createdAt: '2026-01-05T09:30:00.000Z',
+        applications: [],
+      },
+    ],
+  });
 
 export function serialiseLedgerEntry(row: LedgerEntryRow, balanceAfter: string) {
   return {
@@ -54,9 +100,17 @@ export function serialiseLedgerEntry(row: LedgerEntryRow, balanceAfter: string) 
   };
 }
 
-export function serialiseCreatedCredit(result: { entry: LedgerEntryRow; applications: CreditApplication[]; balanceAfter: string }) {
+export function serialiseCreatedCredit(result: {
+  entry: LedgerEntryRow;
+  applications: CreditApplication[];
+  balanceAfter: string;
+}) {
   return {
     ...serialiseLedgerEntry(result.entry, result.balanceAfter),
-    applications: result.applications.map((a) => ({ invoiceId: a.invoice.id, invoiceNumber: a.invoice.invoice_number, amount: formatMoney(a.amount, a.invoice.currency) })),
+    applications: result.applications.map((a) => ({
+      invoiceId: a.invoice.id,
+      invoiceNumber: a.invoice.invoice_number,
+      amount: formatMoney(a.amount, a.invoice.currency),
+    })),
   };
 }

@@ -26,7 +26,13 @@ export async function createCredit(db: Db, input: CreateCreditInput, actor: Acto
       const open = await lockOpenInvoices(trx, input.customerId, input.currency);
       const granted = await addCustomerCredit(
         trx,
-        { customer_id: input.customerId, currency: input.currency, amount: storedAmount(input.amount, input.currency), kind: 'credit', description: input.description },
+        {
+          customer_id: input.customerId,
+          currency: input.currency,
+          amount: storedAmount(input.amount, input.currency),
+          kind: 'credit',
+          description: input.description,
+        },
         open.map((i) => i.id),
         now,
       );
@@ -41,7 +47,11 @@ export async function createCredit(db: Db, input: CreateCreditInput, actor: Acto
           amount: formatMoney(entry.amount, entry.currency),
           currency: entry.currency,
           description: entry.description,
-          appliedTo: applications.map((a) => ({ invoiceId: a.invoice.id, invoiceNumber: a.invoice.invoice_number, amount: formatMoney(a.amount, entry.currency) })),
+          appliedTo: applications.map((a) => ({
+            invoiceId: a.invoice.id,
+            invoiceNumber: a.invoice.invoice_number,
+            amount: formatMoney(a.amount, entry.currency),
+          })),
           balanceAfter: formatMoney(balanceAfter, entry.currency),
         },
       });

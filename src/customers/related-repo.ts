@@ -13,7 +13,10 @@ export async function customerHasBillingHistory(db: Db, customerId: string): Pro
 
 /** The customer's subscriptions, oldest first. */
 export async function listCustomerSubscriptionRows(db: Db, customerId: string): Promise<SubscriptionRow[]> {
-  return db('subscriptions').where({ customer_id: customerId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('*');
+  return db('subscriptions')
+    .where({ customer_id: customerId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('*');
 }
 
 /**
@@ -34,9 +37,16 @@ const healthScoreSql = (ids: string) => `
     from ${ids} as c`;
 
 /** Each customer's health score now (D-22), for a page of customers in one query. */
-export async function customerHealthScores(db: Db, customerIds: string[], at: Date = new Date()): Promise<Map<string, number>> {
+export async function customerHealthScores(
+  db: Db,
+  customerIds: string[],
+  at: Date = new Date(),
+): Promise<Map<string, number>> {
   if (customerIds.length === 0) return new Map();
-  const result = await db.raw<{ rows: { id: string; score: number }[] }>(healthScoreSql('(select unnest(cast(:ids as uuid[])) as id)'), { ids: customerIds, at });
+  const result = await db.raw<{ rows: { id: string; score: number }[] }>(
+    healthScoreSql('(select unnest(cast(:ids as uuid[])) as id)'),
+    { ids: customerIds, at },
+  );
   return new Map(result.rows.map((r) => [r.id, r.score]));
 }
 

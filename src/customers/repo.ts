@@ -30,7 +30,19 @@ export interface CustomerWrite {
 }
 
 // Never `select *`: the generated `search` tsvector is for the index, not for answers.
-const COLUMNS = ['id', 'name', 'email', 'company', 'tier', 'billing_address', 'tax_id', 'payment_method', 'health_score', 'created_at', 'updated_at'];
+const COLUMNS = [
+  'id',
+  'name',
+  'email',
+  'company',
+  'tier',
+  'billing_address',
+  'tax_id',
+  'payment_method',
+  'health_score',
+  'created_at',
+  'updated_at',
+];
 
 /** The unique index that makes emails unique case-insensitively (D-22); its violation is `email_taken`. */
 export const EMAIL_UNIQUE_INDEX = 'customers_email_lower';
@@ -43,13 +55,20 @@ export async function findCustomerRow(db: Db, id: string): Promise<CustomerRow |
 }
 
 /** Every column a create writes, so the statement's text (a prepared statement) never varies. */
-export type CustomerCreate = Pick<CustomerRow, 'id' | 'name' | 'email' | 'company' | 'tier' | 'billing_address' | 'tax_id' | 'payment_method'>;
+export type CustomerCreate = Pick<
+  CustomerRow,
+  'id' | 'name' | 'email' | 'company' | 'tier' | 'billing_address' | 'tax_id' | 'payment_method'
+>;
 
 /**
  * Inserts the customer and, in the same statement, what `audit` inserts (a CTE reading its rows from `$9`):
  * one round trip, and the row and its audit row commit together or not at all. Inside a transaction it runs on it.
  */
-export async function insertCustomerRowWith(db: Db, row: CustomerCreate, audit: (param: string) => { text: string; value: string }): Promise<CustomerRow> {
+export async function insertCustomerRowWith(
+  db: Db,
+  row: CustomerCreate,
+  audit: (param: string) => { text: string; value: string },
+): Promise<CustomerRow> {
   const part = audit('$9');
   const [created] = await fastQuery<CustomerRow>(
     db,
@@ -58,14 +77,25 @@ export async function insertCustomerRowWith(db: Db, row: CustomerCreate, audit: 
        values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS.join(', ')}
      ), audited as (${part.text})
      select * from created`,
-    [row.id, row.name, row.email, row.company, row.tier, row.billing_address, row.tax_id, row.payment_method, part.value],
+    [
+      row.id,
+      row.name,
+      row.email,
+      row.company,
+      row.tier,
+      row.billing_address,
+      row.tax_id,
+      row.payment_method,
+      part.value,
+    ],
     'customers.insert-with',
   );
   return created!;
 }
 
 /** The search's one matching rule, shared by the ranked search and the filtered list. */
-const matchesSearch = (query: Knex.QueryBuilder, tsquery: string) => query.whereRaw(`search @@ to_tsquery('simple', ?)`, [tsquery]);
+const matchesSearch = (query: Knex.QueryBuilder, tsquery: string) =>
+  query.whereRaw(`search @@ to_tsquery('simple', ?)`, [tsquery]);
 
 /** List filters: `tsquery` built by `prefixTsquery` (the search's matching, D-23), `tier` exact. */
 export interface CustomerFilters {
@@ -122,5 +152,7 @@ export async function searchCustomerRows(db: Db, tsquery: string): Promise<Custo
 /** The names of these customers, in one statement (a page of invoices or payments names each customer). */
 export async function findCustomerNameRows(db: Db, ids: string[]): Promise<{ id: string; name: string }[]> {
   if (ids.length === 0) return [];
-  return db('customers').whereIn('id', [...new Set(ids)]).select('id', 'name');
+  return db('customers')
+    .whereIn('id', [...new Set(ids)])
+    .select('id', 'name');
 }

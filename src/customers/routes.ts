@@ -3,10 +3,22 @@ import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams, pageQuery } from '../http/schemas.ts';
 import {
-  createCustomerBody, customerDetailResponse, customerWithProductsResponse, searchCustomersQuery, serialiseCustomer, serialiseCustomerDetail,
+  createCustomerBody,
+  customerDetailResponse,
+  customerWithProductsResponse,
+  searchCustomersQuery,
+  serialiseCustomer,
+  serialiseCustomerDetail,
   updateCustomerBody,
 } from './schema.ts';
-import { createCustomer, deleteCustomer, getCustomer, listCustomers, searchCustomers, updateCustomer } from './service.ts';
+import {
+  createCustomer,
+  deleteCustomer,
+  getCustomer,
+  listCustomers,
+  searchCustomers,
+  updateCustomer,
+} from './service.ts';
 
 const tag = 'Customers';
 const detail = async (...args: Parameters<typeof getCustomer>) => {
@@ -33,7 +45,10 @@ export const customerRoutes = [
     tag,
     summary: 'Read one customer with its products and subscriptions',
     params: idParams,
-    responses: { 200: { description: 'The customer', schema: customerDetailResponse }, 404: { description: 'not_found' } },
+    responses: {
+      200: { description: 'The customer', schema: customerDetailResponse },
+      404: { description: 'not_found' },
+    },
     errors: [],
     handler: async ({ deps, params }) => ({ body: await detail(deps.db, params.id) }),
   }),
@@ -50,7 +65,10 @@ export const customerRoutes = [
       409: { description: 'email_taken' },
     },
     errors: ['email_taken'],
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseCustomer(await createCustomer(deps.db, body, actor)) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: serialiseCustomer(await createCustomer(deps.db, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'put',
@@ -67,7 +85,9 @@ export const customerRoutes = [
       409: { description: 'email_taken' },
     },
     errors: ['email_taken'],
-    handler: async ({ deps, params, body, actor }) => ({ body: serialiseCustomer(await updateCustomer(deps.db, params.id, body, actor)) }),
+    handler: async ({ deps, params, body, actor }) => ({
+      body: serialiseCustomer(await updateCustomer(deps.db, params.id, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'delete',
@@ -76,7 +96,11 @@ export const customerRoutes = [
     tag,
     summary: 'Delete a customer without billing history',
     params: idParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' }, 409: { description: 'customer_has_billing_history, customer_in_use' } },
+    responses: {
+      204: { description: 'Deleted' },
+      404: { description: 'not_found' },
+      409: { description: 'customer_has_billing_history, customer_in_use' },
+    },
     errors: ['customer_has_billing_history', 'customer_in_use'],
     handler: async ({ deps, params, actor }) => {
       await deleteCustomer(deps.db, params.id, actor);
@@ -88,9 +112,13 @@ export const customerRoutes = [
     path: '/api/search/customers',
     auth: 'admin',
     tag,
-    summary: 'Full-text search over name, email and company: every word matches as a prefix, best match first, at most 50',
+    summary:
+      'Full-text search over name, email and company: every word matches as a prefix, best match first, at most 50',
     query: searchCustomersQuery,
-    responses: { 200: { description: 'Matching customers', schema: z.array(customerWithProductsResponse) }, 400: { description: 'invalid_request' } },
+    responses: {
+      200: { description: 'Matching customers', schema: z.array(customerWithProductsResponse) },
+      400: { description: 'invalid_request' },
+    },
     errors: [],
     handler: async ({ deps, query }) => ({ body: (await searchCustomers(deps.db, query.q)).map(serialiseCustomer) }),
   }),

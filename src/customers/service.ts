@@ -7,11 +7,27 @@ import type { PageQuery } from '../http/schemas.ts';
 import { listProductsOfCustomerIds } from '../products/service.ts';
 import { formatMoney } from '../money.ts';
 import { creditBalances } from '../credits/ledger.ts';
-import { customerHasBillingHistory, customerHealthScores, listCustomerSubscriptionRows, storeHealthScores } from './related-repo.ts';
+import {
+  customerHasBillingHistory,
+  customerHealthScores,
+  listCustomerSubscriptionRows,
+  storeHealthScores,
+} from './related-repo.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import {
-  deleteCustomerRow, findCustomerNameRows, EMAIL_UNIQUE_INDEX, findCustomerRow, insertCustomerRowWith, listCustomerRows, lockCustomerRow, searchCustomerRows, updateCustomerRow,
-  type CustomerCreate, type CustomerFilters, type CustomerRow, type CustomerWrite,
+  deleteCustomerRow,
+  findCustomerNameRows,
+  EMAIL_UNIQUE_INDEX,
+  findCustomerRow,
+  insertCustomerRowWith,
+  listCustomerRows,
+  lockCustomerRow,
+  searchCustomerRows,
+  updateCustomerRow,
+  type CustomerCreate,
+  type CustomerFilters,
+  type CustomerRow,
+  type CustomerWrite,
 } from './repo.ts';
 import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
@@ -41,7 +57,9 @@ export function refreshHealthScores(db: Db, at: Date): Promise<number> {
 
 /** A body's customerId that names no customer (D-2). */
 export const customerNotFound = (id: string, path = 'customerId') =>
-  new AppError('customer_not_found', `Customer ${id} does not exist`, { details: [{ path, message: 'no such customer' }] });
+  new AppError('customer_not_found', `Customer ${id} does not exist`, {
+    details: [{ path, message: 'no such customer' }],
+  });
 
 /** Throws customer_not_found unless the customer exists (for other domains that take a customerId). */
 export async function assertCustomerExists(db: Db, id: string, path = 'customerId'): Promise<void> {
@@ -82,7 +100,11 @@ async function withEmailUniqueness<T>(work: () => Promise<T>): Promise<T> {
  */
 async function withDerived(db: Db, rows: CustomerRow[]): Promise<CustomerRecord[]> {
   const ids = rows.map((r) => r.id);
-  const [products, balances, scores] = await Promise.all([listProductsOfCustomerIds(db, ids), customerCreditBalances(db, ids), customerHealthScores(db, ids)]);
+  const [products, balances, scores] = await Promise.all([
+    listProductsOfCustomerIds(db, ids),
+    customerCreditBalances(db, ids),
+    customerHealthScores(db, ids),
+  ]);
   return rows.map((row) => ({
     ...row,
     health_score: scores.get(row.id) ?? row.health_score,
@@ -116,7 +138,9 @@ export async function createCustomer(db: Db, input: CreateCustomerInput, actor: 
   };
   // These columns have no defaults, so the audited fields are what is written: the row and its audit row go in one statement.
   const entry = { action: 'customer.create', targetType: 'customer', targetId: columns.id, after: audited(columns) };
-  const row = await withEmailUniqueness(() => insertCustomerRowWith(db, columns, (param) => auditInsertPart(actor, [entry], param)));
+  const row = await withEmailUniqueness(() =>
+    insertCustomerRowWith(db, columns, (param) => auditInsertPart(actor, [entry], param)),
+  );
   return created(row);
 }
 
@@ -142,7 +166,11 @@ function rowFilters(filters: CustomerListFilters): CustomerFilters | undefined {
   return tsquery ? { tsquery, tier: filters.tier } : undefined;
 }
 
-export async function listCustomers(db: Db, page: PageQuery, filters: CustomerListFilters = {}): Promise<Page<CustomerRecord>> {
+export async function listCustomers(
+  db: Db,
+  page: PageQuery,
+  filters: CustomerListFilters = {},
+): Promise<Page<CustomerRecord>> {
   const where = rowFilters(filters);
   if (!where) return { rows: [], hasMore: false };
   const { rows, hasMore } = await listCustomerRows(db, page, where);
@@ -158,35 +186,59 @@ export interface CustomerWithBalances extends CustomerRow {
  * Every customer the filters match, newest first, in keyset batches of `size`, so an export streams any
  * number of them with bounded memory and one query per batch for the balances.
  */
-export async function* customerBatches(db: Db, filters: CustomerListFilters, size = 1000): AsyncGenerator<CustomerWithBalances[]> {
+export async function* customerBatches(
+  db: Db,
+  filters: CustomerListFilters,
+  size = 1000,
+): AsyncGenerator<CustomerWithBalances[]> {
   const where = rowFilters(filters);
   if (!where) return;
   let startingAfter: string | undefined;
   for (;;) {
     const { rows, hasMore } = await listCustomerRows(db, { limit: size, startingAfter, newestFirst: true }, where);
     if (rows.length === 0) return;
-    const balances = await customerCreditBalances(db, rows.map((r) => r.id));
+    const balances = await customerCreditBalances(
+      db,
+      rows.map((r) => r.id),
+    );
     yield rows.map((row) => ({ ...row, creditBalances: balances.get(row.id) ?? {} }));
     if (!hasMore) return;
     startingAfter = rows.at(-1)!.id;
   }
 }
 
-export async function getCustomer(db: Db, id: string): Promise<{ customer: CustomerRecord; subscriptions: SubscriptionRow[] }> {
+export async function getCustomer(
+  db: Db,
+  id: string,
+): Promise<{ customer: CustomerRecord; subscriptions: SubscriptionRow[] }> {
   const row = await findCustomerRow(db, id);
   if (!row) throw notFound('Customer');
   const [customer, subscriptions] = await Promise.all([one(db, row), listCustomerSubscriptionRows(db, id)]);
   return { customer, subscriptions };
 }
 
-export async function updateCustomer(db: Db, id: string, input: UpdateCustomerInput, actor: Actor): Promise<CustomerRecord> {
+export async function updateCustomer(
+  db: Db,
+  id: string,
+  input: UpdateCustomerInput,
+  actor: Actor,
+): Promise<CustomerRecord> {
   const changes = toColumns(input);
   const row = await inTransaction(db, async (trx) => {
     const before = await lockCustomerRow(trx, id);
     if (!before) throw notFound('Customer');
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
-    const after = Object.keys(changes).length === 0 ? before : (await withEmailUniqueness(() => updateCustomerRow(trx, id, changes)))!;
-    await recordAudit(trx, actor, { action: 'customer.update', targetType: 'customer', targetId: id, before: audited(before), after: audited(after) });
+    const after =
+      Object.keys(changes).length === 0
+        ? before
+        : (await withEmailUniqueness(() => updateCustomerRow(trx, id, changes)))!;
+    await recordAudit(trx, actor, {
+      action: 'customer.update',
+      targetType: 'customer',
+      targetId: id,
+      before: audited(before),
+      after: audited(after),
+    });
     return after;
   });
   return one(db, row);
@@ -205,11 +257,19 @@ export async function deleteCustomer(db: Db, id: string, actor: Actor): Promise<
     } catch (error) {
       // Rows of other domains that reference the customer (licenses, ...) refuse the delete.
       if (isForeignKeyViolation(error)) {
-        throw new AppError('customer_in_use', 'Other records (such as licenses or subscriptions) still reference the customer');
+        throw new AppError(
+          'customer_in_use',
+          'Other records (such as licenses or subscriptions) still reference the customer',
+        );
       }
       throw error;
     }
-    await recordAudit(trx, actor, { action: 'customer.delete', targetType: 'customer', targetId: id, before: audited(before) });
+    await recordAudit(trx, actor, {
+      action: 'customer.delete',
+      targetType: 'customer',
+      targetId: id,
+      before: audited(before),
+    });
   });
 }
 

@@ -95,7 +95,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     const owner = liveOwner(dataDir);
     if (owner === null) await stopOrphan(running, dataDir);
     else if (options.exclusive) {
-      throw new AppError('setup_failed', `The data folder ${dataDir} is in use by another running instance (pid ${owner}): stop it, or set PGDATA_DIR to another folder`);
+      throw new AppError(
+        'setup_failed',
+        `The data folder ${dataDir} is in use by another running instance (pid ${owner}): stop it, or set PGDATA_DIR to another folder`,
+      );
     } else {
       await assertReachable(adminUrl, 30_000);
       return { adminUrl, stop: async () => {} };
@@ -121,7 +124,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
   if (!(await portFree(options.port, '127.0.0.1'))) {
-    throw new AppError('setup_failed', `Port ${options.port} for the embedded PostgreSQL is in use by another program: set EMBEDDED_PG_PORT to a free port`);
+    throw new AppError(
+      'setup_failed',
+      `Port ${options.port} for the embedded PostgreSQL is in use by another program: set EMBEDDED_PG_PORT to a free port`,
+    );
   }
   await server.start();
   writeFileSync(ownerFile(dataDir), String(process.pid));

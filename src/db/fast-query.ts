@@ -17,7 +17,9 @@ export async function fastQuery<T>(db: Db, sql: string, params: unknown[], name?
   if (gate) {
     if (gate.settled) return fastQuery<T>(gate.db, sql, params, name);
     const fused = gate.fuse(sql, params);
-    return gate.accept(await fastQuery<Record<string, unknown>>(gate.db, fused.sql, fused.params, name && `${name}+gate`)) as T[];
+    return gate.accept(
+      await fastQuery<Record<string, unknown>>(gate.db, fused.sql, fused.params, name && `${name}+gate`),
+    ) as T[];
   }
   if ((db as Knex.Transaction).isTransaction) {
     const result = await db.raw(sql.replace(/\$\d+/g, '?'), params as Knex.RawBinding[]);
@@ -40,7 +42,9 @@ export async function fastQuery<T>(db: Db, sql: string, params: unknown[], name?
  */
 function submit(connection: pg.Client, text: string, values: unknown[], name: string | undefined): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
-    const query: pg.Query & { name?: string } = new pg.Query(text, values, (error, result) => (error ? reject(error) : resolve(result.rows)));
+    const query: pg.Query & { name?: string } = new pg.Query(text, values, (error, result) =>
+      error ? reject(error) : resolve(result.rows),
+    );
     if (name) query.name = name;
     connection.query(query);
   });
@@ -65,7 +69,10 @@ export async function withRawConnection<T>(db: Db, work: (connection: RawConnect
 
 /** knex's pool, whose connections are pg clients: taken and given back around raw statements. */
 function poolOf(db: Db) {
-  return (db as Knex).client as { acquireConnection(): Promise<RawConnection>; releaseConnection(c: RawConnection): Promise<void> | void };
+  return (db as Knex).client as {
+    acquireConnection(): Promise<RawConnection>;
+    releaseConnection(c: RawConnection): Promise<void> | void;
+  };
 }
 
 const GATE = Symbol('first statement gate');
@@ -118,12 +125,18 @@ export function gatedDb(gate: FirstStatementGate): Db {
       if (property === GATE) return gate;
       // Not a statement: a caller asking whether it holds a transaction (it does not).
       if (property === 'isTransaction') return undefined;
-      if (!gate.settled) throw new Error(`db.${String(property)} before the request's first statement checked its credentials: only fastQuery may run first here`);
+      if (!gate.settled)
+        throw new Error(
+          `db.${String(property)} before the request's first statement checked its credentials: only fastQuery may run first here`,
+        );
       const value = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
     apply(target, self, args) {
-      if (!gate.settled) throw new Error("knex's builder before the request's first statement checked its credentials: only fastQuery may run first here");
+      if (!gate.settled)
+        throw new Error(
+          "knex's builder before the request's first statement checked its credentials: only fastQuery may run first here",
+        );
       return Reflect.apply(target, self, args);
     },
   });

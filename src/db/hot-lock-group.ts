@@ -100,7 +100,9 @@ export function waitingUnits(db: object): number {
 export function inHotLockGroup<T>(db: object, transport: GroupTransport, unit: GroupUnit<T>): Promise<T> {
   let queue = queues.get(db);
   if (!queue) queues.set(db, (queue = { waiting: [], inFlight: 0 }));
-  const entered = new Promise<T>((resolve, reject) => queue.waiting.push({ ...(unit as GroupUnit<unknown>), resolve: resolve as (v: unknown) => void, reject }));
+  const entered = new Promise<T>((resolve, reject) =>
+    queue.waiting.push({ ...(unit as GroupUnit<unknown>), resolve: resolve as (v: unknown) => void, reject }),
+  );
   startNext(queue, transport);
   return entered;
 }
@@ -165,7 +167,10 @@ interface Running {
 
 /** Thrown inside the group's transaction to roll it back (then its units run alone). */
 class GroupFailed extends Error {
-  constructor(readonly rerun: boolean, readonly reason: unknown) {
+  constructor(
+    readonly rerun: boolean,
+    readonly reason: unknown,
+  ) {
     super('the hot-lock group failed');
   }
 }
@@ -185,7 +190,12 @@ async function runGroup(members: Member[], transport: GroupTransport): Promise<v
   for (const r of running) {
     const send: GroupSend = (statements, last, checked) =>
       new Promise((resolve, reject) => {
-        if (over || r.refused || r.call) return reject(new Error('a hot-lock unit sent after its group ended, while refused, or while its previous call was pending'));
+        if (over || r.refused || r.call)
+          return reject(
+            new Error(
+              'a hot-lock unit sent after its group ended, while refused, or while its previous call was pending',
+            ),
+          );
         r.call = { statements, last, checked, resolve, reject };
         poke();
       });
@@ -214,7 +224,10 @@ async function runGroup(members: Member[], transport: GroupTransport): Promise<v
         const round = before.length > 0 ? before : calls;
         for (const r of round) r.sent = true;
         const statements = round.flatMap((r) => r.call!.statements);
-        const answers = before.length > 0 ? await tx.send(statements, false).catch((error: unknown) => Promise.reject(new GroupFailed(true, error))) : await closing(tx, statements);
+        const answers =
+          before.length > 0
+            ? await tx.send(statements, false).catch((error: unknown) => Promise.reject(new GroupFailed(true, error)))
+            : await closing(tx, statements);
         let at = 0;
         for (const r of round) {
           const call = r.call!;

@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
 import { fastQuery, pendingGateOf, withRawConnection, type RawConnection, type StatementGuard } from './fast-query.ts';
 import type { Db } from './knex.ts';
-import { inHotLockGroup, type Checked, type GroupSend, type GroupTransaction, type GroupTransport } from './hot-lock-group.ts';
+import {
+  inHotLockGroup,
+  type Checked,
+  type GroupSend,
+  type GroupTransaction,
+  type GroupTransport,
+} from './hot-lock-group.ts';
 import { inlined, type LiteralStatement, type LiteralValues } from './literal.ts';
 import { executable, preparedOn, rereadPrepared, statementName } from './prepared-statements.ts';
 
@@ -81,7 +87,11 @@ const FLUSH = `select pg_logical_emit_message(false, 'billing.flush', '', true)`
  * `options.flushed`: instead of waiting for the WAL flush after the commit, hand the wait to the caller, which must
  * await it before it reports the work done (the sweep's next batch starts meanwhile; its totals wait for it).
  */
-export async function inHotLockTransaction<T>(given: Db, work: (trx: Knex.Transaction, lock: HotLock) => Promise<T>, options: { flushed?: (wait: Promise<void>) => void } = {}): Promise<T> {
+export async function inHotLockTransaction<T>(
+  given: Db,
+  work: (trx: Knex.Transaction, lock: HotLock) => Promise<T>,
+  options: { flushed?: (wait: Promise<void>) => void } = {},
+): Promise<T> {
   // A request whose session was to be checked by its one statement does more here: its session first, by a lookup.
   const gate = pendingGateOf(given);
   const user = gate && (await gate.settle());
@@ -91,26 +101,35 @@ export async function inHotLockTransaction<T>(given: Db, work: (trx: Knex.Transa
     const trx = db as Knex.Transaction;
     const owner = owners.get(trx);
     const relax = () => owner !== undefined && owner.flushable && !owner.relaxed;
-    const nested = <R,>(statement: string | LiteralStatement) => send<R>(trx, relax() ? [RELAX, text(statement)] : [text(statement)], () => owner && (owner.relaxed ||= owner.flushable));
+    const nested = <R>(statement: string | LiteralStatement) =>
+      send<R>(
+        trx,
+        relax() ? [RELAX, text(statement)] : [text(statement)],
+        () => owner && (owner.relaxed ||= owner.flushable),
+      );
     return work(trx, { run: nested, finish: nested, sessionUser });
   }
   const flushable = await canWaitForFlush(db);
   const state: Owned = { relaxed: false, finished: false, flushable, flushOwed: false };
   const result = await (db as Knex).transaction(async (trx) => {
     owners.set(trx, state);
-    const run = <R,>(statement: string | LiteralStatement) => {
+    const run = <R>(statement: string | LiteralStatement) => {
       if (state.finished) throw new Error('a statement after the hot-lock transaction finished');
       const sql = text(statement);
       return send<R>(trx, flushable && !state.relaxed ? [RELAX, sql] : [sql], () => (state.relaxed = flushable));
     };
-    const finish = <R,>(statement: string | LiteralStatement, options: { flushLater?: boolean } = {}) => {
+    const finish = <R>(statement: string | LiteralStatement, options: { flushLater?: boolean } = {}) => {
       if (state.finished) throw new Error('a hot-lock transaction finished twice');
       state.finished = true;
       const sql = text(statement);
       const relax = flushable && !state.relaxed ? [RELAX] : [];
       state.flushOwed = flushable && options.flushLater === true;
       // The flush wait runs in the new (empty) transaction knex will commit: after the COMMIT, outside the lock.
-      return send<R>(trx, [...relax, sql, 'COMMIT', 'BEGIN', ...(flushable && !state.flushOwed ? [FLUSH] : [])], () => {});
+      return send<R>(
+        trx,
+        [...relax, sql, 'COMMIT', 'BEGIN', ...(flushable && !state.flushOwed ? [FLUSH] : [])],
+        () => {},
+      );
     };
     return work(trx, { run, finish, sessionUser });
   });
@@ -156,7 +175,8 @@ export function aloneHotLock(given: Db): HotLock {
     async finish<R>(statement: string | LiteralStatement): Promise<R[]> {
       assertNoPlaceholder(typeof statement === 'string' ? statement : statement.text);
       // Without the check in it, the statement would write for a request whose session nobody checked.
-      if (gate && !guarded) throw new Error('a hot-lock statement of a request whose session it must check was built without its guard');
+      if (gate && !guarded)
+        throw new Error('a hot-lock statement of a request whose session it must check was built without its guard');
       const flushable = await canWaitForFlush(db);
       // The statement was built with the guard: it answers the check (refused: nothing was written).
       const checked = gate && ((rows: Record<string, unknown>[]) => gate.accept(rows));
@@ -166,7 +186,10 @@ export function aloneHotLock(given: Db): HotLock {
           return (checked ? checked(rows!) : rows!) as R[];
         });
       // Concurrent creations of this process commit together (db/hot-lock-group.ts).
-      return inHotLockGroup(db, groupTransport(db, flushable), { work: async (send) => (await send([statement], true, checked))[0] as R[], alone });
+      return inHotLockGroup(db, groupTransport(db, flushable), {
+        work: async (send) => (await send([statement], true, checked))[0] as R[],
+        alone,
+      });
     },
   };
 }
@@ -177,7 +200,10 @@ const RETRIED = new Set(['26000', '42P05']);
 const text = (statement: string | LiteralStatement) => (typeof statement === 'string' ? statement : inlined(statement));
 
 function assertNoPlaceholder(sql: string): void {
-  if (sql.includes('?')) throw new Error('a hot-lock statement holds "?": knex would read it as a placeholder (write values with db/literal.ts)');
+  if (sql.includes('?'))
+    throw new Error(
+      'a hot-lock statement holds "?": knex would read it as a placeholder (write values with db/literal.ts)',
+    );
 }
 
 /**
@@ -207,7 +233,9 @@ const flushable = new WeakMap<object, Promise<boolean>>();
 function canWaitForFlush(db: Db): Promise<boolean> {
   let known = flushable.get(db);
   if (!known) {
-    known = fastQuery<{ version: number }>(db, `select current_setting('server_version_num')::int as version`, []).then(([row]) => row!.version >= 170000);
+    known = fastQuery<{ version: number }>(db, `select current_setting('server_version_num')::int as version`, []).then(
+      ([row]) => row!.version >= 170000,
+    );
     known.catch(() => flushable.delete(db));
     flushable.set(db, known);
   }
@@ -245,7 +273,11 @@ export interface PooledHotLock extends HotLock {
  * Concurrent ones of this process (and aloneHotLock's) share a transaction (hot-lock-group.ts); `key` keeps apart
  * those that must not (two that read and spend one customer's store credit).
  */
-export async function pooledHotLockTransaction<T>(given: Db, work: (trx: Db, lock: PooledHotLock) => Promise<T>, options: { key?: string } = {}): Promise<T> {
+export async function pooledHotLockTransaction<T>(
+  given: Db,
+  work: (trx: Db, lock: PooledHotLock) => Promise<T>,
+  options: { key?: string } = {},
+): Promise<T> {
   // A request whose session its write checks (sessionInWrite): the check rides in the first query (see below).
   const gate = pendingGateOf(given);
   const db = gate ? gate.db : given;
@@ -279,16 +311,25 @@ export async function pooledHotLockTransaction<T>(given: Db, work: (trx: Db, loc
     });
   // Concurrent creations of this process commit together (db/hot-lock-group.ts): `key` keeps apart the ones that
   // must not share a transaction (the same customer's store credit).
-  return inHotLockGroup(db, groupTransport(db, flushable), { key: options.key, work: async (send) => work(unusableTransaction(), await lockOn(send)), alone });
+  return inHotLockGroup(db, groupTransport(db, flushable), {
+    key: options.key,
+    work: async (send) => work(unusableTransaction(), await lockOn(send)),
+    alone,
+  });
 }
 
 /** The PooledHotLock whose statements `send` sends; the first carries the session check when there is one pending. */
-function pooledLock(send: GroupSend, check: ReturnType<typeof sessionInFirstQuery> | undefined, sessionUser: HotLock['sessionUser']): PooledHotLock {
+function pooledLock(
+  send: GroupSend,
+  check: ReturnType<typeof sessionInFirstQuery> | undefined,
+  sessionUser: HotLock['sessionUser'],
+): PooledHotLock {
   let finished = false;
   const call = (statements: (string | LiteralStatement)[], last: boolean) => {
     if (finished) throw new Error('a statement after the hot-lock transaction finished');
     // Without the check in it, the first statement would write for a request whose session nobody checked.
-    if (check && !check.guarded()) throw new Error('the first statement of a request whose session it must check was built without its guard');
+    if (check && !check.guarded())
+      throw new Error('the first statement of a request whose session it must check was built without its guard');
     for (const s of statements) assertNoPlaceholder(typeof s === 'string' ? s : s.text);
     finished = last;
     const checked: Checked | undefined = check?.pending() ? (rows) => check.accept(lock, rows) : undefined;
@@ -298,8 +339,8 @@ function pooledLock(send: GroupSend, check: ReturnType<typeof sessionInFirstQuer
     ...(check && { guard: check.guard }),
     ...(sessionUser && { sessionUser }),
     runAll: (statements) => call(statements, false),
-    run: async <R,>(statement: string | LiteralStatement) => (await call([statement], false))[0] as R[],
-    finish: async <R,>(statement: string | LiteralStatement) => (await call([statement], true))[0] as R[],
+    run: async <R>(statement: string | LiteralStatement) => (await call([statement], false))[0] as R[],
+    finish: async <R>(statement: string | LiteralStatement) => (await call([statement], true))[0] as R[],
   };
   return lock;
 }
@@ -309,7 +350,11 @@ function pooledLock(send: GroupSend, check: ReturnType<typeof sessionInFirstQuer
  * synchronous_commit = off`), a `closing` one ends with the COMMIT and the flush wait. LiteralStatements are
  * prepared once per connection (executable; one PREPARE per text even when a group sends it several times).
  */
-function transactionOn(connection: RawConnection, sent: Attempt, flushable: boolean): GroupTransaction & { readonly finished: boolean } {
+function transactionOn(
+  connection: RawConnection,
+  sent: Attempt,
+  flushable: boolean,
+): GroupTransaction & { readonly finished: boolean } {
   const state = { begun: false, finished: false };
   return {
     get begun() {
@@ -329,7 +374,9 @@ function transactionOn(connection: RawConnection, sent: Attempt, flushable: bool
       for (const prepare of new Set(run.flatMap((r) => r.prepare))) {
         await sent.query(prepare);
       }
-      statements.forEach((s, i) => run[i]!.prepare.length > 0 && preparedOn(connection).add(statementName(s as LiteralStatement)));
+      statements.forEach(
+        (s, i) => run[i]!.prepare.length > 0 && preparedOn(connection).add(statementName(s as LiteralStatement)),
+      );
       const sql = [...opening, ...run.map((r) => r.sql), ...ending];
       state.begun = sent.open = true;
       const answer = await sent.query<Record<string, unknown>>(sql.join(';\n'));
@@ -351,7 +398,10 @@ function transactionOn(connection: RawConnection, sent: Attempt, flushable: bool
 
 /** How a group (hot-lock-group.ts) opens its transaction: on a pooled connection, rolled back if it fails, no retry. */
 function groupTransport(db: Db, flushable: boolean): GroupTransport {
-  return (attempt) => onPreparingConnection(db, (connection, sent) => attempt(transactionOn(connection, sent, flushable)), { retry: false });
+  return (attempt) =>
+    onPreparingConnection(db, (connection, sent) => attempt(transactionOn(connection, sent, flushable)), {
+      retry: false,
+    });
 }
 
 /** An attempt of onPreparingConnection: how it sends its queries, and whether it has a transaction open. */
@@ -369,7 +419,11 @@ interface Attempt {
  * query what the connection holds prepared is read back rather than guessed (a PREPARE may or may not have run);
  * a query refused for what it held (RETRIED) ran none of its own statements, so `attempt` runs once more.
  */
-async function onPreparingConnection<T>(db: Db, attempt: (connection: RawConnection, sent: Attempt) => Promise<T>, options: { retry?: boolean } = {}): Promise<T> {
+async function onPreparingConnection<T>(
+  db: Db,
+  attempt: (connection: RawConnection, sent: Attempt) => Promise<T>,
+  options: { retry?: boolean } = {},
+): Promise<T> {
   return withRawConnection(db, async (connection) => {
     for (let n = 1; ; n++) {
       let failedQuery = false;
@@ -426,7 +480,9 @@ function sessionInFirstQuery(gate: NonNullable<ReturnType<typeof pendingGateOf>>
 /** The transaction of a pooledHotLockTransaction as a Db: an identity only, refusing every use. */
 function unusableTransaction(): Db {
   const refuse = (): never => {
-    throw new Error('a statement on a pooled hot-lock transaction outside its lock: send it with run, runAll or finish');
+    throw new Error(
+      'a statement on a pooled hot-lock transaction outside its lock: send it with run, runAll or finish',
+    );
   };
   return new Proxy(function transaction() {}, { get: refuse, apply: refuse, has: refuse }) as unknown as Db;
 }

@@ -15,7 +15,11 @@ export interface OpenDatabase {
  * DATABASE_URL when set (refused with one line when it cannot be reached, D-93); otherwise an embedded
  * PostgreSQL in PGDATA_DIR, started, or joined when running unless `exclusive` (a serving process).
  */
-export async function openDatabase(config: Config, logger: Logger, options: { exclusive?: boolean } = {}): Promise<OpenDatabase> {
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+  options: { exclusive?: boolean } = {},
+): Promise<OpenDatabase> {
   let url = config.DATABASE_URL;
   let stopServer = async () => {};
   if (!url) {

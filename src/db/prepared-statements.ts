@@ -32,7 +32,10 @@ export function statementName(statement: LiteralStatement): string {
 }
 
 /** The statement as the query runs it: an EXECUTE of its prepared text (with the PREPARE when the connection lacks it), or the text itself. */
-export function executable(connection: RawConnection, statement: string | LiteralStatement): { prepare: string[]; sql: string } {
+export function executable(
+  connection: RawConnection,
+  statement: string | LiteralStatement,
+): { prepare: string[]; sql: string } {
   if (typeof statement === 'string') return { prepare: [], sql: statement };
   const names = preparedOn(connection);
   const name = statementName(statement);
@@ -44,6 +47,8 @@ export function executable(connection: RawConnection, statement: string | Litera
 export async function rereadPrepared(connection: RawConnection): Promise<void> {
   const names = preparedOn(connection);
   names.clear();
-  const result = await connection.query({ text: `select name from pg_prepared_statements where starts_with(name, $1)`, values: [PREFIX] }).catch(() => undefined);
+  const result = await connection
+    .query({ text: `select name from pg_prepared_statements where starts_with(name, $1)`, values: [PREFIX] })
+    .catch(() => undefined);
   for (const row of result?.rows ?? []) names.add(row.name as string);
 }

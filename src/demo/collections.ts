@@ -64,9 +64,15 @@ export class Collections {
     // Drawn from the invoice itself, not from one shared sequence: a sweep's invoices are listed in id
     // order, which is random, and the book must come out the same on every run.
     const since = (date: Date | null) => (date ? date.getTime() - this.origin.getTime() : '');
-    const random = seededRandom(hash(`${this.seed}|${this.customerIndex.get(invoice.customer_id)}|${since(issued)}|${invoice.total}|${since(invoice.period_start)}`));
+    const random = seededRandom(
+      hash(
+        `${this.seed}|${this.customerIndex.get(invoice.customer_id)}|${since(issued)}|${invoice.total}|${since(invoice.period_start)}`,
+      ),
+    );
     const pay = (days: number, share: 'all' | 'half') =>
-      this.timeline.add(addDays(issued, days), `payment of ${invoice.invoice_number}`, (at) => this.pay(invoice.id, payer.method, share, at));
+      this.timeline.add(addDays(issued, days), `payment of ${invoice.invoice_number}`, (at) =>
+        this.pay(invoice.id, payer.method, share, at),
+      );
     switch (payer.habit) {
       case 'prompt':
         return pay(random.int(1, 9) + random.next(), 'all');

@@ -42,13 +42,22 @@ export type DemoResult = { status: 'seeded'; summary: DemoSummary } | { status: 
 async function sweep(deps: AppDeps, asOf: Date): Promise<LifecycleSummary> {
   const run = await runLifecycleInProcess(deps, asOf);
   const summary = run?.summary as unknown as LifecycleSummary | undefined;
-  if (run?.status !== 'succeeded' || !summary) throw new Error(`the lifecycle sweep as of ${asOf.toISOString()} ended ${run?.status ?? 'unknown'}: ${run?.error ?? ''}`);
-  if (summary.errors > 0) throw new Error(`the lifecycle sweep as of ${asOf.toISOString()} had ${summary.errors} errors (${summary.failedSteps.join(', ')})`);
+  if (run?.status !== 'succeeded' || !summary)
+    throw new Error(
+      `the lifecycle sweep as of ${asOf.toISOString()} ended ${run?.status ?? 'unknown'}: ${run?.error ?? ''}`,
+    );
+  if (summary.errors > 0)
+    throw new Error(
+      `the lifecycle sweep as of ${asOf.toISOString()} had ${summary.errors} errors (${summary.failedSteps.join(', ')})`,
+    );
   return summary;
 }
 
 export async function seedDemo(deps: AppDeps, options: DemoOptions = {}): Promise<DemoResult> {
-  if (!asOfHonoured(deps.config.NODE_ENV)) throw new Error('the demo moves the lifecycle sweep through the past year (D-81), which production refuses: run it with NODE_ENV development');
+  if (!asOfHonoured(deps.config.NODE_ENV))
+    throw new Error(
+      'the demo moves the lifecycle sweep through the past year (D-81), which production refuses: run it with NODE_ENV development',
+    );
   const log = options.log ?? (() => {});
   const end = options.now ?? new Date();
   const start = addDays(end, -365);
@@ -61,7 +70,14 @@ export async function seedDemo(deps: AppDeps, options: DemoOptions = {}): Promis
 
   const payers = new Map<string, Payer>();
   const timeline: Timeline = new Timeline(() => collections.discover());
-  const collections = new Collections(deps.db, timeline, payers, new Map(customers.map((c) => [c.id, c.index])), seed, start);
+  const collections = new Collections(
+    deps.db,
+    timeline,
+    payers,
+    new Map(customers.map((c) => [c.id, c.index])),
+    seed,
+    start,
+  );
   const story = planStory({ deps, timeline, catalog, random, start, end, payers }, customers);
   const extrasContext = { deps, timeline, random, end, customers };
   const extras = scheduleExtras(extrasContext);
@@ -81,7 +97,8 @@ export async function seedDemo(deps: AppDeps, options: DemoOptions = {}): Promis
   for (let asOf = addDays(start, 7); asOf < end; asOf = addDays(asOf, 7)) {
     await sweepAt(asOf);
     const current = asOf.toISOString().slice(0, 7);
-    if (current !== month) log(`${current}: ${story.subscriptions} subscriptions, ${collections.payments} payments so far`);
+    if (current !== month)
+      log(`${current}: ${story.subscriptions} subscriptions, ${collections.payments} payments so far`);
     month = current;
   }
   await sweepAt(end);

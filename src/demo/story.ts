@@ -50,23 +50,52 @@ type Fate = 'cancel' | 'cancelAtPeriodEnd' | 'pause' | 'pauseAndResume' | 'upgra
 
 /** Fixed roles, so every kind of story is in the book whatever the random draws. */
 const FATES: Record<number, Fate> = {
-  9: 'cancel', 23: 'cancel', 31: 'cancel',
-  7: 'cancelAtPeriodEnd', 16: 'cancelAtPeriodEnd', 27: 'cancelAtPeriodEnd',
-  12: 'pause', 28: 'pauseAndResume',
-  1: 'upgrade', 3: 'upgrade', 10: 'upgrade', 21: 'upgrade', 34: 'upgrade',
-  18: 'downgrade', 35: 'downgrade',
+  9: 'cancel',
+  23: 'cancel',
+  31: 'cancel',
+  7: 'cancelAtPeriodEnd',
+  16: 'cancelAtPeriodEnd',
+  27: 'cancelAtPeriodEnd',
+  12: 'pause',
+  28: 'pauseAndResume',
+  1: 'upgrade',
+  3: 'upgrade',
+  10: 'upgrade',
+  21: 'upgrade',
+  34: 'upgrade',
+  18: 'downgrade',
+  35: 'downgrade',
 };
-const HABITS: Record<number, Payer['habit']> = { 2: 'late', 11: 'late', 20: 'late', 29: 'late', 6: 'partial', 25: 'partial', 17: 'lapsed', 24: 'lapsed', 33: 'lapsed' };
+const HABITS: Record<number, Payer['habit']> = {
+  2: 'late',
+  11: 'late',
+  20: 'late',
+  29: 'late',
+  6: 'partial',
+  25: 'partial',
+  17: 'lapsed',
+  24: 'lapsed',
+  33: 'lapsed',
+};
 const COUPONS: Record<number, 'percent' | 'amount'> = { 5: 'percent', 22: 'percent', 10: 'amount', 30: 'amount' };
 /** The newest customers: still in their trial when the demo ends. */
 const TRIALING = new Set([36, 37, 38, 39]);
 
 const UPGRADE: Partial<Record<PlanKey, PlanKey>> = {
-  syncStarter: 'syncTeam', syncTeam: 'syncTeamYearly', syncTeamQuarterly: 'syncTeamYearly', syncTeamYearly: 'syncBusinessYearly',
-  studioMonthly: 'studioYearly', apiMonthly: 'apiQuarterly',
+  syncStarter: 'syncTeam',
+  syncTeam: 'syncTeamYearly',
+  syncTeamQuarterly: 'syncTeamYearly',
+  syncTeamYearly: 'syncBusinessYearly',
+  studioMonthly: 'studioYearly',
+  apiMonthly: 'apiQuarterly',
 };
 const DOWNGRADE: Partial<Record<PlanKey, PlanKey>> = {
-  syncTeam: 'syncStarter', syncTeamYearly: 'syncTeam', syncBusinessYearly: 'syncTeamYearly', studioYearly: 'studioMonthly', apiQuarterly: 'apiMonthly', syncTeamQuarterly: 'syncTeam',
+  syncTeam: 'syncStarter',
+  syncTeamYearly: 'syncTeam',
+  syncBusinessYearly: 'syncTeamYearly',
+  studioYearly: 'studioMonthly',
+  apiQuarterly: 'apiMonthly',
+  syncTeamQuarterly: 'syncTeam',
 };
 
 const MAIN_PLANS: Record<DemoPerson['tier'], PlanKey[]> = {
@@ -114,7 +143,12 @@ export function planStory(ctx: StoryContext, customers: DemoCustomer[]): StoryCo
   const { deps, timeline, catalog } = ctx;
   const clock = (at: Date) => ({ now: at, settings: deps.config });
 
-  const subscribe = (customer: DemoCustomer, plan: PlanKey, at: Date, extra: { trialDays?: number; coupon?: 'percent' | 'amount' } = {}) => {
+  const subscribe = (
+    customer: DemoCustomer,
+    plan: PlanKey,
+    at: Date,
+    extra: { trialDays?: number; coupon?: 'percent' | 'amount' } = {},
+  ) => {
     const ref: { id?: string } = {};
     timeline.add(at, `${catalog.plans[plan].name} for ${customer.person.name}`, async (now) => {
       const body = createSubscriptionBody.parse({
@@ -133,7 +167,11 @@ export function planStory(ctx: StoryContext, customers: DemoCustomer[]): StoryCo
   for (const customer of customers) {
     const { index, person } = customer;
     const habit = HABITS[index] ?? (index % 7 === 5 ? 'slow' : 'prompt');
-    ctx.payers.set(customer.id, { habit, method: paymentMethodOf(ctx, person), lapsesAt: habit === 'lapsed' ? addDays(ctx.end, -[75, 50, 40][index % 3]!) : undefined });
+    ctx.payers.set(customer.id, {
+      habit,
+      method: paymentMethodOf(ctx, person),
+      lapsesAt: habit === 'lapsed' ? addDays(ctx.end, -[75, 50, 40][index % 3]!) : undefined,
+    });
 
     const joined = joinDate(ctx, index);
     const plan: PlanKey = person.eu ? 'syncTeamEur' : ctx.random.pick(MAIN_PLANS[person.tier]);
@@ -146,14 +184,27 @@ export function planStory(ctx: StoryContext, customers: DemoCustomer[]): StoryCo
       subscribe(customer, 'supportYearly', dayAfter(ctx, joined, ctx.random.int(1, 30)));
       if (ctx.random.chance(0.5)) subscribe(customer, 'apiQuarterly', dayAfter(ctx, joined, ctx.random.int(20, 120)));
     }
-    if (person.tier === 'professional' && !person.eu && ctx.random.chance(0.4)) subscribe(customer, ctx.random.pick(['studioMonthly', 'studioYearly'] as const), dayAfter(ctx, joined, ctx.random.int(10, 90)));
+    if (person.tier === 'professional' && !person.eu && ctx.random.chance(0.4))
+      subscribe(
+        customer,
+        ctx.random.pick(['studioMonthly', 'studioYearly'] as const),
+        dayAfter(ctx, joined, ctx.random.int(10, 90)),
+      );
 
     if (fate) scheduleFate(ctx, customer, main, plan, joined, fate, counts);
   }
   return counts;
 }
 
-function scheduleFate(ctx: StoryContext, customer: DemoCustomer, main: { id?: string }, plan: PlanKey, joined: Date, fate: Fate, counts: StoryCounts): void {
+function scheduleFate(
+  ctx: StoryContext,
+  customer: DemoCustomer,
+  main: { id?: string },
+  plan: PlanKey,
+  joined: Date,
+  fate: Fate,
+  counts: StoryCounts,
+): void {
   const { deps, timeline, catalog } = ctx;
   const clock = (at: Date) => ({ now: at, settings: deps.config });
   const update = (at: Date, label: string, body: unknown) =>
@@ -162,16 +213,28 @@ function scheduleFate(ctx: StoryContext, customer: DemoCustomer, main: { id?: st
     });
   const change = (to: PlanKey | undefined, at: Date) => {
     if (!to) return;
-    timeline.add(at, `${catalog.plans[plan].name} -> ${catalog.plans[to].name} for ${customer.person.name}`, async (now) => {
-      await changePlan(deps.db, main.id!, { newPlanId: catalog.plans[to].id, prorate: true }, SYSTEM_ACTOR, clock(now));
-      counts.planChanges += 1;
-    });
+    timeline.add(
+      at,
+      `${catalog.plans[plan].name} -> ${catalog.plans[to].name} for ${customer.person.name}`,
+      async (now) => {
+        await changePlan(
+          deps.db,
+          main.id!,
+          { newPlanId: catalog.plans[to].id, prorate: true },
+          SYSTEM_ACTOR,
+          clock(now),
+        );
+        counts.planChanges += 1;
+      },
+    );
   };
   switch (fate) {
     case 'cancel':
       return update(dayAfter(ctx, joined, ctx.random.int(70, 250)), 'cancel', { status: 'canceled' });
     case 'cancelAtPeriodEnd':
-      return update(addDays(ctx.end, -ctx.random.int(4, 15) - ctx.random.next()), 'cancel at period end for', { cancelAtPeriodEnd: true });
+      return update(addDays(ctx.end, -ctx.random.int(4, 15) - ctx.random.next()), 'cancel at period end for', {
+        cancelAtPeriodEnd: true,
+      });
     case 'pause':
       return update(addDays(ctx.end, -40 - ctx.random.next()), 'pause', { status: 'paused' });
     case 'pauseAndResume': {

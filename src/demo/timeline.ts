@@ -32,12 +32,17 @@ export class Timeline {
     for (;;) {
       const due = this.pending.filter((s) => s.at.getTime() <= until.getTime());
       if (due.length === 0) return;
-      const next = due.reduce((a, b) => (a.at.getTime() < b.at.getTime() || (a.at.getTime() === b.at.getTime() && a.order < b.order) ? a : b));
+      const next = due.reduce((a, b) =>
+        a.at.getTime() < b.at.getTime() || (a.at.getTime() === b.at.getTime() && a.order < b.order) ? a : b,
+      );
       this.pending.splice(this.pending.indexOf(next), 1);
       try {
         await next.run(next.at);
       } catch (error) {
-        throw new Error(`demo step "${next.label}" at ${next.at.toISOString()} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new Error(
+          `demo step "${next.label}" at ${next.at.toISOString()} failed: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
       await this.afterEach(next.at);
     }

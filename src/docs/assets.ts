@@ -11,7 +11,10 @@ const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-
 
 const FILES: Record<string, { file: string; type: string }> = {
   'swagger-ui.css': { file: path.join(swaggerDir, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
-  'swagger-ui-bundle.js': { file: path.join(swaggerDir, 'swagger-ui-bundle.js'), type: 'text/javascript; charset=utf-8' },
+  'swagger-ui-bundle.js': {
+    file: path.join(swaggerDir, 'swagger-ui-bundle.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
   'docs.js': { file: new URL('./assets/docs.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
 };
 

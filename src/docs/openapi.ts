@@ -24,7 +24,10 @@ function errorSchema(codes?: readonly ErrorCode[]) {
         properties: {
           code: codes ? { type: 'string', enum: codes } : { type: 'string' },
           message: { type: 'string' },
-          details: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+          details: {
+            type: 'array',
+            items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
+          },
         },
       },
     },
@@ -40,7 +43,10 @@ function asciiDigits(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(asciiDigits);
   if (!node || typeof node !== 'object') return node;
   return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [key, key === 'pattern' && typeof value === 'string' ? value.replace(/\\d/g, '[0-9]') : asciiDigits(value)]),
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === 'pattern' && typeof value === 'string' ? value.replace(/\\d/g, '[0-9]') : asciiDigits(value),
+    ]),
   );
 }
 
@@ -77,7 +83,8 @@ function content(contentType: string, json: Record<string, unknown>, schema?: z.
 }
 
 /** A body that is not JSON (a PDF, Prometheus text, the HTML page) is a string; a PDF a binary one. */
-const textSchema = (contentType: string) => (contentType === 'application/pdf' ? { type: 'string', format: 'binary' } : { type: 'string' });
+const textSchema = (contentType: string) =>
+  contentType === 'application/pdf' ? { type: 'string', format: 'binary' } : { type: 'string' };
 
 function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
   if (!schema) return [];
@@ -88,7 +95,9 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
     required: where === 'path' || (json.required ?? []).includes(name),
     schema: s,
     // A required query parameter shows its example (D-94), so a request can be built from the page alone.
-    ...(((s as { examples?: unknown[] }).examples ?? []).length ? { example: (s as { examples: unknown[] }).examples[0] } : {}),
+    ...(((s as { examples?: unknown[] }).examples ?? []).length
+      ? { example: (s as { examples: unknown[] }).examples[0] }
+      : {}),
   }));
 }
 
@@ -105,10 +114,17 @@ function responsesOf(route: AnyRoute): Record<string, unknown> {
   for (const [status, doc] of Object.entries(docs)) {
     const codes = errors.get(Number(status));
     const contentType = doc.contentType ?? 'application/json';
-    const own = doc.schema ? jsonSchema(doc.schema, 'output') : doc.contentType ? textSchema(doc.contentType) : undefined;
+    const own = doc.schema
+      ? jsonSchema(doc.schema, 'output')
+      : doc.contentType
+        ? textSchema(doc.contentType)
+        : undefined;
     const error = codes ? errorSchema(codes) : Number(status) >= 400 ? errorSchema() : undefined;
     const schema = own && error && codes ? { anyOf: [own, error] } : (own ?? error);
-    responses[status] = { description: doc.description, ...(schema ? { content: content(contentType, schema, doc.schema) } : {}) };
+    responses[status] = {
+      description: doc.description,
+      ...(schema ? { content: content(contentType, schema, doc.schema) } : {}),
+    };
   }
   return responses;
 }
@@ -139,7 +155,10 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
-    const params: Record<string, unknown>[] = [...parameters(route.params, 'path'), ...parameters(route.query, 'query')];
+    const params: Record<string, unknown>[] = [
+      ...parameters(route.params, 'path'),
+      ...parameters(route.query, 'query'),
+    ];
     if (usesIdempotency(route)) {
       params.push({
         name: 'Idempotency-Key',
@@ -147,11 +166,18 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
         required: false,
         // No example value: /docs's "Try it out" fills a parameter's example in, and one key shared by every operation
         // (and every reader) would answer the second create with idempotency_key_reused.
-        description: 'A new unique string per intended action, such as a UUID (optional; leave it empty when trying a request here): a retry with the same key and request answers the first answer again (D-6)',
+        description:
+          'A new unique string per intended action, such as a UUID (optional; leave it empty when trying a request here): a retry with the same key and request answers the first answer again (D-6)',
         schema: { type: 'string', maxLength: 255 },
       });
     }
-    for (const header of route.headers ?? []) params.push({ name: header.name, in: 'header', required: header.required, schema: { type: 'string', description: header.description } });
+    for (const header of route.headers ?? [])
+      params.push({
+        name: header.name,
+        in: 'header',
+        required: header.required,
+        schema: { type: 'string', description: header.description },
+      });
     const bodySchema: z.ZodType | undefined = route.body ?? route.rawBody?.schema;
     const responses = responsesOf(route);
     (paths[path] ??= {})[route.method] = {
@@ -162,7 +188,13 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
       'x-auth': route.auth,
       parameters: params,
       ...(bodySchema
-        ? { requestBody: { required: true, ...(route.rawBody ? { description: route.rawBody.description } : {}), content: content('application/json', jsonSchema(bodySchema, 'input'), bodySchema) } }
+        ? {
+            requestBody: {
+              required: true,
+              ...(route.rawBody ? { description: route.rawBody.description } : {}),
+              content: content('application/json', jsonSchema(bodySchema, 'input'), bodySchema),
+            },
+          }
         : {}),
       responses,
     };

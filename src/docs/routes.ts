@@ -15,7 +15,15 @@ export function docsRoutes(routes: AnyRoute[]): AnyRoute[] {
       responses: {
         200: {
           description: 'OpenAPI document',
-          schema: z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) }).meta({ examples: [{ openapi: '3.1.0', info: { title: 'Billing service', version: '1.0.0' }, paths: {} }] }),
+          schema: z
+            .looseObject({
+              openapi: z.literal('3.1.0'),
+              info: z.looseObject({}),
+              paths: z.record(z.string(), z.unknown()),
+            })
+            .meta({
+              examples: [{ openapi: '3.1.0', info: { title: 'Billing service', version: '1.0.0' }, paths: {} }],
+            }),
         },
       },
       errors: [],

@@ -11,16 +11,36 @@ import { positiveMoneyString } from '../money-input.ts';
 import { currencyCode, ISO_4217_CODES, nonNegativeMoneyString } from '../money.ts';
 
 // Days the calendar has in every year (29 February, which only leap years have, is said in words).
-const DATE = '[0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))';
+const DATE =
+  '[0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))';
 const TIME = `([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?`;
 const OFFSET = `(Z|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])`;
 
 export const STATED_RULES = new Map<z.ZodType, Record<string, unknown>>([
-  [currencyCode, { enum: ISO_4217_CODES, description: 'ISO 4217 currency code, such as USD (lower case is upper-cased)' }],
-  [timestampInput, { pattern: `^${DATE}(T${TIME}${OFFSET})?$`, description: 'ISO 8601 timestamp with its offset, or YYYY-MM-DD (midnight UTC), on a day the calendar has (29 February in leap years too)' }],
-  [nonNegativeMoneyString, { pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'decimal string, not negative, with no more decimals than the currency has' }],
+  [
+    currencyCode,
+    { enum: ISO_4217_CODES, description: 'ISO 4217 currency code, such as USD (lower case is upper-cased)' },
+  ],
+  [
+    timestampInput,
+    {
+      pattern: `^${DATE}(T${TIME}${OFFSET})?$`,
+      description:
+        'ISO 8601 timestamp with its offset, or YYYY-MM-DD (midnight UTC), on a day the calendar has (29 February in leap years too)',
+    },
+  ],
+  [
+    nonNegativeMoneyString,
+    {
+      pattern: '^[0-9]+(\\.[0-9]+)?$',
+      description: 'decimal string, not negative, with no more decimals than the currency has',
+    },
+  ],
   [
     positiveMoneyString,
-    { pattern: '^([0-9]*[1-9][0-9]*(\\.[0-9]+)?|[0-9]+\\.[0-9]*[1-9][0-9]*)$', description: 'decimal string greater than 0, with no more decimals than the currency has' },
+    {
+      pattern: '^([0-9]*[1-9][0-9]*(\\.[0-9]+)?|[0-9]+\\.[0-9]*[1-9][0-9]*)$',
+      description: 'decimal string greater than 0, with no more decimals than the currency has',
+    },
   ],
 ]);

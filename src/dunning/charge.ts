@@ -47,30 +47,76 @@ interface ChargeCounts {
   dunningFailed: number;
 }
 
-const noCounts = (): ChargeCounts => ({ charged: 0, chargeFailures: 0, dunningStarted: 0, dunningResolved: 0, dunningFailed: 0 });
+const noCounts = (): ChargeCounts => ({
+  charged: 0,
+  chargeFailures: 0,
+  dunningStarted: 0,
+  dunningResolved: 0,
+  dunningFailed: 0,
+});
 
 /** Records what the provider said about one locked attempt, with its consequences, in the attempt's transaction. */
-async function settleAttempt(trx: Parameters<typeof lockPendingAttempt>[0], attempt: ChargeAttemptRow, outcome: Awaited<ReturnType<typeof chargeProviderAOffSession>>, now: Date, counts: ChargeCounts): Promise<void> {
+async function settleAttempt(
+  trx: Parameters<typeof lockPendingAttempt>[0],
+  attempt: ChargeAttemptRow,
+  outcome: Awaited<ReturnType<typeof chargeProviderAOffSession>>,
+  now: Date,
+  counts: ChargeCounts,
+): Promise<void> {
   if (outcome.status === 'succeeded') {
-    await finishAttempt(trx, attempt.id, { status: 'succeeded', provider_reference: outcome.paymentIntentId, failure_reason: null, completed_at: now });
+    await finishAttempt(trx, attempt.id, {
+      status: 'succeeded',
+      provider_reference: outcome.paymentIntentId,
+      failure_reason: null,
+      completed_at: now,
+    });
     const hadCase = Boolean(await lockOpenCase(trx, attempt.invoice_id));
     const before = await lockInvoice(trx, attempt.invoice_id);
-    await applyProviderPayment(trx, { paymentMethod: 'provider_a', reference: outcome.paymentIntentId, invoiceId: attempt.invoice_id, amount: attempt.amount, currency: attempt.currency, now });
+    await applyProviderPayment(trx, {
+      paymentMethod: 'provider_a',
+      reference: outcome.paymentIntentId,
+      invoiceId: attempt.invoice_id,
+      amount: attempt.amount,
+      currency: attempt.currency,
+      now,
+    });
     const after = await lockInvoice(trx, attempt.invoice_id);
     // The sweep's charge is the service's own action (C-11); a resolved case's reactivation follows from this payment.
-    await recordAudit(trx, SYSTEM_ACTOR, { action: 'invoice.auto_charge', targetType: 'invoice', targetId: attempt.invoice_id, before: { status: before?.status, amount_paid: before?.amount_paid }, after: { status: after?.status, amount_paid: after?.amount_paid } });
+    await recordAudit(trx, SYSTEM_ACTOR, {
+      action: 'invoice.auto_charge',
+      targetType: 'invoice',
+      targetId: attempt.invoice_id,
+      before: { status: before?.status, amount_paid: before?.amount_paid },
+      after: { status: after?.status, amount_paid: after?.amount_paid },
+    });
     counts.charged += 1;
     if (hadCase && !(await lockOpenCase(trx, attempt.invoice_id))) counts.dunningResolved += 1;
     return;
   }
-  await finishAttempt(trx, attempt.id, { status: 'declined', provider_reference: outcome.paymentIntentId, failure_reason: outcome.reason, completed_at: now });
+  await finishAttempt(trx, attempt.id, {
+    status: 'declined',
+    provider_reference: outcome.paymentIntentId,
+    failure_reason: outcome.reason,
+    completed_at: now,
+  });
   counts.chargeFailures += 1;
   const invoice = await lockInvoice(trx, attempt.invoice_id);
   if (!invoice) return;
   const open = await lockOpenCase(trx, attempt.invoice_id);
   if (open) {
-    if ((await recordRetryFailure(trx, open, invoice, outcome.reason, now, SYSTEM_ACTOR)).failed) counts.dunningFailed += 1;
-  } else if ((await recordPaymentFailure(trx, { invoiceId: invoice.id, paymentMethod: 'provider_a', failureReason: outcome.reason, now, actor: SYSTEM_ACTOR })).dunningStarted) {
+    if ((await recordRetryFailure(trx, open, invoice, outcome.reason, now, SYSTEM_ACTOR)).failed)
+      counts.dunningFailed += 1;
+  } else if (
+    (
+      await recordPaymentFailure(trx, {
+        invoiceId: invoice.id,
+        paymentMethod: 'provider_a',
+        failureReason: outcome.reason,
+        now,
+        actor: SYSTEM_ACTOR,
+      })
+    ).dunningStarted
+  ) {
     counts.dunningStarted += 1;
   }
 }
@@ -90,16 +136,35 @@ async function sendPendingAttempts(deps: AppDeps, now: Date, options: ProviderAO
           if (!attempt) return; // another sweep holds it, or it is done
           const invoice = await lockInvoice(trx, attempt.invoice_id);
           if (!invoice || !amountDue(invoice).gt(0)) {
-            await finishAttempt(trx, attempt.id, { status: 'canceled', provider_reference: null, failure_reason: 'not sent: the invoice has nothing due', completed_at: now });
+            await finishAttempt(trx, attempt.id, {
+              status: 'canceled',
+              provider_reference: null,
+              failure_reason: 'not sent: the invoice has nothing due',
+              completed_at: now,
+            });
             if (await resolveDunningForInvoice(trx, attempt.invoice_id, now, SYSTEM_ACTOR)) counts.dunningResolved += 1;
             return;
           }
-          const outcome = await chargeProviderAOffSession(deps.config, { invoiceId: attempt.invoice_id, amount: attempt.amount, currency: attempt.currency, providerMethodId: attempt.provider_method_id, idempotencyKey: attempt.idempotency_key }, options);
+          const outcome = await chargeProviderAOffSession(
+            deps.config,
+            {
+              invoiceId: attempt.invoice_id,
+              amount: attempt.amount,
+              currency: attempt.currency,
+              providerMethodId: attempt.provider_method_id,
+              idempotencyKey: attempt.idempotency_key,
+            },
+            options,
+          );
           await settleAttempt(trx, attempt, outcome, now, counts);
         });
       } catch (error) {
         // Unknown outcome (timeout, 5xx): the attempt stays pending and is re-sent with its key next time.
-        if (error instanceof ProviderCallError) deps.logger.warn({ attemptId: id, err: error.message }, 'auto-charge outcome unknown; will retry with the same key');
+        if (error instanceof ProviderCallError)
+          deps.logger.warn(
+            { attemptId: id, err: error.message },
+            'auto-charge outcome unknown; will retry with the same key',
+          );
         else deps.logger.error({ attemptId: id, err: error }, 'auto-charge attempt failed');
       }
     }
@@ -107,11 +172,25 @@ async function sendPendingAttempts(deps: AppDeps, now: Date, options: ProviderAO
 }
 
 /** First charges of open invoices whose customer has a default provider_a method (D-83). */
-export async function autoChargeDueInvoices(deps: AppDeps, asOf: Date, options: ProviderAOptions = {}): Promise<{ charged: number; chargeFailures: number; dunningStarted: number }> {
+export async function autoChargeDueInvoices(
+  deps: AppDeps,
+  asOf: Date,
+  options: ProviderAOptions = {},
+): Promise<{ charged: number; chargeFailures: number; dunningStarted: number }> {
   for (;;) {
     const claimed = await inTransaction(deps.db, async (trx) => {
       const candidates = await claimChargeCandidates(trx, BATCH);
-      await insertChargeAttempts(trx, candidates.map((c) => ({ invoice_id: c.invoice_id, attempt: 1, idempotency_key: attemptKey(c.invoice_id, 1), amount: c.amount_due, currency: c.currency, provider_method_id: c.provider_method_id })));
+      await insertChargeAttempts(
+        trx,
+        candidates.map((c) => ({
+          invoice_id: c.invoice_id,
+          attempt: 1,
+          idempotency_key: attemptKey(c.invoice_id, 1),
+          amount: c.amount_due,
+          currency: c.currency,
+          provider_method_id: c.provider_method_id,
+        })),
+      );
       return candidates.length;
     });
     if (claimed < BATCH) break;
@@ -121,7 +200,17 @@ export async function autoChargeDueInvoices(deps: AppDeps, asOf: Date, options: 
 }
 
 /** Retries of open dunning cases whose next attempt is due by `asOf`. */
-export async function retryDunning(deps: AppDeps, asOf: Date, options: ProviderAOptions = {}): Promise<{ dunning: number; dunningResolved: number; dunningFailed: number; charged: number; chargeFailures: number }> {
+export async function retryDunning(
+  deps: AppDeps,
+  asOf: Date,
+  options: ProviderAOptions = {},
+): Promise<{
+  dunning: number;
+  dunningResolved: number;
+  dunningFailed: number;
+  charged: number;
+  chargeFailures: number;
+}> {
   let dunning = 0;
   let closedWithoutMethod = 0;
   let resolvedWithoutCharge = 0;
@@ -130,7 +219,8 @@ export async function retryDunning(deps: AppDeps, asOf: Date, options: ProviderA
       const cases = await claimDueCases(trx, asOf, BATCH);
       for (const c of cases) {
         const invoice = await lockInvoice(trx, c.invoice_id);
-        if (!invoice) throw new AppError('invoice_not_found', `Invoice ${c.invoice_id} of dunning case ${c.id} does not exist`);
+        if (!invoice)
+          throw new AppError('invoice_not_found', `Invoice ${c.invoice_id} of dunning case ${c.id} does not exist`);
         dunning += 1;
         const due = amountDue(invoice);
         if (!due.gt(0)) {
@@ -141,11 +231,24 @@ export async function retryDunning(deps: AppDeps, asOf: Date, options: ProviderA
         const method = await findDefaultProviderAMethod(trx, c.customer_id);
         if (!method) {
           // Nothing to charge with: this retry fails as a decline would.
-          if ((await recordRetryFailure(trx, c, invoice, 'no default provider_a payment method', asOf, SYSTEM_ACTOR)).failed) closedWithoutMethod += 1;
+          if (
+            (await recordRetryFailure(trx, c, invoice, 'no default provider_a payment method', asOf, SYSTEM_ACTOR))
+              .failed
+          )
+            closedWithoutMethod += 1;
           continue;
         }
         const attempt = c.attempt + 1;
-        await insertChargeAttempts(trx, [{ invoice_id: c.invoice_id, attempt, idempotency_key: attemptKey(c.invoice_id, attempt), amount: due.toString(), currency: invoice.currency, provider_method_id: method }]);
+        await insertChargeAttempts(trx, [
+          {
+            invoice_id: c.invoice_id,
+            attempt,
+            idempotency_key: attemptKey(c.invoice_id, attempt),
+            amount: due.toString(),
+            currency: invoice.currency,
+            provider_method_id: method,
+          },
+        ]);
         // In flight: not due again until this attempt's outcome schedules the next one.
         await updateCase(trx, c.id, { next_attempt_at: null });
       }
@@ -154,5 +257,11 @@ export async function retryDunning(deps: AppDeps, asOf: Date, options: ProviderA
     if (claimed < BATCH) break;
   }
   const counts = await sendPendingAttempts(deps, asOf, options);
-  return { dunning, dunningResolved: counts.dunningResolved + resolvedWithoutCharge, dunningFailed: counts.dunningFailed + closedWithoutMethod, charged: counts.charged, chargeFailures: counts.chargeFailures };
+  return {
+    dunning,
+    dunningResolved: counts.dunningResolved + resolvedWithoutCharge,
+    dunningFailed: counts.dunningFailed + closedWithoutMethod,
+    charged: counts.charged,
+    chargeFailures: counts.chargeFailures,
+  };
 }

@@ -35,12 +35,20 @@ export async function lockOpenCase(db: Db, invoiceId: string): Promise<DunningCa
 
 /** The invoices of a customer's open cases. */
 export async function listOpenCaseInvoiceIds(db: Db, customerId: string): Promise<string[]> {
-  const rows: { invoice_id: string }[] = await db('dunning_cases').where({ customer_id: customerId, status: 'open' }).select('invoice_id');
+  const rows: { invoice_id: string }[] = await db('dunning_cases')
+    .where({ customer_id: customerId, status: 'open' })
+    .select('invoice_id');
   return rows.map((r) => r.invoice_id);
 }
 
 /** Inserts an open case unless the invoice has one (the partial unique index decides between racers). */
-export async function insertOpenCase(db: Db, row: Pick<DunningCaseRow, 'invoice_id' | 'subscription_id' | 'customer_id' | 'attempt' | 'next_attempt_at' | 'started_at'>): Promise<DunningCaseRow | undefined> {
+export async function insertOpenCase(
+  db: Db,
+  row: Pick<
+    DunningCaseRow,
+    'invoice_id' | 'subscription_id' | 'customer_id' | 'attempt' | 'next_attempt_at' | 'started_at'
+  >,
+): Promise<DunningCaseRow | undefined> {
   const result = await db.raw<{ rows: DunningCaseRow[] }>(
     `insert into dunning_cases (invoice_id, subscription_id, customer_id, attempt, next_attempt_at, started_at)
      values (?, ?, ?, ?, ?, ?)
@@ -51,14 +59,25 @@ export async function insertOpenCase(db: Db, row: Pick<DunningCaseRow, 'invoice_
   return result.rows[0];
 }
 
-export async function updateCase(db: Db, id: string, changes: Partial<Pick<DunningCaseRow, 'status' | 'attempt' | 'next_attempt_at' | 'closed_at'>>): Promise<DunningCaseRow> {
+export async function updateCase(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<DunningCaseRow, 'status' | 'attempt' | 'next_attempt_at' | 'closed_at'>>,
+): Promise<DunningCaseRow> {
   const [row] = await db('dunning_cases').where({ id }).update(changes).returning('*');
   return row as DunningCaseRow;
 }
 
 /** Open cases whose next retry is due, locked, skipping those another sweep holds. */
 export async function claimDueCases(db: Db, asOf: Date, limit: number): Promise<DunningCaseRow[]> {
-  return db('dunning_cases').where({ status: 'open' }).where('next_attempt_at', '<=', asOf).orderBy('next_attempt_at').limit(limit).forUpdate().skipLocked().select('*');
+  return db('dunning_cases')
+    .where({ status: 'open' })
+    .where('next_attempt_at', '<=', asOf)
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .select('*');
 }
 
 export interface ChargeCandidate {
@@ -92,7 +111,13 @@ export async function claimChargeCandidates(db: Db, limit: number): Promise<Char
   return result.rows;
 }
 
-export async function insertChargeAttempts(db: Db, rows: Pick<ChargeAttemptRow, 'invoice_id' | 'attempt' | 'idempotency_key' | 'amount' | 'currency' | 'provider_method_id'>[]): Promise<void> {
+export async function insertChargeAttempts(
+  db: Db,
+  rows: Pick<
+    ChargeAttemptRow,
+    'invoice_id' | 'attempt' | 'idempotency_key' | 'amount' | 'currency' | 'provider_method_id'
+  >[],
+): Promise<void> {
   if (rows.length === 0) return;
   await db('charge_attempts').insert(rows).onConflict(['invoice_id', 'attempt']).ignore();
 }
@@ -108,11 +133,17 @@ export async function lockPendingAttempt(db: Db, id: string): Promise<ChargeAtte
   return db('charge_attempts').where({ id, status: 'pending' }).forUpdate().skipLocked().first();
 }
 
-export async function finishAttempt(db: Db, id: string, changes: Pick<ChargeAttemptRow, 'status' | 'provider_reference' | 'failure_reason' | 'completed_at'>): Promise<void> {
+export async function finishAttempt(
+  db: Db,
+  id: string,
+  changes: Pick<ChargeAttemptRow, 'status' | 'provider_reference' | 'failure_reason' | 'completed_at'>,
+): Promise<void> {
   await db('charge_attempts').where({ id }).update(changes);
 }
 
 export async function findDefaultProviderAMethod(db: Db, customerId: string): Promise<string | undefined> {
-  const row = await db('payment_methods').where({ customer_id: customerId, is_default: true, type: 'provider_a' }).first('provider_method_id');
+  const row = await db('payment_methods')
+    .where({ customer_id: customerId, is_default: true, type: 'provider_a' })
+    .first('provider_method_id');
   return row?.provider_method_id;
 }

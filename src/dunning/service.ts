@@ -31,10 +31,20 @@ export interface PaymentFailure {
 }
 
 /** The audit action of a move dunning makes (C-11). */
-const DUNNING_MOVES: Partial<Record<SubscriptionStatus, string>> = { past_due: 'subscription.mark_past_due', active: 'subscription.reactivate', canceled: 'subscription.cancel' };
+const DUNNING_MOVES: Partial<Record<SubscriptionStatus, string>> = {
+  past_due: 'subscription.mark_past_due',
+  active: 'subscription.reactivate',
+  canceled: 'subscription.cancel',
+};
 
 function dunningEventData(c: DunningCaseRow) {
-  return { invoiceId: c.invoice_id, subscriptionId: c.subscription_id, customerId: c.customer_id, attempt: c.attempt, nextAttemptAt: c.next_attempt_at?.toISOString() ?? null };
+  return {
+    invoiceId: c.invoice_id,
+    subscriptionId: c.subscription_id,
+    customerId: c.customer_id,
+    attempt: c.attempt,
+    nextAttemptAt: c.next_attempt_at?.toISOString() ?? null,
+  };
 }
 
 /** The retry after `failures` failed charges, counted from the first failure; null when the schedule is spent. */
@@ -47,17 +57,35 @@ function nextAttemptAt(schedule: number[], startedAt: Date, failures: number): D
  * Dunning's policy: it moves only a subscription in one of `from` (a paused or canceled one is left as it is).
  * With an `actor`, the move is an audit row of its own.
  */
-async function moveSubscription(trx: Db, id: string | null, from: SubscriptionStatus[], to: SubscriptionStatus, now: Date, actor?: Actor): Promise<void> {
+async function moveSubscription(
+  trx: Db,
+  id: string | null,
+  from: SubscriptionStatus[],
+  to: SubscriptionStatus,
+  now: Date,
+  actor?: Actor,
+): Promise<void> {
   if (!id) return;
   const sub = await lockSubscription(trx, id);
   if (!sub || !from.includes(sub.status)) return;
   const moved = await transitionSubscription(trx, sub, to, now);
   if (actor) {
-    await recordAudit(trx, actor, { action: DUNNING_MOVES[to]!, targetType: 'subscription', targetId: id, before: { status: sub.status, canceled_at: sub.canceled_at }, after: { status: moved.status, canceled_at: moved.canceled_at } });
+    await recordAudit(trx, actor, {
+      action: DUNNING_MOVES[to]!,
+      targetType: 'subscription',
+      targetId: id,
+      before: { status: sub.status, canceled_at: sub.canceled_at },
+      after: { status: moved.status, canceled_at: moved.canceled_at },
+    });
   }
 }
 
-async function paymentFailedEvent(trx: Db, invoice: InvoiceRow, paymentMethod: string, failureReason: string): Promise<void> {
+async function paymentFailedEvent(
+  trx: Db,
+  invoice: InvoiceRow,
+  paymentMethod: string,
+  failureReason: string,
+): Promise<void> {
   await recordEvent(trx, 'payment.failed', {
     paymentId: null,
     invoiceId: invoice.id,
@@ -100,7 +128,14 @@ export async function recordPaymentFailure(trx: Db, input: PaymentFailure): Prom
  * A retry of an open case failed: `payment.failed`, and the next retry is scheduled, or, when the
  * schedule is spent, `dunning.failed` and the final action. Answers whether the case ended.
  */
-export async function recordRetryFailure(trx: Db, c: DunningCaseRow, invoice: InvoiceRow, failureReason: string, now: Date, actor?: Actor): Promise<{ failed: boolean }> {
+export async function recordRetryFailure(
+  trx: Db,
+  c: DunningCaseRow,
+  invoice: InvoiceRow,
+  failureReason: string,
+  now: Date,
+  actor?: Actor,
+): Promise<{ failed: boolean }> {
   await paymentFailedEvent(trx, invoice, 'provider_a', failureReason);
   const schedule = await getSetting(trx, 'billing.dunning_schedule_days');
   const failures = c.attempt + 1;
@@ -109,10 +144,22 @@ export async function recordRetryFailure(trx: Db, c: DunningCaseRow, invoice: In
     await updateCase(trx, c.id, { attempt: failures, next_attempt_at: next });
     return { failed: false };
   }
-  const closed = await updateCase(trx, c.id, { attempt: failures, next_attempt_at: null, status: 'failed', closed_at: now });
+  const closed = await updateCase(trx, c.id, {
+    attempt: failures,
+    next_attempt_at: null,
+    status: 'failed',
+    closed_at: now,
+  });
   await recordEvent(trx, 'dunning.failed', dunningEventData(closed));
   if ((await getSetting(trx, 'billing.dunning_final_action')) === 'cancel') {
-    await moveSubscription(trx, c.subscription_id, ['past_due', 'active', 'trialing', 'paused'], 'canceled', now, actor);
+    await moveSubscription(
+      trx,
+      c.subscription_id,
+      ['past_due', 'active', 'trialing', 'paused'],
+      'canceled',
+      now,
+      actor,
+    );
   }
   return { failed: true };
 }
@@ -134,6 +181,7 @@ export async function resolveDunningForInvoice(trx: Db, invoiceId: string, now: 
 export async function resolveDunningOfSettledInvoices(trx: Db, customerId: string, now: Date): Promise<void> {
   for (const invoiceId of await listOpenCaseInvoiceIds(trx, customerId)) {
     const invoice = await findInvoice(trx, invoiceId);
-    if (invoice && (invoice.status === 'paid' || invoice.status === 'void')) await resolveDunningForInvoice(trx, invoiceId, now);
+    if (invoice && (invoice.status === 'paid' || invoice.status === 'void'))
+      await resolveDunningForInvoice(trx, invoiceId, now);
   }
 }

@@ -24,7 +24,11 @@ function insertEventsSql(fanOut: { text: string }, answer: boolean): string {
      ${answer ? 'select inserted.* from inserted cross join notified' : 'select n from notified'}`;
 }
 
-export async function insertEventsWith(db: Db, rows: { id: string; type: string; data: unknown }[], fanOut: FanOut): Promise<EventRow[]> {
+export async function insertEventsWith(
+  db: Db,
+  rows: { id: string; type: string; data: unknown }[],
+  fanOut: FanOut,
+): Promise<EventRow[]> {
   if (rows.length === 0) return [];
   const part = fanOut('inserted');
   const result = await db.raw<{ rows: EventRow[] }>(insertEventsSql(part, true), [JSON.stringify(rows), part.channel]);
@@ -37,7 +41,12 @@ export async function insertEventsWith(db: Db, rows: { id: string; type: string;
  * insertEventsWith for callers that read nothing back (a sweep batch's hundreds of events). Only the events named
  * in `toFanOut` get their deliveries here; the others had them written ahead (insertDeliveriesAhead).
  */
-export async function insertEventsQuietly(db: Db, rows: { id: string; type: string; data: unknown }[], toFanOut: string[], fanOut: FanOut): Promise<void> {
+export async function insertEventsQuietly(
+  db: Db,
+  rows: { id: string; type: string; data: unknown }[],
+  toFanOut: string[],
+  fanOut: FanOut,
+): Promise<void> {
   if (rows.length === 0) return;
   const part = fanOut('unfanned');
   // The statement begins with its insert (what runs under the numbering lock only writes); the events still to
@@ -56,7 +65,11 @@ export async function insertEventsQuietly(db: Db, rows: { id: string; type: stri
  * (`fanned`) in the same transaction: written before, outside the invoice numbering lock (the sweep). The
  * deliveries' foreign key to their event is checked at commit, so a delivery without its event cannot commit.
  */
-export async function insertDeliveriesAhead(db: Db, events: { id: string; type: string }[], fanOut: FanOut): Promise<void> {
+export async function insertDeliveriesAhead(
+  db: Db,
+  events: { id: string; type: string }[],
+  fanOut: FanOut,
+): Promise<void> {
   if (events.length === 0) return;
   const part = fanOut('ahead');
   await db.raw(
@@ -99,7 +112,10 @@ export async function findEventRow(db: Db, id: string): Promise<EventRow | undef
 export async function listEventRowsOfInvoice(db: Db, invoiceId: string, limit: number): Promise<EventRow[]> {
   return db('events')
     .whereRaw(`(data->>'invoiceId') = ?`, [invoiceId])
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(limit);
 }
 
@@ -108,23 +124,41 @@ export async function listEventRowsOfInvoice(db: Db, invoiceId: string, limit: n
  * subscription payloads all carry it), through the expression index `events_customer`.
  */
 export async function listEventRowsOfCustomer(db: Db, customerId: string, page: PageQuery): Promise<Page<EventRow>> {
-  return paginate<EventRow>(db('events').select('*').whereRaw(`(data->>'customerId') = ?`, [customerId]), 'events', page);
+  return paginate<EventRow>(
+    db('events').select('*').whereRaw(`(data->>'customerId') = ?`, [customerId]),
+    'events',
+    page,
+  );
 }
 
 /**
  * The newest `limit` events about one subscription (subscription.* carry its id, invoice.* its
  * subscriptionId), found among its customer's events through the expression index `events_customer`.
  */
-export async function listEventRowsOfSubscription(db: Db, subscription: { id: string; customerId: string }, limit: number): Promise<EventRow[]> {
+export async function listEventRowsOfSubscription(
+  db: Db,
+  subscription: { id: string; customerId: string },
+  limit: number,
+): Promise<EventRow[]> {
   return db('events')
     .whereRaw(`(data->>'customerId') = ?`, [subscription.customerId])
-    .where((q) => q.whereRaw(`(data->>'id') = ?`, [subscription.id]).orWhereRaw(`(data->>'subscriptionId') = ?`, [subscription.id]))
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .where((q) =>
+      q.whereRaw(`(data->>'id') = ?`, [subscription.id]).orWhereRaw(`(data->>'subscriptionId') = ?`, [subscription.id]),
+    )
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(limit);
 }
 
 /** When the newest event was recorded (the events_created index), or null when there is none. */
 export async function latestEventTime(db: Db): Promise<Date | null> {
-  const row = await db('events').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first('created_at');
+  const row = await db('events')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first('created_at');
   return row?.created_at ?? null;
 }

@@ -14,6 +14,7 @@ export const eventRoutes = [
     query: listEventsQuery,
     responses: { 200: { description: 'Events', schema: z.array(eventResponse) } },
     errors: [],
-    handler: async ({ deps, query, ctx }) => listReply(ctx, await listEvents(deps.db, query, query.type), serialiseEvent),
+    handler: async ({ deps, query, ctx }) =>
+      listReply(ctx, await listEvents(deps.db, query, query.type), serialiseEvent),
   }),
 ];

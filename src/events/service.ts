@@ -3,7 +3,19 @@ import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { textLiteral } from '../db/literal.ts';
 import { fanOutPart, fanOutPartOf } from '../webhooks/fanout.ts';
-import { eventsInsertFromSql, eventsInsertSql, insertDeliveriesAhead, insertEventsQuietly, insertEventsWith, latestEventTime, listEventRows, listEventRowsOfCustomer, listEventRowsOfInvoice, listEventRowsOfSubscription, type EventRow } from './repo.ts';
+import {
+  eventsInsertFromSql,
+  eventsInsertSql,
+  insertDeliveriesAhead,
+  insertEventsQuietly,
+  insertEventsWith,
+  latestEventTime,
+  listEventRows,
+  listEventRowsOfCustomer,
+  listEventRowsOfInvoice,
+  listEventRowsOfSubscription,
+  type EventRow,
+} from './repo.ts';
 import type { EventType } from './types.ts';
 
 /** `evt_` + 24 random base32-ish characters (120 bits). */
@@ -31,7 +43,10 @@ export async function recordEvent(db: Db, type: EventType, data: Record<string, 
  * read back (no caller needs the rows, and hundreds of payloads would come back to be parsed). An event may
  * carry the id it was given by `fanOutAhead` (its deliveries are written already).
  */
-export async function recordEvents(db: Db, events: { id?: string; type: EventType; data: Record<string, unknown> }[]): Promise<void> {
+export async function recordEvents(
+  db: Db,
+  events: { id?: string; type: EventType; data: Record<string, unknown> }[],
+): Promise<void> {
   const fresh = newEventIds(events.filter((e) => !e.id).length);
   const toFanOut: string[] = [];
   const rows = events.map((e) => {
@@ -67,7 +82,10 @@ export interface EventsPart {
  * yielding the events' rows as jsonb (the caller builds it from `value`, the rows' JSON: it may put the
  * invoice number into them there); the channel is written as a literal, so the part needs no bind parameters.
  */
-export function recordEventsPart(events: { type: EventType; data: Record<string, unknown> }[], param: string): EventsPart {
+export function recordEventsPart(
+  events: { type: EventType; data: Record<string, unknown> }[],
+  param: string,
+): EventsPart {
   const fanOut = fanOutPartOf('recorded_events', textLiteral);
   return {
     text: `recorded_events as (${eventsInsertSql(param)}), ${fanOut.text}`,
@@ -101,7 +119,11 @@ export function listInvoiceEvents(db: Db, invoiceId: string, limit = 100): Promi
 }
 
 /** A subscription's events (its own and its invoices'), newest first, at most `limit`. */
-export function listSubscriptionEvents(db: Db, subscription: { id: string; customerId: string }, limit = 100): Promise<EventRow[]> {
+export function listSubscriptionEvents(
+  db: Db,
+  subscription: { id: string; customerId: string },
+  limit = 100,
+): Promise<EventRow[]> {
   return listEventRowsOfSubscription(db, subscription, limit);
 }
 

@@ -21,7 +21,12 @@ export const healthRoutes = [
     auth: 'public',
     tag: 'Operations',
     summary: 'The process is alive',
-    responses: { 200: { description: 'Alive', schema: z.object({ status: z.literal('ok') }).meta({ examples: [{ status: 'ok' }] }) } },
+    responses: {
+      200: {
+        description: 'Alive',
+        schema: z.object({ status: z.literal('ok') }).meta({ examples: [{ status: 'ok' }] }),
+      },
+    },
     errors: [],
     handler: async () => ({ body: { status: 'ok' } }),
   }),
@@ -31,7 +36,13 @@ export const healthRoutes = [
     auth: 'public',
     tag: 'Operations',
     summary: 'The database is reachable and migrations are current; 503 otherwise',
-    responses: { 200: { description: 'Ready', schema: z.object({ status: z.literal('ready') }).meta({ examples: [{ status: 'ready' }] }) }, 503: { description: 'unavailable' } },
+    responses: {
+      200: {
+        description: 'Ready',
+        schema: z.object({ status: z.literal('ready') }).meta({ examples: [{ status: 'ready' }] }),
+      },
+      503: { description: 'unavailable' },
+    },
     // Its 503 unavailable is one every route can answer (route-errors.ts).
     errors: [],
     handler: async ({ deps }) => {
@@ -55,6 +66,9 @@ export const healthRoutes = [
     summary: 'Prometheus metrics',
     responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
     errors: [],
-    handler: async () => ({ body: renderMetrics(), headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' } }),
+    handler: async () => ({
+      body: renderMetrics(),
+      headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' },
+    }),
   }),
 ];

@@ -14,8 +14,12 @@ export interface PurgeCounts {
 export async function purgeExpired(db: Db, asOf: Date): Promise<PurgeCounts> {
   const hoursAgo = (h: number) => new Date(asOf.getTime() - h * 3600_000);
   const sessions = await db('sessions').where('expires_at', '<=', asOf).delete();
-  const idempotencyKeys = await db('idempotency_keys').where('created_at', '<', hoursAgo(IDEMPOTENCY_RETENTION_HOURS)).delete();
-  const loginFailures = await db('login_failures').where('created_at', '<', hoursAgo(LOGIN_FAILURE_RETENTION_HOURS)).delete();
+  const idempotencyKeys = await db('idempotency_keys')
+    .where('created_at', '<', hoursAgo(IDEMPOTENCY_RETENTION_HOURS))
+    .delete();
+  const loginFailures = await db('login_failures')
+    .where('created_at', '<', hoursAgo(LOGIN_FAILURE_RETENTION_HOURS))
+    .delete();
   // Shared rate-limit windows end within minutes; a key seen again reuses its row, the others are dropped here.
   const rateLimitWindows = await purgeEndedRateLimitWindows(db, asOf.getTime());
   return { sessions, idempotencyKeys, loginFailures, rateLimitWindows };

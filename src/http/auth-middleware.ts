@@ -23,7 +23,13 @@ function adminToken(ctx: Context): string {
 }
 
 export function adminPrincipal(session: SessionUserRow): Principal {
-  return { kind: 'user', userId: session.user_id, email: session.email, role: session.role, sessionId: session.session_id };
+  return {
+    kind: 'user',
+    userId: session.user_id,
+    email: session.email,
+    role: session.role,
+    sessionId: session.session_id,
+  };
 }
 
 async function adminSession(ctx: Context, deps: AppDeps): Promise<void> {
@@ -42,7 +48,8 @@ async function apiKey(ctx: Context, deps: AppDeps): Promise<void> {
 function cron(ctx: Context, deps: AppDeps): void {
   const expected = deps.config.CRON_SECRET;
   const given = ctx.get('x-cron-secret');
-  if (!expected || !given || !secretsEqual(given, expected)) throw new AppError('invalid_cron_secret', 'Missing or wrong X-Cron-Secret');
+  if (!expected || !given || !secretsEqual(given, expected))
+    throw new AppError('invalid_cron_secret', 'Missing or wrong X-Cron-Secret');
 }
 
 /**

@@ -4,7 +4,19 @@ import { AppError } from '../errors.ts';
 import { errorStatus } from './error-status.ts';
 import { requestLog } from './request-context.ts';
 
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
 
 /** True for failures that mean "the database is not reachable", which answer 503 rather than 500. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -14,7 +26,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const message = e?.message ?? '';
   // pg's and knex's own words for a connection lost or never made; a pooled client that lost its server while idle
   // says "not queryable" when it is next used.
-  return /Connection terminated|Connection ended unexpectedly|is not queryable|timeout exceeded when trying to connect|Timeout acquiring a connection|the database system is (starting up|shutting down)/.test(message);
+  return /Connection terminated|Connection ended unexpectedly|is not queryable|timeout exceeded when trying to connect|Timeout acquiring a connection|the database system is (starting up|shutting down)/.test(
+    message,
+  );
 }
 
 export function errorBody(error: AppError) {
@@ -41,7 +55,9 @@ export function errorMiddleware(logger: Logger) {
         error = caught;
       } else if (isDatabaseUnavailable(caught)) {
         requestLog(ctx, logger).error({ err: caught }, 'database unavailable');
-        error = new AppError('unavailable', 'The service is temporarily unavailable', { headers: { 'Retry-After': '5' } });
+        error = new AppError('unavailable', 'The service is temporarily unavailable', {
+          headers: { 'Retry-After': '5' },
+        });
       } else {
         requestLog(ctx, logger).error({ err: caught }, 'unhandled error');
         error = new AppError('internal_error', 'An internal error occurred');

@@ -33,7 +33,11 @@ const FORMAT_NAMES: Record<string, string> = {
 };
 
 const quantity = (origin: string, bound: unknown, noun: string) =>
-  origin === 'string' ? `${bound} character${bound === 1 ? '' : 's'}` : origin === 'array' || origin === 'set' ? `${bound} ${noun}${bound === 1 ? '' : 's'}` : String(bound);
+  origin === 'string'
+    ? `${bound} character${bound === 1 ? '' : 's'}`
+    : origin === 'array' || origin === 'set'
+      ? `${bound} ${noun}${bound === 1 ? '' : 's'}`
+      : String(bound);
 
 /** zod's error map for a request: the messages of every issue a schema does not word itself (a missing field: messageOf). */
 export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
@@ -42,15 +46,27 @@ export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
       return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
     case 'too_small': {
       if (issue.origin === 'string' && issue.minimum === 1) return 'must not be empty';
-      const verb = issue.origin === 'array' || issue.origin === 'set' ? 'must hold at least' : issue.inclusive === false ? 'must be greater than' : 'must be at least';
+      const verb =
+        issue.origin === 'array' || issue.origin === 'set'
+          ? 'must hold at least'
+          : issue.inclusive === false
+            ? 'must be greater than'
+            : 'must be at least';
       return `${verb} ${quantity(issue.origin, issue.minimum, 'item')}`;
     }
     case 'too_big': {
-      const verb = issue.origin === 'array' || issue.origin === 'set' ? 'must hold at most' : issue.inclusive === false ? 'must be less than' : 'must be at most';
+      const verb =
+        issue.origin === 'array' || issue.origin === 'set'
+          ? 'must hold at most'
+          : issue.inclusive === false
+            ? 'must be less than'
+            : 'must be at most';
       return `${verb} ${quantity(issue.origin, issue.maximum, 'item')}`;
     }
     case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${String(issue.values[0])}` : `must be one of ${issue.values.map(String).join(', ')}`;
+      return issue.values.length === 1
+        ? `must be ${String(issue.values[0])}`
+        : `must be one of ${issue.values.map(String).join(', ')}`;
     case 'invalid_format':
       return FORMAT_NAMES[issue.format] ? `must be ${FORMAT_NAMES[issue.format]}` : 'is not in the expected format';
     case 'not_multiple_of':

@@ -65,9 +65,14 @@ export function renderMetrics(): string {
   const lines: string[] = [];
   lines.push('# HELP http_requests_total HTTP requests answered.', '# TYPE http_requests_total counter');
   for (const [labels, n] of requests) lines.push(`http_requests_total{${labels}} ${n}`);
-  lines.push('# HELP http_request_duration_seconds HTTP request latency.', '# TYPE http_request_duration_seconds histogram');
+  lines.push(
+    '# HELP http_request_duration_seconds HTTP request latency.',
+    '# TYPE http_request_duration_seconds histogram',
+  );
   for (const [labels, s] of durations) {
-    BUCKETS.forEach((b, i) => lines.push(`http_request_duration_seconds_bucket{${labels},le="${b / 1000}"} ${s.buckets[i]}`));
+    BUCKETS.forEach((b, i) =>
+      lines.push(`http_request_duration_seconds_bucket{${labels},le="${b / 1000}"} ${s.buckets[i]}`),
+    );
     lines.push(`http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.count}`);
     lines.push(`http_request_duration_seconds_sum{${labels}} ${s.sumMs / 1000}`);
     lines.push(`http_request_duration_seconds_count{${labels}} ${s.count}`);

@@ -14,7 +14,14 @@ export interface Lease {
  * the last tokens of a window go out in ever smaller leases and few stay unspent in other processes; the sum
  * granted in a window never exceeds `limit`. A refused lease still answers the window's end (for Retry-After).
  */
-export async function leaseTokens(db: Db, key: string, wanted: number, limit: number, windowMs: number, nowMs: number): Promise<Lease> {
+export async function leaseTokens(
+  db: Db,
+  key: string,
+  wanted: number,
+  limit: number,
+  windowMs: number,
+  nowMs: number,
+): Promise<Lease> {
   const [row] = await fastQuery<{ window_end_ms: number; granted: number }>(
     db,
     `insert into rate_limit_windows as w (key, window_end_ms, used, granted)

@@ -132,7 +132,9 @@ function boundedLimit(limit: number): number {
 
 function refusal(msLeft: number): AppError {
   const retryAfter = Math.max(1, Math.ceil(msLeft / 1000));
-  return new AppError('rate_limited', 'Too many requests; slow down', { headers: { 'Retry-After': String(retryAfter) } });
+  return new AppError('rate_limited', 'Too many requests; slow down', {
+    headers: { 'Retry-After': String(retryAfter) },
+  });
 }
 
 /** Deletes the shared windows that have ended (housekeeping). */

@@ -40,7 +40,11 @@ export function requestContext(logger: Logger) {
       const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       recordHttpRequest(ctx.method, String(route), ctx.status, ms);
       // The same line a child logger would write: the request id follows the base fields.
-      if (logger.isLevelEnabled('info')) logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      if (logger.isLevelEnabled('info'))
+        logger.info(
+          { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
+          'request',
+        );
     }
   };
 }

@@ -38,7 +38,12 @@ function routeBucket(path: string): string | undefined {
 }
 
 /** The fields of a matched request that @koa/router sets and this service reads. */
-type RoutedContext = Context & { request: { params: Record<string, string> }; params: Record<string, string>; routerPath: string; _matchedRoute: string };
+type RoutedContext = Context & {
+  request: { params: Record<string, string> };
+  params: Record<string, string>;
+  routerPath: string;
+  _matchedRoute: string;
+};
 
 type Step = (ctx: Context, next: Next) => Promise<unknown>;
 
@@ -64,8 +69,15 @@ export function dispatchRoutes(router: Router): Middleware {
   // Routes whose start is not literal are tried for every request, in their place among the others.
   const anywhere: Entry[] = [];
   router.stack.forEach((layer, index) => {
-    if (layer.methods.length === 0 || typeof layer.path !== 'string') throw new Error(`dispatchRoutes: ${String(layer.path)} is not a route with a path`);
-    const entry: Entry = { index, layer, path: layer.path, methods: new Set(layer.methods), run: composeOnce(layer.stack as Middleware[]) };
+    if (layer.methods.length === 0 || typeof layer.path !== 'string')
+      throw new Error(`dispatchRoutes: ${String(layer.path)} is not a route with a path`);
+    const entry: Entry = {
+      index,
+      layer,
+      path: layer.path,
+      methods: new Set(layer.methods),
+      run: composeOnce(layer.stack as Middleware[]),
+    };
     const key = routeBucket(layer.path);
     if (key === undefined) anywhere.push(entry);
     else buckets.set(key, [...(buckets.get(key) ?? []), entry]);

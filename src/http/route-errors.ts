@@ -56,6 +56,7 @@ export function routeErrors(route: AnyRoute): ErrorCode[] {
 /** routeErrors by the HTTP status each code answers with (error-status.ts). */
 export function routeErrorsByStatus(route: AnyRoute): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of routeErrors(route)) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+  for (const code of routeErrors(route))
+    byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
   return byStatus;
 }

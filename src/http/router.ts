@@ -50,15 +50,24 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'params', 'not_found') : undefined;
     const query = route.query ? parseOrThrow(route.query, ctx.query, 'query') : undefined;
     // A route without a query schema names no query field, so any it is sent is unknown (D-90).
-    if (!route.query && refusesUnknownInput(route) && ctx.querystring !== '') parseOrThrow(NO_FIELDS, ctx.query, 'query');
+    if (!route.query && refusesUnknownInput(route) && ctx.querystring !== '')
+      parseOrThrow(NO_FIELDS, ctx.query, 'query');
     const body = route.body ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body') : undefined;
     // Likewise a body sent to a route that takes none (a rotation, a retry): its fields would be ignored, so they are refused.
-    if (!route.body && ctx.state.body !== undefined && refusesUnknownInput(route)) parseOrThrow(NO_FIELDS, ctx.state.body, 'body');
+    if (!route.body && ctx.state.body !== undefined && refusesUnknownInput(route))
+      parseOrThrow(NO_FIELDS, ctx.state.body, 'body');
     const input = { params, query, body, deps: db === deps.db ? deps : { ...deps, db }, ctx };
-    if (principal) return route.handler({ ...input, principal, actor: actorOf(principal, ctx.state.requestId, ctx.ip) });
+    if (principal)
+      return route.handler({ ...input, principal, actor: actorOf(principal, ctx.state.requestId, ctx.ip) });
     if (route.sessionInWrite) {
       const actor: Actor = { type: 'session', requestId: ctx.state.requestId ?? null, ip: ctx.ip ?? null };
-      return route.handler(Object.defineProperties({ ...input, actor }, { principal: UNSETTLED.principal! }) as HandlerInput<unknown, unknown, unknown>);
+      return route.handler(
+        Object.defineProperties({ ...input, actor }, { principal: UNSETTLED.principal! }) as HandlerInput<
+          unknown,
+          unknown,
+          unknown
+        >,
+      );
     }
     return route.handler(Object.defineProperties(input, UNSETTLED) as HandlerInput<unknown, unknown, unknown>);
   };
@@ -105,8 +114,10 @@ async function runGated(gate: AdminSessionGate, work: () => Promise<Reply>): Pro
  * (sessionInFirstRead), or an admin POST's one write (sessionInWrite), whose audit row names the session's user.
  */
 function sessionInStatement(route: AnyRoute): boolean {
-  if (route.sessionInFirstRead && (route.method !== 'get' || route.auth !== 'admin')) throw new Error(`${route.method} ${route.path}: sessionInFirstRead is for admin GETs`);
-  if (route.sessionInWrite && (route.method !== 'post' || route.auth !== 'admin')) throw new Error(`${route.method} ${route.path}: sessionInWrite is for admin POSTs`);
+  if (route.sessionInFirstRead && (route.method !== 'get' || route.auth !== 'admin'))
+    throw new Error(`${route.method} ${route.path}: sessionInFirstRead is for admin GETs`);
+  if (route.sessionInWrite && (route.method !== 'post' || route.auth !== 'admin'))
+    throw new Error(`${route.method} ${route.path}: sessionInWrite is for admin POSTs`);
   return route.sessionInFirstRead === true || route.sessionInWrite === true;
 }
 
@@ -151,7 +162,10 @@ export function buildRouter(routes: AnyRoute[], deps: AppDeps): Middleware {
   const router = new Router();
   for (const route of routes) {
     const inWrite = route.sessionInWrite === true;
-    const chain: Middleware[] = [authenticate(route.auth, deps, sessionInStatement(route)), inWrite ? bodyBeforeSession : jsonBody];
+    const chain: Middleware[] = [
+      authenticate(route.auth, deps, sessionInStatement(route)),
+      inWrite ? bodyBeforeSession : jsonBody,
+    ];
     if (usesIdempotency(route)) chain.push(...(inWrite ? [sessionBeforeIdempotency] : []), idempotency(deps));
     chain.push(routeHandler(route, deps));
     router[route.method](route.path, ...chain);

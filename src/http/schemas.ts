@@ -56,9 +56,21 @@ const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d
 function isRealTimestamp(v: string): boolean {
   const m = TIMESTAMP.exec(v);
   if (!m) return false;
-  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((part) => (part === undefined ? undefined : Number(part)));
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part)));
   const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
-  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 23 && offsetMinutes! <= 59;
+  return (
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 59 &&
+    offsetHours! <= 23 &&
+    offsetMinutes! <= 59
+  );
 }
 
 /** Timestamps in requests: a full ISO 8601 timestamp or `YYYY-MM-DD` (D-4), a day the calendar has. */

@@ -32,7 +32,10 @@ export function setCommonSecurityHeaders(ctx: Context): void {
  */
 const API = [
   ['Referrer-Policy', 'no-referrer'],
-  ['Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'"],
+  [
+    'Content-Security-Policy',
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+  ],
 ] as const;
 
 export function securityHeaders(ctx: Context, next: Next): Promise<void> {

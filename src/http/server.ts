@@ -11,9 +11,18 @@ export interface RunningServer {
 
 /** A listen error as one line naming the variable to change (D-93); anything else as it came. */
 function listenFailure(error: NodeJS.ErrnoException, port: number, host: string): Error {
-  if (error.code === 'EADDRINUSE') return new AppError('setup_failed', `Port ${port} on ${host} is already in use by another program: stop it, or set PORT to a free port`);
-  if (error.code === 'EACCES') return new AppError('setup_failed', `Not allowed to listen on port ${port}: set PORT to a port above 1023`);
-  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return new AppError('setup_failed', `HOST ${host} is not an address of this machine: set HOST (0.0.0.0 listens on every interface)`);
+  if (error.code === 'EADDRINUSE')
+    return new AppError(
+      'setup_failed',
+      `Port ${port} on ${host} is already in use by another program: stop it, or set PORT to a free port`,
+    );
+  if (error.code === 'EACCES')
+    return new AppError('setup_failed', `Not allowed to listen on port ${port}: set PORT to a port above 1023`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+    return new AppError(
+      'setup_failed',
+      `HOST ${host} is not an address of this machine: set HOST (0.0.0.0 listens on every interface)`,
+    );
   return error;
 }
 
@@ -27,9 +36,11 @@ function answerClientError(error: NodeJS.ErrnoException, socket: import('node:st
     return;
   }
   const [status, reason, message] =
-    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'The request took too long to arrive']
-    : [400, 'Bad Request', 'The request is not valid HTTP (malformed request line or header)'];
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request took too long to arrive']
+        : [400, 'Bad Request', 'The request is not valid HTTP (malformed request line or header)'];
   const body = JSON.stringify({ error: { code: 'invalid_request', message } });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

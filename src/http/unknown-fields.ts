@@ -26,7 +26,8 @@ interface Def {
 }
 
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 const key = (path: Path) => path.join('\u0000');
 
 /** The paths the intersection of `lists` share (a field is unknown only if no alternative names it). */
@@ -60,9 +61,15 @@ export function unknownFieldPaths(schema: z.ZodType, value: unknown, path: Path 
       return found;
     }
     case 'record':
-      return isRecord(value) ? Object.entries(value).flatMap(([name, item]) => unknownFieldPaths(def.valueType!, item, [...path, name], depth + 1)) : [];
+      return isRecord(value)
+        ? Object.entries(value).flatMap(([name, item]) =>
+            unknownFieldPaths(def.valueType!, item, [...path, name], depth + 1),
+          )
+        : [];
     case 'array':
-      return Array.isArray(value) ? value.flatMap((item, i) => unknownFieldPaths(def.element!, item, [...path, i], depth + 1)) : [];
+      return Array.isArray(value)
+        ? value.flatMap((item, i) => unknownFieldPaths(def.element!, item, [...path, i], depth + 1))
+        : [];
     case 'tuple':
       return Array.isArray(value)
         ? value.flatMap((item, i) => {
@@ -77,7 +84,10 @@ export function unknownFieldPaths(schema: z.ZodType, value: unknown, path: Path 
       return shared(def.options!.map((option) => unknownFieldPaths(option, value, path, depth + 1)));
     }
     case 'intersection':
-      return shared([unknownFieldPaths(def.left!, value, path, depth + 1), unknownFieldPaths(def.right!, value, path, depth + 1)]);
+      return shared([
+        unknownFieldPaths(def.left!, value, path, depth + 1),
+        unknownFieldPaths(def.right!, value, path, depth + 1),
+      ]);
     case 'optional':
     case 'nullable':
     case 'default':

@@ -49,7 +49,9 @@ export function idempotency(deps: AppDeps): Middleware {
     const key = ctx.get('idempotency-key');
     if (!key) return next();
     if (!KEY_PATTERN.test(key)) {
-      throw new AppError('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters', { details: [{ path: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }] });
+      throw new AppError('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters', {
+        details: [{ path: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }],
+      });
     }
     const scope = scopeOf(ctx.state.principal as Principal | undefined);
     const hash = requestHash(ctx);

@@ -21,7 +21,15 @@ export async function findStoredResponse(db: Db, scope: string, key: string): Pr
     .first('request_hash', 'response_status', 'response_body', 'response_headers');
 }
 
-export async function storeResponse(db: Db, scope: string, key: string, requestHash: string, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
+export async function storeResponse(
+  db: Db,
+  scope: string,
+  key: string,
+  requestHash: string,
+  status: number,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<void> {
   const row = {
     scope,
     key,

@@ -7,11 +7,23 @@ import type { InvoiceRow } from './repo.ts';
 
 /** Amounts in the currency's minor units, as the API answers them, so `0` and `0.00` are no change. */
 export function auditedInvoice(row: InvoiceRow): Record<string, unknown> {
-  const { invoice_number, status, customer_id, subscription_id, currency, due_date, issued_at, paid_at, voided_at } = row;
+  const { invoice_number, status, customer_id, subscription_id, currency, due_date, issued_at, paid_at, voided_at } =
+    row;
   const m = (amount: string) => formatMoney(amount, currency);
   return {
-    invoice_number, status, customer_id, subscription_id, currency, due_date, issued_at, paid_at, voided_at,
-    total: m(row.total), amount_paid: m(row.amount_paid), credit_applied: m(row.credit_applied), credited_amount: m(row.credited_amount),
+    invoice_number,
+    status,
+    customer_id,
+    subscription_id,
+    currency,
+    due_date,
+    issued_at,
+    paid_at,
+    voided_at,
+    total: m(row.total),
+    amount_paid: m(row.amount_paid),
+    credit_applied: m(row.credit_applied),
+    credited_amount: m(row.credited_amount),
   };
 }
 

@@ -19,13 +19,29 @@ export interface CreditApplication {
 export async function spendCreditOnInvoices(trx: Db, invoiceIds: string[], now: Date): Promise<CreditApplication[]> {
   // Re-read in one statement: the caller may have changed one since locking it (a credit note on this very invoice).
   const byId = new Map((await findInvoiceRows(trx, invoiceIds)).map((i) => [i.id, i]));
-  const invoices = invoiceIds.map((id) => byId.get(id)).filter((i): i is InvoiceRow => Boolean(i && amountDue(i).gt(0)));
-  const spent = await spendCredit(trx, invoices.map((i) => ({ customerId: i.customer_id, currency: i.currency, due: amountDue(i), invoiceId: i.id, invoiceNumber: i.invoice_number })));
+  const invoices = invoiceIds
+    .map((id) => byId.get(id))
+    .filter((i): i is InvoiceRow => Boolean(i && amountDue(i).gt(0)));
+  const spent = await spendCredit(
+    trx,
+    invoices.map((i) => ({
+      customerId: i.customer_id,
+      currency: i.currency,
+      due: amountDue(i),
+      invoiceId: i.id,
+      invoiceNumber: i.invoice_number,
+    })),
+  );
   const applications: CreditApplication[] = [];
   for (const [n, invoice] of invoices.entries()) {
     const amount = spent[n]!;
     if (amount.lte(0)) continue;
-    const after = await updateAndSettle(trx, invoice, { credit_applied: money(invoice.credit_applied).plus(amount).toString() }, now);
+    const after = await updateAndSettle(
+      trx,
+      invoice,
+      { credit_applied: money(invoice.credit_applied).plus(amount).toString() },
+      now,
+    );
     applications.push({ invoice: after, amount: amount.toString() });
   }
   return applications;

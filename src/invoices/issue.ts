@@ -7,7 +7,18 @@
 import { newUuid } from '../crypto/ids.ts';
 import { withSessionUser, type Actor } from '../audit/actor.ts';
 import { auditInsertPart, type AuditEntry } from '../audit/service.ts';
-import { creditSpendPart, creditSpendSql, hasCredit, lockCreditedCustomers, planCreditSpend, readCreditBalances, recordCreditSpend, spendFromBalances, type BalanceRow, type CreditSpend } from '../credits/ledger.ts';
+import {
+  creditSpendPart,
+  creditSpendSql,
+  hasCredit,
+  lockCreditedCustomers,
+  planCreditSpend,
+  readCreditBalances,
+  recordCreditSpend,
+  spendFromBalances,
+  type BalanceRow,
+  type CreditSpend,
+} from '../credits/ledger.ts';
 import type { HotLock } from '../db/hot-lock.ts';
 import type { Db } from '../db/knex.ts';
 import { jsonLiteral, jsonTextLiteral, textLiteral } from '../db/literal.ts';
@@ -17,7 +28,18 @@ import type { EventType } from '../events/types.ts';
 import { money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { invoiceEventData } from './events.ts';
-import { insertNumberedInvoices, numberedBatchSql, numberedInvoiceSql, readNumberedOne, writeLineItems, type InvoiceBulkInsert, type InvoiceRow, type LineItemInsert, type LineItemRow, type NumberedOneRow } from './repo.ts';
+import {
+  insertNumberedInvoices,
+  numberedBatchSql,
+  numberedInvoiceSql,
+  readNumberedOne,
+  writeLineItems,
+  type InvoiceBulkInsert,
+  type InvoiceRow,
+  type LineItemInsert,
+  type LineItemRow,
+  type NumberedOneRow,
+} from './repo.ts';
 import { priceInvoice, type LineInput } from './totals.ts';
 
 export interface Clock {
@@ -66,12 +88,20 @@ export function dueDateAt(now: Date, termsDays: number, own?: Date | null): Date
 }
 
 /** The settings issuing reads, and only those its invoices need: none when each names its tax rate and none is issued. */
-async function issuingSettings(trx: Db, inputs: NewInvoice[], clock: Clock): Promise<{ taxRate: () => string; termsDays: () => number }> {
+async function issuingSettings(
+  trx: Db,
+  inputs: NewInvoice[],
+  clock: Clock,
+): Promise<{ taxRate: () => string; termsDays: () => number }> {
   const keys: ('billing.default_tax_rate' | 'billing.payment_terms_days')[] = [];
   if (inputs.some((i) => i.taxRate === undefined)) keys.push('billing.default_tax_rate');
   if (inputs.some((i) => i.status === 'issued' && !i.dueDate)) keys.push('billing.payment_terms_days');
-  const settings: Partial<{ 'billing.default_tax_rate': string; 'billing.payment_terms_days': number }> = keys.length > 0 ? await getSettings(trx, keys, clock.settings) : {};
-  return { taxRate: () => settings['billing.default_tax_rate']!, termsDays: () => settings['billing.payment_terms_days']! };
+  const settings: Partial<{ 'billing.default_tax_rate': string; 'billing.payment_terms_days': number }> =
+    keys.length > 0 ? await getSettings(trx, keys, clock.settings) : {};
+  return {
+    taxRate: () => settings['billing.default_tax_rate']!,
+    termsDays: () => settings['billing.payment_terms_days']!,
+  };
 }
 
 /**
@@ -122,10 +152,21 @@ export interface PlannedBatch {
  * the events in the order to record them, with their payloads by their usual rules (invoiceEventData). Nothing is
  * else is written and no lock taken.
  */
-export async function planInvoiceBatch(trx: Db, inputs: NewInvoice[], clock: Clock, eventsOf: (created: CreatedInvoice[]) => BatchEvent[]): Promise<PlannedBatch> {
+export async function planInvoiceBatch(
+  trx: Db,
+  inputs: NewInvoice[],
+  clock: Clock,
+  eventsOf: (created: CreatedInvoice[]) => BatchEvent[],
+): Promise<PlannedBatch> {
   const pricing = await priceInputs(trx, inputs, clock);
   const claims = creditClaims(pricing);
-  const balances = claims.length > 0 ? await readCreditBalances(trx, claims.map((c) => c.customerId)) : [];
+  const balances =
+    claims.length > 0
+      ? await readCreditBalances(
+          trx,
+          claims.map((c) => c.customerId),
+        )
+      : [];
   const plan = issueRows(pricing, spendFromBalances(claims, balances));
   // The lines show no number and name their invoice by the id chosen here: written now (their foreign key is checked at commit).
   await writeLineItems(trx, plan.lineRows);
@@ -147,11 +188,22 @@ export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: Hot
   const relocked = await lockCreditedCustomers(trx, batch.balances);
   if (relocked) {
     plan = issueRows(batch.pricing, spendFromBalances(creditClaims(batch.pricing), relocked));
-    events = batch.eventsOf(provisionally(batch.pricing.priced.map((p) => p.input), plan));
+    events = batch.eventsOf(
+      provisionally(
+        batch.pricing.priced.map((p) => p.input),
+        plan,
+      ),
+    );
   }
   const fresh = newEventIds(events.filter((e) => !e.id).length);
   let next = 0;
-  const rows = events.map((e) => ({ id: e.id ?? fresh[next++]!, type: e.type, invoice: e.invoiceId ?? null, at: e.invoiceId ? numberField(e) : null, data: e.data }));
+  const rows = events.map((e) => ({
+    id: e.id ?? fresh[next++]!,
+    type: e.type,
+    invoice: e.invoiceId ?? null,
+    at: e.invoiceId ? numberField(e) : null,
+    data: e.data,
+  }));
   // Each payload holds its invoice's placeholder (numberToken) in the field where the number goes; the statement sets it there.
   const eventRows = `rows from (jsonb_to_recordset(${jsonLiteral(rows)}::jsonb) as (id text, type text, invoice uuid, at text, data jsonb)) with ordinality as e(id, type, invoice, at, data, n)`;
   if (plan.rows.length === 0) {
@@ -164,10 +216,17 @@ export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: Hot
        from ${eventRows} left join inserted i on i.id = e.invoice`;
   const recorded = recordEventsFromPart(source, fresh);
   const tokens = new Map(plan.rows.map((r) => [r.id, numberToken(r.id)]));
-  const spent = creditSpendPart(plan.spend, tokens, (json) =>
-    `(select coalesce(jsonb_agg(replace(x.e::text, ${numberTokenSql('i.id')}, i.invoice_number)::jsonb order by x.n), '[]'::jsonb)
-        from jsonb_array_elements(${jsonTextLiteral(json)}::jsonb) with ordinality as x(e, n) join inserted i on i.id = (x.e->>'invoice_id')::uuid)`);
-  const parts = [{ text: recorded.text, read: recorded.read }, ...(spent ? [{ text: `credit_spent as (${spent})` }] : [])];
+  const spent = creditSpendPart(
+    plan.spend,
+    tokens,
+    (json) =>
+      `(select coalesce(jsonb_agg(replace(x.e::text, ${numberTokenSql('i.id')}, i.invoice_number)::jsonb order by x.n), '[]'::jsonb)
+        from jsonb_array_elements(${jsonTextLiteral(json)}::jsonb) with ordinality as x(e, n) join inserted i on i.id = (x.e->>'invoice_id')::uuid)`,
+  );
+  const parts = [
+    { text: recorded.text, read: recorded.read },
+    ...(spent ? [{ text: `credit_spent as (${spent})` }] : []),
+  ];
   await lock.finish(numberedBatchSql(plan.now.getUTCFullYear(), plan.rows, [], parts, waitFor), { flushLater: true });
 }
 
@@ -183,7 +242,9 @@ export function takesLedgerLocks(batch: PlannedBatch): boolean {
 function numberField(event: BatchEvent): string {
   const placeholder = numberToken(event.invoiceId!);
   for (const [key, value] of Object.entries(event.data)) if (value === placeholder) return key;
-  throw new Error(`the ${event.type} event of invoice ${event.invoiceId} does not show its number in a top-level field`);
+  throw new Error(
+    `the ${event.type} event of invoice ${event.invoiceId} does not show its number in a top-level field`,
+  );
 }
 
 /** Where an invoice's number goes in a payload built before the number is taken, and its SQL from the SQL of the invoice's id. */
@@ -192,7 +253,11 @@ const numberTokenSql = (invoiceIdSql: string) => `('{invoice-number:' || ${invoi
 
 /** The invoices of `plan` as they will be stored, their numbers placeholders (numberToken), with their events. */
 const provisionally = (inputs: NewInvoice[], plan: IssuePlan) =>
-  issued(inputs, plan.rows.map((r) => storedRow(r, numberToken(r.id))), plan.lineRows.map((l) => ({ id: '', ...l })));
+  issued(
+    inputs,
+    plan.rows.map((r) => storedRow(r, numberToken(r.id))),
+    plan.lineRows.map((l) => ({ id: '', ...l })),
+  );
 
 /** What the last statement of a creation writes besides the invoice (createInvoiceLast). */
 export interface WrittenWith {
@@ -212,12 +277,21 @@ export interface WrittenWith {
  * one more statement after it (its description names the number), with the COMMIT: then the counter is held for
  * one round trip. Nothing may run on `trx` afterwards. Answers the invoice and its lines as stored.
  */
-export async function createInvoiceLast(trx: Db, input: NewInvoice, clock: Clock, lock: HotLock, withIt: WrittenWith = {}): Promise<InvoiceDetail> {
+export async function createInvoiceLast(
+  trx: Db,
+  input: NewInvoice,
+  clock: Clock,
+  lock: HotLock,
+  withIt: WrittenWith = {},
+): Promise<InvoiceDetail> {
   const plan = await planIssue(trx, [input], clock);
   const row = plan.rows[0]!;
   const token = numberToken(row.id);
   const [provisional] = provisionally([input], plan);
-  const events = recordEventsPart([...(withIt.eventsBefore ?? []), ...provisional!.events], '(select j from event_rows)');
+  const events = recordEventsPart(
+    [...(withIt.eventsBefore ?? []), ...provisional!.events],
+    '(select j from event_rows)',
+  );
   const sql = numberedInvoiceSql(
     plan.now.getUTCFullYear(),
     row,
@@ -225,12 +299,17 @@ export async function createInvoiceLast(trx: Db, input: NewInvoice, clock: Clock
     (numberSql, values, guard) => {
       // An actor whose session this statement checks (the guard) is written as the session's user.
       const actor = withIt.audit && withSessionUser(withIt.audit.actor, lock.sessionUser);
-      const audit = withIt.audit && auditInsertPart(actor!, [withIt.audit.entry(provisional!.detail)], '(select j from audit_rows)', guard?.user);
+      const audit =
+        withIt.audit &&
+        auditInsertPart(actor!, [withIt.audit.entry(provisional!.detail)], '(select j from audit_rows)', guard?.user);
       const tokenSql = values.add(textLiteral(token), 'text');
-      const numbered = (json: string) => `replace(${values.add(jsonTextLiteral(json), 'text')}, ${tokenSql}, ${numberSql})::jsonb`;
+      const numbered = (json: string) =>
+        `replace(${values.add(jsonTextLiteral(json), 'text')}, ${tokenSql}, ${numberSql})::jsonb`;
       return [
         { text: `event_rows as (select ${numbered(events.value)} as j), ${events.text}`, read: events.read },
-        ...(audit ? [{ text: `audit_rows as (select ${numbered(audit.value)} as j), audit_written as (${audit.text})` }] : []),
+        ...(audit
+          ? [{ text: `audit_rows as (select ${numbered(audit.value)} as j), audit_written as (${audit.text})` }]
+          : []),
       ];
     },
     lock.guard,
@@ -274,7 +353,9 @@ async function priceInputs(trx: Db, inputs: NewInvoice[], clock: Clock): Promise
     const taxRate = input.taxRate ?? settings.taxRate();
     const totals = priceInvoice(input.lineItems, taxRate, input.currency);
     if (totals.total.isNegative()) {
-      throw new AppError('invalid_request', 'The invoice total must not be negative', { details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }] });
+      throw new AppError('invalid_request', 'The invoice total must not be negative', {
+        details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }],
+      });
     }
     return { input, taxRate, totals, id: input.id ?? newUuid() };
   });
@@ -283,7 +364,9 @@ async function priceInputs(trx: Db, inputs: NewInvoice[], clock: Clock): Promise
 
 /** What the issued invoices ask of their customers' store credit, in order. */
 const creditClaims = ({ priced }: Pricing) =>
-  priced.filter((p) => p.input.status === 'issued').map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id }));
+  priced
+    .filter((p) => p.input.status === 'issued')
+    .map((p) => ({ customerId: p.input.customerId, currency: p.input.currency, due: p.totals.total, invoiceId: p.id }));
 
 /** The rows to write, given the store credit each issued invoice takes (`spend`, in the order of creditClaims). */
 function issueRows({ now, termsDays, priced }: Pricing, spend: CreditSpend): IssuePlan {
@@ -313,7 +396,14 @@ function issueRows({ now, termsDays, priced }: Pricing, spend: CreditSpend): Iss
     };
   });
   const lineRows = priced.flatMap(({ totals, id }) =>
-    totals.lines.map((l, position) => ({ invoice_id: id, position: position + 1, description: l.description, quantity: l.quantity, unit_price: l.unitPrice, amount: l.amount.toString() })),
+    totals.lines.map((l, position) => ({
+      invoice_id: id,
+      position: position + 1,
+      description: l.description,
+      quantity: l.quantity,
+      unit_price: l.unitPrice,
+      amount: l.amount.toString(),
+    })),
   );
   return { now, rows, lineRows, spend };
 }
@@ -334,8 +424,18 @@ function issued(inputs: NewInvoice[], invoices: InvoiceRow[], lines: LineItemRow
 /** The row an insert of `row` stores (every column's default: the statement answers only updated_at's), numbered `invoiceNumber`. */
 function storedRow(row: InvoiceBulkInsert, invoiceNumber: string): InvoiceRow {
   return {
-    ...row, invoice_number: invoiceNumber, amount_paid: '0', credited_amount: '0', voided_at: null, overdue_at: null, content_version: 1,
-    period_start: row.period_start ?? null, period_end: row.period_end ?? null, due_date: row.due_date ?? null, created_at: row.created_at ?? new Date(), updated_at: row.created_at ?? new Date(),
+    ...row,
+    invoice_number: invoiceNumber,
+    amount_paid: '0',
+    credited_amount: '0',
+    voided_at: null,
+    overdue_at: null,
+    content_version: 1,
+    period_start: row.period_start ?? null,
+    period_end: row.period_end ?? null,
+    due_date: row.due_date ?? null,
+    created_at: row.created_at ?? new Date(),
+    updated_at: row.created_at ?? new Date(),
   };
 }
 

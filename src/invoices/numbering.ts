@@ -37,6 +37,9 @@ export function documentNumberSql(kind: string, year: string, seq: string): stri
 /** The next number of one kind (a credit note), taken in the caller's transaction under the rules above. */
 export async function nextDocumentNumber(trx: Db, kind: DocumentKind, at: Date): Promise<string> {
   const year = at.getUTCFullYear();
-  const result = await trx.raw(`with ${CLAIM_NUMBERS_CTE} select ${documentNumberSql('?::text', '?::text', 'counter.seq_before + 1')} as number from counter`, [kind, year, 1, 1, kind, year]);
+  const result = await trx.raw(
+    `with ${CLAIM_NUMBERS_CTE} select ${documentNumberSql('?::text', '?::text', 'counter.seq_before + 1')} as number from counter`,
+    [kind, year, 1, 1, kind, year],
+  );
   return result.rows[0].number as string;
 }

@@ -44,11 +44,33 @@ export interface LineItemRow {
   amount: string;
 }
 
-export type InvoiceInsert = Pick<InvoiceRow, 'customer_id' | 'subscription_id' | 'invoice_number' | 'status' | 'currency' | 'tax_rate' | 'subtotal' | 'tax_amount' | 'total'> &
+export type InvoiceInsert = Pick<
+  InvoiceRow,
+  | 'customer_id'
+  | 'subscription_id'
+  | 'invoice_number'
+  | 'status'
+  | 'currency'
+  | 'tax_rate'
+  | 'subtotal'
+  | 'tax_amount'
+  | 'total'
+> &
   Partial<Pick<InvoiceRow, 'due_date' | 'issued_at' | 'period_start' | 'period_end' | 'created_at'>>;
 
 export type InvoiceChanges = Partial<
-  Pick<InvoiceRow, 'status' | 'amount_paid' | 'credit_applied' | 'credited_amount' | 'due_date' | 'issued_at' | 'paid_at' | 'voided_at' | 'overdue_at'>
+  Pick<
+    InvoiceRow,
+    | 'status'
+    | 'amount_paid'
+    | 'credit_applied'
+    | 'credited_amount'
+    | 'due_date'
+    | 'issued_at'
+    | 'paid_at'
+    | 'voided_at'
+    | 'overdue_at'
+  >
 >;
 
 export async function findInvoiceRow(db: Db, id: string): Promise<InvoiceRow | undefined> {
@@ -71,7 +93,9 @@ export async function updateInvoiceRow(db: Db, id: string, changes: InvoiceChang
 
 export async function listLineItemRows(db: Db, invoiceIds: string[]): Promise<LineItemRow[]> {
   if (invoiceIds.length === 0) return [];
-  return db('invoice_line_items').whereIn('invoice_id', invoiceIds).orderBy([{ column: 'invoice_id' }, { column: 'position' }]);
+  return db('invoice_line_items')
+    .whereIn('invoice_id', invoiceIds)
+    .orderBy([{ column: 'invoice_id' }, { column: 'position' }]);
 }
 
 /** What a list of invoices may be narrowed by; `createdBefore` is exclusive. */
@@ -113,7 +137,8 @@ export async function listOpenInvoiceRows(db: Db, customerId: string, currency: 
 }
 
 /** A fully formed invoice row but for its number: id, amounts and states decided by the caller (issue.ts). */
-export type InvoiceBulkInsert = Omit<InvoiceInsert, 'invoice_number'> & Pick<InvoiceRow, 'id' | 'credit_applied' | 'issued_at' | 'paid_at'>;
+export type InvoiceBulkInsert = Omit<InvoiceInsert, 'invoice_number'> &
+  Pick<InvoiceRow, 'id' | 'credit_applied' | 'issued_at' | 'paid_at'>;
 
 /** A line of one of the invoices of an insertNumberedInvoices batch; `position` numbers each invoice's lines from 1. */
 export type LineItemInsert = Omit<LineItemRow, 'id'>;
@@ -129,10 +154,26 @@ export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
  * must carry the numbers (events, audit, credit applications) after it. Answers the stored invoices in the
  * order of `rows` and each one's lines by position.
  */
-export async function insertNumberedInvoices(db: Db, year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[]): Promise<{ invoices: InvoiceRow[]; lines: LineItemRow[] }> {
+export async function insertNumberedInvoices(
+  db: Db,
+  year: number,
+  rows: InvoiceBulkInsert[],
+  lines: LineItemInsert[],
+): Promise<{ invoices: InvoiceRow[]; lines: LineItemRow[] }> {
   if (rows.length === 0) return { invoices: [], lines: [] };
-  const sql = numberedInvoicesSql({ kind: '?', year: '?', count: '?', countAgain: '?', yearText: '?', rows: '?', lines: '?' }, []);
-  const result = await db.raw<{ rows: NumberedRow[] }>(sql, ['INV', year, rows.length, rows.length, year, JSON.stringify(rows), JSON.stringify(lines)]);
+  const sql = numberedInvoicesSql(
+    { kind: '?', year: '?', count: '?', countAgain: '?', yearText: '?', rows: '?', lines: '?' },
+    [],
+  );
+  const result = await db.raw<{ rows: NumberedRow[] }>(sql, [
+    'INV',
+    year,
+    rows.length,
+    rows.length,
+    year,
+    JSON.stringify(rows),
+    JSON.stringify(lines),
+  ]);
   return readNumbered(rows, result.rows);
 }
 
@@ -161,7 +202,15 @@ export function numberedInvoiceSql(
   const guard = guardOf?.(values);
   const y = values.add(integerLiteral(year), 'integer');
   const text = numberedInvoicesSql(
-    { kind: textLiteral('INV'), year: y, count: '1', countAgain: '1', yearText: y, rows: values.add(jsonLiteral([row]), 'text'), lines: values.add(jsonLiteral(lines), 'text') },
+    {
+      kind: textLiteral('INV'),
+      year: y,
+      count: '1',
+      countAgain: '1',
+      yearText: y,
+      rows: values.add(jsonLiteral([row]), 'text'),
+      lines: values.add(jsonLiteral(lines), 'text'),
+    },
     parts('(select invoice_number from inserted)', values, guard),
     { guard, single: true },
   );
@@ -174,10 +223,28 @@ export function numberedInvoiceSql(
  * statement reading the CTE `inserted (id, invoice_number)`, and nothing answered but the count of invoices (the
  * caller built everything it needs before). `lines` may be empty when they were written before (writeLineItems).
  */
-export function numberedBatchSql(year: number, rows: InvoiceBulkInsert[], lines: LineItemInsert[], parts: NumberedPart[], when?: string): string {
+export function numberedBatchSql(
+  year: number,
+  rows: InvoiceBulkInsert[],
+  lines: LineItemInsert[],
+  parts: NumberedPart[],
+  when?: string,
+): string {
   const y = integerLiteral(year);
   const count = integerLiteral(rows.length);
-  return numberedInvoicesSql({ kind: textLiteral('INV'), year: y, count, countAgain: count, yearText: y, rows: jsonLiteral(datesAsText(rows)), lines: jsonLiteral(lines) }, parts, { answer: false, when });
+  return numberedInvoicesSql(
+    {
+      kind: textLiteral('INV'),
+      year: y,
+      count,
+      countAgain: count,
+      yearText: y,
+      rows: jsonLiteral(datesAsText(rows)),
+      lines: jsonLiteral(lines),
+    },
+    parts,
+    { answer: false, when },
+  );
 }
 
 /**
@@ -189,7 +256,9 @@ export async function writeLineItems(db: Db, lines: LineItemInsert[]): Promise<v
   await db.raw(`${lineItemsInsertSql('?::jsonb')}`, [JSON.stringify(lines)]);
 }
 
-const lineItemsInsertSql = (lines: string) => `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
+const lineItemsInsertSql = (
+  lines: string,
+) => `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
        select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
          from jsonb_to_recordset(${lines}) as l(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)`;
 
@@ -226,8 +295,13 @@ export function readNumberedOne(
 }
 
 /** The invoices of a numbering statement's answer in the order of `rows`, and each one's lines by position. */
-export function readNumbered(rows: Pick<InvoiceBulkInsert, 'id'>[], answer: NumberedRow[]): { invoices: InvoiceRow[]; lines: LineItemRow[] } {
-  const byId = new Map(answer.map(({ line_items, ...invoice }) => [invoice.id, { invoice: invoice as InvoiceRow, lines: line_items }]));
+export function readNumbered(
+  rows: Pick<InvoiceBulkInsert, 'id'>[],
+  answer: NumberedRow[],
+): { invoices: InvoiceRow[]; lines: LineItemRow[] } {
+  const byId = new Map(
+    answer.map(({ line_items, ...invoice }) => [invoice.id, { invoice: invoice as InvoiceRow, lines: line_items }]),
+  );
   const stored = rows.map((r) => byId.get(r.id)!);
   return { invoices: stored.map((s) => s.invoice), lines: stored.flatMap((s) => s.lines) };
 }
@@ -249,10 +323,18 @@ function numberedInvoicesSql(
   // `when` (a batch's: SQL that waits for its turn) is evaluated as the counter is claimed: after the statement's values are parsed.
   const head = `with ${guard ? `${guard.ctes}, ` : ''}${claimNumbersCte(v.kind, v.year, v.count, v.countAgain, guard?.admits ?? when)}`;
   // Lines are written only with their invoice: under a guard that refuses, no invoice is inserted.
-  const lines = `${lineItemsInsertSql(`${v.lines}::jsonb`)}${guard ? `
-        where l.invoice_id in (select id from inserted)` : ''}`;
-  const written = parts.map((p) => `,
-     ${p.text}`).join('');
+  const lines = `${lineItemsInsertSql(`${v.lines}::jsonb`)}${
+    guard
+      ? `
+        where l.invoice_id in (select id from inserted)`
+      : ''
+  }`;
+  const written = parts
+    .map(
+      (p) => `,
+     ${p.text}`,
+    )
+    .join('');
   if (!answer) {
     return `${head},
      inserted as (${invoicesInsertSql(v)} returning id, invoice_number),
@@ -323,7 +405,10 @@ export async function markOverdueInvoiceRows(db: Db, asOf: Date, limit: number):
 }
 
 /** Which of these (subscription, period start) pairs already have their invoice (D-82). */
-export async function findInvoicedPeriodRows(db: Db, periods: { subscriptionId: string; periodStart: Date }[]): Promise<Set<string>> {
+export async function findInvoicedPeriodRows(
+  db: Db,
+  periods: { subscriptionId: string; periodStart: Date }[],
+): Promise<Set<string>> {
   if (periods.length === 0) return new Set();
   const result = await db.raw<{ rows: { subscription_id: string; period_start: Date }[] }>(
     // One probe of the unique period index per pair (a lateral subquery with a limit is not flattened into a join): the
@@ -343,7 +428,10 @@ export const periodKey = (subscriptionId: string, start: Date) => `${subscriptio
  * What is left to pay on the issued and overdue invoices of each of these customers, per currency (the
  * amountDue rule, summed in SQL for a page of customers at once); currencies with nothing left are left out.
  */
-export async function openAmountRows(db: Db, customerIds: string[]): Promise<{ customer_id: string; currency: string; amount: string }[]> {
+export async function openAmountRows(
+  db: Db,
+  customerIds: string[],
+): Promise<{ customer_id: string; currency: string; amount: string }[]> {
   if (customerIds.length === 0) return [];
   const result = await db.raw<{ rows: { customer_id: string; currency: string; amount: string }[] }>(
     `select customer_id, currency, sum(greatest(total - amount_paid - credit_applied - credited_amount, 0))::text as amount

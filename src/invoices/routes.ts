@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
-import { createInvoiceBody, invoiceResponse, listInvoicesQuery, serialiseInvoice, updateInvoiceBody } from './schema.ts';
+import {
+  createInvoiceBody,
+  invoiceResponse,
+  listInvoicesQuery,
+  serialiseInvoice,
+  updateInvoiceBody,
+} from './schema.ts';
 import { setInvoiceStatus } from '../settlement/service.ts';
 import { createAdminInvoice } from '../subscriptions/invoicing.ts';
 import { getInvoice, listInvoices } from './service.ts';
@@ -19,7 +25,8 @@ export const invoiceRoutes = [
     query: listInvoicesQuery,
     responses: { 200: { description: 'Invoices', schema: z.array(invoiceResponse) } },
     errors: [],
-    handler: async ({ deps, query, ctx }) => listReply(ctx, await listInvoices(deps.db, query, query), (r) => serialiseInvoice(r.invoice, r.lines)),
+    handler: async ({ deps, query, ctx }) =>
+      listReply(ctx, await listInvoices(deps.db, query, query), (r) => serialiseInvoice(r.invoice, r.lines)),
   }),
   defineRoute({
     method: 'post',
@@ -30,7 +37,10 @@ export const invoiceRoutes = [
     // A draft naming its tax rate is one statement, which checks the session too (issue 20).
     sessionInWrite: true,
     body: createInvoiceBody,
-    responses: { 201: { description: 'Created', schema: invoiceResponse }, 400: { description: 'invalid_request, customer_not_found, subscription_not_found' } },
+    responses: {
+      201: { description: 'Created', schema: invoiceResponse },
+      400: { description: 'invalid_request, customer_not_found, subscription_not_found' },
+    },
     errors: ['customer_not_found', 'subscription_not_found'],
     handler: async ({ deps, body, actor }) => {
       const { invoice, lines } = await createAdminInvoice(deps.db, body, actor, { settings: deps.config });
@@ -59,10 +69,16 @@ export const invoiceRoutes = [
     summary: 'Change the status: draft->issued|void, issued->paid|void, overdue->paid|void',
     params: idParams,
     body: updateInvoiceBody,
-    responses: { 200: { description: 'Invoice', schema: invoiceResponse }, 404: { description: 'not_found' }, 409: { description: 'invalid_status_transition' } },
+    responses: {
+      200: { description: 'Invoice', schema: invoiceResponse },
+      404: { description: 'not_found' },
+      409: { description: 'invalid_status_transition' },
+    },
     errors: ['invalid_status_transition', 'invoice_has_payments'],
     handler: async ({ deps, params, body, actor }) => {
-      const { invoice, lines } = await setInvoiceStatus(deps.db, params.id, body.status, actor, { settings: deps.config });
+      const { invoice, lines } = await setInvoiceStatus(deps.db, params.id, body.status, actor, {
+        settings: deps.config,
+      });
       return { body: serialiseInvoice(invoice, lines) };
     },
   }),

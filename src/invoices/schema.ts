@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { freeText, iso, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
-import { currencyCode, DECIMAL_PATTERN, DEFAULT_CURRENCY, formatMoney, formatUnitPrice, moneyString } from '../money.ts';
+import {
+  currencyCode,
+  DECIMAL_PATTERN,
+  DEFAULT_CURRENCY,
+  formatMoney,
+  formatUnitPrice,
+  moneyString,
+} from '../money.ts';
 import { formattedAmountDue } from './amounts.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
@@ -10,7 +17,11 @@ export const SETTABLE_STATUSES = ['draft', 'issued', 'paid', 'void'] as const;
 
 export const lineItemInput = z.object({
   description: freeText(500).min(1, 'must not be empty'),
-  quantity: z.number({ error: 'must be an integer >= 1' }).int('must be an integer >= 1').min(1, 'must be an integer >= 1').max(1_000_000_000),
+  quantity: z
+    .number({ error: 'must be an integer >= 1' })
+    .int('must be an integer >= 1')
+    .min(1, 'must be an integer >= 1')
+    .max(1_000_000_000),
   unitPrice: moneyString,
 });
 
@@ -23,52 +34,112 @@ export const taxRate = z
 /** The most lines an invoice is created with (the console's form grows up to it). */
 export const MAX_LINE_ITEMS = 500;
 
-export const createInvoiceBody = z.object({
-  customerId: uuid,
-  lineItems: z.array(lineItemInput).min(1, 'must hold at least one line item').max(MAX_LINE_ITEMS, `must hold at most ${MAX_LINE_ITEMS} line items`),
-  subscriptionId: uuid.optional().meta({ description: "A subscription of this invoice's customer whose plan bills in this invoice's currency" }),
-  dueDate: timestampInput.optional(),
-  currency: currencyCode.default(DEFAULT_CURRENCY),
-  taxRate: taxRate.optional(),
-  status: z.enum(['draft', 'issued'], { error: 'must be draft or issued' }).default('draft'),
-}).meta({ examples: [{ customerId: EXAMPLE_ID.customer, lineItems: [{ description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00' }, { description: 'Priority support (January)', quantity: 1, unitPrice: '99.00' }], currency: 'USD', taxRate: '8.25', dueDate: '2026-02-04', status: 'draft' }] });
+export const createInvoiceBody = z
+  .object({
+    customerId: uuid,
+    lineItems: z
+      .array(lineItemInput)
+      .min(1, 'must hold at least one line item')
+      .max(MAX_LINE_ITEMS, `must hold at most ${MAX_LINE_ITEMS} line items`),
+    subscriptionId: uuid
+      .optional()
+      .meta({ description: "A subscription of this invoice's customer whose plan bills in this invoice's currency" }),
+    dueDate: timestampInput.optional(),
+    currency: currencyCode.default(DEFAULT_CURRENCY),
+    taxRate: taxRate.optional(),
+    status: z.enum(['draft', 'issued'], { error: 'must be draft or issued' }).default('draft'),
+  })
+  .meta({
+    examples: [
+      {
+        customerId: EXAMPLE_ID.customer,
+        lineItems: [
+          { description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00' },
+          { description: 'Priority support (January)', quantity: 1, unitPrice: '99.00' },
+        ],
+        currency: 'USD',
+        taxRate: '8.25',
+        dueDate: '2026-02-04',
+        status: 'draft',
+      },
+    ],
+  });
 export type CreateInvoiceInput = z.infer<typeof createInvoiceBody>;
 
-export const updateInvoiceBody = z.object({
-  status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }),
-}).meta({ examples: [{ status: 'issued' }] });
+export const updateInvoiceBody = z
+  .object({
+    status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }),
+  })
+  .meta({ examples: [{ status: 'issued' }] });
 
 export const listInvoicesQuery = pageQuery.extend({
   status: z.enum(INVOICE_STATUSES).optional(),
   customerId: uuid.optional(),
 });
 
-export const lineItemResponse = z.object({ description: z.string(), quantity: z.number().int(), unitPrice: z.string(), amount: z.string() });
+export const lineItemResponse = z.object({
+  description: z.string(),
+  quantity: z.number().int(),
+  unitPrice: z.string(),
+  amount: z.string(),
+});
 
-export const invoiceResponse = z.object({
-  id: z.uuid(),
-  customerId: z.uuid(),
-  subscriptionId: z.uuid().nullable(),
-  invoiceNumber: z.string(),
-  status: z.enum(INVOICE_STATUSES),
-  currency: z.string(),
-  lineItems: z.array(lineItemResponse),
-  subtotal: z.string(),
-  taxRate: z.string(),
-  taxAmount: z.string(),
-  total: z.string(),
-  amountPaid: z.string(),
-  creditApplied: z.string(),
-  creditedAmount: z.string(),
-  amountDue: z.string(),
-  dueDate: z.string().nullable(),
-  issuedAt: z.string().nullable(),
-  paidAt: z.string().nullable(),
-  voidedAt: z.string().nullable(),
-  pdfUrl: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}).meta({ examples: [{ id: EXAMPLE_ID.invoice, customerId: EXAMPLE_ID.customer, subscriptionId: null, invoiceNumber: 'INV-2026-000042', status: 'issued', currency: 'USD', lineItems: [{ description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00', amount: '300.00' }, { description: 'Priority support (January)', quantity: 1, unitPrice: '99.00', amount: '99.00' }], subtotal: '399.00', taxRate: '8.25', taxAmount: '32.92', total: '431.92', amountPaid: '0.00', creditApplied: '0.00', creditedAmount: '0.00', amountDue: '431.92', dueDate: '2026-01-19T00:00:00.000Z', issuedAt: '2026-01-05T09:30:00.000Z', paidAt: null, voidedAt: null, pdfUrl: `/api/billing/invoices/${EXAMPLE_ID.invoice}/pdf`, createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
+export const invoiceResponse = z
+  .object({
+    id: z.uuid(),
+    customerId: z.uuid(),
+    subscriptionId: z.uuid().nullable(),
+    invoiceNumber: z.string(),
+    status: z.enum(INVOICE_STATUSES),
+    currency: z.string(),
+    lineItems: z.array(lineItemResponse),
+    subtotal: z.string(),
+    taxRate: z.string(),
+    taxAmount: z.string(),
+    total: z.string(),
+    amountPaid: z.string(),
+    creditApplied: z.string(),
+    creditedAmount: z.string(),
+    amountDue: z.string(),
+    dueDate: z.string().nullable(),
+    issuedAt: z.string().nullable(),
+    paidAt: z.string().nullable(),
+    voidedAt: z.string().nullable(),
+    pdfUrl: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({
+    examples: [
+      {
+        id: EXAMPLE_ID.invoice,
+        customerId: EXAMPLE_ID.customer,
+        subscriptionId: null,
+        invoiceNumber: 'INV-2026-000042',
+        status: 'issued',
+        currency: 'USD',
+        lineItems: [
+          { description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00', amount: '300.00' },
+          { description: 'Priority support (January)', quantity: 1, unitPrice: '99.00', amount: '99.00' },
+        ],
+        subtotal: '399.00',
+        taxRate: '8.25',
+        taxAmount: '32.92',
+        total: '431.92',
+        amountPaid: '0.00',
+        creditApplied: '0.00',
+        creditedAmount: '0.00',
+        amountDue: '431.92',
+        dueDate: '2026-01-19T00:00:00.000Z',
+        issuedAt: '2026-01-05T09:30:00.000Z',
+        paidAt: null,
+        voidedAt: null,
+        pdfUrl: `/api/billing/invoices/${EXAMPLE_ID.invoice}/pdf`,
+        createdAt: '2026-01-05T09:30:00.000Z',
+        updatedAt: '2026-01-05T09:30:00.000Z',
+      },
+    ],
+  });
 
 export function invoicePdfPath(id: string): string {
   return `/api/billing/invoices/${id}/pdf`;
@@ -83,7 +154,12 @@ export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfU
     invoiceNumber: invoice.invoice_number,
     status: invoice.status,
     currency: invoice.currency,
-    lineItems: lines.map((l) => ({ description: l.description, quantity: l.quantity, unitPrice: formatUnitPrice(l.unit_price, invoice.currency), amount: m(l.amount) })),
+    lineItems: lines.map((l) => ({
+      description: l.description,
+      quantity: l.quantity,
+      unitPrice: formatUnitPrice(l.unit_price, invoice.currency),
+      amount: m(l.amount),
+    })),
     subtotal: m(invoice.subtotal),
     taxRate: invoice.tax_rate,
     taxAmount: m(invoice.tax_amount),

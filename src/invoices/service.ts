@@ -12,10 +12,30 @@ import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { amountDue } from './amounts.ts';
 import { invoiceEventData } from './events.ts';
-import { createInvoiceLast, dueDateAt, issuingReads, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
 import {
-  findInvoicedPeriodRows, findInvoiceRow, INVOICE_CUSTOMER_FK, findInvoiceRows, invoiceNumberRows, listInvoiceRows, listLineItemRows, listOpenInvoiceRows, lockInvoiceRow,
-  markOverdueInvoiceRows, openAmountRows, updateInvoiceRow, type InvoiceListFilters, type InvoiceRow, type InvoiceStatus,
+  createInvoiceLast,
+  dueDateAt,
+  issuingReads,
+  type Clock,
+  type InvoiceDetail,
+  type NewInvoice,
+} from './issue.ts';
+import {
+  findInvoicedPeriodRows,
+  findInvoiceRow,
+  INVOICE_CUSTOMER_FK,
+  findInvoiceRows,
+  invoiceNumberRows,
+  listInvoiceRows,
+  listLineItemRows,
+  listOpenInvoiceRows,
+  lockInvoiceRow,
+  markOverdueInvoiceRows,
+  openAmountRows,
+  updateInvoiceRow,
+  type InvoiceListFilters,
+  type InvoiceRow,
+  type InvoiceStatus,
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 import { canTransition } from './transitions.ts';
@@ -33,10 +53,24 @@ export type { Clock, InvoiceDetail, NewInvoice };
  * statement, not by a read of its own: the refused creation rolls back with its number. `lock` is the hot-lock
  * transaction of a caller that checked something first (createAdminInvoice); this creation ends it.
  */
-export async function createInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}, lock?: HotLock): Promise<InvoiceDetail> {
+export async function createInvoice(
+  db: Db,
+  input: NewInvoice,
+  actor: Actor,
+  clock: Clock = {},
+  lock?: HotLock,
+): Promise<InvoiceDetail> {
   const create = (trx: Db, hotLock: HotLock) =>
     createInvoiceLast(trx, input, clock, hotLock, {
-      audit: { actor, entry: ({ invoice, lines }) => ({ action: 'invoice.create', targetType: 'invoice', targetId: invoice.id, after: { ...auditedInvoice(invoice), line_count: lines.length } }) },
+      audit: {
+        actor,
+        entry: ({ invoice, lines }) => ({
+          action: 'invoice.create',
+          targetType: 'invoice',
+          targetId: invoice.id,
+          after: { ...auditedInvoice(invoice), line_count: lines.length },
+        }),
+      },
     }).catch((error: unknown) => {
       throw isForeignKeyViolation(error, INVOICE_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
@@ -50,8 +84,21 @@ export async function createInvoice(db: Db, input: NewInvoice, actor: Actor, clo
 async function issue(trx: Db, invoice: InvoiceRow, now: Date, settings?: SettingOverrides): Promise<InvoiceRow> {
   const { 'billing.payment_terms_days': terms } = await getSettings(trx, ['billing.payment_terms_days'], settings);
   const due = amountDue({ ...invoice, status: 'issued' });
-  const [credit] = await spendCredit(trx, [{ customerId: invoice.customer_id, currency: invoice.currency, due, invoiceId: invoice.id, invoiceNumber: invoice.invoice_number }]);
-  const changes = { status: 'issued' as const, issued_at: now, due_date: dueDateAt(now, terms, invoice.due_date), credit_applied: money(invoice.credit_applied).plus(credit!).toString() };
+  const [credit] = await spendCredit(trx, [
+    {
+      customerId: invoice.customer_id,
+      currency: invoice.currency,
+      due,
+      invoiceId: invoice.id,
+      invoiceNumber: invoice.invoice_number,
+    },
+  ]);
+  const changes = {
+    status: 'issued' as const,
+    issued_at: now,
+    due_date: dueDateAt(now, terms, invoice.due_date),
+    credit_applied: money(invoice.credit_applied).plus(credit!).toString(),
+  };
   return updateAndSettle(trx, invoice, changes, now);
 }
 
@@ -61,7 +108,10 @@ async function issue(trx: Db, invoice: InvoiceRow, now: Date, settings?: Setting
  */
 async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<InvoiceRow> {
   if (money(invoice.amount_paid).gt(0)) {
-    throw new AppError('invoice_has_payments', 'An invoice with payments cannot be voided: refund the payments or issue a credit note instead');
+    throw new AppError(
+      'invoice_has_payments',
+      'An invoice with payments cannot be voided: refund the payments or issue a credit note instead',
+    );
   }
   if (money(invoice.credit_applied).gt(0)) {
     await addLedgerEntry(trx, {
@@ -98,8 +148,14 @@ export function listCustomerInvoices(db: Db, page: PageQuery, customerId: string
 
 export async function listInvoices(db: Db, page: PageQuery, filters: InvoiceListFilters) {
   const { rows, hasMore } = await listInvoiceRows(db, page, filters);
-  const lines = await listLineItemRows(db, rows.map((r) => r.id));
-  return { rows: rows.map((invoice) => ({ id: invoice.id, invoice, lines: lines.filter((l) => l.invoice_id === invoice.id) })), hasMore };
+  const lines = await listLineItemRows(
+    db,
+    rows.map((r) => r.id),
+  );
+  return {
+    rows: rows.map((invoice) => ({ id: invoice.id, invoice, lines: lines.filter((l) => l.invoice_id === invoice.id) })),
+    hasMore,
+  };
 }
 
 /** A page of invoices without their lines (the console's list and export). */
@@ -112,12 +168,17 @@ export async function findInvoicesByIds(db: Db, ids: string[]): Promise<Map<stri
   return new Map((await findInvoiceRows(db, ids)).map((r) => [r.id, r]));
 }
 
-
 /**
  * PUT status (D-52): the allowed moves only, under the invoice's row lock. A paid or voided invoice
  * owes nothing: the caller ends its dunning case (settlement/service.ts).
  */
-export async function changeInvoiceStatus(db: Db, id: string, to: InvoiceStatus, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
+export async function changeInvoiceStatus(
+  db: Db,
+  id: string,
+  to: InvoiceStatus,
+  actor: Actor,
+  clock: Clock = {},
+): Promise<InvoiceDetail> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const invoice = await lockInvoiceRow(trx, id);
@@ -134,7 +195,13 @@ export async function changeInvoiceStatus(db: Db, id: string, to: InvoiceStatus,
       await recordEvent(trx, 'invoice.paid', invoiceEventData(changed));
     }
     const action = STATUS_ACTIONS[to as keyof typeof STATUS_ACTIONS];
-    await recordAudit(trx, actor, { action, targetType: 'invoice', targetId: id, before: auditedInvoice(invoice), after: auditedInvoice(changed) });
+    await recordAudit(trx, actor, {
+      action,
+      targetType: 'invoice',
+      targetId: id,
+      before: auditedInvoice(invoice),
+      after: auditedInvoice(changed),
+    });
     return { invoice: changed, lines: await listLineItemRows(trx, [id]) };
   });
 }
@@ -160,7 +227,10 @@ export function markOverdueInvoices(trx: Db, asOf: Date, limit: number): Promise
 }
 
 /** Which of these (subscription, period start) pairs already have their invoice (D-82), as periodKey strings. */
-export function findInvoicedPeriods(db: Db, periods: { subscriptionId: string; periodStart: Date }[]): Promise<Set<string>> {
+export function findInvoicedPeriods(
+  db: Db,
+  periods: { subscriptionId: string; periodStart: Date }[],
+): Promise<Set<string>> {
   return findInvoicedPeriodRows(db, periods);
 }
 
@@ -175,7 +245,8 @@ export interface CurrencyAmount {
 /** What each customer still owes on issued and overdue invoices, per currency; a customer owing nothing gets []. */
 export async function openAmountsOfCustomers(db: Db, customerIds: string[]): Promise<Map<string, CurrencyAmount[]>> {
   const owed = new Map<string, CurrencyAmount[]>(customerIds.map((id) => [id, []]));
-  for (const row of await openAmountRows(db, customerIds)) owed.get(row.customer_id)?.push({ currency: row.currency, amount: formatMoney(row.amount, row.currency) });
+  for (const row of await openAmountRows(db, customerIds))
+    owed.get(row.customer_id)?.push({ currency: row.currency, amount: formatMoney(row.amount, row.currency) });
   return owed;
 }
 

@@ -9,7 +9,12 @@ import { updateInvoiceRow, type InvoiceChanges, type InvoiceRow } from './repo.t
  * invoice it becomes `paid` with paidAt and invoice.paid is recorded, in the same transaction.
  * Whoever took the money (payments, provider events, credit) ends a dunning case on a paid invoice.
  */
-export async function updateAndSettle(trx: Db, invoice: InvoiceRow, changes: InvoiceChanges, now: Date): Promise<InvoiceRow> {
+export async function updateAndSettle(
+  trx: Db,
+  invoice: InvoiceRow,
+  changes: InvoiceChanges,
+  now: Date,
+): Promise<InvoiceRow> {
   const next = { ...invoice, ...changes } as InvoiceRow;
   const open = next.status === 'issued' || next.status === 'overdue';
   if (open && amountDue(next).isZero()) {

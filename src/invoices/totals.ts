@@ -23,7 +23,10 @@ export interface InvoiceTotals {
  * sum; tax = subtotal x rate% rounded half-up; total = subtotal + tax.
  */
 export function priceInvoice(lines: LineInput[], taxRatePercent: string, currency: string): InvoiceTotals {
-  const priced = lines.map((line) => ({ ...line, amount: roundToCurrency(money(line.unitPrice).times(line.quantity), currency) }));
+  const priced = lines.map((line) => ({
+    ...line,
+    amount: roundToCurrency(money(line.unitPrice).times(line.quantity), currency),
+  }));
   const subtotal = sumMoney(priced.map((l) => l.amount));
   const taxAmount = roundToCurrency(subtotal.times(taxRatePercent).dividedBy(100), currency);
   return { lines: priced, subtotal, taxAmount, total: subtotal.plus(taxAmount) };

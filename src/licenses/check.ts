@@ -2,7 +2,14 @@ import type { Db } from '../db/knex.ts';
 import { iso } from '../http/schemas.ts';
 import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
 import {
-  checkDevice, findActivationRow, findLicenseByKey, insertActivationUnderLimit, lockLicenseByKey, refreshActivationRow, type ActivationRow, type LicenseRow,
+  checkDevice,
+  findActivationRow,
+  findLicenseByKey,
+  insertActivationUnderLimit,
+  lockLicenseByKey,
+  refreshActivationRow,
+  type ActivationRow,
+  type LicenseRow,
 } from './repo.ts';
 import { heartbeatActivation, releaseSilentActivations } from './seats-repo.ts';
 import { serialiseActivation } from './schema.ts';
@@ -51,7 +58,10 @@ function validAnswer(license: LicenseRow, currentActivations: number, activation
  * frees the seats of dead devices (D-102) before it decides. A dead device validating again is a new
  * activation: it gets a seat only if one is free.
  */
-export async function validateLicense(db: Db, input: { licenseKey: string; deviceId: string; deviceName: string }): Promise<CheckOutcome> {
+export async function validateLicense(
+  db: Db,
+  input: { licenseKey: string; deviceId: string; deviceName: string },
+): Promise<CheckOutcome> {
   const key = lookupKey(input.licenseKey);
   if (!key) return { found: false };
   const check = await checkDevice(db, key, input.deviceId, input.deviceName);
@@ -59,14 +69,19 @@ export async function validateLicense(db: Db, input: { licenseKey: string; devic
   const status = effectiveStatus(check.license, check.now);
   const refusal = refusalFor(status);
   if (refusal) return { found: true, body: { valid: false, error: refusal, ...basics(check.license, status) } };
-  if (check.activation) return { found: true, body: validAnswer(check.license, check.addedCount ?? check.license.current_activations, check.activation) };
+  if (check.activation)
+    return {
+      found: true,
+      body: validAnswer(check.license, check.addedCount ?? check.license.current_activations, check.activation),
+    };
   // Nothing added (refused, at the limit, or registered meanwhile by a concurrent request): decide under the lock.
   return db.transaction(async (trx): Promise<CheckOutcome> => {
     const license = await lockLicenseByKey(trx, key);
     if (!license) return { found: false };
     const lockedStatus = effectiveStatus(license, new Date());
     const lockedRefusal = refusalFor(lockedStatus);
-    if (lockedRefusal) return { found: true, body: { valid: false, error: lockedRefusal, ...basics(license, lockedStatus) } };
+    if (lockedRefusal)
+      return { found: true, body: { valid: false, error: lockedRefusal, ...basics(license, lockedStatus) } };
     // Seats of devices that fell silent are free now (D-102), this one's own included when it is dead.
     const held = (await releaseSilentActivations(trx, license.id)) ?? license.current_activations;
     // Another request may have registered this device while we waited for the lock.
@@ -79,7 +94,13 @@ export async function validateLicense(db: Db, input: { licenseKey: string; devic
     if (!added) {
       return {
         found: true,
-        body: { valid: false, error: 'activation_limit_reached', ...basics(license, lockedStatus), maxActivations: license.max_activations, currentActivations: held },
+        body: {
+          valid: false,
+          error: 'activation_limit_reached',
+          ...basics(license, lockedStatus),
+          maxActivations: license.max_activations,
+          currentActivations: held,
+        },
       };
     }
     return { found: true, body: validAnswer(license, added.currentActivations, added.activation) };
@@ -87,17 +108,29 @@ export async function validateLicense(db: Db, input: { licenseKey: string; devic
 }
 
 /** What a heartbeat answers: 200 for a live activated device, else not found (it must validate again). */
-export type HeartbeatOutcome = { found: false } | { found: true; body: { valid: boolean; status: LicenseStatus; nextHeartbeatBefore: string | null } };
+export type HeartbeatOutcome =
+  | { found: false }
+  | { found: true; body: { valid: boolean; status: LicenseStatus; nextHeartbeatBefore: string | null } };
 
 /**
  * D-102: a live device checks in, one statement. valid says whether the license may be used now (as
  * verify does); the device keeps its seat whatever the status, so a suspension lifted later finds it.
  */
-export async function heartbeatDevice(db: Db, input: { licenseKey: string; deviceId: string }): Promise<HeartbeatOutcome> {
+export async function heartbeatDevice(
+  db: Db,
+  input: { licenseKey: string; deviceId: string },
+): Promise<HeartbeatOutcome> {
   const key = lookupKey(input.licenseKey);
   if (!key) return { found: false };
   const row = await heartbeatActivation(db, key, input.deviceId);
   if (!row) return { found: false };
   const status = effectiveStatus(row, row.last_seen_at);
-  return { found: true, body: { valid: status === 'active', status, nextHeartbeatBefore: iso(nextHeartbeatBefore(row.last_seen_at, row.heartbeat_interval_seconds)) } };
+  return {
+    found: true,
+    body: {
+      valid: status === 'active',
+      status,
+      nextHeartbeatBefore: iso(nextHeartbeatBefore(row.last_seen_at, row.heartbeat_interval_seconds)),
+    },
+  };
 }

@@ -44,13 +44,22 @@ function assertCheckoutAllowed(row: CheckoutRow | undefined, unknown: () => AppE
   if (refusal) throw new AppError(refusal, REFUSAL_MESSAGES[refusal]);
 }
 
-async function writeFile(db: Db, row: CheckoutRow, deviceId: string | null, ttlSeconds: number | undefined, context: CheckoutContext): Promise<CheckedOutFile> {
+async function writeFile(
+  db: Db,
+  row: CheckoutRow,
+  deviceId: string | null,
+  ttlSeconds: number | undefined,
+  context: CheckoutContext,
+): Promise<CheckedOutFile> {
   const ttl = ttlSeconds ?? (await getSettingCached(db, 'licenses.file_ttl_days', context.settings)) * 86_400;
   const issuedAt = row.now;
   // A file never outlives its license: the client then has one date to check.
   const fileEnd = issuedAt.getTime() + ttl * 1000;
   const expiresAt = new Date(row.expires_at ? Math.min(fileEnd, row.expires_at.getTime()) : fileEnd);
-  const current = row.kid && row.key_encryption ? { kid: row.kid, encryption: row.key_encryption } : await currentSigningKey(db, context.secrets);
+  const current =
+    row.kid && row.key_encryption
+      ? { kid: row.kid, encryption: row.key_encryption }
+      : await currentSigningKey(db, context.secrets);
   const payload: LicenseFilePayload = {
     license: {
       id: row.id,
@@ -71,23 +80,36 @@ async function writeFile(db: Db, row: CheckoutRow, deviceId: string | null, ttlS
 }
 
 /** POST /api/licenses/checkout: for a device activated on the license (409 device_not_activated otherwise). */
-export async function checkOutForDevice(db: Db, input: { licenseKey: string; deviceId: string; ttlSeconds?: number }, context: CheckoutContext): Promise<CheckedOutFile> {
+export async function checkOutForDevice(
+  db: Db,
+  input: { licenseKey: string; deviceId: string; ttlSeconds?: number },
+  context: CheckoutContext,
+): Promise<CheckedOutFile> {
   const key = normaliseLicenseKey(input.licenseKey);
   // A guess of the wrong shape costs no round trip (as verify and validate).
   const row = LICENSE_KEY_PATTERN.test(key) ? await findCheckoutRow(db, key, input.deviceId) : undefined;
   assertCheckoutAllowed(row, () => new AppError('license_not_found', 'No license has this key'));
-  if (!row.activated) throw new AppError('device_not_activated', 'This device is not activated on the license: validate it first');
+  if (!row.activated)
+    throw new AppError('device_not_activated', 'This device is not activated on the license: validate it first');
   return writeFile(db, row, input.deviceId, input.ttlSeconds, context);
 }
 
 /** POST /api/licenses/:key/checkout: an admin's file, for a named device or none; one audit row (C-11). */
-export async function checkOutAsAdmin(db: Db, licenseKey: string, input: { deviceId?: string; ttlSeconds?: number }, context: CheckoutContext, actor: Actor): Promise<CheckedOutFile> {
+export async function checkOutAsAdmin(
+  db: Db,
+  licenseKey: string,
+  input: { deviceId?: string; ttlSeconds?: number },
+  context: CheckoutContext,
+  actor: Actor,
+): Promise<CheckedOutFile> {
   return inTransaction(db, async (trx) => {
     const row = await findCheckoutRow(trx, normaliseLicenseKey(licenseKey), input.deviceId ?? null);
     assertCheckoutAllowed(row, () => notFound('License'));
     const file = await writeFile(trx, row, input.deviceId ?? null, input.ttlSeconds, context);
     await recordAudit(trx, actor, {
-      action: 'license.checkout', targetType: 'license', targetId: row.license_key,
+      action: 'license.checkout',
+      targetType: 'license',
+      targetId: row.license_key,
       after: { device_id: input.deviceId ?? null, kid: file.kid, issued_at: file.issuedAt, expires_at: file.expiresAt },
     });
     return file;

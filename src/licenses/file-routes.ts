@@ -2,7 +2,13 @@ import type { Config } from '../config.ts';
 import { defineRoute } from '../http/route.ts';
 import { iso } from '../http/schemas.ts';
 import { checkOutAsAdmin, checkOutForDevice, type CheckedOutFile, type CheckoutContext } from './file-checkout.ts';
-import { adminCheckoutBody, deviceCheckoutBody, jwksResponse, licenseFileResponse, signingJwkResponse } from './license-file-schema.ts';
+import {
+  adminCheckoutBody,
+  deviceCheckoutBody,
+  jwksResponse,
+  licenseFileResponse,
+  signingJwkResponse,
+} from './license-file-schema.ts';
 import { limitPublic } from './routes.ts';
 import { keyParams } from './schema.ts';
 import { publishedSigningKeys, rotateSigningKey, signingSecrets } from './signing-keys.ts';
@@ -18,7 +24,9 @@ function checkoutContext(config: Config): CheckoutContext {
   return context;
 }
 
-const fileReply = (file: CheckedOutFile) => ({ body: { licenseFile: file.licenseFile, issuedAt: iso(file.issuedAt)!, expiresAt: iso(file.expiresAt)! } });
+const fileReply = (file: CheckedOutFile) => ({
+  body: { licenseFile: file.licenseFile, issuedAt: iso(file.issuedAt)!, expiresAt: iso(file.expiresAt)! },
+});
 
 const REFUSED = 'license_suspended, license_expired, license_revoked';
 
@@ -32,7 +40,10 @@ export const licenseFileRoutes = [
     summary: 'The public keys that verify license files, as a JWKS (rotated keys included)',
     responses: { 200: { description: 'JWKS (RFC 7517) of Ed25519 keys, oldest first', schema: jwksResponse } },
     errors: [],
-    handler: async ({ deps }) => ({ body: await publishedSigningKeys(deps.db), headers: { 'Cache-Control': 'public, max-age=300' } }),
+    handler: async ({ deps }) => ({
+      body: await publishedSigningKeys(deps.db),
+      headers: { 'Cache-Control': 'public, max-age=300' },
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -42,7 +53,10 @@ export const licenseFileRoutes = [
     summary: 'Make a new signing key current; the old ones stay published, so files they signed still verify',
     responses: { 201: { description: 'The new current key', schema: signingJwkResponse } },
     errors: [],
-    handler: async ({ deps, actor }) => ({ status: 201, body: await rotateSigningKey(deps.db, checkoutContext(deps.config).secrets, actor) }),
+    handler: async ({ deps, actor }) => ({
+      status: 201,
+      body: await rotateSigningKey(deps.db, checkoutContext(deps.config).secrets, actor),
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -57,7 +71,14 @@ export const licenseFileRoutes = [
       409: { description: `${REFUSED}, or device_not_activated (validate the device first)` },
       429: { description: 'rate_limited' },
     },
-    errors: ['license_not_found', 'rate_limited', 'license_suspended', 'license_expired', 'license_revoked', 'device_not_activated'],
+    errors: [
+      'license_not_found',
+      'rate_limited',
+      'license_suspended',
+      'license_expired',
+      'license_revoked',
+      'device_not_activated',
+    ],
     handler: async (input) => {
       await limitPublic(input);
       return fileReply(await checkOutForDevice(input.deps.db, input.body, checkoutContext(input.deps.config)));
@@ -77,6 +98,7 @@ export const licenseFileRoutes = [
       409: { description: REFUSED },
     },
     errors: ['license_suspended', 'license_expired', 'license_revoked'],
-    handler: async ({ deps, params, body, actor }) => fileReply(await checkOutAsAdmin(deps.db, params.key, body, checkoutContext(deps.config), actor)),
+    handler: async ({ deps, params, body, actor }) =>
+      fileReply(await checkOutAsAdmin(deps.db, params.key, body, checkoutContext(deps.config), actor)),
   }),
 ];

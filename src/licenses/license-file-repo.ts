@@ -5,7 +5,11 @@ import { deadSql } from './dead-device-sql.ts';
 import type { KeyEncryption } from './signing-key-crypto.ts';
 
 /** The license's fields a file carries, and what the checkout decides with. */
-export interface CheckoutRow extends Pick<LicenseRow, 'id' | 'license_key' | 'customer_id' | 'product_id' | 'status' | 'max_activations' | 'features' | 'expires_at'> {
+export interface CheckoutRow
+  extends Pick<
+    LicenseRow,
+    'id' | 'license_key' | 'customer_id' | 'product_id' | 'status' | 'max_activations' | 'features' | 'expires_at'
+  > {
   /** Whether the device asked for is activated on the license and live (D-102; false when none was asked for). */
   activated: boolean;
   /** The current signing key and how its private key is stored, null before the first exists. */

@@ -33,18 +33,29 @@ export interface ActivationRow {
 const LICENSE_COLUMNS =
   'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, heartbeat_interval_seconds, created_at, updated_at';
 
-export type LicenseWrite = Partial<Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at' | 'heartbeat_interval_seconds'>>;
+export type LicenseWrite = Partial<
+  Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at' | 'heartbeat_interval_seconds'>
+>;
 
-const asJson = (changes: LicenseWrite) => (changes.features ? { ...changes, features: JSON.stringify(changes.features) } : changes);
+const asJson = (changes: LicenseWrite) =>
+  changes.features ? { ...changes, features: JSON.stringify(changes.features) } : changes;
 
-export async function insertLicenseRow(db: Db, row: { license_key: string; customer_id: string; product_id: string } & LicenseWrite): Promise<LicenseRow> {
+export async function insertLicenseRow(
+  db: Db,
+  row: { license_key: string; customer_id: string; product_id: string } & LicenseWrite,
+): Promise<LicenseRow> {
   const [created] = await db('licenses').insert(asJson(row)).returning('*');
   return created as LicenseRow;
 }
 
 export async function findLicenseByKey(db: Db, key: string): Promise<LicenseRow | undefined> {
   // The verify hot path: one indexed read, prepared (columns named, so a migration cannot change its result).
-  const [row] = await fastQuery<LicenseRow>(db, `select ${LICENSE_COLUMNS} from licenses where license_key = $1`, [key], 'licenses.find-by-key');
+  const [row] = await fastQuery<LicenseRow>(
+    db,
+    `select ${LICENSE_COLUMNS} from licenses where license_key = $1`,
+    [key],
+    'licenses.find-by-key',
+  );
   return row;
 }
 
@@ -78,15 +89,27 @@ export async function listLicenseRows(db: Db, page: PageQuery, filters: LicenseR
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.productId) query.where({ product_id: filters.productId });
   // The filters match effectiveStatus (status.ts).
-  if (filters.status === 'expired') query.where((q) => q.where({ status: 'expired' }).orWhere((past) => past.where('expires_at', '<=', db.fn.now()).whereNot('status', 'revoked')));
-  else if (filters.status === 'active') query.where({ status: 'active' }).where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
-  else if (filters.status === 'suspended') query.where({ status: 'suspended' }).where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
+  if (filters.status === 'expired')
+    query.where((q) =>
+      q
+        .where({ status: 'expired' })
+        .orWhere((past) => past.where('expires_at', '<=', db.fn.now()).whereNot('status', 'revoked')),
+    );
+  else if (filters.status === 'active')
+    query.where({ status: 'active' }).where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
+  else if (filters.status === 'suspended')
+    query
+      .where({ status: 'suspended' })
+      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
   else if (filters.status) query.where({ status: filters.status });
   return paginate<LicenseRow>(query, 'licenses', page);
 }
 
 export async function updateLicenseRow(db: Db, id: string, changes: LicenseWrite): Promise<LicenseRow> {
-  const [row] = await db('licenses').where({ id }).update({ ...asJson(changes), updated_at: db.fn.now() }).returning('*');
+  const [row] = await db('licenses')
+    .where({ id })
+    .update({ ...asJson(changes), updated_at: db.fn.now() })
+    .returning('*');
   return row as LicenseRow;
 }
 
@@ -95,19 +118,28 @@ export async function deleteLicenseRow(db: Db, id: string): Promise<void> {
 }
 
 export async function listActivationRows(db: Db, licenseId: string): Promise<ActivationRow[]> {
-  return db('license_activations').where({ license_id: licenseId }).orderBy([{ column: 'activated_at' }, { column: 'device_id' }]);
+  return db('license_activations')
+    .where({ license_id: licenseId })
+    .orderBy([{ column: 'activated_at' }, { column: 'device_id' }]);
 }
 
 /** The `limit` most recently activated devices of a license, newest first (the console's page). */
 export async function recentActivationRows(db: Db, licenseId: string, limit: number): Promise<ActivationRow[]> {
   return db('license_activations')
     .where({ license_id: licenseId })
-    .orderBy([{ column: 'activated_at', order: 'desc' }, { column: 'device_id', order: 'desc' }])
+    .orderBy([
+      { column: 'activated_at', order: 'desc' },
+      { column: 'device_id', order: 'desc' },
+    ])
     .limit(limit);
 }
 
 /** Removes a device and frees its slot (when it held one: a released device holds none) in one statement; the removed activation, or undefined when the device was not activated. */
-export async function deleteActivationRow(db: Db, licenseId: string, deviceId: string): Promise<ActivationRow | undefined> {
+export async function deleteActivationRow(
+  db: Db,
+  licenseId: string,
+  deviceId: string,
+): Promise<ActivationRow | undefined> {
   const result = await db.raw(
     `with gone as (delete from license_activations where license_id = ? and device_id = ? returning *),
      freed as (update licenses set current_activations = current_activations - 1, updated_at = now()
@@ -137,7 +169,12 @@ export interface DeviceCheck {
  * refreshed or added: refused, at the limit, a dead or released device validating again, or the device
  * registered meanwhile by a concurrent request; the caller then decides under the lock in a transaction.
  */
-export async function checkDevice(db: Db, key: string, deviceId: string, deviceName: string): Promise<DeviceCheck | undefined> {
+export async function checkDevice(
+  db: Db,
+  key: string,
+  deviceId: string,
+  deviceName: string,
+): Promise<DeviceCheck | undefined> {
   const rows = await fastQuery<Record<string, any>>(
     db,
     `with l as (select * from licenses where license_key = $1),
@@ -182,14 +219,24 @@ export async function checkDevice(db: Db, key: string, deviceId: string, deviceN
   );
   const row = rows[0];
   if (!row) return undefined;
-  return { license: reviveLicense(row.license), activation: row.activation ? reviveActivation(row.activation) : null, addedCount: row.added_count, now: row.now };
+  return {
+    license: reviveLicense(row.license),
+    activation: row.activation ? reviveActivation(row.activation) : null,
+    addedCount: row.added_count,
+    now: row.now,
+  };
 }
 
 /**
  * Adds a device to a locked license under its limit; null when the limit is reached. A device whose
  * released row is still there (not yet culled) comes back as a new activation, on that row.
  */
-export async function insertActivationUnderLimit(db: Db, license: LicenseRow, deviceId: string, deviceName: string): Promise<{ activation: ActivationRow; currentActivations: number } | null> {
+export async function insertActivationUnderLimit(
+  db: Db,
+  license: LicenseRow,
+  deviceId: string,
+  deviceName: string,
+): Promise<{ activation: ActivationRow; currentActivations: number } | null> {
   const bumped = await db('licenses')
     .where({ id: license.id })
     .where((q) => q.whereNull('max_activations').orWhere('current_activations', '<', db.ref('max_activations')))
@@ -201,14 +248,26 @@ export async function insertActivationUnderLimit(db: Db, license: LicenseRow, de
     .onConflict(['license_id', 'device_id'])
     .merge({ device_name: deviceName, activated_at: db.fn.now(), last_seen_at: db.fn.now(), released_at: null })
     .returning('*');
-  return { activation: activation as ActivationRow, currentActivations: (bumped[0] as { current_activations: number }).current_activations };
+  return {
+    activation: activation as ActivationRow,
+    currentActivations: (bumped[0] as { current_activations: number }).current_activations,
+  };
 }
 
-export async function findActivationRow(db: Db, licenseId: string, deviceId: string): Promise<ActivationRow | undefined> {
+export async function findActivationRow(
+  db: Db,
+  licenseId: string,
+  deviceId: string,
+): Promise<ActivationRow | undefined> {
   return db('license_activations').where({ license_id: licenseId, device_id: deviceId }).first();
 }
 
-export async function refreshActivationRow(db: Db, licenseId: string, deviceId: string, deviceName: string): Promise<ActivationRow> {
+export async function refreshActivationRow(
+  db: Db,
+  licenseId: string,
+  deviceId: string,
+  deviceName: string,
+): Promise<ActivationRow> {
   const [row] = await db('license_activations')
     .where({ license_id: licenseId, device_id: deviceId })
     .update({ device_name: deviceName, last_seen_at: db.fn.now() })
@@ -230,10 +289,20 @@ export async function expireDueLicenseRows(db: Db, asOf: Date, batch: number): P
 // row_to_json turns timestamps into strings; the rest of the code expects Dates.
 function reviveLicense(json: Record<string, unknown>): LicenseRow {
   const row = json as unknown as LicenseRow;
-  return { ...row, expires_at: row.expires_at ? new Date(row.expires_at) : null, created_at: new Date(row.created_at), updated_at: new Date(row.updated_at) };
+  return {
+    ...row,
+    expires_at: row.expires_at ? new Date(row.expires_at) : null,
+    created_at: new Date(row.created_at),
+    updated_at: new Date(row.updated_at),
+  };
 }
 
 function reviveActivation(json: Record<string, unknown>): ActivationRow {
   const row = json as unknown as ActivationRow;
-  return { ...row, activated_at: new Date(row.activated_at), last_seen_at: new Date(row.last_seen_at), released_at: row.released_at ? new Date(row.released_at) : null };
+  return {
+    ...row,
+    activated_at: new Date(row.activated_at),
+    last_seen_at: new Date(row.last_seen_at),
+    released_at: row.released_at ? new Date(row.released_at) : null,
+  };
 }

@@ -5,10 +5,33 @@ import { defineRoute, type HandlerInput, type Reply } from '../http/route.ts';
 import { freshCachedSetting, getSettingCached } from '../settings/cache.ts';
 import { heartbeatDevice, validateLicense, verifyLicense, type CheckOutcome } from './check.ts';
 import {
-  activationParams, activationResponse, createLicenseBody, deviceNotActivatedResponse, heartbeatBody, heartbeatResponse, keyParams, licenseResponse, listLicensesQuery, notFoundResponse, serialiseActivation,
-  serialiseLicense, updateLicenseBody, validateBody, validateResponse, verifyBody, verifyResponse,
+  activationParams,
+  activationResponse,
+  createLicenseBody,
+  deviceNotActivatedResponse,
+  heartbeatBody,
+  heartbeatResponse,
+  keyParams,
+  licenseResponse,
+  listLicensesQuery,
+  notFoundResponse,
+  serialiseActivation,
+  serialiseLicense,
+  updateLicenseBody,
+  validateBody,
+  validateResponse,
+  verifyBody,
+  verifyResponse,
 } from './schema.ts';
-import { createLicense, deleteLicense, getLicense, listActivations, listLicenses, removeActivation, updateLicense } from './service.ts';
+import {
+  createLicense,
+  deleteLicense,
+  getLicense,
+  listActivations,
+  listLicenses,
+  removeActivation,
+  updateLicense,
+} from './service.ts';
 
 // One limiter per app (keyed by its config object): a process that runs several apps, as the tests do, keeps
 // their leases apart (each app has its own database there).
@@ -29,13 +52,19 @@ export function limitPublic({ deps, ctx }: HandlerInput<unknown, unknown, unknow
   return limitSlowly(limiter, deps, ctx.ip);
 }
 
-async function limitSlowly(limiter: RateLimiter, deps: HandlerInput<unknown, unknown, unknown>['deps'], ip: string): Promise<void> {
+async function limitSlowly(
+  limiter: RateLimiter,
+  deps: HandlerInput<unknown, unknown, unknown>['deps'],
+  ip: string,
+): Promise<void> {
   await limiter.hit(ip, await getSettingCached(deps.db, 'licenses.rate_limit_per_minute', deps.config));
 }
 
 /** D-33: an unknown key is a 404 with the validation body, not the general error shape. */
 function checkReply(outcome: CheckOutcome): Reply {
-  return outcome.found ? { status: 200, body: outcome.body } : { status: 404, body: { valid: false, error: 'license_not_found' } };
+  return outcome.found
+    ? { status: 200, body: outcome.body }
+    : { status: 404, body: { valid: false, error: 'license_not_found' } };
 }
 
 export const licenseRoutes = [
@@ -46,7 +75,11 @@ export const licenseRoutes = [
     tag: 'Licenses',
     summary: 'Whether a license key is valid now (no credentials)',
     body: verifyBody,
-    responses: { 200: { description: 'Found; valid says whether it may be used', schema: verifyResponse }, 404: { description: 'Unknown key', schema: notFoundResponse }, 429: { description: 'rate_limited' } },
+    responses: {
+      200: { description: 'Found; valid says whether it may be used', schema: verifyResponse },
+      404: { description: 'Unknown key', schema: notFoundResponse },
+      429: { description: 'rate_limited' },
+    },
     errors: ['rate_limited'],
     handler: async (input) => {
       await limitPublic(input);
@@ -60,7 +93,11 @@ export const licenseRoutes = [
     tag: 'Licenses',
     summary: 'Validate a license and register the device, within maxActivations (no credentials)',
     body: validateBody,
-    responses: { 200: { description: 'valid true with the activation, or valid false with the refusal', schema: validateResponse }, 404: { description: 'Unknown key', schema: notFoundResponse }, 429: { description: 'rate_limited' } },
+    responses: {
+      200: { description: 'valid true with the activation, or valid false with the refusal', schema: validateResponse },
+      404: { description: 'Unknown key', schema: notFoundResponse },
+      429: { description: 'rate_limited' },
+    },
     errors: ['rate_limited'],
     handler: async (input) => {
       await limitPublic(input);
@@ -72,18 +109,27 @@ export const licenseRoutes = [
     path: '/api/licenses/heartbeat',
     auth: 'public',
     tag: 'Licenses',
-    summary: "An activated device checks in, keeping its seat on a license with heartbeatIntervalSeconds (no credentials)",
+    summary:
+      'An activated device checks in, keeping its seat on a license with heartbeatIntervalSeconds (no credentials)',
     body: heartbeatBody,
     responses: {
-      200: { description: 'The device is live; valid says whether the license may be used now', schema: heartbeatResponse },
-      404: { description: 'device_not_activated: unknown key or device, or a dead device (it must validate again)', schema: deviceNotActivatedResponse },
+      200: {
+        description: 'The device is live; valid says whether the license may be used now',
+        schema: heartbeatResponse,
+      },
+      404: {
+        description: 'device_not_activated: unknown key or device, or a dead device (it must validate again)',
+        schema: deviceNotActivatedResponse,
+      },
       429: { description: 'rate_limited' },
     },
     errors: ['rate_limited'],
     handler: async (input) => {
       await limitPublic(input);
       const outcome = await heartbeatDevice(input.deps.db, input.body);
-      return outcome.found ? { status: 200, body: outcome.body } : { status: 404, body: { valid: false, error: 'device_not_activated' } };
+      return outcome.found
+        ? { status: 200, body: outcome.body }
+        : { status: 404, body: { valid: false, error: 'device_not_activated' } };
     },
   }),
   defineRoute({
@@ -107,9 +153,15 @@ export const licenseRoutes = [
     tag: 'Licenses',
     summary: 'Issue a license with a generated key',
     body: createLicenseBody,
-    responses: { 201: { description: 'Created', schema: licenseResponse }, 400: { description: 'invalid_request, customer_not_found, product_not_found' } },
+    responses: {
+      201: { description: 'Created', schema: licenseResponse },
+      400: { description: 'invalid_request, customer_not_found, product_not_found' },
+    },
     errors: ['customer_not_found', 'product_not_found'],
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseLicense(await createLicense(deps.db, body, deps.config, actor)) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: serialiseLicense(await createLicense(deps.db, body, deps.config, actor)),
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -130,9 +182,15 @@ export const licenseRoutes = [
     summary: 'Change status, maxActivations, features, expiresAt or heartbeatIntervalSeconds (addressed by key)',
     params: keyParams,
     body: updateLicenseBody,
-    responses: { 200: { description: 'License', schema: licenseResponse }, 404: { description: 'not_found' }, 409: { description: 'license_revoked' } },
+    responses: {
+      200: { description: 'License', schema: licenseResponse },
+      404: { description: 'not_found' },
+      409: { description: 'license_revoked' },
+    },
     errors: ['license_revoked'],
-    handler: async ({ deps, params, body, actor }) => ({ body: serialiseLicense(await updateLicense(deps.db, params.key, body, actor)) }),
+    handler: async ({ deps, params, body, actor }) => ({
+      body: serialiseLicense(await updateLicense(deps.db, params.key, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'delete',
@@ -155,9 +213,14 @@ export const licenseRoutes = [
     tag: 'Licenses',
     summary: 'The devices activated on a license',
     params: keyParams,
-    responses: { 200: { description: 'Activations', schema: z.array(activationResponse) }, 404: { description: 'not_found' } },
+    responses: {
+      200: { description: 'Activations', schema: z.array(activationResponse) },
+      404: { description: 'not_found' },
+    },
     errors: [],
-    handler: async ({ deps, params }) => ({ body: (await listActivations(deps.db, params.key)).map(serialiseActivation) }),
+    handler: async ({ deps, params }) => ({
+      body: (await listActivations(deps.db, params.key)).map(serialiseActivation),
+    }),
   }),
   defineRoute({
     method: 'delete',

@@ -14,10 +14,18 @@ export async function cullDeadDevices(db: Db, licensesPerBatch = 200): Promise<n
     const culled = await inTransaction(db, async (trx) => {
       const rows = await cullDeadActivationRows(trx, licensesPerBatch);
       if (rows.length > 0) {
-        await recordEvents(trx, rows.map((row) => ({
-          type: 'license.device_culled' as const,
-          data: { licenseId: row.license_id, licenseKey: row.license_key, deviceId: row.device_id, lastSeenAt: row.last_seen_at.toISOString() },
-        })));
+        await recordEvents(
+          trx,
+          rows.map((row) => ({
+            type: 'license.device_culled' as const,
+            data: {
+              licenseId: row.license_id,
+              licenseKey: row.license_key,
+              deviceId: row.device_id,
+              lastSeenAt: row.last_seen_at.toISOString(),
+            },
+          })),
+        );
       }
       return rows.length;
     });

@@ -12,8 +12,19 @@ import { assertProductExists, productNotFound } from '../products/service.ts';
 import { getSetting, type SettingOverrides } from '../settings/service.ts';
 import { generateLicenseKey, normaliseLicenseKey } from './key.ts';
 import {
-  deleteActivationRow, deleteLicenseRow, expireDueLicenseRows, findLicenseByKey, insertLicenseRow, listActivationRows, listLicenseRows,
-  lockLicenseByKey, recentActivationRows, updateLicenseRow, type ActivationRow, type LicenseRow, type LicenseWrite,
+  deleteActivationRow,
+  deleteLicenseRow,
+  expireDueLicenseRows,
+  findLicenseByKey,
+  insertLicenseRow,
+  listActivationRows,
+  listLicenseRows,
+  lockLicenseByKey,
+  recentActivationRows,
+  updateLicenseRow,
+  type ActivationRow,
+  type LicenseRow,
+  type LicenseWrite,
 } from './repo.ts';
 import type { CreateLicenseInput, SettableStatus, UpdateLicenseInput } from './schema.ts';
 import { effectiveStatus } from './status.ts';
@@ -50,7 +61,11 @@ function auditedDevice(row: ActivationRow): Record<string, unknown> {
 }
 
 /** The action a status the admin set is recorded as; a write that sets no new status is `license.update`. */
-const STATUS_ACTIONS: Record<SettableStatus, string> = { active: 'license.reinstate', suspended: 'license.suspend', revoked: 'license.revoke' };
+const STATUS_ACTIONS: Record<SettableStatus, string> = {
+  active: 'license.reinstate',
+  suspended: 'license.suspend',
+  revoked: 'license.revoke',
+};
 
 /**
  * Issues a license with a fresh key and records license.created and its audit row, together (D-30, D-31, C-11).
@@ -81,7 +96,12 @@ export async function createLicense(
           heartbeat_interval_seconds: input.heartbeatIntervalSeconds ?? null,
         });
         await recordEvent(trx, 'license.created', licenseEventData(row));
-        await recordAudit(trx, actor, { action: 'license.create', targetType: TARGET_TYPE, targetId: row.license_key, after: audited(row) });
+        await recordAudit(trx, actor, {
+          action: 'license.create',
+          targetType: TARGET_TYPE,
+          targetId: row.license_key,
+          after: audited(row),
+        });
         return row;
       });
     } catch (error) {
@@ -145,7 +165,8 @@ export async function updateLicense(db: Db, key: string, input: UpdateLicenseInp
     if (input.maxActivations !== undefined) changes.max_activations = input.maxActivations;
     if (input.features !== undefined) changes.features = input.features;
     if (input.expiresAt !== undefined) changes.expires_at = input.expiresAt;
-    if (input.heartbeatIntervalSeconds !== undefined) changes.heartbeat_interval_seconds = input.heartbeatIntervalSeconds;
+    if (input.heartbeatIntervalSeconds !== undefined)
+      changes.heartbeat_interval_seconds = input.heartbeatIntervalSeconds;
     const expiresAt = input.expiresAt !== undefined ? input.expiresAt : row.expires_at;
     const datePassed = expiresAt !== null && expiresAt.getTime() <= Date.now();
     if (row.status === 'expired' && datePassed) {
@@ -161,8 +182,15 @@ export async function updateLicense(db: Db, key: string, input: UpdateLicenseInp
     }
     // An accepted update is an admin action even when it stores nothing: it is recorded (with no field).
     const updated = Object.keys(changes).length === 0 ? row : await updateLicenseRow(trx, row.id, changes);
-    const action = input.status !== undefined && updated.status !== row.status ? STATUS_ACTIONS[input.status] : 'license.update';
-    await recordAudit(trx, actor, { action, targetType: TARGET_TYPE, targetId: row.license_key, before: audited(row), after: audited(updated) });
+    const action =
+      input.status !== undefined && updated.status !== row.status ? STATUS_ACTIONS[input.status] : 'license.update';
+    await recordAudit(trx, actor, {
+      action,
+      targetType: TARGET_TYPE,
+      targetId: row.license_key,
+      before: audited(row),
+      after: audited(updated),
+    });
     return updated;
   });
 }
@@ -173,7 +201,10 @@ export async function deleteLicense(db: Db, key: string, actor: Actor): Promise<
     if (!row) throw notFound('License');
     await deleteLicenseRow(trx, row.id);
     await recordAudit(trx, actor, {
-      action: 'license.delete', targetType: TARGET_TYPE, targetId: row.license_key, before: { ...audited(row), current_activations: row.current_activations },
+      action: 'license.delete',
+      targetType: TARGET_TYPE,
+      targetId: row.license_key,
+      before: { ...audited(row), current_activations: row.current_activations },
     });
   });
 }
@@ -184,7 +215,11 @@ export async function listActivations(db: Db, key: string) {
 }
 
 /** A license with its `limit` most recently activated devices (the console's page). */
-export async function getLicenseWithDevices(db: Db, key: string, limit: number): Promise<{ license: LicenseRow; activations: ActivationRow[] }> {
+export async function getLicenseWithDevices(
+  db: Db,
+  key: string,
+  limit: number,
+): Promise<{ license: LicenseRow; activations: ActivationRow[] }> {
   const license = await requireLicense(db, key);
   return { license, activations: await recentActivationRows(db, license.id, limit) };
 }
@@ -200,7 +235,12 @@ export async function removeActivation(db: Db, key: string, deviceId: string, ac
     if (!row) throw notFound('License');
     const removed = await deleteActivationRow(trx, row.id, deviceId);
     if (!removed) throw notFound('Activation');
-    await recordAudit(trx, actor, { action: 'license.device_remove', targetType: TARGET_TYPE, targetId: row.license_key, before: auditedDevice(removed) });
+    await recordAudit(trx, actor, {
+      action: 'license.device_remove',
+      targetType: TARGET_TYPE,
+      targetId: row.license_key,
+      before: auditedDevice(removed),
+    });
   });
 }
 
@@ -216,9 +256,17 @@ export async function expireLicenses(db: Db, asOf: Date, batchSize = 500): Promi
       const rows = await expireDueLicenseRows(trx, asOf, batchSize);
       for (const row of rows) await recordEvent(trx, 'license.expired', licenseEventData(row, asOf));
       // Only the sweep expires licenses: recorded as `system` (C-11), set-wise.
-      await recordAudits(trx, SYSTEM_ACTOR, rows.map((row) => ({
-        action: 'license.expire', targetType: TARGET_TYPE, targetId: row.license_key, before: { status: 'active' }, after: { status: row.status },
-      })));
+      await recordAudits(
+        trx,
+        SYSTEM_ACTOR,
+        rows.map((row) => ({
+          action: 'license.expire',
+          targetType: TARGET_TYPE,
+          targetId: row.license_key,
+          before: { status: 'active' },
+          after: { status: row.status },
+        })),
+      );
       return rows.length;
     });
     total += expired;

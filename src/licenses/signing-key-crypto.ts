@@ -4,7 +4,16 @@
  * key scrypt derives from LICENSE_SIGNING_SECRET with a salt of its own, the kid bound in as associated
  * data so an envelope copied onto another key's row does not open.
  */
-import { createCipheriv, createDecipheriv, createHash, createPrivateKey, generateKeyPairSync, randomBytes, scrypt, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createPrivateKey,
+  generateKeyPairSync,
+  randomBytes,
+  scrypt,
+  type KeyObject,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (secret: string, salt: Buffer, length: number) => Promise<Buffer>;
@@ -30,7 +39,9 @@ export interface NewKeyPair {
 
 /** RFC 7638: SHA-256 of the JWK's required members in lexical order, base64url. */
 function thumbprint(x: string): string {
-  return createHash('sha256').update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x })).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }))
+    .digest('base64url');
 }
 
 export function generateSigningKeyPair(): NewKeyPair {
@@ -46,7 +57,11 @@ export function signingJwk(kid: string, publicKey: string): SigningJwk {
 const ENVELOPE = 'v1';
 
 /** The private key as stored: PKCS8 PEM, or its envelope under `secret` when one is set. */
-export async function sealPrivateKey(kid: string, privateKey: KeyObject, secret: string | undefined): Promise<{ privateKey: string; encryption: KeyEncryption }> {
+export async function sealPrivateKey(
+  kid: string,
+  privateKey: KeyObject,
+  secret: string | undefined,
+): Promise<{ privateKey: string; encryption: KeyEncryption }> {
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
   if (secret === undefined) return { privateKey: pem, encryption: 'none' };
   const salt = randomBytes(16);
@@ -60,7 +75,9 @@ export async function sealPrivateKey(kid: string, privateKey: KeyObject, secret:
 
 /** The private key of an envelope, or undefined when `secret` is not the one it was sealed with. */
 export async function openPrivateKey(kid: string, stored: string, secret: string): Promise<KeyObject | undefined> {
-  const [version, salt, iv, tag, sealed] = stored.split('.').map((p, i) => (i === 0 ? p : Buffer.from(p, 'base64url'))) as [string, Buffer, Buffer, Buffer, Buffer];
+  const [version, salt, iv, tag, sealed] = stored
+    .split('.')
+    .map((p, i) => (i === 0 ? p : Buffer.from(p, 'base64url'))) as [string, Buffer, Buffer, Buffer, Buffer];
   if (version !== ENVELOPE || !sealed) return undefined;
   const decipher = createDecipheriv('aes-256-gcm', await scryptAsync(secret, salt, 32), iv);
   decipher.setAAD(Buffer.from(kid));

@@ -13,8 +13,12 @@ export interface SigningKeyRow {
 export type SigningKeyInsert = Pick<SigningKeyRow, 'kid' | 'public_key' | 'private_key' | 'private_key_encryption'>;
 
 /** The public halves, oldest first (the JWKS): never the private key. */
-export async function listPublicKeyRows(db: Db): Promise<Pick<SigningKeyRow, 'kid' | 'public_key' | 'created_at' | 'rotated_at'>[]> {
-  return db('license_signing_keys').select('kid', 'public_key', 'created_at', 'rotated_at').orderBy([{ column: 'created_at' }, { column: 'kid' }]);
+export async function listPublicKeyRows(
+  db: Db,
+): Promise<Pick<SigningKeyRow, 'kid' | 'public_key' | 'created_at' | 'rotated_at'>[]> {
+  return db('license_signing_keys')
+    .select('kid', 'public_key', 'created_at', 'rotated_at')
+    .orderBy([{ column: 'created_at' }, { column: 'kid' }]);
 }
 
 export async function findSigningKeyRow(db: Db, kid: string): Promise<SigningKeyRow | undefined> {
@@ -34,8 +38,11 @@ export async function listSigningKeyRows(db: Db): Promise<SigningKeyRow[]> {
  * processes creating the first key at the same moment, and the loser's insert does nothing.
  */
 export async function insertFirstSigningKeyRow(db: Db, row: SigningKeyInsert): Promise<void> {
-  await db.raw(`insert into license_signing_keys (kid, public_key, private_key, private_key_encryption) values (?, ?, ?, ?)
-                on conflict ((true)) where rotated_at is null do nothing`, [row.kid, row.public_key, row.private_key, row.private_key_encryption]);
+  await db.raw(
+    `insert into license_signing_keys (kid, public_key, private_key, private_key_encryption) values (?, ?, ?, ?)
+                on conflict ((true)) where rotated_at is null do nothing`,
+    [row.kid, row.public_key, row.private_key, row.private_key_encryption],
+  );
 }
 
 /** Rotations and re-encryptions of one database happen one at a time (transaction-scoped lock). */
@@ -45,7 +52,10 @@ export async function lockSigningKeys(trx: Db): Promise<void> {
 
 /** Marks the current key rotated; the key that was current, if any. */
 export async function retireCurrentSigningKeyRow(trx: Db): Promise<{ kid: string } | undefined> {
-  const [row] = await trx('license_signing_keys').whereNull('rotated_at').update({ rotated_at: trx.fn.now() }).returning('kid');
+  const [row] = await trx('license_signing_keys')
+    .whereNull('rotated_at')
+    .update({ rotated_at: trx.fn.now() })
+    .returning('kid');
   return row as { kid: string } | undefined;
 }
 
@@ -54,6 +64,10 @@ export async function insertSigningKeyRow(trx: Db, row: SigningKeyInsert): Promi
   return created as SigningKeyRow;
 }
 
-export async function updatePrivateKey(trx: Db, kid: string, sealed: Pick<SigningKeyRow, 'private_key' | 'private_key_encryption'>): Promise<void> {
+export async function updatePrivateKey(
+  trx: Db,
+  kid: string,
+  sealed: Pick<SigningKeyRow, 'private_key' | 'private_key_encryption'>,
+): Promise<void> {
   await trx('license_signing_keys').where({ kid }).update(sealed);
 }

@@ -8,10 +8,27 @@ import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
-import { generateSigningKeyPair, openPrivateKey, privateKeyFromPem, sealPrivateKey, signingJwk, type KeyEncryption, type SigningJwk } from './signing-key-crypto.ts';
 import {
-  findCurrentSigningKeyRow, findSigningKeyRow, insertFirstSigningKeyRow, insertSigningKeyRow, listPublicKeyRows, listSigningKeyRows, lockSigningKeys,
-  retireCurrentSigningKeyRow, updatePrivateKey, type SigningKeyInsert, type SigningKeyRow,
+  generateSigningKeyPair,
+  openPrivateKey,
+  privateKeyFromPem,
+  sealPrivateKey,
+  signingJwk,
+  type KeyEncryption,
+  type SigningJwk,
+} from './signing-key-crypto.ts';
+import {
+  findCurrentSigningKeyRow,
+  findSigningKeyRow,
+  insertFirstSigningKeyRow,
+  insertSigningKeyRow,
+  listPublicKeyRows,
+  listSigningKeyRows,
+  lockSigningKeys,
+  retireCurrentSigningKeyRow,
+  updatePrivateKey,
+  type SigningKeyInsert,
+  type SigningKeyRow,
 } from './signing-keys-repo.ts';
 
 /**
@@ -19,13 +36,21 @@ import {
  * the secret changes (as the providers' secrets): the release step re-seals every key with the first.
  */
 export function signingSecrets(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 async function newKeyRow(secrets: string[]): Promise<SigningKeyInsert> {
   const pair = generateSigningKeyPair();
   const sealed = await sealPrivateKey(pair.kid, pair.privateKey, secrets[0]);
-  return { kid: pair.kid, public_key: pair.publicKey, private_key: sealed.privateKey, private_key_encryption: sealed.encryption };
+  return {
+    kid: pair.kid,
+    public_key: pair.publicKey,
+    private_key: sealed.privateKey,
+    private_key_encryption: sealed.encryption,
+  };
 }
 
 /** Creates the first key unless one is current; safe when several processes do it at once. */
@@ -38,8 +63,10 @@ type Opened = { key: KeyObject; sealedWith?: number } | { problem: string };
 
 /** Why a key stored so cannot sign under these secrets (a sentence naming the variable), or undefined. */
 function storageProblem(kid: string, encrypted: boolean, secrets: string[]): string | undefined {
-  if (!encrypted && secrets.length > 0) return `License signing key ${kid} is stored unencrypted while LICENSE_SIGNING_SECRET is set: run the release step, which encrypts it`;
-  if (encrypted && secrets.length === 0) return `License signing key ${kid} is encrypted: set LICENSE_SIGNING_SECRET to the secret it was stored with`;
+  if (!encrypted && secrets.length > 0)
+    return `License signing key ${kid} is stored unencrypted while LICENSE_SIGNING_SECRET is set: run the release step, which encrypts it`;
+  if (encrypted && secrets.length === 0)
+    return `License signing key ${kid} is encrypted: set LICENSE_SIGNING_SECRET to the secret it was stored with`;
   return undefined;
 }
 
@@ -52,7 +79,9 @@ async function openRow(row: SigningKeyRow, secrets: string[]): Promise<Opened> {
     const key = await openPrivateKey(row.kid, row.private_key, secret);
     if (key) return { key, sealedWith: index };
   }
-  return { problem: `LICENSE_SIGNING_SECRET does not decrypt license signing key ${row.kid}: set the secret it was stored with (old and new comma-separated while changing it)` };
+  return {
+    problem: `LICENSE_SIGNING_SECRET does not decrypt license signing key ${row.kid}: set the secret it was stored with (old and new comma-separated while changing it)`,
+  };
 }
 
 /**
@@ -76,7 +105,10 @@ export async function prepareSigningKeys(db: Db, secrets: string[]): Promise<str
       const stale = secrets.length > 0 && (plain || opened.sealedWith !== 0);
       if (!stale) continue;
       const sealed = await sealPrivateKey(row.kid, opened.key, secrets[0]);
-      await updatePrivateKey(trx, row.kid, { private_key: sealed.privateKey, private_key_encryption: sealed.encryption });
+      await updatePrivateKey(trx, row.kid, {
+        private_key: sealed.privateKey,
+        private_key_encryption: sealed.encryption,
+      });
       resealed.push(row.kid);
     }
     return resealed;
@@ -142,8 +174,11 @@ export async function rotateSigningKey(db: Db, secrets: string[], actor: Actor):
     const retired = await retireCurrentSigningKeyRow(trx);
     const created = await insertSigningKeyRow(trx, row);
     await recordAudit(trx, actor, {
-      action: 'license_signing_key.rotate', targetType: 'license_signing_key', targetId: created.kid,
-      before: { current_kid: retired?.kid ?? null }, after: { current_kid: created.kid },
+      action: 'license_signing_key.rotate',
+      targetType: 'license_signing_key',
+      targetId: created.kid,
+      before: { current_kid: retired?.kid ?? null },
+      after: { current_kid: created.kid },
     });
     return signingJwk(created.kid, created.public_key);
   });

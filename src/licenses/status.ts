@@ -14,7 +14,9 @@ export function effectiveStatus(row: { status: string; expires_at: Date | null }
 }
 
 /** The refusal code validate answers for a status that cannot activate (D-34). */
-export function refusalFor(status: LicenseStatus): 'license_suspended' | 'license_expired' | 'license_revoked' | undefined {
+export function refusalFor(
+  status: LicenseStatus,
+): 'license_suspended' | 'license_expired' | 'license_revoked' | undefined {
   if (status === 'suspended') return 'license_suspended';
   if (status === 'expired') return 'license_expired';
   if (status === 'revoked') return 'license_revoked';

@@ -23,7 +23,10 @@ try {
   if (run?.status === 'succeeded') {
     console.log(JSON.stringify({ jobId: run.id, ...run.summary }, null, 2));
     code = 0;
-  } else console.error(`lifecycle run ${run?.id ?? '?'} ended ${run?.status ?? 'unknown'}${run?.error ? `: ${run.error}` : ''}`);
+  } else
+    console.error(
+      `lifecycle run ${run?.id ?? '?'} ended ${run?.status ?? 'unknown'}${run?.error ? `: ${run.error}` : ''}`,
+    );
 } catch (error) {
   console.error('lifecycle sweep failed:', error instanceof Error ? error.message : error);
 } finally {

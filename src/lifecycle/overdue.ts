@@ -12,13 +12,31 @@ import { markOverdueInvoices as moveOverdue } from '../invoices/service.ts';
  * rows move), so the event is recorded once however many sweeps run. Each move is an `invoice.overdue`
  * audit row by `system` (C-11), written set-wise with the batch.
  */
-export async function markOverdueInvoices(db: Db, asOf: Date, batchSize = 500, onBatch?: () => Promise<void>): Promise<number> {
+export async function markOverdueInvoices(
+  db: Db,
+  asOf: Date,
+  batchSize = 500,
+  onBatch?: () => Promise<void>,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const marked = await inTransaction(db, async (trx) => {
       const rows = await moveOverdue(trx, asOf, batchSize);
-      await recordEvents(trx, rows.map((row) => ({ type: 'invoice.overdue' as const, data: invoiceEventData(row) })));
-      await recordAudits(trx, SYSTEM_ACTOR, rows.map((row) => ({ action: 'invoice.overdue', targetType: 'invoice', targetId: row.id, before: { status: 'issued' }, after: { status: row.status } })));
+      await recordEvents(
+        trx,
+        rows.map((row) => ({ type: 'invoice.overdue' as const, data: invoiceEventData(row) })),
+      );
+      await recordAudits(
+        trx,
+        SYSTEM_ACTOR,
+        rows.map((row) => ({
+          action: 'invoice.overdue',
+          targetType: 'invoice',
+          targetId: row.id,
+          before: { status: 'issued' },
+          after: { status: row.status },
+        })),
+      );
       return rows.length;
     });
     total += marked;

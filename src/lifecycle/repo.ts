@@ -22,7 +22,10 @@ export interface LifecycleRunRow {
  * Opens a run unless one is open already (then undefined): the partial unique index decides between
  * concurrent callers, the loser's insert waits for the winner's commit and then does nothing.
  */
-export async function insertOpenRunRow(db: Db, row: { id: string; status: 'queued' | 'running'; jobId: string | null; asOf: Date | null }): Promise<LifecycleRunRow | undefined> {
+export async function insertOpenRunRow(
+  db: Db,
+  row: { id: string; status: 'queued' | 'running'; jobId: string | null; asOf: Date | null },
+): Promise<LifecycleRunRow | undefined> {
   const running = row.status === 'running';
   // No conflict target: the only other unique key is the random primary key.
   const result = await db.raw<{ rows: LifecycleRunRow[] }>(
@@ -71,11 +74,20 @@ export async function heartbeatRunRow(db: Db, id: string): Promise<void> {
   await db('lifecycle_runs').where({ id, status: 'running' }).update({ heartbeat_at: db.fn.now() });
 }
 
-export async function finishRunRow(db: Db, id: string, outcome: { status: 'succeeded'; summary: Record<string, unknown> } | { status: 'failed'; error: string }): Promise<void> {
+export async function finishRunRow(
+  db: Db,
+  id: string,
+  outcome: { status: 'succeeded'; summary: Record<string, unknown> } | { status: 'failed'; error: string },
+): Promise<void> {
   await db('lifecycle_runs')
     .where({ id })
     .whereIn('status', ['queued', 'running'])
-    .update({ status: outcome.status, summary: 'summary' in outcome ? JSON.stringify(outcome.summary) : null, error: 'error' in outcome ? outcome.error : null, finished_at: db.fn.now() });
+    .update({
+      status: outcome.status,
+      summary: 'summary' in outcome ? JSON.stringify(outcome.summary) : null,
+      error: 'error' in outcome ? outcome.error : null,
+      finished_at: db.fn.now(),
+    });
 }
 
 /**

@@ -16,17 +16,28 @@ export const lifecycleRoutes = [
     body: cronLifecycleBody,
     idempotent: false,
     responses: {
-      200: { description: 'With ?wait=true: the finished sweep\'s summary', schema: lifecycleSummaryResponse },
-      202: { description: 'Queued or joined (also when ?wait=true waited 5 minutes); Retry-After when waiting ran out', schema: cronAcceptedResponse },
+      200: { description: "With ?wait=true: the finished sweep's summary", schema: lifecycleSummaryResponse },
+      202: {
+        description: 'Queued or joined (also when ?wait=true waited 5 minutes); Retry-After when waiting ran out',
+        schema: cronAcceptedResponse,
+      },
       401: { description: 'invalid_cron_secret; nothing is enqueued' },
       500: { description: 'lifecycle_run_failed: with ?wait=true, the sweep failed' },
     },
     errors: ['lifecycle_run_failed'],
     handler: async ({ deps, query, body, actor }) => {
-      const request = { asOf: body.asOf ?? null, environment: deps.config.NODE_ENV, waitMs: query.wait ? CRON_WAIT_MS : null };
+      const request = {
+        asOf: body.asOf ?? null,
+        environment: deps.config.NODE_ENV,
+        waitMs: query.wait ? CRON_WAIT_MS : null,
+      };
       const outcome = await triggerLifecycle(deps.db, request, actor, deps.logger);
       if (outcome.kind === 'finished') return { status: 200, body: { jobId: outcome.run.id, ...outcome.summary } };
-      return { status: 202, body: { jobId: outcome.run.id, status: outcome.run.status }, headers: query.wait ? { 'Retry-After': '30' } : undefined };
+      return {
+        status: 202,
+        body: { jobId: outcome.run.id, status: outcome.run.status },
+        headers: query.wait ? { 'Retry-After': '30' } : undefined,
+      };
     },
   }),
 ];

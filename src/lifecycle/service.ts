@@ -22,7 +22,11 @@ export const STALE_RUN_SECONDS = 600;
  * row and its job commit together; the partial unique index on open runs settles concurrent callers.
  * Each request is one `lifecycle.run` audit row (C-11) on the run it opened or joined, in that transaction.
  */
-export async function requestLifecycleRun(db: Db, asOf: Date | null, actor: Actor): Promise<{ run: LifecycleRunRow; joined: boolean }> {
+export async function requestLifecycleRun(
+  db: Db,
+  asOf: Date | null,
+  actor: Actor,
+): Promise<{ run: LifecycleRunRow; joined: boolean }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const outcome = await inTransaction(db, async (trx) => {
       await abandonStaleRunRow(trx, STALE_RUN_SECONDS);
@@ -32,7 +36,12 @@ export async function requestLifecycleRun(db: Db, asOf: Date | null, actor: Acto
       const run = created ?? (await findOpenRunRow(trx));
       if (!run) return null;
       const joined = !created;
-      await recordAudit(trx, actor, { action: 'lifecycle.run', targetType: 'lifecycle_run', targetId: run.id, after: { status: run.status, asOf: run.as_of, joined } });
+      await recordAudit(trx, actor, {
+        action: 'lifecycle.run',
+        targetType: 'lifecycle_run',
+        targetId: run.id,
+        after: { status: run.status, asOf: run.as_of, joined },
+      });
       return { run, joined };
     });
     // null: the open run finished between the insert and the read; try again.
@@ -56,16 +65,24 @@ export interface CronRequest {
 }
 
 /** The run finished with its summary, or is still queued or running (also when waiting ran out). */
-export type CronOutcome = { kind: 'finished'; run: LifecycleRunRow; summary: LifecycleSummary } | { kind: 'pending'; run: LifecycleRunRow };
+export type CronOutcome =
+  | { kind: 'finished'; run: LifecycleRunRow; summary: LifecycleSummary }
+  | { kind: 'pending'; run: LifecycleRunRow };
 
 /** The cron endpoint's and the console's "run now" use case: request (or join) a run and, with `waitMs`, wait for its summary. */
-export async function triggerLifecycle(db: Db, request: CronRequest, actor: Actor, logger?: Pick<Logger, 'warn'>): Promise<CronOutcome> {
+export async function triggerLifecycle(
+  db: Db,
+  request: CronRequest,
+  actor: Actor,
+  logger?: Pick<Logger, 'warn'>,
+): Promise<CronOutcome> {
   const asOf = asOfHonoured(request.environment) ? request.asOf : null;
   if (request.asOf && asOf === null) logger?.warn('cron lifecycle: body asOf ignored in production');
   const { run } = await requestLifecycleRun(db, asOf, actor);
   if (request.waitMs === null) return { kind: 'pending', run };
   const done = (await waitForRun(db, run.id, request.waitMs)) ?? run;
-  if (done.status === 'succeeded') return { kind: 'finished', run: done, summary: done.summary as unknown as LifecycleSummary };
+  if (done.status === 'succeeded')
+    return { kind: 'finished', run: done, summary: done.summary as unknown as LifecycleSummary };
   if (done.status === 'failed') throw new AppError('lifecycle_run_failed', `Lifecycle run ${done.id} failed`);
   return { kind: 'pending', run: done };
 }

@@ -14,7 +14,13 @@ export const lifecycleSweepJob = defineJob({
   name: 'lifecycle.sweep',
   group: 'lifecycle',
   payload: z.object({ runId: z.uuid().optional() }),
-  queue: { retryLimit: LIFECYCLE_SWEEP_RETRY_LIMIT, retryDelay: 30, expireInSeconds: 4 * 3600, heartbeatSeconds: 30, notify: true },
+  queue: {
+    retryLimit: LIFECYCLE_SWEEP_RETRY_LIMIT,
+    retryDelay: 30,
+    expireInSeconds: 4 * 3600,
+    heartbeatSeconds: 30,
+    notify: true,
+  },
   schedule: (config) => config.LIFECYCLE_SCHEDULE,
   concurrency: 1,
 });

@@ -43,9 +43,24 @@ export interface SweepOptions {
 
 export function emptySummary(asOf: Date): LifecycleSummary {
   return {
-    asOf: asOf.toISOString(), invoicesCreated: 0, periodsAdvanced: 0, trialsEnded: 0, canceled: 0, charged: 0, chargeFailures: 0,
-    invoicesOverdue: 0, licensesExpired: 0, dunning: 0, dunningStarted: 0, dunningResolved: 0, dunningFailed: 0,
-    productsRefreshed: 0, healthScoresChanged: 0, errors: 0, failedSteps: [], durationsMs: {},
+    asOf: asOf.toISOString(),
+    invoicesCreated: 0,
+    periodsAdvanced: 0,
+    trialsEnded: 0,
+    canceled: 0,
+    charged: 0,
+    chargeFailures: 0,
+    invoicesOverdue: 0,
+    licensesExpired: 0,
+    dunning: 0,
+    dunningStarted: 0,
+    dunningResolved: 0,
+    dunningFailed: 0,
+    productsRefreshed: 0,
+    healthScoresChanged: 0,
+    errors: 0,
+    failedSteps: [],
+    durationsMs: {},
   };
 }
 
@@ -56,15 +71,34 @@ export function emptySummary(asOf: Date): LifecycleSummary {
  * so they include what the earlier steps changed. A step that fails is logged and counted and the next
  * step still runs: one broken part never stops the rest of the day's billing.
  */
-export async function runLifecycleSweep(deps: AppDeps, asOf: Date, options: SweepOptions = {}): Promise<LifecycleSummary> {
+export async function runLifecycleSweep(
+  deps: AppDeps,
+  asOf: Date,
+  options: SweepOptions = {},
+): Promise<LifecycleSummary> {
   const { db, logger } = deps;
   const heartbeat = options.heartbeat ?? (async () => {});
   const clock = { settings: deps.config };
   const steps: [string, () => Promise<Counts>][] = [
-    ['renewals', async () => {
-      const r = await renewDueSubscriptions(db, asOf, { batchSize: options.batchSize, concurrency: options.concurrency, clock, logger, onBatch: heartbeat });
-      return { invoicesCreated: r.invoicesCreated, periodsAdvanced: r.periodsAdvanced, trialsEnded: r.trialsEnded, canceled: r.canceled, errors: r.errors };
-    }],
+    [
+      'renewals',
+      async () => {
+        const r = await renewDueSubscriptions(db, asOf, {
+          batchSize: options.batchSize,
+          concurrency: options.concurrency,
+          clock,
+          logger,
+          onBatch: heartbeat,
+        });
+        return {
+          invoicesCreated: r.invoicesCreated,
+          periodsAdvanced: r.periodsAdvanced,
+          trialsEnded: r.trialsEnded,
+          canceled: r.canceled,
+          errors: r.errors,
+        };
+      },
+    ],
     ['overdue', async () => ({ invoicesOverdue: await markOverdueInvoices(db, asOf, options.batchSize, heartbeat) })],
     ['licenses', async () => ({ licensesExpired: await expireLicenses(db, asOf) })],
     ['autoCharge', () => autoChargeStep(deps, asOf)],
@@ -79,7 +113,10 @@ export async function runLifecycleSweep(deps: AppDeps, asOf: Date, options: Swee
     try {
       const counts = await run();
       for (const [key, value] of Object.entries(counts) as [keyof Counts, number][]) summary[key] += value;
-      logger.info({ step: name, asOf: summary.asOf, ...counts, ms: Math.round(performance.now() - started) }, 'lifecycle step done');
+      logger.info(
+        { step: name, asOf: summary.asOf, ...counts, ms: Math.round(performance.now() - started) },
+        'lifecycle step done',
+      );
     } catch (err) {
       summary.errors += 1;
       summary.failedSteps.push(name);

@@ -96,29 +96,33 @@ function withSortMemory<T>(db: Db, query: (trx: Db) => Promise<T>): Promise<T> {
 
 /** Subscriptions that bill or will (active, past_due, trialing) at each point, grouped by what prices them. */
 export async function subscriptionStateGroups(db: Db, points: Date[]): Promise<StateGroup[]> {
-  const result = await withSortMemory(db, (trx) => trx.raw<{ rows: StateGroup[] }>(
-    `with ${STATES}
+  const result = await withSortMemory(db, (trx) =>
+    trx.raw<{ rows: StateGroup[] }>(
+      `with ${STATES}
      select i as point, status, plan_id, coupon_id, cycles_used, count(*)::int as count
        from states
       where status in ('active', 'past_due', 'trialing')
       group by i, status, plan_id, coupon_id, cycles_used`,
-    [points],
-  ));
+      [points],
+    ),
+  );
   return result.rows;
 }
 
 /** Subscriptions whose state at `before` and at `after` differ (movements compare only these). */
 export async function subscriptionStateChanges(db: Db, before: Date, after: Date): Promise<StateChange[]> {
-  const result = await withSortMemory(db, (trx) => trx.raw<{ rows: StateChange[] }>(
-    `with ${STATES}
+  const result = await withSortMemory(db, (trx) =>
+    trx.raw<{ rows: StateChange[] }>(
+      `with ${STATES}
      select coalesce(a.id, b.id) as id,
             b.status as status_before, b.plan_id as plan_before, b.coupon_id as coupon_before, coalesce(b.cycles_used, 0) as cycles_before,
             a.status as status_after, a.plan_id as plan_after, a.coupon_id as coupon_after, coalesce(a.cycles_used, 0) as cycles_after
        from (select * from states where i = 1) b
        full join (select * from states where i = 2) a on a.id = b.id
       where (b.status, b.plan_id, b.coupon_id, b.cycles_used) is distinct from (a.status, a.plan_id, a.coupon_id, a.cycles_used)`,
-    [[before, after]],
-  ));
+      [[before, after]],
+    ),
+  );
   return result.rows;
 }
 
@@ -191,5 +195,17 @@ export async function mostOverdueInvoices(db: Db, limit: number): Promise<Overdu
     .where('i.status', 'overdue')
     .orderBy([{ column: 'i.due_date' }, { column: 'i.invoice_number' }])
     .limit(limit)
-    .select('i.id', 'i.invoice_number', 'i.customer_id', 'c.name as customer_name', 'i.currency', 'i.status', 'i.total', 'i.amount_paid', 'i.credit_applied', 'i.credited_amount', 'i.due_date');
+    .select(
+      'i.id',
+      'i.invoice_number',
+      'i.customer_id',
+      'c.name as customer_name',
+      'i.currency',
+      'i.status',
+      'i.total',
+      'i.amount_paid',
+      'i.credit_applied',
+      'i.credited_amount',
+      'i.due_date',
+    );
 }

@@ -18,8 +18,13 @@ import { periodLines } from '../subscriptions/invoicing.ts';
 import { CYCLE_MONTHS } from '../subscriptions/periods.ts';
 import type { SubscriptionStatus } from '../subscriptions/repo.ts';
 import {
-  collectedByMonth, mostOverdueInvoices, receivables, subscriptionStateChanges, subscriptionStateGroups,
-  type StateChange, type StateGroup,
+  collectedByMonth,
+  mostOverdueInvoices,
+  receivables,
+  subscriptionStateChanges,
+  subscriptionStateGroups,
+  type StateChange,
+  type StateGroup,
 } from './repo.ts';
 
 export const SERIES_MONTHS = 12;
@@ -107,8 +112,16 @@ type PricingOf = (planId: string, couponId: string | null, cyclesUsed: number) =
 
 /** The plans and coupons the states name, read in two queries. */
 async function catalog(db: Db, groups: StateGroup[], changes: StateChange[]): Promise<PricingOf> {
-  const planIds = new Set([...groups.map((g) => g.plan_id), ...changes.flatMap((c) => [c.plan_before, c.plan_after])].filter((id): id is string => !!id));
-  const couponIds = new Set([...groups.map((g) => g.coupon_id), ...changes.flatMap((c) => [c.coupon_before, c.coupon_after])].filter((id): id is string => !!id));
+  const planIds = new Set(
+    [...groups.map((g) => g.plan_id), ...changes.flatMap((c) => [c.plan_before, c.plan_after])].filter(
+      (id): id is string => !!id,
+    ),
+  );
+  const couponIds = new Set(
+    [...groups.map((g) => g.coupon_id), ...changes.flatMap((c) => [c.coupon_before, c.coupon_after])].filter(
+      (id): id is string => !!id,
+    ),
+  );
   const [plans, coupons] = await Promise.all([findPlans(db, [...planIds]), findCoupons(db, [...couponIds])]);
   return (planId, couponId, cyclesUsed) => {
     const plan = plans.get(planId);
@@ -119,8 +132,18 @@ async function catalog(db: Db, groups: StateGroup[], changes: StateChange[]): Pr
 
 /** Movements: each changed subscription's contribution at the month's start against at `at`. */
 function movementsOf(changes: StateChange[], pricing: PricingOf) {
-  const sums = { new: new CurrencySums(), expansion: new CurrencySums(), contraction: new CurrencySums(), churn: new CurrencySums() };
-  const contribution = (status: SubscriptionStatus | null, planId: string | null, couponId: string | null, cycles: number) => {
+  const sums = {
+    new: new CurrencySums(),
+    expansion: new CurrencySums(),
+    contraction: new CurrencySums(),
+    churn: new CurrencySums(),
+  };
+  const contribution = (
+    status: SubscriptionStatus | null,
+    planId: string | null,
+    couponId: string | null,
+    cycles: number,
+  ) => {
     if (!BILLING.includes(status) || !planId) return null;
     const p = pricing(planId, couponId, cycles);
     return { currency: p.plan.currency, amount: monthlyContribution(p) };
@@ -181,13 +204,22 @@ export async function revenueMetrics(db: Db, at: Date = new Date()): Promise<Rev
   const collectedSums = new Map(collected.map((r) => [`${r.currency} ${r.month}`, r.amount]));
   const months = points.map((_, k) => monthKey(monthStart(at, k - SERIES_MONTHS + 1)));
 
-  const currencies = new Set([...counts.keys(), ...mrrAt.flatMap((s) => [...s.sums.keys()]), ...open.map((r) => r.currency), ...collected.map((r) => r.currency)]);
+  const currencies = new Set([
+    ...counts.keys(),
+    ...mrrAt.flatMap((s) => [...s.sums.keys()]),
+    ...open.map((r) => r.currency),
+    ...collected.map((r) => r.currency),
+  ]);
   return {
     at,
     currencies: [...currencies].sort().map((currency) => {
       const mrr = mrrAt.at(-1)!.get(currency);
       const receivable = open.find((r) => r.currency === currency);
-      const series = months.map((month, k) => ({ month, mrr: mrrAt[k]!.get(currency), collected: formatMoney(collectedSums.get(`${currency} ${month}`) ?? '0', currency) }));
+      const series = months.map((month, k) => ({
+        month,
+        mrr: mrrAt[k]!.get(currency),
+        collected: formatMoney(collectedSums.get(`${currency} ${month}`) ?? '0', currency),
+      }));
       return {
         currency,
         mrr,

@@ -27,7 +27,10 @@ export async function clearDefaultPaymentMethod(db: Db, customerId: string): Pro
   await db('payment_methods').where({ customer_id: customerId, is_default: true }).update({ is_default: false });
 }
 
-export async function insertPaymentMethodRow(db: Db, row: Pick<PaymentMethodRow, 'customer_id' | 'type' | 'provider_method_id' | 'is_default'>): Promise<PaymentMethodRow> {
+export async function insertPaymentMethodRow(
+  db: Db,
+  row: Pick<PaymentMethodRow, 'customer_id' | 'type' | 'provider_method_id' | 'is_default'>,
+): Promise<PaymentMethodRow> {
   const [created] = await db('payment_methods').insert(row).returning('*');
   return created as PaymentMethodRow;
 }
@@ -39,7 +42,11 @@ export async function deletePaymentMethodRow(db: Db, id: string): Promise<Paymen
 }
 
 export function listPaymentMethodRows(db: Db, page: PageQuery, customerId: string): Promise<Page<PaymentMethodRow>> {
-  return paginate<PaymentMethodRow>(db('payment_methods').select('*').where({ customer_id: customerId }), 'payment_methods', page);
+  return paginate<PaymentMethodRow>(
+    db('payment_methods').select('*').where({ customer_id: customerId }),
+    'payment_methods',
+    page,
+  );
 }
 
 /** The customer's default method, for auto-charge (D-83). */

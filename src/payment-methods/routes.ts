@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
-import { createPaymentMethodBody, listPaymentMethodsQuery, paymentMethodResponse, serialisePaymentMethod } from './schema.ts';
+import {
+  createPaymentMethodBody,
+  listPaymentMethodsQuery,
+  paymentMethodResponse,
+  serialisePaymentMethod,
+} from './schema.ts';
 import { createPaymentMethod, deletePaymentMethod, listPaymentMethods } from './service.ts';
 
 const tag = 'Payment methods';
@@ -21,7 +26,10 @@ export const paymentMethodRoutes = [
       409: { description: 'duplicate_payment_method (same customer, type and providerMethodId)' },
     },
     errors: ['customer_not_found', 'duplicate_payment_method'],
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialisePaymentMethod(await createPaymentMethod(deps.db, body, actor)) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: serialisePaymentMethod(await createPaymentMethod(deps.db, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -30,9 +38,13 @@ export const paymentMethodRoutes = [
     tag,
     summary: "List a customer's stored payment methods (customerId is required)",
     query: listPaymentMethodsQuery,
-    responses: { 200: { description: 'Payment methods', schema: z.array(paymentMethodResponse) }, 400: { description: 'invalid_request (customerId missing or not a UUID)' } },
+    responses: {
+      200: { description: 'Payment methods', schema: z.array(paymentMethodResponse) },
+      400: { description: 'invalid_request (customerId missing or not a UUID)' },
+    },
     errors: [],
-    handler: async ({ deps, query, ctx }) => listReply(ctx, await listPaymentMethods(deps.db, query, query.customerId), serialisePaymentMethod),
+    handler: async ({ deps, query, ctx }) =>
+      listReply(ctx, await listPaymentMethods(deps.db, query, query.customerId), serialisePaymentMethod),
   }),
   defineRoute({
     method: 'delete',

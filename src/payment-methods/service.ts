@@ -4,7 +4,12 @@ import { assertCustomerExists, customerNotFound } from '../customers/service.ts'
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import {
-  clearDefaultPaymentMethod, deletePaymentMethodRow, insertPaymentMethodRow, listPaymentMethodRows, lockCustomerPaymentMethods, SAME_METHOD_UNIQUE,
+  clearDefaultPaymentMethod,
+  deletePaymentMethodRow,
+  insertPaymentMethodRow,
+  listPaymentMethodRows,
+  lockCustomerPaymentMethods,
+  SAME_METHOD_UNIQUE,
   type PaymentMethodRow,
 } from './repo.ts';
 import type { CreatePaymentMethodInput } from './schema.ts';
@@ -24,7 +29,11 @@ function audited(row: PaymentMethodRow): Record<string, unknown> {
  * Stores a provider's payment method for a customer (D-56). A new default unsets the old one in the
  * same transaction, under a per-customer lock, so the customer has at most one default at any time.
  */
-export async function createPaymentMethod(db: Db, input: CreatePaymentMethodInput, actor: Actor): Promise<PaymentMethodRow> {
+export async function createPaymentMethod(
+  db: Db,
+  input: CreatePaymentMethodInput,
+  actor: Actor,
+): Promise<PaymentMethodRow> {
   try {
     // db.transaction: a savepoint inside an Idempotency-Key request, so a refusal rolls back only this.
     return await db.transaction(async (trx) => {
@@ -37,7 +46,12 @@ export async function createPaymentMethod(db: Db, input: CreatePaymentMethodInpu
         provider_method_id: input.providerMethodId,
         is_default: input.isDefault,
       });
-      await recordAudit(trx, actor, { action: 'payment_method.create', targetType: 'customer', targetId: input.customerId, after: audited(created) });
+      await recordAudit(trx, actor, {
+        action: 'payment_method.create',
+        targetType: 'customer',
+        targetId: input.customerId,
+        after: audited(created),
+      });
       return created;
     });
   } catch (error) {
@@ -61,6 +75,11 @@ export async function deletePaymentMethod(db: Db, id: string, actor: Actor): Pro
   await inTransaction(db, async (trx) => {
     const removed = await deletePaymentMethodRow(trx, id);
     if (!removed) throw notFound('Payment method');
-    await recordAudit(trx, actor, { action: 'payment_method.delete', targetType: 'customer', targetId: removed.customer_id, before: audited(removed) });
+    await recordAudit(trx, actor, {
+      action: 'payment_method.delete',
+      targetType: 'customer',
+      targetId: removed.customer_id,
+      before: audited(removed),
+    });
   });
 }

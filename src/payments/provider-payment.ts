@@ -34,7 +34,10 @@ export async function applyProviderPayment(trx: Db, input: ProviderPayment): Pro
   const invoice = await lockInvoice(trx, input.invoiceId);
   if (!invoice) throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`);
   if (invoice.currency !== input.currency) {
-    throw new AppError('currency_mismatch', `The payment is in ${input.currency} but invoice ${invoice.invoice_number} is in ${invoice.currency}`);
+    throw new AppError(
+      'currency_mismatch',
+      `The payment is in ${input.currency} but invoice ${invoice.invoice_number} is in ${invoice.currency}`,
+    );
   }
   if (await findPaymentByReference(trx, input.paymentMethod, input.reference)) return { outcome: 'already_recorded' };
   const amount = money(input.amount);
@@ -43,21 +46,51 @@ export async function applyProviderPayment(trx: Db, input: ProviderPayment): Pro
   const rest = amount.minus(onInvoice);
   let paymentId: string | null = null;
   if (onInvoice.gt(0)) {
-    const payment = await recordPayment(trx, { invoiceId: invoice.id, amount: onInvoice.toString(), paymentMethod: input.paymentMethod, providerReference: input.reference }, SYSTEM_ACTOR, { now: input.now });
+    const payment = await recordPayment(
+      trx,
+      {
+        invoiceId: invoice.id,
+        amount: onInvoice.toString(),
+        paymentMethod: input.paymentMethod,
+        providerReference: input.reference,
+      },
+      SYSTEM_ACTOR,
+      { now: input.now },
+    );
     paymentId = payment.id;
   }
   let credited: string | null = null;
   if (rest.gt(0)) {
     // Keyed by the provider's payment: a second event carrying the same payment credits nothing.
     const inserted = await trx('provider_credits')
-      .insert({ payment_method: input.paymentMethod, provider_reference: input.reference, customer_id: invoice.customer_id, invoice_id: invoice.id, amount: rest.toString(), currency: invoice.currency })
+      .insert({
+        payment_method: input.paymentMethod,
+        provider_reference: input.reference,
+        customer_id: invoice.customer_id,
+        invoice_id: invoice.id,
+        amount: rest.toString(),
+        currency: invoice.currency,
+      })
       .onConflict(['payment_method', 'provider_reference'])
       .ignore()
       .returning('payment_method');
-    if (inserted.length === 0) return paymentId ? { outcome: 'recorded', paymentId, credited: null } : { outcome: 'already_recorded' };
+    if (inserted.length === 0)
+      return paymentId ? { outcome: 'recorded', paymentId, credited: null } : { outcome: 'already_recorded' };
     credited = formatMoney(rest, invoice.currency);
     const description = `${input.paymentMethod} payment ${input.reference} received for ${invoice.invoice_number} beyond what was due`;
-    await addCustomerCredit(trx, { customer_id: invoice.customer_id, currency: invoice.currency, amount: credited, kind: 'credit', description, invoice_id: invoice.id }, [], input.now);
+    await addCustomerCredit(
+      trx,
+      {
+        customer_id: invoice.customer_id,
+        currency: invoice.currency,
+        amount: credited,
+        kind: 'credit',
+        description,
+        invoice_id: invoice.id,
+      },
+      [],
+      input.now,
+    );
   }
   return paymentId ? { outcome: 'recorded', paymentId, credited } : { outcome: 'credited', credited: credited! };
 }

@@ -24,7 +24,10 @@ export const PROVIDER_REFERENCE_UNIQUE = 'payments_provider_reference';
 
 export async function insertPaymentRow(
   db: Db,
-  row: Pick<PaymentRow, 'invoice_id' | 'customer_id' | 'amount' | 'currency' | 'payment_method' | 'provider_reference'> & { created_at?: Date },
+  row: Pick<
+    PaymentRow,
+    'invoice_id' | 'customer_id' | 'amount' | 'currency' | 'payment_method' | 'provider_reference'
+  > & { created_at?: Date },
 ): Promise<PaymentRow> {
   const [created] = await db('payments').insert(row).returning('*');
   return created as PaymentRow;
@@ -39,11 +42,19 @@ export async function lockPaymentRow(db: Db, id: string): Promise<PaymentRow | u
   return db('payments').where({ id }).forUpdate().first();
 }
 
-export async function findPaymentByReference(db: Db, paymentMethod: string, providerReference: string): Promise<PaymentRow | undefined> {
+export async function findPaymentByReference(
+  db: Db,
+  paymentMethod: string,
+  providerReference: string,
+): Promise<PaymentRow | undefined> {
   return db('payments').where({ payment_method: paymentMethod, provider_reference: providerReference }).first();
 }
 
-export async function updatePaymentRefunds(db: Db, id: string, changes: Pick<PaymentRow, 'refunded_amount' | 'status'>): Promise<PaymentRow> {
+export async function updatePaymentRefunds(
+  db: Db,
+  id: string,
+  changes: Pick<PaymentRow, 'refunded_amount' | 'status'>,
+): Promise<PaymentRow> {
   const [row] = await db('payments').where({ id }).update(changes).returning('*');
   return row as PaymentRow;
 }

@@ -17,11 +17,20 @@ export const paymentRoutes = [
     body: createPaymentBody,
     responses: {
       201: { description: 'Recorded', schema: paymentResponse },
-      400: { description: 'invalid_request, invalid_amount, invoice_not_found, amount_exceeds_due (amount not in (0, amount due])' },
-      409: { description: 'invoice_not_payable (draft or void), duplicate_payment (paymentMethod + providerReference seen before)' },
+      400: {
+        description:
+          'invalid_request, invalid_amount, invoice_not_found, amount_exceeds_due (amount not in (0, amount due])',
+      },
+      409: {
+        description:
+          'invoice_not_payable (draft or void), duplicate_payment (paymentMethod + providerReference seen before)',
+      },
     },
     errors: ['invoice_not_found', 'invoice_not_payable', 'duplicate_payment', 'amount_exceeds_due', 'invalid_amount'],
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialisePayment(await recordPayment(deps.db, body, actor)) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: serialisePayment(await recordPayment(deps.db, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -32,7 +41,8 @@ export const paymentRoutes = [
     query: listPaymentsQuery,
     responses: { 200: { description: 'Payments', schema: z.array(paymentResponse) } },
     errors: [],
-    handler: async ({ deps, query, ctx }) => listReply(ctx, await listPayments(deps.db, query, query), serialisePayment),
+    handler: async ({ deps, query, ctx }) =>
+      listReply(ctx, await listPayments(deps.db, query, query), serialisePayment),
   }),
   defineRoute({
     method: 'get',

@@ -10,15 +10,26 @@ import { EXAMPLE_ID } from '../http/example-ids.ts';
  * refuses it naming `amount` (issue 19); the upper bound (<= amount due) is checked against the locked
  * invoice and answers amount_exceeds_due.
  */
-export const createPaymentBody = z.object({
-  invoiceId: uuid,
-  amount: positiveMoneyString,
-  paymentMethod: z.enum(PAYMENT_METHODS, { error: `must be one of ${PAYMENT_METHODS.join(', ')}` }),
-  // An identifier (D-95): "BT-1\n" refused, not a second reference beside "BT-1" that slips past duplicate_payment.
-  providerReference: nameText(255)
-    .nullish()
-    .transform((v) => v ?? null),
-}).meta({ examples: [{ invoiceId: EXAMPLE_ID.invoice, amount: '49.00', paymentMethod: 'bank_transfer', providerReference: 'WIRE-2026-0117' }] });
+export const createPaymentBody = z
+  .object({
+    invoiceId: uuid,
+    amount: positiveMoneyString,
+    paymentMethod: z.enum(PAYMENT_METHODS, { error: `must be one of ${PAYMENT_METHODS.join(', ')}` }),
+    // An identifier (D-95): "BT-1\n" refused, not a second reference beside "BT-1" that slips past duplicate_payment.
+    providerReference: nameText(255)
+      .nullish()
+      .transform((v) => v ?? null),
+  })
+  .meta({
+    examples: [
+      {
+        invoiceId: EXAMPLE_ID.invoice,
+        amount: '49.00',
+        paymentMethod: 'bank_transfer',
+        providerReference: 'WIRE-2026-0117',
+      },
+    ],
+  });
 /** What recordPayment takes: the parsed request body, or the same fields from a provider event. */
 export interface RecordPaymentInput {
   invoiceId: string;
@@ -30,18 +41,35 @@ export interface RecordPaymentInput {
 
 export const listPaymentsQuery = pageQuery.extend({ invoiceId: uuid.optional(), customerId: uuid.optional() });
 
-export const paymentResponse = z.object({
-  id: z.uuid(),
-  invoiceId: z.uuid(),
-  customerId: z.uuid(),
-  amount: z.string(),
-  currency: z.string(),
-  paymentMethod: z.enum(PAYMENT_METHODS),
-  providerReference: z.string().nullable(),
-  status: z.enum(['succeeded', 'partially_refunded', 'refunded']),
-  refundedAmount: z.string(),
-  createdAt: z.string(),
-}).meta({ examples: [{ id: EXAMPLE_ID.payment, invoiceId: EXAMPLE_ID.invoice, customerId: EXAMPLE_ID.customer, amount: '49.00', currency: 'USD', paymentMethod: 'bank_transfer', providerReference: 'WIRE-2026-0117', status: 'succeeded', refundedAmount: '0.00', createdAt: '2026-01-05T09:30:00.000Z' }] });
+export const paymentResponse = z
+  .object({
+    id: z.uuid(),
+    invoiceId: z.uuid(),
+    customerId: z.uuid(),
+    amount: z.string(),
+    currency: z.string(),
+    paymentMethod: z.enum(PAYMENT_METHODS),
+    providerReference: z.string().nullable(),
+    status: z.enum(['succeeded', 'partially_refunded', 'refunded']),
+    refundedAmount: z.string(),
+    createdAt: z.string(),
+  })
+  .meta({
+    examples: [
+      {
+        id: EXAMPLE_ID.payment,
+        invoiceId: EXAMPLE_ID.invoice,
+        customerId: EXAMPLE_ID.customer,
+        amount: '49.00',
+        currency: 'USD',
+        paymentMethod: 'bank_transfer',
+        providerReference: 'WIRE-2026-0117',
+        status: 'succeeded',
+        refundedAmount: '0.00',
+        createdAt: '2026-01-05T09:30:00.000Z',
+      },
+    ],
+  });
 
 export function serialisePayment(row: PaymentRow) {
   return {

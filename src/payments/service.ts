@@ -10,7 +10,14 @@ import { updateAndSettle } from '../invoices/settle.ts';
 import { DECIMAL_PATTERN, formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import {
-  findPaymentByReference, findPaymentRow, insertPaymentRow, listPaymentRows, lockPaymentRow, PROVIDER_REFERENCE_UNIQUE, updatePaymentRefunds, type PaymentListFilters,
+  findPaymentByReference,
+  findPaymentRow,
+  insertPaymentRow,
+  listPaymentRows,
+  lockPaymentRow,
+  PROVIDER_REFERENCE_UNIQUE,
+  updatePaymentRefunds,
+  type PaymentListFilters,
   type PaymentRow,
 } from './repo.ts';
 import { paymentEventData, type RecordPaymentInput } from './schema.ts';
@@ -23,9 +30,18 @@ export interface PaymentClock {
 }
 
 function duplicatePayment(paymentMethod: string, providerReference: string, existingId?: string): AppError {
-  return new AppError('duplicate_payment', `A ${paymentMethod} payment with reference ${providerReference} is already recorded`, {
-    details: [{ path: 'providerReference', message: existingId ? `already recorded as payment ${existingId}` : 'already recorded' }],
-  });
+  return new AppError(
+    'duplicate_payment',
+    `A ${paymentMethod} payment with reference ${providerReference} is already recorded`,
+    {
+      details: [
+        {
+          path: 'providerReference',
+          message: existingId ? `already recorded as payment ${existingId}` : 'already recorded',
+        },
+      ],
+    },
+  );
 }
 
 /**
@@ -50,7 +66,12 @@ function assertDecimalAmount(amount: unknown): asserts amount is string {
  * (including the unique index's) rolls back only this call, and a caller's transaction that
  * catches it stays usable.
  */
-export async function recordPayment(db: Db, input: RecordPaymentInput, actor: Actor, clock: PaymentClock = {}): Promise<PaymentRow> {
+export async function recordPayment(
+  db: Db,
+  input: RecordPaymentInput,
+  actor: Actor,
+  clock: PaymentClock = {},
+): Promise<PaymentRow> {
   assertDecimalAmount(input.amount);
   const now = clock.now ?? new Date();
   const reference = input.providerReference ?? null;
@@ -59,7 +80,9 @@ export async function recordPayment(db: Db, input: RecordPaymentInput, actor: Ac
       // The invoice lock orders every payment on this invoice: the due amount read below stays true until commit.
       const invoice = await lockInvoice(trx, input.invoiceId);
       if (!invoice) {
-        throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`, { details: [{ path: 'invoiceId', message: 'no such invoice' }] });
+        throw new AppError('invoice_not_found', `Invoice ${input.invoiceId} does not exist`, {
+          details: [{ path: 'invoiceId', message: 'no such invoice' }],
+        });
       }
       if (reference !== null) {
         const existing = await findPaymentByReference(trx, input.paymentMethod, reference);
@@ -86,7 +109,12 @@ export async function recordPayment(db: Db, input: RecordPaymentInput, actor: Ac
       });
       // D-54 order: the payment's event first; settling records invoice.paid after it.
       await recordEvent(trx, 'payment.succeeded', paymentEventData(payment));
-      const settled = await updateAndSettle(trx, invoice, { amount_paid: storedAmount(money(invoice.amount_paid).plus(amount), invoice.currency) }, now);
+      const settled = await updateAndSettle(
+        trx,
+        invoice,
+        { amount_paid: storedAmount(money(invoice.amount_paid).plus(amount), invoice.currency) },
+        now,
+      );
       if (settled.status === 'paid') await resolveDunningForInvoice(trx, invoice.id, now);
       // On the invoice, whose page shows it; the payment is named in `after`.
       await recordAudit(trx, actor, {
@@ -94,13 +122,20 @@ export async function recordPayment(db: Db, input: RecordPaymentInput, actor: Ac
         targetType: 'invoice',
         targetId: invoice.id,
         before: auditedInvoice(invoice),
-        after: { ...auditedInvoice(settled), paymentId: payment.id, amount: formatMoney(payment.amount, payment.currency), method: payment.payment_method, providerReference: payment.provider_reference },
+        after: {
+          ...auditedInvoice(settled),
+          paymentId: payment.id,
+          amount: formatMoney(payment.amount, payment.currency),
+          method: payment.payment_method,
+          providerReference: payment.provider_reference,
+        },
       });
       return payment;
     });
   } catch (error) {
     // The same reference on another invoice: no shared lock orders the two, the unique index decides.
-    if (reference !== null && isUniqueViolation(error, PROVIDER_REFERENCE_UNIQUE)) throw duplicatePayment(input.paymentMethod, reference);
+    if (reference !== null && isUniqueViolation(error, PROVIDER_REFERENCE_UNIQUE))
+      throw duplicatePayment(input.paymentMethod, reference);
     throw error;
   }
 }
@@ -128,6 +163,10 @@ export function lockPayment(trx: Db, id: string): Promise<PaymentRow | undefined
 }
 
 /** Records what has been refunded of a locked payment (D-55). */
-export function setPaymentRefunds(trx: Db, id: string, refunds: Pick<PaymentRow, 'refunded_amount' | 'status'>): Promise<PaymentRow> {
+export function setPaymentRefunds(
+  trx: Db,
+  id: string,
+  refunds: Pick<PaymentRow, 'refunded_amount' | 'status'>,
+): Promise<PaymentRow> {
   return updatePaymentRefunds(trx, id, refunds);
 }

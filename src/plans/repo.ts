@@ -16,12 +16,26 @@ export interface PlanRow {
   updated_at: Date;
 }
 
-export async function insertPlanRow(db: Db, row: Omit<PlanRow, 'id' | 'active' | 'created_at' | 'updated_at'>): Promise<PlanRow> {
+export async function insertPlanRow(
+  db: Db,
+  row: Omit<PlanRow, 'id' | 'active' | 'created_at' | 'updated_at'>,
+): Promise<PlanRow> {
   const [created] = await db('plans').insert(row).returning('*');
   return created as PlanRow;
 }
 
-const PLAN_COLUMNS: (keyof PlanRow)[] = ['id', 'product_id', 'name', 'pricing_model', 'billing_cycle', 'base_price', 'currency', 'active', 'created_at', 'updated_at'];
+const PLAN_COLUMNS: (keyof PlanRow)[] = [
+  'id',
+  'product_id',
+  'name',
+  'pricing_model',
+  'billing_cycle',
+  'base_price',
+  'currency',
+  'active',
+  'created_at',
+  'updated_at',
+];
 const PLAN_PREFIX = 'plan.';
 
 /**
@@ -47,25 +61,44 @@ export async function lockPlanRow(db: Db, id: string): Promise<PlanRow | undefin
   return db('plans').where({ id }).forUpdate().first();
 }
 
-export async function listPlanRows(db: Db, page: PageQuery, filters: { productId?: string; active?: boolean }): Promise<Page<PlanRow>> {
+export async function listPlanRows(
+  db: Db,
+  page: PageQuery,
+  filters: { productId?: string; active?: boolean },
+): Promise<Page<PlanRow>> {
   const query = db('plans').select('*');
   if (filters.productId) query.where({ product_id: filters.productId });
   if (filters.active !== undefined) query.where({ active: filters.active });
   return paginate<PlanRow>(query, 'plans', page);
 }
 
-export async function updatePlanRow(db: Db, id: string, changes: Partial<Pick<PlanRow, 'name' | 'active'>>): Promise<PlanRow | undefined> {
-  const [row] = await db('plans').where({ id }).update({ ...changes, updated_at: db.fn.now() }).returning('*');
+export async function updatePlanRow(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<PlanRow, 'name' | 'active'>>,
+): Promise<PlanRow | undefined> {
+  const [row] = await db('plans')
+    .where({ id })
+    .update({ ...changes, updated_at: db.fn.now() })
+    .returning('*');
   return row as PlanRow | undefined;
 }
 
 /** The plans of these products, oldest first, in one query (a page of products lists each one's plans). */
 export async function listPlanRowsOfProducts(db: Db, productIds: string[]): Promise<PlanRow[]> {
   if (productIds.length === 0) return [];
-  return db('plans').whereIn('product_id', [...new Set(productIds)]).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('*');
+  return db('plans')
+    .whereIn('product_id', [...new Set(productIds)])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('*');
 }
 
 export async function findPlanRows(db: Db, ids: string[]): Promise<Map<string, PlanRow>> {
-  const rows: PlanRow[] = ids.length === 0 ? [] : await db('plans').whereIn('id', [...new Set(ids)]).select('*');
+  const rows: PlanRow[] =
+    ids.length === 0
+      ? []
+      : await db('plans')
+          .whereIn('id', [...new Set(ids)])
+          .select('*');
   return new Map(rows.map((r) => [r.id, r]));
 }

@@ -15,9 +15,15 @@ export const planRoutes = [
     tag,
     summary: 'Create a pricing plan (pricingModel flat)',
     body: createPlanBody,
-    responses: { 201: { description: 'Created', schema: planResponse }, 400: { description: 'invalid_request, invalid_amount, product_not_found' } },
+    responses: {
+      201: { description: 'Created', schema: planResponse },
+      400: { description: 'invalid_request, invalid_amount, product_not_found' },
+    },
     errors: ['product_not_found', 'invalid_amount'],
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialisePlan(await createPlan(deps.db, body, actor)) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: serialisePlan(await createPlan(deps.db, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -51,6 +57,8 @@ export const planRoutes = [
     body: updatePlanBody,
     responses: { 200: { description: 'Plan', schema: planResponse }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params, body, actor }) => ({ body: serialisePlan(await updatePlan(deps.db, params.id, body, actor)) }),
+    handler: async ({ deps, params, body, actor }) => ({
+      body: serialisePlan(await updatePlan(deps.db, params.id, body, actor)),
+    }),
   }),
 ];

@@ -6,7 +6,18 @@ import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { assertCurrencyPrecision } from '../money-input.ts';
 import { assertProductExists } from '../products/service.ts';
-import { findPlanRow, findPlanRows, insertPlanRow, listPlanRows, listPlanRowsOfProducts, lockPlanRow, planOfRow, planReadSql, updatePlanRow, type PlanRow } from './repo.ts';
+import {
+  findPlanRow,
+  findPlanRows,
+  insertPlanRow,
+  listPlanRows,
+  listPlanRowsOfProducts,
+  lockPlanRow,
+  planOfRow,
+  planReadSql,
+  updatePlanRow,
+  type PlanRow,
+} from './repo.ts';
 import type { CreatePlanInput } from './schema.ts';
 
 /** A plan's fields as the audit log records them: all a plan is (its price never changes, D-40). */
@@ -27,7 +38,12 @@ export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promis
       base_price: input.basePrice,
       currency: input.currency,
     });
-    await recordAudit(trx, actor, { action: 'plan.create', targetType: 'plan', targetId: created.id, after: audited(created) });
+    await recordAudit(trx, actor, {
+      action: 'plan.create',
+      targetType: 'plan',
+      targetId: created.id,
+      after: audited(created),
+    });
     return created;
   });
 }
@@ -43,14 +59,25 @@ export async function getPlan(db: Db, id: string): Promise<PlanRow> {
 }
 
 /** Renames or (de)activates a plan (D-40: its price never changes). */
-export async function updatePlan(db: Db, id: string, changes: { name?: string; active?: boolean }, actor: Actor): Promise<PlanRow> {
+export async function updatePlan(
+  db: Db,
+  id: string,
+  changes: { name?: string; active?: boolean },
+  actor: Actor,
+): Promise<PlanRow> {
   const nothing = changes.name === undefined && changes.active === undefined;
   return inTransaction(db, async (trx) => {
     const before = await lockPlanRow(trx, id);
     if (!before) throw notFound('Plan');
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
     const after = nothing ? before : (await updatePlanRow(trx, id, changes))!;
-    await recordAudit(trx, actor, { action: 'plan.update', targetType: 'plan', targetId: id, before: audited(before), after: audited(after) });
+    await recordAudit(trx, actor, {
+      action: 'plan.update',
+      targetType: 'plan',
+      targetId: id,
+      before: audited(before),
+      after: audited(after),
+    });
     return after;
   });
 }
@@ -63,7 +90,8 @@ export async function updatePlan(db: Db, id: string, changes: { name?: string; a
 export const planReadPart = { sql: planReadSql, read: planOfRow };
 
 /** The 400 of a body naming an unknown plan (D-2). */
-export const planNotFound = (id: string, path: string) => new AppError('plan_not_found', `Plan ${id} does not exist`, { details: [{ path, message: 'no such plan' }] });
+export const planNotFound = (id: string, path: string) =>
+  new AppError('plan_not_found', `Plan ${id} does not exist`, { details: [{ path, message: 'no such plan' }] });
 
 /** A plan a body names: 400 plan_not_found when unknown (D-2). */
 export async function requirePlan(db: Db, id: string, path: string): Promise<PlanRow> {

@@ -24,7 +24,11 @@ export interface Booted {
  * (a process run by `runProcess`), the database is closed again on shutdown or when a later step fails.
  * `exclusive`: a serving process refuses an embedded data folder another live instance owns (D-93).
  */
-export async function boot(name: string, options: { release: boolean; supervise: boolean; exclusive?: boolean }, opened?: Opened): Promise<Booted> {
+export async function boot(
+  name: string,
+  options: { release: boolean; supervise: boolean; exclusive?: boolean },
+  opened?: Opened,
+): Promise<Booted> {
   const config = loadConfig();
   // Environment overrides of settings are configuration too: a bad one stops the process (D-9).
   assertSettingOverridesValid(config);
@@ -35,7 +39,10 @@ export async function boot(name: string, options: { release: boolean; supervise:
   opened?.add(database.close);
   if (options.release) await migrateLatest(database.knex);
   // pg-boss LISTENs and holds its own pool: behind a transaction-mode pooler it needs a session (docs/operations.md).
-  const boss = createBoss(config.DATABASE_SESSION_URL ?? database.url, logger, { migrate: options.release, supervise: options.supervise });
+  const boss = createBoss(config.DATABASE_SESSION_URL ?? database.url, logger, {
+    migrate: options.release,
+    supervise: options.supervise,
+  });
   await boss.start();
   if (options.release) await createQueues(boss, jobDefinitions, config);
   setBoss(boss);

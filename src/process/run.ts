@@ -71,7 +71,9 @@ export async function runProcess(name: string, start: (opened: Opened) => Promis
     if (error instanceof AppError && error.code === 'setup_failed') {
       process.stderr.write(`${name}: ${error.message}\n`);
     } else {
-      process.stderr.write(`${name}: could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `${name}: could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
     }
     process.exit(1);
   }

@@ -7,7 +7,10 @@ function browserHost(host: string): string {
 }
 
 /** The database as a log line may show it: the embedded server's folder, or the URL without its password. */
-export function describeDatabase(config: Pick<Config, 'DATABASE_URL' | 'PGDATA_DIR' | 'EMBEDDED_PG_PORT'>, url: string): string {
+export function describeDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'PGDATA_DIR' | 'EMBEDDED_PG_PORT'>,
+  url: string,
+): string {
   if (!config.DATABASE_URL) return `embedded PostgreSQL in ${config.PGDATA_DIR} (port ${config.EMBEDDED_PG_PORT})`;
   try {
     const parsed = new URL(url);
@@ -19,7 +22,13 @@ export function describeDatabase(config: Pick<Config, 'DATABASE_URL' | 'PGDATA_D
 }
 
 /** The start-up line a newcomer reads (D-93, issue 19): where the console and the docs are, which database. */
-export function logStartedService(logger: Logger, config: Config, databaseUrl: string, port: number, workerGroups: readonly string[]): void {
+export function logStartedService(
+  logger: Logger,
+  config: Config,
+  databaseUrl: string,
+  port: number,
+  workerGroups: readonly string[],
+): void {
   const base = `http://${browserHost(config.HOST)}:${port}`;
   const database = describeDatabase(config, databaseUrl);
   logger.info(

@@ -100,7 +100,10 @@ update products
  * refreshed. Two refreshes never run at once (a transaction-scoped advisory lock), so overlapping runs
  * cannot deadlock on product rows locked in different orders; the later one simply follows.
  */
-export async function refreshProductMetrics(db: Db, asOf: Date = new Date()): Promise<{ products: number; asOf: Date }> {
+export async function refreshProductMetrics(
+  db: Db,
+  asOf: Date = new Date(),
+): Promise<{ products: number; asOf: Date }> {
   return inTransaction(db, async (trx) => {
     await trx.raw("select pg_advisory_xact_lock(hashtext('products.refresh-metrics'))");
     const dauSince = new Date(asOf.getTime() - METRICS_WINDOW_DAU_HOURS * HOUR_MS);

@@ -32,8 +32,20 @@ export interface ProductWrite {
 }
 
 const COLUMNS = [
-  'id', 'name', 'product_type', 'description', 'price', 'currency', 'status', 'monthly_revenue',
-  'active_users', 'daily_active_users', 'churn_rate', 'metrics_refreshed_at', 'created_at', 'updated_at',
+  'id',
+  'name',
+  'product_type',
+  'description',
+  'price',
+  'currency',
+  'status',
+  'monthly_revenue',
+  'active_users',
+  'daily_active_users',
+  'churn_rate',
+  'metrics_refreshed_at',
+  'created_at',
+  'updated_at',
 ];
 const qualified = (table: string) => COLUMNS.map((c) => `${table}.${c}`);
 

@@ -39,9 +39,15 @@ export const productRoutes = [
     tag,
     summary: 'Create a product; the usage metrics are derived and cannot be set',
     body: createProductBody,
-    responses: { 201: { description: 'Created', schema: productResponse }, 400: { description: 'invalid_request, invalid_amount' } },
+    responses: {
+      201: { description: 'Created', schema: productResponse },
+      400: { description: 'invalid_request, invalid_amount' },
+    },
     errors: ['invalid_amount'],
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseProduct(await createProduct(deps.db, body, actor)) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: serialiseProduct(await createProduct(deps.db, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'put',
@@ -51,9 +57,15 @@ export const productRoutes = [
     summary: 'Change the fields sent; the others stay as they are',
     params: idParams,
     body: updateProductBody,
-    responses: { 200: { description: 'The updated product', schema: productResponse }, 400: { description: 'invalid_request, invalid_amount' }, 404: { description: 'not_found' } },
+    responses: {
+      200: { description: 'The updated product', schema: productResponse },
+      400: { description: 'invalid_request, invalid_amount' },
+      404: { description: 'not_found' },
+    },
     errors: ['invalid_amount'],
-    handler: async ({ deps, params, body, actor }) => ({ body: serialiseProduct(await updateProduct(deps.db, params.id, body, actor)) }),
+    handler: async ({ deps, params, body, actor }) => ({
+      body: serialiseProduct(await updateProduct(deps.db, params.id, body, actor)),
+    }),
   }),
   defineRoute({
     method: 'delete',
@@ -62,7 +74,11 @@ export const productRoutes = [
     tag,
     summary: 'Delete a product that no plan, subscription or license uses (archive it otherwise)',
     params: idParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' }, 409: { description: 'product_in_use' } },
+    responses: {
+      204: { description: 'Deleted' },
+      404: { description: 'not_found' },
+      409: { description: 'product_in_use' },
+    },
     errors: ['product_in_use'],
     handler: async ({ deps, params, actor }) => {
       await deleteProduct(deps.db, params.id, actor);

@@ -19,38 +19,73 @@ const description = freeText(5000)
  * churnRate; D-20) are not fields here, so a body carrying them is refused like any unknown
  * field (D-90).
  */
-export const createProductBody = z.object({
-  name: nameText(200),
-  productType,
-  price: nonNegativeMoneyString,
-  description: description.optional(),
-  status: productStatus.optional(),
-  /** Our addition: the currency `price` is in (ISO 4217), default USD. */
-  currency: currencyCode.optional(),
-}).meta({ examples: [{ name: 'Acme Analytics', productType: 'saas', price: '49.00', currency: 'USD', description: 'Dashboards and reports for up to 10 seats' }] });
+export const createProductBody = z
+  .object({
+    name: nameText(200),
+    productType,
+    price: nonNegativeMoneyString,
+    description: description.optional(),
+    status: productStatus.optional(),
+    /** Our addition: the currency `price` is in (ISO 4217), default USD. */
+    currency: currencyCode.optional(),
+  })
+  .meta({
+    examples: [
+      {
+        name: 'Acme Analytics',
+        productType: 'saas',
+        price: '49.00',
+        currency: 'USD',
+        description: 'Dashboards and reports for up to 10 seats',
+      },
+    ],
+  });
 export type CreateProductInput = z.infer<typeof createProductBody>;
 
 /** PUT /api/products/:id: the create fields, each optional; only the fields sent change. */
-export const updateProductBody = createProductBody.partial().meta({ examples: [{ price: '59.00', description: 'Dashboards and reports for up to 25 seats' }] });
+export const updateProductBody = createProductBody
+  .partial()
+  .meta({ examples: [{ price: '59.00', description: 'Dashboards and reports for up to 25 seats' }] });
 export type UpdateProductInput = z.infer<typeof updateProductBody>;
 
-export const productResponse = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  productType: z.enum(PRODUCT_TYPES),
-  description: z.string().nullable(),
-  price: z.string(),
-  currency: z.string(),
-  status: z.enum(PRODUCT_STATUSES),
-  monthlyRevenue: z.string(),
-  activeUsers: z.number().int(),
-  dailyActiveUsers: z.number().int(),
-  churnRate: z.string(),
-  /** When the derived metrics above were computed (src/products/metrics.ts, every 5 minutes); null before the first refresh. */
-  metricsRefreshedAt: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}).meta({ examples: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas', description: 'Dashboards and reports for up to 10 seats', price: '49.00', currency: 'USD', status: 'active', monthlyRevenue: '2450.00', activeUsers: 50, dailyActiveUsers: 31, churnRate: '0.0200', metricsRefreshedAt: '2026-02-05T09:30:00.000Z', createdAt: '2026-01-05T09:30:00.000Z', updatedAt: '2026-01-05T09:30:00.000Z' }] });
+export const productResponse = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    productType: z.enum(PRODUCT_TYPES),
+    description: z.string().nullable(),
+    price: z.string(),
+    currency: z.string(),
+    status: z.enum(PRODUCT_STATUSES),
+    monthlyRevenue: z.string(),
+    activeUsers: z.number().int(),
+    dailyActiveUsers: z.number().int(),
+    churnRate: z.string(),
+    /** When the derived metrics above were computed (src/products/metrics.ts, every 5 minutes); null before the first refresh. */
+    metricsRefreshedAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({
+    examples: [
+      {
+        id: EXAMPLE_ID.product,
+        name: 'Acme Analytics',
+        productType: 'saas',
+        description: 'Dashboards and reports for up to 10 seats',
+        price: '49.00',
+        currency: 'USD',
+        status: 'active',
+        monthlyRevenue: '2450.00',
+        activeUsers: 50,
+        dailyActiveUsers: 31,
+        churnRate: '0.0200',
+        metricsRefreshedAt: '2026-02-05T09:30:00.000Z',
+        createdAt: '2026-01-05T09:30:00.000Z',
+        updatedAt: '2026-01-05T09:30:00.000Z',
+      },
+    ],
+  });
 
 /** The embedded form of a product inside a customer (D-22). */
 export const productSummaryResponse = productResponse.pick({ id: true, name: true, productType: true });

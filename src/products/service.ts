@@ -3,8 +3,16 @@ import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import {
-  deleteProductRow, findProductRow, insertProduct, listProductRows, lockProductRow, listProductsOfCustomers, productInUse, updateProductRow,
-  type ProductRow, type ProductWrite,
+  deleteProductRow,
+  findProductRow,
+  insertProduct,
+  listProductRows,
+  lockProductRow,
+  listProductsOfCustomers,
+  productInUse,
+  updateProductRow,
+  type ProductRow,
+  type ProductWrite,
 } from './repo.ts';
 import type { CreateProductInput, UpdateProductInput } from './schema.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
@@ -15,7 +23,9 @@ import { recordAudit } from '../audit/service.ts';
 
 /** A body's productId that names no product (D-2). */
 export const productNotFound = (id: string, path = 'productId') =>
-  new AppError('product_not_found', `Product ${id} does not exist`, { details: [{ path, message: 'no such product' }] });
+  new AppError('product_not_found', `Product ${id} does not exist`, {
+    details: [{ path, message: 'no such product' }],
+  });
 
 /** Throws product_not_found unless the product exists (for other domains that take a productId). */
 export async function assertProductExists(db: Db, id: string, path = 'productId'): Promise<void> {
@@ -23,7 +33,10 @@ export async function assertProductExists(db: Db, id: string, path = 'productId'
 }
 
 const productInUseError = () =>
-  new AppError('product_in_use', 'The product is used by plans, subscriptions or licenses; archive it instead (status "archived")');
+  new AppError(
+    'product_in_use',
+    'The product is used by plans, subscriptions or licenses; archive it instead (status "archived")',
+  );
 
 /** Request fields to columns; absent fields stay absent so an update changes only what was sent. */
 function toColumns(input: UpdateProductInput): ProductWrite {
@@ -58,14 +71,23 @@ function updateAction(before: ProductRow, after: ProductRow): string {
 function assertExactPrice(input: UpdateProductInput, before?: ProductRow): void {
   if (input.price === undefined && input.currency === undefined) return;
   const price = input.price ?? before!.price;
-  assertCurrencyPrecision(price, input.currency ?? before?.currency ?? DEFAULT_CURRENCY, input.price === undefined ? 'currency' : 'price');
+  assertCurrencyPrecision(
+    price,
+    input.currency ?? before?.currency ?? DEFAULT_CURRENCY,
+    input.price === undefined ? 'currency' : 'price',
+  );
 }
 
 export function createProduct(db: Db, input: CreateProductInput, actor: Actor): Promise<ProductRow> {
   assertExactPrice(input);
   return inTransaction(db, async (trx) => {
     const created = await insertProduct(trx, toColumns(input));
-    await recordAudit(trx, actor, { action: 'product.create', targetType: 'product', targetId: created.id, after: audited(created) });
+    await recordAudit(trx, actor, {
+      action: 'product.create',
+      targetType: 'product',
+      targetId: created.id,
+      after: audited(created),
+    });
     return created;
   });
 }
@@ -89,7 +111,13 @@ export async function updateProduct(db: Db, id: string, input: UpdateProductInpu
     assertExactPrice(input, before);
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
     const after = Object.keys(changes).length === 0 ? before : (await updateProductRow(trx, id, changes))!;
-    await recordAudit(trx, actor, { action: updateAction(before, after), targetType: 'product', targetId: id, before: audited(before), after: audited(after) });
+    await recordAudit(trx, actor, {
+      action: updateAction(before, after),
+      targetType: 'product',
+      targetId: id,
+      before: audited(before),
+      after: audited(after),
+    });
     return after;
   });
 }
@@ -107,7 +135,12 @@ export async function deleteProduct(db: Db, id: string, actor: Actor): Promise<v
       if (isForeignKeyViolation(error)) throw productInUseError();
       throw error;
     }
-    await recordAudit(trx, actor, { action: 'product.delete', targetType: 'product', targetId: id, before: audited(before) });
+    await recordAudit(trx, actor, {
+      action: 'product.delete',
+      targetType: 'product',
+      targetId: id,
+      before: audited(before),
+    });
   });
 }
 

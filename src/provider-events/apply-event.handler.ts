@@ -9,7 +9,11 @@ export const applyProviderEventHandler = defineJobHandler(applyProviderEventJob,
       return { status: event?.status ?? 'missing' };
     } catch (error) {
       if (job.retryCount < APPLY_PROVIDER_EVENT_RETRY_LIMIT) throw error;
-      const event = await giveUpProviderEvent(deps.db, payload.eventId, error instanceof Error ? error.message : String(error));
+      const event = await giveUpProviderEvent(
+        deps.db,
+        payload.eventId,
+        error instanceof Error ? error.message : String(error),
+      );
       deps.logger.error({ err: error, providerEvent: payload.eventId }, 'provider event failed after its last retry');
       return { status: event?.status ?? 'missing' };
     }

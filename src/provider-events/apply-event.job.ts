@@ -12,6 +12,12 @@ export const applyProviderEventJob = defineJob({
   name: 'provider-events.apply',
   group: 'provider_events',
   payload: z.object({ eventId: z.uuid() }),
-  queue: { retryLimit: APPLY_PROVIDER_EVENT_RETRY_LIMIT, retryDelay: 2, retryBackoff: true, expireInSeconds: 120, notify: true },
+  queue: {
+    retryLimit: APPLY_PROVIDER_EVENT_RETRY_LIMIT,
+    retryDelay: 2,
+    retryBackoff: true,
+    expireInSeconds: 120,
+    notify: true,
+  },
   concurrency: 8,
 });

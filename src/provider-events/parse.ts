@@ -31,7 +31,8 @@ export class MalformedEventError extends Error {}
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
 
 function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new MalformedEventError(`the event has no ${what}`);
@@ -44,8 +45,10 @@ function need<T>(value: T | undefined, what: string): T {
  * nothing is rounded into the books (a "10.005" USD credited as 10.01).
  */
 function paidAmount(amount: string, currency: string, what: string): string {
-  if (!money(amount).gt(0)) throw new MalformedEventError(`${what} ${amount} ${currency} is not an amount paid: it must be above zero`);
-  if (!exactInCurrency(amount, currency)) throw new MalformedEventError(`${what} ${amount} has more decimals than ${currency} has (${minorUnits(currency)})`);
+  if (!money(amount).gt(0))
+    throw new MalformedEventError(`${what} ${amount} ${currency} is not an amount paid: it must be above zero`);
+  if (!exactInCurrency(amount, currency))
+    throw new MalformedEventError(`${what} ${amount} has more decimals than ${currency} has (${minorUnits(currency)})`);
   return amount;
 }
 
@@ -77,8 +80,23 @@ function notPaidReason(value: unknown, paid: readonly string[], what: string, re
   return `${what} is "${status}": the money has not arrived, nothing is paid`;
 }
 
-const PROVIDER_A_STATUS: Record<string, SubscriptionStatus> = { active: 'active', trialing: 'trialing', past_due: 'past_due', unpaid: 'past_due', canceled: 'canceled', paused: 'paused' };
-const PROVIDER_C_STATUS: Record<string, SubscriptionStatus> = { on_trial: 'trialing', active: 'active', paused: 'paused', past_due: 'past_due', unpaid: 'past_due', cancelled: 'canceled', expired: 'canceled' };
+const PROVIDER_A_STATUS: Record<string, SubscriptionStatus> = {
+  active: 'active',
+  trialing: 'trialing',
+  past_due: 'past_due',
+  unpaid: 'past_due',
+  canceled: 'canceled',
+  paused: 'paused',
+};
+const PROVIDER_C_STATUS: Record<string, SubscriptionStatus> = {
+  on_trial: 'trialing',
+  active: 'active',
+  paused: 'paused',
+  past_due: 'past_due',
+  unpaid: 'past_due',
+  cancelled: 'canceled',
+  expired: 'canceled',
+};
 
 function statusFrom(map: Record<string, SubscriptionStatus>, value: unknown): SubscriptionStatus {
   const status = need(str(value), 'status');
@@ -90,7 +108,8 @@ function statusFrom(map: Record<string, SubscriptionStatus>, value: unknown): Su
 function providerAEnvelope(body: Json): EventEnvelope {
   const object = obj(obj(body.data).object);
   const created = typeof body.created === 'number' ? validDate(new Date(body.created * 1000), 'created') : null;
-  const subjectId = body.type === 'customer.subscription.updated' ? (str(obj(object.metadata).subscriptionId) ?? null) : null;
+  const subjectId =
+    body.type === 'customer.subscription.updated' ? (str(obj(object.metadata).subscriptionId) ?? null) : null;
   return { eventId: need(str(body.id), 'id'), eventType: need(str(body.type), 'type'), occurredAt: created, subjectId };
 }
 
@@ -103,7 +122,13 @@ function providerACheckoutPayment(object: Json, statusRequired: boolean): Provid
   const reason = notPaidReason(object.payment_status, ['paid'], 'payment_status', statusRequired);
   if (reason) return { kind: 'not_paid', invoiceId, reason };
   const currency = currencyOf(object.currency);
-  return { kind: 'payment', invoiceId, amount: minor(object.amount_total, currency, 'amount_total'), currency, reference: need(str(object.payment_intent), 'payment_intent') };
+  return {
+    kind: 'payment',
+    invoiceId,
+    amount: minor(object.amount_total, currency, 'amount_total'),
+    currency,
+    reference: need(str(object.payment_intent), 'payment_intent'),
+  };
 }
 
 function providerAEffect(body: Json): ProviderEffect {
@@ -115,27 +140,53 @@ function providerAEffect(body: Json): ProviderEffect {
     case 'checkout.session.async_payment_succeeded':
       return providerACheckoutPayment(object, false);
     case 'checkout.session.async_payment_failed':
-      return { kind: 'payment_failed', invoiceId: str(metadata.invoiceId), subscriptionId: str(metadata.subscriptionId), reason: 'the delayed payment of a provider_a checkout failed' };
+      return {
+        kind: 'payment_failed',
+        invoiceId: str(metadata.invoiceId),
+        subscriptionId: str(metadata.subscriptionId),
+        reason: 'the delayed payment of a provider_a checkout failed',
+      };
     case 'invoice.paid': {
       const reason = notPaidReason(object.status, ['paid'], 'status', false);
       if (reason) return { kind: 'not_paid', invoiceId: str(metadata.invoiceId), reason };
       const currency = currencyOf(object.currency);
-      return { kind: 'payment', invoiceId: str(metadata.invoiceId), amount: minor(object.amount_paid, currency, 'amount_paid'), currency, reference: need(str(object.payment_intent), 'payment_intent') };
+      return {
+        kind: 'payment',
+        invoiceId: str(metadata.invoiceId),
+        amount: minor(object.amount_paid, currency, 'amount_paid'),
+        currency,
+        reference: need(str(object.payment_intent), 'payment_intent'),
+      };
     }
     case 'invoice.payment_failed': {
       const error = obj(object.last_payment_error);
-      const reason = str(error.message) ?? str(error.code) ?? str(object.failure_reason) ?? 'provider_a reported the payment failed';
-      return { kind: 'payment_failed', invoiceId: str(metadata.invoiceId), subscriptionId: str(metadata.subscriptionId), reason };
+      const reason =
+        str(error.message) ?? str(error.code) ?? str(object.failure_reason) ?? 'provider_a reported the payment failed';
+      return {
+        kind: 'payment_failed',
+        invoiceId: str(metadata.invoiceId),
+        subscriptionId: str(metadata.subscriptionId),
+        reason,
+      };
     }
     case 'customer.subscription.updated':
-      return { kind: 'subscription_status', subscriptionId: str(metadata.subscriptionId), status: statusFrom(PROVIDER_A_STATUS, object.status) };
+      return {
+        kind: 'subscription_status',
+        subscriptionId: str(metadata.subscriptionId),
+        status: statusFrom(PROVIDER_A_STATUS, object.status),
+      };
     default:
       return { kind: 'none' };
   }
 }
 
 function providerBEnvelope(body: Json): EventEnvelope {
-  return { eventId: need(str(body.id), 'id'), eventType: need(str(body.event), 'event'), occurredAt: null, subjectId: null };
+  return {
+    eventId: need(str(body.id), 'id'),
+    eventType: need(str(body.event), 'event'),
+    occurredAt: null,
+    subjectId: null,
+  };
 }
 
 function providerBEffect(body: Json): ProviderEffect {
@@ -145,7 +196,13 @@ function providerBEffect(body: Json): ProviderEffect {
   const reason = notPaidReason(data.status, ['PAID', 'SETTLED'], 'status', false);
   if (reason) return { kind: 'not_paid', invoiceId: str(data.external_id), reason };
   const currency = currencyOf(data.currency);
-  return { kind: 'payment', invoiceId: str(data.external_id), amount: decimal(data.paid_amount ?? data.amount, currency, 'paid_amount'), currency, reference: need(str(data.id), 'data.id') };
+  return {
+    kind: 'payment',
+    invoiceId: str(data.external_id),
+    amount: decimal(data.paid_amount ?? data.amount, currency, 'paid_amount'),
+    currency,
+    reference: need(str(data.id), 'data.id'),
+  };
 }
 
 function providerCEnvelope(body: Json, raw: Buffer): EventEnvelope {
@@ -155,7 +212,10 @@ function providerCEnvelope(body: Json, raw: Buffer): EventEnvelope {
   const occurredAt = at && !Number.isNaN(Date.parse(at)) ? new Date(at) : null;
   // provider_c's events carry no id: the body's digest is one (a resent event is the same bytes).
   const eventType = need(str(meta.event_name), 'meta.event_name');
-  const subjectId = eventType === 'subscription_created' || eventType === 'subscription_updated' ? (str(obj(meta.custom_data).subscription_id) ?? null) : null;
+  const subjectId =
+    eventType === 'subscription_created' || eventType === 'subscription_updated'
+      ? (str(obj(meta.custom_data).subscription_id) ?? null)
+      : null;
   return { eventId: createHash('sha256').update(raw).digest('hex'), eventType, occurredAt, subjectId };
 }
 
@@ -168,14 +228,29 @@ function providerCEffect(body: Json): ProviderEffect {
     case 'order_created':
     case 'subscription_payment_success': {
       // An order is also created pending or failed; a subscription payment's success says paid by itself.
-      const reason = notPaidReason(attributes.status, ['paid'], 'attributes.status', meta.event_name === 'order_created');
+      const reason = notPaidReason(
+        attributes.status,
+        ['paid'],
+        'attributes.status',
+        meta.event_name === 'order_created',
+      );
       if (reason) return { kind: 'not_paid', invoiceId: str(custom.invoice_id), reason };
       const currency = currencyOf(attributes.currency);
-      return { kind: 'payment', invoiceId: str(custom.invoice_id), amount: minor(attributes.total, currency, 'attributes.total'), currency, reference: need(str(data.id), 'data.id') };
+      return {
+        kind: 'payment',
+        invoiceId: str(custom.invoice_id),
+        amount: minor(attributes.total, currency, 'attributes.total'),
+        currency,
+        reference: need(str(data.id), 'data.id'),
+      };
     }
     case 'subscription_created':
     case 'subscription_updated':
-      return { kind: 'subscription_status', subscriptionId: str(custom.subscription_id), status: statusFrom(PROVIDER_C_STATUS, attributes.status) };
+      return {
+        kind: 'subscription_status',
+        subscriptionId: str(custom.subscription_id),
+        status: statusFrom(PROVIDER_C_STATUS, attributes.status),
+      };
     default:
       return { kind: 'none' };
   }
@@ -212,15 +287,26 @@ export function readEnvelope(provider: Provider, raw: Buffer): { body: Json; env
   } catch {
     throw new MalformedEventError('the body is not JSON');
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MalformedEventError('the body is not a JSON object');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new MalformedEventError('the body is not a JSON object');
   // Stored as jsonb: text PostgreSQL cannot hold, or nesting no provider sends, is not an event (not a 500).
-  if (unstorableTextPaths(parsed).length > 0) throw new MalformedEventError('the body holds NUL characters or unpaired UTF-16 surrogates');
+  if (unstorableTextPaths(parsed).length > 0)
+    throw new MalformedEventError('the body holds NUL characters or unpaired UTF-16 surrogates');
   if (depthOver(parsed, MAX_DEPTH)) throw new MalformedEventError(`the body is nested deeper than ${MAX_DEPTH} levels`);
   const body = parsed as Json;
-  const envelope = provider === 'provider_a' ? providerAEnvelope(body) : provider === 'provider_b' ? providerBEnvelope(body) : providerCEnvelope(body, raw);
+  const envelope =
+    provider === 'provider_a'
+      ? providerAEnvelope(body)
+      : provider === 'provider_b'
+        ? providerBEnvelope(body)
+        : providerCEnvelope(body, raw);
   // Real ids and types are short; a huge one is not an event, and would not fit the (provider, event_id) index.
-  for (const [what, value] of [['id', envelope.eventId], ['type', envelope.eventType]] as const) {
-    if (value.length > MAX_ENVELOPE_TEXT) throw new MalformedEventError(`the event ${what} is longer than ${MAX_ENVELOPE_TEXT} characters`);
+  for (const [what, value] of [
+    ['id', envelope.eventId],
+    ['type', envelope.eventType],
+  ] as const) {
+    if (value.length > MAX_ENVELOPE_TEXT)
+      throw new MalformedEventError(`the event ${what} is longer than ${MAX_ENVELOPE_TEXT} characters`);
   }
   return { body, envelope };
 }
@@ -228,5 +314,9 @@ export function readEnvelope(provider: Provider, raw: Buffer): { body: Json; env
 /** The effect of a stored event; throws MalformedEventError when a handled type lacks what it needs. */
 export function effectOf(provider: Provider, body: unknown): ProviderEffect {
   const json = obj(body);
-  return provider === 'provider_a' ? providerAEffect(json) : provider === 'provider_b' ? providerBEffect(json) : providerCEffect(json);
+  return provider === 'provider_a'
+    ? providerAEffect(json)
+    : provider === 'provider_b'
+      ? providerBEffect(json)
+      : providerCEffect(json);
 }

@@ -26,11 +26,21 @@ export interface ProviderEventRow {
  * The insert that stores the event unless (provider, event id) is stored already, returning the new row's id
  * (no row for a duplicate): the gate of the statement that also queues its job (queue/enqueue.ts enqueueWhen).
  */
-export function insertProviderEventStatement(row: Pick<ProviderEventRow, 'id' | 'provider' | 'event_id' | 'event_type' | 'payload' | 'occurred_at' | 'subject_id'>): GateStatement {
+export function insertProviderEventStatement(
+  row: Pick<ProviderEventRow, 'id' | 'provider' | 'event_id' | 'event_type' | 'payload' | 'occurred_at' | 'subject_id'>,
+): GateStatement {
   return {
     text: `insert into provider_events (id, provider, event_id, event_type, payload, occurred_at, subject_id)
            values ($1, $2, $3, $4, $5, $6, $7) on conflict (provider, event_id) do nothing returning id`,
-    values: [row.id, row.provider, row.event_id, row.event_type, JSON.stringify(row.payload), row.occurred_at, row.subject_id],
+    values: [
+      row.id,
+      row.provider,
+      row.event_id,
+      row.event_type,
+      JSON.stringify(row.payload),
+      row.occurred_at,
+      row.subject_id,
+    ],
   };
 }
 
@@ -42,7 +52,11 @@ export async function lockProviderEventRow(db: Db, id: string): Promise<Provider
   return db('provider_events').where({ id }).forUpdate().first();
 }
 
-export async function updateProviderEventRow(db: Db, id: string, changes: Partial<Pick<ProviderEventRow, 'status' | 'failure_reason' | 'attempts' | 'processed_at'>>): Promise<ProviderEventRow> {
+export async function updateProviderEventRow(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<ProviderEventRow, 'status' | 'failure_reason' | 'attempts' | 'processed_at'>>,
+): Promise<ProviderEventRow> {
   const [row] = await db('provider_events').where({ id }).update(changes).returning('*');
   return row as ProviderEventRow;
 }
@@ -58,7 +72,11 @@ export async function newerStatusEventApplied(db: Db, event: ProviderEventRow): 
   return Boolean(row);
 }
 
-export function listProviderEventRows(db: Db, page: PageQuery, filters: { provider?: string; status?: string }): Promise<Page<ProviderEventRow>> {
+export function listProviderEventRows(
+  db: Db,
+  page: PageQuery,
+  filters: { provider?: string; status?: string },
+): Promise<Page<ProviderEventRow>> {
   const query = db('provider_events').select('*');
   if (filters.provider) query.where({ provider: filters.provider });
   if (filters.status) query.where({ status: filters.status });

@@ -20,28 +20,55 @@ import { lockSubscription } from '../subscriptions/service.ts';
 import { transitionSubscription } from '../subscriptions/transitions.ts';
 import { applyProviderEventJob } from './apply-event.job.ts';
 import { effectOf, MalformedEventError, readEnvelope, type ProviderEffect } from './parse.ts';
-import { findProviderEventRow, insertProviderEventStatement, listProviderEventRows, lockProviderEventRow, newerStatusEventApplied, updateProviderEventRow, type ProviderEventRow } from './repo.ts';
+import {
+  findProviderEventRow,
+  insertProviderEventStatement,
+  listProviderEventRows,
+  lockProviderEventRow,
+  newerStatusEventApplied,
+  updateProviderEventRow,
+  type ProviderEventRow,
+} from './repo.ts';
 import { assertProviderConfigured, secretList } from '../providers/configured.ts';
 import { verifyProviderA, verifyProviderB, verifyProviderC, type Provider } from './verify.ts';
 
-export type ProviderSecrets = Pick<Config, 'PROVIDER_A_WEBHOOK_SECRET' | 'PROVIDER_B_CALLBACK_TOKEN' | 'PROVIDER_C_WEBHOOK_SECRET'>;
+export type ProviderSecrets = Pick<
+  Config,
+  'PROVIDER_A_WEBHOOK_SECRET' | 'PROVIDER_B_CALLBACK_TOKEN' | 'PROVIDER_C_WEBHOOK_SECRET'
+>;
 
-function verify(provider: Provider, raw: Buffer, header: (name: string) => string, config: ProviderSecrets, now: Date): void {
+function verify(
+  provider: Provider,
+  raw: Buffer,
+  header: (name: string) => string,
+  config: ProviderSecrets,
+  now: Date,
+): void {
   // No secret is a set-up state: 503 (the provider retries later) rather than a signature that cannot match.
   assertProviderConfigured(config, provider, 'webhook');
-  if (provider === 'provider_a') verifyProviderA(raw, header('provider_a-signature'), secretList(config.PROVIDER_A_WEBHOOK_SECRET), now);
-  else if (provider === 'provider_b') verifyProviderB(header('x-callback-token'), secretList(config.PROVIDER_B_CALLBACK_TOKEN));
+  if (provider === 'provider_a')
+    verifyProviderA(raw, header('provider_a-signature'), secretList(config.PROVIDER_A_WEBHOOK_SECRET), now);
+  else if (provider === 'provider_b')
+    verifyProviderB(header('x-callback-token'), secretList(config.PROVIDER_B_CALLBACK_TOKEN));
   else verifyProviderC(raw, header('x-signature'), secretList(config.PROVIDER_C_WEBHOOK_SECRET));
 }
 
 /** Verifies, stores and queues one webhook; a duplicate is acknowledged without a second row or job. */
-export async function receiveProviderWebhook(db: Db, provider: Provider, raw: Buffer, header: (name: string) => string, config: ProviderSecrets, now = new Date()): Promise<{ duplicate: boolean }> {
+export async function receiveProviderWebhook(
+  db: Db,
+  provider: Provider,
+  raw: Buffer,
+  header: (name: string) => string,
+  config: ProviderSecrets,
+  now = new Date(),
+): Promise<{ duplicate: boolean }> {
   verify(provider, raw, header, config, now);
   let parsed: ReturnType<typeof readEnvelope>;
   try {
     parsed = readEnvelope(provider, raw);
   } catch (error) {
-    if (error instanceof MalformedEventError) throw new AppError('invalid_request', `The ${provider} event cannot be read: ${error.message}`);
+    if (error instanceof MalformedEventError)
+      throw new AppError('invalid_request', `The ${provider} event cannot be read: ${error.message}`);
     throw error;
   }
   const { envelope, body } = parsed;
@@ -72,7 +99,14 @@ class PermanentFailure extends Error {}
  * the service refuses (`invalid_amount`, D-91) is one; parse.ts refuses impossible amounts first, this is the
  * backstop for any other path that validates one.
  */
-const PERMANENT_CODES = new Set(['invoice_not_found', 'currency_mismatch', 'invalid_request', 'invalid_amount', 'invoice_not_payable', 'amount_exceeds_due']);
+const PERMANENT_CODES = new Set([
+  'invoice_not_found',
+  'currency_mismatch',
+  'invalid_request',
+  'invalid_amount',
+  'invoice_not_payable',
+  'amount_exceeds_due',
+]);
 
 /** The id an event names for one of our rows; one that cannot be an id names nothing (not a database error to retry). */
 function namedId(id: string | undefined, what: 'invoice' | 'subscription'): string {
@@ -84,26 +118,58 @@ function namedId(id: string | undefined, what: 'invoice' | 'subscription'): stri
 /** A row the event names (a subscription on a failed payment) that is not ours: no retry will make it exist. */
 const isForeignKeyViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23503';
 
-async function applyEffect(trx: Db, event: ProviderEventRow, effect: ProviderEffect, now: Date, logger?: Logger): Promise<'processed' | 'ignored'> {
+async function applyEffect(
+  trx: Db,
+  event: ProviderEventRow,
+  effect: ProviderEffect,
+  now: Date,
+  logger?: Logger,
+): Promise<'processed' | 'ignored'> {
   switch (effect.kind) {
     case 'none':
       return 'ignored';
     case 'not_paid':
       // Read and understood, and nothing to record: a delayed payment's success or failure comes as its own event.
-      logger?.info({ providerEvent: event.id, provider: event.provider, eventType: event.event_type, invoiceId: effect.invoiceId }, `provider event records no payment: ${effect.reason}`);
+      logger?.info(
+        { providerEvent: event.id, provider: event.provider, eventType: event.event_type, invoiceId: effect.invoiceId },
+        `provider event records no payment: ${effect.reason}`,
+      );
       return 'processed';
     case 'payment': {
       const invoiceId = namedId(effect.invoiceId, 'invoice');
-      const result = await applyProviderPayment(trx, { paymentMethod: event.provider, reference: effect.reference, invoiceId, amount: effect.amount, currency: effect.currency, now });
+      const result = await applyProviderPayment(trx, {
+        paymentMethod: event.provider,
+        reference: effect.reference,
+        invoiceId,
+        amount: effect.amount,
+        currency: effect.currency,
+        now,
+      });
       if (result.outcome !== 'already_recorded' && result.credited) {
         // Money the invoice could not take: kept as store credit, and said so where operators look.
-        logger?.warn({ providerEvent: event.id, provider: event.provider, reference: effect.reference, invoiceId, credited: result.credited, currency: effect.currency }, 'provider payment beyond what was due became store credit');
+        logger?.warn(
+          {
+            providerEvent: event.id,
+            provider: event.provider,
+            reference: effect.reference,
+            invoiceId,
+            credited: result.credited,
+            currency: effect.currency,
+          },
+          'provider payment beyond what was due became store credit',
+        );
       }
       return 'processed';
     }
     case 'payment_failed': {
       const invoiceId = namedId(effect.invoiceId, 'invoice');
-      await recordPaymentFailure(trx, { invoiceId, subscriptionId: effect.subscriptionId ? namedId(effect.subscriptionId, 'subscription') : null, paymentMethod: event.provider, failureReason: effect.reason, now });
+      await recordPaymentFailure(trx, {
+        invoiceId,
+        subscriptionId: effect.subscriptionId ? namedId(effect.subscriptionId, 'subscription') : null,
+        paymentMethod: event.provider,
+        failureReason: effect.reason,
+        now,
+      });
       return 'processed';
     }
     case 'subscription_status': {
@@ -126,19 +192,37 @@ async function applyEffect(trx: Db, event: ProviderEventRow, effect: ProviderEff
  * crash re-runs it cleanly. A permanent problem (unknown invoice, unreadable payload) keeps the event as
  * `failed` with the reason, for the list and replay; anything else throws so the queue retries.
  */
-export async function applyProviderEvent(db: Db, id: string, now = new Date(), logger?: Logger): Promise<ProviderEventRow | undefined> {
+export async function applyProviderEvent(
+  db: Db,
+  id: string,
+  now = new Date(),
+  logger?: Logger,
+): Promise<ProviderEventRow | undefined> {
   return inTransaction(db, async (trx) => {
     const event = await lockProviderEventRow(trx, id);
     if (!event || event.status === 'processed' || event.status === 'ignored') return event;
     const attempts = event.attempts + 1;
     try {
-      const status = await trx.transaction(async (sp) => applyEffect(sp, event, effectOf(event.provider, event.payload), now, logger));
+      const status = await trx.transaction(async (sp) =>
+        applyEffect(sp, event, effectOf(event.provider, event.payload), now, logger),
+      );
       return updateProviderEventRow(trx, id, { status, failure_reason: null, attempts, processed_at: now });
     } catch (error) {
-      const permanent = error instanceof PermanentFailure || error instanceof MalformedEventError || (error instanceof AppError && PERMANENT_CODES.has(error.code)) || isForeignKeyViolation(error);
+      const permanent =
+        error instanceof PermanentFailure ||
+        error instanceof MalformedEventError ||
+        (error instanceof AppError && PERMANENT_CODES.has(error.code)) ||
+        isForeignKeyViolation(error);
       if (!permanent) throw error;
-      const reason = isForeignKeyViolation(error) ? `the event names a row that does not exist (${(error as { constraint?: string }).constraint ?? 'foreign key'})` : (error as Error).message;
-      return updateProviderEventRow(trx, id, { status: 'failed', failure_reason: reason, attempts, processed_at: null });
+      const reason = isForeignKeyViolation(error)
+        ? `the event names a row that does not exist (${(error as { constraint?: string }).constraint ?? 'foreign key'})`
+        : (error as Error).message;
+      return updateProviderEventRow(trx, id, {
+        status: 'failed',
+        failure_reason: reason,
+        attempts,
+        processed_at: null,
+      });
     }
   });
 }
@@ -152,7 +236,12 @@ export async function giveUpProviderEvent(db: Db, id: string, reason: string): P
   return inTransaction(db, async (trx) => {
     const event = await lockProviderEventRow(trx, id);
     if (!event || event.status !== 'received') return event;
-    return updateProviderEventRow(trx, id, { status: 'failed', failure_reason: `gave up after ${event.attempts + 1} attempts: ${reason}`, attempts: event.attempts + 1, processed_at: null });
+    return updateProviderEventRow(trx, id, {
+      status: 'failed',
+      failure_reason: `gave up after ${event.attempts + 1} attempts: ${reason}`,
+      attempts: event.attempts + 1,
+      processed_at: null,
+    });
   });
 }
 
@@ -179,7 +268,13 @@ export async function replayProviderEvent(db: Db, id: string, actor: Actor): Pro
     const reset = applied ? event : await updateProviderEventRow(trx, id, { status: 'received', failure_reason: null });
     if (!applied) await enqueue(trx, applyProviderEventJob, { eventId: id });
     const audited = (row: ProviderEventRow) => ({ status: row.status, failureReason: row.failure_reason });
-    await recordAudit(trx, actor, { action: 'provider_event.replay', targetType: 'provider_event', targetId: id, before: audited(event), after: audited(reset) });
+    await recordAudit(trx, actor, {
+      action: 'provider_event.replay',
+      targetType: 'provider_event',
+      targetId: id,
+      before: audited(event),
+      after: audited(reset),
+    });
     return reset;
   });
 }

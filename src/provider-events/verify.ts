@@ -27,7 +27,8 @@ export function verifyProviderA(raw: Buffer, header: string, secrets: string[], 
     if (key === 't') timestamp = value;
     else if (key === 'v1') signatures.push(value);
   }
-  if (!timestamp || !/^\d{1,12}$/.test(timestamp) || signatures.length === 0) throw invalid('Malformed provider_a-Signature header: expected t=<timestamp>,v1=<signature>');
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp) || signatures.length === 0)
+    throw invalid('Malformed provider_a-Signature header: expected t=<timestamp>,v1=<signature>');
   if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) {
     throw invalid(`provider_a-Signature timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} s from now`);
   }
@@ -48,5 +49,6 @@ export function verifyProviderB(header: string, tokens: string[]): void {
 /** provider_c: `X-Signature`, hex HMAC-SHA256 of the body. */
 export function verifyProviderC(raw: Buffer, header: string, secrets: string[]): void {
   if (!header) throw invalid('Missing X-Signature header');
-  if (!secrets.some((secret) => secretsEqual(header.trim().toLowerCase(), hmacHex(secret, raw)))) throw invalid('X-Signature does not match the body');
+  if (!secrets.some((secret) => secretsEqual(header.trim().toLowerCase(), hmacHex(secret, raw))))
+    throw invalid('X-Signature does not match the body');
 }

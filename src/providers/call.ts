@@ -59,14 +59,27 @@ export async function callProvider(request: ProviderRequest): Promise<{ status: 
     text = await response.text();
   } catch (error) {
     const timedOut = (error as { name?: string }).name === 'TimeoutError';
-    throw new ProviderCallError(timedOut ? `${request.provider} did not answer within ${timeoutMs / 1000} s` : `${request.provider} could not be reached`, { definite: false });
+    throw new ProviderCallError(
+      timedOut
+        ? `${request.provider} did not answer within ${timeoutMs / 1000} s`
+        : `${request.provider} could not be reached`,
+      { definite: false },
+    );
   }
   const answer = parseAnswer(text);
   if (status < 200 || status >= 300) {
-    const said = typeof answer?.error?.message === 'string' ? answer.error.message : typeof answer?.message === 'string' ? answer.message : `HTTP ${status}`;
+    const said =
+      typeof answer?.error?.message === 'string'
+        ? answer.error.message
+        : typeof answer?.message === 'string'
+          ? answer.message
+          : `HTTP ${status}`;
     // A 4xx is a refusal; after a 5xx (or a redirect) the provider may or may not have acted, so it is not called one.
-    if (status >= 400 && status < 500) throw new ProviderCallError(`${request.provider} refused the ${request.what}: ${said}`, { definite: true });
-    throw new ProviderCallError(`${request.provider} failed on the ${request.what} (HTTP ${status}): ${said}`, { definite: false });
+    if (status >= 400 && status < 500)
+      throw new ProviderCallError(`${request.provider} refused the ${request.what}: ${said}`, { definite: true });
+    throw new ProviderCallError(`${request.provider} failed on the ${request.what} (HTTP ${status}): ${said}`, {
+      definite: false,
+    });
   }
   // An unreadable success answer is an empty one: the adapter then says which field it missed.
   return { status, answer: answer ?? {} };

@@ -17,13 +17,21 @@ export const PROVIDER_VARIABLES = {
 } as const satisfies Record<ProviderName, { api?: SecretVariable; webhook: SecretVariable }>;
 
 type ProviderUse = 'api' | 'webhook';
-type SecretVariable = 'PROVIDER_A_SECRET_KEY' | 'PROVIDER_A_WEBHOOK_SECRET' | 'PROVIDER_B_SECRET_KEY' | 'PROVIDER_B_CALLBACK_TOKEN' | 'PROVIDER_C_WEBHOOK_SECRET';
+type SecretVariable =
+  | 'PROVIDER_A_SECRET_KEY'
+  | 'PROVIDER_A_WEBHOOK_SECRET'
+  | 'PROVIDER_B_SECRET_KEY'
+  | 'PROVIDER_B_CALLBACK_TOKEN'
+  | 'PROVIDER_C_WEBHOOK_SECRET';
 /** The secrets as configuration holds them; a caller may hand over only the ones it uses. */
 export type ProviderSecretConfig = Partial<Pick<Config, SecretVariable>>;
 
 /** A comma-separated secret setting as its secrets, blanks dropped (several at once while rotating). */
 export function secretList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function variableOf(provider: ProviderName, use: ProviderUse): SecretVariable | undefined {
@@ -36,19 +44,29 @@ const isSet = (config: ProviderSecretConfig, variable: SecretVariable) => secret
 export function assertProviderConfigured(config: ProviderSecretConfig, provider: ProviderName, use: ProviderUse): void {
   const variable = variableOf(provider, use);
   if (!variable || isSet(config, variable)) return;
-  throw new AppError('provider_not_configured', `${provider} is not configured: set ${variable}`, { details: [{ path: variable, message: 'is not set' }] });
+  throw new AppError('provider_not_configured', `${provider} is not configured: set ${variable}`, {
+    details: [{ path: variable, message: 'is not set' }],
+  });
 }
 
 /** Each provider with a variable unset, and those variables. */
-export function unconfiguredProviders(config: ProviderSecretConfig): { provider: ProviderName; missing: SecretVariable[] }[] {
+export function unconfiguredProviders(
+  config: ProviderSecretConfig,
+): { provider: ProviderName; missing: SecretVariable[] }[] {
   return (Object.keys(PROVIDER_VARIABLES) as ProviderName[])
-    .map((provider) => ({ provider, missing: (Object.values(PROVIDER_VARIABLES[provider]) as SecretVariable[]).filter((v) => !isSet(config, v)) }))
+    .map((provider) => ({
+      provider,
+      missing: (Object.values(PROVIDER_VARIABLES[provider]) as SecretVariable[]).filter((v) => !isSet(config, v)),
+    }))
     .filter(({ missing }) => missing.length > 0);
 }
 
 /** Start-up: one warning per provider that is not fully set up, naming what to set. */
 export function warnUnconfiguredProviders(config: ProviderSecretConfig, logger: Pick<Logger, 'warn'>): void {
   for (const { provider, missing } of unconfiguredProviders(config)) {
-    logger.warn({ provider, missing }, `${provider} is not configured (${missing.join(', ')} unset): what needs it answers 503 provider_not_configured`);
+    logger.warn(
+      { provider, missing },
+      `${provider} is not configured (${missing.join(', ')} unset): what needs it answers 503 provider_not_configured`,
+    );
   }
 }

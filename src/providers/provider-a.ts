@@ -13,8 +13,16 @@ export interface ProviderAOptions {
   timeoutMs?: number;
 }
 
-function post(config: ProviderAConfig, what: string, path: string, form: Record<string, string>, idempotencyKey: string, options: ProviderAOptions): Promise<{ answer: ProviderAnswer }> {
-  if (!config.PROVIDER_A_SECRET_KEY) throw new ProviderCallError('provider_a is not configured (PROVIDER_A_SECRET_KEY is not set)', { definite: true });
+function post(
+  config: ProviderAConfig,
+  what: string,
+  path: string,
+  form: Record<string, string>,
+  idempotencyKey: string,
+  options: ProviderAOptions,
+): Promise<{ answer: ProviderAnswer }> {
+  if (!config.PROVIDER_A_SECRET_KEY)
+    throw new ProviderCallError('provider_a is not configured (PROVIDER_A_SECRET_KEY is not set)', { definite: true });
   return callProvider({
     provider: 'provider_a',
     what,
@@ -46,7 +54,11 @@ export interface CheckoutSessionInput {
 }
 
 /** `POST /v1/checkout/sessions` in payment mode for the amount due; answers the hosted page. */
-export async function createProviderACheckout(config: ProviderAConfig, input: CheckoutSessionInput, options: ProviderAOptions = {}): Promise<{ id: string; url: string }> {
+export async function createProviderACheckout(
+  config: ProviderAConfig,
+  input: CheckoutSessionInput,
+  options: ProviderAOptions = {},
+): Promise<{ id: string; url: string }> {
   const { answer } = await post(
     config,
     'checkout session',
@@ -69,7 +81,9 @@ export async function createProviderACheckout(config: ProviderAConfig, input: Ch
   return { id: requireId(answer, 'checkout session'), url };
 }
 
-export type ChargeOutcome = { status: 'succeeded'; paymentIntentId: string } | { status: 'declined'; paymentIntentId: string | null; reason: string };
+export type ChargeOutcome =
+  | { status: 'succeeded'; paymentIntentId: string }
+  | { status: 'declined'; paymentIntentId: string | null; reason: string };
 
 export interface OffSessionChargeInput {
   invoiceId: string;
@@ -91,7 +105,11 @@ function declineReason(answer: ProviderAnswer | undefined, fallback: string): st
  * (HTTP 402, or a 4xx naming a card error, or an intent that did not succeed) is a `declined`
  * outcome; an unknown outcome (timeout, 5xx) throws ProviderCallError with definite false.
  */
-export async function chargeProviderAOffSession(config: ProviderAConfig, input: OffSessionChargeInput, options: ProviderAOptions = {}): Promise<ChargeOutcome> {
+export async function chargeProviderAOffSession(
+  config: ProviderAConfig,
+  input: OffSessionChargeInput,
+  options: ProviderAOptions = {},
+): Promise<ChargeOutcome> {
   let answer: ProviderAnswer;
   try {
     ({ answer } = await post(
@@ -110,17 +128,33 @@ export async function chargeProviderAOffSession(config: ProviderAConfig, input: 
       options,
     ));
   } catch (error) {
-    if (error instanceof ProviderCallError && error.definite) return { status: 'declined', paymentIntentId: null, reason: error.message };
+    if (error instanceof ProviderCallError && error.definite)
+      return { status: 'declined', paymentIntentId: null, reason: error.message };
     throw error;
   }
   const id = requireId(answer, 'payment intent');
   if (answer.status === 'succeeded') return { status: 'succeeded', paymentIntentId: id };
-  return { status: 'declined', paymentIntentId: id, reason: declineReason(answer, `payment intent ${String(answer.status ?? 'not succeeded')}`) };
+  return {
+    status: 'declined',
+    paymentIntentId: id,
+    reason: declineReason(answer, `payment intent ${String(answer.status ?? 'not succeeded')}`),
+  };
 }
 
 /** `POST /v1/refunds` of part or all of a payment intent; a failed or canceled refund is a definite refusal. */
-export async function refundProviderA(config: ProviderAConfig, input: { paymentIntentId: string; amount: string; currency: string; idempotencyKey: string }, options: ProviderAOptions = {}): Promise<{ id: string }> {
-  const { answer } = await post(config, 'refund', '/v1/refunds', { payment_intent: input.paymentIntentId, amount: toMinorUnits(input.amount, input.currency) }, input.idempotencyKey, options);
+export async function refundProviderA(
+  config: ProviderAConfig,
+  input: { paymentIntentId: string; amount: string; currency: string; idempotencyKey: string },
+  options: ProviderAOptions = {},
+): Promise<{ id: string }> {
+  const { answer } = await post(
+    config,
+    'refund',
+    '/v1/refunds',
+    { payment_intent: input.paymentIntentId, amount: toMinorUnits(input.amount, input.currency) },
+    input.idempotencyKey,
+    options,
+  );
   const id = requireId(answer, 'refund');
   if (answer.status === 'failed' || answer.status === 'canceled') {
     const reason = typeof answer.failure_reason === 'string' ? `: ${answer.failure_reason}` : '';

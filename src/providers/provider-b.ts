@@ -17,8 +17,13 @@ export interface ProviderBInvoiceInput {
   idempotencyKey: string;
 }
 
-export async function createProviderBInvoice(config: ProviderBConfig, input: ProviderBInvoiceInput, options: { timeoutMs?: number } = {}): Promise<{ id: string; url: string }> {
-  if (!config.PROVIDER_B_SECRET_KEY) throw new ProviderCallError('provider_b is not configured (PROVIDER_B_SECRET_KEY is not set)', { definite: true });
+export async function createProviderBInvoice(
+  config: ProviderBConfig,
+  input: ProviderBInvoiceInput,
+  options: { timeoutMs?: number } = {},
+): Promise<{ id: string; url: string }> {
+  if (!config.PROVIDER_B_SECRET_KEY)
+    throw new ProviderCallError('provider_b is not configured (PROVIDER_B_SECRET_KEY is not set)', { definite: true });
   const { answer } = await callProvider({
     provider: 'provider_b',
     what: 'invoice',
@@ -39,6 +44,7 @@ export async function createProviderBInvoice(config: ProviderBConfig, input: Pro
   });
   const id = stringField(answer, 'id');
   const url = stringField(answer, 'invoice_url');
-  if (!id || !url) throw new ProviderCallError('provider_b answered without an invoice id and url', { definite: false });
+  if (!id || !url)
+    throw new ProviderCallError('provider_b answered without an invoice id and url', { definite: false });
   return { id, url };
 }

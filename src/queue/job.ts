@@ -59,6 +59,9 @@ export interface Background {
   stop(): Promise<void>;
 }
 
-export function defineJobHandler<S extends z.ZodType>(definition: JobDefinition<S>, handler: Omit<JobHandler<S>, 'definition'>): JobHandler<S> {
+export function defineJobHandler<S extends z.ZodType>(
+  definition: JobDefinition<S>,
+  handler: Omit<JobHandler<S>, 'definition'>,
+): JobHandler<S> {
   return { definition, ...handler };
 }

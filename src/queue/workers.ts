@@ -20,14 +20,24 @@ function fetchAgain(boss: Boss, queue: string): void {
  * Registers on `boss` those of `handlers` whose jobs belong to `groups` and starts their background work (the
  * webhooks dispatcher). Answers a stop for that background work: call it before stopping the queue at shutdown.
  */
-export async function registerWorkers(boss: Boss, deps: AppDeps, groups: readonly WorkerGroup[], handlers: readonly JobHandler[]): Promise<() => Promise<void>> {
+export async function registerWorkers(
+  boss: Boss,
+  deps: AppDeps,
+  groups: readonly WorkerGroup[],
+  handlers: readonly JobHandler[],
+): Promise<() => Promise<void>> {
   const backgrounds: Background[] = [];
   for (const handler of handlers.filter((h) => groups.includes(h.definition.group))) {
     const job = handler.definition;
     if (handler.background) backgrounds.push(handler.background(deps));
     await boss.work(
       job.name,
-      { localConcurrency: job.concurrency, batchSize: job.batchSize ?? 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 },
+      {
+        localConcurrency: job.concurrency,
+        batchSize: job.batchSize ?? 1,
+        pollingIntervalSeconds: 0.5,
+        notifyPollingIntervalSeconds: 1,
+      },
       async (items) => {
         try {
           // A batch's jobs run side by side; one that throws fails (and retries) the batch, so runs must repeat safely.
@@ -48,7 +58,10 @@ async function runOne(deps: AppDeps, handler: JobHandler, item: { id: string; da
   const job = handler.definition;
   const log = deps.logger.child({ job: job.name, jobId: item.id });
   try {
-    return await handler.run({ ...deps, logger: log }, job.payload.parse(item.data), { jobId: item.id, retryCount: (item as { retryCount?: number }).retryCount ?? 0 });
+    return await handler.run({ ...deps, logger: log }, job.payload.parse(item.data), {
+      jobId: item.id,
+      retryCount: (item as { retryCount?: number }).retryCount ?? 0,
+    });
   } catch (err) {
     log.error({ err }, 'job failed');
     throw err;

@@ -9,7 +9,11 @@ export function providerARefundGateway(config: ProviderRefundConfig, options: Pr
       if (!payment.provider_reference) {
         throw new RefundGatewayError('The payment has no provider_a payment intent to refund', { definite: true });
       }
-      const { id } = await refundProviderA(config, { paymentIntentId: payment.provider_reference, amount, currency: payment.currency, idempotencyKey }, options);
+      const { id } = await refundProviderA(
+        config,
+        { paymentIntentId: payment.provider_reference, amount, currency: payment.currency, idempotencyKey },
+        options,
+      );
       return { providerRefundId: id };
     },
   };

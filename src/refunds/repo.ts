@@ -26,7 +26,9 @@ const withCurrency = (row: StoredRefund, currency: string): RefundRow => ({ ...r
 
 export async function insertRefundRow(
   db: Db,
-  row: Pick<StoredRefund, 'id' | 'payment_id' | 'amount' | 'reason' | 'status' | 'call_lease_until'> & { created_at: Date },
+  row: Pick<StoredRefund, 'id' | 'payment_id' | 'amount' | 'reason' | 'status' | 'call_lease_until'> & {
+    created_at: Date;
+  },
   currency: string,
 ): Promise<RefundRow> {
   const [created] = await db('refunds').insert(row).returning('*');
@@ -34,29 +36,49 @@ export async function insertRefundRow(
 }
 
 export async function findRefundRow(db: Db, id: string): Promise<RefundRow | undefined> {
-  return db('refunds').join('payments', 'payments.id', 'refunds.payment_id').where('refunds.id', id).first('refunds.*', 'payments.currency');
+  return db('refunds')
+    .join('payments', 'payments.id', 'refunds.payment_id')
+    .where('refunds.id', id)
+    .first('refunds.*', 'payments.currency');
 }
 
 /** What reservations of a payment hold back: refunds still waiting for their provider. */
 export async function pendingRefundTotal(db: Db, paymentId: string): Promise<string> {
-  const row = await db('refunds').where({ payment_id: paymentId, status: 'pending' }).sum<{ total: string | null }>('amount as total').first();
+  const row = await db('refunds')
+    .where({ payment_id: paymentId, status: 'pending' })
+    .sum<{ total: string | null }>('amount as total')
+    .first();
   return row?.total ?? '0';
 }
 
 /** Marks a reservation refunded; undefined when it is no longer pending (completed or released elsewhere). */
-export async function completeRefundRow(db: Db, id: string, providerRefundId: string, currency: string): Promise<RefundRow | undefined> {
-  const [row] = await db('refunds').where({ id, status: 'pending' }).update({ status: 'succeeded', provider_refund_id: providerRefundId, call_lease_until: null }).returning('*');
+export async function completeRefundRow(
+  db: Db,
+  id: string,
+  providerRefundId: string,
+  currency: string,
+): Promise<RefundRow | undefined> {
+  const [row] = await db('refunds')
+    .where({ id, status: 'pending' })
+    .update({ status: 'succeeded', provider_refund_id: providerRefundId, call_lease_until: null })
+    .returning('*');
   return row ? withCurrency(row as StoredRefund, currency) : undefined;
 }
 
 /** Pending, and nobody asking the provider for it now: its lease is cleared or past. */
-const unleased = (query: Knex.QueryBuilder, now: Date) => query.where((q) => q.whereNull('call_lease_until').orWhere('call_lease_until', '<', now));
+const unleased = (query: Knex.QueryBuilder, now: Date) =>
+  query.where((q) => q.whereNull('call_lease_until').orWhere('call_lease_until', '<', now));
 
 /**
  * The oldest pending refund of this payment and amount that nobody is asking the provider for now: one whose
  * call ended without a known outcome, or whose process stopped. Read under the payment's lock.
  */
-export async function findUnleasedPendingRefund(db: Db, paymentId: string, amount: string, now: Date): Promise<StoredRefund | undefined> {
+export async function findUnleasedPendingRefund(
+  db: Db,
+  paymentId: string,
+  amount: string,
+  now: Date,
+): Promise<StoredRefund | undefined> {
   return unleased(db('refunds').where({ payment_id: paymentId, status: 'pending', amount }), now)
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .first();
@@ -66,7 +88,13 @@ export async function findUnleasedPendingRefund(db: Db, paymentId: string, amoun
  * Whether a pending refund of this payment and amount made before `createdBefore` is being asked for again right
  * now (leased): a retry of it, by an admin or by the sweep, is running.
  */
-export async function pendingRefundAskedAgain(db: Db, paymentId: string, amount: string, now: Date, createdBefore: Date): Promise<boolean> {
+export async function pendingRefundAskedAgain(
+  db: Db,
+  paymentId: string,
+  amount: string,
+  now: Date,
+  createdBefore: Date,
+): Promise<boolean> {
   const row = await db('refunds')
     .where({ payment_id: paymentId, status: 'pending', amount })
     .where('call_lease_until', '>=', now)
@@ -76,8 +104,16 @@ export async function pendingRefundAskedAgain(db: Db, paymentId: string, amount:
 }
 
 /** Takes the lease of a pending refund nobody is asking for; undefined when someone holds it or it is settled. */
-export async function leaseRefundRow(db: Db, id: string, until: Date, now: Date, currency: string): Promise<RefundRow | undefined> {
-  const [row] = await unleased(db('refunds').where({ id, status: 'pending' }), now).update({ call_lease_until: until }).returning('*');
+export async function leaseRefundRow(
+  db: Db,
+  id: string,
+  until: Date,
+  now: Date,
+  currency: string,
+): Promise<RefundRow | undefined> {
+  const [row] = await unleased(db('refunds').where({ id, status: 'pending' }), now)
+    .update({ call_lease_until: until })
+    .returning('*');
   return row ? withCurrency(row as StoredRefund, currency) : undefined;
 }
 
@@ -104,7 +140,9 @@ export async function listStalePendingRefundIds(db: Db, before: Date, now: Date,
 }
 
 export function listRefundRows(db: Db, page: PageQuery, filters: { paymentId?: string }): Promise<Page<RefundRow>> {
-  const query = db('refunds').join('payments', 'payments.id', 'refunds.payment_id').select('refunds.*', 'payments.currency');
+  const query = db('refunds')
+    .join('payments', 'payments.id', 'refunds.payment_id')
+    .select('refunds.*', 'payments.currency');
   if (filters.paymentId) query.where('refunds.payment_id', filters.paymentId);
   return paginate<RefundRow>(query, 'refunds', page);
 }

@@ -5,7 +5,8 @@ import { resumePendingRefunds } from './service.ts';
 export const resumePendingRefundsHandler = defineJobHandler(resumePendingRefundsJob, {
   async run(deps) {
     const outcome = await resumePendingRefunds(deps.db, { config: deps.config, limit: 20 });
-    if (outcome.completed + outcome.released + outcome.left > 0) deps.logger.info(outcome, 'resumed pending provider refunds');
+    if (outcome.completed + outcome.released + outcome.left > 0)
+      deps.logger.info(outcome, 'resumed pending provider refunds');
     return outcome;
   },
 });

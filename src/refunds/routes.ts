@@ -17,9 +17,13 @@ export const refundRoutes = [
     body: createRefundBody,
     responses: {
       201: { description: 'Refunded', schema: refundResponse },
-      400: { description: 'invalid_request, invalid_amount, payment_not_found, amount_exceeds_refundable (amount not in (0, amount - refunded])' },
+      400: {
+        description:
+          'invalid_request, invalid_amount, payment_not_found, amount_exceeds_refundable (amount not in (0, amount - refunded])',
+      },
       409: {
-        description: 'payment_not_refundable (a provider_a payment without providerReference); request_in_progress (the same refund, left pending by an unknown outcome, is being asked of the provider again right now)',
+        description:
+          'payment_not_refundable (a provider_a payment without providerReference); request_in_progress (the same refund, left pending by an unknown outcome, is being asked of the provider again right now)',
       },
       502: {
         description:
@@ -29,10 +33,18 @@ export const refundRoutes = [
       },
     },
     // request_in_progress (a retry of a refund being asked again) comes with the route's idempotency: route-errors.ts.
-    errors: ['payment_not_found', 'payment_not_refundable', 'amount_exceeds_refundable', 'provider_error', 'invalid_amount'],
+    errors: [
+      'payment_not_found',
+      'payment_not_refundable',
+      'amount_exceeds_refundable',
+      'provider_error',
+      'invalid_amount',
+    ],
     handler: async ({ deps, body, actor, ctx }) => ({
       status: 201,
-      body: serialiseRefund(await createRefund(deps.db, body, actor, { config: deps.config, requestIntent: requestIntent(ctx) })),
+      body: serialiseRefund(
+        await createRefund(deps.db, body, actor, { config: deps.config, requestIntent: requestIntent(ctx) }),
+      ),
     }),
   }),
   defineRoute({

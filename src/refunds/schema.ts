@@ -6,25 +6,42 @@ import type { RefundRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 /** POST /api/billing/refunds (D-55): amount > 0 here, naming `amount`; <= refundable against the locked payment. */
-export const createRefundBody = z.object({
-  paymentId: uuid,
-  amount: positiveMoneyString,
-  reason: optionalNote,
-}).meta({ examples: [{ paymentId: EXAMPLE_ID.payment, amount: '0.50', reason: 'Duplicate charge for January' }] });
+export const createRefundBody = z
+  .object({
+    paymentId: uuid,
+    amount: positiveMoneyString,
+    reason: optionalNote,
+  })
+  .meta({ examples: [{ paymentId: EXAMPLE_ID.payment, amount: '0.50', reason: 'Duplicate charge for January' }] });
 export type CreateRefundInput = z.output<typeof createRefundBody>;
 
 export const listRefundsQuery = pageQuery.extend({ paymentId: uuid.optional() });
 
-export const refundResponse = z.object({
-  id: z.uuid(),
-  paymentId: z.uuid(),
-  amount: z.string(),
-  currency: z.string(),
-  reason: z.string().nullable(),
-  status: z.enum(['pending', 'succeeded']),
-  providerRefundId: z.string().nullable(),
-  createdAt: z.string(),
-}).meta({ examples: [{ id: 'b9d2e3f4-5061-4728-993a-4b5c6d7e8f90', paymentId: EXAMPLE_ID.payment, amount: '0.50', currency: 'USD', reason: 'Duplicate charge for January', status: 'succeeded', providerRefundId: null, createdAt: '2026-01-05T09:30:00.000Z' }] });
+export const refundResponse = z
+  .object({
+    id: z.uuid(),
+    paymentId: z.uuid(),
+    amount: z.string(),
+    currency: z.string(),
+    reason: z.string().nullable(),
+    status: z.enum(['pending', 'succeeded']),
+    providerRefundId: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({
+    examples: [
+      {
+        id: 'b9d2e3f4-5061-4728-993a-4b5c6d7e8f90',
+        paymentId: EXAMPLE_ID.payment,
+        amount: '0.50',
+        currency: 'USD',
+        reason: 'Duplicate charge for January',
+        status: 'succeeded',
+        providerRefundId: null,
+        createdAt: '2026-01-05T09:30:00.000Z',
+      },
+    ],
+  });
 
 export function serialiseRefund(row: RefundRow) {
   return {

@@ -11,8 +11,19 @@ import { PROVIDER_TIMEOUT_MS } from '../providers/call.ts';
 import { RefundGatewayError, type ProviderRefundConfig, type RefundGateway } from './gateway.ts';
 import { refundGatewayFor } from './gateway-registry.ts';
 import {
-  completeRefundRow, deletePendingRefundRow, findRefundRow, findUnleasedPendingRefund, insertRefundRow, leaseRefundRow, listRefundRows, listRefundRowsOfPayments,
-  listStalePendingRefundIds, pendingRefundAskedAgain, pendingRefundTotal, releaseRefundLease, type RefundRow,
+  completeRefundRow,
+  deletePendingRefundRow,
+  findRefundRow,
+  findUnleasedPendingRefund,
+  insertRefundRow,
+  leaseRefundRow,
+  listRefundRows,
+  listRefundRowsOfPayments,
+  listStalePendingRefundIds,
+  pendingRefundAskedAgain,
+  pendingRefundTotal,
+  releaseRefundLease,
+  type RefundRow,
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
 import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
@@ -27,7 +38,8 @@ export interface RefundOptions {
   requestIntent?: string;
 }
 
-const gatewaysOf = (options: RefundOptions) => options.gatewayFor ?? ((method: string) => refundGatewayFor(method, options.config));
+const gatewaysOf = (options: RefundOptions) =>
+  options.gatewayFor ?? ((method: string) => refundGatewayFor(method, options.config));
 
 /** Adds a completed refund to its locked payment: refunded_amount and the payment's status move together. */
 async function addRefundToPayment(trx: Db, payment: PaymentRow, amount: string): Promise<PaymentRow> {
@@ -49,8 +61,12 @@ function auditRefund(trx: Db, actor: Actor, before: PaymentRow, after: PaymentRo
     targetId: before.invoice_id,
     before: { refunded_amount: formatMoney(before.refunded_amount, before.currency), payment_status: before.status },
     after: {
-      refund_id: refund.id, payment_id: before.id, amount: formatMoney(refund.amount, before.currency), reason: refund.reason,
-      refunded_amount: formatMoney(after.refunded_amount, after.currency), payment_status: after.status,
+      refund_id: refund.id,
+      payment_id: before.id,
+      amount: formatMoney(refund.amount, before.currency),
+      reason: refund.reason,
+      refunded_amount: formatMoney(after.refunded_amount, after.currency),
+      payment_status: after.status,
     },
   });
 }
@@ -103,11 +119,19 @@ function unknownOutcome(error: RefundGatewayError, r: Reservation, underRequestK
  * is being asked for again at this moment (by another retry, or the sweep) is not a new refund either: 409. A
  * reservation younger than a lease that is leased is a first ask running, and another refund may go beside it.
  */
-async function resumableRefund(trx: Db, payment: PaymentRow, amount: string, now: Date): Promise<RefundRow | undefined> {
+async function resumableRefund(
+  trx: Db,
+  payment: PaymentRow,
+  amount: string,
+  now: Date,
+): Promise<RefundRow | undefined> {
   const unsettled = await findUnleasedPendingRefund(trx, payment.id, amount, now);
   if (unsettled) return leaseRefundRow(trx, unsettled.id, leaseEnd(now), now, payment.currency);
   if (await pendingRefundAskedAgain(trx, payment.id, amount, now, new Date(now.getTime() - CALL_LEASE_MS))) {
-    throw new AppError('request_in_progress', `A pending refund of ${formatMoney(amount, payment.currency)} ${payment.currency} of this payment is being asked of the provider again right now; ask again in a minute`);
+    throw new AppError(
+      'request_in_progress',
+      `A pending refund of ${formatMoney(amount, payment.currency)} ${payment.currency} of this payment is being asked of the provider again right now; ask again in a minute`,
+    );
   }
   return undefined;
 }
@@ -133,32 +157,51 @@ async function resumableRefund(trx: Db, payment: PaymentRow, amount: string, now
  * A refund never changes the invoice: it stays `paid` and amount_paid keeps the money received;
  * what went back is on the payment (refundedAmount, status).
  */
-export async function createRefund(db: Db, input: CreateRefundInput, actor: Actor, options: RefundOptions): Promise<RefundRow> {
+export async function createRefund(
+  db: Db,
+  input: CreateRefundInput,
+  actor: Actor,
+  options: RefundOptions,
+): Promise<RefundRow> {
   const now = options.now ?? new Date();
   const gatewayFor = gatewaysOf(options);
   const reserved = await inTransaction(db, async (trx): Promise<Reservation | RefundRow> => {
     const payment = await lockPayment(trx, input.paymentId);
     if (!payment) {
-      throw new AppError('payment_not_found', `Payment ${input.paymentId} does not exist`, { details: [{ path: 'paymentId', message: 'no such payment' }] });
+      throw new AppError('payment_not_found', `Payment ${input.paymentId} does not exist`, {
+        details: [{ path: 'paymentId', message: 'no such payment' }],
+      });
     }
     assertCurrencyPrecision(input.amount, payment.currency);
     const gateway = gatewayFor(payment.payment_method);
     const resumed = gateway && (await resumableRefund(trx, payment, storedAmount(input.amount, payment.currency), now));
     if (resumed) return { refund: resumed, payment, gateway: gateway!, idempotencyKey: resumed.id };
     const amount = money(input.amount);
-    const refundable = money(payment.amount).minus(payment.refunded_amount).minus(await pendingRefundTotal(trx, payment.id));
+    const refundable = money(payment.amount)
+      .minus(payment.refunded_amount)
+      .minus(await pendingRefundTotal(trx, payment.id));
     if (amount.lte(0) || amount.gt(refundable)) {
       const message = `must be greater than 0 and at most what is left to refund, ${formatMoney(refundable, payment.currency)} ${payment.currency}`;
-      throw new AppError('amount_exceeds_refundable', `The amount ${message}`, { details: [{ path: 'amount', message }] });
+      throw new AppError('amount_exceeds_refundable', `The amount ${message}`, {
+        details: [{ path: 'amount', message }],
+      });
     }
     if (gateway && !payment.provider_reference) {
-      throw new AppError('payment_not_refundable', `This ${payment.payment_method} payment has no providerReference, so the provider cannot be asked to refund it`);
+      throw new AppError(
+        'payment_not_refundable',
+        `This ${payment.payment_method} payment has no providerReference, so the provider cannot be asked to refund it`,
+      );
     }
     const refund = await insertRefundRow(
       trx,
       {
-        id: newUuid(), payment_id: payment.id, amount: storedAmount(input.amount, payment.currency), reason: input.reason,
-        status: gateway ? 'pending' : 'succeeded', call_lease_until: gateway ? leaseEnd(now) : null, created_at: now,
+        id: newUuid(),
+        payment_id: payment.id,
+        amount: storedAmount(input.amount, payment.currency),
+        reason: input.reason,
+        status: gateway ? 'pending' : 'succeeded',
+        call_lease_until: gateway ? leaseEnd(now) : null,
+        created_at: now,
       },
       payment.currency,
     );
@@ -167,7 +210,12 @@ export async function createRefund(db: Db, input: CreateRefundInput, actor: Acto
       await auditRefund(trx, actor, payment, await addRefundToPayment(trx, payment, refund.amount), refund);
       return refund;
     }
-    return { refund, payment, gateway, idempotencyKey: options.requestIntent ? `refund_${options.requestIntent}` : refund.id };
+    return {
+      refund,
+      payment,
+      gateway,
+      idempotencyKey: options.requestIntent ? `refund_${options.requestIntent}` : refund.id,
+    };
   });
   if (!('gateway' in reserved)) return reserved;
 
@@ -192,7 +240,12 @@ async function completeRefund(db: Db, refundId: string, providerRefundId: string
 }
 
 /** Leases a stale reservation for the sweep, under its payment's lock (as a request asking again does). */
-async function leaseStaleRefund(db: Db, id: string, gatewayFor: (method: string) => RefundGateway | undefined, now: Date): Promise<Reservation | undefined> {
+async function leaseStaleRefund(
+  db: Db,
+  id: string,
+  gatewayFor: (method: string) => RefundGateway | undefined,
+  now: Date,
+): Promise<Reservation | undefined> {
   return inTransaction(db, async (trx) => {
     const found = await findRefundRow(trx, id);
     const payment = found && (await lockPayment(trx, found.payment_id));
@@ -216,7 +269,12 @@ export async function resumePendingRefunds(
 ): Promise<{ completed: number; released: number; left: number }> {
   const now = options.now ?? new Date();
   const gatewayFor = gatewaysOf(options);
-  const ids = await listStalePendingRefundIds(db, new Date(now.getTime() - (options.olderThanMs ?? 10 * 60_000)), now, options.limit ?? 100);
+  const ids = await listStalePendingRefundIds(
+    db,
+    new Date(now.getTime() - (options.olderThanMs ?? 10 * 60_000)),
+    now,
+    options.limit ?? 100,
+  );
   const outcome = { completed: 0, released: 0, left: 0 };
   for (const id of ids) {
     const reservation = await leaseStaleRefund(db, id, gatewayFor, now);

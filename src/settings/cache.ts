@@ -10,7 +10,11 @@ const caches = new WeakMap<object, Map<SettingKey, { value: unknown; until: numb
  * A setting read for hot paths (public license checks): at most one query per key every 5 s per
  * process, so a changed setting takes effect within 5 s.
  */
-export async function getSettingCached<K extends SettingKey>(db: Db, key: K, ...overrides: OverridesFor<K>): Promise<SettingValue<K>> {
+export async function getSettingCached<K extends SettingKey>(
+  db: Db,
+  key: K,
+  ...overrides: OverridesFor<K>
+): Promise<SettingValue<K>> {
   const fresh = freshCachedSetting(db, key);
   if (fresh !== undefined) return fresh;
   const value = await getSetting(db, key, ...overrides);

@@ -12,34 +12,97 @@ interface SettingDef {
   description: string;
 }
 
-const percent = z.string().regex(DECIMAL_PATTERN, 'must be a decimal string').refine((v) => Number(v) >= 0 && Number(v) <= 100, 'must be between 0 and 100');
+const percent = z
+  .string()
+  .regex(DECIMAL_PATTERN, 'must be a decimal string')
+  .refine((v) => Number(v) >= 0 && Number(v) <= 100, 'must be between 0 and 100');
 
 /** Every setting the service knows, with its schema and default. Unknown keys are refused. */
 export const settingDefinitions = {
   // Plain numbers, not coerced: a JSON `true` or `[5]` must not slip in as 1 or 5. The environment
   // override is a string; the service turns it into JSON before this schema sees it.
-  'auth.session_expiry_days': { schema: z.number().int().min(1).max(365), default: 7, env: 'AUTH_SESSION_EXPIRY_DAYS', description: 'Admin session lifetime in days.' },
-  'auth.provider': { schema: z.enum(['local', 'idp']), default: 'local', description: '`idp` logs in through the OpenID Connect identity provider.' },
-  'auth.idp.realm_url': { schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).or(z.literal('')), default: '', description: 'Identity provider realm URL.' },
+  'auth.session_expiry_days': {
+    schema: z.number().int().min(1).max(365),
+    default: 7,
+    env: 'AUTH_SESSION_EXPIRY_DAYS',
+    description: 'Admin session lifetime in days.',
+  },
+  'auth.provider': {
+    schema: z.enum(['local', 'idp']),
+    default: 'local',
+    description: '`idp` logs in through the OpenID Connect identity provider.',
+  },
+  'auth.idp.realm_url': {
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).or(z.literal('')),
+    default: '',
+    description: 'Identity provider realm URL.',
+  },
   'auth.idp.client_id': { schema: z.string().max(200), default: '', description: 'Identity provider client id.' },
-  'auth.idp.client_secret': { schema: z.string().max(500), default: '', secret: true, description: 'Identity provider client secret (write-only).' },
-  'auth.idp.admin_role': { schema: z.string().min(1, 'must not be empty').max(200), default: 'admin', description: 'Realm role that makes a user an admin.' },
-  'auth.login_max_failures': { schema: z.number().int().min(1).max(1000), default: 10, description: 'Failed logins allowed per email and per IP in the window.' },
-  'auth.login_window_minutes': { schema: z.number().int().min(1).max(1440), default: 15, description: 'Window for counting failed logins.' },
-  'licenses.key_prefix': { schema: z.string().regex(/^[A-Z0-9]{1,10}$/, 'must be 1-10 upper-case letters or digits'), default: 'LIC', env: 'LICENSE_KEY_PREFIX', description: 'Prefix of generated license keys.' },
-  'licenses.file_ttl_days': { schema: z.number().int().min(1).max(365), default: 30, description: 'How long a license file checked out without ttlSeconds stays valid offline, in days (D-101).' },
-  'licenses.rate_limit_per_minute': { schema: z.number().int().min(1).max(1_000_000), default: 600, description: 'Public license requests per minute per IP.' },
-  'billing.default_tax_rate': { schema: percent, default: '0', description: 'Tax rate in percent applied when an invoice names none.' },
-  'billing.payment_terms_days': { schema: z.number().int().min(0).max(365), default: 14, description: 'Days from issue to due date.' },
+  'auth.idp.client_secret': {
+    schema: z.string().max(500),
+    default: '',
+    secret: true,
+    description: 'Identity provider client secret (write-only).',
+  },
+  'auth.idp.admin_role': {
+    schema: z.string().min(1, 'must not be empty').max(200),
+    default: 'admin',
+    description: 'Realm role that makes a user an admin.',
+  },
+  'auth.login_max_failures': {
+    schema: z.number().int().min(1).max(1000),
+    default: 10,
+    description: 'Failed logins allowed per email and per IP in the window.',
+  },
+  'auth.login_window_minutes': {
+    schema: z.number().int().min(1).max(1440),
+    default: 15,
+    description: 'Window for counting failed logins.',
+  },
+  'licenses.key_prefix': {
+    schema: z.string().regex(/^[A-Z0-9]{1,10}$/, 'must be 1-10 upper-case letters or digits'),
+    default: 'LIC',
+    env: 'LICENSE_KEY_PREFIX',
+    description: 'Prefix of generated license keys.',
+  },
+  'licenses.file_ttl_days': {
+    schema: z.number().int().min(1).max(365),
+    default: 30,
+    description: 'How long a license file checked out without ttlSeconds stays valid offline, in days (D-101).',
+  },
+  'licenses.rate_limit_per_minute': {
+    schema: z.number().int().min(1).max(1_000_000),
+    default: 600,
+    description: 'Public license requests per minute per IP.',
+  },
+  'billing.default_tax_rate': {
+    schema: percent,
+    default: '0',
+    description: 'Tax rate in percent applied when an invoice names none.',
+  },
+  'billing.payment_terms_days': {
+    schema: z.number().int().min(0).max(365),
+    default: 14,
+    description: 'Days from issue to due date.',
+  },
   'billing.dunning_schedule_days': {
     schema: z
       .array(z.number().int().min(1).max(90))
       .min(1)
       .max(20)
       // The retries happen in the order of their days: [3, 1] or [1, 1] is a typo, not a schedule.
-      .refine((days) => days.every((day, i) => i === 0 || day > days[i - 1]!), 'must list days in increasing order, each once'),
-    default: [1, 3, 5, 7], description: 'Days after the first failure at which charges are retried.' },
-  'billing.dunning_final_action': { schema: z.enum(['cancel', 'leave_past_due']), default: 'cancel', description: 'What happens after the last failed retry.' },
+      .refine(
+        (days) => days.every((day, i) => i === 0 || day > days[i - 1]!),
+        'must list days in increasing order, each once',
+      ),
+    default: [1, 3, 5, 7],
+    description: 'Days after the first failure at which charges are retried.',
+  },
+  'billing.dunning_final_action': {
+    schema: z.enum(['cancel', 'leave_past_due']),
+    default: 'cancel',
+    description: 'What happens after the last failed retry.',
+  },
   'company.name': { schema: z.string().max(200), default: 'Your Company', description: 'Seller name on invoices.' },
   'company.address': { schema: z.string().max(1000), default: '', description: 'Seller address on invoices.' },
   'company.email': { schema: z.string().max(320), default: '', description: 'Seller contact email on invoices.' },
@@ -51,7 +114,9 @@ export type SettingValue<K extends SettingKey> = z.output<(typeof settingDefinit
 
 /** The environment variable that overrides setting K, or never when none does. */
 export type SettingEnvVar<K extends SettingKey = SettingKey> = K extends SettingKey
-  ? (typeof settingDefinitions)[K] extends { env: infer E extends keyof Config } ? E : never
+  ? (typeof settingDefinitions)[K] extends { env: infer E extends keyof Config }
+    ? E
+    : never
   : never;
 
 export const SECRET_MASK = '********';

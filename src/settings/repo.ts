@@ -9,7 +9,11 @@ export async function selectSettingRows(db: Db, keys?: string[]): Promise<Map<st
 }
 
 export async function upsertSettingRows(db: Db, values: Record<string, unknown>): Promise<void> {
-  const rows = Object.entries(values).map(([key, value]) => ({ key, value: JSON.stringify(value), updated_at: db.fn.now() }));
+  const rows = Object.entries(values).map(([key, value]) => ({
+    key,
+    value: JSON.stringify(value),
+    updated_at: db.fn.now(),
+  }));
   if (rows.length === 0) return;
   await db('settings').insert(rows).onConflict('key').merge(['value', 'updated_at']);
 }

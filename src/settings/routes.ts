@@ -21,7 +21,10 @@ export const settingsRoutes = [
     tag: 'Settings',
     summary: 'Change settings; only the given keys change, all or none',
     body: settingsBody,
-    responses: { 200: { description: 'Settings after the change', schema: settingsResponse }, 400: { description: 'unknown_setting, invalid_request' } },
+    responses: {
+      200: { description: 'Settings after the change', schema: settingsResponse },
+      400: { description: 'unknown_setting, invalid_request' },
+    },
     errors: ['unknown_setting'],
     handler: async ({ deps, body, actor }) => ({ body: await updateSettings(deps.db, body, deps.config, actor) }),
   }),

@@ -4,7 +4,9 @@ import { z } from 'zod';
 export const settingsObject = z.record(z.string(), z.unknown());
 
 /** PUT /api/settings: only the keys given change. */
-export const settingsBody = settingsObject.meta({ examples: [{ 'company.name': 'Acme Billing Ltd', 'billing.payment_terms_days': 30 }] });
+export const settingsBody = settingsObject.meta({
+  examples: [{ 'company.name': 'Acme Billing Ltd', 'billing.payment_terms_days': 30 }],
+});
 
 /** Every setting, the write-only ones masked. */
 export const settingsResponse = settingsObject.meta({

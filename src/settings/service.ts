@@ -6,7 +6,15 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, type ErrorDetail } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
-import { isSettingKey, SECRET_MASK, settingDef, settingDefinitions, type SettingEnvVar, type SettingKey, type SettingValue } from './definitions.ts';
+import {
+  isSettingKey,
+  SECRET_MASK,
+  settingDef,
+  settingDefinitions,
+  type SettingEnvVar,
+  type SettingKey,
+  type SettingValue,
+} from './definitions.ts';
 import { selectSettingRows, storedSettingsSql, upsertSettingRows } from './repo.ts';
 
 /**
@@ -20,7 +28,9 @@ export type SettingOverrides = Partial<Pick<Config, SettingEnvVar>>;
  * them would silently ignore the variable); a read of settings no variable overrides need not, so code
  * without the config at hand (dunning) can still read those.
  */
-export type OverridesFor<K extends SettingKey> = [SettingEnvVar<K>] extends [never] ? [overrides?: SettingOverrides] : [overrides: SettingOverrides];
+export type OverridesFor<K extends SettingKey> = [SettingEnvVar<K>] extends [never]
+  ? [overrides?: SettingOverrides]
+  : [overrides: SettingOverrides];
 
 /** An environment value is text; a setting may be a number or a list, so JSON is tried after the raw text. */
 function parseOverride(key: SettingKey, raw: string): unknown {
@@ -54,13 +64,21 @@ export function assertSettingOverridesValid(overrides: SettingOverrides): void {
 }
 
 /** One setting's effective value: environment override, else the stored row, else the default (D-12). */
-export async function getSetting<K extends SettingKey>(db: Db, key: K, ...[overrides]: OverridesFor<K>): Promise<SettingValue<K>> {
+export async function getSetting<K extends SettingKey>(
+  db: Db,
+  key: K,
+  ...[overrides]: OverridesFor<K>
+): Promise<SettingValue<K>> {
   const rows = await selectSettingRows(db, [key]);
   return resolve(key, rows.get(key), overrides) as SettingValue<K>;
 }
 
 /** Several settings in one query. */
-export async function getSettings<K extends SettingKey>(db: Db, keys: K[], ...[overrides]: OverridesFor<K>): Promise<{ [P in K]: SettingValue<P> }> {
+export async function getSettings<K extends SettingKey>(
+  db: Db,
+  keys: K[],
+  ...[overrides]: OverridesFor<K>
+): Promise<{ [P in K]: SettingValue<P> }> {
   const rows = await selectSettingRows(db, keys);
   return Object.fromEntries(keys.map((k) => [k, resolve(k, rows.get(k), overrides)])) as { [P in K]: SettingValue<P> };
 }
@@ -73,7 +91,8 @@ export async function getSettings<K extends SettingKey>(db: Db, keys: K[], ...[o
 export function settingsReadPart<K extends SettingKey>(keys: K[], ...[overrides]: OverridesFor<K>) {
   return {
     sql: storedSettingsSql(keys),
-    read: (stored: Record<string, unknown> | null | undefined) => Object.fromEntries(keys.map((k) => [k, resolve(k, stored?.[k], overrides)])) as { [P in K]: SettingValue<P> },
+    read: (stored: Record<string, unknown> | null | undefined) =>
+      Object.fromEntries(keys.map((k) => [k, resolve(k, stored?.[k], overrides)])) as { [P in K]: SettingValue<P> },
   };
 }
 
@@ -88,7 +107,10 @@ export async function listSettings(db: Db, overrides: SettingOverrides): Promise
   return out;
 }
 
-function validateChanges(values: Record<string, unknown>): { valid: Partial<Record<SettingKey, unknown>>; details: ErrorDetail[] } {
+function validateChanges(values: Record<string, unknown>): {
+  valid: Partial<Record<SettingKey, unknown>>;
+  details: ErrorDetail[];
+} {
   const details: ErrorDetail[] = [];
   const valid: Partial<Record<SettingKey, unknown>> = {};
   for (const [key, value] of Object.entries(values)) {
@@ -110,7 +132,11 @@ function validateChanges(values: Record<string, unknown>): { valid: Partial<Reco
  * Switching login to the identity provider without its address would lock every admin out
  * (nobody could log in to undo it), so `auth.provider: idp` needs realm URL and client id in effect.
  */
-async function idpProblems(db: Db, valid: Partial<Record<SettingKey, unknown>>, overrides: SettingOverrides): Promise<ErrorDetail[]> {
+async function idpProblems(
+  db: Db,
+  valid: Partial<Record<SettingKey, unknown>>,
+  overrides: SettingOverrides,
+): Promise<ErrorDetail[]> {
   const current = await getSettings(db, ['auth.provider', 'auth.idp.realm_url', 'auth.idp.client_id'], overrides);
   const after = { ...current, ...valid } as typeof current;
   if (after['auth.provider'] !== 'idp' || (after['auth.idp.realm_url'] && after['auth.idp.client_id'])) return [];
@@ -123,8 +149,12 @@ async function idpProblems(db: Db, valid: Partial<Record<SettingKey, unknown>>, 
  * so the audit log keeps the keys as the API spells them; a secret setting is recorded as changed, never its value.
  */
 function settingsAudit(before: Map<string, unknown>, valid: Partial<Record<SettingKey, unknown>>) {
-  const changed = (Object.keys(valid) as SettingKey[]).filter((key) => JSON.stringify(resolve(key, before.get(key), undefined)) !== JSON.stringify(valid[key])).sort();
-  const side = (value: (key: SettingKey) => unknown) => ({ settings: Object.fromEntries(changed.map((key) => [key, settingDef(key).secret ? REDACTED : value(key)])) });
+  const changed = (Object.keys(valid) as SettingKey[])
+    .filter((key) => JSON.stringify(resolve(key, before.get(key), undefined)) !== JSON.stringify(valid[key]))
+    .sort();
+  const side = (value: (key: SettingKey) => unknown) => ({
+    settings: Object.fromEntries(changed.map((key) => [key, settingDef(key).secret ? REDACTED : value(key)])),
+  });
   return {
     action: 'setting.update',
     targetType: 'setting',
@@ -138,15 +168,25 @@ function settingsAudit(before: Map<string, unknown>, valid: Partial<Record<Setti
  * Validates every given key and value, then stores them together with their audit row; nothing is stored
  * (and nothing audited) when one is bad.
  */
-export async function updateSettings(db: Db, values: Record<string, unknown>, overrides: SettingOverrides, actor: Actor): Promise<Record<string, unknown>> {
+export async function updateSettings(
+  db: Db,
+  values: Record<string, unknown>,
+  overrides: SettingOverrides,
+  actor: Actor,
+): Promise<Record<string, unknown>> {
   const { valid, details } = validateChanges(values);
   if (details.length > 0) {
     const unknownOnly = details.every((d) => d.message === 'unknown setting');
-    throw new AppError(unknownOnly ? 'unknown_setting' : 'invalid_request', `Invalid settings: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, { details });
+    throw new AppError(
+      unknownOnly ? 'unknown_setting' : 'invalid_request',
+      `Invalid settings: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+      { details },
+    );
   }
   await inTransaction(db, async (trx) => {
     const problems = await idpProblems(trx, valid, overrides);
-    if (problems.length > 0) throw new AppError('invalid_request', `Invalid settings: ${problems[0]!.message}`, { details: problems });
+    if (problems.length > 0)
+      throw new AppError('invalid_request', `Invalid settings: ${problems[0]!.message}`, { details: problems });
     const before = await selectSettingRows(trx, Object.keys(valid));
     await upsertSettingRows(trx, valid);
     await recordAudit(trx, actor, settingsAudit(before, valid));

@@ -16,7 +16,12 @@ import type { InvoiceStatus } from '../invoices/repo.ts';
 import { changeInvoiceStatus, type Clock } from '../invoices/service.ts';
 
 /** Runs `change` and, in its transaction, ends the dunning cases it settled for the customer `customerOf` names. */
-function thenEndDunning<T>(db: Db, now: Date, change: (trx: Db) => Promise<T>, customerOf: (result: T) => string): Promise<T> {
+function thenEndDunning<T>(
+  db: Db,
+  now: Date,
+  change: (trx: Db) => Promise<T>,
+  customerOf: (result: T) => string,
+): Promise<T> {
   return inTransaction(db, async (trx) => {
     const result = await change(trx);
     await resolveDunningOfSettledInvoices(trx, customerOf(result), now);
@@ -28,15 +33,30 @@ function thenEndDunning<T>(db: Db, now: Date, change: (trx: Db) => Promise<T>, c
 
 export function setInvoiceStatus(db: Db, id: string, to: InvoiceStatus, actor: Actor, clock: Clock = {}) {
   const now = clock.now ?? new Date();
-  return thenEndDunning(db, now, (trx) => changeInvoiceStatus(trx, id, to, actor, { ...clock, now }), (detail) => detail.invoice.customer_id);
+  return thenEndDunning(
+    db,
+    now,
+    (trx) => changeInvoiceStatus(trx, id, to, actor, { ...clock, now }),
+    (detail) => detail.invoice.customer_id,
+  );
 }
 
 export function grantCredit(db: Db, input: CreateCreditInput, actor: Actor, clock: { now?: Date } = {}) {
   const now = clock.now ?? new Date();
-  return thenEndDunning(db, now, (trx) => createCredit(trx, input, actor, { now }), () => input.customerId);
+  return thenEndDunning(
+    db,
+    now,
+    (trx) => createCredit(trx, input, actor, { now }),
+    () => input.customerId,
+  );
 }
 
 export function issueCreditNote(db: Db, input: CreateCreditNoteInput, actor: Actor, clock: { now?: Date } = {}) {
   const now = clock.now ?? new Date();
-  return thenEndDunning(db, now, (trx) => createCreditNote(trx, input, actor, { now }), (note) => note.customer_id);
+  return thenEndDunning(
+    db,
+    now,
+    (trx) => createCreditNote(trx, input, actor, { now }),
+    (note) => note.customer_id,
+  );
 }

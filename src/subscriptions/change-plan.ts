@@ -60,14 +60,30 @@ function prorated(plan: PlanRow, left: number, total: number) {
  * or at the current period's end (not prorated). Trialing subscriptions swap plans without proration, and
  * paused ones, which are not billing, have nothing unused to credit or charge.
  */
-export function planChange(sub: SubscriptionRow, oldPlan: PlanRow, newPlan: PlanRow, coupon: CouponRow | null | undefined, prorate: boolean, at: Date): PlanChange {
+export function planChange(
+  sub: SubscriptionRow,
+  oldPlan: PlanRow,
+  newPlan: PlanRow,
+  coupon: CouponRow | null | undefined,
+  prorate: boolean,
+  at: Date,
+): PlanChange {
   const cycleChanges = newPlan.billing_cycle !== sub.billing_cycle;
   const swap: SubscriptionChanges = { plan_id: newPlan.id, billing_cycle: newPlan.billing_cycle };
-  const plain = (changes: SubscriptionChanges): PlanChange => ({ oldPlan, newPlan, at, changes, credit: null, charge: null });
+  const plain = (changes: SubscriptionChanges): PlanChange => ({
+    oldPlan,
+    newPlan,
+    at,
+    changes,
+    credit: null,
+    charge: null,
+  });
   if (sub.status === 'trialing') return plain(swap);
   if (!prorate) {
     // The new plan bills from the next period; a new cycle is anchored where the current period ends.
-    return plain(cycleChanges ? { ...swap, billing_anchor: sub.current_period_end, period_number: -1 } : { plan_id: newPlan.id });
+    return plain(
+      cycleChanges ? { ...swap, billing_anchor: sub.current_period_end, period_number: -1 } : { plan_id: newPlan.id },
+    );
   }
   if (sub.status === 'paused') return plain(swap);
   const [left, total] = unusedSeconds(sub.current_period_start, sub.current_period_end, at);
@@ -76,10 +92,26 @@ export function planChange(sub: SubscriptionRow, oldPlan: PlanRow, newPlan: Plan
   if (cycleChanges) {
     const restart = freshPeriod(at, newPlan.billing_cycle);
     const period = { start: restart.current_period_start, end: restart.current_period_end };
-    return { oldPlan, newPlan, at, changes: { ...swap, ...restart }, credit, charge: { ...periodLines(newPlan, coupon, sub.coupon_cycles_used, period), period } };
+    return {
+      oldPlan,
+      newPlan,
+      at,
+      changes: { ...swap, ...restart },
+      credit,
+      charge: { ...periodLines(newPlan, coupon, sub.coupon_cycles_used, period), period },
+    };
   }
   const rest = prorated(newPlan, left, total);
-  return { oldPlan, newPlan, at, changes: swap, credit, charge: rest.gt(0) ? { lines: prorationLines(newPlan, rest.toString(), sub.current_period_end), usesCoupon: false } : null };
+  return {
+    oldPlan,
+    newPlan,
+    at,
+    changes: swap,
+    credit,
+    charge: rest.gt(0)
+      ? { lines: prorationLines(newPlan, rest.toString(), sub.current_period_end), usesCoupon: false }
+      : null,
+  };
 }
 
 /** The instant to prorate from: `prorationDate` (a preview's, so the change matches it) or now. */
@@ -87,20 +119,32 @@ function prorationInstant(input: ChangePlanInput, now: Date): Date {
   const at = input.prorationDate;
   if (!at) return now;
   if (at.getTime() > now.getTime() || now.getTime() - at.getTime() > PRORATION_DATE_MAX_AGE_MS) {
-    throw new AppError('invalid_request', 'prorationDate must be within the last hour', { details: [{ path: 'prorationDate', message: 'must be within the last hour, not in the future' }] });
+    throw new AppError('invalid_request', 'prorationDate must be within the last hour', {
+      details: [{ path: 'prorationDate', message: 'must be within the last hour, not in the future' }],
+    });
   }
   return at;
 }
 
 /** Checks the new plan against the subscription and works out the change (reads only). */
 async function loadPlanChange(db: Db, sub: SubscriptionRow, input: ChangePlanInput, now: Date): Promise<PlanChange> {
-  if (input.newPlanId === sub.plan_id) throw new AppError('same_plan', 'The subscription is already on this plan', { details: [{ path: 'newPlanId', message: 'is the current plan' }] });
+  if (input.newPlanId === sub.plan_id)
+    throw new AppError('same_plan', 'The subscription is already on this plan', {
+      details: [{ path: 'newPlanId', message: 'is the current plan' }],
+    });
   const at = prorationInstant(input, now);
   const oldPlan = await requirePlan(db, sub.plan_id, 'planId');
   const newPlan = await requirePlan(db, input.newPlanId, 'newPlanId');
-  if (!newPlan.active) throw new AppError('plan_inactive', `Plan ${newPlan.id} is inactive`, { details: [{ path: 'newPlanId', message: 'is inactive' }] });
+  if (!newPlan.active)
+    throw new AppError('plan_inactive', `Plan ${newPlan.id} is inactive`, {
+      details: [{ path: 'newPlanId', message: 'is inactive' }],
+    });
   if (newPlan.currency !== oldPlan.currency) {
-    throw new AppError('currency_mismatch', `The new plan is in ${newPlan.currency}, the subscription in ${oldPlan.currency}`, { details: [{ path: 'newPlanId', message: 'has another currency' }] });
+    throw new AppError(
+      'currency_mismatch',
+      `The new plan is in ${newPlan.currency}, the subscription in ${oldPlan.currency}`,
+      { details: [{ path: 'newPlanId', message: 'has another currency' }] },
+    );
   }
   const coupon = sub.coupon_id ? await findCoupon(db, sub.coupon_id) : null;
   return planChange(sub, oldPlan, newPlan, coupon, input.prorate, at);
@@ -113,18 +157,37 @@ export interface PlanChangePreview extends PlanChange {
 }
 
 /** What changing the plan now would do, for the console's preview page; writes nothing. */
-export async function previewPlanChange(db: Db, id: string, input: ChangePlanInput, clock: Clock = {}): Promise<PlanChangePreview> {
+export async function previewPlanChange(
+  db: Db,
+  id: string,
+  input: ChangePlanInput,
+  clock: Clock = {},
+): Promise<PlanChangePreview> {
   const now = clock.now ?? new Date();
   const sub = assertLive(await getSubscription(db, id));
   const change = await loadPlanChange(db, sub, input, now);
   if (!change.charge) return { ...change, subscription: sub, chargeTotals: null };
   const { 'billing.default_tax_rate': taxRate } = await getSettings(db, ['billing.default_tax_rate'], clock.settings);
   const totals = priceInvoice(change.charge.lines, taxRate, change.newPlan.currency);
-  return { ...change, subscription: sub, chargeTotals: { subtotal: totals.subtotal.toString(), taxRate, taxAmount: totals.taxAmount.toString(), total: totals.total.toString() } };
+  return {
+    ...change,
+    subscription: sub,
+    chargeTotals: {
+      subtotal: totals.subtotal.toString(),
+      taxRate,
+      taxAmount: totals.taxAmount.toString(),
+      total: totals.total.toString(),
+    },
+  };
 }
 
 /** Issues the charge a change planned; the subscription carries its new fields already. */
-async function issueCharge(trx: Db, sub: SubscriptionRow, change: PlanChange, clock: Clock): Promise<{ subscription: SubscriptionRow; invoice: InvoiceDetail | null }> {
+async function issueCharge(
+  trx: Db,
+  sub: SubscriptionRow,
+  change: PlanChange,
+  clock: Clock,
+): Promise<{ subscription: SubscriptionRow; invoice: InvoiceDetail | null }> {
   const { charge, newPlan } = change;
   if (!charge) return { subscription: sub, invoice: null };
   if (charge.period) return issuePeriodInvoice(trx, sub, newPlan, charge.period, charge, clock);
@@ -135,13 +198,25 @@ async function issueCharge(trx: Db, sub: SubscriptionRow, change: PlanChange, cl
  * POST .../change-plan (D-45): carries out `planChange` under the subscription's lock, with its event and
  * one `subscription.change_plan` audit row whose `after` also names the credit and the charge's invoice.
  */
-export async function changePlan(db: Db, id: string, input: ChangePlanInput, actor: Actor, clock: Clock = {}): Promise<SubscriptionRow> {
+export async function changePlan(
+  db: Db,
+  id: string,
+  input: ChangePlanInput,
+  actor: Actor,
+  clock: Clock = {},
+): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const sub = await lockLiveSubscription(trx, id);
     const change = await loadPlanChange(trx, sub, input, now);
     if (change.credit) {
-      await addLedgerEntry(trx, { customer_id: sub.customer_id, currency: change.oldPlan.currency, amount: change.credit.amount, kind: 'proration', description: change.credit.description });
+      await addLedgerEntry(trx, {
+        customer_id: sub.customer_id,
+        currency: change.oldPlan.currency,
+        amount: change.credit.amount,
+        kind: 'proration',
+        description: change.credit.description,
+      });
     }
     const swapped = await updateSubscriptionRow(trx, id, change.changes);
     const { subscription: changed, invoice } = await issueCharge(trx, swapped, change, { ...clock, now });
@@ -151,7 +226,11 @@ export async function changePlan(db: Db, id: string, input: ChangePlanInput, act
       targetType: 'subscription',
       targetId: id,
       before: auditedSubscription(sub),
-      after: { ...auditedSubscription(changed), prorationCredit: change.credit?.amount, chargeInvoiceId: invoice?.invoice.id },
+      after: {
+        ...auditedSubscription(changed),
+        prorationCredit: change.credit?.amount,
+        chargeInvoiceId: invoice?.invoice.id,
+      },
     });
     return changed;
   });

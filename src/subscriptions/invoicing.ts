@@ -24,8 +24,20 @@ export interface Period {
 export type PeriodInvoiceRequest = NewInvoice & { subscriptionId: string; period: Period };
 
 /** The invoice of one billing period (billing in advance, D-42): issued at once, for the period it names. */
-export function periodInvoice(sub: Pick<SubscriptionRow, 'id' | 'customer_id'>, plan: PlanRow, period: Period, lines: LineInput[]): PeriodInvoiceRequest {
-  return { customerId: sub.customer_id, subscriptionId: sub.id, currency: plan.currency, lineItems: lines, status: 'issued', period };
+export function periodInvoice(
+  sub: Pick<SubscriptionRow, 'id' | 'customer_id'>,
+  plan: PlanRow,
+  period: Period,
+  lines: LineInput[],
+): PeriodInvoiceRequest {
+  return {
+    customerId: sub.customer_id,
+    subscriptionId: sub.id,
+    currency: plan.currency,
+    lineItems: lines,
+    status: 'issued',
+    period,
+  };
 }
 
 /**
@@ -33,11 +45,23 @@ export function periodInvoice(sub: Pick<SubscriptionRow, 'id' | 'customer_id'>, 
  * line while the coupon lasts (`cyclesUsed` discounted invoices so far). `usesCoupon` says whether this
  * invoice spends one of the coupon's cycles.
  */
-export function periodLines(plan: PlanRow, coupon: CouponRow | null | undefined, cyclesUsed: number, period: Period): { lines: LineInput[]; usesCoupon: boolean } {
-  const lines: LineInput[] = [{ description: `${plan.name} (${plan.billing_cycle}) ${day(period.start)} to ${day(period.end)}`, quantity: 1, unitPrice: plan.base_price }];
+export function periodLines(
+  plan: PlanRow,
+  coupon: CouponRow | null | undefined,
+  cyclesUsed: number,
+  period: Period,
+): { lines: LineInput[]; usesCoupon: boolean } {
+  const lines: LineInput[] = [
+    {
+      description: `${plan.name} (${plan.billing_cycle}) ${day(period.start)} to ${day(period.end)}`,
+      quantity: 1,
+      unitPrice: plan.base_price,
+    },
+  ];
   if (!coupon || !couponApplies(coupon, cyclesUsed)) return { lines, usesCoupon: false };
   const discount = discountFor(coupon, plan.base_price, plan.currency);
-  if (discount.gt(0)) lines.push({ description: `Discount (${coupon.code})`, quantity: 1, unitPrice: discount.negated().toString() });
+  if (discount.gt(0))
+    lines.push({ description: `Discount (${coupon.code})`, quantity: 1, unitPrice: discount.negated().toString() });
   return { lines, usesCoupon: true };
 }
 
@@ -51,28 +75,56 @@ export interface PeriodInvoice {
  * batches. The subscription must be locked by the caller; a period already invoiced is left alone (the
  * unique index on (subscription, period start) is the backstop, D-82).
  */
-export async function invoicePeriod(trx: Db, sub: SubscriptionRow, plan: PlanRow, period: Period, clock: Clock): Promise<PeriodInvoice> {
+export async function invoicePeriod(
+  trx: Db,
+  sub: SubscriptionRow,
+  plan: PlanRow,
+  period: Period,
+  clock: Clock,
+): Promise<PeriodInvoice> {
   const coupon = sub.coupon_id ? await findCoupon(trx, sub.coupon_id) : null;
   return issuePeriodInvoice(trx, sub, plan, period, periodLines(plan, coupon, sub.coupon_cycles_used, period), clock);
 }
 
 /** invoicePeriod with lines already worked out by periodLines (a plan change previews them before issuing). */
-export async function issuePeriodInvoice(trx: Db, sub: SubscriptionRow, plan: PlanRow, period: Period, priced: { lines: LineInput[]; usesCoupon: boolean }, clock: Clock): Promise<PeriodInvoice> {
-  if ((await findInvoicedPeriods(trx, [{ subscriptionId: sub.id, periodStart: period.start }])).size > 0) return { invoice: null, subscription: sub };
+export async function issuePeriodInvoice(
+  trx: Db,
+  sub: SubscriptionRow,
+  plan: PlanRow,
+  period: Period,
+  priced: { lines: LineInput[]; usesCoupon: boolean },
+  clock: Clock,
+): Promise<PeriodInvoice> {
+  if ((await findInvoicedPeriods(trx, [{ subscriptionId: sub.id, periodStart: period.start }])).size > 0)
+    return { invoice: null, subscription: sub };
   const [issued] = await createInvoices(trx, [periodInvoice(sub, plan, period, priced.lines)], clock);
   await recordEvents(trx, issued!.events);
-  const subscription = priced.usesCoupon ? await updateSubscriptionRow(trx, sub.id, { coupon_cycles_used: sub.coupon_cycles_used + 1 }) : sub;
+  const subscription = priced.usesCoupon
+    ? await updateSubscriptionRow(trx, sub.id, { coupon_cycles_used: sub.coupon_cycles_used + 1 })
+    : sub;
   return { invoice: issued!.detail, subscription };
 }
 
 /** The line of a one-off invoice for the rest of a period after a plan change (D-45). */
 export function prorationLines(plan: PlanRow, amount: string, until: Date): LineInput[] {
-  return [{ description: `${plan.name}: remaining time until ${day(until)} (prorated)`, quantity: 1, unitPrice: amount }];
+  return [
+    { description: `${plan.name}: remaining time until ${day(until)} (prorated)`, quantity: 1, unitPrice: amount },
+  ];
 }
 
 /** A one-off invoice of `lineItems` for the subscription (a plan change's proration, D-45); not tied to a period. */
-export async function invoiceProration(trx: Db, sub: SubscriptionRow, currency: string, lineItems: LineInput[], clock: Clock): Promise<InvoiceDetail> {
-  const [issued] = await createInvoices(trx, [{ customerId: sub.customer_id, subscriptionId: sub.id, lineItems, currency, status: 'issued' }], clock);
+export async function invoiceProration(
+  trx: Db,
+  sub: SubscriptionRow,
+  currency: string,
+  lineItems: LineInput[],
+  clock: Clock,
+): Promise<InvoiceDetail> {
+  const [issued] = await createInvoices(
+    trx,
+    [{ customerId: sub.customer_id, subscriptionId: sub.id, lineItems, currency, status: 'issued' }],
+    clock,
+  );
   await recordEvents(trx, issued!.events);
   return issued!.detail;
 }
@@ -82,21 +134,32 @@ export async function invoiceProration(trx: Db, sub: SubscriptionRow, currency: 
  * customer's and bill in the invoice's currency (an invoice of one customer filed under another's subscription
  * would show on the wrong account); invoices/ knows nothing of subscriptions, so it is checked here first.
  */
-export async function createAdminInvoice(db: Db, input: NewInvoice, actor: Actor, clock: Clock = {}): Promise<InvoiceDetail> {
+export async function createAdminInvoice(
+  db: Db,
+  input: NewInvoice,
+  actor: Actor,
+  clock: Clock = {},
+): Promise<InvoiceDetail> {
   const subscriptionId = input.subscriptionId;
   if (!subscriptionId) return createInvoice(db, input, actor, clock);
   return inHotLockTransaction(db, async (trx, lock) => {
     const sub = await findSubscriptionRow(trx, subscriptionId);
     if (!sub) {
-      throw new AppError('subscription_not_found', `Subscription ${subscriptionId} does not exist`, { details: [{ path: 'subscriptionId', message: 'no such subscription' }] });
+      throw new AppError('subscription_not_found', `Subscription ${subscriptionId} does not exist`, {
+        details: [{ path: 'subscriptionId', message: 'no such subscription' }],
+      });
     }
     if (sub.customer_id !== input.customerId) {
-      throw new AppError('invalid_request', `Subscription ${subscriptionId} belongs to another customer`, { details: [{ path: 'subscriptionId', message: "is another customer's subscription" }] });
+      throw new AppError('invalid_request', `Subscription ${subscriptionId} belongs to another customer`, {
+        details: [{ path: 'subscriptionId', message: "is another customer's subscription" }],
+      });
     }
     const plan = await findPlan(trx, sub.plan_id);
     if (plan && plan.currency !== input.currency) {
       const message = `must be ${plan.currency}, the currency of the subscription's plan`;
-      throw new AppError('invalid_request', `Invalid body: currency: ${message}`, { details: [{ path: 'currency', message }] });
+      throw new AppError('invalid_request', `Invalid body: currency: ${message}`, {
+        details: [{ path: 'currency', message }],
+      });
     }
     return createInvoice(trx, input, actor, clock, lock);
   });

@@ -19,7 +19,17 @@ export function addMonthsClamped(anchor: Date, months: number): Date {
   const year = Math.floor(totalMonths / 12);
   const month = totalMonths - year * 12;
   const day = Math.min(anchor.getUTCDate(), daysInMonth(year, month));
-  return new Date(Date.UTC(year, month, day, anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds(), anchor.getUTCMilliseconds()));
+  return new Date(
+    Date.UTC(
+      year,
+      month,
+      day,
+      anchor.getUTCHours(),
+      anchor.getUTCMinutes(),
+      anchor.getUTCSeconds(),
+      anchor.getUTCMilliseconds(),
+    ),
+  );
 }
 
 /** The `n`th boundary after the anchor (n = 0 is the anchor itself). */

@@ -7,7 +7,14 @@ import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction } from '../db/hot-lock.ts';
 import type { Clock } from '../invoices/issue.ts';
 import { batchTurnSql, claimDueSubscriptions, type BatchTurn } from './renewal-repo.ts';
-import { addResult, emptyResult, renewLockedSubscriptions, renewSubscription, type IssueOrder, type RenewalResult } from './renew.ts';
+import {
+  addResult,
+  emptyResult,
+  renewLockedSubscriptions,
+  renewSubscription,
+  type IssueOrder,
+  type RenewalResult,
+} from './renew.ts';
 import type { SubscriptionRow } from './repo.ts';
 
 export interface SweepRenewals extends RenewalResult {
@@ -91,47 +98,51 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
       let issueSlot: { turn: Promise<void>; leave: () => void } | undefined;
       let turn: { turn: BatchTurn; failed: boolean } | undefined;
       try {
-        const batch = await inHotLockTransaction(db, async (trx, lock) => {
-          const claimSlot = claimQueue();
-          await claimSlot.turn;
-          let subs: SubscriptionRow[];
-          let before: BatchTurn | undefined;
-          try {
-            // With this batch's turn lock, for the next batch's statement to wait on; it waits on the last one's (unless that one failed).
-            const claim = await claimDueSubscriptions(trx, asOf, batchSize, [...skip]);
-            subs = claim.subs;
-            if (claim.turn) {
-              before = lastTurn && !lastTurn.failed ? lastTurn.turn : undefined;
-              lastTurn = turn = { turn: claim.turn, failed: false };
+        const batch = await inHotLockTransaction(
+          db,
+          async (trx, lock) => {
+            const claimSlot = claimQueue();
+            await claimSlot.turn;
+            let subs: SubscriptionRow[];
+            let before: BatchTurn | undefined;
+            try {
+              // With this batch's turn lock, for the next batch's statement to wait on; it waits on the last one's (unless that one failed).
+              const claim = await claimDueSubscriptions(trx, asOf, batchSize, [...skip]);
+              subs = claim.subs;
+              if (claim.turn) {
+                before = lastTurn && !lastTurn.failed ? lastTurn.turn : undefined;
+                lastTurn = turn = { turn: claim.turn, failed: false };
+              }
+              issueSlot = issueQueue();
+            } finally {
+              claimSlot.leave();
             }
-            issueSlot = issueQueue();
-          } finally {
-            claimSlot.leave();
-          }
-          claimed = subs.map((s) => s.id);
-          const slot = issueSlot;
-          // The turn passes on once this batch's numbered write has committed (its flush is waited for after) and the
-          // batches before passed it on.
-          const order: IssueOrder = {
-            turn: async (issue) => {
-              await slot.turn;
-              try {
-                return await issue();
-              } finally {
-                slot.leave();
-              }
-            },
-            ahead: async (issue) => {
-              try {
-                return await issue(before && batchTurnSql(before));
-              } finally {
+            claimed = subs.map((s) => s.id);
+            const slot = issueSlot;
+            // The turn passes on once this batch's numbered write has committed (its flush is waited for after) and the
+            // batches before passed it on.
+            const order: IssueOrder = {
+              turn: async (issue) => {
                 await slot.turn;
-                slot.leave();
-              }
-            },
-          };
-          return renewLockedSubscriptions(trx, subs, asOf, clock, lock, order);
-        }, { flushed: onFlush });
+                try {
+                  return await issue();
+                } finally {
+                  slot.leave();
+                }
+              },
+              ahead: async (issue) => {
+                try {
+                  return await issue(before && batchTurnSql(before));
+                } finally {
+                  await slot.turn;
+                  slot.leave();
+                }
+              },
+            };
+            return renewLockedSubscriptions(trx, subs, asOf, clock, lock, order);
+          },
+          { flushed: onFlush },
+        );
         issueSlot?.leave();
         if (claimed.length === 0) return;
         addResult(totals, batch);
@@ -143,7 +154,10 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
         issueSlot?.leave();
         if (turn) turn.failed = true;
         if (claimed.length === 0) throw error;
-        logger?.warn({ err: error, subscriptions: claimed.length }, 'renewal batch failed; renewing its subscriptions one by one');
+        logger?.warn(
+          { err: error, subscriptions: claimed.length },
+          'renewal batch failed; renewing its subscriptions one by one',
+        );
         for (const id of claimed) {
           try {
             addResult(totals, await renewSubscription(db, id, asOf, clock));

@@ -6,7 +6,15 @@ import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction, type HotLock } from '../db/hot-lock.ts';
 import { fanOutAhead, newEventIds } from '../events/service.ts';
 import { AppError } from '../errors.ts';
-import { numberInvoiceBatch, planInvoiceBatch, takesLedgerLocks, type BatchEvent, type Clock, type CreatedInvoice, type PendingEvent } from '../invoices/issue.ts';
+import {
+  numberInvoiceBatch,
+  planInvoiceBatch,
+  takesLedgerLocks,
+  type BatchEvent,
+  type Clock,
+  type CreatedInvoice,
+  type PendingEvent,
+} from '../invoices/issue.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { periodInvoice, periodLines, type PeriodInvoiceRequest } from './invoicing.ts';
 import { periodBounds } from './periods.ts';
@@ -28,7 +36,12 @@ export interface RenewalResult {
 /** Renewals stop here even for a subscription years behind: the next batch or sweep continues. */
 const MAX_PERIODS_PER_CALL = 120;
 
-export const emptyResult = (): RenewalResult => ({ periodsAdvanced: 0, invoicesCreated: 0, trialsEnded: 0, canceled: 0 });
+export const emptyResult = (): RenewalResult => ({
+  periodsAdvanced: 0,
+  invoicesCreated: 0,
+  trialsEnded: 0,
+  canceled: 0,
+});
 
 export function addResult(into: RenewalResult, more: RenewalResult): void {
   into.periodsAdvanced += more.periodsAdvanced;
@@ -56,7 +69,14 @@ const NOTHING_INVOICED: ReadonlySet<string> = new Set();
  * advances every period that ended, invoicing each in advance unless `invoiced` says it already is. Otherwise paused
  * and canceled subscriptions stay as they are.
  */
-function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | undefined, asOf: Date, invoiced: ReadonlySet<string>, now: Date): RenewalPlan {
+function planRenewal(
+  start: SubscriptionRow,
+  plan: PlanRow,
+  coupon: CouponRow | undefined,
+  asOf: Date,
+  invoiced: ReadonlySet<string>,
+  now: Date,
+): RenewalPlan {
   let sub = start;
   const plan_: RenewalPlan = { sub, changed: false, slots: [], requests: [], result: emptyResult() };
   for (let i = 0; i < MAX_PERIODS_PER_CALL; i++) {
@@ -74,7 +94,14 @@ function planRenewal(start: SubscriptionRow, plan: PlanRow, coupon: CouponRow | 
     const endsTrial = sub.status === 'trialing';
     const next = sub.period_number + 1;
     const bounds = periodBounds(sub.billing_anchor, sub.billing_cycle, next);
-    sub = { ...sub, ...(endsTrial ? transitionChanges(sub, 'active', now) : {}), period_number: next, current_period_start: bounds.start, current_period_end: bounds.end, updated_at: now };
+    sub = {
+      ...sub,
+      ...(endsTrial ? transitionChanges(sub, 'active', now) : {}),
+      period_number: next,
+      current_period_start: bounds.start,
+      current_period_end: bounds.end,
+      updated_at: now,
+    };
     plan_.result.periodsAdvanced += 1;
     if (endsTrial) {
       plan_.result.trialsEnded += 1;
@@ -122,13 +149,26 @@ export interface BatchRenewal extends RenewalResult {
  * that cannot be planned (e.g. its plan is gone) is left out and reported; a failing statement fails the whole
  * batch (the caller's transaction rolls back).
  */
-export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[], asOf: Date, clock: Clock, lock: HotLock, order: IssueOrder = UNORDERED): Promise<BatchRenewal> {
+export async function renewLockedSubscriptions(
+  trx: Db,
+  subs: SubscriptionRow[],
+  asOf: Date,
+  clock: Clock,
+  lock: HotLock,
+  order: IssueOrder = UNORDERED,
+): Promise<BatchRenewal> {
   const out: BatchRenewal = { ...emptyResult(), failures: [], unchanged: [] };
   if (subs.length === 0) return out;
   const now = new Date();
   const [plans, coupons] = await Promise.all([
-    findPlans(trx, subs.map((s) => s.plan_id)),
-    findCoupons(trx, subs.flatMap((s) => (s.coupon_id ? [s.coupon_id] : []))),
+    findPlans(
+      trx,
+      subs.map((s) => s.plan_id),
+    ),
+    findCoupons(
+      trx,
+      subs.flatMap((s) => (s.coupon_id ? [s.coupon_id] : [])),
+    ),
   ]);
   const planFor = (sub: SubscriptionRow) => {
     const plan = plans.get(sub.plan_id);
@@ -137,7 +177,14 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   };
   const planOne = (sub: SubscriptionRow, invoiced: ReadonlySet<string>) => {
     try {
-      return planRenewal(sub, planFor(sub), sub.coupon_id ? coupons.get(sub.coupon_id) : undefined, asOf, invoiced, now);
+      return planRenewal(
+        sub,
+        planFor(sub),
+        sub.coupon_id ? coupons.get(sub.coupon_id) : undefined,
+        asOf,
+        invoiced,
+        now,
+      );
     } catch (error) {
       return { id: sub.id, error };
     }
@@ -145,10 +192,13 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   // Planned first as if nothing were invoiced; one query then says which of those periods exist already (a
   // sweep killed after committing some, or a concurrent path), and only their subscriptions are planned again.
   let planned = subs.map((sub) => planOne(sub, NOTHING_INVOICED));
-  const candidates = planned.flatMap((p) => ('requests' in p ? p.requests.map((r) => ({ subscriptionId: r.subscriptionId, periodStart: r.period.start })) : []));
+  const candidates = planned.flatMap((p) =>
+    'requests' in p ? p.requests.map((r) => ({ subscriptionId: r.subscriptionId, periodStart: r.period.start })) : [],
+  );
   const invoiced = await findInvoicedPeriods(trx, candidates);
   if (invoiced.size > 0) {
-    const stale = (p: (typeof planned)[number]) => 'requests' in p && p.requests.some((r) => invoiced.has(periodKey(r.subscriptionId, r.period.start)));
+    const stale = (p: (typeof planned)[number]) =>
+      'requests' in p && p.requests.some((r) => invoiced.has(periodKey(r.subscriptionId, r.period.start)));
     planned = planned.map((p, i) => (stale(p) ? planOne(subs[i]!, invoiced) : p));
   }
 
@@ -163,28 +213,45 @@ export async function renewLockedSubscriptions(trx: Db, subs: SubscriptionRow[],
   // Everything that does not show an invoice number is written before the batch's turn to take numbers, so
   // concurrent batches overlap here: the subscriptions' new periods and their audit rows, which name the
   // invoices by the ids chosen in planRenewal (the lines follow in planInvoiceBatch).
-  await updateRenewedSubscriptionRows(trx, renewals.map(({ sub }) => ({
-    id: sub.id,
-    status: sub.status,
-    period_number: sub.period_number,
-    current_period_start: sub.current_period_start,
-    current_period_end: sub.current_period_end,
-    cancel_at_period_end: sub.cancel_at_period_end,
-    canceled_at: sub.canceled_at,
-    coupon_cycles_used: sub.coupon_cycles_used,
-    updated_at: sub.updated_at,
-  })));
+  await updateRenewedSubscriptionRows(
+    trx,
+    renewals.map(({ sub }) => ({
+      id: sub.id,
+      status: sub.status,
+      period_number: sub.period_number,
+      current_period_start: sub.current_period_start,
+      current_period_end: sub.current_period_end,
+      cancel_at_period_end: sub.cancel_at_period_end,
+      canceled_at: sub.canceled_at,
+      coupon_cycles_used: sub.coupon_cycles_used,
+      updated_at: sub.updated_at,
+    })),
+  );
   const started = new Map(subs.map((s) => [s.id, s]));
   // Renewals are only ever the service's own work (the sweep): recorded as `system`, set-wise (C-11).
-  await recordAudits(trx, SYSTEM_ACTOR, renewals.map((r) => renewalAudit(started.get(r.sub.id)!, r)));
+  await recordAudits(
+    trx,
+    SYSTEM_ACTOR,
+    renewals.map((r) => renewalAudit(started.get(r.sub.id)!, r)),
+  );
 
   // Each slot's event is known by type now (an invoice's first is its invoice.created): their webhook deliveries
   // are written here too, and the events, which carry invoice numbers, under the lock with these ids.
-  const aheadTypes = renewals.flatMap((r) => r.slots.map((slot) => ('event' in slot ? slot.event.type : 'invoice.created')));
+  const aheadTypes = renewals.flatMap((r) =>
+    r.slots.map((slot) => ('event' in slot ? slot.event.type : 'invoice.created')),
+  );
   const ids = newEventIds(aheadTypes.length);
-  await fanOutAhead(trx, aheadTypes.map((type, i) => ({ id: ids[i]!, type })));
+  await fanOutAhead(
+    trx,
+    aheadTypes.map((type, i) => ({ id: ids[i]!, type })),
+  );
 
-  const batch = await planInvoiceBatch(trx, renewals.flatMap((r) => r.requests), { ...clock, now: clock.now ?? asOf }, (created) => renewalEvents(renewals, created, ids));
+  const batch = await planInvoiceBatch(
+    trx,
+    renewals.flatMap((r) => r.requests),
+    { ...clock, now: clock.now ?? asOf },
+    (created) => renewalEvents(renewals, created, ids),
+  );
   // A batch whose customers have no store credit is one statement: sent now, it is received, parsed and planned while
   // the batch before still works, and waits in PostgreSQL only for that batch's commit (no round trip to Node between
   // two batches' numbers). One that spends credit takes its customers' ledger locks first, only in its turn.
@@ -210,7 +277,8 @@ function renewalEvents(renewals: RenewalPlan[], created: CreatedInvoice[], ids: 
       }
       const invoice = created[offset + slot.invoice]!;
       const [first, ...more] = invoice.events;
-      if (first?.type !== 'invoice.created') throw new Error(`an issued invoice's first event is invoice.created, not ${first?.type}`);
+      if (first?.type !== 'invoice.created')
+        throw new Error(`an issued invoice's first event is invoice.created, not ${first?.type}`);
       const invoiceId = invoice.detail.invoice.id;
       events.push({ ...first, id: ids[next++]!, invoiceId }, ...more.map((e) => ({ ...e, invoiceId })));
     }
@@ -221,8 +289,24 @@ function renewalEvents(renewals: RenewalPlan[], created: CreatedInvoice[], ids: 
 
 /** A subscription's fields that a renewal moves, as the audit log records them. */
 function renewedFields(sub: SubscriptionRow): Record<string, unknown> {
-  const { status, period_number, current_period_start, current_period_end, cancel_at_period_end, canceled_at, coupon_cycles_used } = sub;
-  return { status, period_number, current_period_start, current_period_end, cancel_at_period_end, canceled_at, coupon_cycles_used };
+  const {
+    status,
+    period_number,
+    current_period_start,
+    current_period_end,
+    cancel_at_period_end,
+    canceled_at,
+    coupon_cycles_used,
+  } = sub;
+  return {
+    status,
+    period_number,
+    current_period_start,
+    current_period_end,
+    cancel_at_period_end,
+    canceled_at,
+    coupon_cycles_used,
+  };
 }
 
 /** One renewal's audit entry: a scheduled cancellation taking effect, or periods advanced (a trial ending among them) with the invoices issued. */
@@ -245,7 +329,11 @@ export async function renewSubscription(db: Db, id: string, asOf: Date, clock: C
   return inHotLockTransaction(db, async (trx, lock) => {
     const sub = await lockSubscriptionRow(trx, id);
     if (!sub) return emptyResult();
-    const { failures, unchanged: _unchanged, ...result } = await renewLockedSubscriptions(trx, [sub], asOf, clock, lock);
+    const {
+      failures,
+      unchanged: _unchanged,
+      ...result
+    } = await renewLockedSubscriptions(trx, [sub], asOf, clock, lock);
     if (failures[0]) throw failures[0].error;
     return result;
   });

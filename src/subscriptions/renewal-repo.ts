@@ -22,7 +22,12 @@ const DUE_CONDITION = `(s.status in (${RENEWABLE_STATUSES.map((status) => `'${st
  * takes the batch's turn lock (TURN_SQL) and answers it with the rows (undefined when nothing was claimed):
  * a claim costs one round trip, and a sweep's claims are taken one at a time.
  */
-export async function claimDueSubscriptions(trx: Db, asOf: Date, limit: number, exclude: string[] = []): Promise<{ subs: SubscriptionRow[]; turn?: BatchTurn }> {
+export async function claimDueSubscriptions(
+  trx: Db,
+  asOf: Date,
+  limit: number,
+  exclude: string[] = [],
+): Promise<{ subs: SubscriptionRow[]; turn?: BatchTurn }> {
   const key = randomInt(2 ** 31 - 1);
   const { rows } = await trx.raw<{ rows: (SubscriptionRow & { turn_xid: string })[] }>(
     `with turn as materialized (${TURN_SQL})
@@ -41,7 +46,15 @@ export async function claimDueSubscriptions(trx: Db, asOf: Date, limit: number, 
 /** The renewal's changes to many locked subscriptions in one statement. */
 export type RenewalChange = Pick<
   SubscriptionRow,
-  'id' | 'status' | 'period_number' | 'current_period_start' | 'current_period_end' | 'cancel_at_period_end' | 'canceled_at' | 'coupon_cycles_used' | 'updated_at'
+  | 'id'
+  | 'status'
+  | 'period_number'
+  | 'current_period_start'
+  | 'current_period_end'
+  | 'cancel_at_period_end'
+  | 'canceled_at'
+  | 'coupon_cycles_used'
+  | 'updated_at'
 >;
 
 export async function updateRenewedSubscriptionRows(db: Db, changes: RenewalChange[]): Promise<void> {

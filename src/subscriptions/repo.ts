@@ -27,7 +27,10 @@ export interface SubscriptionRow {
   updated_at: Date;
 }
 
-export type SubscriptionInsert = Omit<SubscriptionRow, 'id' | 'cancel_at_period_end' | 'canceled_at' | 'paused_at' | 'coupon_cycles_used' | 'created_at' | 'updated_at'> & {
+export type SubscriptionInsert = Omit<
+  SubscriptionRow,
+  'id' | 'cancel_at_period_end' | 'canceled_at' | 'paused_at' | 'coupon_cycles_used' | 'created_at' | 'updated_at'
+> & {
   created_at?: Date;
   coupon_cycles_used?: number;
 };
@@ -76,13 +79,22 @@ export function subscriptionOfPlanStatement(
 }
 
 /** subscriptionOfPlanStatement run on `db` (its values written into its text), answered as readSubscriptionOfPlan. */
-export async function insertSubscriptionOfPlan(db: Db, reads: { plan: (idSql: string) => string; also?: string }, planId: string, row: Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>) {
-  const result = (await db.raw(inlined(subscriptionOfPlanStatement(reads, planId, row)))) as { rows: Record<string, unknown>[] };
+export async function insertSubscriptionOfPlan(
+  db: Db,
+  reads: { plan: (idSql: string) => string; also?: string },
+  planId: string,
+  row: Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>,
+) {
+  const result = (await db.raw(inlined(subscriptionOfPlanStatement(reads, planId, row)))) as {
+    rows: Record<string, unknown>[];
+  };
   return readSubscriptionOfPlan(result.rows);
 }
 
 /** The answer of subscriptionOfPlanStatement: undefined when there is no such plan (then nothing was written). */
-export function readSubscriptionOfPlan(rows: Record<string, unknown>[]): { answer: Record<string, unknown>; created: SubscriptionRow | undefined } | undefined {
+export function readSubscriptionOfPlan(
+  rows: Record<string, unknown>[],
+): { answer: Record<string, unknown>; created: SubscriptionRow | undefined } | undefined {
   const answer = rows[0];
   if (!answer) return undefined;
   if (answer.id == null) return { answer, created: undefined };
@@ -101,12 +113,23 @@ export async function lockSubscriptionRow(db: Db, id: string): Promise<Subscript
   return db('subscriptions').where({ id }).forUpdate().first();
 }
 
-export async function updateSubscriptionRow(db: Db, id: string, changes: SubscriptionChanges): Promise<SubscriptionRow> {
-  const [row] = await db('subscriptions').where({ id }).update({ ...changes, updated_at: db.fn.now() }).returning('*');
+export async function updateSubscriptionRow(
+  db: Db,
+  id: string,
+  changes: SubscriptionChanges,
+): Promise<SubscriptionRow> {
+  const [row] = await db('subscriptions')
+    .where({ id })
+    .update({ ...changes, updated_at: db.fn.now() })
+    .returning('*');
   return row as SubscriptionRow;
 }
 
-export async function listSubscriptionRows(db: Db, page: PageQuery, filters: { customerId?: string; status?: string; planId?: string }): Promise<Page<SubscriptionRow>> {
+export async function listSubscriptionRows(
+  db: Db,
+  page: PageQuery,
+  filters: { customerId?: string; status?: string; planId?: string },
+): Promise<Page<SubscriptionRow>> {
   const query = db('subscriptions').select('*');
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.status) query.where({ status: filters.status });

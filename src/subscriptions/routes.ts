@@ -3,7 +3,14 @@ import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { changePlan } from './change-plan.ts';
-import { changePlanBody, createSubscriptionBody, listSubscriptionsQuery, serialiseSubscription, subscriptionResponse, updateSubscriptionBody } from './schema.ts';
+import {
+  changePlanBody,
+  createSubscriptionBody,
+  listSubscriptionsQuery,
+  serialiseSubscription,
+  subscriptionResponse,
+  updateSubscriptionBody,
+} from './schema.ts';
 import { createSubscription, getSubscription, listSubscriptions, updateSubscription } from './service.ts';
 
 const tag = 'Subscriptions';
@@ -18,7 +25,8 @@ export const subscriptionRoutes = [
     query: listSubscriptionsQuery,
     responses: { 200: { description: 'Subscriptions', schema: z.array(subscriptionResponse) } },
     errors: [],
-    handler: async ({ deps, query, ctx }) => listReply(ctx, await listSubscriptions(deps.db, query, query), serialiseSubscription),
+    handler: async ({ deps, query, ctx }) =>
+      listReply(ctx, await listSubscriptions(deps.db, query, query), serialiseSubscription),
   }),
   defineRoute({
     method: 'post',
@@ -31,10 +39,16 @@ export const subscriptionRoutes = [
     body: createSubscriptionBody,
     responses: {
       201: { description: 'Created', schema: subscriptionResponse },
-      400: { description: 'invalid_request, customer_not_found, plan_not_found, plan_inactive, billing_cycle_mismatch, invalid_coupon' },
+      400: {
+        description:
+          'invalid_request, customer_not_found, plan_not_found, plan_inactive, billing_cycle_mismatch, invalid_coupon',
+      },
     },
     errors: ['customer_not_found', 'plan_not_found', 'plan_inactive', 'billing_cycle_mismatch', 'invalid_coupon'],
-    handler: async ({ deps, body, actor }) => ({ status: 201, body: serialiseSubscription(await createSubscription(deps.db, body, actor, { settings: deps.config })) }),
+    handler: async ({ deps, body, actor }) => ({
+      status: 201,
+      body: serialiseSubscription(await createSubscription(deps.db, body, actor, { settings: deps.config })),
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -43,7 +57,10 @@ export const subscriptionRoutes = [
     tag,
     summary: 'Read one subscription',
     params: idParams,
-    responses: { 200: { description: 'Subscription', schema: subscriptionResponse }, 404: { description: 'not_found' } },
+    responses: {
+      200: { description: 'Subscription', schema: subscriptionResponse },
+      404: { description: 'not_found' },
+    },
     errors: [],
     handler: async ({ deps, params }) => ({ body: serialiseSubscription(await getSubscription(deps.db, params.id)) }),
   }),
@@ -55,16 +72,23 @@ export const subscriptionRoutes = [
     summary: 'Pause, resume (active), cancel, or schedule cancellation at period end',
     params: idParams,
     body: updateSubscriptionBody,
-    responses: { 200: { description: 'Subscription', schema: subscriptionResponse }, 404: { description: 'not_found' }, 409: { description: 'subscription_canceled' } },
+    responses: {
+      200: { description: 'Subscription', schema: subscriptionResponse },
+      404: { description: 'not_found' },
+      409: { description: 'subscription_canceled' },
+    },
     errors: ['subscription_canceled'],
-    handler: async ({ deps, params, body, actor }) => ({ body: serialiseSubscription(await updateSubscription(deps.db, params.id, body, actor, { settings: deps.config })) }),
+    handler: async ({ deps, params, body, actor }) => ({
+      body: serialiseSubscription(await updateSubscription(deps.db, params.id, body, actor, { settings: deps.config })),
+    }),
   }),
   defineRoute({
     method: 'post',
     path: '/api/billing/subscriptions/:id/change-plan',
     auth: 'admin',
     tag,
-    summary: 'Replace the plan, prorated by seconds unless prorate is false; prorationDate (within the last hour) prorates from a preview\'s instant',
+    summary:
+      "Replace the plan, prorated by seconds unless prorate is false; prorationDate (within the last hour) prorates from a preview's instant",
     params: idParams,
     body: changePlanBody,
     responses: {
@@ -74,6 +98,8 @@ export const subscriptionRoutes = [
       409: { description: 'subscription_canceled' },
     },
     errors: ['plan_not_found', 'plan_inactive', 'same_plan', 'currency_mismatch', 'subscription_canceled'],
-    handler: async ({ deps, params, body, actor }) => ({ body: serialiseSubscription(await changePlan(deps.db, params.id, body, actor, { settings: deps.config })) }),
+    handler: async ({ deps, params, body, actor }) => ({
+      body: serialiseSubscription(await changePlan(deps.db, params.id, body, actor, { settings: deps.config })),
+    }),
   }),
 ];

@@ -6,7 +6,12 @@
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/service.ts';
-import { updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow, type SubscriptionStatus } from './repo.ts';
+import {
+  updateSubscriptionRow,
+  type SubscriptionChanges,
+  type SubscriptionRow,
+  type SubscriptionStatus,
+} from './repo.ts';
 import { serialiseSubscription } from './schema.ts';
 
 export type SubscriptionEventType = 'subscription.created' | 'subscription.updated' | 'subscription.canceled';
@@ -29,9 +34,14 @@ const ALLOWED: Record<SubscriptionStatus, readonly SubscriptionStatus[]> = {
  * moves in memory): the status and its side fields. Refuses a move out of canceled, or any move the table
  * above does not allow, with a coded error.
  */
-export function transitionChanges(sub: Pick<SubscriptionRow, 'status'>, to: SubscriptionStatus, at: Date): SubscriptionChanges {
+export function transitionChanges(
+  sub: Pick<SubscriptionRow, 'status'>,
+  to: SubscriptionStatus,
+  at: Date,
+): SubscriptionChanges {
   if (sub.status === 'canceled') throw new AppError('subscription_canceled', 'A canceled subscription cannot change');
-  if (!ALLOWED[sub.status].includes(to)) throw new AppError('invalid_status_transition', `A subscription cannot go from ${sub.status} to ${to}`);
+  if (!ALLOWED[sub.status].includes(to))
+    throw new AppError('invalid_status_transition', `A subscription cannot go from ${sub.status} to ${to}`);
   const changes: SubscriptionChanges = { status: to };
   if (to === 'canceled') Object.assign(changes, { canceled_at: at, cancel_at_period_end: false });
   if (to === 'paused') changes.paused_at = at;
@@ -40,12 +50,20 @@ export function transitionChanges(sub: Pick<SubscriptionRow, 'status'>, to: Subs
 }
 
 /** The event a move to `to` records. */
-export const transitionEventType = (to: SubscriptionStatus): SubscriptionEventType => (to === 'canceled' ? 'subscription.canceled' : 'subscription.updated');
+export const transitionEventType = (to: SubscriptionStatus): SubscriptionEventType =>
+  to === 'canceled' ? 'subscription.canceled' : 'subscription.updated';
 
 /** A subscription.* event of `sub`, to record in a batch with others (recordEvents). */
-export const subscriptionEvent = (type: SubscriptionEventType, sub: SubscriptionRow) => ({ type, data: serialiseSubscription(sub) });
+export const subscriptionEvent = (type: SubscriptionEventType, sub: SubscriptionRow) => ({
+  type,
+  data: serialiseSubscription(sub),
+});
 
-export async function recordSubscriptionEvent(trx: Db, type: SubscriptionEventType, sub: SubscriptionRow): Promise<void> {
+export async function recordSubscriptionEvent(
+  trx: Db,
+  type: SubscriptionEventType,
+  sub: SubscriptionRow,
+): Promise<void> {
   const event = subscriptionEvent(type, sub);
   await recordEvent(trx, event.type, event.data);
 }
@@ -54,7 +72,13 @@ export async function recordSubscriptionEvent(trx: Db, type: SubscriptionEventTy
  * Moves a subscription the caller has locked to `to` at `at`, with `extra` changes of the same write (a
  * restarted period, a cleared flag), and records subscription.updated or subscription.canceled.
  */
-export async function transitionSubscription(trx: Db, sub: SubscriptionRow, to: SubscriptionStatus, at: Date, extra: SubscriptionChanges = {}): Promise<SubscriptionRow> {
+export async function transitionSubscription(
+  trx: Db,
+  sub: SubscriptionRow,
+  to: SubscriptionStatus,
+  at: Date,
+  extra: SubscriptionChanges = {},
+): Promise<SubscriptionRow> {
   const moved = await updateSubscriptionRow(trx, sub.id, { ...extra, ...transitionChanges(sub, to, at) });
   await recordSubscriptionEvent(trx, transitionEventType(to), moved);
   return moved;

@@ -67,6 +67,10 @@ export const v1Routes = [
     responses: { 200: { description: 'Subscriptions', schema: z.array(subscriptionResponse) } },
     errors: [],
     handler: async ({ deps, principal, query, ctx }) =>
-      listReply(ctx, await listSubscriptions(deps.db, query, { customerId: requireCustomerScope(principal) }), serialiseSubscription),
+      listReply(
+        ctx,
+        await listSubscriptions(deps.db, query, { customerId: requireCustomerScope(principal) }),
+        serialiseSubscription,
+      ),
   }),
 ];

@@ -7,10 +7,27 @@ import net from 'node:net';
  */
 const blocked = new net.BlockList();
 for (const [prefix, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) blocked.addSubnet(prefix, bits, 'ipv6');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(prefix, bits, 'ipv4');
+for (const [prefix, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  blocked.addSubnet(prefix, bits, 'ipv6');
 
 export interface ResolvedAddress {
   address: string;
@@ -39,7 +56,9 @@ export async function resolveHost(hostname: string): Promise<ResolvedAddress[]> 
     const found = await lookup(host, { all: true, verbatim: true });
     return found.map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
   } catch (error) {
-    throw new UnsafeDestinationError(`host ${host} does not resolve (${(error as { code?: string }).code ?? 'lookup failed'})`);
+    throw new UnsafeDestinationError(
+      `host ${host} does not resolve (${(error as { code?: string }).code ?? 'lookup failed'})`,
+    );
   }
 }
 
@@ -51,7 +70,10 @@ export async function checkDestination(url: URL): Promise<ResolvedAddress> {
   const addresses = await resolveHost(url.hostname);
   if (addresses.length === 0) throw new UnsafeDestinationError(`host ${url.hostname} does not resolve`);
   const refused = addresses.find((a) => isBlockedAddress(a.address));
-  if (refused) throw new UnsafeDestinationError(`host ${url.hostname} resolves to ${refused.address}, a private, loopback or link-local address`);
+  if (refused)
+    throw new UnsafeDestinationError(
+      `host ${url.hostname} resolves to ${refused.address}, a private, loopback or link-local address`,
+    );
   return addresses[0]!;
 }
 

@@ -5,7 +5,14 @@ import { serialiseEvent } from '../events/schema.ts';
 import type { Config } from '../config.ts';
 import { nextAttemptDelayMs, parseRetryAfter, retrySchedule } from './retry-schedule.ts';
 import {
-  claimDueDeliveries, DELIVERIES_DUE_CHANNEL, endpointHealthSince, recordAttemptOutcomes, type AttemptOutcome, type ClaimedDelivery, type ClaimLimits, type EndpointHealthState,
+  claimDueDeliveries,
+  DELIVERIES_DUE_CHANNEL,
+  endpointHealthSince,
+  recordAttemptOutcomes,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  type ClaimLimits,
+  type EndpointHealthState,
 } from './repo.ts';
 import { closeWebhookConnections, DELIVERY_TIMEOUT_MS, postWebhook, type SendOutcome } from './send.ts';
 import { signatureHeaders } from './sign.ts';
@@ -59,7 +66,14 @@ export function attemptOutcome(
   now = Date.now(),
 ): AttemptOutcome {
   const attempt = attemptsBefore + 1;
-  const logged = { delivery_id: deliveryId, attempt, status_code: sent.statusCode, latency_ms: sent.latencyMs, error: sent.error, response_body: sent.responseBody };
+  const logged = {
+    delivery_id: deliveryId,
+    attempt,
+    status_code: sent.statusCode,
+    latency_ms: sent.latencyMs,
+    error: sent.error,
+    response_body: sent.responseBody,
+  };
   if (sent.ok) return { ...logged, status: 'delivered', next_attempt_at: null };
   const delayMs = nextAttemptDelayMs(retrySchedule(config), attempt, parseRetryAfter(sent.retryAfter, now));
   if (delayMs === null) return { ...logged, status: 'failed', next_attempt_at: null };
@@ -166,7 +180,9 @@ export class DeliveryDispatcher {
           // More may be due when the slots ran out or an endpoint's room did (left out, or filled by this claim):
           // then every finishing send claims again.
           const failingTaken = claimed.filter((d) => this.#health.get(d.endpoint_id)?.failing).length;
-          const capped = [...taken].some(([id, n]) => n >= (limits.room[id] ?? limits.defaultRoom)) || (failingTaken > 0 && failingTaken >= limits.failingRoom);
+          const capped =
+            [...taken].some(([id, n]) => n >= (limits.room[id] ?? limits.defaultRoom)) ||
+            (failingTaken > 0 && failingTaken >= limits.failingRoom);
           this.#moreDue = claimed.length === room || limits.full.length > 0 || capped;
           // An endpoint this claim filled is left out of the next, so the slots it could not take go elsewhere
           // at once rather than when one of its sends ends (which, for a hanging endpoint, is 5 s away).
@@ -203,8 +219,14 @@ export class DeliveryDispatcher {
    * Applied here at once, and written with the next attempts' records for the other workers.
    */
   #learn(endpointId: string, ok: boolean): void {
-    const allowed = this.#health.get(endpointId)?.allowed ?? Math.min(this.#limits.startPerEndpoint, this.#limits.perEndpoint);
-    this.#health.set(endpointId, ok ? { allowed: Math.min(this.#limits.perEndpoint, allowed * 2), failing: false } : { allowed: this.#limits.failingPerEndpoint, failing: true });
+    const allowed =
+      this.#health.get(endpointId)?.allowed ?? Math.min(this.#limits.startPerEndpoint, this.#limits.perEndpoint);
+    this.#health.set(
+      endpointId,
+      ok
+        ? { allowed: Math.min(this.#limits.perEndpoint, allowed * 2), failing: false }
+        : { allowed: this.#limits.failingPerEndpoint, failing: true },
+    );
     this.#healthToWrite.add(endpointId);
   }
 
@@ -257,12 +279,30 @@ export class DeliveryDispatcher {
     const { config, logger } = this.#deps;
     const event = { id: delivery.event_id, type: delivery.event_type };
     // The body is serialised once per attempt and signed as those exact bytes.
-    const body = JSON.stringify(serialiseEvent({ ...event, data: delivery.event_data, created_at: delivery.event_created_at }));
-    const headers = signatureHeaders(delivery.secret, event, body, Math.floor(Date.now() / 1000), delivery.previous_secret);
+    const body = JSON.stringify(
+      serialiseEvent({ ...event, data: delivery.event_data, created_at: delivery.event_created_at }),
+    );
+    const headers = signatureHeaders(
+      delivery.secret,
+      event,
+      body,
+      Math.floor(Date.now() / 1000),
+      delivery.previous_secret,
+    );
     const sent = await postWebhook(delivery.url, body, headers, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
     const outcome = attemptOutcome(config, delivery.id, delivery.attempt_count, sent);
     this.#learn(delivery.endpoint_id, sent.ok);
-    logger.info({ deliveryId: delivery.id, eventId: delivery.event_id, attempt: outcome.attempt, statusCode: sent.statusCode, error: sent.error, outcome: outcome.status }, 'webhook attempt');
+    logger.info(
+      {
+        deliveryId: delivery.id,
+        eventId: delivery.event_id,
+        attempt: outcome.attempt,
+        statusCode: sent.statusCode,
+        error: sent.error,
+        outcome: outcome.status,
+      },
+      'webhook attempt',
+    );
     if (outcome.next_attempt_at) this.#retryAt(outcome.next_attempt_at.getTime());
     this.#record(outcome);
   }
@@ -285,7 +325,10 @@ export class DeliveryDispatcher {
         for (const outcome of batch) {
           await recordAttemptOutcomes(this.#deps.db, [outcome]).catch((error) =>
             // Unrecorded, the delivery stays claimed until its lease ends and is then sent again (at least once).
-            this.#deps.logger.error({ err: error, batchError: err, deliveryId: outcome.delivery_id }, 'recording a webhook attempt failed'),
+            this.#deps.logger.error(
+              { err: error, batchError: err, deliveryId: outcome.delivery_id },
+              'recording a webhook attempt failed',
+            ),
           );
         }
       } finally {
@@ -311,10 +354,13 @@ export class DeliveryDispatcher {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
     this.#timerAt = at;
-    this.#timer = setTimeout(() => {
-      this.#timerAt = Infinity;
-      this.wake();
-    }, Math.max(0, at - Date.now()));
+    this.#timer = setTimeout(
+      () => {
+        this.#timerAt = Infinity;
+        this.wake();
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.#timer.unref();
   }
 
@@ -351,7 +397,8 @@ export class DeliveryDispatcher {
 function connectionSettings(db: Knex, sessionUrl: string | undefined): pg.ClientConfig {
   if (sessionUrl) return { connectionString: sessionUrl, application_name: 'billing-webhooks-listen' };
   const connection = (db.client as { config: Knex.Config }).config.connection;
-  const settings = typeof connection === 'string' ? { connectionString: connection } : { ...(connection as pg.ClientConfig) };
+  const settings =
+    typeof connection === 'string' ? { connectionString: connection } : { ...(connection as pg.ClientConfig) };
   return { ...settings, application_name: 'billing-webhooks-listen' };
 }
 

@@ -43,7 +43,10 @@ export interface AttemptRow {
   at: Date;
 }
 
-export async function insertEndpoint(db: Db, row: { url: string; events: string[]; secret: string }): Promise<EndpointRow> {
+export async function insertEndpoint(
+  db: Db,
+  row: { url: string; events: string[]; secret: string },
+): Promise<EndpointRow> {
   const [created] = await db('webhook_endpoints').insert(row).returning('*');
   return created as EndpointRow;
 }
@@ -60,15 +63,30 @@ export function listEndpointRows(db: Db, page: PageQuery): Promise<Page<Endpoint
   return paginate<EndpointRow>(db('webhook_endpoints').select('*'), 'webhook_endpoints', page);
 }
 
-export async function updateEndpointRow(db: Db, id: string, changes: Partial<Pick<EndpointRow, 'url' | 'events' | 'secret' | 'enabled'>>): Promise<EndpointRow | undefined> {
+export async function updateEndpointRow(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<EndpointRow, 'url' | 'events' | 'secret' | 'enabled'>>,
+): Promise<EndpointRow | undefined> {
   // A secret set outright replaces the old one at once: no grace period (that is what rotation is for).
-  const secret = changes.secret === undefined ? {} : { secret_rotated_at: db.raw('clock_timestamp()'), previous_secret: null, previous_secret_expires_at: null };
-  const [row] = await db('webhook_endpoints').where({ id }).update({ ...changes, ...secret, updated_at: db.raw('clock_timestamp()') }).returning('*');
+  const secret =
+    changes.secret === undefined
+      ? {}
+      : { secret_rotated_at: db.raw('clock_timestamp()'), previous_secret: null, previous_secret_expires_at: null };
+  const [row] = await db('webhook_endpoints')
+    .where({ id })
+    .update({ ...changes, ...secret, updated_at: db.raw('clock_timestamp()') })
+    .returning('*');
   return row as EndpointRow | undefined;
 }
 
 /** Replaces the secret with `secret`; the one it replaces keeps signing for `graceSeconds` (a rotation). */
-export async function rotateEndpointSecretRow(db: Db, id: string, secret: string, graceSeconds: number): Promise<EndpointRow | undefined> {
+export async function rotateEndpointSecretRow(
+  db: Db,
+  id: string,
+  secret: string,
+  graceSeconds: number,
+): Promise<EndpointRow | undefined> {
   const [row] = await db('webhook_endpoints')
     .where({ id })
     .update({
@@ -110,15 +128,30 @@ export function dueDeliveriesCtes(events: string, channelParam: string): string 
 const deliveryColumns = ['webhook_deliveries.*', 'events.type as event_type'];
 
 export async function findDelivery(db: Db, id: string): Promise<DeliveryRow | undefined> {
-  return db('webhook_deliveries').join('events', 'events.id', 'webhook_deliveries.event_id').where('webhook_deliveries.id', id).first(deliveryColumns);
+  return db('webhook_deliveries')
+    .join('events', 'events.id', 'webhook_deliveries.event_id')
+    .where('webhook_deliveries.id', id)
+    .first(deliveryColumns);
 }
 
 export async function lockDelivery(db: Db, id: string): Promise<DeliveryRow | undefined> {
-  return db('webhook_deliveries').join('events', 'events.id', 'webhook_deliveries.event_id').where('webhook_deliveries.id', id).forUpdate('webhook_deliveries').first(deliveryColumns);
+  return db('webhook_deliveries')
+    .join('events', 'events.id', 'webhook_deliveries.event_id')
+    .where('webhook_deliveries.id', id)
+    .forUpdate('webhook_deliveries')
+    .first(deliveryColumns);
 }
 
-export function listDeliveryRows(db: Db, endpointId: string, page: PageQuery, status?: DeliveryStatus): Promise<Page<DeliveryRow>> {
-  const query = db('webhook_deliveries').join('events', 'events.id', 'webhook_deliveries.event_id').where('webhook_deliveries.endpoint_id', endpointId).select(deliveryColumns);
+export function listDeliveryRows(
+  db: Db,
+  endpointId: string,
+  page: PageQuery,
+  status?: DeliveryStatus,
+): Promise<Page<DeliveryRow>> {
+  const query = db('webhook_deliveries')
+    .join('events', 'events.id', 'webhook_deliveries.event_id')
+    .where('webhook_deliveries.endpoint_id', endpointId)
+    .select(deliveryColumns);
   if (status) query.where('webhook_deliveries.status', status);
   return paginate<DeliveryRow>(query, 'webhook_deliveries', page);
 }
@@ -139,7 +172,11 @@ export interface EndpointHealthRow {
  * counts by status (the (endpoint_id, created_at) index bounds each endpoint to its window) and, per endpoint,
  * the newest attempt of those deliveries that did not succeed (a non-2xx answer or no answer).
  */
-export async function endpointHealthRows(db: Db, endpointIds: string[], windowSeconds: number): Promise<EndpointHealthRow[]> {
+export async function endpointHealthRows(
+  db: Db,
+  endpointIds: string[],
+  windowSeconds: number,
+): Promise<EndpointHealthRow[]> {
   if (endpointIds.length === 0) return [];
   const result = await db.raw(
     `with recent as (
@@ -168,7 +205,9 @@ export async function endpointHealthRows(db: Db, endpointIds: string[], windowSe
 
 export async function listAttemptRows(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> {
   if (deliveryIds.length === 0) return [];
-  return db('webhook_delivery_attempts').whereIn('delivery_id', deliveryIds).orderBy([{ column: 'at' }, { column: 'attempt' }]);
+  return db('webhook_delivery_attempts')
+    .whereIn('delivery_id', deliveryIds)
+    .orderBy([{ column: 'at' }, { column: 'attempt' }]);
 }
 
 /** The channel a committed fan-out or redelivery notifies, so webhook workers claim at once (D-70). */
@@ -246,7 +285,16 @@ export async function claimDueDeliveries(db: Db, limits: ClaimLimits): Promise<C
      returning d.id, d.endpoint_id, d.attempt_count, e.enabled, e.url, e.secret,
                case when e.previous_secret_expires_at > clock_timestamp() then e.previous_secret end as previous_secret,
                ev.id as event_id, ev.type as event_type, ev.data as event_data, ev.created_at as event_created_at`,
-    [limits.full, limits.limit * 2, JSON.stringify(limits.room), limits.defaultRoom, limits.limit, Math.round(limits.leaseMs), limits.failing, limits.failingRoom],
+    [
+      limits.full,
+      limits.limit * 2,
+      JSON.stringify(limits.room),
+      limits.defaultRoom,
+      limits.limit,
+      Math.round(limits.leaseMs),
+      limits.failing,
+      limits.failingRoom,
+    ],
   );
 }
 
@@ -269,7 +317,11 @@ export interface AttemptOutcome {
  * only from the attempt count its send started at, still pending (another send that got there first, or a
  * manual retry's reopening, wins); its attempt is logged either way. Answers the ids that moved.
  */
-export async function recordAttemptOutcomes(db: Db, outcomes: AttemptOutcome[], health: EndpointHealthState[] = []): Promise<string[]> {
+export async function recordAttemptOutcomes(
+  db: Db,
+  outcomes: AttemptOutcome[],
+  health: EndpointHealthState[] = [],
+): Promise<string[]> {
   if (outcomes.length === 0 && health.length === 0) return [];
   const rows = await fastQuery<{ id: string }>(
     db,
@@ -310,13 +362,27 @@ export interface EndpointHealthState {
 }
 
 /** Endpoint health written after `since` (by any worker), with when it was written. */
-export async function endpointHealthSince(db: Db, since: Date): Promise<Array<EndpointHealthState & { updated_at: Date }>> {
-  return fastQuery(db, 'select endpoint_id, allowed, failing, updated_at from webhook_endpoint_health where updated_at > $1', [since], 'webhooks.health-since');
+export async function endpointHealthSince(
+  db: Db,
+  since: Date,
+): Promise<Array<EndpointHealthState & { updated_at: Date }>> {
+  return fastQuery(
+    db,
+    'select endpoint_id, allowed, failing, updated_at from webhook_endpoint_health where updated_at > $1',
+    [since],
+    'webhooks.health-since',
+  );
 }
 
 /** Puts a delivery back to pending, due now, for a manual redelivery. */
 export async function reopenDelivery(db: Db, id: string): Promise<void> {
-  await db('webhook_deliveries').where({ id }).update({ status: 'pending', next_attempt_at: db.raw('clock_timestamp()'), updated_at: db.raw('clock_timestamp()') });
+  await db('webhook_deliveries')
+    .where({ id })
+    .update({
+      status: 'pending',
+      next_attempt_at: db.raw('clock_timestamp()'),
+      updated_at: db.raw('clock_timestamp()'),
+    });
 }
 
 /** A delivery with the URL of its endpoint, for pages that list deliveries of many endpoints. */
@@ -329,6 +395,9 @@ export async function listDeliveryRowsOfEvents(db: Db, eventIds: string[]): Prom
     .join('events', 'events.id', 'webhook_deliveries.event_id')
     .join('webhook_endpoints', 'webhook_endpoints.id', 'webhook_deliveries.endpoint_id')
     .whereIn('webhook_deliveries.event_id', [...new Set(eventIds)])
-    .orderBy([{ column: 'webhook_deliveries.created_at', order: 'desc' }, { column: 'webhook_deliveries.id', order: 'desc' }])
+    .orderBy([
+      { column: 'webhook_deliveries.created_at', order: 'desc' },
+      { column: 'webhook_deliveries.id', order: 'desc' },
+    ])
     .select([...deliveryColumns, 'webhook_endpoints.url as endpoint_url']);
 }

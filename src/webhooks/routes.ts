@@ -3,10 +3,25 @@ import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams, pageQuery } from '../http/schemas.ts';
 import {
-  createdEndpointResponse, createEndpointBody, deliveryParams, deliveryResponse, endpointResponse, listDeliveriesQuery, serialiseDelivery, serialiseEndpoint,
+  createdEndpointResponse,
+  createEndpointBody,
+  deliveryParams,
+  deliveryResponse,
+  endpointResponse,
+  listDeliveriesQuery,
+  serialiseDelivery,
+  serialiseEndpoint,
   updateEndpointBody,
 } from './schema.ts';
-import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, retryDelivery, rotateEndpointSecret, updateEndpoint } from './service.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listDeliveries,
+  listEndpoints,
+  retryDelivery,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from './service.ts';
 
 const base = '/api/billing/webhooks/endpoints';
 
@@ -18,12 +33,19 @@ export const webhookRoutes = [
     tag: 'Webhooks',
     summary: 'Register an outbound webhook endpoint; the signing secret is answered once',
     body: createEndpointBody,
-    responses: { 201: { description: 'Created, with the secret', schema: createdEndpointResponse }, 400: { description: 'invalid_request (unknown event type, empty events, bad or private url)' } },
+    responses: {
+      201: { description: 'Created, with the secret', schema: createdEndpointResponse },
+      400: { description: 'invalid_request (unknown event type, empty events, bad or private url)' },
+    },
     errors: [],
     handler: async ({ deps, body, actor }) => {
       const row = await createEndpoint(deps.db, body, deps.config, actor);
       // An Idempotency-Key replay does not show the secret again.
-      return { status: 201, body: { ...serialiseEndpoint(row), secret: row.secret }, replayBody: serialiseEndpoint(row) };
+      return {
+        status: 201,
+        body: { ...serialiseEndpoint(row), secret: row.secret },
+        replayBody: serialiseEndpoint(row),
+      };
     },
   }),
   defineRoute({
@@ -42,21 +64,32 @@ export const webhookRoutes = [
     path: `${base}/:id`,
     auth: 'admin',
     tag: 'Webhooks',
-    summary: 'Change events, url, enabled or secret (a secret set here replaces the old one at once; rotate-secret keeps it valid for 24 h)',
+    summary:
+      'Change events, url, enabled or secret (a secret set here replaces the old one at once; rotate-secret keeps it valid for 24 h)',
     params: idParams,
     body: updateEndpointBody,
-    responses: { 200: { description: 'Endpoint', schema: endpointResponse }, 400: { description: 'invalid_request' }, 404: { description: 'not_found' } },
+    responses: {
+      200: { description: 'Endpoint', schema: endpointResponse },
+      400: { description: 'invalid_request' },
+      404: { description: 'not_found' },
+    },
     errors: [],
-    handler: async ({ deps, params, body, actor }) => ({ body: serialiseEndpoint(await updateEndpoint(deps.db, params.id, body, deps.config, actor)) }),
+    handler: async ({ deps, params, body, actor }) => ({
+      body: serialiseEndpoint(await updateEndpoint(deps.db, params.id, body, deps.config, actor)),
+    }),
   }),
   defineRoute({
     method: 'post',
     path: `${base}/:id/rotate-secret`,
     auth: 'admin',
     tag: 'Webhooks',
-    summary: 'Replace the signing secret with a new generated one, answered once; the old one keeps signing beside it for 24 h',
+    summary:
+      'Replace the signing secret with a new generated one, answered once; the old one keeps signing beside it for 24 h',
     params: idParams,
-    responses: { 200: { description: 'The endpoint with its new secret (never shown again)', schema: createdEndpointResponse }, 404: { description: 'not_found' } },
+    responses: {
+      200: { description: 'The endpoint with its new secret (never shown again)', schema: createdEndpointResponse },
+      404: { description: 'not_found' },
+    },
     errors: [],
     handler: async ({ deps, params, actor }) => {
       const { endpoint, secret } = await rotateEndpointSecret(deps.db, params.id, actor);
@@ -86,9 +119,13 @@ export const webhookRoutes = [
     summary: "An endpoint's deliveries in creation order, with every attempt; `status` filters",
     params: idParams,
     query: listDeliveriesQuery,
-    responses: { 200: { description: 'Deliveries', schema: z.array(deliveryResponse) }, 404: { description: 'not_found' } },
+    responses: {
+      200: { description: 'Deliveries', schema: z.array(deliveryResponse) },
+      404: { description: 'not_found' },
+    },
     errors: [],
-    handler: async ({ deps, params, query, ctx }) => listReply(ctx, await listDeliveries(deps.db, params.id, query, query.status), serialiseDelivery),
+    handler: async ({ deps, params, query, ctx }) =>
+      listReply(ctx, await listDeliveries(deps.db, params.id, query, query.status), serialiseDelivery),
   }),
   defineRoute({
     method: 'post',
@@ -99,6 +136,9 @@ export const webhookRoutes = [
     params: deliveryParams,
     responses: { 202: { description: 'Queued', schema: deliveryResponse }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params, actor }) => ({ status: 202, body: serialiseDelivery(await retryDelivery(deps.db, params.deliveryId, actor, params.id)) }),
+    handler: async ({ deps, params, actor }) => ({
+      status: 202,
+      body: serialiseDelivery(await retryDelivery(deps.db, params.deliveryId, actor, params.id)),
+    }),
   }),
 ];

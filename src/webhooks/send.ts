@@ -68,7 +68,12 @@ export async function postWebhook(
   const elapsed = () => Math.round(performance.now() - started);
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const failure = (error: string, statusCode: number | null = null): SendOutcome => ({
-    ok: false, statusCode, latencyMs: elapsed(), error, responseBody: null, retryAfter: undefined,
+    ok: false,
+    statusCode,
+    latencyMs: elapsed(),
+    error,
+    responseBody: null,
+    retryAfter: undefined,
   });
   let target: URL;
   try {
@@ -121,11 +126,22 @@ export async function postWebhook(
           const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
           const ok = statusCode >= 200 && statusCode < 300;
           let error: string | null = null;
-          if (statusCode >= 300 && statusCode < 400) error = `redirect (${statusCode}${response.headers.location ? ` to ${response.headers.location}` : ''}) not followed`;
+          if (statusCode >= 300 && statusCode < 400)
+            error = `redirect (${statusCode}${response.headers.location ? ` to ${response.headers.location}` : ''}) not followed`;
           else if (!ok) error = `HTTP ${statusCode}`;
           const retryAfter = response.headers['retry-after'];
           // A response read to its end leaves the connection in the pool; one cut short closes it.
-          finish({ ok, statusCode, latencyMs: elapsed(), error, responseBody: text, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }, complete);
+          finish(
+            {
+              ok,
+              statusCode,
+              latencyMs: elapsed(),
+              error,
+              responseBody: text,
+              retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+            },
+            complete,
+          );
         };
         response.on('data', (chunk: Buffer) => {
           chunks.push(chunk);

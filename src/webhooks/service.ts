@@ -8,8 +8,24 @@ import type { Actor } from '../audit/actor.ts';
 import type { Fields } from '../audit/changes.ts';
 import { recordAudit } from '../audit/service.ts';
 import {
-  deleteEndpointRow, endpointHealthRows, findDelivery, findEndpoint, insertEndpoint, listAttemptRows, listDeliveryRows, listDeliveryRowsOfEvents, listEndpointRows,
-  lockDelivery, lockEndpoint, notifyDeliveriesDue, reopenDelivery, rotateEndpointSecretRow, updateEndpointRow, type AttemptRow, type DeliveryRow, type DeliveryStatus,
+  deleteEndpointRow,
+  endpointHealthRows,
+  findDelivery,
+  findEndpoint,
+  insertEndpoint,
+  listAttemptRows,
+  listDeliveryRows,
+  listDeliveryRowsOfEvents,
+  listEndpointRows,
+  lockDelivery,
+  lockEndpoint,
+  notifyDeliveriesDue,
+  reopenDelivery,
+  rotateEndpointSecretRow,
+  updateEndpointRow,
+  type AttemptRow,
+  type DeliveryRow,
+  type DeliveryStatus,
   type EndpointRow,
 } from './repo.ts';
 import type { CreateEndpointInput, UpdateEndpointInput } from './schema.ts';
@@ -19,10 +35,14 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-const badUrl = (message: string) => new AppError('invalid_request', `url: ${message}`, { details: [{ path: 'url', message }] });
+const badUrl = (message: string) =>
+  new AppError('invalid_request', `url: ${message}`, { details: [{ path: 'url', message }] });
 
 /** D-73 at registration: http(s) only, https in production, and no private destination unless allowed. */
-export async function validateEndpointUrl(value: string, config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_URLS'>): Promise<string> {
+export async function validateEndpointUrl(
+  value: string,
+  config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_URLS'>,
+): Promise<string> {
   let url: URL;
   try {
     url = new URL(value);
@@ -47,14 +67,30 @@ export async function validateEndpointUrl(value: string, config: Pick<Config, 'N
 
 /** An endpoint as the audit log records it: what an admin changes, and when the secret was rotated, never a secret. */
 function audited(row: EndpointRow): Fields {
-  return { url: row.url, events: row.events, enabled: row.enabled, rotatedAt: row.secret_rotated_at, previousValidUntil: row.previous_secret_expires_at };
+  return {
+    url: row.url,
+    events: row.events,
+    enabled: row.enabled,
+    rotatedAt: row.secret_rotated_at,
+    previousValidUntil: row.previous_secret_expires_at,
+  };
 }
 
-export async function createEndpoint(db: Db, input: CreateEndpointInput, config: Config, actor: Actor): Promise<EndpointRow> {
+export async function createEndpoint(
+  db: Db,
+  input: CreateEndpointInput,
+  config: Config,
+  actor: Actor,
+): Promise<EndpointRow> {
   const url = await validateEndpointUrl(input.url, config);
   return inTransaction(db, async (trx) => {
     const row = await insertEndpoint(trx, { url, events: input.events, secret: input.secret ?? generateSecret() });
-    await recordAudit(trx, actor, { action: 'webhook_endpoint.create', targetType: 'webhook_endpoint', targetId: row.id, after: audited(row) });
+    await recordAudit(trx, actor, {
+      action: 'webhook_endpoint.create',
+      targetType: 'webhook_endpoint',
+      targetId: row.id,
+      after: audited(row),
+    });
     return row;
   });
 }
@@ -71,12 +107,21 @@ export async function getEndpoint(db: Db, id: string): Promise<EndpointRow> {
 
 /** The audit action of a PUT: turning the endpoint on or off alone is its own action; anything else an update. */
 function updateAction(input: UpdateEndpointInput): string {
-  const sent = Object.entries(input).filter(([, v]) => v !== undefined).map(([k]) => k);
-  if (sent.length === 1 && sent[0] === 'enabled') return input.enabled ? 'webhook_endpoint.enable' : 'webhook_endpoint.disable';
+  const sent = Object.entries(input)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k);
+  if (sent.length === 1 && sent[0] === 'enabled')
+    return input.enabled ? 'webhook_endpoint.enable' : 'webhook_endpoint.disable';
   return 'webhook_endpoint.update';
 }
 
-export async function updateEndpoint(db: Db, id: string, input: UpdateEndpointInput, config: Config, actor: Actor): Promise<EndpointRow> {
+export async function updateEndpoint(
+  db: Db,
+  id: string,
+  input: UpdateEndpointInput,
+  config: Config,
+  actor: Actor,
+): Promise<EndpointRow> {
   const changes: Parameters<typeof updateEndpointRow>[2] = {};
   if (input.url !== undefined) changes.url = await validateEndpointUrl(input.url, config);
   if (input.events !== undefined) changes.events = input.events;
@@ -87,7 +132,13 @@ export async function updateEndpoint(db: Db, id: string, input: UpdateEndpointIn
     if (!before) throw notFound('Webhook endpoint');
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
     const after = Object.keys(changes).length === 0 ? before : (await updateEndpointRow(trx, id, changes))!;
-    await recordAudit(trx, actor, { action: updateAction(input), targetType: 'webhook_endpoint', targetId: id, before: audited(before), after: audited(after) });
+    await recordAudit(trx, actor, {
+      action: updateAction(input),
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      before: audited(before),
+      after: audited(after),
+    });
     return after;
   });
 }
@@ -99,13 +150,23 @@ export const SECRET_ROTATION_GRACE_SECONDS = 24 * 60 * 60;
  * A new generated secret, answered once. The replaced secret keeps signing (a second `webhook-signature`)
  * for SECRET_ROTATION_GRACE_SECONDS; a secret replaced by an earlier rotation stops at once.
  */
-export async function rotateEndpointSecret(db: Db, id: string, actor: Actor): Promise<{ endpoint: EndpointRow; secret: string }> {
+export async function rotateEndpointSecret(
+  db: Db,
+  id: string,
+  actor: Actor,
+): Promise<{ endpoint: EndpointRow; secret: string }> {
   return inTransaction(db, async (trx) => {
     const before = await lockEndpoint(trx, id);
     if (!before) throw notFound('Webhook endpoint');
     const secret = generateSecret();
     const after = (await rotateEndpointSecretRow(trx, id, secret, SECRET_ROTATION_GRACE_SECONDS))!;
-    await recordAudit(trx, actor, { action: 'webhook_endpoint.rotate_secret', targetType: 'webhook_endpoint', targetId: id, before: audited(before), after: audited(after) });
+    await recordAudit(trx, actor, {
+      action: 'webhook_endpoint.rotate_secret',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      before: audited(before),
+      after: audited(after),
+    });
     return { endpoint: after, secret };
   });
 }
@@ -115,12 +176,20 @@ export async function deleteEndpoint(db: Db, id: string, actor: Actor): Promise<
     const before = await lockEndpoint(trx, id);
     if (!before) throw notFound('Webhook endpoint');
     await deleteEndpointRow(trx, id);
-    await recordAudit(trx, actor, { action: 'webhook_endpoint.delete', targetType: 'webhook_endpoint', targetId: id, before: audited(before) });
+    await recordAudit(trx, actor, {
+      action: 'webhook_endpoint.delete',
+      targetType: 'webhook_endpoint',
+      targetId: id,
+      before: audited(before),
+    });
   });
 }
 
 async function withAttempts(db: Db, rows: DeliveryRow[]): Promise<(DeliveryRow & { attempts: AttemptRow[] })[]> {
-  const attempts = await listAttemptRows(db, rows.map((r) => r.id));
+  const attempts = await listAttemptRows(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => ({ ...row, attempts: attempts.filter((a) => a.delivery_id === row.id) }));
 }
 
@@ -145,7 +214,13 @@ export async function retryDelivery(db: Db, deliveryId: string, actor: Actor, en
     await reopenDelivery(trx, deliveryId);
     await notifyDeliveriesDue(trx);
     const [row] = await withAttempts(trx, [(await findDelivery(trx, deliveryId))!]);
-    await recordAudit(trx, actor, { action: 'webhook_delivery.redeliver', targetType: 'webhook_delivery', targetId: deliveryId, before: auditedDelivery(before), after: auditedDelivery(row!) });
+    await recordAudit(trx, actor, {
+      action: 'webhook_delivery.redeliver',
+      targetType: 'webhook_delivery',
+      targetId: deliveryId,
+      before: auditedDelivery(before),
+      after: auditedDelivery(row!),
+    });
     return row!;
   });
 }
@@ -175,7 +250,9 @@ export async function endpointHealth(db: Db, endpointIds: string[]): Promise<Map
       failed: r.failed,
       pending: r.pending,
       successRate: finished === 0 ? null : Math.round((r.delivered / finished) * 1000) / 10,
-      lastFailure: r.last_failure_at ? { at: r.last_failure_at, statusCode: r.last_failure_status, error: r.last_failure_error } : null,
+      lastFailure: r.last_failure_at
+        ? { at: r.last_failure_at, statusCode: r.last_failure_status, error: r.last_failure_error }
+        : null,
     });
   }
   return health;

@@ -18,7 +18,8 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const post = (body: unknown, headers: Record<string, string> = {}) => request(app.baseUrl, '/api/api-keys', { cookie, body, headers });
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  request(app.baseUrl, '/api/api-keys', { cookie, body, headers });
 const keyRow = (id: string) => app.db('api_keys').where({ id }).first();
 
 test('POST answers 201 {id, name, customerId, key, prefix, createdAt}; the key is bsk_ and 256 random bits', async (t) => {
@@ -44,7 +45,10 @@ test('only the SHA-256 of the key is stored', async (t) => {
 });
 
 test('two keys are different', async (t) => {
-  const [a, b] = await Promise.all([createKey(app.baseUrl, cookie, customerId), createKey(app.baseUrl, cookie, customerId)]);
+  const [a, b] = await Promise.all([
+    createKey(app.baseUrl, cookie, customerId),
+    createKey(app.baseUrl, cookie, customerId),
+  ]);
   t.not(a.key, b.key);
   t.not(a.id, b.id);
 });
@@ -64,7 +68,10 @@ test('GET filters by customerId', async (t) => {
   const other = await insertCustomer(app.db, 'Other Co');
   const { id } = await createKey(app.baseUrl, cookie, other);
   const res = await request(app.baseUrl, `/api/api-keys?customerId=${other}`, { cookie });
-  t.deepEqual(res.body.map((k: { id: string }) => k.id), [id]);
+  t.deepEqual(
+    res.body.map((k: { id: string }) => k.id),
+    [id],
+  );
 });
 
 test('an unknown customerId is 400 customer_not_found', async (t) => {
@@ -99,7 +106,9 @@ test('DELETE revokes (204, revokedAt listed); again or unknown is 404; a malform
   t.is(again.body.error.code, 'not_found');
   t.is((await request(app.baseUrl, `/api/api-keys/${randomUUID()}`, { method: 'DELETE', cookie })).status, 404);
   t.is((await request(app.baseUrl, '/api/api-keys/nope', { method: 'DELETE', cookie })).status, 404);
-  const listed = (await request(app.baseUrl, '/api/api-keys', { cookie })).body.find((k: { id: string }) => k.id === id);
+  const listed = (await request(app.baseUrl, '/api/api-keys', { cookie })).body.find(
+    (k: { id: string }) => k.id === id,
+  );
   t.truthy(listed.revokedAt);
 });
 
@@ -119,7 +128,9 @@ test('lastUsedAt is set by a v1 call', async (t) => {
   const { id, key } = await createKey(app.baseUrl, cookie, customerId);
   const before = Date.now();
   t.is((await request(app.baseUrl, V1_PROBE_PATH, { bearer: key })).status, 200);
-  const listed = (await request(app.baseUrl, '/api/api-keys', { cookie })).body.find((k: { id: string }) => k.id === id);
+  const listed = (await request(app.baseUrl, '/api/api-keys', { cookie })).body.find(
+    (k: { id: string }) => k.id === id,
+  );
   t.truthy(listed.lastUsedAt);
   t.true(Math.abs(Date.parse(listed.lastUsedAt) - before) < 60_000);
 });
@@ -140,12 +151,25 @@ test('authenticateApiKey: a live key names its customer; revoked, expired, unkno
   await request(app.baseUrl, `/api/api-keys/${revoked.id}`, { method: 'DELETE', cookie });
   t.is(await authenticateApiKey(app.db, revoked.key), undefined);
 
-  const expired = await createKey(app.baseUrl, cookie, customerId, { expiresAt: new Date(Date.now() + 60_000).toISOString() });
+  const expired = await createKey(app.baseUrl, cookie, customerId, {
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+  });
   t.truthy(await authenticateApiKey(app.db, expired.key));
-  await app.db('api_keys').where({ id: expired.id }).update({ expires_at: app.db.raw("now() - interval '1 second'") });
+  await app
+    .db('api_keys')
+    .where({ id: expired.id })
+    .update({ expires_at: app.db.raw("now() - interval '1 second'") });
   t.is(await authenticateApiKey(app.db, expired.key), undefined);
 
-  for (const garbage of ['', 'bsk_', 'bsk_nothing', live.key.toUpperCase(), live.key.slice(0, -1), `${live.key} `, 'x'.repeat(10_000)]) {
+  for (const garbage of [
+    '',
+    'bsk_',
+    'bsk_nothing',
+    live.key.toUpperCase(),
+    live.key.slice(0, -1),
+    `${live.key} `,
+    'x'.repeat(10_000),
+  ]) {
     t.is(await authenticateApiKey(app.db, garbage), undefined, garbage.slice(0, 40));
   }
 });

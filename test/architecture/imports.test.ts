@@ -22,8 +22,14 @@ const isRepo = (file: string) => /(^|\/|-)repo\.ts$/.test(file);
 
 test('every relative import resolves to a file (an unresolved one would hide its edges)', async (t) => {
   const { skipped } = (await graph).warnings();
-  t.deepEqual(skipped.filter((specifier) => specifier.startsWith('.')), []);
-  t.true(Object.keys((await graph).obj()).length > 100, 'the graph holds too few files: is the working directory the project root?');
+  t.deepEqual(
+    skipped.filter((specifier) => specifier.startsWith('.')),
+    [],
+  );
+  t.true(
+    Object.keys((await graph).obj()).length > 100,
+    'the graph holds too few files: is the working directory the project root?',
+  );
 });
 
 test('no circular imports in src and workers', async (t) => {
@@ -33,7 +39,11 @@ test('no circular imports in src and workers', async (t) => {
 
 test("no domain imports a value from another domain's repo", async (t) => {
   const offenders = Object.entries((await graph).obj()).flatMap(([file, imports]) =>
-    imports.filter((imported) => isRepo(imported) && domainOf(file) && domainOf(imported) && domainOf(imported) !== domainOf(file)).map((imported) => `${file} -> ${imported}`),
+    imports
+      .filter(
+        (imported) => isRepo(imported) && domainOf(file) && domainOf(imported) && domainOf(imported) !== domainOf(file),
+      )
+      .map((imported) => `${file} -> ${imported}`),
   );
   t.deepEqual(offenders, [], `${offenders.length} imports of another domain's repo:\n${offenders.join('\n')}`);
 });

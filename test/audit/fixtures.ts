@@ -13,11 +13,18 @@ export async function auditMark(db: Knex): Promise<number> {
 
 /** The rows written since `mark`, oldest first. */
 export async function auditSince(db: Knex, mark: number): Promise<AuditLogRow[]> {
-  return db('audit_log').orderBy([{ column: 'created_at' }, { column: 'id' }]).offset(mark);
+  return db('audit_log')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .offset(mark);
 }
 
 /** Asserts the action since `mark` left exactly one row, like `expected`, and answers it. */
-export async function expectOneAudit(t: ExecutionContext, db: Knex, mark: number, expected: Partial<AuditLogRow>): Promise<AuditLogRow> {
+export async function expectOneAudit(
+  t: ExecutionContext,
+  db: Knex,
+  mark: number,
+  expected: Partial<AuditLogRow>,
+): Promise<AuditLogRow> {
   const rows = await auditSince(db, mark);
   t.is(rows.length, 1, `one audit row, got ${JSON.stringify(rows.map((r) => r.action))}`);
   t.like(rows[0], expected);
@@ -26,7 +33,10 @@ export async function expectOneAudit(t: ExecutionContext, db: Knex, mark: number
 
 /** Asserts the action since `mark` left no row (refused or rolled back). */
 export async function expectNoAudit(t: ExecutionContext, db: Knex, mark: number): Promise<void> {
-  t.deepEqual((await auditSince(db, mark)).map((r) => r.action), []);
+  t.deepEqual(
+    (await auditSince(db, mark)).map((r) => r.action),
+    [],
+  );
 }
 
 /** The whole table as text, for a test that greps it for a secret. */

@@ -32,13 +32,19 @@ for (const path of ADMIN_PATHS) {
   });
 
   test(`${path}: an unknown session token is 401`, async (t) => {
-    t.is((await request(app.baseUrl, path, { cookie: 'session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })).status, 401);
+    t.is(
+      (await request(app.baseUrl, path, { cookie: 'session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })).status,
+      401,
+    );
   });
 
   test(`${path}: an expired session is 401`, async (t) => {
     const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
     const tokenHash = sha256Hex(cookie.slice('session='.length));
-    await app.db('sessions').where({ token_hash: tokenHash }).update({ expires_at: app.db.raw("now() - interval '1 second'") });
+    await app
+      .db('sessions')
+      .where({ token_hash: tokenHash })
+      .update({ expires_at: app.db.raw("now() - interval '1 second'") });
     const res = await request(app.baseUrl, path, { cookie });
     t.is(res.status, 401);
     t.is(res.body.error.code, 'unauthenticated');
@@ -62,7 +68,13 @@ for (const path of ADMIN_PATHS) {
 test('a logged-out cookie is 401 on the admin API and its session row is gone', async (t) => {
   const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
   t.is((await request(app.baseUrl, '/api/auth/logout', { method: 'POST', cookie })).status, 204);
-  t.is(await app.db('sessions').where({ token_hash: sha256Hex(cookie.slice('session='.length)) }).first(), undefined);
+  t.is(
+    await app
+      .db('sessions')
+      .where({ token_hash: sha256Hex(cookie.slice('session='.length)) })
+      .first(),
+    undefined,
+  );
   for (const path of ADMIN_PATHS) t.is((await request(app.baseUrl, path, { cookie })).status, 401);
 });
 
@@ -75,7 +87,11 @@ test('demoting an admin takes effect on the next request', async (t) => {
 
 test('a non-admin cannot write either: PUT /api/settings and POST /api/api-keys are 403 and change nothing', async (t) => {
   const { cookie } = await loginAs(app.baseUrl, app.db, 'support');
-  const put = await request(app.baseUrl, '/api/settings', { method: 'PUT', cookie, body: { 'company.name': 'Hijacked' } });
+  const put = await request(app.baseUrl, '/api/settings', {
+    method: 'PUT',
+    cookie,
+    body: { 'company.name': 'Hijacked' },
+  });
   t.is(put.status, 403);
   const post = await request(app.baseUrl, '/api/api-keys', { cookie, body: { name: 'x', customerId } });
   t.is(post.status, 403);
@@ -106,9 +122,14 @@ test('v1: a revoked key is 401', async (t) => {
 });
 
 test('v1: an expired key is 401', async (t) => {
-  const { id, key } = await createKey(app.baseUrl, adminCookie, customerId, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+  const { id, key } = await createKey(app.baseUrl, adminCookie, customerId, {
+    expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+  });
   t.is((await v1Get({ bearer: key })).status, 200);
-  await app.db('api_keys').where({ id }).update({ expires_at: app.db.raw("now() - interval '1 second'") });
+  await app
+    .db('api_keys')
+    .where({ id })
+    .update({ expires_at: app.db.raw("now() - interval '1 second'") });
   t.is((await v1Get({ bearer: key })).status, 401);
 });
 

@@ -31,7 +31,8 @@ function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRe
 }
 
 const newEmail = () => `cli-${randomUUID()}@example.test`;
-const login = (email: string, password: string) => request(app.baseUrl, '/api/auth/login', { body: { email, password } });
+const login = (email: string, password: string) =>
+  request(app.baseUrl, '/api/auth/login', { body: { email, password } });
 
 test('creates an admin whose id it prints, who can then log in over HTTP', async (t) => {
   const email = newEmail();

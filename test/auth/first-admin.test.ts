@@ -32,15 +32,24 @@ test.serial('with no user yet it creates the admin, who can log in', async (t) =
 
 test.serial('run again (every release) it does nothing, even with other values', async (t) => {
   await ensureFirstAdmin(app.deps);
-  await ensureFirstAdmin({ ...app.deps, config: { ...app.deps.config, ADMIN_EMAIL: 'second@example.test', ADMIN_PASSWORD: 'other' } });
+  await ensureFirstAdmin({
+    ...app.deps,
+    config: { ...app.deps.config, ADMIN_EMAIL: 'second@example.test', ADMIN_PASSWORD: 'other' },
+  });
   const rows = await users();
-  t.deepEqual(rows.map((r) => r.email), [ADMIN_EMAIL]);
+  t.deepEqual(
+    rows.map((r) => r.email),
+    [ADMIN_EMAIL],
+  );
 });
 
 test.serial('when any user exists it creates nothing', async (t) => {
   await createLocalUser(app.db, { email: 'someone@example.test', password: 'pw', role: 'support' });
   await ensureFirstAdmin(app.deps);
-  t.deepEqual((await users()).map((r) => r.email), ['someone@example.test']);
+  t.deepEqual(
+    (await users()).map((r) => r.email),
+    ['someone@example.test'],
+  );
 });
 
 test.serial('without ADMIN_EMAIL or ADMIN_PASSWORD it does nothing', async (t) => {
@@ -51,11 +60,16 @@ test.serial('without ADMIN_EMAIL or ADMIN_PASSWORD it does nothing', async (t) =
 
 test.serial('two processes starting at once create exactly one admin and neither fails', async (t) => {
   await Promise.all([ensureFirstAdmin(app.deps), ensureFirstAdmin(app.deps), ensureFirstAdmin(app.deps)]);
-  t.deepEqual((await users()).map((r) => r.email), [ADMIN_EMAIL]);
+  t.deepEqual(
+    (await users()).map((r) => r.email),
+    [ADMIN_EMAIL],
+  );
 });
 
 test.serial('an ADMIN_PASSWORD that could never log in stops start-up with a clear error', async (t) => {
   const tooLong = 'x'.repeat(1025);
-  await t.throwsAsync(ensureFirstAdmin({ ...app.deps, config: { ...app.deps.config, ADMIN_PASSWORD: tooLong } }), { message: /password/ });
+  await t.throwsAsync(ensureFirstAdmin({ ...app.deps, config: { ...app.deps.config, ADMIN_PASSWORD: tooLong } }), {
+    message: /password/,
+  });
   t.is((await users()).length, 0);
 });

@@ -14,8 +14,10 @@ let app: TestApp;
 let idp: FakeOidc;
 let adminCookie: string;
 
-const putSettings = (body: Record<string, unknown>) => request(app.baseUrl, '/api/settings', { method: 'PUT', cookie: adminCookie, body });
-const login = (email: string, password: string) => request(app.baseUrl, '/api/auth/login', { body: { email, password } });
+const putSettings = (body: Record<string, unknown>) =>
+  request(app.baseUrl, '/api/settings', { method: 'PUT', cookie: adminCookie, body });
+const login = (email: string, password: string) =>
+  request(app.baseUrl, '/api/auth/login', { body: { email, password } });
 const sessionCount = async () => Number((await app.db('sessions').count<{ count: number }[]>('* as count'))[0]!.count);
 
 function idpSettings(fake: FakeOidc, overrides: Record<string, unknown> = {}) {
@@ -32,7 +34,11 @@ function idpSettings(fake: FakeOidc, overrides: Record<string, unknown> = {}) {
 test.before(async () => {
   app = await startTestApp();
   idp = await startFakeOidc();
-  idp.users.set('alice@corp.test', { password: 'alice-pw', email: 'alice@corp.test', roles: ['billing-admin', 'offline_access'] });
+  idp.users.set('alice@corp.test', {
+    password: 'alice-pw',
+    email: 'alice@corp.test',
+    roles: ['billing-admin', 'offline_access'],
+  });
   idp.users.set('bob@corp.test', { password: 'bob-pw', email: 'bob@corp.test', roles: ['offline_access'] });
   // A local admin switches the provider over; that session stays ours and keeps working.
   ({ cookie: adminCookie } = await loginAsAdmin(app.baseUrl, app.db));
@@ -48,24 +54,27 @@ test.afterEach.always(async () => {
   await app.db('login_failures').delete();
 });
 
-test.serial('a user with the admin role logs in: 200, a local idp user row, a session of ours that opens the admin API', async (t) => {
-  const res = await login('alice@corp.test', 'alice-pw');
-  t.is(res.status, 200);
-  const row = await app.db('users').whereRaw('lower(email) = ?', ['alice@corp.test']).first();
-  t.truthy(row);
-  t.is(row.auth_source, 'idp');
-  t.is(row.role, 'admin');
-  t.is(row.password_hash, null);
-  t.deepEqual(res.body, { user: { id: row.id, email: 'alice@corp.test', role: 'admin' } });
-  t.is((await request(app.baseUrl, '/api/settings', { cookie: sessionCookie(res) })).status, 200);
-  // The wire format the realm saw: the password grant with our client credentials.
-  const sent = idp.tokenRequests.at(-1)!;
-  t.is(sent.get('grant_type'), 'password');
-  t.is(sent.get('client_id'), idp.clientId);
-  t.is(sent.get('client_secret'), idp.clientSecret);
-  t.is(sent.get('username'), 'alice@corp.test');
-  t.is(sent.get('password'), 'alice-pw');
-});
+test.serial(
+  'a user with the admin role logs in: 200, a local idp user row, a session of ours that opens the admin API',
+  async (t) => {
+    const res = await login('alice@corp.test', 'alice-pw');
+    t.is(res.status, 200);
+    const row = await app.db('users').whereRaw('lower(email) = ?', ['alice@corp.test']).first();
+    t.truthy(row);
+    t.is(row.auth_source, 'idp');
+    t.is(row.role, 'admin');
+    t.is(row.password_hash, null);
+    t.deepEqual(res.body, { user: { id: row.id, email: 'alice@corp.test', role: 'admin' } });
+    t.is((await request(app.baseUrl, '/api/settings', { cookie: sessionCookie(res) })).status, 200);
+    // The wire format the realm saw: the password grant with our client credentials.
+    const sent = idp.tokenRequests.at(-1)!;
+    t.is(sent.get('grant_type'), 'password');
+    t.is(sent.get('client_id'), idp.clientId);
+    t.is(sent.get('client_secret'), idp.clientSecret);
+    t.is(sent.get('username'), 'alice@corp.test');
+    t.is(sent.get('password'), 'alice-pw');
+  },
+);
 
 test.serial('a second login reuses the same local row', async (t) => {
   const first = await login('alice@corp.test', 'alice-pw');
@@ -113,25 +122,34 @@ test.serial('local passwords no longer work in idp mode: the realm decides', asy
   t.is(res.body.error.code, 'invalid_credentials');
 });
 
-test.serial('a token signed by a key the realm never published is 502 identity_provider_error and opens no session', async (t) => {
-  for (const mode of ['rogue-own-kid', 'rogue-realm-kid'] as const) {
-    idp.signingMode = mode;
-    const before = await sessionCount();
-    const res = await login('alice@corp.test', 'alice-pw');
-    t.is(res.status, 502, mode);
-    t.is(res.body.error.code, 'identity_provider_error');
-    t.deepEqual(res.headers.getSetCookie(), []);
-    t.is(await sessionCount(), before);
-  }
-});
+test.serial(
+  'a token signed by a key the realm never published is 502 identity_provider_error and opens no session',
+  async (t) => {
+    for (const mode of ['rogue-own-kid', 'rogue-realm-kid'] as const) {
+      idp.signingMode = mode;
+      const before = await sessionCount();
+      const res = await login('alice@corp.test', 'alice-pw');
+      t.is(res.status, 502, mode);
+      t.is(res.body.error.code, 'identity_provider_error');
+      t.deepEqual(res.headers.getSetCookie(), []);
+      t.is(await sessionCount(), before);
+    }
+  },
+);
 
-test.serial('a wrong client secret is a misconfiguration (502), not the user\'s wrong password', async (t) => {
+test.serial("a wrong client secret is a misconfiguration (502), not the user's wrong password", async (t) => {
   t.is((await putSettings({ 'auth.idp.client_secret': 'not-the-secret' })).status, 200);
   try {
     const res = await login('alice@corp.test', 'alice-pw');
     t.is(res.status, 502);
     t.is(res.body.error.code, 'identity_provider_error');
-    t.is(await app.db('login_failures').count<{ count: number }[]>('* as count').then((r) => Number(r[0]!.count)), 0);
+    t.is(
+      await app
+        .db('login_failures')
+        .count<{ count: number }[]>('* as count')
+        .then((r) => Number(r[0]!.count)),
+      0,
+    );
   } finally {
     await putSettings({ 'auth.idp.client_secret': idp.clientSecret });
   }

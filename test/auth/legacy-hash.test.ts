@@ -29,7 +29,8 @@ function assertPrefix(hash: string, variant: string) {
 }
 
 const storedHash = async (email: string) => (await app.db('users').where({ email }).first()).password_hash as string;
-const login = (email: string, password: string) => request(app.baseUrl, '/api/auth/login', { body: { email, password } });
+const login = (email: string, password: string) =>
+  request(app.baseUrl, '/api/auth/login', { body: { email, password } });
 
 for (const variant of ['2a', '2b', '2y'] as const) {
   test(`a $${variant}$ bcrypt hash logs in and is replaced by Argon2id`, async (t) => {

@@ -14,7 +14,8 @@ test.after.always(async () => app?.close());
 
 const DAY_MS = 86_400_000;
 const tokenOf = (cookie: string) => cookie.slice('session='.length);
-const login = (email: string, password: string, cookie?: string) => request(app.baseUrl, '/api/auth/login', { body: { email, password }, cookie });
+const login = (email: string, password: string, cookie?: string) =>
+  request(app.baseUrl, '/api/auth/login', { body: { email, password }, cookie });
 
 function setCookieHeader(res: JsonResponse): string {
   const all = res.headers.getSetCookie();
@@ -23,7 +24,10 @@ function setCookieHeader(res: JsonResponse): string {
 }
 
 async function sessionRow(cookie: string) {
-  return app.db('sessions').where({ token_hash: sha256Hex(tokenOf(cookie)) }).first();
+  return app
+    .db('sessions')
+    .where({ token_hash: sha256Hex(tokenOf(cookie)) })
+    .first();
 }
 
 test('login answers {user:{id,email,role}} and an HttpOnly, SameSite=Lax, Path=/ cookie without Secure outside production', async (t) => {
@@ -95,7 +99,10 @@ test('a missing password is a 400 invalid_request naming the field', async (t) =
   const res = await request(app.baseUrl, '/api/auth/login', { body: { email: 'a@b.test' } });
   t.is(res.status, 400);
   t.is(res.body.error.code, 'invalid_request');
-  t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path), ['password']);
+  t.deepEqual(
+    res.body.error.details.map((d: { path: string }) => d.path),
+    ['password'],
+  );
 });
 
 test.serial('session lifetime follows auth.session_expiry_days (default 7)', async (t) => {
@@ -105,7 +112,11 @@ test.serial('session lifetime follows auth.session_expiry_days (default 7)', asy
   };
   t.true(Math.abs((await expiresInDays()) - 7) < 0.001);
 
-  const put = await request(app.baseUrl, '/api/settings', { method: 'PUT', cookie: adminCookie, body: { 'auth.session_expiry_days': 3 } });
+  const put = await request(app.baseUrl, '/api/settings', {
+    method: 'PUT',
+    cookie: adminCookie,
+    body: { 'auth.session_expiry_days': 3 },
+  });
   t.is(put.status, 200);
   t.true(Math.abs((await expiresInDays()) - 3) < 0.001);
 
@@ -114,7 +125,11 @@ test.serial('session lifetime follows auth.session_expiry_days (default 7)', asy
   const expires = /Expires=([^;]+)/.exec(setCookieHeader(res))?.[1];
   t.true(Math.abs(Date.parse(expires!) - (Date.now() + 3 * DAY_MS)) < 5_000, 'cookie Expires matches the session');
 
-  await request(app.baseUrl, '/api/settings', { method: 'PUT', cookie: adminCookie, body: { 'auth.session_expiry_days': 7 } });
+  await request(app.baseUrl, '/api/settings', {
+    method: 'PUT',
+    cookie: adminCookie,
+    body: { 'auth.session_expiry_days': 7 },
+  });
 });
 
 test('a cookie planted before login is not the session afterwards (no fixation)', async (t) => {
@@ -154,7 +169,7 @@ test('a non-admin user can still log out of their own session', async (t) => {
   t.is(await sessionRow(cookie), undefined);
 });
 
-test('logging out one session leaves the same user\'s other sessions alive', async (t) => {
+test("logging out one session leaves the same user's other sessions alive", async (t) => {
   const { email, password, cookie: first } = await loginAs(app.baseUrl, app.db, 'admin');
   const second = sessionCookie(await login(email, password));
   t.is((await request(app.baseUrl, '/api/auth/logout', { method: 'POST', cookie: first })).status, 204);
@@ -167,7 +182,12 @@ test('in production the session cookie is also Secure', async (t) => {
     const { email, password } = await loginAs(prod.baseUrl, prod.db, 'admin');
     const res = await request(prod.baseUrl, '/api/auth/login', { body: { email, password } });
     t.is(res.status, 200);
-    t.true(setCookieHeader(res).split(';').map((a) => a.trim()).includes('Secure'));
+    t.true(
+      setCookieHeader(res)
+        .split(';')
+        .map((a) => a.trim())
+        .includes('Secure'),
+    );
   } finally {
     await prod.close();
   }

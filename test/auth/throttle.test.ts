@@ -24,7 +24,11 @@ const login = (email: string, password: string, ip?: string) =>
   request(app.baseUrl, '/api/auth/login', { body: { email, password }, headers: ip ? { 'x-forwarded-for': ip } : {} });
 
 async function setLimits(maxFailures: number, windowMinutes = 15) {
-  const res = await request(app.baseUrl, '/api/settings', { method: 'PUT', cookie: adminCookie, body: { 'auth.login_max_failures': maxFailures, 'auth.login_window_minutes': windowMinutes } });
+  const res = await request(app.baseUrl, '/api/settings', {
+    method: 'PUT',
+    cookie: adminCookie,
+    body: { 'auth.login_max_failures': maxFailures, 'auth.login_window_minutes': windowMinutes },
+  });
   if (res.status !== 200) throw new Error(`settings: ${res.status} ${res.text}`);
 }
 
@@ -39,16 +43,19 @@ function retryAfterSeconds(res: { headers: Headers }): number {
   return Number(value);
 }
 
-test.serial('by default the 11th attempt after 10 failures for one email is 429 with Retry-After, even with the right password', async (t) => {
-  const { email, password } = await newUser();
-  for (let i = 0; i < 10; i++) t.is((await login(email, `wrong ${i}`)).status, 401);
-  const blocked = await login(email, password);
-  t.is(blocked.status, 429);
-  t.is(blocked.body.error.code, 'rate_limited');
-  const seconds = retryAfterSeconds(blocked);
-  t.true(seconds > 14 * 60 && seconds <= 15 * 60, `Retry-After ${seconds}`);
-  t.is(blocked.headers.getSetCookie().length, 0);
-});
+test.serial(
+  'by default the 11th attempt after 10 failures for one email is 429 with Retry-After, even with the right password',
+  async (t) => {
+    const { email, password } = await newUser();
+    for (let i = 0; i < 10; i++) t.is((await login(email, `wrong ${i}`)).status, 401);
+    const blocked = await login(email, password);
+    t.is(blocked.status, 429);
+    t.is(blocked.body.error.code, 'rate_limited');
+    const seconds = retryAfterSeconds(blocked);
+    t.true(seconds > 14 * 60 && seconds <= 15 * 60, `Retry-After ${seconds}`);
+    t.is(blocked.headers.getSetCookie().length, 0);
+  },
+);
 
 test.serial('failures of one email from many addresses block that email everywhere', async (t) => {
   await setLimits(3);
@@ -63,27 +70,37 @@ test.serial('failures of one email from many addresses block that email everywhe
 test.serial('failures of other emails from the same IP count for that IP', async (t) => {
   await setLimits(3);
   const { email, password } = await newUser();
-  for (let i = 0; i < 3; i++) t.is((await login(`stranger-${i}-${randomUUID()}@example.test`, 'guess', '10.0.1.1')).status, 401);
+  for (let i = 0; i < 3; i++)
+    t.is((await login(`stranger-${i}-${randomUUID()}@example.test`, 'guess', '10.0.1.1')).status, 401);
   const blocked = await login(email, password, '10.0.1.1');
   t.is(blocked.status, 429);
   t.true(retryAfterSeconds(blocked) > 0);
   t.is((await login(email, password, '10.0.1.2')).status, 200, 'the same user from another address');
 });
 
-test.serial('the limit is a count in the window: failures older than auth.login_window_minutes no longer count', async (t) => {
-  await setLimits(3, 5);
-  const { email, password } = await newUser();
-  for (let i = 0; i < 3; i++) await login(email, 'wrong', '10.0.2.1');
-  t.is((await login(email, password, '10.0.2.2')).status, 429);
-  await app.db('login_failures').update({ created_at: app.db.raw("now() - interval '6 minutes'") });
-  t.is((await login(email, password, '10.0.2.3')).status, 200);
-});
+test.serial(
+  'the limit is a count in the window: failures older than auth.login_window_minutes no longer count',
+  async (t) => {
+    await setLimits(3, 5);
+    const { email, password } = await newUser();
+    for (let i = 0; i < 3; i++) await login(email, 'wrong', '10.0.2.1');
+    t.is((await login(email, password, '10.0.2.2')).status, 429);
+    await app.db('login_failures').update({ created_at: app.db.raw("now() - interval '6 minutes'") });
+    t.is((await login(email, password, '10.0.2.3')).status, 200);
+  },
+);
 
 test.serial('Retry-After counts to when the count drops below the limit, not to the oldest failure', async (t) => {
   await setLimits(3, 15);
   const { email, password } = await newUser();
   for (const minutesAgo of [14, 10, 5, 1]) {
-    await app.db('login_failures').insert({ email: email.toLowerCase(), ip: '10.0.3.1', created_at: app.db.raw(`now() - interval '${minutesAgo} minutes'`) });
+    await app
+      .db('login_failures')
+      .insert({
+        email: email.toLowerCase(),
+        ip: '10.0.3.1',
+        created_at: app.db.raw(`now() - interval '${minutesAgo} minutes'`),
+      });
   }
   const blocked = await login(email, password, '10.0.3.2');
   t.is(blocked.status, 429);
@@ -92,7 +109,7 @@ test.serial('Retry-After counts to when the count drops below the limit, not to 
   t.true(seconds > 290 && seconds <= 300, `Retry-After ${seconds}`);
 });
 
-test.serial('a successful login clears that email\'s failures', async (t) => {
+test.serial("a successful login clears that email's failures", async (t) => {
   await setLimits(3);
   const { email, password } = await newUser();
   for (let i = 0; i < 2; i++) await login(email, 'wrong', `10.0.4.${i}`);
@@ -106,7 +123,14 @@ test.serial('a throttled attempt is not itself counted as a failure', async (t) 
   const { email } = await newUser();
   for (let i = 0; i < 2; i++) await login(email, 'wrong', '10.0.5.1');
   for (let i = 0; i < 3; i++) t.is((await login(email, 'wrong', '10.0.5.1')).status, 429);
-  t.is(await app.db('login_failures').where({ email: email.toLowerCase() }).count<{ count: number }[]>('* as count').then((r) => Number(r[0]!.count)), 2);
+  t.is(
+    await app
+      .db('login_failures')
+      .where({ email: email.toLowerCase() })
+      .count<{ count: number }[]>('* as count')
+      .then((r) => Number(r[0]!.count)),
+    2,
+  );
 });
 
 test.serial('the email is throttled case-insensitively', async (t) => {
@@ -117,27 +141,45 @@ test.serial('the email is throttled case-insensitively', async (t) => {
   t.is((await login(email.toUpperCase(), password, '10.0.6.3')).status, 429);
 });
 
-test.serial('concurrent wrong attempts: exactly max are checked (401), the rest are 429, for one email and for one IP', async (t) => {
-  await setLimits(5);
-  const { email } = await newUser();
-  const byEmail = await Promise.all(Array.from({ length: 20 }, (_, i) => login(email, `wrong ${i}`, `10.0.5.${i + 1}`)));
-  t.is(byEmail.filter((r) => r.status === 401).length, 5);
-  t.is(byEmail.filter((r) => r.status === 429).length, 15);
-  t.is(Number((await app.db('login_failures').where({ email: email.toLowerCase() }).count({ n: '*' }))[0]!.n), 5);
+test.serial(
+  'concurrent wrong attempts: exactly max are checked (401), the rest are 429, for one email and for one IP',
+  async (t) => {
+    await setLimits(5);
+    const { email } = await newUser();
+    const byEmail = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => login(email, `wrong ${i}`, `10.0.5.${i + 1}`)),
+    );
+    t.is(byEmail.filter((r) => r.status === 401).length, 5);
+    t.is(byEmail.filter((r) => r.status === 429).length, 15);
+    t.is(Number((await app.db('login_failures').where({ email: email.toLowerCase() }).count({ n: '*' }))[0]!.n), 5);
 
-  const byIp = await Promise.all(Array.from({ length: 20 }, (_, i) => login(`guess-${i}-${randomUUID()}@example.test`, 'guess', '10.0.6.1')));
-  t.is(byIp.filter((r) => r.status === 401).length, 5);
-  t.is(byIp.filter((r) => r.status === 429).length, 15);
-});
+    const byIp = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => login(`guess-${i}-${randomUUID()}@example.test`, 'guess', '10.0.6.1')),
+    );
+    t.is(byIp.filter((r) => r.status === 401).length, 5);
+    t.is(byIp.filter((r) => r.status === 429).length, 15);
+  },
+);
 
-test.serial('more right passwords at once than the limit (a team behind one address) all get in, in turn; a wrong one among them still counts', async (t) => {
-  await setLimits(3);
-  const users = await Promise.all(Array.from({ length: 4 }, () => newUser()));
-  const attempts = users.flatMap((u) => Array.from({ length: 3 }, () => login(u.email, u.password, '10.0.9.1')));
-  // The wrong one is for an unknown email: a success clears its own email's failures (D-16).
-  const answers = await Promise.all([...attempts, login(`nobody-${randomUUID()}@example.test`, 'wrong', '10.0.9.1')]);
-  t.deepEqual(answers.slice(0, -1).map((r) => r.status), Array(12).fill(200), 'every right password signs in');
-  t.is(answers.at(-1)!.status, 401);
-  t.is(Number((await app.db('login_failures').where({ ip: '10.0.9.1' }).count({ n: '*' }))[0]!.n), 1, 'only the wrong one is left, as a failure');
-  t.false((await app.db('login_failures').where({ ip: '10.0.9.1' }).first())!.pending);
-});
+test.serial(
+  'more right passwords at once than the limit (a team behind one address) all get in, in turn; a wrong one among them still counts',
+  async (t) => {
+    await setLimits(3);
+    const users = await Promise.all(Array.from({ length: 4 }, () => newUser()));
+    const attempts = users.flatMap((u) => Array.from({ length: 3 }, () => login(u.email, u.password, '10.0.9.1')));
+    // The wrong one is for an unknown email: a success clears its own email's failures (D-16).
+    const answers = await Promise.all([...attempts, login(`nobody-${randomUUID()}@example.test`, 'wrong', '10.0.9.1')]);
+    t.deepEqual(
+      answers.slice(0, -1).map((r) => r.status),
+      Array(12).fill(200),
+      'every right password signs in',
+    );
+    t.is(answers.at(-1)!.status, 401);
+    t.is(
+      Number((await app.db('login_failures').where({ ip: '10.0.9.1' }).count({ n: '*' }))[0]!.n),
+      1,
+      'only the wrong one is left, as a failure',
+    );
+    t.false((await app.db('login_failures').where({ ip: '10.0.9.1' }).first())!.pending);
+  },
+);

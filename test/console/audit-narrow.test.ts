@@ -18,9 +18,17 @@ test.before(async () => {
   kit = await startConsoleKit();
   cookie = (await loginAsAdmin(kit.app.baseUrl, kit.app.db)).cookie;
   api = adminApi(kit.app, cookie);
-  const created = await request(kit.app.baseUrl, '/api/customers', { cookie, body: { name: 'Narrow Screen Ltd', email: 'narrow@example.test' } });
+  const created = await request(kit.app.baseUrl, '/api/customers', {
+    cookie,
+    body: { name: 'Narrow Screen Ltd', email: 'narrow@example.test' },
+  });
   customerId = created.body.id;
-  const changed = { name: 'Narrow Screen Holdings International', company: 'Narrow Screen Holdings', billingAddress: '1 Long Street, Springfield, 12345', taxId: 'DE123456789' };
+  const changed = {
+    name: 'Narrow Screen Holdings International',
+    company: 'Narrow Screen Holdings',
+    billingAddress: '1 Long Street, Springfield, 12345',
+    taxId: 'DE123456789',
+  };
   await request(kit.app.baseUrl, `/api/customers/${customerId}`, { cookie, method: 'PUT', body: changed });
 });
 test.after.always(async () => kit?.close());
@@ -41,7 +49,9 @@ test("a customer's audit entries at 360 px: each entry stacks and its changes ta
   t.true(widths.narrowest >= widths.content * 0.75, JSON.stringify(widths));
   t.false(await scrollsSideways(page));
   // Each cell says which column it is, the column heads being out of sight.
-  const first = await page.$$eval('section[aria-labelledby=audit-heading] tbody tr:first-child td', (tds) => tds.map((td) => td.getAttribute('data-label')));
+  const first = await page.$$eval('section[aria-labelledby=audit-heading] tbody tr:first-child td', (tds) =>
+    tds.map((td) => td.getAttribute('data-label')),
+  );
   t.deepEqual(first, ['When', 'Who', 'Action', 'Changes']);
   await close();
 });
@@ -62,7 +72,10 @@ test('/admin/audit-log at 360 px: entries stack, the changes take the width, not
   t.true(widths.count >= 2);
   t.true(widths.narrowest >= widths.content * 0.75, JSON.stringify(widths));
   t.false(await scrollsSideways(page));
-  t.true(await page.$eval('.table-wrap', (w) => w.scrollWidth <= w.clientWidth + 1), 'the entries do not scroll inside their frame either');
+  t.true(
+    await page.$eval('.table-wrap', (w) => w.scrollWidth <= w.clientWidth + 1),
+    'the entries do not scroll inside their frame either',
+  );
   await close();
 });
 
@@ -70,7 +83,13 @@ test("/admin/audit-log names a plan's entries by the plan and links them to its 
   const product = await productHttp(api, { name: 'Audited product' });
   const plan = await planHttp(api, { productId: product.id, name: 'Audited plan' });
   const { page, close } = await kit.adminPage(`/admin/audit-log?targetType=plan&targetId=${plan.id}`);
-  t.deepEqual((await rowsOf(page, '')).map((r) => r[3]), ['plan Audited plan']);
-  t.is(await page.$eval('tbody td:nth-child(4) a', (a) => a.getAttribute('href')), `/admin/products/${product.id}#plans`);
+  t.deepEqual(
+    (await rowsOf(page, '')).map((r) => r[3]),
+    ['plan Audited plan'],
+  );
+  t.is(
+    await page.$eval('tbody td:nth-child(4) a', (a) => a.getAttribute('href')),
+    `/admin/products/${product.id}#plans`,
+  );
   await close();
 });

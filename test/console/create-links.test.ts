@@ -41,9 +41,16 @@ test('"New invoice", "New subscription", "New license" and "New API key" open th
   ] as const;
   for (const [text, path, formId] of cases) {
     await page.goto(`${kit.app.baseUrl}/admin/customers/${c.id}`);
-    const href = await page.$$eval('main a', (as, text) => as.find((a) => a.textContent === text)?.getAttribute('href'), text);
+    const href = await page.$$eval(
+      'main a',
+      (as, text) => as.find((a) => a.textContent === text)?.getAttribute('href'),
+      text,
+    );
     t.is(href, `${path}?customerId=${c.id}&create=1#${formId}`, text);
-    await Promise.all([page.waitForNavigation(), page.$$eval('main a', (as, text) => (as.find((a) => a.textContent === text) as HTMLAnchorElement).click(), text)]);
+    await Promise.all([
+      page.waitForNavigation(),
+      page.$$eval('main a', (as, text) => (as.find((a) => a.textContent === text) as HTMLAnchorElement).click(), text),
+    ]);
     t.true(await page.$eval(`#${formId}`, (d) => (d as HTMLDetailsElement).open), text);
     t.is(await fieldValue(page, path === '/admin/settings' ? '/admin/api-keys' : path, 'customerId'), c.id, text);
   }
@@ -52,7 +59,10 @@ test('"New invoice", "New subscription", "New license" and "New API key" open th
   await page.goto(`${kit.app.baseUrl}/admin/invoices?customerId=${c.id}&create=1`);
   await page.type('form[action="/admin/invoices"] [name="lineItems[0][description]"]', 'Set-up');
   await page.type('form[action="/admin/invoices"] [name="lineItems[0][unitPrice]"]', '99.00');
-  await Promise.all([page.waitForNavigation(), page.click('form[action="/admin/invoices"] button[type=submit]:not([name])')]);
+  await Promise.all([
+    page.waitForNavigation(),
+    page.click('form[action="/admin/invoices"] button[type=submit]:not([name])'),
+  ]);
   t.is((await db()('invoices').where({ customer_id: c.id })).length, 1);
 
   await page.goto(`${kit.app.baseUrl}/admin/subscriptions?customerId=${c.id}&create=1`);

@@ -19,19 +19,46 @@ const OTHER = 'b'.repeat(43);
 
 // What another site can make a browser send, and what a script could: none carries the form's token.
 const BODIES: [label: string, type: string, body: string, cookie: string][] = [
-  ['JSON', 'application/json', JSON.stringify({ _csrf: TOKEN, name: 'x', email: 'x@example.test', amount: '10' }), `console_csrf=${TOKEN}`],
-  ['multipart', 'multipart/form-data; boundary=b', `--b\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${TOKEN}\r\n--b--\r\n`, `console_csrf=${TOKEN}`],
+  [
+    'JSON',
+    'application/json',
+    JSON.stringify({ _csrf: TOKEN, name: 'x', email: 'x@example.test', amount: '10' }),
+    `console_csrf=${TOKEN}`,
+  ],
+  [
+    'multipart',
+    'multipart/form-data; boundary=b',
+    `--b\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${TOKEN}\r\n--b--\r\n`,
+    `console_csrf=${TOKEN}`,
+  ],
   ['text/plain', 'text/plain', `_csrf=${TOKEN}&name=x`, `console_csrf=${TOKEN}`],
   ['no body type', '', `_csrf=${TOKEN}`, `console_csrf=${TOKEN}`],
-  ['a form without the token', 'application/x-www-form-urlencoded', 'name=x&email=x%40example.test&amount=10', `console_csrf=${TOKEN}`],
-  ['a form with another token', 'application/x-www-form-urlencoded', `_csrf=${OTHER}&name=x&amount=10`, `console_csrf=${TOKEN}`],
+  [
+    'a form without the token',
+    'application/x-www-form-urlencoded',
+    'name=x&email=x%40example.test&amount=10',
+    `console_csrf=${TOKEN}`,
+  ],
+  [
+    'a form with another token',
+    'application/x-www-form-urlencoded',
+    `_csrf=${OTHER}&name=x&amount=10`,
+    `console_csrf=${TOKEN}`,
+  ],
   ['a form with no token cookie', 'application/x-www-form-urlencoded', `_csrf=${TOKEN}&name=x&amount=10`, ''],
 ];
 
 /** Every console action's URL with its parameters filled, sign-out, and a URL no route answers. */
 function targets(): string[] {
-  const fill = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => (name === 'key' ? 'LIC-AAAA-BBBB-CCCC' : name === 'deviceId' ? 'device-1' : '00000000-0000-4000-8000-000000000000'));
-  return [...consolePages.filter((r) => r.kind === 'action').map((r) => fill(r.path)), '/admin/logout', '/admin/no-such-page'];
+  const fill = (path: string) =>
+    path.replace(/:(\w+)/g, (_, name: string) =>
+      name === 'key' ? 'LIC-AAAA-BBBB-CCCC' : name === 'deviceId' ? 'device-1' : '00000000-0000-4000-8000-000000000000',
+    );
+  return [
+    ...consolePages.filter((r) => r.kind === 'action').map((r) => fill(r.path)),
+    '/admin/logout',
+    '/admin/no-such-page',
+  ];
 }
 
 test('every console POST without a valid token is 403 with the console page, whatever the body; nothing changes', async (t) => {
@@ -42,17 +69,30 @@ test('every console POST without a valid token is 403 with the console page, wha
   for (const url of urls) {
     for (const [label, type, body, csrfCookie] of BODIES) {
       const headers: Record<string, string> = type ? { 'content-type': type } : {};
-      const res = await request(kit.app.baseUrl, url, { method: 'POST', rawBody: body, cookie: [session, csrfCookie].filter(Boolean).join('; '), headers });
+      const res = await request(kit.app.baseUrl, url, {
+        method: 'POST',
+        rawBody: body,
+        cookie: [session, csrfCookie].filter(Boolean).join('; '),
+        headers,
+      });
       t.is(res.status, 403, `${url} with ${label}: ${res.text.slice(0, 200)}`);
       t.regex(res.text, /did not come from this console/, `${url} with ${label}`);
     }
   }
   t.deepEqual(changedTables(before, await fingerprint()), []);
-  t.is((await request(kit.app.baseUrl, '/api/settings', { cookie: session })).status, 200, 'the session survived the sign-out attempts');
+  t.is(
+    (await request(kit.app.baseUrl, '/api/settings', { cookie: session })).status,
+    200,
+    'the session survived the sign-out attempts',
+  );
 });
 
 test('the refusal is a console page: navigation, title and one h1 for a signed-in admin', async (t) => {
-  const res = await request(kit.app.baseUrl, '/admin/customers', { method: 'POST', body: { name: 'x' }, cookie: session });
+  const res = await request(kit.app.baseUrl, '/admin/customers', {
+    method: 'POST',
+    body: { name: 'x' },
+    cookie: session,
+  });
   t.is(res.status, 403);
   t.regex(res.text, /<nav aria-label="Main">/);
   t.is(res.text.match(/<h1[ >]/g)?.length, 1);
@@ -60,9 +100,16 @@ test('the refusal is a console page: navigation, title and one h1 for a signed-i
 });
 
 test('sign-in keeps its own rules: a form without the token shows the form again (403); a non-form body is 415', async (t) => {
-  const form = await request(kit.app.baseUrl, '/admin/login', { method: 'POST', rawBody: 'email=a%40b.c&password=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = await request(kit.app.baseUrl, '/admin/login', {
+    method: 'POST',
+    rawBody: 'email=a%40b.c&password=x',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   t.is(form.status, 403);
   t.regex(form.text, /input[^>]+name="password"/);
-  const json = await request(kit.app.baseUrl, '/admin/login', { method: 'POST', body: { email: 'a@b.c', password: 'x' } });
+  const json = await request(kit.app.baseUrl, '/admin/login', {
+    method: 'POST',
+    body: { email: 'a@b.c', password: 'x' },
+  });
   t.is(json.status, 415);
 });

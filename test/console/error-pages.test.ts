@@ -9,7 +9,18 @@ test.before(async () => {
 });
 test.after.always(async () => kit?.close());
 
-const NAV = ['Overview', 'Customers', 'Invoices', 'Payments', 'Subscriptions', 'Products', 'Licenses', 'Webhooks', 'Settings', 'Audit log'];
+const NAV = [
+  'Overview',
+  'Customers',
+  'Invoices',
+  'Payments',
+  'Subscriptions',
+  'Products',
+  'Licenses',
+  'Webhooks',
+  'Settings',
+  'Audit log',
+];
 
 test('a bad filter is a 400 console page naming the filter, why, the value given, and the list without filters', async (t) => {
   const { page, close } = await kit.adminPage('/admin', 360);
@@ -38,7 +49,11 @@ test('an unknown id or URL is a 404 console page with the navigation, a title an
     t.deepEqual(await texts(page, 'nav a'), NAV, path);
     t.deepEqual(await texts(page, 'h1'), [h1], path);
     t.is(await page.title(), `${h1} · Billing console`, path);
-    t.deepEqual(await page.$$eval('nav a[aria-current=page]', (as) => as.map((a) => a.textContent)), section ? [section] : [], path);
+    t.deepEqual(
+      await page.$$eval('nav a[aria-current=page]', (as) => as.map((a) => a.textContent)),
+      section ? [section] : [],
+      path,
+    );
   }
   await close();
 });

@@ -43,16 +43,21 @@ export async function startConsoleKit(env: Record<string, string> = {}): Promise
 }
 
 /** The text of every element matching `selector`. */
-export const texts = (page: Page, selector: string) => page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
+export const texts = (page: Page, selector: string) =>
+  page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
 
 /** Fills the form posting to `action` (opening its <details>) and submits it; the browser follows the 303. */
 export async function submit(page: Page, action: string, values: Record<string, string>): Promise<void> {
   const form = `form[method=post][action="${action}"]`;
   await page.$eval(form, (f) => f.closest('details')?.setAttribute('open', ''));
   for (const [name, value] of Object.entries(values)) {
-    await page.$eval(`${form} [name="${name}"]`, (el, v) => {
-      (el as HTMLInputElement).value = v;
-    }, value);
+    await page.$eval(
+      `${form} [name="${name}"]`,
+      (el, v) => {
+        (el as HTMLInputElement).value = v;
+      },
+      value,
+    );
   }
   await Promise.all([page.waitForNavigation(), page.click(`${form} button[type=submit]`)]);
 }
@@ -60,4 +65,7 @@ export async function submit(page: Page, action: string, values: Record<string, 
 /** The value of the input matching `selector`. */
 export const valueOf = (page: Page, selector: string) => page.$eval(selector, (el) => (el as HTMLInputElement).value);
 /** The cells' texts of each body row of the tables inside `section` ('' for the page). */
-export const rowsOf = (page: Page, section: string) => page.$$eval(`${section} tbody tr`, (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())));
+export const rowsOf = (page: Page, section: string) =>
+  page.$$eval(`${section} tbody tr`, (trs) =>
+    trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())),
+  );

@@ -11,10 +11,19 @@ import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 export const line = (unitPrice: string, quantity = 1, description = 'Widget') => ({ description, quantity, unitPrice });
 
 /** An invoice through the invoices service (issued unless said), optionally created at `at`. */
-export async function invoiceFor(db: Knex, customerId: string, options: { unitPrice?: string; status?: 'draft' | 'issued'; at?: Date; currency?: string } = {}) {
+export async function invoiceFor(
+  db: Knex,
+  customerId: string,
+  options: { unitPrice?: string; status?: 'draft' | 'issued'; at?: Date; currency?: string } = {},
+) {
   const { invoice } = await createInvoice(
     db,
-    { customerId, currency: options.currency ?? 'USD', status: options.status ?? 'issued', lineItems: [line(options.unitPrice ?? '100.00')] },
+    {
+      customerId,
+      currency: options.currency ?? 'USD',
+      status: options.status ?? 'issued',
+      lineItems: [line(options.unitPrice ?? '100.00')],
+    },
     SYSTEM_ACTOR,
     options.at ? { now: options.at } : {},
   );
@@ -24,8 +33,18 @@ export async function invoiceFor(db: Knex, customerId: string, options: { unitPr
 /** A customer of its own, so a test's filtered list shows only what the test made. */
 export const customer = (db: Knex, name = 'Acme Ltd') => insertCustomer(db, { name });
 
-export function payManually(db: Knex, invoiceId: string, amount: string, options: { at?: Date; method?: 'manual' | 'bank_transfer' | 'provider_a'; reference?: string } = {}) {
-  return recordPayment(db, { invoiceId, amount, paymentMethod: options.method ?? 'manual', providerReference: options.reference ?? null }, SYSTEM_ACTOR, options.at ? { now: options.at } : {});
+export function payManually(
+  db: Knex,
+  invoiceId: string,
+  amount: string,
+  options: { at?: Date; method?: 'manual' | 'bank_transfer' | 'provider_a'; reference?: string } = {},
+) {
+  return recordPayment(
+    db,
+    { invoiceId, amount, paymentMethod: options.method ?? 'manual', providerReference: options.reference ?? null },
+    SYSTEM_ACTOR,
+    options.at ? { now: options.at } : {},
+  );
 }
 
 /**
@@ -38,7 +57,10 @@ export async function submitForm(page: Page, action: string, values: Record<stri
     page.evaluate(
       (action, values) => {
         const form = Array.from(document.querySelectorAll('form')).find((f) => f.getAttribute('action') === action);
-        if (!form) throw new Error(`no form posting to ${action} on ${location.pathname}: ${document.querySelector('h1')?.textContent ?? document.body.textContent?.slice(0, 300)}`);
+        if (!form)
+          throw new Error(
+            `no form posting to ${action} on ${location.pathname}: ${document.querySelector('h1')?.textContent ?? document.body.textContent?.slice(0, 300)}`,
+          );
         for (const [name, value] of Object.entries(values)) {
           const input = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
           if (!input) throw new Error(`no field ${name} in the form posting to ${action}`);

@@ -35,12 +35,17 @@ function labelProblems(page: Page): Promise<string[]> {
         continue;
       }
       const target = targets[0]!;
-      if (!['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName)) problems.push(`label "${label.textContent}" for=${id} names a ${target.tagName}`);
-      if (label.closest('form') !== target.closest('form')) problems.push(`label "${label.textContent}" for=${id} names an input of another form`);
+      if (!['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName))
+        problems.push(`label "${label.textContent}" for=${id} names a ${target.tagName}`);
+      if (label.closest('form') !== target.closest('form'))
+        problems.push(`label "${label.textContent}" for=${id} names an input of another form`);
     }
     for (const control of Array.from(document.querySelectorAll<HTMLInputElement>('input, select, textarea'))) {
       if (control.type === 'hidden') continue;
-      if (!control.labels || control.labels.length === 0) problems.push(`${control.tagName.toLowerCase()}[name=${control.name}] in form ${control.form?.getAttribute('action') ?? '(none)'} has no label`);
+      if (!control.labels || control.labels.length === 0)
+        problems.push(
+          `${control.tagName.toLowerCase()}[name=${control.name}] in form ${control.form?.getAttribute('action') ?? '(none)'} has no label`,
+        );
     }
     return problems;
   });
@@ -53,9 +58,16 @@ test('every label names exactly one control of its own form, and no id repeats, 
   const product = await productHttp(api, { name: 'Labelled', productType: 'licensed' });
   const monthly = await planHttp(api, { productId: product.id, name: 'Monthly' });
   await planHttp(api, { productId: product.id, name: 'Yearly', billingCycle: 'yearly', basePrice: '300.00' });
-  const subscription = await api('/api/billing/subscriptions', { body: { customerId: c.id, planId: monthly.id, billingCycle: 'monthly' } });
+  const subscription = await api('/api/billing/subscriptions', {
+    body: { customerId: c.id, planId: monthly.id, billingCycle: 'monthly' },
+  });
   const license = await api('/api/licenses', { body: { customerId: c.id, productId: product.id, maxActivations: 2 } });
-  const endpoint = await createEndpoint(db, { url: 'http://127.0.0.1:9/hooks/labels', events: ['*'] }, kit.app.deps.config, SYSTEM_ACTOR);
+  const endpoint = await createEndpoint(
+    db,
+    { url: 'http://127.0.0.1:9/hooks/labels', events: ['*'] },
+    kit.app.deps.config,
+    SYSTEM_ACTOR,
+  );
   const invoice = await invoiceFor(db, c.id, { unitPrice: '100.00' });
   await payManually(db, invoice.id, '30.00');
   await payManually(db, invoice.id, '20.00');

@@ -19,16 +19,24 @@ test.after.always(async () => {
 });
 
 const db = () => kit.app.db;
-const exported = async (query: Record<string, string>) => parseCsv(await exportCsv(paymentsExport, kit.app.deps, query));
-const refund = (paymentId: string, amount: string, reason: string | null = null, at?: Date) => createRefund(db(), { paymentId, amount, reason }, SYSTEM_ACTOR, { config: kit.app.deps.config, now: at });
+const exported = async (query: Record<string, string>) =>
+  parseCsv(await exportCsv(paymentsExport, kit.app.deps, query));
+const refund = (paymentId: string, amount: string, reason: string | null = null, at?: Date) =>
+  createRefund(db(), { paymentId, amount, reason }, SYSTEM_ACTOR, { config: kit.app.deps.config, now: at });
 
 /** A customer with one paid-in-part invoice per payment, each payment at its time. */
-async function paymentsOf(name: string, payments: { amount: string; at: Date; method?: 'manual' | 'bank_transfer'; reference?: string }[]) {
+async function paymentsOf(
+  name: string,
+  payments: { amount: string; at: Date; method?: 'manual' | 'bank_transfer'; reference?: string }[],
+) {
   const c = await customer(db(), name);
   const made = [];
   for (const p of payments) {
     const invoice = await invoiceFor(db(), c.id, { unitPrice: '100.00', at: p.at });
-    made.push({ invoice, payment: await payManually(db(), invoice.id, p.amount, { at: p.at, method: p.method, reference: p.reference }) });
+    made.push({
+      invoice,
+      payment: await payManually(db(), invoice.id, p.amount, { at: p.at, method: p.method, reference: p.reference }),
+    });
   }
   return { customer: c, made };
 }
@@ -43,15 +51,28 @@ test.serial('C-4: the empty list says so, at 360 px without sideways scrolling',
 });
 
 test('the list shows payments newest first with invoice, customer, method, reference, amount, refunded, status and refunds', async (t) => {
-  const { customer: c, made } = await paymentsOf('Stark <Industries>', [{ amount: '60.00', at: new Date('2026-02-01T09:30:00Z'), method: 'bank_transfer', reference: 'wire-42' }]);
+  const { customer: c, made } = await paymentsOf('Stark <Industries>', [
+    { amount: '60.00', at: new Date('2026-02-01T09:30:00Z'), method: 'bank_transfer', reference: 'wire-42' },
+  ]);
   const { invoice, payment } = made[0]!;
   await refund(payment.id, '10.00', 'goodwill', new Date('2026-02-03T10:00:00Z'));
   const { page, close } = await kit.adminPage(`/admin/payments?customerId=${c.id}`);
-  const rows = await page.$$eval('tbody tr', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent!.trim())));
-  t.deepEqual(rows, [[
-    '2026-02-01 09:30 UTC', invoice.invoice_number, 'Stark <Industries>', 'bank_transfer', 'wire-42', '60.00 USD', '10.00 USD', 'partially_refunded',
-    '10.00 USD · 2026-02-03 10:00 UTC · goodwill',
-  ]]);
+  const rows = await page.$$eval('tbody tr', (trs) =>
+    trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent!.trim())),
+  );
+  t.deepEqual(rows, [
+    [
+      '2026-02-01 09:30 UTC',
+      invoice.invoice_number,
+      'Stark <Industries>',
+      'bank_transfer',
+      'wire-42',
+      '60.00 USD',
+      '10.00 USD',
+      'partially_refunded',
+      '10.00 USD · 2026-02-03 10:00 UTC · goodwill',
+    ],
+  ]);
   t.is(await page.$eval('tbody td:nth-child(2) a', (a) => a.getAttribute('href')), `/admin/invoices/${invoice.id}`);
   t.is(await page.$eval('tbody td:nth-child(3) a', (a) => a.getAttribute('href')), `/admin/customers/${c.id}`);
   await close();
@@ -81,7 +102,10 @@ test('filters: status, customerId and created from/to in SQL, newest first; the 
   t.deepEqual(await amounts(`customerId=${c.id}&to=2026-03-01`), ['10.00 USD']);
 
   const { page, close } = await kit.adminPage(`/admin/payments?customerId=${c.id}&status=refunded`);
-  t.is(await page.$eval('.export a', (a) => a.getAttribute('href')), `/admin/payments/export.csv?status=refunded&customerId=${c.id}`);
+  t.is(
+    await page.$eval('.export a', (a) => a.getAttribute('href')),
+    `/admin/payments/export.csv?status=refunded&customerId=${c.id}`,
+  );
   await page.goto(`${kit.app.baseUrl}/admin/payments?status=paid`);
   t.regex(await pageText(page), /filter it does not understand/);
   await close();
@@ -106,14 +130,48 @@ test('CSV export: header, decimal amounts, ISO timestamps, refunds, the formula 
   ]);
   await refund(made[0]!.payment.id, '2.50', null, new Date('2026-04-02T08:00:00Z'));
   const [header, ...rows] = await exported({ customerId: c.id });
-  t.deepEqual(header, ['id', 'invoiceId', 'invoiceNumber', 'customerId', 'customerName', 'paymentMethod', 'providerReference', 'currency', 'amount', 'refundedAmount', 'status', 'refunds', 'createdAt']);
-  t.deepEqual(rows.map((r) => r[0]), [made[1]!.payment.id, made[0]!.payment.id]);
-  t.deepEqual(rows[1], [
-    made[0]!.payment.id, made[0]!.invoice.id, made[0]!.invoice.invoice_number, c.id, "'-2+3 Trading", 'manual', "'@ref", 'USD', '12.50', '2.50',
-    'partially_refunded', '2.50@2026-04-02T08:00:00.000Z', '2026-04-01T08:00:00.000Z',
+  t.deepEqual(header, [
+    'id',
+    'invoiceId',
+    'invoiceNumber',
+    'customerId',
+    'customerName',
+    'paymentMethod',
+    'providerReference',
+    'currency',
+    'amount',
+    'refundedAmount',
+    'status',
+    'refunds',
+    'createdAt',
   ]);
-  t.deepEqual((await exported({ customerId: c.id, status: 'succeeded' })).slice(1).map((r) => r[0]), [made[1]!.payment.id]);
-  t.deepEqual((await exported({ customerId: c.id, to: '2026-04-01' })).slice(1).map((r) => r[0]), [made[0]!.payment.id]);
+  t.deepEqual(
+    rows.map((r) => r[0]),
+    [made[1]!.payment.id, made[0]!.payment.id],
+  );
+  t.deepEqual(rows[1], [
+    made[0]!.payment.id,
+    made[0]!.invoice.id,
+    made[0]!.invoice.invoice_number,
+    c.id,
+    "'-2+3 Trading",
+    'manual',
+    "'@ref",
+    'USD',
+    '12.50',
+    '2.50',
+    'partially_refunded',
+    '2.50@2026-04-02T08:00:00.000Z',
+    '2026-04-01T08:00:00.000Z',
+  ]);
+  t.deepEqual(
+    (await exported({ customerId: c.id, status: 'succeeded' })).slice(1).map((r) => r[0]),
+    [made[1]!.payment.id],
+  );
+  t.deepEqual(
+    (await exported({ customerId: c.id, to: '2026-04-01' })).slice(1).map((r) => r[0]),
+    [made[0]!.payment.id],
+  );
 });
 
 test('a provider_a payment is refunded through provider_a from the invoice page; a refusal by the provider is an error page and records nothing', async (t) => {
@@ -123,12 +181,18 @@ test('a provider_a payment is refunded through provider_a from the invoice page;
   const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
   await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '12.34', reason: 'requested' });
   t.deepEqual(await texts(page, '.notice'), ['Refund of 12.34 USD recorded.']);
-  t.deepEqual(provider.requests.filter((r) => r.form.payment_intent === 'pi_console_1').map((r) => r.form.amount), ['1234']);
+  t.deepEqual(
+    provider.requests.filter((r) => r.form.payment_intent === 'pi_console_1').map((r) => r.form.amount),
+    ['1234'],
+  );
   const stored = await db()('refunds').where({ payment_id: payment.id });
   t.is(stored.length, 1);
   t.regex(stored[0].provider_refund_id, /^re_fake_/);
 
-  provider.behave('pi_console_1', { status: 402, body: { error: { type: 'invalid_request_error', message: 'Refund declined' } } });
+  provider.behave('pi_console_1', {
+    status: 402,
+    body: { error: { type: 'invalid_request_error', message: 'Refund declined' } },
+  });
   await page.goto(`${kit.app.baseUrl}/admin/invoices/${invoice.id}`);
   await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '1.00', reason: '' });
   t.regex(await pageText(page), /provider_error/);
@@ -139,7 +203,11 @@ test('a provider_a payment is refunded through provider_a from the invoice page;
 
 test('C-8: the payments list at 360 px does not scroll sideways', async (t) => {
   const { customer: c } = await paymentsOf('A customer with a long name for the narrow screen', [
-    { amount: '10.00', at: new Date('2026-05-01T00:00:00Z'), reference: 'a-very-long-provider-reference-without-any-spaces-0123456789' },
+    {
+      amount: '10.00',
+      at: new Date('2026-05-01T00:00:00Z'),
+      reference: 'a-very-long-provider-reference-without-any-spaces-0123456789',
+    },
   ]);
   const { page, close } = await kit.adminPage(`/admin/payments?customerId=${c.id}`, 360);
   t.false(await scrollsSideways(page));

@@ -45,7 +45,9 @@ function summaryOf(page: Page) {
       onFirstScreen: summary ? summary.getBoundingClientRect().bottom <= window.innerHeight : false,
       targets: target.length,
       targetForm: target[0]?.closest('form')?.getAttribute('action') ?? null,
-      targetOpen: target[0] ? Boolean((target[0].closest('details') as HTMLDetailsElement | null)?.open ?? true) : false,
+      targetOpen: target[0]
+        ? Boolean((target[0].closest('details') as HTMLDetailsElement | null)?.open ?? true)
+        : false,
     };
   });
 }
@@ -59,7 +61,15 @@ test('a refused refund at 360 px: summary first, alert, linked to the open refun
   const res = await post(page, action, { amount: '60.01', reason: 'too much' });
   t.is(res.status(), errorStatus.amount_exceeds_refundable);
   const summary = await summaryOf(page);
-  t.like(summary, { role: 'alert', firstInMain: true, beforeH1: true, onFirstScreen: true, targets: 1, targetForm: action, targetOpen: true });
+  t.like(summary, {
+    role: 'alert',
+    firstInMain: true,
+    beforeH1: true,
+    onFirstScreen: true,
+    targets: 1,
+    targetForm: action,
+    targetOpen: true,
+  });
   t.regex(summary.text, /Not done: the action was refused/);
   t.regex(summary.text, /at most what is left to refund, 60\.00 USD.*amount_exceeds_refundable/);
   t.regex(await page.title(), /^Refused: Invoice /);
@@ -90,7 +100,10 @@ test('a refused payment: summary first, the field named is marked with its reaso
   t.regex(summary.text, /amount/);
   const amount = `form[action="${action}"] [name=amount]`;
   t.is(await page.$eval(amount, (el) => el.getAttribute('aria-invalid')), 'true');
-  const reason = await page.$eval(amount, (el) => document.getElementById(el.getAttribute('aria-describedby')!)?.textContent ?? '');
+  const reason = await page.$eval(
+    amount,
+    (el) => document.getElementById(el.getAttribute('aria-describedby')!)?.textContent ?? '',
+  );
   t.truthy(reason);
   t.is(await fieldValue(page, action, 'amount'), 'ten');
   t.is(await fieldValue(page, action, 'providerReference'), 'wire-9');
@@ -105,7 +118,15 @@ test('a refused store credit grant on a customer at 360 px: summary on the first
   const res = await post(page, action, { amount: '-5.00', description: 'Goodwill' });
   t.is(res.status(), errorStatus.invalid_request);
   const summary = await summaryOf(page);
-  t.like(summary, { role: 'alert', firstInMain: true, beforeH1: true, onFirstScreen: true, targets: 1, targetForm: action, targetOpen: true });
+  t.like(summary, {
+    role: 'alert',
+    firstInMain: true,
+    beforeH1: true,
+    onFirstScreen: true,
+    targets: 1,
+    targetForm: action,
+    targetOpen: true,
+  });
   t.regex(summary.text, /amount/);
   t.is(await fieldValue(page, action, 'amount'), '-5.00');
   t.is(await fieldValue(page, action, 'description'), 'Goodwill');

@@ -53,21 +53,29 @@ test('C-7: a user without the admin role sees nothing', async (t) => {
 });
 
 // Serial: it counts the sessions, which the other tests of this file add to.
-test.serial('C-6: a POST without the CSRF token is 403 and changes nothing; sign-out with it ends the session', async (t) => {
-  const { page, close } = await kit.adminPage('/admin');
-  const before = await kit.app.db('sessions').count<{ count: number }[]>('* as count');
-  const refused = await page.evaluate(async () => {
-    const res = await fetch('/admin/logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'x=1', redirect: 'manual' });
-    return res.status;
-  });
-  t.is(refused, 403);
-  t.deepEqual(await kit.app.db('sessions').count<{ count: number }[]>('* as count'), before);
-  await Promise.all([page.waitForNavigation(), page.click('.logout button')]);
-  t.is(new URL(page.url()).pathname, '/admin/login');
-  await page.goto(`${kit.app.baseUrl}/admin`);
-  t.is(new URL(page.url()).pathname, '/admin/login');
-  await close();
-});
+test.serial(
+  'C-6: a POST without the CSRF token is 403 and changes nothing; sign-out with it ends the session',
+  async (t) => {
+    const { page, close } = await kit.adminPage('/admin');
+    const before = await kit.app.db('sessions').count<{ count: number }[]>('* as count');
+    const refused = await page.evaluate(async () => {
+      const res = await fetch('/admin/logout', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'x=1',
+        redirect: 'manual',
+      });
+      return res.status;
+    });
+    t.is(refused, 403);
+    t.deepEqual(await kit.app.db('sessions').count<{ count: number }[]>('* as count'), before);
+    await Promise.all([page.waitForNavigation(), page.click('.logout button')]);
+    t.is(new URL(page.url()).pathname, '/admin/login');
+    await page.goto(`${kit.app.baseUrl}/admin`);
+    t.is(new URL(page.url()).pathname, '/admin/login');
+    await close();
+  },
+);
 
 test('C-7: a customer named like markup shows as text and opens no dialog; the headers forbid inline script and framing', async (t) => {
   const name = '<img src=x onerror=alert(1)>';
@@ -87,7 +95,18 @@ test('C-7: a customer named like markup shows as text and opens no dialog; the h
 test('C-3, C-8: every page has the navigation, one h1 and no sideways scrolling at 360 px', async (t) => {
   for (const path of ['/admin', '/admin/customers']) {
     const { page, close } = await kit.adminPage(path, 360);
-    t.deepEqual(await texts(page, 'nav a'), ['Overview', 'Customers', 'Invoices', 'Payments', 'Subscriptions', 'Products', 'Licenses', 'Webhooks', 'Settings', 'Audit log']);
+    t.deepEqual(await texts(page, 'nav a'), [
+      'Overview',
+      'Customers',
+      'Invoices',
+      'Payments',
+      'Subscriptions',
+      'Products',
+      'Licenses',
+      'Webhooks',
+      'Settings',
+      'Audit log',
+    ]);
     t.is((await page.$$('h1')).length, 1, path);
     t.false(await scrollsSideways(page), path);
     await close();
@@ -113,7 +132,10 @@ test('C-2: next is resolved (dot segments, %2e%2e, encoded slashes, backslashes)
   for (const [next, expected] of cases) {
     // The login page carries the resolved path in its form...
     const html = await (await fetch(`${kit.app.baseUrl}/admin/login?next=${encodeURIComponent(next)}`)).text();
-    t.true(html.includes(`name="next" value="${expected.replace(/&/g, '&amp;')}"`), `${next}: ${html.match(/name="next" value="[^"]*"/)?.[0]}`);
+    t.true(
+      html.includes(`name="next" value="${expected.replace(/&/g, '&amp;')}"`),
+      `${next}: ${html.match(/name="next" value="[^"]*"/)?.[0]}`,
+    );
   }
   // ...and a posted next that was never resolved by the login page is resolved again when signing in.
   const { page, close } = await newPage(kit.browser);

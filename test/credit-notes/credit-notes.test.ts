@@ -14,8 +14,10 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const note = (body: Record<string, unknown>) => request(c.baseUrl, '/api/billing/credit-notes', { cookie: c.cookie, body });
-const balanceOf = async (customerId: string) => (await request(c.baseUrl, `/api/customers/${customerId}`, { cookie: c.cookie })).body.creditBalance;
+const note = (body: Record<string, unknown>) =>
+  request(c.baseUrl, '/api/billing/credit-notes', { cookie: c.cookie, body });
+const balanceOf = async (customerId: string) =>
+  (await request(c.baseUrl, `/api/customers/${customerId}`, { cookie: c.cookie })).body.creditBalance;
 const YEAR = new Date().getUTCFullYear();
 
 test('on an unpaid invoice a credit note lowers the amount due; crediting the rest makes it paid', async (t) => {
@@ -23,7 +25,15 @@ test('on an unpaid invoice a credit note lowers the amount due; crediting the re
   const res = await note({ invoiceId: invoice.id, amount: '30.00', reason: 'Late delivery' });
   t.is(res.status, 201, res.text);
   t.regex(res.body.number, new RegExp(`^CN-${YEAR}-\\d{4}$`));
-  t.like(res.body, { invoiceId: invoice.id, customerId: invoice.customerId, amount: '30.00', currency: 'USD', reason: 'Late delivery', creditedToInvoice: '30.00', creditedToBalance: '0.00' });
+  t.like(res.body, {
+    invoiceId: invoice.id,
+    customerId: invoice.customerId,
+    amount: '30.00',
+    currency: 'USD',
+    reason: 'Late delivery',
+    creditedToInvoice: '30.00',
+    creditedToBalance: '0.00',
+  });
   for (const key of ['id', 'number', 'invoiceId', 'amount', 'reason', 'createdAt']) t.true(key in res.body, key);
   t.like(await readInvoice(c, invoice.id), { status: 'issued', creditedAmount: '30.00', amountDue: '70.00' });
 
@@ -33,7 +43,9 @@ test('on an unpaid invoice a credit note lowers the amount due; crediting the re
   const paid = await readInvoice(c, invoice.id);
   t.like(paid, { status: 'paid', creditedAmount: '100.00', amountDue: '0.00' });
   t.truthy(paid.paidAt);
-  t.truthy(await app.db('events').where({ type: 'invoice.paid' }).whereRaw("data->>'invoiceId' = ?", [invoice.id]).first());
+  t.truthy(
+    await app.db('events').where({ type: 'invoice.paid' }).whereRaw("data->>'invoiceId' = ?", [invoice.id]).first(),
+  );
   t.is(await balanceOf(invoice.customerId), '0.00');
 });
 
@@ -50,7 +62,12 @@ test('on a partly paid invoice the part beyond the amount due goes to the credit
   const res = await note({ invoiceId: invoice.id, amount: '50.00' });
   t.is(res.status, 201);
   t.like(res.body, { amount: '50.00', creditedToInvoice: '20.00', creditedToBalance: '30.00' });
-  t.like(await readInvoice(c, invoice.id), { status: 'paid', amountPaid: '80.00', creditedAmount: '20.00', amountDue: '0.00' });
+  t.like(await readInvoice(c, invoice.id), {
+    status: 'paid',
+    amountPaid: '80.00',
+    creditedAmount: '20.00',
+    amountDue: '0.00',
+  });
   t.is(await balanceOf(invoice.customerId), '30.00');
   const entry = await app.db('credit_ledger').where({ customer_id: invoice.customerId }).first();
   t.like(entry, { kind: 'credit_note', amount: '30.00', invoice_id: invoice.id, credit_note_id: res.body.id });
@@ -81,31 +98,56 @@ test("on a paid invoice a credit note adds to the customer's credit balance, spe
 
 test('credit notes number CN-{YEAR}-{SEQ} apart from invoices and restart each year', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '100.00' });
-  const a = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, { now: new Date('2031-06-01T00:00:00Z') });
-  const b = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, { now: new Date('2031-12-31T23:59:59Z') });
-  const d = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, { now: new Date('2032-01-01T00:00:00Z') });
+  const a = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, {
+    now: new Date('2031-06-01T00:00:00Z'),
+  });
+  const b = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, {
+    now: new Date('2031-12-31T23:59:59Z'),
+  });
+  const d = await createCreditNote(app.db, { invoiceId: invoice.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, {
+    now: new Date('2032-01-01T00:00:00Z'),
+  });
   t.deepEqual([a.number, b.number, d.number], ['CN-2031-0001', 'CN-2031-0002', 'CN-2032-0001']);
 });
 
 test('10 concurrent credit notes on one invoice stay within its total, with gapless numbers', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '100.00' });
-  const answers = await Promise.all(Array.from({ length: 10 }, () => createCreditNote(app.db, { invoiceId: invoice.id, amount: '20.00', reason: null }, SYSTEM_ACTOR, { now: new Date('2040-03-01T00:00:00Z') }).then(
-    (row) => ({ ok: true as const, row }),
-    (error: { code?: string }) => ({ ok: false as const, code: error.code }),
-  )));
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, () =>
+      createCreditNote(app.db, { invoiceId: invoice.id, amount: '20.00', reason: null }, SYSTEM_ACTOR, {
+        now: new Date('2040-03-01T00:00:00Z'),
+      }).then(
+        (row) => ({ ok: true as const, row }),
+        (error: { code?: string }) => ({ ok: false as const, code: error.code }),
+      ),
+    ),
+  );
   const made = answers.filter((a) => a.ok);
   t.is(made.length, 5);
   t.true(answers.filter((a) => !a.ok).every((a) => a.code === 'amount_exceeds_invoice'));
-  t.deepEqual(made.map((a) => a.row.number).sort(), ['CN-2040-0001', 'CN-2040-0002', 'CN-2040-0003', 'CN-2040-0004', 'CN-2040-0005']);
+  t.deepEqual(made.map((a) => a.row.number).sort(), [
+    'CN-2040-0001',
+    'CN-2040-0002',
+    'CN-2040-0003',
+    'CN-2040-0004',
+    'CN-2040-0005',
+  ]);
   t.like(await readInvoice(c, invoice.id), { status: 'paid', creditedAmount: '100.00' });
 });
 
 test('concurrent credit notes with overflow on two invoices of one customer do not deadlock', async (t) => {
   const customer = await insertCustomer(app.db);
-  const invoices = await Promise.all(Array.from({ length: 4 }, () => makeInvoice(c, { customerId: customer.id, unitPrice: '10.00' })));
+  const invoices = await Promise.all(
+    Array.from({ length: 4 }, () => makeInvoice(c, { customerId: customer.id, unitPrice: '10.00' })),
+  );
   for (const i of invoices) await pay(c, { invoiceId: i.id, amount: '9.00' });
-  const answers = await Promise.all(invoices.flatMap((i) => [note({ invoiceId: i.id, amount: '5.00' }), note({ invoiceId: i.id, amount: '5.00' })]));
-  t.true(answers.every((r) => r.status === 201), answers.map((r) => r.text).join('\n'));
+  const answers = await Promise.all(
+    invoices.flatMap((i) => [note({ invoiceId: i.id, amount: '5.00' }), note({ invoiceId: i.id, amount: '5.00' })]),
+  );
+  t.true(
+    answers.every((r) => r.status === 201),
+    answers.map((r) => r.text).join('\n'),
+  );
   // Each invoice: 1.00 closes it, 9.00 goes to the balance; with nothing left open, all of it stays.
   t.is(await balanceOf(customer.id), '36.00');
 });
@@ -115,21 +157,32 @@ test('GET /api/billing/credit-notes lists by invoice', async (t) => {
   await note({ invoiceId: invoice.id, amount: '1.00' });
   await note({ invoiceId: invoice.id, amount: '2.00' });
   const list = await request(app.baseUrl, `/api/billing/credit-notes?invoiceId=${invoice.id}`, { cookie: c.cookie });
-  t.deepEqual(list.body.map((n: { amount: string }) => n.amount), ['1.00', '2.00']);
+  t.deepEqual(
+    list.body.map((n: { amount: string }) => n.amount),
+    ['1.00', '2.00'],
+  );
   t.is((await request(app.baseUrl, '/api/billing/credit-notes?invoiceId=1', { cookie: c.cookie })).status, 400);
   t.is((await request(app.baseUrl, '/api/billing/credit-notes')).status, 401);
 });
 
 for (const state of ['draft', 'void'] as const) {
-  test.serial(`a ${state} invoice is not creditable: 409 invoice_not_creditable, nothing changed (not even a number)`, async (t) => {
-    const invoice = await makeInvoice(c, { status: 'draft' });
-    if (state === 'void') await request(app.baseUrl, `/api/billing/invoices/${invoice.id}`, { method: 'PUT', cookie: c.cookie, body: { status: 'void' } });
-    const before = await snapshot(app.db);
-    const res = await note({ invoiceId: invoice.id, amount: '1.00' });
-    t.is(res.status, 409);
-    t.is(res.body.error.code, 'invoice_not_creditable');
-    t.deepEqual(await snapshot(app.db), before);
-  });
+  test.serial(
+    `a ${state} invoice is not creditable: 409 invoice_not_creditable, nothing changed (not even a number)`,
+    async (t) => {
+      const invoice = await makeInvoice(c, { status: 'draft' });
+      if (state === 'void')
+        await request(app.baseUrl, `/api/billing/invoices/${invoice.id}`, {
+          method: 'PUT',
+          cookie: c.cookie,
+          body: { status: 'void' },
+        });
+      const before = await snapshot(app.db);
+      const res = await note({ invoiceId: invoice.id, amount: '1.00' });
+      t.is(res.status, 409);
+      t.is(res.body.error.code, 'invoice_not_creditable');
+      t.deepEqual(await snapshot(app.db), before);
+    },
+  );
 }
 
 const ZERO_UUID = '00000000-0000-4000-8000-000000000000';
@@ -140,7 +193,12 @@ const refusals: [string, (id: string) => Record<string, unknown>, string, string
   ['a zero amount', (id) => ({ invoiceId: id, amount: '0.00' }), 'invalid_request'],
   ['a negative amount', (id) => ({ invoiceId: id, amount: '-1.00' }), 'invalid_request'],
   ['more decimals than USD has', (id) => ({ invoiceId: id, amount: '1.001' }), 'invalid_amount'],
-  ['more than the invoice total', (id) => ({ invoiceId: id, amount: '100.01' }), 'amount_exceeds_invoice', 'at most what the invoice\'s credit notes have left of its total, 100.00 USD'],
+  [
+    'more than the invoice total',
+    (id) => ({ invoiceId: id, amount: '100.01' }),
+    'amount_exceeds_invoice',
+    "at most what the invoice's credit notes have left of its total, 100.00 USD",
+  ],
   ['an unknown invoice', () => ({ invoiceId: ZERO_UUID, amount: '1.00' }), 'invoice_not_found'],
   ['a malformed invoice id', () => ({ invoiceId: 'INV-1', amount: '1.00' }), 'invalid_request'],
 ];

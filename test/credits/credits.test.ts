@@ -12,16 +12,28 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const credit = (body: Record<string, unknown>) => request(c.baseUrl, '/api/billing/credits', { cookie: c.cookie, body });
-const customerRead = async (id: string) => (await request(c.baseUrl, `/api/customers/${id}`, { cookie: c.cookie })).body;
-const ledger = async (customerId: string) => (await request(c.baseUrl, `/api/billing/credits?customerId=${customerId}`, { cookie: c.cookie })).body;
+const credit = (body: Record<string, unknown>) =>
+  request(c.baseUrl, '/api/billing/credits', { cookie: c.cookie, body });
+const customerRead = async (id: string) =>
+  (await request(c.baseUrl, `/api/customers/${id}`, { cookie: c.cookie })).body;
+const ledger = async (customerId: string) =>
+  (await request(c.baseUrl, `/api/billing/credits?customerId=${customerId}`, { cookie: c.cookie })).body;
 
 test('a credit answers 201 with the D-57 shape; the customer creditBalance reflects it', async (t) => {
   const customer = await insertCustomer(app.db);
   const res = await credit({ customerId: customer.id, amount: '25.5', description: 'Goodwill' });
   t.is(res.status, 201, res.text);
-  t.like(res.body, { customerId: customer.id, amount: '25.50', currency: 'USD', description: 'Goodwill', balanceAfter: '25.50', kind: 'credit', applications: [] });
-  for (const key of ['id', 'customerId', 'amount', 'currency', 'description', 'balanceAfter', 'createdAt']) t.true(key in res.body, key);
+  t.like(res.body, {
+    customerId: customer.id,
+    amount: '25.50',
+    currency: 'USD',
+    description: 'Goodwill',
+    balanceAfter: '25.50',
+    kind: 'credit',
+    applications: [],
+  });
+  for (const key of ['id', 'customerId', 'amount', 'currency', 'description', 'balanceAfter', 'createdAt'])
+    t.true(key in res.body, key);
   t.like(await customerRead(customer.id), { creditBalance: '25.50', creditBalances: { USD: '25.50' } });
   const second = await credit({ customerId: customer.id, amount: '4.50' });
   t.is(second.body.balanceAfter, '30.00');
@@ -59,7 +71,9 @@ test('credit arriving is spent on open invoices oldest first, in their currency 
   t.like(await readInvoice(c, third.id), { creditApplied: '0.00', amountDue: '30.00' });
   t.like(await readInvoice(c, draft.id), { status: 'draft', creditApplied: '0.00' });
   t.like(await readInvoice(c, euro.id), { creditApplied: '0.00' });
-  t.truthy(await app.db('events').where({ type: 'invoice.paid' }).whereRaw("data->>'invoiceId' = ?", [first.id]).first());
+  t.truthy(
+    await app.db('events').where({ type: 'invoice.paid' }).whereRaw("data->>'invoiceId' = ?", [first.id]).first(),
+  );
 
   t.deepEqual(
     (await ledger(customer.id)).map((e: Record<string, unknown>) => [e.kind, e.amount, e.invoiceId, e.balanceAfter]),
@@ -74,7 +88,10 @@ test('credit arriving is spent on open invoices oldest first, in their currency 
   // More credit than is due: the rest stays as balance.
   const more = await credit({ customerId: customer.id, amount: '100.00' });
   t.is(more.body.balanceAfter, '65.00');
-  t.deepEqual(more.body.applications.map((a: { amount: string }) => a.amount), ['5.00', '30.00']);
+  t.deepEqual(
+    more.body.applications.map((a: { amount: string }) => a.amount),
+    ['5.00', '30.00'],
+  );
   t.is((await readInvoice(c, third.id)).status, 'paid');
 });
 
@@ -96,7 +113,11 @@ test('voiding an invoice returns the credit applied to it', async (t) => {
   await credit({ customerId: customer.id, amount: '20.00' });
   t.is((await readInvoice(c, invoice.id)).creditApplied, '20.00');
   t.is((await customerRead(customer.id)).creditBalance, '0.00');
-  const voided = await request(app.baseUrl, `/api/billing/invoices/${invoice.id}`, { method: 'PUT', cookie: c.cookie, body: { status: 'void' } });
+  const voided = await request(app.baseUrl, `/api/billing/invoices/${invoice.id}`, {
+    method: 'PUT',
+    cookie: c.cookie,
+    body: { status: 'void' },
+  });
   t.is(voided.body.status, 'void');
   t.is((await customerRead(customer.id)).creditBalance, '20.00');
 });
@@ -104,16 +125,36 @@ test('voiding an invoice returns the credit applied to it', async (t) => {
 test('concurrent credits, issues and voids for one customer: no deadlock, no credit spent twice', async (t) => {
   const customer = await insertCustomer(app.db);
   // The oldest two are too big for the credit to pay, so they are still voidable when the voids run.
-  const voidable = [await makeInvoice(c, { customerId: customer.id, unitPrice: '100.00' }), await makeInvoice(c, { customerId: customer.id, unitPrice: '100.00' })];
+  const voidable = [
+    await makeInvoice(c, { customerId: customer.id, unitPrice: '100.00' }),
+    await makeInvoice(c, { customerId: customer.id, unitPrice: '100.00' }),
+  ];
   await Promise.all(Array.from({ length: 2 }, () => makeInvoice(c, { customerId: customer.id, unitPrice: '7.00' })));
-  const drafts = await Promise.all(Array.from({ length: 4 }, () => makeInvoice(c, { customerId: customer.id, unitPrice: '3.00', status: 'draft' })));
+  const drafts = await Promise.all(
+    Array.from({ length: 4 }, () => makeInvoice(c, { customerId: customer.id, unitPrice: '3.00', status: 'draft' })),
+  );
   const work = [
     ...Array.from({ length: 8 }, () => credit({ customerId: customer.id, amount: '2.00' })),
-    ...drafts.map((d) => request(app.baseUrl, `/api/billing/invoices/${d.id}`, { method: 'PUT', cookie: c.cookie, body: { status: 'issued' } })),
-    ...voidable.map((i) => request(app.baseUrl, `/api/billing/invoices/${i.id}`, { method: 'PUT', cookie: c.cookie, body: { status: 'void' } })),
+    ...drafts.map((d) =>
+      request(app.baseUrl, `/api/billing/invoices/${d.id}`, {
+        method: 'PUT',
+        cookie: c.cookie,
+        body: { status: 'issued' },
+      }),
+    ),
+    ...voidable.map((i) =>
+      request(app.baseUrl, `/api/billing/invoices/${i.id}`, {
+        method: 'PUT',
+        cookie: c.cookie,
+        body: { status: 'void' },
+      }),
+    ),
   ];
   const answers = await Promise.all(work);
-  t.true(answers.every((r) => r.status === 200 || r.status === 201), answers.map((r) => `${r.status} ${r.text}`).join('\n'));
+  t.true(
+    answers.every((r) => r.status === 200 || r.status === 201),
+    answers.map((r) => `${r.status} ${r.text}`).join('\n'),
+  );
 
   const invoices = await app.db('invoices').where({ customer_id: customer.id });
   const entries = await app.db('credit_ledger').where({ customer_id: customer.id });
@@ -125,7 +166,9 @@ test('concurrent credits, issues and voids for one customer: no deadlock, no cre
     t.is(Math.round(Number(invoice.credit_applied) * 100), applied, invoice.invoice_number);
   }
   // 16.00 of credit in; what the open invoices did not take is the balance.
-  const appliedToLive = invoices.filter((i) => i.status !== 'void').reduce((s, i) => s + Math.round(Number(i.credit_applied) * 100), 0);
+  const appliedToLive = invoices
+    .filter((i) => i.status !== 'void')
+    .reduce((s, i) => s + Math.round(Number(i.credit_applied) * 100), 0);
   t.is(balance + appliedToLive, 1600);
   t.is((await customerRead(customer.id)).creditBalance, (balance / 100).toFixed(2));
 });
@@ -133,11 +176,19 @@ test('concurrent credits, issues and voids for one customer: no deadlock, no cre
 test('GET /api/billing/credits lists ledger entries by customer and pages', async (t) => {
   const customer = await insertCustomer(app.db);
   for (const amount of ['1.00', '2.00', '3.00']) await credit({ customerId: customer.id, amount });
-  const page = await request(app.baseUrl, `/api/billing/credits?customerId=${customer.id}&limit=2`, { cookie: c.cookie });
-  t.deepEqual(page.body.map((e: { balanceAfter: string }) => e.balanceAfter), ['1.00', '3.00']);
+  const page = await request(app.baseUrl, `/api/billing/credits?customerId=${customer.id}&limit=2`, {
+    cookie: c.cookie,
+  });
+  t.deepEqual(
+    page.body.map((e: { balanceAfter: string }) => e.balanceAfter),
+    ['1.00', '3.00'],
+  );
   const next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')![1]!;
   const rest = await request(app.baseUrl, next, { cookie: c.cookie });
-  t.deepEqual(rest.body.map((e: { balanceAfter: string }) => e.balanceAfter), ['6.00']);
+  t.deepEqual(
+    rest.body.map((e: { balanceAfter: string }) => e.balanceAfter),
+    ['6.00'],
+  );
   t.is((await request(app.baseUrl, '/api/billing/credits?customerId=nope', { cookie: c.cookie })).status, 400);
   t.is((await request(app.baseUrl, '/api/billing/credits')).status, 401);
 });

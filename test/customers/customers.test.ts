@@ -14,14 +14,21 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const api = (path: string, options: Parameters<typeof request>[2] = {}) => request(app.baseUrl, path, { cookie, ...options });
+const api = (path: string, options: Parameters<typeof request>[2] = {}) =>
+  request(app.baseUrl, path, { cookie, ...options });
 const create = (body: Record<string, unknown> = {}) => createCustomer(app.baseUrl, cookie, body);
-const paths = (res: { body: { error: { details: { path: string }[] } } }) => res.body.error.details.map((d) => d.path).sort();
+const paths = (res: { body: { error: { details: { path: string }[] } } }) =>
+  res.body.error.details.map((d) => d.path).sort();
 
 test('POST creates a customer with every field; absent optional fields are null', async (t) => {
   const full = {
-    name: 'Acme Corp', email: 'Billing@Acme.example', company: 'Acme', tier: 'enterprise',
-    billingAddress: '1 Road, Town', taxId: 'DE123', paymentMethod: 'provider_a',
+    name: 'Acme Corp',
+    email: 'Billing@Acme.example',
+    company: 'Acme',
+    tier: 'enterprise',
+    billingAddress: '1 Road, Town',
+    taxId: 'DE123',
+    paymentMethod: 'provider_a',
   };
   const res = await api('/api/customers', { body: full });
   t.is(res.status, 201);
@@ -29,10 +36,30 @@ test('POST creates a customer with every field; absent optional fields are null'
   t.regex(res.body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
   const minimal = await create({ name: 'Min', email: 'min@example.test' });
-  t.like(minimal, { company: null, tier: null, billingAddress: null, taxId: null, paymentMethod: null, healthScore: 100, creditBalance: '0.00' });
+  t.like(minimal, {
+    company: null,
+    tier: null,
+    billingAddress: null,
+    taxId: null,
+    paymentMethod: null,
+    healthScore: 100,
+    creditBalance: '0.00',
+  });
   t.deepEqual(Object.keys(minimal).sort(), [
-    'billingAddress', 'company', 'createdAt', 'creditBalance', 'creditBalances', 'email', 'healthScore', 'id', 'name', 'paymentMethod', 'products', 'taxId',
-    'tier', 'updatedAt',
+    'billingAddress',
+    'company',
+    'createdAt',
+    'creditBalance',
+    'creditBalances',
+    'email',
+    'healthScore',
+    'id',
+    'name',
+    'paymentMethod',
+    'products',
+    'taxId',
+    'tier',
+    'updatedAt',
   ]);
 });
 
@@ -48,10 +75,16 @@ test.serial('GET /api/customers lists in creation order with products and pages 
   const all = await api('/api/customers?limit=500');
   t.is(all.status, 200);
   const ids = all.body.map((c: { id: string }) => c.id);
-  t.deepEqual(ids.slice(-3), made.map((c) => c.id));
+  t.deepEqual(
+    ids.slice(-3),
+    made.map((c) => c.id),
+  );
   t.deepEqual(all.body.at(-1), made[2]);
   const page = await api(`/api/customers?limit=1&startingAfter=${made[0].id}`);
-  t.deepEqual(page.body.map((c: { id: string }) => c.id), [made[1].id]);
+  t.deepEqual(
+    page.body.map((c: { id: string }) => c.id),
+    [made[1].id],
+  );
   t.regex(page.headers.get('link') ?? '', /rel="next"/);
   t.is((await api(`/api/customers?limit=1&startingAfter=${made[1].id}`)).headers.get('link'), null);
   t.is((await api('/api/customers?startingAfter=nope')).status, 400);
@@ -60,14 +93,32 @@ test.serial('GET /api/customers lists in creation order with products and pages 
 test('PUT changes only the fields sent; null clears an optional field', async (t) => {
   const c = await create({ company: 'Old Co', tier: 'starter', taxId: 'T1' });
   // Derived fields are read-only: refused (D-90), and the PUT without them changes only what it sends.
-  const derived = await api(`/api/customers/${c.id}`, { method: 'PUT', body: { company: 'New Co', healthScore: 3, creditBalance: '99' } });
-  t.deepEqual(derived.body.error.details.map((d: { path: string }) => d.path), ['healthScore', 'creditBalance']);
+  const derived = await api(`/api/customers/${c.id}`, {
+    method: 'PUT',
+    body: { company: 'New Co', healthScore: 3, creditBalance: '99' },
+  });
+  t.deepEqual(
+    derived.body.error.details.map((d: { path: string }) => d.path),
+    ['healthScore', 'creditBalance'],
+  );
   const res = await api(`/api/customers/${c.id}`, { method: 'PUT', body: { company: 'New Co', tier: null } });
   t.is(res.status, 200);
-  t.like(res.body, { id: c.id, name: c.name, email: c.email, company: 'New Co', tier: null, taxId: 'T1', healthScore: 100, creditBalance: '0.00' });
+  t.like(res.body, {
+    id: c.id,
+    name: c.name,
+    email: c.email,
+    company: 'New Co',
+    tier: null,
+    taxId: 'T1',
+    healthScore: 100,
+    creditBalance: '0.00',
+  });
   const read = await api(`/api/customers/${c.id}`);
   t.deepEqual(read.body, { ...res.body, subscriptions: [] });
-  const renamed = await api(`/api/customers/${c.id}`, { method: 'PUT', body: { name: 'Renamed', email: 'renamed@example.test' } });
+  const renamed = await api(`/api/customers/${c.id}`, {
+    method: 'PUT',
+    body: { name: 'Renamed', email: 'renamed@example.test' },
+  });
   t.like(renamed.body, { name: 'Renamed', email: 'renamed@example.test', company: 'New Co' });
 });
 
@@ -79,7 +130,10 @@ test('an email used by another customer in any case is 409 email_taken, on POST 
   t.is(await app.db('customers').where({ name: 'Dup' }).first(), undefined);
 
   const other = await create({ name: 'Other' });
-  const put = await api(`/api/customers/${other.id}`, { method: 'PUT', body: { name: 'Changed', email: ' JOHN@x.io ' } });
+  const put = await api(`/api/customers/${other.id}`, {
+    method: 'PUT',
+    body: { name: 'Changed', email: ' JOHN@x.io ' },
+  });
   t.is(put.status, 409);
   t.is(put.body.error.code, 'email_taken');
   t.deepEqual((await api(`/api/customers/${other.id}`)).body, { ...other, subscriptions: [] });
@@ -104,7 +158,10 @@ test('validation names every bad field and creates nothing', async (t) => {
 
 test('a refused PUT changes nothing', async (t) => {
   const c = await create({ tier: 'professional' });
-  const res = await api(`/api/customers/${c.id}`, { method: 'PUT', body: { name: 'Changed', email: 'bad', tier: 'platinum' } });
+  const res = await api(`/api/customers/${c.id}`, {
+    method: 'PUT',
+    body: { name: 'Changed', email: 'bad', tier: 'platinum' },
+  });
   t.is(res.status, 400);
   t.deepEqual(paths(res), ['email', 'tier']);
   t.is((await api(`/api/customers/${c.id}`, { method: 'PUT', body: { name: null } })).status, 400);
@@ -123,7 +180,11 @@ test('DELETE answers 204, the customer is gone and its API keys with it', async 
 
 test('unknown and malformed ids are 404 on GET, PUT and DELETE', async (t) => {
   for (const id of [randomUUID(), 'not-a-uuid']) {
-    for (const [method, body] of [['GET', undefined], ['PUT', { name: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await api(`/api/customers/${id}`, { method, body });
       t.is(res.status, 404, `${method} ${id}`);
       t.is(res.body.error.code, 'not_found');

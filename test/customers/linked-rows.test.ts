@@ -17,7 +17,8 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const api = (path: string, options: Parameters<typeof request>[2] = {}) => request(app.baseUrl, path, { cookie, ...options });
+const api = (path: string, options: Parameters<typeof request>[2] = {}) =>
+  request(app.baseUrl, path, { cookie, ...options });
 
 test('a customer embeds the distinct products of its licenses and subscriptions, by name', async (t) => {
   const customer = await createCustomer(app.baseUrl, cookie);
@@ -37,12 +38,21 @@ test('a customer embeds the distinct products of its licenses and subscriptions,
   ];
   const list = await api('/api/customers?limit=500');
   t.deepEqual(list.body.find((c: { id: string }) => c.id === customer.id).products, expected);
-  t.deepEqual(list.body.find((c: { id: string }) => c.id === other.id).products, [{ id: unrelated.id, name: 'Unrelated', productType: 'saas' }]);
+  t.deepEqual(list.body.find((c: { id: string }) => c.id === other.id).products, [
+    { id: unrelated.id, name: 'Unrelated', productType: 'saas' },
+  ]);
 
   const detail = await api(`/api/customers/${customer.id}`);
   t.deepEqual(detail.body.products, expected);
   t.is(detail.body.subscriptions.length, 2);
-  t.like(detail.body.subscriptions[0], { id: subscriptionId, customerId: customer.id, status: 'active', billingCycle: 'monthly', cancelAtPeriodEnd: false, trialEnd: null });
+  t.like(detail.body.subscriptions[0], {
+    id: subscriptionId,
+    customerId: customer.id,
+    status: 'active',
+    billingCycle: 'monthly',
+    cancelAtPeriodEnd: false,
+    trialEnd: null,
+  });
   t.regex(detail.body.subscriptions[0].currentPeriodEnd, /Z$/);
 });
 
@@ -51,7 +61,16 @@ test('DELETE of a product used by a plan or a license is 409 product_in_use and 
   const planned = await createProduct(app.baseUrl, cookie, { name: 'Planned' });
   const licensed = await createProduct(app.baseUrl, cookie, { name: 'Licensed' });
   const unused = await createProduct(app.baseUrl, cookie, { name: 'Unused' });
-  await api('/api/billing/plans', { body: { productId: planned.id, name: 'P', pricingModel: 'flat', billingCycle: 'monthly', basePrice: '1.00', currency: 'USD' } });
+  await api('/api/billing/plans', {
+    body: {
+      productId: planned.id,
+      name: 'P',
+      pricingModel: 'flat',
+      billingCycle: 'monthly',
+      basePrice: '1.00',
+      currency: 'USD',
+    },
+  });
   await license(app.db, customer.id, licensed.id);
   for (const product of [planned, licensed]) {
     const res = await api(`/api/products/${product.id}`, { method: 'DELETE' });

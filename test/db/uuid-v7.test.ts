@@ -31,7 +31,8 @@ test('newUuid: version 7, its creation time, strictly ascending within a millise
   const ids = Array.from({ length: 10_000 }, () => newUuid());
   const after = Date.now();
   for (const id of [ids[0]!, ids[9_999]!]) assertV7Near(t, id, before, after + 3);
-  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) t.fail(`${ids[i - 1]} then ${ids[i]}: not ascending`);
+  for (let i = 1; i < ids.length; i++)
+    if (!(ids[i - 1]! < ids[i]!)) t.fail(`${ids[i - 1]} then ${ids[i]}: not ascending`);
   t.is(new Set(ids).size, ids.length);
   t.true(ids.every((id) => UUID_V7.test(id)));
   // The last 62 bits are random: two ids of the same millisecond differ there too.
@@ -59,15 +60,22 @@ test('rows the database names get version 7 ids of their time, in the order writ
       where table_schema = current_schema() and column_name = 'id' and data_type = 'uuid' and column_default is not null`,
   );
   t.true(defaults.length >= 15);
-  t.deepEqual(defaults.filter((d) => d.column_default !== 'uuidv7()'), []);
+  t.deepEqual(
+    defaults.filter((d) => d.column_default !== 'uuidv7()'),
+    [],
+  );
 });
 
 test('the fallback for PostgreSQL before 18 makes the same layout', async (t) => {
   const before = Date.now();
   // Defined as the migration would (a function in this session's temporary schema), then called once per row.
   const rows = await db.knex.transaction(async (trx) => {
-    await trx.raw(`create function pg_temp.uuidv7_fallback() returns uuid language sql volatile as $fn$ ${UUIDV7_FALLBACK_SQL} $fn$`);
-    return (await trx.raw<{ rows: { id: string }[] }>('select pg_temp.uuidv7_fallback() as id from generate_series(1, 50)')).rows;
+    await trx.raw(
+      `create function pg_temp.uuidv7_fallback() returns uuid language sql volatile as $fn$ ${UUIDV7_FALLBACK_SQL} $fn$`,
+    );
+    return (
+      await trx.raw<{ rows: { id: string }[] }>('select pg_temp.uuidv7_fallback() as id from generate_series(1, 50)')
+    ).rows;
   });
   const after = Date.now();
   for (const { id } of rows) assertV7Near(t, id, before - 5, after + 5);

@@ -43,7 +43,10 @@ test('a catalog of four products with monthly, quarterly and yearly plans, one i
 test('invoices over twelve months, gaplessly numbered, most paid and a few overdue', async (t) => {
   const invoices = await count('invoices');
   t.true(invoices >= 200, `${invoices} invoices`);
-  const { first, last } = (await app.db('invoices').min('created_at as first').max('created_at as last').first()) as { first: Date; last: Date };
+  const { first, last } = (await app.db('invoices').min('created_at as first').max('created_at as last').first()) as {
+    first: Date;
+    last: Date;
+  };
   t.true(now.getTime() - first.getTime() > 330 * DAY_MS, `first invoice ${first.toISOString()}`);
   t.true(now.getTime() - last.getTime() < 8 * DAY_MS, `last invoice ${last.toISOString()}`);
   const months = await app.db.raw(`select count(distinct to_char(created_at, 'YYYY-MM')) as n from invoices`);
@@ -70,7 +73,8 @@ test('payments by several methods, some with provider references; refunds, credi
 
 test('subscriptions in every state: active, trialing, paused, canceled, cancel at period end, plan changes', async (t) => {
   const statuses = await app.db('subscriptions').distinct('status').pluck('status');
-  for (const status of ['active', 'trialing', 'paused', 'canceled']) t.true(statuses.includes(status), `${status} in ${statuses.join()}`);
+  for (const status of ['active', 'trialing', 'paused', 'canceled'])
+    t.true(statuses.includes(status), `${status} in ${statuses.join()}`);
   t.true((await count('subscriptions', (q) => q.where({ cancel_at_period_end: true, status: 'active' }))) >= 1);
   t.true(summary.planChanges >= 4, `${summary.planChanges} plan changes`);
 });

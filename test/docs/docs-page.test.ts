@@ -22,14 +22,29 @@ test('/docs renders POST /api/billing/invoices with its fields, example and erro
 
   await page.goto(`${app.baseUrl}/docs`, { waitUntil: 'networkidle0' });
   const intro = await page.$eval('.information-container', (el) => el.textContent ?? '');
-  for (const words of ['POST /api/auth/login', 'Authorization: Bearer', 'Idempotency-Key', 'startingAfter', 'decimal string']) t.true(intro.includes(words), `the introduction does not mention ${words}`);
+  for (const words of [
+    'POST /api/auth/login',
+    'Authorization: Bearer',
+    'Idempotency-Key',
+    'startingAfter',
+    'decimal string',
+  ])
+    t.true(intro.includes(words), `the introduction does not mention ${words}`);
 
   const id = '#operations-Invoices-postApiBillingInvoices';
   await page.waitForSelector(id);
   await page.click(`${id} .opblock-summary`);
   await page.waitForSelector(`${id} .opblock-body .responses-wrapper`);
   const text = await page.$eval(id, (el) => el.textContent ?? '');
-  for (const words of ['Onboarding workshop', 'lineItems', 'customerId', 'idempotency_key_reused', 'unauthenticated', 'invalid_request', 'INV-2026-000042']) {
+  for (const words of [
+    'Onboarding workshop',
+    'lineItems',
+    'customerId',
+    'idempotency_key_reused',
+    'unauthenticated',
+    'invalid_request',
+    'INV-2026-000042',
+  ]) {
     t.true(text.includes(words), `the expanded operation does not show ${words}`);
   }
 

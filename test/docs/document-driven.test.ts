@@ -19,7 +19,11 @@ import { fillPath, routeName } from '../security/world.ts';
 const RUNS = Number(process.env.DOC_RUNS ?? 5);
 
 type Response = { content?: Record<string, { schema: JsonSchema & { anyOf?: JsonSchema[] } }> };
-type Operation = { parameters: { name: string; in: string; required?: boolean; schema: JsonSchema }[]; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses: Record<string, Response> };
+type Operation = {
+  parameters: { name: string; in: string; required?: boolean; schema: JsonSchema }[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, Response>;
+};
 type Document = { paths: Record<string, Record<string, Operation>> };
 
 /**
@@ -52,9 +56,18 @@ test('requests generated from the document get documented answers, and conformin
   const problems: string[] = [];
   let sent = 0;
   // Deletes last: they would take away what the other operations name.
-  const ordered = [...allRoutes.filter((r) => r.method !== 'delete'), ...allRoutes.filter((r) => r.method === 'delete')];
+  const ordered = [
+    ...allRoutes.filter((r) => r.method !== 'delete'),
+    ...allRoutes.filter((r) => r.method === 'delete'),
+  ];
 
-  async function send(route: AnyRoute, operation: Operation, path: string, body: unknown, conformingRequest: boolean): Promise<void> {
+  async function send(
+    route: AnyRoute,
+    operation: Operation,
+    path: string,
+    body: unknown,
+    conformingRequest: boolean,
+  ): Promise<void> {
     const text = body === undefined ? undefined : serialise(body);
     const res = await h.send(route, path, text);
     sent += 1;
@@ -70,7 +83,8 @@ test('requests generated from the document get documented answers, and conformin
     if (code === 'invalid_request') {
       const paths = ((res.body as { error: { details?: { path: string }[] } }).error.details ?? []).map((d) => d.path);
       const stated = STATED_IN_WORDS[routeName(route)] ?? [];
-      if (paths.length === 0 || paths.some((p) => !stated.includes(p))) problems.push(`a conforming request refused for a rule the document does not state: ${label}`);
+      if (paths.length === 0 || paths.some((p) => !stated.includes(p)))
+        problems.push(`a conforming request refused for a rule the document does not state: ${label}`);
     }
   }
 
@@ -79,7 +93,11 @@ test('requests generated from the document get documented answers, and conformin
     const bodySchema = operation.requestBody?.content['application/json']?.schema;
     const query = operation.parameters.filter((p) => p.in === 'query');
     const idFor = h.idsFor(route);
-    const queryShape: JsonSchema = { type: 'object', properties: Object.fromEntries(query.map((p) => [p.name, p.schema])), required: query.filter((p) => p.required).map((p) => p.name) };
+    const queryShape: JsonSchema = {
+      type: 'object',
+      properties: Object.fromEntries(query.map((p) => [p.name, p.schema])),
+      required: query.filter((p) => p.required).map((p) => p.name),
+    };
     const samples = fc.sample(
       fc.record({
         body: bodySchema ? conforming(bodySchema, { plain: true, idFor }) : fc.constant(undefined),

@@ -50,7 +50,11 @@ test('every error response lists its codes as an enum of the closed list, each a
       t.truthy(codes?.length, `${label}: no enum of codes`);
       for (const code of codes ?? []) {
         t.true((ERROR_CODES as readonly string[]).includes(code), `${label}: ${code} is not in ERROR_CODES`);
-        t.is(errorStatus[code as ErrorCode], Number(status), `${label}: ${code} answers ${errorStatus[code as ErrorCode]}`);
+        t.is(
+          errorStatus[code as ErrorCode],
+          Number(status),
+          `${label}: ${code} answers ${errorStatus[code as ErrorCode]}`,
+        );
       }
       t.is(new Set(codes).size, codes?.length ?? 0, `${label}: a code twice`);
       responses += 1;
@@ -74,17 +78,28 @@ test('every operation publishes the codes its shape brings (D-1 plumbing, auth, 
     const where = new Set(operation.parameters.map((p) => p.in));
     if (where.has('path')) expected.push('not_found');
     if (where.has('query')) expected.push('invalid_request');
-    if (route.method === 'post' || route.method === 'put') expected.push('invalid_request', 'payload_too_large', 'unsupported_media_type');
-    if (operation.parameters.some((p) => p.name === 'Idempotency-Key')) expected.push('idempotency_key_reused', 'request_in_progress');
-    for (const code of new Set([...expected, ...plumbingErrors(route)])) t.true(published.has(code), `${name(route)}: ${code} missing`);
+    if (route.method === 'post' || route.method === 'put')
+      expected.push('invalid_request', 'payload_too_large', 'unsupported_media_type');
+    if (operation.parameters.some((p) => p.name === 'Idempotency-Key'))
+      expected.push('idempotency_key_reused', 'request_in_progress');
+    for (const code of new Set([...expected, ...plumbingErrors(route)]))
+      t.true(published.has(code), `${name(route)}: ${code} missing`);
   }
 });
 
 test("every route's own codes are published under their status, and each documented error status has codes", (t) => {
   for (const [route, operation] of operations) {
-    for (const code of route.errors) t.true(codesOf(operation.responses[errorStatus[code]])?.includes(code), `${name(route)}: ${code} not under ${errorStatus[code]}`);
+    for (const code of route.errors)
+      t.true(
+        codesOf(operation.responses[errorStatus[code]])?.includes(code),
+        `${name(route)}: ${code} not under ${errorStatus[code]}`,
+      );
     for (const [status, doc] of Object.entries(route.responses)) {
-      if (Number(status) >= 400 && !doc.schema) t.truthy(codesOf(operation.responses[status]), `${name(route)} documents ${status}, which none of its codes answers`);
+      if (Number(status) >= 400 && !doc.schema)
+        t.truthy(
+          codesOf(operation.responses[status]),
+          `${name(route)} documents ${status}, which none of its codes answers`,
+        );
     }
   }
 });
@@ -92,7 +107,11 @@ test("every route's own codes are published under their status, and each documen
 test('a route declares only its own codes: none that its shape already brings, none twice', (t) => {
   for (const route of allRoutes) {
     const plumbing = new Set(plumbingErrors(route));
-    t.deepEqual(route.errors.filter((code) => plumbing.has(code)), [], `${name(route)} repeats codes its shape brings`);
+    t.deepEqual(
+      route.errors.filter((code) => plumbing.has(code)),
+      [],
+      `${name(route)} repeats codes its shape brings`,
+    );
     t.is(new Set(route.errors).size, route.errors.length, `${name(route)} names a code twice`);
   }
 });

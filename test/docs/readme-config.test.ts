@@ -8,7 +8,10 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 /** The variables named in the first column of the table under `## Configuration`. */
 function documented(): Set<string> {
   const section = readme.split(/^## Configuration$/m)[1]?.split(/^## /m)[0] ?? '';
-  const names = section.split('\n').filter((l) => l.startsWith('| `')).flatMap((l) => [...l.split('|')[1]!.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!));
+  const names = section
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .flatMap((l) => [...l.split('|')[1]!.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!));
   return new Set(names);
 }
 

@@ -24,10 +24,14 @@ test.serial('an event recorded in a rolled-back transaction does not exist', asy
 
 test.serial('events are listed in order with the interface envelope, filtered by type and paged', async (t) => {
   const recorded = [];
-  for (let i = 0; i < 5; i++) recorded.push(await recordEvent(app.db, i % 2 ? 'invoice.paid' : 'invoice.created', { n: i }));
+  for (let i = 0; i < 5; i++)
+    recorded.push(await recordEvent(app.db, i % 2 ? 'invoice.paid' : 'invoice.created', { n: i }));
   const all = await request(app.baseUrl, '/api/billing/events', { cookie });
   t.is(all.status, 200);
-  t.deepEqual(all.body.map((e: { id: string }) => e.id), recorded.map((e) => e.id));
+  t.deepEqual(
+    all.body.map((e: { id: string }) => e.id),
+    recorded.map((e) => e.id),
+  );
   const first = all.body[0];
   t.regex(first.id, /^evt_[A-Za-z0-9]+$/);
   t.is(first.type, 'invoice.created');
@@ -35,7 +39,10 @@ test.serial('events are listed in order with the interface envelope, filtered by
   t.deepEqual(first.data, { n: 0 });
 
   const paid = await request(app.baseUrl, '/api/billing/events?type=invoice.paid', { cookie });
-  t.deepEqual(paid.body.map((e: { data: { n: number } }) => e.data.n), [1, 3]);
+  t.deepEqual(
+    paid.body.map((e: { data: { n: number } }) => e.data.n),
+    [1, 3],
+  );
 
   const page1 = await request(app.baseUrl, '/api/billing/events?limit=2', { cookie });
   t.is(page1.body.length, 2);
@@ -43,9 +50,19 @@ test.serial('events are listed in order with the interface envelope, filtered by
   t.regex(link, /rel="next"/);
   const next = /<([^>]+)>/.exec(link)![1]!;
   const page2 = await request(app.baseUrl, next, { cookie });
-  t.deepEqual(page2.body.map((e: { id: string }) => e.id), recorded.slice(2, 4).map((e) => e.id));
-  const last = await request(app.baseUrl, `/api/billing/events?limit=2&startingAfter=${encodeURIComponent(recorded[3]!.id)}`, { cookie });
-  t.deepEqual(last.body.map((e: { id: string }) => e.id), [recorded[4]!.id]);
+  t.deepEqual(
+    page2.body.map((e: { id: string }) => e.id),
+    recorded.slice(2, 4).map((e) => e.id),
+  );
+  const last = await request(
+    app.baseUrl,
+    `/api/billing/events?limit=2&startingAfter=${encodeURIComponent(recorded[3]!.id)}`,
+    { cookie },
+  );
+  t.deepEqual(
+    last.body.map((e: { id: string }) => e.id),
+    [recorded[4]!.id],
+  );
   t.is(last.headers.get('link'), null);
   t.is((await request(app.baseUrl, '/api/billing/events?startingAfter=not-an-id', { cookie })).status, 400);
 });

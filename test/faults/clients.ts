@@ -27,14 +27,24 @@ export interface Answered<T = any> {
  * error (the process died, or is not listening yet) and on 409 request_in_progress (the key's first request is
  * still running or its transaction not yet rolled back), until it gets any other answer or `timeoutMs` ends.
  */
-export async function postUntilAnswered<T = any>(baseUrl: string, path: string, options: { cookie: string; key: string; body: unknown; timeoutMs?: number }): Promise<Answered<T>> {
+export async function postUntilAnswered<T = any>(
+  baseUrl: string,
+  path: string,
+  options: { cookie: string; key: string; body: unknown; timeoutMs?: number },
+): Promise<Answered<T>> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   let retries = 0;
   let connectionErrors = 0;
   for (;;) {
     try {
-      const response = await request<T>(baseUrl, path, { cookie: options.cookie, body: options.body, headers: { 'idempotency-key': options.key } });
-      const inProgress = response.status === 409 && (response.body as { error?: { code?: string } })?.error?.code === 'request_in_progress';
+      const response = await request<T>(baseUrl, path, {
+        cookie: options.cookie,
+        body: options.body,
+        headers: { 'idempotency-key': options.key },
+      });
+      const inProgress =
+        response.status === 409 &&
+        (response.body as { error?: { code?: string } })?.error?.code === 'request_in_progress';
       if (!inProgress) return { response, retries, connectionErrors };
     } catch {
       connectionErrors += 1;

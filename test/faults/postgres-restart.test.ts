@@ -21,7 +21,12 @@ import { freePort } from '../helpers/net.ts';
 import { killAll, sleep, startWeb, startWorker, statusOf, waitUntil } from './processes.ts';
 
 /** The web process's unhandled-error lines: what a 500 while down was (the rest of its output is the pool's noise). */
-const unhandled = (output: string) => output.split('\n').filter((line) => line.includes('unhandled error')).join('\n').slice(0, 3000);
+const unhandled = (output: string) =>
+  output
+    .split('\n')
+    .filter((line) => line.includes('unhandled error'))
+    .join('\n')
+    .slice(0, 3000);
 
 let tempDir: string;
 let server: EmbeddedServer | undefined;
@@ -63,9 +68,13 @@ test('PostgreSQL restarted under load: /readyz 503 then 200, requests and a pg-b
       const started = Date.now();
       let status: number | string;
       try {
-        const response = i % 2 === 0
-          ? await request(web.baseUrl, '/api/customers', { cookie, body: { name: `Restart ${n}.${i}`, email: `restart-${n}-${i}@example.test` } })
-          : await request(web.baseUrl, '/api/customers?limit=5', { cookie });
+        const response =
+          i % 2 === 0
+            ? await request(web.baseUrl, '/api/customers', {
+                cookie,
+                body: { name: `Restart ${n}.${i}`, email: `restart-${n}-${i}@example.test` },
+              })
+            : await request(web.baseUrl, '/api/customers?limit=5', { cookie });
         status = response.status;
       } catch {
         status = 'connection error';
@@ -101,7 +110,10 @@ test('PostgreSQL restarted under load: /readyz 503 then 200, requests and a pg-b
   t.true(web.alive() && worker.alive(), 'neither process exited');
   t.deepEqual(Object.keys(statuses.before!).sort(), ['200', '201'], 'all succeeded before the stop');
   t.deepEqual(Object.keys(statuses.after!).sort(), ['200', '201'], 'all succeed again after, on the same process');
-  t.true(Object.keys(statuses.down!).every((s) => ['200', '201', '503'].includes(s)), `while down: answers, not hangs or resets: ${JSON.stringify(statuses.down)}\n${unhandled(web.output())}`);
+  t.true(
+    Object.keys(statuses.down!).every((s) => ['200', '201', '503'].includes(s)),
+    `while down: answers, not hangs or resets: ${JSON.stringify(statuses.down)}\n${unhandled(web.output())}`,
+  );
   t.true(slowest.down! < 15_000, 'answers while down come within the pool timeout');
 
   // The worker, never restarted, runs a job queued after the restart.
@@ -111,18 +123,35 @@ test('PostgreSQL restarted under load: /readyz 503 then 200, requests and a pg-b
   t.teardown(() => boss.stop({ graceful: false }));
   const id = await knex.transaction((trx) => enqueue(trx, purgeExpiredJob, {}));
   let state = '';
-  const ran = await waitUntil(async () => {
-    state = (await knex.raw('select state from pgboss.job where id = ?', [id])).rows[0]?.state;
-    return state === 'completed';
-  }, 30_000, 'the job to complete').catch(() => -1);
+  const ran = await waitUntil(
+    async () => {
+      state = (await knex.raw('select state from pgboss.job where id = ?', [id])).rows[0]?.state;
+      return state === 'completed';
+    },
+    30_000,
+    'the job to complete',
+  ).catch(() => -1);
   t.is(state, 'completed', worker.output().slice(-3000));
   t.log(`a job queued after the restart completed after ${ran} ms`);
   // The web's queue client enqueues again too: an issued invoice queues its PDF render through it.
-  const customer = await request(web.baseUrl, '/api/customers', { cookie, body: { name: 'After', email: 'after-restart@example.test' } });
-  const invoice = await request(web.baseUrl, '/api/billing/invoices', { cookie, body: { customerId: customer.body.id, status: 'issued', lineItems: [{ description: 'x', quantity: 1, unitPrice: '5.00' }] } });
+  const customer = await request(web.baseUrl, '/api/customers', {
+    cookie,
+    body: { name: 'After', email: 'after-restart@example.test' },
+  });
+  const invoice = await request(web.baseUrl, '/api/billing/invoices', {
+    cookie,
+    body: {
+      customerId: customer.body.id,
+      status: 'issued',
+      lineItems: [{ description: 'x', quantity: 1, unitPrice: '5.00' }],
+    },
+  });
   t.is(invoice.status, 201, invoice.text);
   const pdf = await request(web.baseUrl, `/api/billing/invoices/${invoice.body.id}/pdf`, { cookie });
-  t.true(pdf.status === 202 || pdf.status === 200, `pdf request queued through the web's pg-boss: ${pdf.status} ${pdf.text.slice(0, 200)}`);
+  t.true(
+    pdf.status === 202 || pdf.status === 200,
+    `pdf request queued through the web's pg-boss: ${pdf.status} ${pdf.text.slice(0, 200)}`,
+  );
   const queued = await knex.raw(`select count(*)::int as n from pgboss.job where name = 'invoices.render-pdf'`);
   t.true(queued.rows[0].n >= 1, 'render job queued after the restart');
 

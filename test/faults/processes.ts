@@ -12,7 +12,11 @@ import { freePort } from '../helpers/net.ts';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<number> {
+export async function waitUntil(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<number> {
   const started = Date.now();
   for (;;) {
     if (await check()) return Date.now() - started;
@@ -41,7 +45,12 @@ const started = new Set<ServiceProcess>();
  * `node <args>` (on this script's Node; or `command`) with `env` on top of ours. Its stdin stays an open pipe: a child that
  * watches it (the bench's ceiling server) can exit when this process dies without cleaning up.
  */
-export function spawnService(name: string, args: string[], env: Record<string, string>, command = process.execPath): ServiceProcess {
+export function spawnService(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  command = process.execPath,
+): ServiceProcess {
   const child = spawn(command, args, {
     env: { ...process.env, LOG_LEVEL: 'info', NODE_ENV: 'test', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -52,7 +61,9 @@ export function spawnService(name: string, args: string[], env: Record<string, s
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const alive = () => child.exitCode === null && child.signalCode === null;
   const service: ServiceProcess = {
     name,
@@ -107,7 +118,11 @@ export function databaseOfThisFile(test: TestFn): () => TestDatabase {
  * benches start a role exactly as production does, flags included, as one process (no npm parent).
  */
 export function roleArgs(script: string): string[] {
-  const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const scripts = (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
   // `exec` makes the shell npm runs the script with become node, so npm's signals reach it (D-93).
   const [command, ...args] = (scripts[script] ?? '').replace(/^exec /, '').split(/\s+/);
   if (command !== 'node') throw new Error(`package.json script ${script} does not start with node: ${scripts[script]}`);
@@ -131,15 +146,27 @@ export async function statusOf(url: string, timeoutMs = 5000): Promise<number> {
 }
 
 /** The web process (Procfile `web`) on `port`, once its /readyz answers 200 (within `readyTimeoutMs`, 60 s by default). */
-export async function startWeb(databaseUrl: string, options: { port?: number; env?: Record<string, string>; readyTimeoutMs?: number } = {}): Promise<WebProcess> {
+export async function startWeb(
+  databaseUrl: string,
+  options: { port?: number; env?: Record<string, string>; readyTimeoutMs?: number } = {},
+): Promise<WebProcess> {
   const port = options.port ?? (await freePort());
-  const service = spawnService('web', roleArgs('web'), { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', ...options.env });
+  const service = spawnService('web', roleArgs('web'), {
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...options.env,
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitUntil(async () => {
-      if (!service.alive()) throw new Error(`web exited while starting:\n${service.output()}`);
-      return (await statusOf(`${baseUrl}/readyz`)) === 200;
-    }, options.readyTimeoutMs ?? 60_000, 'the web process to be ready');
+    await waitUntil(
+      async () => {
+        if (!service.alive()) throw new Error(`web exited while starting:\n${service.output()}`);
+        return (await statusOf(`${baseUrl}/readyz`)) === 200;
+      },
+      options.readyTimeoutMs ?? 60_000,
+      'the web process to be ready',
+    );
   } catch (error) {
     await service.kill();
     throw error;
@@ -148,14 +175,27 @@ export async function startWeb(databaseUrl: string, options: { port?: number; en
 }
 
 /** A worker process (Procfile `pdf`, `webhooks`, ...), once it logged that it started (so at LOG_LEVEL info; within `readyTimeoutMs`, 60 s by default). */
-export async function startWorker(group: WorkerGroup, databaseUrl: string, env: Record<string, string> = {}, options: { readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
+export async function startWorker(
+  group: WorkerGroup,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  options: { readyTimeoutMs?: number } = {},
+): Promise<ServiceProcess> {
   const file = group === 'provider_events' ? 'provider-events' : group;
-  const service = spawnService(`worker-${group}`, roleArgs(`worker:${file}`), { DATABASE_URL: databaseUrl, ...env, LOG_LEVEL: 'info' });
+  const service = spawnService(`worker-${group}`, roleArgs(`worker:${file}`), {
+    DATABASE_URL: databaseUrl,
+    ...env,
+    LOG_LEVEL: 'info',
+  });
   try {
-    await waitUntil(() => {
-      if (!service.alive()) throw new Error(`worker ${group} exited while starting:\n${service.output()}`);
-      return service.output().includes('worker started');
-    }, options.readyTimeoutMs ?? 60_000, `the ${group} worker to start`);
+    await waitUntil(
+      () => {
+        if (!service.alive()) throw new Error(`worker ${group} exited while starting:\n${service.output()}`);
+        return service.output().includes('worker started');
+      },
+      options.readyTimeoutMs ?? 60_000,
+      `the ${group} worker to start`,
+    );
   } catch (error) {
     await service.kill();
     throw error;

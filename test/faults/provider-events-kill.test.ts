@@ -30,7 +30,12 @@ test('provider_events worker SIGKILLed mid-backlog: after a restart every event 
   // queued (120 s in production). Shortened before the events arrive, so the retry comes within the test.
   await app.boss.updateQueue(QUEUE, { expireInSeconds: 4 });
   const invoices = [];
-  for (let i = 0; i < TOTAL; i += 20) invoices.push(...(await Promise.all(Array.from({ length: Math.min(20, TOTAL - i) }, () => makeInvoice(c, { unitPrice: '12.34' })))));
+  for (let i = 0; i < TOTAL; i += 20)
+    invoices.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(20, TOTAL - i) }, () => makeInvoice(c, { unitPrice: '12.34' })),
+      )),
+    );
   for (let i = 0; i < TOTAL; i += 20) {
     await Promise.all(
       invoices.slice(i, i + 20).map(async (invoice) => {
@@ -39,7 +44,11 @@ test('provider_events worker SIGKILLed mid-backlog: after a restart every event 
       }),
     );
   }
-  t.is(await count(`select count(*) as n from provider_events where status = 'received'`), TOTAL, 'all stored, none applied yet');
+  t.is(
+    await count(`select count(*) as n from provider_events where status = 'received'`),
+    TOTAL,
+    'all stored, none applied yet',
+  );
 
   const processed = () => count(`select count(*) as n from provider_events where status = 'processed'`);
   const first = await startWorker('provider_events', app.database.url);
@@ -54,14 +63,29 @@ test('provider_events worker SIGKILLed mid-backlog: after a restart every event 
   // Any pg-boss instance's supervisor fails expired jobs back to retry (the workers run it periodically).
   await app.boss.supervise(QUEUE);
   const second = await startWorker('provider_events', app.database.url);
-  const waited = await waitUntil(async () => (await processed()) === TOTAL, 60_000, 'every event processed').catch(() => -1);
+  const waited = await waitUntil(async () => (await processed()) === TOTAL, 60_000, 'every event processed').catch(
+    () => -1,
+  );
   t.true(waited >= 0, `${await processed()} of ${TOTAL} processed; ${second.output().slice(-2000)}`);
 
   t.is(await count(`select count(*) as n from provider_events where status <> 'processed'`), 0);
   t.is(await count(`select count(*) as n from payments`), TOTAL, 'one payment per event, none twice');
-  t.is(await count(`select count(*) as n from (select invoice_id from payments group by invoice_id having count(*) > 1) d`), 0);
+  t.is(
+    await count(
+      `select count(*) as n from (select invoice_id from payments group by invoice_id having count(*) > 1) d`,
+    ),
+    0,
+  );
   t.is(await count(`select count(*) as n from invoices where status <> 'paid'`), 0);
-  t.is(await count(`select count(*) as n from credit_ledger`), 0, 'no payment turned into store credit by a double apply');
-  t.is(await count(`select count(*) as n from events where type = 'payment.succeeded'`), TOTAL, 'one payment.succeeded event each');
+  t.is(
+    await count(`select count(*) as n from credit_ledger`),
+    0,
+    'no payment turned into store credit by a double apply',
+  );
+  t.is(
+    await count(`select count(*) as n from events where type = 'payment.succeeded'`),
+    TOTAL,
+    'one payment.succeeded event each',
+  );
   t.is(await second.stop(), 0);
 });

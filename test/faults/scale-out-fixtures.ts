@@ -34,10 +34,20 @@ export async function seedSubscriptions(db: Knex, count: number, anchor: Date): 
   const customers = await Promise.all(Array.from({ length: 20 }, () => insertCustomer(db)));
   const { start, end } = periodBounds(anchor, 'monthly', 0);
   const rows = Array.from({ length: count }, (_, i) => ({
-    customer_id: customers[i % 20]!.id, plan_id: plan.id, status: 'active', billing_cycle: 'monthly', billing_anchor: anchor,
-    period_number: 0, current_period_start: start, current_period_end: end, created_at: anchor,
+    customer_id: customers[i % 20]!.id,
+    plan_id: plan.id,
+    status: 'active',
+    billing_cycle: 'monthly',
+    billing_anchor: anchor,
+    period_number: 0,
+    current_period_start: start,
+    current_period_end: end,
+    created_at: anchor,
   }));
-  return db('subscriptions').insert(rows).returning('id').then((r) => r.map((row: { id: string }) => row.id));
+  return db('subscriptions')
+    .insert(rows)
+    .returning('id')
+    .then((r) => r.map((row: { id: string }) => row.id));
 }
 
 /** Requests per web process and kind, as the clients sent them. */
@@ -49,7 +59,14 @@ export class Traffic {
     this.byPort.set(web.port, row);
   }
   describe(webs: WebProcess[]): string {
-    return webs.map((w, i) => `web ${i + 1} (:${w.port}): ${Object.entries(this.byPort.get(w.port) ?? {}).map(([k, n]) => `${k} ${n}`).join(', ')}`).join('\n');
+    return webs
+      .map(
+        (w, i) =>
+          `web ${i + 1} (:${w.port}): ${Object.entries(this.byPort.get(w.port) ?? {})
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}`,
+      )
+      .join('\n');
   }
 }
 

@@ -39,21 +39,45 @@ test('web SIGKILLed 3 times under idempotent invoice + payment writes: one invoi
       const invoice = await postUntilAnswered(web.baseUrl, '/api/billing/invoices', {
         cookie,
         key: invoiceKey,
-        body: { customerId: customers[n]!.id, status: 'issued', lineItems: [{ description: `Seat ${n}.${i}`, quantity: 1 + (i % 3), unitPrice: `${10 + n}.${String(i % 100).padStart(2, '0')}` }] },
+        body: {
+          customerId: customers[n]!.id,
+          status: 'issued',
+          lineItems: [
+            {
+              description: `Seat ${n}.${i}`,
+              quantity: 1 + (i % 3),
+              unitPrice: `${10 + n}.${String(i % 100).padStart(2, '0')}`,
+            },
+          ],
+        },
       });
       retries += invoice.retries;
       connectionErrors += invoice.connectionErrors;
-      outcomes.push({ key: invoiceKey, status: invoice.response.status, id: invoice.response.body?.id, replayed: invoice.response.headers.get('idempotent-replayed') === 'true' });
+      outcomes.push({
+        key: invoiceKey,
+        status: invoice.response.status,
+        id: invoice.response.body?.id,
+        replayed: invoice.response.headers.get('idempotent-replayed') === 'true',
+      });
       if (invoice.response.status !== 201) continue;
       const paymentKey = `pay-${n}-${i}`;
       const payment = await postUntilAnswered(web.baseUrl, '/api/billing/payments', {
         cookie,
         key: paymentKey,
-        body: { invoiceId: invoice.response.body.id, amount: invoice.response.body.total, paymentMethod: 'bank_transfer' },
+        body: {
+          invoiceId: invoice.response.body.id,
+          amount: invoice.response.body.total,
+          paymentMethod: 'bank_transfer',
+        },
       });
       retries += payment.retries;
       connectionErrors += payment.connectionErrors;
-      outcomes.push({ key: paymentKey, status: payment.response.status, id: payment.response.body?.id, replayed: payment.response.headers.get('idempotent-replayed') === 'true' });
+      outcomes.push({
+        key: paymentKey,
+        status: payment.response.status,
+        id: payment.response.body?.id,
+        replayed: payment.response.headers.get('idempotent-replayed') === 'true',
+      });
     }
   };
   const clients = Array.from({ length: CLIENTS }, (_, n) => client(n));
@@ -74,13 +98,19 @@ test('web SIGKILLed 3 times under idempotent invoice + payment writes: one invoi
   await web.stop();
 
   const replays = outcomes.filter((o) => o.replayed).length;
-  t.log(`${outcomes.length} keys answered, ${connectionErrors} connection errors, ${retries} retries, ${replays} answers replayed from a commit whose first answer was lost`);
+  t.log(
+    `${outcomes.length} keys answered, ${connectionErrors} connection errors, ${retries} retries, ${replays} answers replayed from a commit whose first answer was lost`,
+  );
   t.true(connectionErrors > 0, 'the kills cut requests off');
 
   // Exactly one success per key, and every answer a success.
   const keys = new Set(outcomes.map((o) => o.key));
   t.is(keys.size, outcomes.length, 'one final answer per key');
-  t.deepEqual(outcomes.filter((o) => o.status !== 201), [], 'every key ended with 201');
+  t.deepEqual(
+    outcomes.filter((o) => o.status !== 201),
+    [],
+    'every key ended with 201',
+  );
 
   // The database holds exactly what the answers say: one row per key, nothing else.
   const invoiceIds = outcomes.filter((o) => o.key.startsWith('inv-')).map((o) => o.id);
@@ -93,7 +123,11 @@ test('web SIGKILLed 3 times under idempotent invoice + payment writes: one invoi
   t.deepEqual(invoices.map((r) => r.id).sort(), [...invoiceIds].sort());
   t.deepEqual(payments.map((r) => r.id).sort(), [...paymentIds].sort());
   t.is(new Set(payments.map((p) => p.invoice_id)).size, payments.length, 'one payment per invoice');
-  t.deepEqual(invoices.filter((i) => i.status !== 'paid'), [], 'every invoice paid in full once');
+  t.deepEqual(
+    invoices.filter((i) => i.status !== 'paid'),
+    [],
+    'every invoice paid in full once',
+  );
   t.is(new Set(invoices.map((i) => i.invoice_number)).size, invoices.length, 'invoice numbers unique');
   const stored = await db('idempotency_keys').count<{ count: number }[]>('* as count').first();
   t.is(Number(stored!.count), outcomes.length, 'one stored response per key');

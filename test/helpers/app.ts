@@ -20,9 +20,19 @@ export interface TestApp {
  * The real app on a loopback port, on a database of its own, with a started queue client.
  * `logDestination` receives the log lines (with LOG_LEVEL in `env`), for tests of what gets logged.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { logDestination?: DestinationStream } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { logDestination?: DestinationStream } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
-  const config: Config = loadConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...env });
+  const config: Config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: database.url,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...env,
+  });
   const logger = createLogger(config, 'test', options.logDestination);
   const boss = createBoss(database.url, logger, { migrate: false, supervise: false, max: 3 });
   await boss.start();

@@ -5,7 +5,11 @@ import { request, sessionCookie } from './http.ts';
 let counter = 0;
 
 /** Creates a user with `role` and logs in; returns the Cookie header value. */
-export async function loginAs(baseUrl: string, db: Knex, role = 'admin'): Promise<{ cookie: string; email: string; password: string }> {
+export async function loginAs(
+  baseUrl: string,
+  db: Knex,
+  role = 'admin',
+): Promise<{ cookie: string; email: string; password: string }> {
   counter += 1;
   const email = `${role}-${counter}-${Date.now()}@example.test`;
   const password = `pw-${counter}-correct horse battery`;

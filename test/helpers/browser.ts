@@ -7,7 +7,13 @@ import { chromiumArgs, resolveChromium } from '../../src/invoices/pdf/chromium.t
 
 export async function launchChromium(): Promise<Browser> {
   const { executablePath, env } = await resolveChromium(process.env.PUPPETEER_EXECUTABLE_PATH || undefined);
-  return puppeteer.launch({ executablePath, args: chromiumArgs(), env: { ...process.env, ...env }, headless: true, pipe: false });
+  return puppeteer.launch({
+    executablePath,
+    args: chromiumArgs(),
+    env: { ...process.env, ...env },
+    headless: true,
+    pipe: false,
+  });
 }
 
 /** The run's shared browser, or one of this file's own; `close` disconnects or closes accordingly. */
@@ -22,7 +28,10 @@ export async function testBrowser(): Promise<{ browser: Browser; close(): Promis
 }
 
 /** A fresh, isolated page (its own cookies) at a width; dialogs are recorded, never left open. */
-export async function newPage(browser: Browser, width = 1280): Promise<{ page: Page; dialogs: string[]; close(): Promise<void> }> {
+export async function newPage(
+  browser: Browser,
+  width = 1280,
+): Promise<{ page: Page; dialogs: string[]; close(): Promise<void> }> {
   const context = await browser.createBrowserContext();
   const page = await context.newPage();
   await page.setViewport({ width, height: 900 });
@@ -35,7 +44,13 @@ export async function newPage(browser: Browser, width = 1280): Promise<{ page: P
 }
 
 /** Signs in through the console's form (C-2) and lands on `next`. */
-export async function signIn(page: Page, baseUrl: string, email: string, password: string, next = '/admin'): Promise<void> {
+export async function signIn(
+  page: Page,
+  baseUrl: string,
+  email: string,
+  password: string,
+  next = '/admin',
+): Promise<void> {
   await page.goto(`${baseUrl}/admin/login?next=${encodeURIComponent(next)}`);
   await page.type('input[name=email]', email);
   await page.type('input[name=password]', password);

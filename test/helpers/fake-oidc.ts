@@ -76,7 +76,13 @@ export async function startFakeOidc(options: { clientId?: string; clientSecret?:
   async function accessToken(username: string, user: FakeIdpUser): Promise<string> {
     const key = fake.signingMode === 'realm' ? realmKey : rogueKey;
     const kid = fake.signingMode === 'rogue-realm-kid' ? realmKey.kid : key.kid;
-    return new SignJWT({ email: user.email, preferred_username: username, azp: fake.clientId, typ: 'Bearer', realm_access: { roles: user.roles } })
+    return new SignJWT({
+      email: user.email,
+      preferred_username: username,
+      azp: fake.clientId,
+      typ: 'Bearer',
+      realm_access: { roles: user.roles },
+    })
       .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
       .setIssuer(realmUrl)
       .setSubject(`sub-${username}`)
@@ -93,7 +99,10 @@ export async function startFakeOidc(options: { clientId?: string; clientSecret?:
     const form = new URLSearchParams(await readBody(req));
     fake.tokenRequests.push(form);
     if (form.get('client_id') !== fake.clientId || form.get('client_secret') !== fake.clientSecret) {
-      return sendJson(res, 401, { error: 'invalid_client', error_description: 'Invalid client or Invalid client credentials' });
+      return sendJson(res, 401, {
+        error: 'invalid_client',
+        error_description: 'Invalid client or Invalid client credentials',
+      });
     }
     if (form.get('grant_type') !== 'password') return sendJson(res, 400, { error: 'unsupported_grant_type' });
     const username = form.get('username') ?? '';
@@ -101,7 +110,12 @@ export async function startFakeOidc(options: { clientId?: string; clientSecret?:
     if (!user || user.password !== form.get('password')) {
       return sendJson(res, 401, { error: 'invalid_grant', error_description: 'Invalid user credentials' });
     }
-    sendJson(res, 200, { access_token: await accessToken(username, user), token_type: 'Bearer', expires_in: 300, scope: 'openid email profile' });
+    sendJson(res, 200, {
+      access_token: await accessToken(username, user),
+      token_type: 'Bearer',
+      expires_in: 300,
+      scope: 'openid email profile',
+    });
   }
 
   server.on('request', (req, res) => {

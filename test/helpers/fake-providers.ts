@@ -40,7 +40,13 @@ export interface FakeProviderA {
   providerBKey: string;
   requests: ReceivedRequest[];
   /** Payment intents that succeeded (replays under the same Idempotency-Key are not counted again). */
-  charges: { id: string; amount: string; currency: string; paymentMethod: string; idempotencyKey: string | undefined }[];
+  charges: {
+    id: string;
+    amount: string;
+    currency: string;
+    paymentMethod: string;
+    idempotencyKey: string | undefined;
+  }[];
   /** Refunds made, as `charges` (replays under the same Idempotency-Key are not counted again). */
   refunds: { id: string; paymentIntent: string; amount: string; idempotencyKey: string | undefined }[];
   /**
@@ -59,7 +65,13 @@ export interface FakeProviderA {
 export const DECLINING_METHOD = 'pm_card_decline';
 
 const subjectOf = (path: string, form: Record<string, string>): string =>
-  path === '/v1/refunds' ? form.payment_intent ?? '' : path === '/v1/payment_intents' ? form.payment_method ?? '' : path === '/v1/checkout/sessions' ? form['metadata[invoiceId]'] ?? '' : form.external_id ?? '';
+  path === '/v1/refunds'
+    ? (form.payment_intent ?? '')
+    : path === '/v1/payment_intents'
+      ? (form.payment_method ?? '')
+      : path === '/v1/checkout/sessions'
+        ? (form['metadata[invoiceId]'] ?? '')
+        : (form.external_id ?? '');
 
 export async function startFakeProviders(secretKey = 'sk_test', providerBKey = 'xnd_test'): Promise<FakeProviderA> {
   const requests: ReceivedRequest[] = [];
@@ -94,15 +106,23 @@ export async function startFakeProviders(secretKey = 'sk_test', providerBKey = '
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    const refuse = (status: number, message: string) => answer(status, { error: { type: 'invalid_request_error', message } });
+    const refuse = (status: number, message: string) =>
+      answer(status, { error: { type: 'invalid_request_error', message } });
     const known = ['/v1/refunds', '/v1/checkout/sessions', '/v1/payment_intents', '/v2/invoices'];
-    if (req.method !== 'POST' || !known.includes(path)) return refuse(404, `Unrecognized request URL (${req.method}: ${path})`);
+    if (req.method !== 'POST' || !known.includes(path))
+      return refuse(404, `Unrecognized request URL (${req.method}: ${path})`);
     if (isB) {
-      if (req.headers.authorization !== `Basic ${Buffer.from(`${providerBKey}:`).toString('base64')}`) return answer(401, { error_code: 'INVALID_API_KEY', message: 'API key is invalid' });
-      if (!form.external_id || !/^\d+(\.\d+)?$/.test(String(form.amount ?? ''))) return answer(400, { error_code: 'API_VALIDATION_ERROR', message: 'external_id and a decimal amount are required' });
+      if (req.headers.authorization !== `Basic ${Buffer.from(`${providerBKey}:`).toString('base64')}`)
+        return answer(401, { error_code: 'INVALID_API_KEY', message: 'API key is invalid' });
+      if (!form.external_id || !/^\d+(\.\d+)?$/.test(String(form.amount ?? '')))
+        return answer(400, {
+          error_code: 'API_VALIDATION_ERROR',
+          message: 'external_id and a decimal amount are required',
+        });
     } else {
       if (req.headers.authorization !== `Bearer ${secretKey}`) return refuse(401, 'Invalid API Key provided');
-      if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')) return refuse(400, 'Form-encode the body');
+      if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded'))
+        return refuse(400, 'Form-encode the body');
       const amount = path === '/v1/checkout/sessions' ? form['line_items[0][price_data][unit_amount]'] : form.amount;
       if (!subject || !/^\d+$/.test(amount ?? '')) return refuse(400, 'Missing subject or integer amount');
     }
@@ -115,10 +135,19 @@ export async function startFakeProviders(secretKey = 'sk_test', providerBKey = '
     if (behaviour.actsThenFails && path === '/v1/refunds') {
       const id = `re_fake_${++counter}`;
       refunds.push({ id, paymentIntent: subject, amount: form.amount!, idempotencyKey: key });
-      if (key) byKey.set(key, { status: 200, body: { id, object: 'refund', amount: Number(form.amount), payment_intent: subject, status: 'succeeded' } });
+      if (key)
+        byKey.set(key, {
+          status: 200,
+          body: { id, object: 'refund', amount: Number(form.amount), payment_intent: subject, status: 'succeeded' },
+        });
       if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
       if (res.destroyed) return;
-      return answer(behaviour.status ?? 500, behaviour.body ?? { error: { type: 'api_error', message: 'An error occurred with our connection to the bank.' } });
+      return answer(
+        behaviour.status ?? 500,
+        behaviour.body ?? {
+          error: { type: 'api_error', message: 'An error occurred with our connection to the bank.' },
+        },
+      );
     }
     if (behaviour.delayMs) await new Promise((r) => setTimeout(r, behaviour.delayMs));
     if (behaviour.hold) await behaviour.hold;
@@ -129,21 +158,57 @@ export async function startFakeProviders(secretKey = 'sk_test', providerBKey = '
     let body = behaviour.body;
     if (body === undefined && status < 300) {
       if (path === '/v1/refunds') {
-        body = { id: `re_fake_${counter}`, object: 'refund', amount: Number(form.amount), payment_intent: form.payment_intent, status: 'succeeded' };
+        body = {
+          id: `re_fake_${counter}`,
+          object: 'refund',
+          amount: Number(form.amount),
+          payment_intent: form.payment_intent,
+          status: 'succeeded',
+        };
         refunds.push({ id: `re_fake_${counter}`, paymentIntent: subject, amount: form.amount!, idempotencyKey: key });
-      }
-      else if (path === '/v1/checkout/sessions') body = { id: `cs_fake_${counter}`, object: 'checkout.session', url: `https://checkout.provider-a.example/pay/cs_fake_${counter}`, amount_total: Number(form['line_items[0][price_data][unit_amount]']) };
-      else if (path === '/v2/invoices') body = { id: `inv_b_fake_${counter}`, external_id: form.external_id, status: 'PENDING', invoice_url: `https://checkout.provider-b.example/web/inv_b_fake_${counter}` };
+      } else if (path === '/v1/checkout/sessions')
+        body = {
+          id: `cs_fake_${counter}`,
+          object: 'checkout.session',
+          url: `https://checkout.provider-a.example/pay/cs_fake_${counter}`,
+          amount_total: Number(form['line_items[0][price_data][unit_amount]']),
+        };
+      else if (path === '/v2/invoices')
+        body = {
+          id: `inv_b_fake_${counter}`,
+          external_id: form.external_id,
+          status: 'PENDING',
+          invoice_url: `https://checkout.provider-b.example/web/inv_b_fake_${counter}`,
+        };
       else {
         const scripted = scripts.get(subject)?.shift();
         const declines = scripted ? scripted === 'decline' : subject.startsWith(DECLINING_METHOD);
         const id = `pi_fake_${counter}`;
         if (declines) {
           status = 402;
-          body = { error: { type: 'card_error', code: 'card_declined', message: 'Your card was declined.', payment_intent: { id, status: 'requires_payment_method' } } };
+          body = {
+            error: {
+              type: 'card_error',
+              code: 'card_declined',
+              message: 'Your card was declined.',
+              payment_intent: { id, status: 'requires_payment_method' },
+            },
+          };
         } else {
-          body = { id, object: 'payment_intent', amount: Number(form.amount), currency: form.currency, status: 'succeeded' };
-          charges.push({ id, amount: form.amount!, currency: form.currency!, paymentMethod: subject, idempotencyKey: key });
+          body = {
+            id,
+            object: 'payment_intent',
+            amount: Number(form.amount),
+            currency: form.currency,
+            status: 'succeeded',
+          };
+          charges.push({
+            id,
+            amount: form.amount!,
+            currency: form.currency!,
+            paymentMethod: subject,
+            idempotencyKey: key,
+          });
         }
       }
     }

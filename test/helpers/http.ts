@@ -16,7 +16,11 @@ export interface RequestOptions {
 }
 
 /** One HTTP request to the app over loopback; JSON in and out. */
-export async function request<T = any>(baseUrl: string, path: string, options: RequestOptions = {}): Promise<JsonResponse<T>> {
+export async function request<T = any>(
+  baseUrl: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | Buffer | undefined;
   if (options.rawBody !== undefined) body = options.rawBody;
@@ -26,7 +30,11 @@ export async function request<T = any>(baseUrl: string, path: string, options: R
   }
   if (options.cookie) headers.cookie = options.cookie;
   if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
-  const response = await fetch(`${baseUrl}${path}`, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body: Buffer.isBuffer(body) ? new Uint8Array(body) : body });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: Buffer.isBuffer(body) ? new Uint8Array(body) : body,
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {

@@ -33,20 +33,35 @@ test('unknown routes answer 404 in the error shape', async (t) => {
 });
 
 test('malformed JSON is a 400 invalid_request', async (t) => {
-  const res = await request(app.baseUrl, '/api/settings', { method: 'PUT', rawBody: '{"a":', cookie, headers: { 'content-type': 'application/json' } });
+  const res = await request(app.baseUrl, '/api/settings', {
+    method: 'PUT',
+    rawBody: '{"a":',
+    cookie,
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(res.status, 400);
   t.is(res.body.error.code, 'invalid_request');
 });
 
 test('a non-JSON body is a 415', async (t) => {
-  const res = await request(app.baseUrl, '/api/settings', { method: 'PUT', rawBody: 'a=b', cookie, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const res = await request(app.baseUrl, '/api/settings', {
+    method: 'PUT',
+    rawBody: 'a=b',
+    cookie,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   t.is(res.status, 415);
   t.is(res.body.error.code, 'unsupported_media_type');
 });
 
 test('a body over 1 MiB is a 413 and changes nothing', async (t) => {
   const big = JSON.stringify({ 'company.name': 'x'.repeat(1024 * 1024 + 10) });
-  const res = await request(app.baseUrl, '/api/settings', { method: 'PUT', rawBody: big, cookie, headers: { 'content-type': 'application/json' } });
+  const res = await request(app.baseUrl, '/api/settings', {
+    method: 'PUT',
+    rawBody: big,
+    cookie,
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(res.status, 413);
   t.is(res.body.error.code, 'payload_too_large');
   const settings = await request(app.baseUrl, '/api/settings', { cookie });

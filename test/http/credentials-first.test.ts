@@ -49,7 +49,9 @@ test('a request with a control byte in a header gets a JSON 400, not a bare one'
   t.regex(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
   t.regex(answer, /content-type: application\/json; charset=utf-8/i);
   const body = JSON.parse(answer.split('\r\n\r\n')[1]!);
-  t.deepEqual(body, { error: { code: 'invalid_request', message: 'The request is not valid HTTP (malformed request line or header)' } });
+  t.deepEqual(body, {
+    error: { code: 'invalid_request', message: 'The request is not valid HTTP (malformed request line or header)' },
+  });
 });
 
 test('a malformed request line gets the same JSON 400', async (t) => {

@@ -15,12 +15,22 @@ test("pg's and knex's connection failures are the database being unavailable", (
   ]) {
     t.true(isDatabaseUnavailable(new Error(message)), message);
   }
-  t.true(isDatabaseUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })));
-  t.true(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })));
+  t.true(
+    isDatabaseUnavailable(
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    ),
+  );
+  t.true(
+    isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })),
+  );
 });
 
 test('other failures are not', (t) => {
   t.false(isDatabaseUnavailable(new Error('Cannot read properties of undefined')));
-  t.false(isDatabaseUnavailable(Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' })));
+  t.false(
+    isDatabaseUnavailable(
+      Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }),
+    ),
+  );
   t.false(isDatabaseUnavailable(undefined));
 });

@@ -26,36 +26,57 @@ test('login without a password says "password is required"', async (t) => {
 test('a missing field is "is required" even where its schema words its other problems', async (t) => {
   const res = await request(app.baseUrl, '/api/customers', { cookie: c.cookie, body: {} });
   t.is(res.status, 400);
-  t.deepEqual(details(res).sort(), [['email', 'is required'], ['name', 'is required']]);
-  const plan = await request(app.baseUrl, '/api/billing/plans', { cookie: c.cookie, body: { name: 'P', basePrice: '1.00', currency: 'USD', pricingModel: 'flat' } });
-  t.deepEqual(details(plan).sort(), [['billingCycle', 'is required'], ['productId', 'is required']]);
+  t.deepEqual(details(res).sort(), [
+    ['email', 'is required'],
+    ['name', 'is required'],
+  ]);
+  const plan = await request(app.baseUrl, '/api/billing/plans', {
+    cookie: c.cookie,
+    body: { name: 'P', basePrice: '1.00', currency: 'USD', pricingModel: 'flat' },
+  });
+  t.deepEqual(details(plan).sort(), [
+    ['billingCycle', 'is required'],
+    ['productId', 'is required'],
+  ]);
 });
 
-test.serial('a negative or zero payment amount is 400 naming amount: "must be greater than 0", nothing changed', async (t) => {
-  const invoice = await makeInvoice(c);
-  const before = await snapshot(app.db);
-  for (const amount of ['-5.00', '0']) {
-    const res = await pay(c, { invoiceId: invoice.id, amount });
-    t.is(res.status, 400);
-    t.is(res.body.error.code, 'invalid_request');
-    t.deepEqual(details(res), [['amount', 'must be greater than 0']]);
-  }
-  t.deepEqual(await snapshot(app.db), before);
-});
+test.serial(
+  'a negative or zero payment amount is 400 naming amount: "must be greater than 0", nothing changed',
+  async (t) => {
+    const invoice = await makeInvoice(c);
+    const before = await snapshot(app.db);
+    for (const amount of ['-5.00', '0']) {
+      const res = await pay(c, { invoiceId: invoice.id, amount });
+      t.is(res.status, 400);
+      t.is(res.body.error.code, 'invalid_request');
+      t.deepEqual(details(res), [['amount', 'must be greater than 0']]);
+    }
+    t.deepEqual(await snapshot(app.db), before);
+  },
+);
 
-test('zod\'s own wording never reaches the caller', async (t) => {
+test("zod's own wording never reaches the caller", async (t) => {
   const answers = await Promise.all([
     request(app.baseUrl, '/api/customers?limit=0', { cookie: c.cookie }),
     request(app.baseUrl, '/api/customers?limit=abc', { cookie: c.cookie }),
-    request(app.baseUrl, '/api/billing/coupons', { cookie: c.cookie, body: { code: 'C1', percentOff: '10', duration: 'repeating', durationInCycles: 'x' } }),
+    request(app.baseUrl, '/api/billing/coupons', {
+      cookie: c.cookie,
+      body: { code: 'C1', percentOff: '10', duration: 'repeating', durationInCycles: 'x' },
+    }),
     request(app.baseUrl, '/api/auth/login', { body: { email: 5, password: ['x'] } }),
-    request(app.baseUrl, '/api/customers', { cookie: c.cookie, body: { name: 'x'.repeat(201), email: 'a@example.test' } }),
+    request(app.baseUrl, '/api/customers', {
+      cookie: c.cookie,
+      body: { name: 'x'.repeat(201), email: 'a@example.test' },
+    }),
   ]);
   t.deepEqual(answers.map(details), [
     [['query.limit', 'must be at least 1']],
     [['query.limit', 'must be a number']],
     [['durationInCycles', 'must be a number']],
-    [['email', 'must be a string'], ['password', 'must be a string']],
+    [
+      ['email', 'must be a string'],
+      ['password', 'must be a string'],
+    ],
     [['name', 'must be at most 200 characters']],
   ]);
   for (const res of answers) t.notRegex(res.body.error.message, /expected|received|Invalid input/);

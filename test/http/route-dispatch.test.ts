@@ -11,7 +11,10 @@ let productId: string;
 test.before(async () => {
   app = await startTestApp();
   ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
-  const created = await request(app.baseUrl, '/api/products', { cookie, body: { name: 'Widget', productType: 'saas', price: '10' } });
+  const created = await request(app.baseUrl, '/api/products', {
+    cookie,
+    body: { name: 'Widget', productType: 'saas', price: '10' },
+  });
   productId = created.body.id;
 });
 test.after.always(async () => app?.close());

@@ -12,7 +12,10 @@ let app: TestApp;
 let productId: string;
 test.before(async () => {
   app = await startTestApp();
-  [{ id: productId }] = await app.db('products').insert({ name: 'Gated', product_type: 'saas', price: '9.00', currency: 'USD' }).returning('id');
+  [{ id: productId }] = await app
+    .db('products')
+    .insert({ name: 'Gated', product_type: 'saas', price: '9.00', currency: 'USD' })
+    .returning('id');
 });
 test.after.always(async () => app?.close());
 
@@ -25,7 +28,11 @@ const get = (path: string, cookie?: string) => request(app.baseUrl, path, cookie
 async function productReads(): Promise<number> {
   const read = async () => {
     await app.db.raw('select pg_stat_force_next_flush()');
-    const row = (await app.db.raw(`select coalesce(idx_scan, 0) + coalesce(seq_scan, 0) as n from pg_stat_user_tables where relname = 'products'`)).rows[0];
+    const row = (
+      await app.db.raw(
+        `select coalesce(idx_scan, 0) + coalesce(seq_scan, 0) as n from pg_stat_user_tables where relname = 'products'`,
+      )
+    ).rows[0];
     return Number(row.n);
   };
   let value = await read();
@@ -47,26 +54,33 @@ test.serial('an admin reads the product; an unknown id is 404 and a malformed on
   t.is((await get('/api/products/not-a-uuid', cookie)).status, 404);
 });
 
-test.serial('without a live session it is 401 and reads no product, even for a malformed id; another role is 403', async (t) => {
-  const before = await productReads();
-  const unknown = await get(`/api/products/${productId}`, `session=${'x'.repeat(43)}`);
-  t.is(unknown.status, 401);
-  t.deepEqual(unknown.body.error, { code: 'unauthenticated', message: 'Session expired or logged out' });
-  t.is((await get('/api/products/not-a-uuid', `session=${'x'.repeat(43)}`)).status, 401, 'the session is decided before the id');
-  t.is((await get(`/api/products/${productId}`, `session=${'y'.repeat(300)}`)).status, 401);
-  t.is((await get(`/api/products/${productId}`)).body.error.message, 'Log in first: no session cookie');
-  t.is(await productReads(), before, 'the product read did not run');
-  // The count does see a read: an admin's request adds exactly one.
-  const admin = await loginAsAdmin(app.baseUrl, app.db);
-  t.is((await get(`/api/products/${productId}`, admin.cookie)).status, 200);
-  t.is(await productReads(), before + 1);
+test.serial(
+  'without a live session it is 401 and reads no product, even for a malformed id; another role is 403',
+  async (t) => {
+    const before = await productReads();
+    const unknown = await get(`/api/products/${productId}`, `session=${'x'.repeat(43)}`);
+    t.is(unknown.status, 401);
+    t.deepEqual(unknown.body.error, { code: 'unauthenticated', message: 'Session expired or logged out' });
+    t.is(
+      (await get('/api/products/not-a-uuid', `session=${'x'.repeat(43)}`)).status,
+      401,
+      'the session is decided before the id',
+    );
+    t.is((await get(`/api/products/${productId}`, `session=${'y'.repeat(300)}`)).status, 401);
+    t.is((await get(`/api/products/${productId}`)).body.error.message, 'Log in first: no session cookie');
+    t.is(await productReads(), before, 'the product read did not run');
+    // The count does see a read: an admin's request adds exactly one.
+    const admin = await loginAsAdmin(app.baseUrl, app.db);
+    t.is((await get(`/api/products/${productId}`, admin.cookie)).status, 200);
+    t.is(await productReads(), before + 1);
 
-  const { cookie } = await loginAs(app.baseUrl, app.db, 'viewer');
-  const forbidden = await get(`/api/products/${productId}`, cookie);
-  t.is(forbidden.status, 403);
-  t.deepEqual(forbidden.body.error, { code: 'forbidden', message: 'This account is not an admin' });
-  t.is((await get('/api/products/not-a-uuid', cookie)).status, 403);
-});
+    const { cookie } = await loginAs(app.baseUrl, app.db, 'viewer');
+    const forbidden = await get(`/api/products/${productId}`, cookie);
+    t.is(forbidden.status, 403);
+    t.deepEqual(forbidden.body.error, { code: 'forbidden', message: 'This account is not an admin' });
+    t.is((await get('/api/products/not-a-uuid', cookie)).status, 403);
+  },
+);
 
 test.serial('a logout is honoured by the very next read', async (t) => {
   const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
@@ -77,6 +91,9 @@ test.serial('a logout is honoured by the very next read', async (t) => {
 
 test.serial('an expired session is refused the moment it expires', async (t) => {
   const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
-  await app.db('sessions').update({ expires_at: app.db.raw(`now() - interval '1 second'`) }).whereIn('user_id', app.db('users').select('id').where('role', 'admin'));
+  await app
+    .db('sessions')
+    .update({ expires_at: app.db.raw(`now() - interval '1 second'`) })
+    .whereIn('user_id', app.db('users').select('id').where('role', 'admin'));
   t.is((await get(`/api/products/${productId}`, cookie)).status, 401);
 });

@@ -14,11 +14,18 @@ let app: TestApp;
 let customerId: string;
 test.before(async () => {
   app = await startTestApp();
-  [{ id: customerId }] = await app.db('customers').insert({ name: 'Gated Writes', email: 'gated-writes@example.test' }).returning('id');
+  [{ id: customerId }] = await app
+    .db('customers')
+    .insert({ name: 'Gated Writes', email: 'gated-writes@example.test' })
+    .returning('id');
 });
 test.after.always(async () => app?.close());
 
-const draft = () => ({ customerId, taxRate: '8.25', lineItems: [{ description: 'Seat', quantity: 2, unitPrice: '10.00' }] });
+const draft = () => ({
+  customerId,
+  taxRate: '8.25',
+  lineItems: [{ description: 'Seat', quantity: 2, unitPrice: '10.00' }],
+});
 const post = (cookie: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
   request(app.baseUrl, '/api/billing/invoices', { method: 'POST', body, ...(cookie ? { cookie } : {}), headers });
 
@@ -26,7 +33,13 @@ const post = (cookie: string | undefined, body: unknown, headers: Record<string,
 async function written() {
   const count = async (table: string) => Number((await app.db(table).count<{ n: string }[]>('* as n'))[0]!.n);
   const counter = await app.db('document_counters').where({ kind: 'INV' }).first();
-  return { invoices: await count('invoices'), lines: await count('invoice_line_items'), events: await count('events'), audit: await count('audit_log'), seq: counter?.last_seq ?? 0 };
+  return {
+    invoices: await count('invoices'),
+    lines: await count('invoice_line_items'),
+    events: await count('events'),
+    audit: await count('audit_log'),
+    seq: counter?.last_seq ?? 0,
+  };
 }
 
 test.serial("an admin's draft is one query to PostgreSQL, and its audit row names the admin", async (t) => {
@@ -42,34 +55,67 @@ test.serial("an admin's draft is one query to PostgreSQL, and its audit row name
   t.like(audit[0], { actor: user.id, actor_email: user.email, target_type: 'invoice' });
 });
 
-test.serial('without a live session it is 401 and writes nothing, whatever the body; another role is 403', async (t) => {
-  const before = await written();
-  const unknown = `session=${'x'.repeat(43)}`;
-  const refused = await post(unknown, draft());
-  t.is(refused.status, 401);
-  t.deepEqual(refused.body.error, { code: 'unauthenticated', message: 'Session expired or logged out' });
-  t.is((await post(unknown, { customerId: 12 })).status, 401, 'invalid fields');
-  t.is((await post(unknown, { ...draft(), customerId: '00000000-0000-4000-8000-000000000000' })).status, 401, 'an unknown customer');
-  t.is((await request(app.baseUrl, '/api/billing/invoices', { method: 'POST', rawBody: '{"customerId":', cookie: unknown, headers: { 'content-type': 'application/json' } })).status, 401, 'malformed JSON');
-  t.is((await request(app.baseUrl, '/api/billing/invoices', { method: 'POST', rawBody: 'x'.repeat(2 * 1024 * 1024), cookie: unknown, headers: { 'content-type': 'application/json' } })).status, 401, 'too large');
-  t.is((await post(`session=${'y'.repeat(300)}`, draft())).status, 401, 'a token too long to be ours');
-  t.is((await post(unknown, draft(), { 'idempotency-key': 'gated-1' })).status, 401, 'with an Idempotency-Key');
-  t.is((await post(undefined, draft())).body.error.message, 'Log in first: no session cookie');
+test.serial(
+  'without a live session it is 401 and writes nothing, whatever the body; another role is 403',
+  async (t) => {
+    const before = await written();
+    const unknown = `session=${'x'.repeat(43)}`;
+    const refused = await post(unknown, draft());
+    t.is(refused.status, 401);
+    t.deepEqual(refused.body.error, { code: 'unauthenticated', message: 'Session expired or logged out' });
+    t.is((await post(unknown, { customerId: 12 })).status, 401, 'invalid fields');
+    t.is(
+      (await post(unknown, { ...draft(), customerId: '00000000-0000-4000-8000-000000000000' })).status,
+      401,
+      'an unknown customer',
+    );
+    t.is(
+      (
+        await request(app.baseUrl, '/api/billing/invoices', {
+          method: 'POST',
+          rawBody: '{"customerId":',
+          cookie: unknown,
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      401,
+      'malformed JSON',
+    );
+    t.is(
+      (
+        await request(app.baseUrl, '/api/billing/invoices', {
+          method: 'POST',
+          rawBody: 'x'.repeat(2 * 1024 * 1024),
+          cookie: unknown,
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      401,
+      'too large',
+    );
+    t.is((await post(`session=${'y'.repeat(300)}`, draft())).status, 401, 'a token too long to be ours');
+    t.is((await post(unknown, draft(), { 'idempotency-key': 'gated-1' })).status, 401, 'with an Idempotency-Key');
+    t.is((await post(undefined, draft())).body.error.message, 'Log in first: no session cookie');
 
-  const viewer = await loginAs(app.baseUrl, app.db, 'viewer');
-  const forbidden = await post(viewer.cookie, draft());
-  t.is(forbidden.status, 403);
-  t.deepEqual(forbidden.body.error, { code: 'forbidden', message: 'This account is not an admin' });
-  t.is((await post(viewer.cookie, { customerId: 12 })).status, 403, 'invalid fields');
-  t.is((await post(viewer.cookie, { ...draft(), status: 'issued' })).status, 403, 'an issued invoice (its session looked up first)');
-  t.deepEqual(await written(), before, 'no number taken, nothing written');
+    const viewer = await loginAs(app.baseUrl, app.db, 'viewer');
+    const forbidden = await post(viewer.cookie, draft());
+    t.is(forbidden.status, 403);
+    t.deepEqual(forbidden.body.error, { code: 'forbidden', message: 'This account is not an admin' });
+    t.is((await post(viewer.cookie, { customerId: 12 })).status, 403, 'invalid fields');
+    t.is(
+      (await post(viewer.cookie, { ...draft(), status: 'issued' })).status,
+      403,
+      'an issued invoice (its session looked up first)',
+    );
+    t.deepEqual(await written(), before, 'no number taken, nothing written');
 
-  // The next admin creation takes the next number: no gap.
-  const admin = await loginAsAdmin(app.baseUrl, app.db);
-  const created = await post(admin.cookie, draft());
-  t.is(created.status, 201);
-  t.is(created.body.invoiceNumber, `INV-${new Date().getUTCFullYear()}-${String(before.seq + 1).padStart(4, '0')}`);
-});
+    // The next admin creation takes the next number: no gap.
+    const admin = await loginAsAdmin(app.baseUrl, app.db);
+    const created = await post(admin.cookie, draft());
+    t.is(created.status, 201);
+    t.is(created.body.invoiceNumber, `INV-${new Date().getUTCFullYear()}-${String(before.seq + 1).padStart(4, '0')}`);
+  },
+);
 
 test.serial("an admin's refusals are answered as before", async (t) => {
   const admin = await loginAsAdmin(app.baseUrl, app.db);
@@ -80,7 +126,10 @@ test.serial("an admin's refusals are answered as before", async (t) => {
   const unknownCustomer = await post(admin.cookie, { ...draft(), customerId: '00000000-0000-4000-8000-000000000000' });
   t.is(unknownCustomer.status, 400);
   t.is(unknownCustomer.body.error.code, 'customer_not_found');
-  const unknownSubscription = await post(admin.cookie, { ...draft(), subscriptionId: '00000000-0000-4000-8000-000000000000' });
+  const unknownSubscription = await post(admin.cookie, {
+    ...draft(),
+    subscriptionId: '00000000-0000-4000-8000-000000000000',
+  });
   t.is(unknownSubscription.body.error.code, 'subscription_not_found');
   t.deepEqual(await written(), before);
 });
@@ -93,21 +142,41 @@ test.serial('a logout or an expiry is honoured by the very next creation', async
 
   const other = await loginAsAdmin(app.baseUrl, app.db);
   t.is((await post(other.cookie, draft())).status, 201);
-  await app.db('sessions').update({ expires_at: app.db.raw(`now() - interval '1 second'`) }).whereIn('user_id', app.db('users').select('id').whereRaw('lower(email) = lower(?)', [other.email]));
+  await app
+    .db('sessions')
+    .update({ expires_at: app.db.raw(`now() - interval '1 second'`) })
+    .whereIn('user_id', app.db('users').select('id').whereRaw('lower(email) = lower(?)', [other.email]));
   t.is((await post(other.cookie, draft())).status, 401);
 });
 
-test.serial('an issued invoice (settings read first) and an Idempotency-Key look the session up first, and audit the admin', async (t) => {
-  const admin = await loginAsAdmin(app.baseUrl, app.db);
-  const user = await app.db('users').whereRaw('lower(email) = lower(?)', [admin.email]).first();
-  const issued = await post(admin.cookie, { customerId, lineItems: [{ description: 'Seat', quantity: 1, unitPrice: '5.00' }], status: 'issued' });
-  t.is(issued.status, 201);
-  const keyed = await post(admin.cookie, draft(), { 'idempotency-key': 'gated-2' });
-  t.is(keyed.status, 201);
-  const replayed = await post(admin.cookie, draft(), { 'idempotency-key': 'gated-2' });
-  t.is(replayed.body.id, keyed.body.id);
-  for (const id of [issued.body.id, keyed.body.id]) {
-    t.like(await app.db('audit_log').where({ target_id: id, action: 'invoice.create' }).first(), { actor: user.id, actor_email: user.email });
-  }
-  t.is(await app.db('audit_log').where({ target_id: keyed.body.id }).count<{ n: string }[]>('* as n').then((r) => Number(r[0]!.n)), 1);
-});
+test.serial(
+  'an issued invoice (settings read first) and an Idempotency-Key look the session up first, and audit the admin',
+  async (t) => {
+    const admin = await loginAsAdmin(app.baseUrl, app.db);
+    const user = await app.db('users').whereRaw('lower(email) = lower(?)', [admin.email]).first();
+    const issued = await post(admin.cookie, {
+      customerId,
+      lineItems: [{ description: 'Seat', quantity: 1, unitPrice: '5.00' }],
+      status: 'issued',
+    });
+    t.is(issued.status, 201);
+    const keyed = await post(admin.cookie, draft(), { 'idempotency-key': 'gated-2' });
+    t.is(keyed.status, 201);
+    const replayed = await post(admin.cookie, draft(), { 'idempotency-key': 'gated-2' });
+    t.is(replayed.body.id, keyed.body.id);
+    for (const id of [issued.body.id, keyed.body.id]) {
+      t.like(await app.db('audit_log').where({ target_id: id, action: 'invoice.create' }).first(), {
+        actor: user.id,
+        actor_email: user.email,
+      });
+    }
+    t.is(
+      await app
+        .db('audit_log')
+        .where({ target_id: keyed.body.id })
+        .count<{ n: string }[]>('* as n')
+        .then((r) => Number(r[0]!.n)),
+      1,
+    );
+  },
+);

@@ -12,7 +12,8 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const countKeys = async (customerId: string) => Number((await app.db('api_keys').where({ customer_id: customerId }).count('* as n').first())?.n);
+const countKeys = async (customerId: string) =>
+  Number((await app.db('api_keys').where({ customer_id: customerId }).count('* as n').first())?.n);
 
 test('the same key and body replays the first answer and creates one row', async (t) => {
   const customer = await insertCustomer(app.db);
@@ -33,8 +34,16 @@ test('the same key and body replays the first answer and creates one row', async
 test('the same key with a different body is 409 idempotency_key_reused and changes nothing', async (t) => {
   const customer = await insertCustomer(app.db);
   const headers = { 'idempotency-key': 'reuse-1' };
-  t.is((await request(app.baseUrl, '/api/api-keys', { body: { name: 'a', customerId: customer.id }, cookie, headers })).status, 201);
-  const reused = await request(app.baseUrl, '/api/api-keys', { body: { name: 'b', customerId: customer.id }, cookie, headers });
+  t.is(
+    (await request(app.baseUrl, '/api/api-keys', { body: { name: 'a', customerId: customer.id }, cookie, headers }))
+      .status,
+    201,
+  );
+  const reused = await request(app.baseUrl, '/api/api-keys', {
+    body: { name: 'b', customerId: customer.id },
+    cookie,
+    headers,
+  });
   t.is(reused.status, 409);
   t.is(reused.body.error.code, 'idempotency_key_reused');
   t.is(await countKeys(customer.id), 1);
@@ -60,14 +69,22 @@ test('a request while another holds the key is 409 request_in_progress', async (
   try {
     // Hold the same lock the middleware takes, as a request still running would.
     await trx.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', [`user:${user.id}`, key]);
-    const busy = await request(app.baseUrl, '/api/api-keys', { body: { name: 'x', customerId: customer.id }, cookie, headers: { 'idempotency-key': key } });
+    const busy = await request(app.baseUrl, '/api/api-keys', {
+      body: { name: 'x', customerId: customer.id },
+      cookie,
+      headers: { 'idempotency-key': key },
+    });
     t.is(busy.status, 409);
     t.is(busy.body.error.code, 'request_in_progress');
   } finally {
     await trx.rollback();
   }
   t.is(await countKeys(customer.id), 0);
-  const after = await request(app.baseUrl, '/api/api-keys', { body: { name: 'x', customerId: customer.id }, cookie, headers: { 'idempotency-key': key } });
+  const after = await request(app.baseUrl, '/api/api-keys', {
+    body: { name: 'x', customerId: customer.id },
+    cookie,
+    headers: { 'idempotency-key': key },
+  });
   t.is(after.status, 201);
 });
 
@@ -75,9 +92,15 @@ test('concurrent duplicates create exactly one row', async (t) => {
   const customer = await insertCustomer(app.db);
   const body = { name: 'race', customerId: customer.id };
   const answers = await Promise.all(
-    Array.from({ length: 8 }, () => request(app.baseUrl, '/api/api-keys', { body, cookie, headers: { 'idempotency-key': 'race-1' } })),
+    Array.from({ length: 8 }, () =>
+      request(app.baseUrl, '/api/api-keys', { body, cookie, headers: { 'idempotency-key': 'race-1' } }),
+    ),
   );
-  for (const a of answers) t.true(a.status === 201 || (a.status === 409 && a.body.error.code === 'request_in_progress'), `${a.status} ${a.text}`);
+  for (const a of answers)
+    t.true(
+      a.status === 201 || (a.status === 409 && a.body.error.code === 'request_in_progress'),
+      `${a.status} ${a.text}`,
+    );
   t.is(await countKeys(customer.id), 1);
 });
 
@@ -85,8 +108,16 @@ test('keys are scoped per user', async (t) => {
   const customer = await insertCustomer(app.db);
   const other = await loginAsAdmin(app.baseUrl, app.db);
   const headers = { 'idempotency-key': 'shared-name' };
-  const a = await request(app.baseUrl, '/api/api-keys', { body: { name: 'a', customerId: customer.id }, cookie, headers });
-  const b = await request(app.baseUrl, '/api/api-keys', { body: { name: 'b', customerId: customer.id }, cookie: other.cookie, headers });
+  const a = await request(app.baseUrl, '/api/api-keys', {
+    body: { name: 'a', customerId: customer.id },
+    cookie,
+    headers,
+  });
+  const b = await request(app.baseUrl, '/api/api-keys', {
+    body: { name: 'b', customerId: customer.id },
+    cookie: other.cookie,
+    headers,
+  });
   t.is(a.status, 201);
   t.is(b.status, 201);
   t.not(a.body.id, b.body.id);
@@ -94,7 +125,11 @@ test('keys are scoped per user', async (t) => {
 
 test('an unusable key value is a 400', async (t) => {
   const customer = await insertCustomer(app.db);
-  const res = await request(app.baseUrl, '/api/api-keys', { body: { name: 'a', customerId: customer.id }, cookie, headers: { 'idempotency-key': 'x'.repeat(300) } });
+  const res = await request(app.baseUrl, '/api/api-keys', {
+    body: { name: 'a', customerId: customer.id },
+    cookie,
+    headers: { 'idempotency-key': 'x'.repeat(300) },
+  });
   t.is(res.status, 400);
   t.is(await countKeys(customer.id), 0);
 });

@@ -6,7 +6,13 @@ import { request } from '../helpers/http.ts';
 /** The text of every page of a PDF, lines joined with newlines (pdfjs-dist, no system tool needed). */
 export async function pdfText(pdf: Uint8Array): Promise<string> {
   // pdfjs takes ownership of (detaches) the buffer it is given: hand it a copy.
-  const doc = await getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  const doc = await getDocument({
+    data: new Uint8Array(pdf),
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  }).promise;
   try {
     let text = '';
     for (let n = 1; n <= doc.numPages; n++) {
@@ -29,7 +35,11 @@ export interface BinaryResponse {
 }
 
 /** A GET whose answer may be binary (the shared request helper decodes bodies as text). */
-export async function getBinary(baseUrl: string, path: string, auth: { cookie?: string; bearer?: string } = {}): Promise<BinaryResponse> {
+export async function getBinary(
+  baseUrl: string,
+  path: string,
+  auth: { cookie?: string; bearer?: string } = {},
+): Promise<BinaryResponse> {
   const headers: Record<string, string> = {};
   if (auth.cookie) headers.cookie = auth.cookie;
   if (auth.bearer) headers.authorization = `Bearer ${auth.bearer}`;
@@ -41,7 +51,10 @@ export async function getBinary(baseUrl: string, path: string, auth: { cookie?: 
 }
 
 export async function createCustomer(baseUrl: string, cookie: string, body: Record<string, unknown> = {}) {
-  const res = await request(baseUrl, '/api/customers', { cookie, body: { name: 'PDF Customer', email: `pdf-${randomUUID()}@example.test`, ...body } });
+  const res = await request(baseUrl, '/api/customers', {
+    cookie,
+    body: { name: 'PDF Customer', email: `pdf-${randomUUID()}@example.test`, ...body },
+  });
   if (res.status !== 201) throw new Error(`create customer: ${res.status} ${res.text}`);
   return res.body as { id: string; name: string };
 }

@@ -30,10 +30,14 @@ test.after.always(async () => {
 
 async function newInvoice(name = 'Render Job Customer') {
   const customer = await createCustomer(app.baseUrl, cookie, { name });
-  return createInvoice(app.baseUrl, cookie, { customerId: customer.id, lineItems: [{ description: 'Render test line', quantity: 2, unitPrice: '21.50' }] });
+  return createInvoice(app.baseUrl, cookie, {
+    customerId: customer.id,
+    lineItems: [{ description: 'Render test line', quantity: 2, unitPrice: '21.50' }],
+  });
 }
 
-const storedVersions = (invoiceId: string) => app.db('invoice_pdfs').where({ invoice_id: invoiceId }).orderBy('content_version').pluck('content_version');
+const storedVersions = (invoiceId: string) =>
+  app.db('invoice_pdfs').where({ invoice_id: invoiceId }).orderBy('content_version').pluck('content_version');
 
 test.serial('run renders and stores once per content version; a repeat is skipped', async (t) => {
   const invoice = await newInvoice('Grace Hopper');
@@ -46,28 +50,48 @@ test.serial('run renders and stores once per content version; a repeat is skippe
   t.true(text.includes(invoice.invoiceNumber));
   t.true(text.includes('USD 43.00'));
 
-  t.deepEqual(await renderInvoicePdfHandler.run(app.deps, { invoiceId: invoice.id, contentVersion: 1 }, ctx), { outcome: 'skipped', reason: 'already_stored' });
+  t.deepEqual(await renderInvoicePdfHandler.run(app.deps, { invoiceId: invoice.id, contentVersion: 1 }, ctx), {
+    outcome: 'skipped',
+    reason: 'already_stored',
+  });
   t.deepEqual(await storedVersions(invoice.id), [1]);
 });
 
 test.serial('a version the invoice has moved past, or a missing invoice, is skipped without rendering', async (t) => {
   const invoice = await newInvoice();
-  const put = await request(app.baseUrl, `/api/billing/invoices/${invoice.id}`, { method: 'PUT', cookie, body: { status: 'void' } });
+  const put = await request(app.baseUrl, `/api/billing/invoices/${invoice.id}`, {
+    method: 'PUT',
+    cookie,
+    body: { status: 'void' },
+  });
   t.is(put.status, 200);
-  t.deepEqual(await renderInvoicePdf(app.deps, browser, { invoiceId: invoice.id, contentVersion: 1 }), { outcome: 'skipped', reason: 'version_changed' });
-  t.deepEqual(await renderInvoicePdf(app.deps, browser, { invoiceId: '00000000-0000-4000-8000-000000000000', contentVersion: 1 }), { outcome: 'skipped', reason: 'invoice_missing' });
+  t.deepEqual(await renderInvoicePdf(app.deps, browser, { invoiceId: invoice.id, contentVersion: 1 }), {
+    outcome: 'skipped',
+    reason: 'version_changed',
+  });
+  t.deepEqual(
+    await renderInvoicePdf(app.deps, browser, { invoiceId: '00000000-0000-4000-8000-000000000000', contentVersion: 1 }),
+    { outcome: 'skipped', reason: 'invoice_missing' },
+  );
   t.deepEqual(await storedVersions(invoice.id), []);
 });
 
 test.serial('two renders of one version racing store one PDF', async (t) => {
   const invoice = await newInvoice();
-  const outcomes = await Promise.all([1, 2, 3].map(() => renderInvoicePdf(app.deps, browser, { invoiceId: invoice.id, contentVersion: 1 })));
+  const outcomes = await Promise.all(
+    [1, 2, 3].map(() => renderInvoicePdf(app.deps, browser, { invoiceId: invoice.id, contentVersion: 1 })),
+  );
   t.is(outcomes.filter((o) => o.outcome === 'stored').length, 1);
   t.deepEqual(await storedVersions(invoice.id), [1]);
 });
 
 test.serial('the payload schema refuses what is not an invoice id and a version', (t) => {
-  for (const bad of [{}, { invoiceId: 'x', contentVersion: 1 }, { invoiceId: '00000000-0000-4000-8000-000000000000', contentVersion: 0 }, { invoiceId: '00000000-0000-4000-8000-000000000000', contentVersion: '1' }]) {
+  for (const bad of [
+    {},
+    { invoiceId: 'x', contentVersion: 1 },
+    { invoiceId: '00000000-0000-4000-8000-000000000000', contentVersion: 0 },
+    { invoiceId: '00000000-0000-4000-8000-000000000000', contentVersion: '1' },
+  ]) {
     t.false(renderInvoicePdfJob.payload.safeParse(bad).success, JSON.stringify(bad));
   }
 });
@@ -79,7 +103,9 @@ test.serial('one browser serves many renders with at most maxPages tabs open', a
   const watch = setInterval(() => {
     void chromium.pages().then((pages) => (maxTabs = Math.max(maxTabs, pages.length)));
   }, 5);
-  const pdfs = await Promise.all(Array.from({ length: 8 }, (_, i) => browser.render(`<!doctype html><p>Document ${i}</p>`)));
+  const pdfs = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => browser.render(`<!doctype html><p>Document ${i}</p>`)),
+  );
   clearInterval(watch);
   t.is(browser.launches, launchesBefore);
   for (const [i, pdf] of pdfs.entries()) t.true((await pdfText(pdf)).includes(`Document ${i}`));
@@ -138,7 +164,8 @@ test.serial('a tab is retired after rendersPerTab renders and a fresh one serves
     chromium.on('targetcreated', (target: { type(): string }) => {
       if (target.type() === 'page') tabsOpened += 1;
     });
-    for (let i = 0; i < 7; i++) t.true((await pdfText(await manager.render(`<!doctype html><p>Doc ${i}</p>`))).includes(`Doc ${i}`));
+    for (let i = 0; i < 7; i++)
+      t.true((await pdfText(await manager.render(`<!doctype html><p>Doc ${i}</p>`))).includes(`Doc ${i}`));
     // Renders 1-3, 4-6 and 7 each on their own tab; the worn ones are closed, not kept.
     t.is(tabsOpened, 3);
     await new Promise((resolve) => setTimeout(resolve, 200));

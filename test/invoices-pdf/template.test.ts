@@ -8,15 +8,42 @@ const at = new Date('2026-11-22T12:00:00Z');
 
 function invoice(overrides: Partial<InvoiceRow> = {}): InvoiceRow {
   return {
-    id: '00000000-0000-4000-8000-000000000001', customer_id: '00000000-0000-4000-8000-000000000002', subscription_id: null,
-    invoice_number: 'INV-2026-0007', status: 'draft', currency: 'USD', tax_rate: '8.25', subtotal: '1234.5', tax_amount: '101.85', total: '1336.35',
-    amount_paid: '0', credit_applied: '0', credited_amount: '0', due_date: new Date('2026-12-06T12:00:00Z'), issued_at: null, paid_at: null,
-    voided_at: null, overdue_at: null, period_start: null, period_end: null, content_version: 1, created_at: at, updated_at: at, ...overrides,
+    id: '00000000-0000-4000-8000-000000000001',
+    customer_id: '00000000-0000-4000-8000-000000000002',
+    subscription_id: null,
+    invoice_number: 'INV-2026-0007',
+    status: 'draft',
+    currency: 'USD',
+    tax_rate: '8.25',
+    subtotal: '1234.5',
+    tax_amount: '101.85',
+    total: '1336.35',
+    amount_paid: '0',
+    credit_applied: '0',
+    credited_amount: '0',
+    due_date: new Date('2026-12-06T12:00:00Z'),
+    issued_at: null,
+    paid_at: null,
+    voided_at: null,
+    overdue_at: null,
+    period_start: null,
+    period_end: null,
+    content_version: 1,
+    created_at: at,
+    updated_at: at,
+    ...overrides,
   };
 }
 
 const line = (description: string, overrides: Partial<LineItemRow> = {}): LineItemRow => ({
-  id: 'l1', invoice_id: 'i', position: 1, description, quantity: 2, unit_price: '617.25', amount: '1234.5', ...overrides,
+  id: 'l1',
+  invoice_id: 'i',
+  position: 1,
+  description,
+  quantity: 2,
+  unit_price: '617.25',
+  amount: '1234.5',
+  ...overrides,
 });
 
 function doc(overrides: Partial<InvoiceDocument> = {}): InvoiceDocument {
@@ -38,7 +65,13 @@ test('a customer named <script> is printed as text, never as markup', (t) => {
   const evil = '<script>alert("x")</script>';
   const html = renderInvoiceHtml(
     doc({
-      customer: { name: evil, email: `"><img src=x onerror=alert(1)>@x.test`, company: '<b>Co</b>', billing_address: '<iframe src="https://evil.test">\nStreet 1', tax_id: "'; drop" },
+      customer: {
+        name: evil,
+        email: `"><img src=x onerror=alert(1)>@x.test`,
+        company: '<b>Co</b>',
+        billing_address: '<iframe src="https://evil.test">\nStreet 1',
+        tax_id: "'; drop",
+      },
       seller: { name: '<style>*{display:none}</style>', address: '<svg onload=x>', email: '<a>', taxId: '&' },
       lines: [line('</td></tr></table><script>steal()</script>')],
       invoice: invoice({ invoice_number: 'INV-<i>' }),
@@ -66,7 +99,18 @@ test('amounts are formatted in the currency minor units with grouped digits', (t
   t.is(displayAmount('0.0005', 'KWD'), '0.001');
 
   const html = renderInvoiceHtml(doc());
-  for (const text of ['1,234.50', '617.25', 'Tax (8.25%)', '101.85', 'USD 1,336.35', 'INV-2026-0007', 'December 6, 2026', 'Ada Lovelace', 'Acme Inc.', 'Tax ID: US-1']) {
+  for (const text of [
+    '1,234.50',
+    '617.25',
+    'Tax (8.25%)',
+    '101.85',
+    'USD 1,336.35',
+    'INV-2026-0007',
+    'December 6, 2026',
+    'Ada Lovelace',
+    'Acme Inc.',
+    'Tax ID: US-1',
+  ]) {
     t.true(html.includes(text), text);
   }
 });
@@ -78,7 +122,17 @@ test('paid, credited and credit-note amounts appear only when there are any, and
   t.true(plain.includes('Amount due'));
   t.regex(plain, /Amount due<\/td><td class="num">USD 1,336.35</, 'a draft owes its total');
 
-  const issued = renderInvoiceHtml(doc({ invoice: invoice({ status: 'issued', issued_at: at, amount_paid: '300', credit_applied: '36.35', credited_amount: '0' }) }));
+  const issued = renderInvoiceHtml(
+    doc({
+      invoice: invoice({
+        status: 'issued',
+        issued_at: at,
+        amount_paid: '300',
+        credit_applied: '36.35',
+        credited_amount: '0',
+      }),
+    }),
+  );
   t.true(issued.includes('Amount paid'));
   t.true(issued.includes('-300.00'));
   t.true(issued.includes('Credit applied'));

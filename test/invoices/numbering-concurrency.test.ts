@@ -30,12 +30,23 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 test('concurrent creations mixed with rollbacks, refusals and a killed session leave the numbers gapless and unique', async (t) => {
   const customers = await Promise.all(Array.from({ length: 5 }, () => insertCustomer(app.db)));
   const plan = await makePlan(app.db, '12.00');
-  const input = (i: number) => ({ customerId: customers[i % customers.length]!.id, lineItems: [line('3.00')], currency: 'USD', status: (i % 2 ? 'issued' : 'draft') as 'issued' | 'draft' });
+  const input = (i: number) => ({
+    customerId: customers[i % customers.length]!.id,
+    lineItems: [line('3.00')],
+    currency: 'USD',
+    status: (i % 2 ? 'issued' : 'draft') as 'issued' | 'draft',
+  });
   const seenByFailures: string[] = [];
 
-  const committed = async (i: number) => (await createInvoice(app.db, input(i), SYSTEM_ACTOR, { now })).invoice.invoice_number;
+  const committed = async (i: number) =>
+    (await createInvoice(app.db, input(i), SYSTEM_ACTOR, { now })).invoice.invoice_number;
   const subscribed = async (i: number) => {
-    await createSubscription(app.db, { customerId: customers[i % customers.length]!.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now });
+    await createSubscription(
+      app.db,
+      { customerId: customers[i % customers.length]!.id, planId: plan.id, billingCycle: 'monthly' },
+      SYSTEM_ACTOR,
+      { now },
+    );
   };
   // Takes a number, holds the counter a little, then fails: the number must come back.
   const rolledBack = async (i: number) => {
@@ -49,7 +60,9 @@ test('concurrent creations mixed with rollbacks, refusals and a killed session l
     );
   };
   const unknownCustomer = async (i: number) => {
-    const error = await t.throwsAsync(createInvoice(app.db, { ...input(i), customerId: '00000000-0000-4000-8000-00000000dead' }, SYSTEM_ACTOR, { now }));
+    const error = await t.throwsAsync(
+      createInvoice(app.db, { ...input(i), customerId: '00000000-0000-4000-8000-00000000dead' }, SYSTEM_ACTOR, { now }),
+    );
     t.is((error as { code?: string }).code, 'customer_not_found');
   };
   // A session that dies holding the counter (its process crashed): the server rolls it back. The kill comes
@@ -82,15 +95,28 @@ test('concurrent creations mixed with rollbacks, refusals and a killed session l
   // 16 at a time on the app's 10 connections: always some queued on the counter, none waiting for a connection
   // long enough to time out on a busy machine.
   let next = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < 90) await creation(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < 90) await creation(next++);
+    }),
+  );
 
-  const numbers = (await app.db('invoices').where('invoice_number', 'like', `INV-${YEAR}-%`).pluck('invoice_number')) as string[];
+  const numbers = (await app
+    .db('invoices')
+    .where('invoice_number', 'like', `INV-${YEAR}-%`)
+    .pluck('invoice_number')) as string[];
   const seqs = numbers.map(seqOf).sort((a, b) => a - b);
   t.true(numbers.length > 50);
-  t.deepEqual(seqs, Array.from({ length: numbers.length }, (_, i) => i + 1), 'gapless from 1 and unique');
-  t.is((await app.db('document_counters').where({ kind: 'INV', year: YEAR }).first()).last_seq, numbers.length, 'the counter ends at the last number used');
+  t.deepEqual(
+    seqs,
+    Array.from({ length: numbers.length }, (_, i) => i + 1),
+    'gapless from 1 and unique',
+  );
+  t.is(
+    (await app.db('document_counters').where({ kind: 'INV', year: YEAR }).first()).last_seq,
+    numbers.length,
+    'the counter ends at the last number used',
+  );
   t.true(seenByFailures.length >= 12, 'nine rollbacks and three killed sessions took numbers');
   // Each number a failed creation took was given back: used again by a later creation, unless none came after it.
   for (const n of seenByFailures) t.true(numbers.includes(n) || seqOf(n) > numbers.length, n);
@@ -104,7 +130,12 @@ test('a creation answers only once its commit is flushed, though it released the
   // The WAL position inside the transaction is before its commit record; the answer must come after the flush passed it.
   for (let i = 0; i < 5; i++) {
     const inside = await inHotLockTransaction(app.db, async (trx) => {
-      await createInvoice(trx, { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'draft' }, SYSTEM_ACTOR, { now });
+      await createInvoice(
+        trx,
+        { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'draft' },
+        SYSTEM_ACTOR,
+        { now },
+      );
       t.is((await trx.raw('show synchronous_commit')).rows[0].synchronous_commit, 'off');
       return (await trx.raw('select pg_current_wal_insert_lsn()::text as lsn')).rows[0].lsn as string;
     });
@@ -130,52 +161,93 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
 function assertShortLockWindow(t: import('ava').ExecutionContext, sqls: string[]) {
   const numbering = sqls.filter((s) => s.includes('document_counters'));
   t.is(numbering.length, 1, 'one statement takes the numbers');
-  t.regex(numbering[0]!, /insert into invoices .*insert into invoice_line_items/, 'and writes the invoices and their lines');
+  t.regex(
+    numbering[0]!,
+    /insert into invoices .*insert into invoice_line_items/,
+    'and writes the invoices and their lines',
+  );
   const after = sqls.slice(sqls.indexOf(numbering[0]!) + 1);
   t.is(after.at(-1), 'COMMIT;');
-  for (const s of after.slice(0, -1)) t.regex(s, /^(insert into|with \w+ as \( insert into)/i, `only writes after the numbers are taken: ${s.slice(0, 80)}`);
+  for (const s of after.slice(0, -1))
+    t.regex(
+      s,
+      /^(insert into|with \w+ as \( insert into)/i,
+      `only writes after the numbers are taken: ${s.slice(0, 80)}`,
+    );
 }
 
 test.serial('an issued invoice with store credit reads and locks everything before it takes its number', async (t) => {
   const customer = await insertCustomer(app.db);
-  await app.db('credit_ledger').insert({ customer_id: customer.id, currency: 'USD', amount: '1.00', kind: 'credit', description: 'goodwill' });
+  await app
+    .db('credit_ledger')
+    .insert({ customer_id: customer.id, currency: 'USD', amount: '1.00', kind: 'credit', description: 'goodwill' });
   let created: Awaited<ReturnType<typeof createInvoice>> | undefined;
   const sqls = await statementsOf(async () => {
-    created = await createInvoice(app.db, { customerId: customer.id, lineItems: [line('3.00')], currency: 'USD', status: 'issued' }, SYSTEM_ACTOR, { now });
+    created = await createInvoice(
+      app.db,
+      { customerId: customer.id, lineItems: [line('3.00')], currency: 'USD', status: 'issued' },
+      SYSTEM_ACTOR,
+      { now },
+    );
   });
   assertShortLockWindow(t, sqls);
-  t.true(sqls.some((s) => s.startsWith('insert into credit_ledger')), 'the credit application is written after, with the number');
+  t.true(
+    sqls.some((s) => s.startsWith('insert into credit_ledger')),
+    'the credit application is written after, with the number',
+  );
   const entry = await app.db('credit_ledger').where({ invoice_id: created!.invoice.id }).first();
   t.is(entry.description, `Applied to ${created!.invoice.invoice_number}`);
 });
 
-test.serial('a subscription writes itself before its invoice takes a number, and its audit row in the numbering statement', async (t) => {
-  const customer = await insertCustomer(app.db);
-  const plan = await makePlan(app.db, '7.00');
-  let subscriptionId = '';
-  // Not through knex (db/hot-lock.ts pooledHotLockTransaction): watched on the wire, each statement of each query.
-  const queries = await queriesOf(async () => {
-    subscriptionId = (await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' }, SYSTEM_ACTOR, { now })).id;
-  });
-  t.is(queries.length, 2, 'two queries: the first opens the transaction, the last commits it');
-  t.is(queries[0]![0], 'BEGIN');
-  const sqls = queries.flat();
-  const counterAt = sqls.findIndex((s) => s.includes('document_counters'));
-  t.is(sqls.filter((s) => s.includes('document_counters')).length, 1, 'one statement takes the numbers');
-  t.regex(sqls[counterAt]!, /insert into invoices .*insert into invoice_line_items/, 'and writes the invoices and their lines');
-  const after = sqls.slice(counterAt + 1);
-  const commitAt = after.indexOf('COMMIT');
-  t.true(commitAt >= 0, 'the numbering statement is followed by the COMMIT');
-  for (const s of after.slice(0, commitAt)) t.regex(s, /^(insert into|with \w+ as \( insert into)/i, `only writes after the numbers are taken: ${s.slice(0, 80)}`);
-  // After the COMMIT (the counter free) only the wait for the WAL flush.
-  for (const s of after.slice(commitAt + 1)) t.regex(s, /pg_logical_emit_message/);
-  // The statement that reads the plan and inserts the subscription (subscriptions/repo.ts).
-  const subscriptionAt = sqls.findIndex((s) => /^(with .*)?insert into "?subscriptions"? /s.test(s));
-  t.true(subscriptionAt >= 0 && subscriptionAt < counterAt, 'the subscription row is written before the counter is taken');
-  const audits = sqls.filter((s) => s.includes('insert into audit_log'));
-  t.deepEqual(audits, [sqls[counterAt]], 'the one audit insert rides in the numbering statement');
-  t.is((await app.db('audit_log').where({ target_type: 'subscription', target_id: subscriptionId })).length, 1);
-});
+test.serial(
+  'a subscription writes itself before its invoice takes a number, and its audit row in the numbering statement',
+  async (t) => {
+    const customer = await insertCustomer(app.db);
+    const plan = await makePlan(app.db, '7.00');
+    let subscriptionId = '';
+    // Not through knex (db/hot-lock.ts pooledHotLockTransaction): watched on the wire, each statement of each query.
+    const queries = await queriesOf(async () => {
+      subscriptionId = (
+        await createSubscription(
+          app.db,
+          { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
+          SYSTEM_ACTOR,
+          { now },
+        )
+      ).id;
+    });
+    t.is(queries.length, 2, 'two queries: the first opens the transaction, the last commits it');
+    t.is(queries[0]![0], 'BEGIN');
+    const sqls = queries.flat();
+    const counterAt = sqls.findIndex((s) => s.includes('document_counters'));
+    t.is(sqls.filter((s) => s.includes('document_counters')).length, 1, 'one statement takes the numbers');
+    t.regex(
+      sqls[counterAt]!,
+      /insert into invoices .*insert into invoice_line_items/,
+      'and writes the invoices and their lines',
+    );
+    const after = sqls.slice(counterAt + 1);
+    const commitAt = after.indexOf('COMMIT');
+    t.true(commitAt >= 0, 'the numbering statement is followed by the COMMIT');
+    for (const s of after.slice(0, commitAt))
+      t.regex(
+        s,
+        /^(insert into|with \w+ as \( insert into)/i,
+        `only writes after the numbers are taken: ${s.slice(0, 80)}`,
+      );
+    // After the COMMIT (the counter free) only the wait for the WAL flush.
+    for (const s of after.slice(commitAt + 1)) t.regex(s, /pg_logical_emit_message/);
+    // The statement that reads the plan and inserts the subscription (subscriptions/repo.ts).
+    const subscriptionAt = sqls.findIndex((s) => /^(with .*)?insert into "?subscriptions"? /s.test(s));
+    t.true(
+      subscriptionAt >= 0 && subscriptionAt < counterAt,
+      'the subscription row is written before the counter is taken',
+    );
+    const audits = sqls.filter((s) => s.includes('insert into audit_log'));
+    t.deepEqual(audits, [sqls[counterAt]], 'the one audit insert rides in the numbering statement');
+    t.is((await app.db('audit_log').where({ target_type: 'subscription', target_id: subscriptionId })).length, 1);
+  },
+);
 
 /** The text of each statement prepared by a connection of this process, by its name (hot-lock.ts names a text by its hash). */
 const preparedTexts = new Map<string, string>();
@@ -184,7 +256,14 @@ const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const config = args[0] as string | { text?: string; name?: string; values?: unknown[] };
   // Simple-protocol queries only (the hot-lock ones): a named or parameterised one (the version check, once per pool) is not the transaction's.
-  const text = typeof config === 'string' ? (args[1] === undefined || typeof args[1] === 'function' ? config : undefined) : config.name || config.values ? undefined : config.text;
+  const text =
+    typeof config === 'string'
+      ? args[1] === undefined || typeof args[1] === 'function'
+        ? config
+        : undefined
+      : config.name || config.values
+        ? undefined
+        : config.text;
   if (text !== undefined) {
     const statements = text.split(';\n').map((s) => s.replace(/\s+/g, ' ').trim());
     for (const s of statements) {
@@ -203,10 +282,12 @@ async function queriesOf(work: () => Promise<unknown>): Promise<string[][]> {
   wire = [];
   try {
     await work();
-    return wire.map((statements) => statements.map((s) => {
-      const executed = /^EXECUTE (\w+)\(/.exec(s);
-      return executed ? (preparedTexts.get(executed[1]!) ?? s) : s;
-    }));
+    return wire.map((statements) =>
+      statements.map((s) => {
+        const executed = /^EXECUTE (\w+)\(/.exec(s);
+        return executed ? (preparedTexts.get(executed[1]!) ?? s) : s;
+      }),
+    );
   } finally {
     wire = undefined;
   }

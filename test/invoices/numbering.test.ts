@@ -21,13 +21,24 @@ test.serial('100 invoices created concurrently get 100 distinct numbers with no 
   const customer = await insertCustomer(app.db);
   const year = new Date().getUTCFullYear();
   const answers = await Promise.all(
-    Array.from({ length: 100 }, () => request(app.baseUrl, '/api/billing/invoices', { cookie, body: { customerId: customer.id, lineItems: [line('1.00')] } })),
+    Array.from({ length: 100 }, () =>
+      request(app.baseUrl, '/api/billing/invoices', {
+        cookie,
+        body: { customerId: customer.id, lineItems: [line('1.00')] },
+      }),
+    ),
   );
-  t.true(answers.every((a) => a.status === 201), answers.find((a) => a.status !== 201)?.text);
+  t.true(
+    answers.every((a) => a.status === 201),
+    answers.find((a) => a.status !== 201)?.text,
+  );
   const numbers = answers.map((a) => a.body.invoiceNumber as string);
   for (const n of numbers) t.regex(n, new RegExp(`^INV-${year}-\\d{4}$`));
   const seqs = numbers.map(seqOf).sort((a, b) => a - b);
-  t.deepEqual(seqs, Array.from({ length: 100 }, (_, i) => i + 1));
+  t.deepEqual(
+    seqs,
+    Array.from({ length: 100 }, (_, i) => i + 1),
+  );
 });
 
 test.serial('a failed creation gives its number back: the sequence stays gapless', async (t) => {
@@ -35,12 +46,19 @@ test.serial('a failed creation gives its number back: the sequence stays gapless
   const customer = await insertCustomer(app.db);
   await t.throwsAsync(
     app.db.transaction(async (trx) => {
-      const taken = await createInvoice(trx, { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'issued' }, SYSTEM_ACTOR);
+      const taken = await createInvoice(
+        trx,
+        { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'issued' },
+        SYSTEM_ACTOR,
+      );
       t.is(seqOf(taken.invoice.invoice_number), seqOf(before!.n) + 1);
       throw new Error('roll back after the number was taken');
     }),
   );
-  const good = await request(app.baseUrl, '/api/billing/invoices', { cookie, body: { customerId: customer.id, lineItems: [line('1.00')] } });
+  const good = await request(app.baseUrl, '/api/billing/invoices', {
+    cookie,
+    body: { customerId: customer.id, lineItems: [line('1.00')] },
+  });
   t.is(seqOf(good.body.invoiceNumber), seqOf(before!.n) + 1);
 });
 
@@ -60,6 +78,11 @@ test.serial('the sequence restarts at 0001 in a new year and keeps counting in t
 test.serial('past 9999 the sequence grows wider', async (t) => {
   await app.db('document_counters').insert({ kind: 'INV', year: 2040, last_seq: 9999 });
   const customer = await insertCustomer(app.db);
-  const created = await createInvoice(app.db, { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'draft' }, SYSTEM_ACTOR, { now: new Date('2040-03-01T00:00:00Z') });
+  const created = await createInvoice(
+    app.db,
+    { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'draft' },
+    SYSTEM_ACTOR,
+    { now: new Date('2040-03-01T00:00:00Z') },
+  );
   t.is(created.invoice.invoice_number, 'INV-2040-10000');
 });

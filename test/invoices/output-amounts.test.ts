@@ -8,7 +8,41 @@ import { formattedAmountDue, amountDue } from '../../src/invoices/amounts.ts';
 import type { InvoiceStatus } from '../../src/invoices/repo.ts';
 import { formatMoney, minorUnits, roundToCurrency } from '../../src/money.ts';
 
-const inputs = ['12.5', '0.5', '12.12', '1.123', '007.5', '0.', '1.1.1', '1,5', ' 1', '0', '-0', '0.00', '-0.00', '0.000', '10.00', '10.0', '10', '010.00', '1.005', '12.345', '-5.50', '-5', '1000', '1000.00', '1e3', '0.1', '99999999.99', '-0.001', '00', '5.', '.5', '0.0000', '12.3456'];
+const inputs = [
+  '12.5',
+  '0.5',
+  '12.12',
+  '1.123',
+  '007.5',
+  '0.',
+  '1.1.1',
+  '1,5',
+  ' 1',
+  '0',
+  '-0',
+  '0.00',
+  '-0.00',
+  '0.000',
+  '10.00',
+  '10.0',
+  '10',
+  '010.00',
+  '1.005',
+  '12.345',
+  '-5.50',
+  '-5',
+  '1000',
+  '1000.00',
+  '1e3',
+  '0.1',
+  '99999999.99',
+  '-0.001',
+  '00',
+  '5.',
+  '.5',
+  '0.0000',
+  '12.3456',
+];
 
 test('the output form is the rounded form, for every currency scale and input shape', (t) => {
   for (const currency of ['USD', 'JPY', 'BHD', 'CLF']) {
@@ -44,7 +78,15 @@ test('the amount due of an invoice nothing was paid, applied or credited on is i
       for (const total of ['0', '12.34', '12', '-5', '-0.00', '1.005']) {
         for (const deduction of amounts) {
           for (const at of ['amount_paid', 'credit_applied', 'credited_amount'] as const) {
-            const invoice = { status, total, currency, amount_paid: '0', credit_applied: '0', credited_amount: '0', [at]: deduction };
+            const invoice = {
+              status,
+              total,
+              currency,
+              amount_paid: '0',
+              credit_applied: '0',
+              credited_amount: '0',
+              [at]: deduction,
+            };
             t.is(formattedAmountDue(invoice), formatMoney(amountDue(invoice), currency), JSON.stringify(invoice));
             compared += 1;
           }

@@ -29,12 +29,20 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-const draft = (customer = customerId) => ({ customerId: customer, currency: 'USD', status: 'draft' as const, taxRate: '10', lineItems: [line('10.00', 2, 'prepared?')] });
+const draft = (customer = customerId) => ({
+  customerId: customer,
+  currency: 'USD',
+  status: 'draft' as const,
+  taxRate: '10',
+  lineItems: [line('10.00', 2, 'prepared?')],
+});
 const create = (db: Knex, customer?: string) => createInvoice(db, draft(customer), SYSTEM_ACTOR);
 const seq = (detail: { invoice: { invoice_number: string } }) => Number(detail.invoice.invoice_number.split('-')[2]);
 
 async function preparedHere(): Promise<{ name: string; calls: number }[]> {
-  const result = await one.raw(`select name, generic_plans + custom_plans as calls from pg_prepared_statements where name like 'billing\\_hot\\_%'`);
+  const result = await one.raw(
+    `select name, generic_plans + custom_plans as calls from pg_prepared_statements where name like 'billing\\_hot\\_%'`,
+  );
   return result.rows.map((r: { name: string; calls: string | number }) => ({ name: r.name, calls: Number(r.calls) }));
 }
 
@@ -44,32 +52,44 @@ test.serial('the numbering statement is prepared once on a connection and execut
   const c = await create(one);
   t.deepEqual([seq(b), seq(c)], [seq(a) + 1, seq(a) + 2]);
   t.regex(c.invoice.total, /^22(\.0+)?$/, 'priced with its 10% tax');
-  t.deepEqual(c.lines.map((l) => l.description), ['prepared?']);
+  t.deepEqual(
+    c.lines.map((l) => l.description),
+    ['prepared?'],
+  );
   const prepared = await preparedHere();
   t.is(prepared.length, 1, 'one prepared text for one kind of creation');
   t.is(prepared[0]!.calls, 3, 'the three creations ran the one prepared statement');
 });
 
-test.serial('a connection that lost its prepared statement (DISCARD ALL) prepares it again, and numbers stay gapless', async (t) => {
-  const before = await create(one);
-  await one.raw('DISCARD ALL');
-  t.deepEqual(await preparedHere(), []);
-  const after = await create(one);
-  t.is(seq(after), seq(before) + 1);
-  const prepared = await preparedHere();
-  t.is(prepared.length, 1);
-  t.is(prepared[0]!.calls, 1);
-  const [counted] = await database.knex('audit_log').where({ target_type: 'invoice', target_id: after.invoice.id }).count<{ n: string }[]>('* as n');
-  t.is(Number(counted?.n), 1, 'the retried creation wrote one audit row');
-});
+test.serial(
+  'a connection that lost its prepared statement (DISCARD ALL) prepares it again, and numbers stay gapless',
+  async (t) => {
+    const before = await create(one);
+    await one.raw('DISCARD ALL');
+    t.deepEqual(await preparedHere(), []);
+    const after = await create(one);
+    t.is(seq(after), seq(before) + 1);
+    const prepared = await preparedHere();
+    t.is(prepared.length, 1);
+    t.is(prepared[0]!.calls, 1);
+    const [counted] = await database
+      .knex('audit_log')
+      .where({ target_type: 'invoice', target_id: after.invoice.id })
+      .count<{ n: string }[]>('* as n');
+    t.is(Number(counted?.n), 1, 'the retried creation wrote one audit row');
+  },
+);
 
-test.serial('a refused creation leaves the connection able to execute the prepared statement, and gives its number back', async (t) => {
-  const before = await create(one);
-  await t.throwsAsync(create(one, '00000000-0000-4000-8000-00000000beef'), { message: /customer/i });
-  const after = await create(one);
-  t.is(seq(after), seq(before) + 1);
-  t.is((await preparedHere()).length, 1);
-});
+test.serial(
+  'a refused creation leaves the connection able to execute the prepared statement, and gives its number back',
+  async (t) => {
+    const before = await create(one);
+    await t.throwsAsync(create(one, '00000000-0000-4000-8000-00000000beef'), { message: /customer/i });
+    const after = await create(one);
+    t.is(seq(after), seq(before) + 1);
+    t.is((await preparedHere()).length, 1);
+  },
+);
 
 test.serial('a new connection (another pool) prepares its own and numbers with the others', async (t) => {
   const other = createKnex(database.url, 1);
@@ -84,7 +104,20 @@ test.serial('a new connection (another pool) prepares its own and numbers with t
 });
 
 test('literals are quoted exactly as pg.escapeLiteral quotes them, with or without quotes and backslashes', async (t) => {
-  const texts = ['', 'plain', '{"a":"b"}', "O'Brien", "''", '\\', 'a\\b', "\\'", 'E\'x\'', 'é ✓ \u2028 \n\t', '"quoted \\" json"', '$1::text'];
+  const texts = [
+    '',
+    'plain',
+    '{"a":"b"}',
+    "O'Brien",
+    "''",
+    '\\',
+    'a\\b',
+    "\\'",
+    "E'x'",
+    'é ✓ \u2028 \n\t',
+    '"quoted \\" json"',
+    '$1::text',
+  ];
   for (const text of texts) t.is(quoted(text), pg.escapeLiteral(text), JSON.stringify(text));
   // And PostgreSQL reads each back as it was.
   const [row] = (await one.raw(`select array[${texts.map(quoted).join(', ')}]::text[] as back`)).rows;

@@ -20,7 +20,8 @@ const ALLOWED = new Set(['draft>issued', 'draft>void', 'issued>paid', 'issued>vo
 async function invoiceIn(status: (typeof STATUSES)[number]): Promise<string> {
   const created = await postInvoice(app.baseUrl, cookie, app.db, { status: status === 'draft' ? 'draft' : 'issued' });
   const id = created.body.id as string;
-  if (status === 'paid' || status === 'void') await request(app.baseUrl, `/api/billing/invoices/${id}`, { method: 'PUT', cookie, body: { status } });
+  if (status === 'paid' || status === 'void')
+    await request(app.baseUrl, `/api/billing/invoices/${id}`, { method: 'PUT', cookie, body: { status } });
   if (status === 'overdue') await app.db('invoices').where({ id }).update({ status: 'overdue' });
   const read = await request(app.baseUrl, `/api/billing/invoices/${id}`, { cookie });
   if (read.body.status !== status) throw new Error(`setup: wanted ${status}, got ${read.body.status}`);
@@ -33,7 +34,11 @@ for (const from of STATUSES) {
     test(`${from} -> ${to} is ${allowed ? 'allowed' : 'refused with 409'}`, async (t) => {
       const id = await invoiceIn(from);
       const before = await app.db('invoices').where({ id }).first();
-      const res = await request(app.baseUrl, `/api/billing/invoices/${id}`, { method: 'PUT', cookie, body: { status: to } });
+      const res = await request(app.baseUrl, `/api/billing/invoices/${id}`, {
+        method: 'PUT',
+        cookie,
+        body: { status: to },
+      });
       if (allowed) {
         t.is(res.status, 200, res.text);
         t.is(res.body.status, to);
@@ -49,19 +54,31 @@ for (const from of STATUSES) {
 
 test('PUT overdue is not a settable status', async (t) => {
   const id = await invoiceIn('issued');
-  const res = await request(app.baseUrl, `/api/billing/invoices/${id}`, { method: 'PUT', cookie, body: { status: 'overdue' } });
+  const res = await request(app.baseUrl, `/api/billing/invoices/${id}`, {
+    method: 'PUT',
+    cookie,
+    body: { status: 'overdue' },
+  });
   t.is(res.status, 400);
   t.is(res.body.error.details[0].path, 'status');
 });
 
 test('issuing stamps the issue date and a due date of issue + payment terms; marking paid stamps paidAt', async (t) => {
   const id = await invoiceIn('draft');
-  const issued = await request(app.baseUrl, `/api/billing/invoices/${id}`, { method: 'PUT', cookie, body: { status: 'issued' } });
+  const issued = await request(app.baseUrl, `/api/billing/invoices/${id}`, {
+    method: 'PUT',
+    cookie,
+    body: { status: 'issued' },
+  });
   const issuedAt = Date.parse(issued.body.issuedAt);
   t.true(Math.abs(issuedAt - Date.now()) < 60_000);
   t.is(Date.parse(issued.body.dueDate) - issuedAt, 14 * 86_400_000);
   t.is(issued.body.paidAt, null);
-  const paid = await request(app.baseUrl, `/api/billing/invoices/${id}`, { method: 'PUT', cookie, body: { status: 'paid' } });
+  const paid = await request(app.baseUrl, `/api/billing/invoices/${id}`, {
+    method: 'PUT',
+    cookie,
+    body: { status: 'paid' },
+  });
   t.truthy(paid.body.paidAt);
   t.is(paid.body.amountDue, '0.00');
 });
@@ -72,16 +89,32 @@ test('an explicit due date is kept at issue', async (t) => {
 });
 
 test('unknown and malformed invoice ids are 404', async (t) => {
-  t.is((await request(app.baseUrl, '/api/billing/invoices/00000000-0000-4000-8000-000000000000', { method: 'PUT', cookie, body: { status: 'void' } })).status, 404);
+  t.is(
+    (
+      await request(app.baseUrl, '/api/billing/invoices/00000000-0000-4000-8000-000000000000', {
+        method: 'PUT',
+        cookie,
+        body: { status: 'void' },
+      })
+    ).status,
+    404,
+  );
   t.is((await request(app.baseUrl, '/api/billing/invoices/nope', { cookie })).status, 404);
 });
 
 test('an invoice with payments is not voided (409 invoice_has_payments) and stays as it was', async (t) => {
   const id = await invoiceIn('issued');
-  const paid = await request(app.baseUrl, '/api/billing/payments', { cookie, body: { invoiceId: id, amount: '4.00', paymentMethod: 'manual' } });
+  const paid = await request(app.baseUrl, '/api/billing/payments', {
+    cookie,
+    body: { invoiceId: id, amount: '4.00', paymentMethod: 'manual' },
+  });
   t.is(paid.status, 201, paid.text);
   const before = await app.db('invoices').where({ id }).first();
-  const res = await request(app.baseUrl, `/api/billing/invoices/${id}`, { method: 'PUT', cookie, body: { status: 'void' } });
+  const res = await request(app.baseUrl, `/api/billing/invoices/${id}`, {
+    method: 'PUT',
+    cookie,
+    body: { status: 'void' },
+  });
   t.is(res.status, 409);
   t.is(res.body.error.code, 'invoice_has_payments');
   t.deepEqual(await app.db('invoices').where({ id }).first(), before);

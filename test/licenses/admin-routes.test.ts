@@ -6,8 +6,19 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { request } from '../helpers/http.ts';
 import {
-  activationRows, createCustomer, createProduct, DEFAULT_KEY_PATTERN, getLicense, inDays, issueLicense, licenseEvents, startLicenseApp, tableCounts, updateLicense,
-  validate, type LicenseKit,
+  activationRows,
+  createCustomer,
+  createProduct,
+  DEFAULT_KEY_PATTERN,
+  getLicense,
+  inDays,
+  issueLicense,
+  licenseEvents,
+  startLicenseApp,
+  tableCounts,
+  updateLicense,
+  validate,
+  type LicenseKit,
 } from './fixtures.ts';
 
 let kit: LicenseKit;
@@ -26,11 +37,30 @@ test('POST /api/licenses answers 201 with the generated key and the defaults', a
   t.is(res.status, 201);
   const l = res.body;
   t.deepEqual(Object.keys(l).sort(), [
-    'createdAt', 'currentActivations', 'customerId', 'expiresAt', 'features', 'heartbeatIntervalSeconds', 'id', 'licenseKey', 'maxActivations', 'productId', 'status', 'updatedAt',
+    'createdAt',
+    'currentActivations',
+    'customerId',
+    'expiresAt',
+    'features',
+    'heartbeatIntervalSeconds',
+    'id',
+    'licenseKey',
+    'maxActivations',
+    'productId',
+    'status',
+    'updatedAt',
   ]);
   t.regex(l.id, /^[0-9a-f-]{36}$/);
   t.regex(l.licenseKey, DEFAULT_KEY_PATTERN);
-  t.like(l, { customerId: customer.id, productId: product.id, status: 'active', maxActivations: null, currentActivations: 0, features: {}, expiresAt: null });
+  t.like(l, {
+    customerId: customer.id,
+    productId: product.id,
+    status: 'active',
+    maxActivations: null,
+    currentActivations: 0,
+    features: {},
+    expiresAt: null,
+  });
   t.regex(l.createdAt, ISO);
   t.deepEqual(await getLicense(kit, l.licenseKey), l);
 });
@@ -47,7 +77,14 @@ test('PUT changes only the fields sent; features are replaced whole; null clears
   const l = await issueLicense(kit, { maxActivations: 3, features: { a: true, b: 1 }, expiresAt: inDays(10) });
   const res = await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'PUT', body: { features: { c: ['x'] } } });
   t.is(res.status, 200);
-  t.like(res.body, { id: l.id, licenseKey: l.licenseKey, maxActivations: 3, features: { c: ['x'] }, expiresAt: l.expiresAt, status: 'active' });
+  t.like(res.body, {
+    id: l.id,
+    licenseKey: l.licenseKey,
+    maxActivations: 3,
+    features: { c: ['x'] },
+    expiresAt: l.expiresAt,
+    status: 'active',
+  });
   t.deepEqual(res.body.features, { c: ['x'] });
   t.true(res.body.updatedAt >= l.updatedAt);
   const cleared = await updateLicense(kit, l.licenseKey, { maxActivations: null, expiresAt: null });
@@ -68,7 +105,10 @@ test('DELETE /api/licenses/:key answers 204, removes the license and its activat
   t.is((await kit.admin(`/api/licenses/${l.licenseKey}`)).status, 404);
   t.is(await activationRows(kit.app.db, l.id), 0);
   t.is((await licenseEvents(kit, 'license.created', l.id)).length, 1);
-  t.deepEqual((await request(kit.app.baseUrl, '/api/licenses/verify', { body: { licenseKey: l.licenseKey } })).body, { valid: false, error: 'license_not_found' });
+  t.deepEqual((await request(kit.app.baseUrl, '/api/licenses/verify', { body: { licenseKey: l.licenseKey } })).body, {
+    valid: false,
+    error: 'license_not_found',
+  });
   t.is((await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'DELETE' })).status, 404);
 });
 
@@ -79,7 +119,13 @@ test('GET /api/licenses/:key/activations lists {deviceId, deviceName, activatedA
   await validate(kit, l.licenseKey, 'second', 'Second PC');
   const res = await kit.admin(`/api/licenses/${l.licenseKey}/activations`);
   t.is(res.status, 200);
-  t.deepEqual(res.body.map((a: { deviceId: string; deviceName: string }) => [a.deviceId, a.deviceName]), [['first', 'First PC'], ['second', 'Second PC']]);
+  t.deepEqual(
+    res.body.map((a: { deviceId: string; deviceName: string }) => [a.deviceId, a.deviceName]),
+    [
+      ['first', 'First PC'],
+      ['second', 'Second PC'],
+    ],
+  );
   for (const a of res.body) {
     t.deepEqual(Object.keys(a).sort(), ['activatedAt', 'deviceId', 'deviceName', 'lastSeenAt']);
     t.regex(a.activatedAt, ISO);
@@ -145,8 +191,14 @@ test.serial('bad create bodies are 400 with the documented code and create nothi
 test.serial('bad PUT bodies are 400 and change nothing', async (t) => {
   const l = await issueLicense(kit, { maxActivations: 2, features: { keep: true } });
   for (const body of [
-    { maxActivations: 0 }, { maxActivations: -1 }, { maxActivations: 1.5 }, { maxActivations: '5' },
-    { features: { nested: { x: 1 } } }, { status: 'paused' }, { status: 'expired' }, { expiresAt: 'soon' },
+    { maxActivations: 0 },
+    { maxActivations: -1 },
+    { maxActivations: 1.5 },
+    { maxActivations: '5' },
+    { features: { nested: { x: 1 } } },
+    { status: 'paused' },
+    { status: 'expired' },
+    { expiresAt: 'soon' },
     { maxActivations: 5, status: 'bogus' },
   ]) {
     const res = await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'PUT', body });
@@ -199,7 +251,10 @@ test.serial('GET /api/licenses filters by customerId, productId and status', asy
   t.deepEqual(await ids(`customerId=${randomUUID()}`), []);
   // The listed status is the effective one (D-32).
   const listed = (await kit.admin(`/api/licenses?customerId=${customer.id}`)).body;
-  t.deepEqual(listed.map((l: { status: string }) => l.status), ['active', 'suspended', 'expired', 'revoked']);
+  t.deepEqual(
+    listed.map((l: { status: string }) => l.status),
+    ['active', 'suspended', 'expired', 'revoked'],
+  );
 
   for (const bad of ['status=paused', 'customerId=nope', 'productId=1', 'limit=0', 'limit=501', 'startingAfter=x']) {
     const res = await kit.admin(`/api/licenses?${bad}`);
@@ -225,36 +280,42 @@ test.serial('GET /api/licenses pages in creation order with limit and a Link hea
     if (link) t.truthy(next, link);
   }
   t.is(pages, 3);
-  t.deepEqual(seen, made.map((l) => l.id));
+  t.deepEqual(
+    seen,
+    made.map((l) => l.id),
+  );
   const all = await kit.admin('/api/licenses?limit=500');
   t.is(all.headers.get('link'), null);
 });
 
-test.serial('every admin license route refuses a request without a session cookie (401) and changes nothing', async (t) => {
-  const l = await issueLicense(kit, { maxActivations: 2 });
-  await validate(kit, l.licenseKey, 'dev');
-  const license = await getLicense(kit, l.licenseKey);
-  const before = await tableCounts(kit.app.db);
-  const attempts: [string, string, unknown][] = [
-    ['GET', '/api/licenses', undefined],
-    ['POST', '/api/licenses', { customerId: l.customerId, productId: l.productId }],
-    ['GET', `/api/licenses/${l.licenseKey}`, undefined],
-    ['PUT', `/api/licenses/${l.licenseKey}`, { status: 'revoked' }],
-    ['DELETE', `/api/licenses/${l.licenseKey}`, undefined],
-    ['GET', `/api/licenses/${l.licenseKey}/activations`, undefined],
-    ['DELETE', `/api/licenses/${l.licenseKey}/activations/dev`, undefined],
-  ];
-  for (const [method, path, body] of attempts) {
-    for (const cookie of [undefined, 'session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
-      const res = await request(kit.app.baseUrl, path, { method, body, cookie });
-      t.is(res.status, 401, `${method} ${path}`);
-      t.is(res.body.error.code, 'unauthenticated');
+test.serial(
+  'every admin license route refuses a request without a session cookie (401) and changes nothing',
+  async (t) => {
+    const l = await issueLicense(kit, { maxActivations: 2 });
+    await validate(kit, l.licenseKey, 'dev');
+    const license = await getLicense(kit, l.licenseKey);
+    const before = await tableCounts(kit.app.db);
+    const attempts: [string, string, unknown][] = [
+      ['GET', '/api/licenses', undefined],
+      ['POST', '/api/licenses', { customerId: l.customerId, productId: l.productId }],
+      ['GET', `/api/licenses/${l.licenseKey}`, undefined],
+      ['PUT', `/api/licenses/${l.licenseKey}`, { status: 'revoked' }],
+      ['DELETE', `/api/licenses/${l.licenseKey}`, undefined],
+      ['GET', `/api/licenses/${l.licenseKey}/activations`, undefined],
+      ['DELETE', `/api/licenses/${l.licenseKey}/activations/dev`, undefined],
+    ];
+    for (const [method, path, body] of attempts) {
+      for (const cookie of [undefined, 'session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
+        const res = await request(kit.app.baseUrl, path, { method, body, cookie });
+        t.is(res.status, 401, `${method} ${path}`);
+        t.is(res.body.error.code, 'unauthenticated');
+      }
     }
-  }
-  t.deepEqual(await tableCounts(kit.app.db), before);
-  t.deepEqual(await getLicense(kit, l.licenseKey), license);
-  t.is(await activationRows(kit.app.db, l.id), 1);
-});
+    t.deepEqual(await tableCounts(kit.app.db), before);
+    t.deepEqual(await getLicense(kit, l.licenseKey), license);
+    t.is(await activationRows(kit.app.db, l.id), 1);
+  },
+);
 
 test('deleting a licensed product is 409 product_in_use; a customer with licenses is 409 customer_in_use', async (t) => {
   const l = await issueLicense(kit);
@@ -272,7 +333,10 @@ test('deleting a licensed product is 409 product_in_use; a customer with license
 });
 
 test('the constraint names the license service maps to coded errors exist', async (t) => {
-  const { rows } = await kit.app.db.raw<{ rows: { conname: string }[] }>(`select conname from pg_constraint where conrelid = 'licenses'::regclass order by conname`);
+  const { rows } = await kit.app.db.raw<{ rows: { conname: string }[] }>(
+    `select conname from pg_constraint where conrelid = 'licenses'::regclass order by conname`,
+  );
   const names = rows.map((r) => r.conname);
-  for (const name of ['licenses_license_key_key', 'licenses_customer_id_fkey', 'licenses_product_id_fkey']) t.true(names.includes(name), name);
+  for (const name of ['licenses_license_key_key', 'licenses_customer_id_fkey', 'licenses_product_id_fkey'])
+    t.true(names.includes(name), name);
 });

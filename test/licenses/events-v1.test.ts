@@ -5,7 +5,19 @@
 import test from 'ava';
 import { expireLicenses } from '../../src/licenses/service.ts';
 import { request } from '../helpers/http.ts';
-import { createCustomer, createProduct, getLicense, inDays, issueLicense, licenseEvents, startLicenseApp, updateLicense, validate, type License, type LicenseKit } from './fixtures.ts';
+import {
+  createCustomer,
+  createProduct,
+  getLicense,
+  inDays,
+  issueLicense,
+  licenseEvents,
+  startLicenseApp,
+  updateLicense,
+  validate,
+  type License,
+  type LicenseKit,
+} from './fixtures.ts';
 
 let kit: LicenseKit;
 test.before(async () => {
@@ -14,7 +26,12 @@ test.before(async () => {
 test.after.always(async () => kit?.close());
 
 const payloadOf = (l: License, status: string) => ({
-  licenseId: l.id, licenseKey: l.licenseKey, customerId: l.customerId, productId: l.productId, status, expiresAt: l.expiresAt,
+  licenseId: l.id,
+  licenseKey: l.licenseKey,
+  customerId: l.customerId,
+  productId: l.productId,
+  status,
+  expiresAt: l.expiresAt,
 });
 const storedStatus = async (id: string) => (await kit.app.db('licenses').where({ id }).first()).status;
 const DAY = 86_400_000;
@@ -35,25 +52,30 @@ test('license.created is recorded on create with {licenseId, licenseKey, custome
 test.serial('a refused create records no event', async (t) => {
   const before = (await kit.admin('/api/billing/events?type=license.created&limit=500')).body.length;
   const product = await createProduct(kit);
-  const res = await kit.admin('/api/licenses', { body: { customerId: '00000000-0000-4000-8000-000000000000', productId: product.id } });
+  const res = await kit.admin('/api/licenses', {
+    body: { customerId: '00000000-0000-4000-8000-000000000000', productId: product.id },
+  });
   t.is(res.status, 400);
   t.is((await kit.admin('/api/billing/events?type=license.created&limit=500')).body.length, before);
 });
 
 // Serial: expireLicenses sweeps the whole table; these run before the concurrent tests add licenses.
-test.serial('expireLicenses stores expired and records license.expired once; a second sweep records nothing', async (t) => {
-  const l = await issueLicense(kit, { expiresAt: inDays(-1) });
-  t.is(await storedStatus(l.id), 'active');
-  t.true((await expireLicenses(kit.app.db, new Date())) >= 1);
-  t.is(await storedStatus(l.id), 'expired');
-  const events = await licenseEvents(kit, 'license.expired', l.id);
-  t.is(events.length, 1);
-  t.deepEqual(events[0]!.data, payloadOf(l, 'expired'));
+test.serial(
+  'expireLicenses stores expired and records license.expired once; a second sweep records nothing',
+  async (t) => {
+    const l = await issueLicense(kit, { expiresAt: inDays(-1) });
+    t.is(await storedStatus(l.id), 'active');
+    t.true((await expireLicenses(kit.app.db, new Date())) >= 1);
+    t.is(await storedStatus(l.id), 'expired');
+    const events = await licenseEvents(kit, 'license.expired', l.id);
+    t.is(events.length, 1);
+    t.deepEqual(events[0]!.data, payloadOf(l, 'expired'));
 
-  t.is(await expireLicenses(kit.app.db, new Date()), 0);
-  t.is((await licenseEvents(kit, 'license.expired', l.id)).length, 1);
-  t.is((await getLicense(kit, l.licenseKey)).status, 'expired');
-});
+    t.is(await expireLicenses(kit.app.db, new Date()), 0);
+    t.is((await licenseEvents(kit, 'license.expired', l.id)).length, 1);
+    t.is((await getLicense(kit, l.licenseKey)).status, 'expired');
+  },
+);
 
 test.serial('a renewed license that expires again records license.expired again', async (t) => {
   const l = await issueLicense(kit, { expiresAt: inDays(-1) });
@@ -73,21 +95,24 @@ test.serial('a renewed license that expires again records license.expired again'
   t.is(await storedStatus(l.id), 'expired');
 });
 
-test.serial('an expired license set active or suspended without a new date stays expired and is not recorded again', async (t) => {
-  const l = await issueLicense(kit, { expiresAt: inDays(-1) });
-  await expireLicenses(kit.app.db, new Date());
-  for (const status of ['active', 'suspended', 'active']) {
-    const res = await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'PUT', body: { status } });
-    t.is(res.status, 200, status);
-    t.is(res.body.status, 'expired', status);
-    t.is(await storedStatus(l.id), 'expired', status);
+test.serial(
+  'an expired license set active or suspended without a new date stays expired and is not recorded again',
+  async (t) => {
+    const l = await issueLicense(kit, { expiresAt: inDays(-1) });
     await expireLicenses(kit.app.db, new Date());
-  }
-  t.is((await licenseEvents(kit, 'license.expired', l.id)).length, 1);
-  // Revoking is still stored, and a revoked license is never swept.
-  t.is((await updateLicense(kit, l.licenseKey, { status: 'revoked' })).status, 'revoked');
-  t.is(await storedStatus(l.id), 'revoked');
-});
+    for (const status of ['active', 'suspended', 'active']) {
+      const res = await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'PUT', body: { status } });
+      t.is(res.status, 200, status);
+      t.is(res.body.status, 'expired', status);
+      t.is(await storedStatus(l.id), 'expired', status);
+      await expireLicenses(kit.app.db, new Date());
+    }
+    t.is((await licenseEvents(kit, 'license.expired', l.id)).length, 1);
+    // Revoking is still stored, and a revoked license is never swept.
+    t.is((await updateLicense(kit, l.licenseKey, { status: 'revoked' })).status, 'revoked');
+    t.is(await storedStatus(l.id), 'revoked');
+  },
+);
 
 test.serial('expireLicenses leaves future dates, undated, suspended and revoked licenses alone', async (t) => {
   const future = await issueLicense(kit, { expiresAt: inDays(5) });
@@ -97,7 +122,12 @@ test.serial('expireLicenses leaves future dates, undated, suspended and revoked 
   const revoked = await issueLicense(kit, { expiresAt: inDays(-1) });
   await updateLicense(kit, revoked.licenseKey, { status: 'revoked' });
   await expireLicenses(kit.app.db, new Date());
-  for (const [l, status] of [[future, 'active'], [undated, 'active'], [suspended, 'suspended'], [revoked, 'revoked']] as const) {
+  for (const [l, status] of [
+    [future, 'active'],
+    [undated, 'active'],
+    [suspended, 'suspended'],
+    [revoked, 'revoked'],
+  ] as const) {
     t.is(await storedStatus(l.id), status);
     t.deepEqual(await licenseEvents(kit, 'license.expired', l.id), []);
   }
@@ -106,7 +136,10 @@ test.serial('expireLicenses leaves future dates, undated, suspended and revoked 
 test.serial('expireLicenses works in batches and two sweeps at once record each expiry once', async (t) => {
   const due = [];
   for (let i = 0; i < 7; i++) due.push(await issueLicense(kit, { expiresAt: inDays(-1 - i) }));
-  const [a, b] = await Promise.all([expireLicenses(kit.app.db, new Date(), 3), expireLicenses(kit.app.db, new Date(), 3)]);
+  const [a, b] = await Promise.all([
+    expireLicenses(kit.app.db, new Date(), 3),
+    expireLicenses(kit.app.db, new Date(), 3),
+  ]);
   t.true(a + b >= 7);
   for (const l of due) {
     t.is(await storedStatus(l.id), 'expired');
@@ -140,10 +173,18 @@ test('GET /api/v1/licenses lists only the key customer’s licenses, in the admi
   t.deepEqual(foreign.body.error.details, [{ path: 'query.customerId', message: 'unknown field' }]);
 
   const page = await request(kit.app.baseUrl, '/api/v1/licenses?limit=1', { bearer: keyA });
-  t.deepEqual(page.body.map((l: License) => l.id), [a1.id]);
+  t.deepEqual(
+    page.body.map((l: License) => l.id),
+    [a1.id],
+  );
   t.regex(page.headers.get('link') ?? '', new RegExp(`startingAfter=${a1.id}.*rel="next"`));
 
-  t.deepEqual((await request(kit.app.baseUrl, '/api/v1/licenses', { bearer: await apiKeyFor(b.id) })).body.map((l: License) => l.id), [b1.id]);
+  t.deepEqual(
+    (await request(kit.app.baseUrl, '/api/v1/licenses', { bearer: await apiKeyFor(b.id) })).body.map(
+      (l: License) => l.id,
+    ),
+    [b1.id],
+  );
 });
 
 test('GET /api/v1/licenses refuses no key, a bad key and an admin cookie (401)', async (t) => {
@@ -165,7 +206,10 @@ test('a license makes its product one of the customer’s: v1 products and the a
   await issueLicense(kit, { customerId: customer.id, productId: licensed.id });
   const v1 = await request(kit.app.baseUrl, '/api/v1/products', { bearer: key });
   t.is(v1.status, 200);
-  t.deepEqual(v1.body.map((p: { id: string }) => p.id), [licensed.id]);
+  t.deepEqual(
+    v1.body.map((p: { id: string }) => p.id),
+    [licensed.id],
+  );
   t.like(v1.body[0], { name: 'Owned App', productType: 'licensed' });
 
   const admin = await kit.admin(`/api/customers/${customer.id}`);
@@ -179,6 +223,12 @@ test('two licenses of one product list that product once (v1 products, admin cus
   await issueLicense(kit, { customerId: customer.id, productId: licensed.id });
   await issueLicense(kit, { customerId: customer.id, productId: licensed.id });
   const v1 = await request(kit.app.baseUrl, '/api/v1/products', { bearer: await apiKeyFor(customer.id) });
-  t.deepEqual(v1.body.map((p: { id: string }) => p.id), [licensed.id]);
-  t.deepEqual((await kit.admin(`/api/customers/${customer.id}`)).body.products.map((p: { id: string }) => p.id), [licensed.id]);
+  t.deepEqual(
+    v1.body.map((p: { id: string }) => p.id),
+    [licensed.id],
+  );
+  t.deepEqual(
+    (await kit.admin(`/api/customers/${customer.id}`)).body.products.map((p: { id: string }) => p.id),
+    [licensed.id],
+  );
 });

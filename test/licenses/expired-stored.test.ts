@@ -8,7 +8,17 @@ import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { CRON_SECRET, cron } from '../lifecycle/fixtures.ts';
 import {
-  assertRefused, getLicense, inDays, licenseEvents, licenseWithDevice, startLicenseApp, updateLicense, validate, verify, type License, type LicenseKit,
+  assertRefused,
+  getLicense,
+  inDays,
+  licenseEvents,
+  licenseWithDevice,
+  startLicenseApp,
+  updateLicense,
+  validate,
+  verify,
+  type License,
+  type LicenseKit,
 } from './fixtures.ts';
 
 let kit: LicenseKit;
@@ -19,7 +29,8 @@ test.before(async () => {
 test.after.always(async () => kit?.close());
 
 const storedStatus = async (id: string) => (await kit.app.db('licenses').where({ id }).first()).status;
-const listedKeys = async (status: string) => (await kit.admin(`/api/licenses?status=${status}&limit=100`)).body.map((l: License) => l.licenseKey);
+const listedKeys = async (status: string) =>
+  (await kit.admin(`/api/licenses?status=${status}&limit=100`)).body.map((l: License) => l.licenseKey);
 
 /** A license due in 10 days with one device, stored expired by the sweep of 30 days from now. */
 async function expiredByFutureSweep(t: import('ava').ExecutionContext): Promise<License> {
@@ -33,16 +44,22 @@ async function expiredByFutureSweep(t: import('ava').ExecutionContext): Promise<
 }
 
 // Serial: each sweep expires every license due by its asOf, those of the other tests too.
-test.serial('stored expired by a sweep ahead of the clock: GET, verify and validate say expired; a PUT of other fields changes nothing', async (t) => {
-  const license = await expiredByFutureSweep(t);
-  await assertRefused(t, kit, license, 'expired', 'license_expired');
-  t.true((await listedKeys('expired')).includes(license.licenseKey));
-  t.false((await listedKeys('active')).includes(license.licenseKey));
+test.serial(
+  'stored expired by a sweep ahead of the clock: GET, verify and validate say expired; a PUT of other fields changes nothing',
+  async (t) => {
+    const license = await expiredByFutureSweep(t);
+    await assertRefused(t, kit, license, 'expired', 'license_expired');
+    t.true((await listedKeys('expired')).includes(license.licenseKey));
+    t.false((await listedKeys('active')).includes(license.licenseKey));
 
-  t.is((await updateLicense(kit, license.licenseKey, { features: { pro: false }, maxActivations: 9 })).status, 'expired');
-  t.is(await storedStatus(license.id), 'expired');
-  await assertRefused(t, kit, license, 'expired', 'license_expired');
-});
+    t.is(
+      (await updateLicense(kit, license.licenseKey, { features: { pro: false }, maxActivations: 9 })).status,
+      'expired',
+    );
+    t.is(await storedStatus(license.id), 'expired');
+    await assertRefused(t, kit, license, 'expired', 'license_expired');
+  },
+);
 
 test.serial('renewal by a future expiresAt: active and valid again everywhere', async (t) => {
   const license = await expiredByFutureSweep(t);
@@ -50,17 +67,42 @@ test.serial('renewal by a future expiresAt: active and valid again everywhere', 
   t.like(await updateLicense(kit, license.licenseKey, { expiresAt: future }), { status: 'active', expiresAt: future });
   t.is(await storedStatus(license.id), 'active');
   t.is((await getLicense(kit, license.licenseKey)).status, 'active');
-  t.deepEqual((await verify(kit, license.licenseKey)).body, { valid: true, status: 'active', features: { pro: true }, expiresAt: future });
-  t.like((await validate(kit, license.licenseKey, 'known-device')).body, { valid: true, status: 'active', currentActivations: 1 });
-  t.like((await validate(kit, license.licenseKey, 'new-device')).body, { valid: true, status: 'active', currentActivations: 2 });
+  t.deepEqual((await verify(kit, license.licenseKey)).body, {
+    valid: true,
+    status: 'active',
+    features: { pro: true },
+    expiresAt: future,
+  });
+  t.like((await validate(kit, license.licenseKey, 'known-device')).body, {
+    valid: true,
+    status: 'active',
+    currentActivations: 1,
+  });
+  t.like((await validate(kit, license.licenseKey, 'new-device')).body, {
+    valid: true,
+    status: 'active',
+    currentActivations: 2,
+  });
   t.true((await listedKeys('active')).includes(license.licenseKey));
   t.false((await listedKeys('expired')).includes(license.licenseKey));
 });
 
 test.serial('renewal by status: PUT status active makes it active and valid again, its date unchanged', async (t) => {
   const license = await expiredByFutureSweep(t);
-  t.like(await updateLicense(kit, license.licenseKey, { status: 'active' }), { status: 'active', expiresAt: license.expiresAt });
+  t.like(await updateLicense(kit, license.licenseKey, { status: 'active' }), {
+    status: 'active',
+    expiresAt: license.expiresAt,
+  });
   t.is(await storedStatus(license.id), 'active');
-  t.deepEqual((await verify(kit, license.licenseKey)).body, { valid: true, status: 'active', features: { pro: true }, expiresAt: license.expiresAt });
-  t.like((await validate(kit, license.licenseKey, 'new-device')).body, { valid: true, status: 'active', currentActivations: 2 });
+  t.deepEqual((await verify(kit, license.licenseKey)).body, {
+    valid: true,
+    status: 'active',
+    features: { pro: true },
+    expiresAt: license.expiresAt,
+  });
+  t.like((await validate(kit, license.licenseKey, 'new-device')).body, {
+    valid: true,
+    status: 'active',
+    currentActivations: 2,
+  });
 });

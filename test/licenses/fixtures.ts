@@ -50,7 +50,10 @@ export async function createCustomer(kit: LicenseKit, name = 'License Holder'): 
   return res.body;
 }
 
-export async function createProduct(kit: LicenseKit, name = 'Desktop Suite'): Promise<{ id: string; name: string; productType: string }> {
+export async function createProduct(
+  kit: LicenseKit,
+  name = 'Desktop Suite',
+): Promise<{ id: string; name: string; productType: string }> {
   const res = await kit.admin('/api/products', { body: { name, productType: 'licensed', price: '99.00' } });
   if (res.status !== 201) throw new Error(`create product: ${res.status} ${res.text}`);
   return res.body;
@@ -77,10 +80,15 @@ export async function updateLicense(kit: LicenseKit, key: string, body: Record<s
   return res.body;
 }
 
-export const verify = (kit: LicenseKit, licenseKey: unknown) => request(kit.app.baseUrl, '/api/licenses/verify', { body: { licenseKey } });
+export const verify = (kit: LicenseKit, licenseKey: unknown) =>
+  request(kit.app.baseUrl, '/api/licenses/verify', { body: { licenseKey } });
 
-export const validate = (kit: LicenseKit, licenseKey: unknown, deviceId: unknown, deviceName: unknown = `Device ${String(deviceId)}`) =>
-  request(kit.app.baseUrl, '/api/licenses/validate', { body: { licenseKey, deviceId, deviceName } });
+export const validate = (
+  kit: LicenseKit,
+  licenseKey: unknown,
+  deviceId: unknown,
+  deviceName: unknown = `Device ${String(deviceId)}`,
+) => request(kit.app.baseUrl, '/api/licenses/validate', { body: { licenseKey, deviceId, deviceName } });
 
 /** A license with one device already activated, so refusals of known devices show too. */
 export async function licenseWithDevice(kit: LicenseKit, body: Record<string, unknown> = {}): Promise<License> {
@@ -94,7 +102,13 @@ export async function licenseWithDevice(kit: LicenseKit, body: Record<string, un
  * The admin read says `status`, verify answers valid false with it, and validate is refused with `error`
  * for both a known and a new device, adding no activation.
  */
-export async function assertRefused(t: ExecutionContext, kit: LicenseKit, license: License, status: string, error: string): Promise<void> {
+export async function assertRefused(
+  t: ExecutionContext,
+  kit: LicenseKit,
+  license: License,
+  status: string,
+  error: string,
+): Promise<void> {
   const before = await getLicense(kit, license.licenseKey);
   const v = await verify(kit, license.licenseKey);
   t.is(v.status, 200);
@@ -102,7 +116,11 @@ export async function assertRefused(t: ExecutionContext, kit: LicenseKit, licens
   for (const device of ['known-device', 'new-device']) {
     const res = await validate(kit, license.licenseKey, device);
     t.is(res.status, 200, device);
-    t.deepEqual(res.body, { valid: false, error, status, features: before.features, expiresAt: before.expiresAt }, device);
+    t.deepEqual(
+      res.body,
+      { valid: false, error, status, features: before.features, expiresAt: before.expiresAt },
+      device,
+    );
   }
   t.is(await activationRows(kit.app.db, license.id), before.currentActivations);
   t.is((await getLicense(kit, license.licenseKey)).currentActivations, before.currentActivations);
@@ -111,20 +129,30 @@ export async function assertRefused(t: ExecutionContext, kit: LicenseKit, licens
 
 /** Activation rows of a license, straight from the table. */
 export async function activationRows(db: Knex, licenseId: string): Promise<number> {
-  const [row] = await db('license_activations').where({ license_id: licenseId }).count<{ count: string }[]>('* as count');
+  const [row] = await db('license_activations')
+    .where({ license_id: licenseId })
+    .count<{ count: string }[]>('* as count');
   return Number(row!.count);
 }
 
 /** Row counts of the license tables, to show a refused request changed nothing. */
 export async function tableCounts(db: Knex): Promise<{ licenses: number; activations: number; events: number }> {
   const count = async (table: string) => Number((await db(table).count<{ count: string }[]>('* as count'))[0]!.count);
-  return { licenses: await count('licenses'), activations: await count('license_activations'), events: await count('events') };
+  return {
+    licenses: await count('licenses'),
+    activations: await count('license_activations'),
+    events: await count('events'),
+  };
 }
 
 export const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
 /** The recorded events of `type` about one license, oldest first. */
-export async function licenseEvents(kit: LicenseKit, type: string, licenseId: string): Promise<{ id: string; type: string; createdAt: string; data: Record<string, unknown> }[]> {
+export async function licenseEvents(
+  kit: LicenseKit,
+  type: string,
+  licenseId: string,
+): Promise<{ id: string; type: string; createdAt: string; data: Record<string, unknown> }[]> {
   const res = await kit.admin(`/api/billing/events?type=${type}&limit=500`);
   if (res.status !== 200) throw new Error(`list events: ${res.status} ${res.text}`);
   return res.body.filter((e: { data: { licenseId?: string } }) => e.data.licenseId === licenseId);

@@ -8,7 +8,16 @@
 import test from 'ava';
 import { auditMark, expectOneAudit } from '../audit/fixtures.ts';
 import { request } from '../helpers/http.ts';
-import { createCustomer, createProduct, getLicense, issueLicense, startLicenseApp, updateLicense, validate, type LicenseKit } from './fixtures.ts';
+import {
+  createCustomer,
+  createProduct,
+  getLicense,
+  issueLicense,
+  startLicenseApp,
+  updateLicense,
+  validate,
+  type LicenseKit,
+} from './fixtures.ts';
 
 let kit: LicenseKit;
 test.before(async () => {
@@ -17,11 +26,14 @@ test.before(async () => {
 test.after.always(async () => kit?.close());
 
 const db = () => kit.app.db;
-const heartbeat = (licenseKey: unknown, deviceId: unknown) => request(kit.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey, deviceId } });
+const heartbeat = (licenseKey: unknown, deviceId: unknown) =>
+  request(kit.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey, deviceId } });
 
 /** The device was last seen `seconds` ago (as the database's clock reads). */
 async function silentFor(licenseId: string, deviceId: string, seconds: number): Promise<void> {
-  const n = await db()('license_activations').where({ license_id: licenseId, device_id: deviceId }).update({ last_seen_at: db().raw(`now() - ? * interval '1 second'`, [seconds]) });
+  const n = await db()('license_activations')
+    .where({ license_id: licenseId, device_id: deviceId })
+    .update({ last_seen_at: db().raw(`now() - ? * interval '1 second'`, [seconds]) });
   if (n !== 1) throw new Error(`no activation ${deviceId}`);
 }
 
@@ -43,41 +55,75 @@ async function activate(key: string, ...devices: string[]): Promise<void> {
 }
 
 // Serial: the audit marks must not see the other tests' writes.
-test.serial('heartbeatIntervalSeconds is set on create and PUT, turned off with null, shown in every answer, and audited', async (t) => {
-  const customer = await createCustomer(kit);
-  const product = await createProduct(kit);
-  const created = await kit.admin('/api/licenses', { body: { customerId: customer.id, productId: product.id, heartbeatIntervalSeconds: 600 } });
-  t.is(created.status, 201);
-  t.is(created.body.heartbeatIntervalSeconds, 600);
-  const key = created.body.licenseKey;
-  t.is((await getLicense(kit, key)).heartbeatIntervalSeconds, 600);
-  t.is((await issueLicense(kit)).heartbeatIntervalSeconds, null, 'off unless asked');
+test.serial(
+  'heartbeatIntervalSeconds is set on create and PUT, turned off with null, shown in every answer, and audited',
+  async (t) => {
+    const customer = await createCustomer(kit);
+    const product = await createProduct(kit);
+    const created = await kit.admin('/api/licenses', {
+      body: { customerId: customer.id, productId: product.id, heartbeatIntervalSeconds: 600 },
+    });
+    t.is(created.status, 201);
+    t.is(created.body.heartbeatIntervalSeconds, 600);
+    const key = created.body.licenseKey;
+    t.is((await getLicense(kit, key)).heartbeatIntervalSeconds, 600);
+    t.is((await issueLicense(kit)).heartbeatIntervalSeconds, null, 'off unless asked');
 
-  let mark = await auditMark(db());
-  t.is((await updateLicense(kit, key, { heartbeatIntervalSeconds: 10 })).heartbeatIntervalSeconds, 10);
-  await expectOneAudit(t, db(), mark, { action: 'license.update', target_id: key, before: { heartbeatIntervalSeconds: 600 }, after: { heartbeatIntervalSeconds: 10 } });
-  mark = await auditMark(db());
-  t.is((await updateLicense(kit, key, { heartbeatIntervalSeconds: null })).heartbeatIntervalSeconds, null);
-  await expectOneAudit(t, db(), mark, { action: 'license.update', target_id: key, before: { heartbeatIntervalSeconds: 10 }, after: { heartbeatIntervalSeconds: null } });
-  t.is((await updateLicense(kit, key, { heartbeatIntervalSeconds: 86_400 })).heartbeatIntervalSeconds, 86_400);
+    let mark = await auditMark(db());
+    t.is((await updateLicense(kit, key, { heartbeatIntervalSeconds: 10 })).heartbeatIntervalSeconds, 10);
+    await expectOneAudit(t, db(), mark, {
+      action: 'license.update',
+      target_id: key,
+      before: { heartbeatIntervalSeconds: 600 },
+      after: { heartbeatIntervalSeconds: 10 },
+    });
+    mark = await auditMark(db());
+    t.is((await updateLicense(kit, key, { heartbeatIntervalSeconds: null })).heartbeatIntervalSeconds, null);
+    await expectOneAudit(t, db(), mark, {
+      action: 'license.update',
+      target_id: key,
+      before: { heartbeatIntervalSeconds: 10 },
+      after: { heartbeatIntervalSeconds: null },
+    });
+    t.is((await updateLicense(kit, key, { heartbeatIntervalSeconds: 86_400 })).heartbeatIntervalSeconds, 86_400);
 
-  const listed = await kit.admin(`/api/licenses?customerId=${customer.id}`);
-  t.deepEqual(listed.body.map((l: { heartbeatIntervalSeconds: number | null }) => l.heartbeatIntervalSeconds), [86_400]);
-});
+    const listed = await kit.admin(`/api/licenses?customerId=${customer.id}`);
+    t.deepEqual(
+      listed.body.map((l: { heartbeatIntervalSeconds: number | null }) => l.heartbeatIntervalSeconds),
+      [86_400],
+    );
+  },
+);
 
 test('an interval out of 10..86400, not an integer or not a number is 400 naming heartbeatIntervalSeconds, and stores nothing', async (t) => {
   const customer = await createCustomer(kit);
   const product = await createProduct(kit);
-  const license = await issueLicense(kit, { customerId: customer.id, productId: product.id, heartbeatIntervalSeconds: 60 });
+  const license = await issueLicense(kit, {
+    customerId: customer.id,
+    productId: product.id,
+    heartbeatIntervalSeconds: 60,
+  });
   for (const bad of [9, 0, -10, 86_401, 10.5, '60', true]) {
-    const create = await kit.admin('/api/licenses', { body: { customerId: customer.id, productId: product.id, heartbeatIntervalSeconds: bad } });
+    const create = await kit.admin('/api/licenses', {
+      body: { customerId: customer.id, productId: product.id, heartbeatIntervalSeconds: bad },
+    });
     t.is(create.status, 400, `create ${JSON.stringify(bad)}`);
     t.is(create.body.error.code, 'invalid_request');
-    t.deepEqual(create.body.error.details.map((d: { path: string }) => d.path), ['heartbeatIntervalSeconds'], `create ${JSON.stringify(bad)}`);
+    t.deepEqual(
+      create.body.error.details.map((d: { path: string }) => d.path),
+      ['heartbeatIntervalSeconds'],
+      `create ${JSON.stringify(bad)}`,
+    );
     t.regex(create.body.error.details[0].message, /10 to 86400/);
-    const put = await kit.admin(`/api/licenses/${license.licenseKey}`, { method: 'PUT', body: { heartbeatIntervalSeconds: bad } });
+    const put = await kit.admin(`/api/licenses/${license.licenseKey}`, {
+      method: 'PUT',
+      body: { heartbeatIntervalSeconds: bad },
+    });
     t.is(put.status, 400, `put ${JSON.stringify(bad)}`);
-    t.deepEqual(put.body.error.details.map((d: { path: string }) => d.path), ['heartbeatIntervalSeconds']);
+    t.deepEqual(
+      put.body.error.details.map((d: { path: string }) => d.path),
+      ['heartbeatIntervalSeconds'],
+    );
   }
   t.is((await getLicense(kit, license.licenseKey)).heartbeatIntervalSeconds, 60);
   t.is((await kit.admin(`/api/licenses?customerId=${customer.id}`)).body.length, 1);
@@ -93,27 +139,48 @@ test('a heartbeat of an activated device answers valid, status and nextHeartbeat
   t.like(res.body, { valid: true, status: 'active' });
   const row = await db()('license_activations').where({ license_id: license.id, device_id: 'laptop' }).first();
   t.true(Date.now() - row.last_seen_at.getTime() < 5_000, 'lastSeenAt is now');
-  t.is(res.body.nextHeartbeatBefore, new Date(row.last_seen_at.getTime() + 60_000).toISOString(), 'one interval after this heartbeat');
+  t.is(
+    res.body.nextHeartbeatBefore,
+    new Date(row.last_seen_at.getTime() + 60_000).toISOString(),
+    'one interval after this heartbeat',
+  );
   t.is((await getLicense(kit, license.licenseKey)).currentActivations, 1, 'a heartbeat never counts a device');
 
   // Heartbeats off: the device is refreshed all the same, with no deadline.
   const plain = await issueLicense(kit);
   await activate(plain.licenseKey, 'desk');
-  t.deepEqual((await heartbeat(plain.licenseKey, 'desk')).body, { valid: true, status: 'active', nextHeartbeatBefore: null });
+  t.deepEqual((await heartbeat(plain.licenseKey, 'desk')).body, {
+    valid: true,
+    status: 'active',
+    nextHeartbeatBefore: null,
+  });
 });
 
 test('a heartbeat of an unknown device, an unknown key or a culled device is 404 device_not_activated; a bad body is 400', async (t) => {
   const license = await issueLicense(kit, { heartbeatIntervalSeconds: 10 });
   await activate(license.licenseKey, 'known');
   const notActivated = { valid: false, error: 'device_not_activated' };
-  for (const [key, device] of [[license.licenseKey, 'stranger'], ['LIC-0000-0000-0000', 'known'], ['not a key', 'known']] as const) {
+  for (const [key, device] of [
+    [license.licenseKey, 'stranger'],
+    ['LIC-0000-0000-0000', 'known'],
+    ['not a key', 'known'],
+  ] as const) {
     const res = await heartbeat(key, device);
     t.is(res.status, 404, `${key} ${device}`);
     t.deepEqual(res.body, notActivated);
   }
   t.is((await kit.admin(`/api/licenses/${license.licenseKey}/activations/known`, { method: 'DELETE' })).status, 204);
-  t.deepEqual((await heartbeat(license.licenseKey, 'known')).body, notActivated, 'a removed device must validate again');
-  for (const body of [{ licenseKey: license.licenseKey }, { licenseKey: license.licenseKey, deviceId: '' }, { licenseKey: license.licenseKey, deviceId: 'x'.repeat(257) }, { licenseKey: license.licenseKey, deviceId: 'a', extra: 1 }]) {
+  t.deepEqual(
+    (await heartbeat(license.licenseKey, 'known')).body,
+    notActivated,
+    'a removed device must validate again',
+  );
+  for (const body of [
+    { licenseKey: license.licenseKey },
+    { licenseKey: license.licenseKey, deviceId: '' },
+    { licenseKey: license.licenseKey, deviceId: 'x'.repeat(257) },
+    { licenseKey: license.licenseKey, deviceId: 'a', extra: 1 },
+  ]) {
     const res = await request(kit.app.baseUrl, '/api/licenses/heartbeat', { body });
     t.is(res.status, 400, JSON.stringify(body).slice(0, 80));
     t.is(res.body.error.code, 'invalid_request');
@@ -152,17 +219,29 @@ test('a device that stops heartbeating loses its seat after twice the interval; 
     if (newcomer.body.valid) holders.push(`newcomer-${round}`);
     if (quietSilence <= 20) {
       // Not yet past twice the interval (20 s): the license is full.
-      t.like(newcomer.body, { valid: false, error: 'activation_limit_reached', currentActivations: 2 }, `round ${round}`);
+      t.like(
+        newcomer.body,
+        { valid: false, error: 'activation_limit_reached', currentActivations: 2 },
+        `round ${round}`,
+      );
     } else if (round === 3) {
       t.like(newcomer.body, { valid: true, currentActivations: 2 }, `round ${round}: quiet's seat is free`);
     } else {
-      t.like(newcomer.body, { valid: false, error: 'activation_limit_reached' }, `round ${round}: the newcomer holds the seat`);
+      t.like(
+        newcomer.body,
+        { valid: false, error: 'activation_limit_reached' },
+        `round ${round}: the newcomer holds the seat`,
+      );
     }
   }
   t.deepEqual(await liveDevices(license.id, 10), ['newcomer-3', 'steady']);
   // The dead device must validate again, and there is no seat for it.
   t.deepEqual((await heartbeat(license.licenseKey, 'quiet')).body, { valid: false, error: 'device_not_activated' });
-  t.like((await validate(kit, license.licenseKey, 'quiet')).body, { valid: false, error: 'activation_limit_reached', currentActivations: 2 });
+  t.like((await validate(kit, license.licenseKey, 'quiet')).body, {
+    valid: false,
+    error: 'activation_limit_reached',
+    currentActivations: 2,
+  });
   t.is((await getLicense(kit, license.licenseKey)).currentActivations, 2);
 });
 
@@ -174,7 +253,13 @@ test('the boundary: silent for 17 s of a 10 s interval is live, for 21 s dead (a
   t.like((await validate(kit, license.licenseKey, 'new')).body, { valid: false, error: 'activation_limit_reached' });
   await silentFor(license.id, 'old', 21);
   t.like((await validate(kit, license.licenseKey, 'new')).body, { valid: true, currentActivations: 1 });
-  t.is(Number((await db()('license_activations').where({ license_id: license.id }).count<{ n: string }[]>('* as n'))[0]!.n), 2, 'the dead row waits for the sweep');
+  t.is(
+    Number(
+      (await db()('license_activations').where({ license_id: license.id }).count<{ n: string }[]>('* as n'))[0]!.n,
+    ),
+    2,
+    'the dead row waits for the sweep',
+  );
 });
 
 test('a dead device that validates again is a new activation when a seat is free', async (t) => {
@@ -184,14 +269,24 @@ test('a dead device that validates again is a new activation when a seat is free
   await silentFor(license.id, 'back', 30);
   t.is((await heartbeat(license.licenseKey, 'back')).status, 404);
   const again = await validate(kit, license.licenseKey, 'back', 'Back again');
-  t.like(again.body, { valid: true, currentActivations: 2, activation: { deviceId: 'back', deviceName: 'Back again' } });
-  t.true(new Date(again.body.activation.activatedAt).getTime() > first.activated_at.getTime(), 'activatedAt is the new activation');
+  t.like(again.body, {
+    valid: true,
+    currentActivations: 2,
+    activation: { deviceId: 'back', deviceName: 'Back again' },
+  });
+  t.true(
+    new Date(again.body.activation.activatedAt).getTime() > first.activated_at.getTime(),
+    'activatedAt is the new activation',
+  );
   t.is((await heartbeat(license.licenseKey, 'back')).status, 200);
 
   // Released by a newcomer's validate first, then back: the same.
   await silentFor(license.id, 'other', 30);
   await activate(license.licenseKey, 'third');
-  t.not((await db()('license_activations').where({ license_id: license.id, device_id: 'other' }).first()).released_at, null);
+  t.not(
+    (await db()('license_activations').where({ license_id: license.id, device_id: 'other' }).first()).released_at,
+    null,
+  );
   t.like((await validate(kit, license.licenseKey, 'other')).body, { valid: true, currentActivations: 3 });
   t.is((await getLicense(kit, license.licenseKey)).currentActivations, 3);
   t.deepEqual(await liveDevices(license.id, 10), ['back', 'other', 'third']);
@@ -213,11 +308,18 @@ test('50 concurrent new devices at limit 5 with 3 live and 2 dead devices: exact
   const winners = answers.filter((r) => r.body.valid === true);
   t.is(winners.length, 2);
   t.deepEqual(winners.map((r) => r.body.currentActivations).sort(), [4, 5]);
-  for (const r of answers.filter((a) => a.body.valid === false)) t.like(r.body, { error: 'activation_limit_reached', maxActivations: 5, currentActivations: 5 });
-  t.deepEqual(beatAnswers.map((r) => r.status), [200, 200, 200, 404, 404]);
+  for (const r of answers.filter((a) => a.body.valid === false))
+    t.like(r.body, { error: 'activation_limit_reached', maxActivations: 5, currentActivations: 5 });
+  t.deepEqual(
+    beatAnswers.map((r) => r.status),
+    [200, 200, 200, 404, 404],
+  );
   const live = await liveDevices(license.id, 10);
   t.is(live.length, 5);
-  t.deepEqual(live.filter((d) => d.startsWith('live-')), ['live-1', 'live-2', 'live-3']);
+  t.deepEqual(
+    live.filter((d) => d.startsWith('live-')),
+    ['live-1', 'live-2', 'live-3'],
+  );
   t.is((await getLicense(kit, license.licenseKey)).currentActivations, 5);
 });
 
@@ -227,7 +329,9 @@ test('devices dying while they heartbeat and newcomers validate: live devices ne
   for (let round = 0; round < 6; round++) {
     // Every seated device dies within the next few milliseconds, while its heartbeat and newcomers race.
     const seated = await liveDevices(license.id, 10);
-    await db()('license_activations').where({ license_id: license.id }).whereIn('device_id', seated)
+    await db()('license_activations')
+      .where({ license_id: license.id })
+      .whereIn('device_id', seated)
       .update({ last_seen_at: db().raw(`now() - interval '20 seconds' + (random() * 30) * interval '1 millisecond'`) });
     await Promise.all([
       ...seated.map((d) => heartbeat(license.licenseKey, d)),
@@ -245,7 +349,9 @@ test('devices dying while they heartbeat and newcomers validate: live devices ne
 /** Waits until some statement of the database waits for a row lock (a request that has blocked). */
 async function someoneWaitsForALock(): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const { rows } = await db().raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+    const { rows } = await db().raw(
+      `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    );
     if (rows[0].n > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -262,7 +368,9 @@ test('a heartbeat that read its device live but lands after a validate released 
   await trx('license_activations').where({ license_id: license.id, device_id: 'racer' }).forUpdate();
   const beat = heartbeat(license.licenseKey, 'racer');
   await someoneWaitsForALock();
-  await trx('license_activations').where({ license_id: license.id, device_id: 'racer' }).update({ released_at: trx.fn.now() });
+  await trx('license_activations')
+    .where({ license_id: license.id, device_id: 'racer' })
+    .update({ released_at: trx.fn.now() });
   await trx('licenses').where({ id: license.id }).update({ current_activations: 0 });
   await trx.commit();
   t.deepEqual((await beat).body, { valid: false, error: 'device_not_activated' });

@@ -7,7 +7,17 @@ import { generateLicenseKey, KEY_ALPHABET, normaliseLicenseKey } from '../../src
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createLicense } from '../../src/licenses/service.ts';
 import {
-  activationRows, createCustomer, createProduct, CROCKFORD, DEFAULT_KEY_PATTERN, getLicense, issueLicense, licenseEvents, startLicenseApp, validate, verify,
+  activationRows,
+  createCustomer,
+  createProduct,
+  CROCKFORD,
+  DEFAULT_KEY_PATTERN,
+  getLicense,
+  issueLicense,
+  licenseEvents,
+  startLicenseApp,
+  validate,
+  verify,
   type LicenseKit,
 } from './fixtures.ts';
 
@@ -28,7 +38,9 @@ test('200 keys: every character from the Crockford alphabet, every key unique, t
   const keys: string[] = [];
   // Ten at a time: quick, and the admin API is not rate limited.
   for (let i = 0; i < 20; i++) {
-    const batch = await Promise.all(Array.from({ length: 10 }, () => issueLicense(kit, { customerId: customer.id, productId: product.id })));
+    const batch = await Promise.all(
+      Array.from({ length: 10 }, () => issueLicense(kit, { customerId: customer.id, productId: product.id })),
+    );
     keys.push(...batch.map((l) => l.licenseKey));
   }
   t.is(keys.length, 200);
@@ -60,7 +72,11 @@ test.serial('the prefix follows the setting licenses.key_prefix, for new keys on
     t.true((await verify(kit, after.licenseKey)).body.valid);
     // A prefix that would break the layout is refused.
     for (const bad of ['acme', 'AC-ME', '', 'TOOLONGPREFIX', 5]) {
-      t.is((await kit.admin('/api/settings', { method: 'PUT', body: { 'licenses.key_prefix': bad } })).status, 400, String(bad));
+      t.is(
+        (await kit.admin('/api/settings', { method: 'PUT', body: { 'licenses.key_prefix': bad } })).status,
+        400,
+        String(bad),
+      );
     }
   } finally {
     await kit.admin('/api/settings', { method: 'PUT', body: { 'licenses.key_prefix': 'LIC' } });
@@ -71,7 +87,10 @@ test.serial('the prefix follows the setting licenses.key_prefix, for new keys on
 test('the prefix follows LICENSE_KEY_PREFIX, which overrides the stored setting', async (t) => {
   const envKit = await startLicenseApp({ LICENSE_KEY_PREFIX: 'ENV' });
   try {
-    t.regex((await issueLicense(envKit)).licenseKey, /^ENV-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
+    t.regex(
+      (await issueLicense(envKit)).licenseKey,
+      /^ENV-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/,
+    );
     await envKit.admin('/api/settings', { method: 'PUT', body: { 'licenses.key_prefix': 'ACME' } });
     t.regex((await issueLicense(envKit)).licenseKey, /^ENV-/);
   } finally {
@@ -101,7 +120,10 @@ test('admin routes by key accept lower case: GET, PUT, activations, DELETE activ
   t.deepEqual(put.body.features, { seats: 3 });
   const listed = await kit.admin(`/api/licenses/${lower}/activations`);
   t.is(listed.status, 200);
-  t.deepEqual(listed.body.map((a: { deviceId: string }) => a.deviceId), ['pc-1']);
+  t.deepEqual(
+    listed.body.map((a: { deviceId: string }) => a.deviceId),
+    ['pc-1'],
+  );
   t.is((await kit.admin(`/api/licenses/${lower}/activations/pc-1`, { method: 'DELETE' })).status, 204);
   t.is((await getLicense(kit, license.licenseKey)).currentActivations, 0);
   t.is((await kit.admin(`/api/licenses/${lower}`, { method: 'DELETE' })).status, 204);
@@ -118,7 +140,13 @@ test('a key collision draws again: the license gets a fresh key and one license.
   const existing = await issueLicense(kit);
   const fresh = 'LIC-ZZZZ-ZZZZ-ZZZ1';
   const draws = [existing.licenseKey, existing.licenseKey, fresh];
-  const row = await createLicense(kit.app.db, { customerId: existing.customerId, productId: existing.productId }, kit.app.deps.config, SYSTEM_ACTOR, () => draws.shift()!);
+  const row = await createLicense(
+    kit.app.db,
+    { customerId: existing.customerId, productId: existing.productId },
+    kit.app.deps.config,
+    SYSTEM_ACTOR,
+    () => draws.shift()!,
+  );
   t.is(row.license_key, fresh);
   t.is(draws.length, 0);
   t.is((await licenseEvents(kit, 'license.created', row.id)).length, 1);
@@ -129,7 +157,14 @@ test('a collision inside an outer transaction (an Idempotency-Key request) also 
   const fresh = 'LIC-ZZZZ-ZZZZ-ZZZ2';
   const draws = [existing.licenseKey, fresh];
   const row = await kit.app.db.transaction((trx) =>
-    createLicense(trx, { customerId: existing.customerId, productId: existing.productId }, kit.app.deps.config, SYSTEM_ACTOR, () => draws.shift()!));
+    createLicense(
+      trx,
+      { customerId: existing.customerId, productId: existing.productId },
+      kit.app.deps.config,
+      SYSTEM_ACTOR,
+      () => draws.shift()!,
+    ),
+  );
   t.is(row.license_key, fresh);
   t.is((await getLicense(kit, fresh)).id, row.id);
 });
@@ -137,10 +172,18 @@ test('a collision inside an outer transaction (an Idempotency-Key request) also 
 test('collisions on every attempt give up with the database error rather than loop', async (t) => {
   const existing = await issueLicense(kit);
   let draws = 0;
-  await t.throwsAsync(createLicense(kit.app.db, { customerId: existing.customerId, productId: existing.productId }, kit.app.deps.config, SYSTEM_ACTOR, () => {
-    draws += 1;
-    return existing.licenseKey;
-  }));
+  await t.throwsAsync(
+    createLicense(
+      kit.app.db,
+      { customerId: existing.customerId, productId: existing.productId },
+      kit.app.deps.config,
+      SYSTEM_ACTOR,
+      () => {
+        draws += 1;
+        return existing.licenseKey;
+      },
+    ),
+  );
   t.is(draws, 5);
 });
 

@@ -27,7 +27,11 @@ async function everyHotPath(licenseKey: string, round: string) {
 
 /** As many heartbeats at once (D-102), each answered 200 for the known device. */
 async function heartbeats(licenseKey: string) {
-  return Promise.all(Array.from({ length: 24 }, () => request(kit.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey, deviceId: 'known-device' } })));
+  return Promise.all(
+    Array.from({ length: 24 }, () =>
+      request(kit.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey, deviceId: 'known-device' } }),
+    ),
+  );
 }
 
 test('statements prepared before a migration that adds columns still answer after it', async (t) => {

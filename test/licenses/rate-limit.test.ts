@@ -16,12 +16,19 @@ import { issueLicense, startLicenseApp, validate, verify, type LicenseKit } from
 /** An app whose public limit is `perMinute`, set before its first public call (settings are cached 5 s). */
 async function appLimitedTo(perMinute: number, env: Record<string, string> = {}): Promise<LicenseKit> {
   const kit = await startLicenseApp(env);
-  const res = await kit.admin('/api/settings', { method: 'PUT', body: { 'licenses.rate_limit_per_minute': perMinute } });
+  const res = await kit.admin('/api/settings', {
+    method: 'PUT',
+    body: { 'licenses.rate_limit_per_minute': perMinute },
+  });
   if (res.status !== 200) throw new Error(`setting: ${res.status} ${res.text}`);
   return kit;
 }
 
-function assertRateLimited(t: import('ava').ExecutionContext, res: { status: number; body: any; headers: Headers }, label = '') {
+function assertRateLimited(
+  t: import('ava').ExecutionContext,
+  res: { status: number; body: any; headers: Headers },
+  label = '',
+) {
   t.is(res.status, 429, label);
   t.is(res.body.error.code, 'rate_limited', label);
   const retryAfter = res.headers.get('retry-after') ?? '';
@@ -57,7 +64,11 @@ test('an X-Forwarded-For header does not escape the limit when the proxy is not 
   const kit = await appLimitedTo(2);
   t.teardown(() => kit.close());
   const license = await issueLicense(kit);
-  const from = (ip: string) => request(kit.app.baseUrl, '/api/licenses/verify', { body: { licenseKey: license.licenseKey }, headers: { 'x-forwarded-for': ip } });
+  const from = (ip: string) =>
+    request(kit.app.baseUrl, '/api/licenses/verify', {
+      body: { licenseKey: license.licenseKey },
+      headers: { 'x-forwarded-for': ip },
+    });
   t.is((await from('10.0.0.1')).status, 200);
   t.is((await from('10.0.0.2')).status, 200);
   assertRateLimited(t, await from('10.0.0.3'));
@@ -67,7 +78,11 @@ test('behind a trusted proxy (TRUST_PROXY) each client IP has its own count', as
   const kit = await appLimitedTo(2, { TRUST_PROXY: 'true' });
   t.teardown(() => kit.close());
   const license = await issueLicense(kit);
-  const from = (ip: string) => request(kit.app.baseUrl, '/api/licenses/verify', { body: { licenseKey: license.licenseKey }, headers: { 'x-forwarded-for': ip } });
+  const from = (ip: string) =>
+    request(kit.app.baseUrl, '/api/licenses/verify', {
+      body: { licenseKey: license.licenseKey },
+      headers: { 'x-forwarded-for': ip },
+    });
   t.is((await from('198.51.100.1')).status, 200);
   t.is((await from('198.51.100.1')).status, 200);
   assertRateLimited(t, await from('198.51.100.1'));
@@ -81,7 +96,11 @@ test('behind one trusted proxy, a client-written X-Forwarded-For entry does not 
   t.teardown(() => kit.close());
   const license = await issueLicense(kit);
   // What the proxy forwards: whatever the client sent, then the address it saw.
-  const spoofed = (n: number) => request(kit.app.baseUrl, '/api/licenses/verify', { body: { licenseKey: license.licenseKey }, headers: { 'x-forwarded-for': `203.0.113.${n}, 198.51.100.7` } });
+  const spoofed = (n: number) =>
+    request(kit.app.baseUrl, '/api/licenses/verify', {
+      body: { licenseKey: license.licenseKey },
+      headers: { 'x-forwarded-for': `203.0.113.${n}, 198.51.100.7` },
+    });
   t.is((await spoofed(1)).status, 200);
   t.is((await spoofed(2)).status, 200);
   assertRateLimited(t, await spoofed(3));
@@ -113,7 +132,9 @@ test('RateLimiter: a fixed window per key; Retry-After counts down to the window
   const refused = await t.throwsAsync(limiter.hit('a', 2, t0 + 1500), { instanceOf: AppError });
   t.is(refused.code, 'rate_limited');
   t.deepEqual(refused.headers, { 'Retry-After': '59' });
-  t.deepEqual((await t.throwsAsync(limiter.hit('a', 2, t0 + 59_800), { instanceOf: AppError })).headers, { 'Retry-After': '1' });
+  t.deepEqual((await t.throwsAsync(limiter.hit('a', 2, t0 + 59_800), { instanceOf: AppError })).headers, {
+    'Retry-After': '1',
+  });
   await t.notThrowsAsync(limiter.hit('b', 2, t0 + 1500), 'another key has its own count');
   await t.notThrowsAsync(limiter.hit('a', 2, t0 + 60_000), 'the next window');
   await t.notThrowsAsync(limiter.hit('a', 2, t0 + 60_001));
@@ -132,7 +153,11 @@ test('RateLimiter memory is bounded: ended windows go first, then the oldest liv
   await limiter.hit('newcomer', 5, t0 + 61_000);
   t.is(limiter.size, 51);
   for (let i = 0; i < 4; i++) await limiter.hit('live-0', 5, t0 + 61_000);
-  await t.throwsAsync(limiter.hit('live-0', 5, t0 + 61_000), { instanceOf: AppError }, 'live-0 kept its count of 1 + 4');
+  await t.throwsAsync(
+    limiter.hit('live-0', 5, t0 + 61_000),
+    { instanceOf: AppError },
+    'live-0 kept its count of 1 + 4',
+  );
 
   // A flood of distinct keys within one window never grows the map past its bound.
   for (let i = 0; i < 1000; i++) await limiter.hit(`flood-${i}`, 5, t0 + 62_000);
@@ -151,14 +176,18 @@ test('housekeeping deletes the shared windows that have ended, and keeps live on
   await limiter.hit('live', 5);
   const counts = await purgeExpired(database.knex, new Date());
   t.is(counts.rateLimitWindows, 1);
-  t.deepEqual((await database.knex('rate_limit_windows').select('key')).map((r) => r.key), ['test:live']);
+  t.deepEqual(
+    (await database.knex('rate_limit_windows').select('key')).map((r) => r.key),
+    ['test:live'],
+  );
 });
 
 test('heartbeats count against the same limit as verify and validate (D-102)', async (t) => {
   const kit = await appLimitedTo(4);
   t.teardown(() => kit.close());
   const license = await issueLicense(kit, { heartbeatIntervalSeconds: 60 });
-  const beat = () => request(kit.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey: license.licenseKey, deviceId: 'd' } });
+  const beat = () =>
+    request(kit.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey: license.licenseKey, deviceId: 'd' } });
   t.is((await validate(kit, license.licenseKey, 'd')).status, 200);
   t.is((await verify(kit, license.licenseKey)).status, 200);
   t.is((await beat()).status, 200);
@@ -168,6 +197,19 @@ test('heartbeats count against the same limit as verify and validate (D-102)', a
   // Unknown devices count too.
   const other = await appLimitedTo(1);
   t.teardown(() => other.close());
-  t.is((await request(other.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey: 'LIC-0000-0000-0000', deviceId: 'x' } })).status, 404);
-  assertRateLimited(t, await request(other.app.baseUrl, '/api/licenses/heartbeat', { body: { licenseKey: 'LIC-0000-0000-0000', deviceId: 'x' } }), 'unknown heartbeat 2');
+  t.is(
+    (
+      await request(other.app.baseUrl, '/api/licenses/heartbeat', {
+        body: { licenseKey: 'LIC-0000-0000-0000', deviceId: 'x' },
+      })
+    ).status,
+    404,
+  );
+  assertRateLimited(
+    t,
+    await request(other.app.baseUrl, '/api/licenses/heartbeat', {
+      body: { licenseKey: 'LIC-0000-0000-0000', deviceId: 'x' },
+    }),
+    'unknown heartbeat 2',
+  );
 });

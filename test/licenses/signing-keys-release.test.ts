@@ -9,12 +9,17 @@ import { databaseOfThisFile, roleArgs, spawnService } from '../faults/processes.
 const database = databaseOfThisFile(test);
 
 async function release(env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  const child = spawnService('release', roleArgs('release'), { DATABASE_URL: database().url, LOG_LEVEL: 'warn', ...env });
+  const child = spawnService('release', roleArgs('release'), {
+    DATABASE_URL: database().url,
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
   const { code } = await child.exited;
   return { code, output: child.output() };
 }
 
-const keys = () => database().knex('license_signing_keys').select('kid', 'private_key', 'private_key_encryption', 'rotated_at');
+const keys = () =>
+  database().knex('license_signing_keys').select('kid', 'private_key', 'private_key_encryption', 'rotated_at');
 
 test.serial('two releases at once create one current key, stored unencrypted without a secret', async (t) => {
   t.timeout(120_000);
@@ -26,19 +31,25 @@ test.serial('two releases at once create one current key, stored unencrypted wit
   t.regex(rows[0]!.private_key, /^-----BEGIN PRIVATE KEY-----/);
 });
 
-test.serial('a release with LICENSE_SIGNING_SECRET seals the key; one with a wrong secret stops naming the variable', async (t) => {
-  t.timeout(120_000);
-  const [before] = await keys();
-  const sealed = await release({ LICENSE_SIGNING_SECRET: 'release secret' });
-  t.is(sealed.code, 0, sealed.output);
-  const [after] = await keys();
-  t.is(after!.kid, before!.kid);
-  t.is(after!.private_key_encryption, 'scrypt-aes-256-gcm');
-  t.notRegex(after!.private_key, /PRIVATE KEY/);
+test.serial(
+  'a release with LICENSE_SIGNING_SECRET seals the key; one with a wrong secret stops naming the variable',
+  async (t) => {
+    t.timeout(120_000);
+    const [before] = await keys();
+    const sealed = await release({ LICENSE_SIGNING_SECRET: 'release secret' });
+    t.is(sealed.code, 0, sealed.output);
+    const [after] = await keys();
+    t.is(after!.kid, before!.kid);
+    t.is(after!.private_key_encryption, 'scrypt-aes-256-gcm');
+    t.notRegex(after!.private_key, /PRIVATE KEY/);
 
-  const wrong = await release({ LICENSE_SIGNING_SECRET: 'another secret' });
-  t.is(wrong.code, 1);
-  t.regex(wrong.output, /^release: LICENSE_SIGNING_SECRET does not decrypt license signing key \S+: set the secret it was stored with/m);
-  t.false(wrong.output.includes('release secret'));
-  t.is((await keys())[0]!.private_key, after!.private_key, 'nothing changed');
-});
+    const wrong = await release({ LICENSE_SIGNING_SECRET: 'another secret' });
+    t.is(wrong.code, 1);
+    t.regex(
+      wrong.output,
+      /^release: LICENSE_SIGNING_SECRET does not decrypt license signing key \S+: set the secret it was stored with/m,
+    );
+    t.false(wrong.output.includes('release secret'));
+    t.is((await keys())[0]!.private_key, after!.private_key, 'nothing changed');
+  },
+);

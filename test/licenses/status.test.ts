@@ -4,7 +4,19 @@
  */
 import test from 'ava';
 import { expireLicenses } from '../../src/licenses/service.ts';
-import { activationRows, assertRefused, getLicense, inDays, issueLicense, licenseWithDevice, startLicenseApp, updateLicense, validate, verify, type LicenseKit } from './fixtures.ts';
+import {
+  activationRows,
+  assertRefused,
+  getLicense,
+  inDays,
+  issueLicense,
+  licenseWithDevice,
+  startLicenseApp,
+  updateLicense,
+  validate,
+  verify,
+  type LicenseKit,
+} from './fixtures.ts';
 
 let kit: LicenseKit;
 test.before(async () => {
@@ -14,7 +26,12 @@ test.after.always(async () => kit?.close());
 
 test('an active license verifies valid and validates (the control for the refusals)', async (t) => {
   const license = await licenseWithDevice(kit);
-  t.deepEqual((await verify(kit, license.licenseKey)).body, { valid: true, status: 'active', features: { pro: true }, expiresAt: null });
+  t.deepEqual((await verify(kit, license.licenseKey)).body, {
+    valid: true,
+    status: 'active',
+    features: { pro: true },
+    expiresAt: null,
+  });
   t.like((await validate(kit, license.licenseKey, 'known-device')).body, { valid: true, status: 'active' });
 });
 
@@ -29,7 +46,11 @@ test('suspended: verify valid false, validate license_suspended; active again va
 test('expired by date at creation: expired everywhere at once, without any sweep', async (t) => {
   const license = await issueLicense(kit, { maxActivations: 5, expiresAt: inDays(-1) });
   t.is(license.status, 'expired');
-  t.is((await kit.app.db('licenses').where({ id: license.id }).first()).status, 'active', 'stored status untouched: no sweep ran');
+  t.is(
+    (await kit.app.db('licenses').where({ id: license.id }).first()).status,
+    'active',
+    'stored status untouched: no sweep ran',
+  );
   await assertRefused(t, kit, license, 'expired', 'license_expired');
 });
 
@@ -62,7 +83,11 @@ test('revoked stays revoked past its date (revoked wins over expired)', async (t
 test('revoked is final: PUT to active or suspended is 409 license_revoked and changes nothing', async (t) => {
   const license = await licenseWithDevice(kit);
   const revoked = await updateLicense(kit, license.licenseKey, { status: 'revoked' });
-  for (const body of [{ status: 'active' }, { status: 'suspended' }, { status: 'active', maxActivations: 50, features: { hacked: true }, expiresAt: inDays(30) }]) {
+  for (const body of [
+    { status: 'active' },
+    { status: 'suspended' },
+    { status: 'active', maxActivations: 50, features: { hacked: true }, expiresAt: inDays(30) },
+  ]) {
     const res = await kit.admin(`/api/licenses/${license.licenseKey}`, { method: 'PUT', body });
     t.is(res.status, 409, JSON.stringify(body));
     t.is(res.body.error.code, 'license_revoked');
@@ -73,7 +98,10 @@ test('revoked is final: PUT to active or suspended is 409 license_revoked and ch
   t.is(later.status, 'revoked');
   t.is((await validate(kit, license.licenseKey, 'known-device')).body.error, 'license_revoked');
   // Revoking again is allowed and keeps it revoked; its other fields may still change.
-  t.like(await updateLicense(kit, license.licenseKey, { status: 'revoked', features: { note: ['refunded'] } }), { status: 'revoked', features: { note: ['refunded'] } });
+  t.like(await updateLicense(kit, license.licenseKey, { status: 'revoked', features: { note: ['refunded'] } }), {
+    status: 'revoked',
+    features: { note: ['refunded'] },
+  });
 });
 
 test('expired is not a status an admin sets: PUT status expired is 400', async (t) => {
@@ -81,7 +109,10 @@ test('expired is not a status an admin sets: PUT status expired is 400', async (
   const res = await kit.admin(`/api/licenses/${license.licenseKey}`, { method: 'PUT', body: { status: 'expired' } });
   t.is(res.status, 400);
   t.is(res.body.error.code, 'invalid_request');
-  t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path), ['status']);
+  t.deepEqual(
+    res.body.error.details.map((d: { path: string }) => d.path),
+    ['status'],
+  );
   t.is((await getLicense(kit, license.licenseKey)).status, 'active');
 });
 
@@ -91,26 +122,34 @@ test('renewal: a license expired by date given a future expiresAt reads active a
   t.is((await verify(kit, license.licenseKey)).body.status, 'expired');
   const future = inDays(365);
   t.like(await updateLicense(kit, license.licenseKey, { expiresAt: future }), { status: 'active', expiresAt: future });
-  t.deepEqual((await verify(kit, license.licenseKey)).body, { valid: true, status: 'active', features: { pro: true }, expiresAt: future });
+  t.deepEqual((await verify(kit, license.licenseKey)).body, {
+    valid: true,
+    status: 'active',
+    features: { pro: true },
+    expiresAt: future,
+  });
   t.like((await validate(kit, license.licenseKey, 'known-device')).body, { valid: true, currentActivations: 1 });
   t.like((await validate(kit, license.licenseKey, 'another-device')).body, { valid: true, currentActivations: 2 });
 });
 
 // Serial: expireLicenses sweeps the whole table, so it runs before the concurrent tests add licenses.
-test.serial('renewal: a license stored expired by expireLicenses and given a future expiresAt is stored active and validates', async (t) => {
-  const license = await licenseWithDevice(kit);
-  await updateLicense(kit, license.licenseKey, { expiresAt: inDays(-1) });
-  await expireLicenses(kit.app.db, new Date());
-  const stored = () => kit.app.db('licenses').where({ id: license.id }).first();
-  t.is((await stored()).status, 'expired');
-  await assertRefused(t, kit, license, 'expired', 'license_expired');
+test.serial(
+  'renewal: a license stored expired by expireLicenses and given a future expiresAt is stored active and validates',
+  async (t) => {
+    const license = await licenseWithDevice(kit);
+    await updateLicense(kit, license.licenseKey, { expiresAt: inDays(-1) });
+    await expireLicenses(kit.app.db, new Date());
+    const stored = () => kit.app.db('licenses').where({ id: license.id }).first();
+    t.is((await stored()).status, 'expired');
+    await assertRefused(t, kit, license, 'expired', 'license_expired');
 
-  const renewed = await updateLicense(kit, license.licenseKey, { expiresAt: inDays(60) });
-  t.is(renewed.status, 'active');
-  t.is((await stored()).status, 'active');
-  t.true((await verify(kit, license.licenseKey)).body.valid);
-  t.like((await validate(kit, license.licenseKey, 'new-device')).body, { valid: true, currentActivations: 2 });
-});
+    const renewed = await updateLicense(kit, license.licenseKey, { expiresAt: inDays(60) });
+    t.is(renewed.status, 'active');
+    t.is((await stored()).status, 'active');
+    t.true((await verify(kit, license.licenseKey)).body.valid);
+    t.like((await validate(kit, license.licenseKey, 'new-device')).body, { valid: true, currentActivations: 2 });
+  },
+);
 
 test.serial('renewal by clearing the date: a stored-expired license given expiresAt null reads active', async (t) => {
   const license = await licenseWithDevice(kit);
@@ -138,8 +177,13 @@ test('no status but active ever activates a device, even under concurrency', asy
   for (const [change, error] of cases) {
     const license = await issueLicense(kit, { maxActivations: 100 });
     await updateLicense(kit, license.licenseKey, change);
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => validate(kit, license.licenseKey, `racer-${i}`)));
-    t.true(answers.every((r) => r.status === 200 && r.body.valid === false && r.body.error === error), error);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => validate(kit, license.licenseKey, `racer-${i}`)),
+    );
+    t.true(
+      answers.every((r) => r.status === 200 && r.body.valid === false && r.body.error === error),
+      error,
+    );
     t.is(await activationRows(kit.app.db, license.id), 0, error);
     t.is((await getLicense(kit, license.licenseKey)).currentActivations, 0, error);
   }

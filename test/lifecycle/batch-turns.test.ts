@@ -17,12 +17,30 @@ test.before(async () => {
   // Due subscriptions for the batches to claim: a batch takes its turn by claiming (one each, skipping those held).
   const [customer] = await db.knex('customers').insert({ name: 'C', email: 'c@turns.test' }).returning('id');
   const [product] = await db.knex('products').insert({ name: 'P', product_type: 'saas', price: '10' }).returning('id');
-  const [plan] = await db.knex('plans').insert({ product_id: product.id, name: 'Monthly', pricing_model: 'flat', billing_cycle: 'monthly', base_price: '9.00', currency: 'USD' }).returning('id');
+  const [plan] = await db
+    .knex('plans')
+    .insert({
+      product_id: product.id,
+      name: 'Monthly',
+      pricing_model: 'flat',
+      billing_cycle: 'monthly',
+      base_price: '9.00',
+      currency: 'USD',
+    })
+    .returning('id');
   const anchor = new Date('2025-05-01T09:00:00.000Z');
-  await db.knex('subscriptions').insert(Array.from({ length: 6 }, () => ({
-    customer_id: customer.id, plan_id: plan.id, status: 'active', billing_cycle: 'monthly', billing_anchor: anchor,
-    period_number: 0, current_period_start: anchor, current_period_end: new Date('2025-06-01T09:00:00.000Z'),
-  })));
+  await db.knex('subscriptions').insert(
+    Array.from({ length: 6 }, () => ({
+      customer_id: customer.id,
+      plan_id: plan.id,
+      status: 'active',
+      billing_cycle: 'monthly',
+      billing_anchor: anchor,
+      period_number: 0,
+      current_period_start: anchor,
+      current_period_end: new Date('2025-06-01T09:00:00.000Z'),
+    })),
+  );
 });
 test.after.always(async () => {
   await db?.drop();
@@ -42,7 +60,8 @@ async function openBatch(knex: Knex): Promise<{ turn: BatchTurn; end: (how: 'com
   return { turn, end: async (how) => void (how === 'commit' ? await trx.commit() : await trx.rollback()) };
 }
 
-const waitsOn = (knex: Knex, turn: BatchTurn) => knex.transaction((trx) => trx.raw(`select ${batchTurnSql(turn)} as ok`).then((r) => r.rows[0].ok as boolean));
+const waitsOn = (knex: Knex, turn: BatchTurn) =>
+  knex.transaction((trx) => trx.raw(`select ${batchTurnSql(turn)} as ok`).then((r) => r.rows[0].ok as boolean));
 
 test('the next batch waits until the one before commits, then goes on', async (t) => {
   const before = await openBatch(db.knex);
@@ -68,8 +87,10 @@ test('a batch long committed is no wait at all; its own transaction is never wai
   const before = await openBatch(db.knex);
   await before.end('commit');
   t.true(await waitsOn(db.knex, before.turn));
-  t.true(await db.knex.transaction(async (trx) => {
-    const own = await claimTurn(trx);
-    return (await trx.raw(`select ${batchTurnSql(own)} as ok`)).rows[0].ok as boolean;
-  }));
+  t.true(
+    await db.knex.transaction(async (trx) => {
+      const own = await claimTurn(trx);
+      return (await trx.raw(`select ${batchTurnSql(own)} as ok`)).rows[0].ok as boolean;
+    }),
+  );
 });

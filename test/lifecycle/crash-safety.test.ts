@@ -36,14 +36,41 @@ const AS_OF = new Date('2025-06-20T00:00:00.000Z');
  */
 async function seed(db: Knex, count: number, idOffset: number, credit = false): Promise<void> {
   const id = (n: number, kind: number) => `00000000-0000-4000-8${kind}00-${String(idOffset + n).padStart(12, '0')}`;
-  await db('customers').insert(Array.from({ length: 50 }, (_, i) => ({ id: id(i, 1), name: `C${i}`, email: `c${idOffset}-${i}@crash.test` })));
+  await db('customers').insert(
+    Array.from({ length: 50 }, (_, i) => ({ id: id(i, 1), name: `C${i}`, email: `c${idOffset}-${i}@crash.test` })),
+  );
   await db('products').insert({ id: id(0, 2), name: 'P', product_type: 'saas', price: '10' });
   await db('plans').insert([
-    { id: id(0, 3), product_id: id(0, 2), name: 'Monthly', pricing_model: 'flat', billing_cycle: 'monthly', base_price: '19.99', currency: 'USD' },
+    {
+      id: id(0, 3),
+      product_id: id(0, 2),
+      name: 'Monthly',
+      pricing_model: 'flat',
+      billing_cycle: 'monthly',
+      base_price: '19.99',
+      currency: 'USD',
+    },
   ]);
-  await db('coupons').insert({ id: id(0, 4), code: `HALF${idOffset}`, percent_off: '50', duration: 'repeating', duration_in_cycles: 2 });
-  if (credit) await db('credit_ledger').insert({ customer_id: id(7, 1), currency: 'USD', amount: '30.00', kind: 'credit', description: 'goodwill' });
-  await db('webhook_endpoints').insert({ url: 'https://receiver.invalid/hook', events: ['*'], secret: 'whsec_crash_test_secret_0123456789' });
+  await db('coupons').insert({
+    id: id(0, 4),
+    code: `HALF${idOffset}`,
+    percent_off: '50',
+    duration: 'repeating',
+    duration_in_cycles: 2,
+  });
+  if (credit)
+    await db('credit_ledger').insert({
+      customer_id: id(7, 1),
+      currency: 'USD',
+      amount: '30.00',
+      kind: 'credit',
+      description: 'goodwill',
+    });
+  await db('webhook_endpoints').insert({
+    url: 'https://receiver.invalid/hook',
+    events: ['*'],
+    secret: 'whsec_crash_test_secret_0123456789',
+  });
   const anchor = new Date('2025-05-15T09:00:00.000Z');
   const rows = Array.from({ length: count }, (_, n) => {
     const behind = n % 97 === 0;
@@ -70,92 +97,160 @@ async function seed(db: Knex, count: number, idOffset: number, credit = false): 
 
 /** Everything a sweep writes, without what differs by nature between two runs (random ids, wall-clock times). */
 async function endState(db: Knex) {
-  const subs = await db('subscriptions').orderBy('id').select('id', 'status', 'period_number', 'current_period_start', 'current_period_end', 'canceled_at', 'cancel_at_period_end', 'coupon_cycles_used');
-  const invoices = await db('invoices').orderBy('invoice_number').select('invoice_number', 'subscription_id', 'customer_id', 'status', 'total', 'credit_applied', 'period_start', 'period_end', 'due_date', 'created_at', 'overdue_at');
-  const lines = await db('invoice_line_items as l').join('invoices as i', 'i.id', 'l.invoice_id').orderBy(['i.invoice_number', 'l.position']).select('i.invoice_number', 'l.position', 'l.description', 'l.unit_price', 'l.amount');
-  const events = (await db.raw(`select type, data - 'invoiceId' - 'updatedAt' as data from events order by type, data->>'invoiceNumber', data->>'id'`)).rows;
-  const ledger = await db('credit_ledger').orderBy(['customer_id', 'amount']).select('customer_id', 'amount', 'kind', 'description');
+  const subs = await db('subscriptions')
+    .orderBy('id')
+    .select(
+      'id',
+      'status',
+      'period_number',
+      'current_period_start',
+      'current_period_end',
+      'canceled_at',
+      'cancel_at_period_end',
+      'coupon_cycles_used',
+    );
+  const invoices = await db('invoices')
+    .orderBy('invoice_number')
+    .select(
+      'invoice_number',
+      'subscription_id',
+      'customer_id',
+      'status',
+      'total',
+      'credit_applied',
+      'period_start',
+      'period_end',
+      'due_date',
+      'created_at',
+      'overdue_at',
+    );
+  const lines = await db('invoice_line_items as l')
+    .join('invoices as i', 'i.id', 'l.invoice_id')
+    .orderBy(['i.invoice_number', 'l.position'])
+    .select('i.invoice_number', 'l.position', 'l.description', 'l.unit_price', 'l.amount');
+  const events = (
+    await db.raw(
+      `select type, data - 'invoiceId' - 'updatedAt' as data from events order by type, data->>'invoiceNumber', data->>'id'`,
+    )
+  ).rows;
+  const ledger = await db('credit_ledger')
+    .orderBy(['customer_id', 'amount'])
+    .select('customer_id', 'amount', 'kind', 'description');
   return { subs, invoices, lines, events, ledger, deliveries: await countRows(db, 'webhook_deliveries') };
 }
 
-test.serial('two sweeps at once: no duplicate invoice or event, gapless numbers, the same end state as one sweep', async (t) => {
-  await seed(control.knex, 1200, 0);
-  await seed(app.db, 1200, 0);
-  const deps = { ...app.deps, db: control.knex };
-  const one = await runLifecycleSweep(deps, AS_OF, { batchSize: 50 });
-  t.is(one.errors, 0);
+test.serial(
+  'two sweeps at once: no duplicate invoice or event, gapless numbers, the same end state as one sweep',
+  async (t) => {
+    await seed(control.knex, 1200, 0);
+    await seed(app.db, 1200, 0);
+    const deps = { ...app.deps, db: control.knex };
+    const one = await runLifecycleSweep(deps, AS_OF, { batchSize: 50 });
+    t.is(one.errors, 0);
 
-  const depsB = { ...app.deps };
-  const [a, b] = await Promise.all([runLifecycleSweep(depsB, AS_OF, { batchSize: 50 }), runLifecycleSweep(depsB, AS_OF, { batchSize: 37 })]);
-  t.is(a.errors + b.errors, 0);
-  t.true(a.invoicesCreated > 0 && b.invoicesCreated > 0, `both sweeps did part of the work: ${a.invoicesCreated} + ${b.invoicesCreated}`);
-  t.is(a.invoicesCreated + b.invoicesCreated, one.invoicesCreated);
-  t.is(a.canceled + b.canceled, one.canceled);
-  t.is(a.trialsEnded + b.trialsEnded, one.trialsEnded);
-  t.is(a.invoicesOverdue + b.invoicesOverdue, one.invoicesOverdue);
-  const dupes = await app.db.raw('select subscription_id, period_start from invoices group by 1, 2 having count(*) > 1');
-  t.deepEqual(dupes.rows, []);
-  t.deepEqual(await numberingProblems(app.db), []);
-  const stateA = await endState(app.db);
-  const stateB = await endState(control.knex);
-  // Numbers follow each sweep's own order, so compare everything but them.
-  const unnumbered = (s: Awaited<ReturnType<typeof endState>>) => ({
-    ...s,
-    invoices: s.invoices.map(({ invoice_number: _n, ...rest }) => rest).sort((x, y) => `${x.subscription_id}${x.period_start.toISOString()}`.localeCompare(`${y.subscription_id}${y.period_start.toISOString()}`)),
-    lines: s.lines.length,
-    events: s.events.map((e: { type: string; data: Record<string, unknown> }) => `${e.type} ${JSON.stringify({ ...e.data, invoiceNumber: undefined })}`).sort(),
-  });
-  t.deepEqual(unnumbered(stateA), unnumbered(stateB));
-  t.true(stateA.invoices.length > 1200, 'catch-up invoices too');
-});
+    const depsB = { ...app.deps };
+    const [a, b] = await Promise.all([
+      runLifecycleSweep(depsB, AS_OF, { batchSize: 50 }),
+      runLifecycleSweep(depsB, AS_OF, { batchSize: 37 }),
+    ]);
+    t.is(a.errors + b.errors, 0);
+    t.true(
+      a.invoicesCreated > 0 && b.invoicesCreated > 0,
+      `both sweeps did part of the work: ${a.invoicesCreated} + ${b.invoicesCreated}`,
+    );
+    t.is(a.invoicesCreated + b.invoicesCreated, one.invoicesCreated);
+    t.is(a.canceled + b.canceled, one.canceled);
+    t.is(a.trialsEnded + b.trialsEnded, one.trialsEnded);
+    t.is(a.invoicesOverdue + b.invoicesOverdue, one.invoicesOverdue);
+    const dupes = await app.db.raw(
+      'select subscription_id, period_start from invoices group by 1, 2 having count(*) > 1',
+    );
+    t.deepEqual(dupes.rows, []);
+    t.deepEqual(await numberingProblems(app.db), []);
+    const stateA = await endState(app.db);
+    const stateB = await endState(control.knex);
+    // Numbers follow each sweep's own order, so compare everything but them.
+    const unnumbered = (s: Awaited<ReturnType<typeof endState>>) => ({
+      ...s,
+      invoices: s.invoices
+        .map(({ invoice_number: _n, ...rest }) => rest)
+        .sort((x, y) =>
+          `${x.subscription_id}${x.period_start.toISOString()}`.localeCompare(
+            `${y.subscription_id}${y.period_start.toISOString()}`,
+          ),
+        ),
+      lines: s.lines.length,
+      events: s.events
+        .map(
+          (e: { type: string; data: Record<string, unknown> }) =>
+            `${e.type} ${JSON.stringify({ ...e.data, invoiceNumber: undefined })}`,
+        )
+        .sort(),
+    });
+    t.deepEqual(unnumbered(stateA), unnumbered(stateB));
+    t.true(stateA.invoices.length > 1200, 'catch-up invoices too');
+  },
+);
 
-test.serial('a worker SIGKILLed mid-sweep: the job is retried, the run resumes as of the same instant, and ends as an uninterrupted sweep', async (t) => {
-  // Fresh data in both databases for this scenario.
-  for (const db of [app.db, control.knex]) {
-    await db.raw('truncate webhook_delivery_attempts, webhook_deliveries, webhook_endpoints, events, credit_ledger, invoice_line_items, invoices, subscriptions, coupons, plans, products, customers, document_counters, lifecycle_runs cascade');
-  }
-  const COUNT = 6000;
-  await seed(control.knex, COUNT, 10_000, true);
-  await seed(app.db, COUNT, 10_000, true);
-  const uninterrupted = await runLifecycleSweep({ ...app.deps, db: control.knex }, AS_OF);
+test.serial(
+  'a worker SIGKILLed mid-sweep: the job is retried, the run resumes as of the same instant, and ends as an uninterrupted sweep',
+  async (t) => {
+    // Fresh data in both databases for this scenario.
+    for (const db of [app.db, control.knex]) {
+      await db.raw(
+        'truncate webhook_delivery_attempts, webhook_deliveries, webhook_endpoints, events, credit_ledger, invoice_line_items, invoices, subscriptions, coupons, plans, products, customers, document_counters, lifecycle_runs cascade',
+      );
+    }
+    const COUNT = 6000;
+    await seed(control.knex, COUNT, 10_000, true);
+    await seed(app.db, COUNT, 10_000, true);
+    const uninterrupted = await runLifecycleSweep({ ...app.deps, db: control.knex }, AS_OF);
 
-  // A short heartbeat and no retry delay, so the test sees the retry within seconds.
-  await app.boss.updateQueue('lifecycle.sweep', { heartbeatSeconds: 10, retryDelay: 0 });
-  const { run } = await requestLifecycleRun(app.db, AS_OF, SYSTEM_ACTOR);
-  const first = startWorker();
-  const invoices = () => countRows(app.db, 'invoices');
-  const deadline = Date.now() + 60_000;
-  let done = 0;
-  while (Date.now() < deadline && done === 0) {
-    done = await invoices();
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  first.child.kill('SIGKILL');
-  await first.exited;
-  // A batch's last statement is sent with its COMMIT in one query (docs/decisions.md "Renewal sweep: the last
-  // statement"): one already sent when the process died still runs and commits in its session. What the killed
-  // worker did is counted once no session runs a numbering statement any more and the count holds.
-  const atKill = await settledCount(app.db, invoices);
-  t.true(atKill > 0 && atKill < uninterrupted.invoicesCreated, `killed half-way: ${atKill} of ${uninterrupted.invoicesCreated} invoices`);
-  t.like(await app.db('lifecycle_runs').where({ id: run.id }).first(), { status: 'running', attempts: 1 });
+    // A short heartbeat and no retry delay, so the test sees the retry within seconds.
+    await app.boss.updateQueue('lifecycle.sweep', { heartbeatSeconds: 10, retryDelay: 0 });
+    const { run } = await requestLifecycleRun(app.db, AS_OF, SYSTEM_ACTOR);
+    const first = startWorker();
+    const invoices = () => countRows(app.db, 'invoices');
+    const deadline = Date.now() + 60_000;
+    let done = 0;
+    while (Date.now() < deadline && done === 0) {
+      done = await invoices();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // A batch's last statement is sent with its COMMIT in one query (docs/decisions.md "Renewal sweep: the last
+    // statement"): one already sent when the process died still runs and commits in its session. What the killed
+    // worker did is counted once no session runs a numbering statement any more and the count holds.
+    const atKill = await settledCount(app.db, invoices);
+    t.true(
+      atKill > 0 && atKill < uninterrupted.invoicesCreated,
+      `killed half-way: ${atKill} of ${uninterrupted.invoicesCreated} invoices`,
+    );
+    t.like(await app.db('lifecycle_runs').where({ id: run.id }).first(), { status: 'running', attempts: 1 });
 
-  // Past the heartbeat the supervisor (any pg-boss instance's) fails the job, and it is up for retry.
-  await new Promise((r) => setTimeout(r, 11_000));
-  await app.boss.supervise('lifecycle.sweep');
-  const second = startWorker();
-  const finished = await waitForRun(app.db, run.id, 90_000);
-  t.is(finished?.status, 'succeeded', second.output());
-  t.is(finished?.attempts, 2);
-  t.is(finished!.as_of!.toISOString(), AS_OF.toISOString());
-  const resumed = finished!.summary as unknown as { invoicesCreated: number; errors: number };
-  t.is(resumed.errors, 0);
-  t.is(atKill + resumed.invoicesCreated, uninterrupted.invoicesCreated, 'the resumed run created only what was missing');
-  second.child.kill('SIGTERM');
-  await second.exited;
+    // Past the heartbeat the supervisor (any pg-boss instance's) fails the job, and it is up for retry.
+    await new Promise((r) => setTimeout(r, 11_000));
+    await app.boss.supervise('lifecycle.sweep');
+    const second = startWorker();
+    const finished = await waitForRun(app.db, run.id, 90_000);
+    t.is(finished?.status, 'succeeded', second.output());
+    t.is(finished?.attempts, 2);
+    t.is(finished!.as_of!.toISOString(), AS_OF.toISOString());
+    const resumed = finished!.summary as unknown as { invoicesCreated: number; errors: number };
+    t.is(resumed.errors, 0);
+    t.is(
+      atKill + resumed.invoicesCreated,
+      uninterrupted.invoicesCreated,
+      'the resumed run created only what was missing',
+    );
+    second.child.kill('SIGTERM');
+    await second.exited;
 
-  t.deepEqual(await numberingProblems(app.db), []);
-  t.deepEqual(await endState(app.db), await endState(control.knex));
-});
+    t.deepEqual(await numberingProblems(app.db), []);
+    t.deepEqual(await endState(app.db), await endState(control.knex));
+  },
+);
 
 /** `count()` once no other session is running an invoice-numbering statement and two reads 300 ms apart agree. */
 async function settledCount(db: Knex, count: () => Promise<number>): Promise<number> {
@@ -181,5 +276,9 @@ function startWorker(): { child: ChildProcess; output: () => string; exited: Pro
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  return { child, output: () => output.slice(-3000), exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))) };
+  return {
+    child,
+    output: () => output.slice(-3000),
+    exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+  };
 }

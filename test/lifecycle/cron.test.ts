@@ -27,8 +27,16 @@ test.serial('a missing or wrong X-Cron-Secret is 401 invalid_cron_secret and enq
 });
 
 test.serial('bad input is 400 and enqueues nothing', async (t) => {
-  for (const [path, body] of [['', { asOf: 'yesterday' }], ['', { asOf: 20250101 }], ['?wait=maybe', {}]] as const) {
-    const res = await fetch(`${app.baseUrl}/api/billing/cron/lifecycle${path}`, { method: 'POST', headers: { 'x-cron-secret': CRON_SECRET, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  for (const [path, body] of [
+    ['', { asOf: 'yesterday' }],
+    ['', { asOf: 20250101 }],
+    ['?wait=maybe', {}],
+  ] as const) {
+    const res = await fetch(`${app.baseUrl}/api/billing/cron/lifecycle${path}`, {
+      method: 'POST',
+      headers: { 'x-cron-secret': CRON_SECRET, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     t.is(res.status, 400);
     t.is(((await res.json()) as { error: { code: string } }).error.code, 'invalid_request');
   }
@@ -51,37 +59,60 @@ test.serial('202 {jobId}; calls while it is queued join it: one run, one job, ev
   t.deepEqual([job.id, job.data], [run.id, { runId: run.id }]);
 });
 
-test.serial('npm run lifecycle needs no worker: it takes over the queued run, prints its summary; the job then does nothing', async (t) => {
-  const [queued] = await runs();
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/lifecycle/cli.ts'], {
-    env: { ...process.env, DATABASE_URL: app.database.url, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
-  });
-  const summary = JSON.parse(stdout);
-  t.like(summary, { jobId: queued.id, asOf: '2025-03-01T00:00:00.000Z', invoicesCreated: 0, errors: 0 });
-  t.like(await app.db('lifecycle_runs').where({ id: queued.id }).first(), { status: 'succeeded', job_id: null });
-  // The queued job, run by a worker now, finds its run taken over and finishes without sweeping.
-  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
-  const deadline = Date.now() + 20_000;
-  let state = '';
-  while (Date.now() < deadline && state !== 'completed') {
-    state = (await app.db.raw(`select state from pgboss.job where id = ?`, [queued.id])).rows[0].state;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  t.is(state, 'completed');
-  t.is((await app.db('lifecycle_runs').where({ id: queued.id }).first()).attempts, 1);
+test.serial(
+  'npm run lifecycle needs no worker: it takes over the queued run, prints its summary; the job then does nothing',
+  async (t) => {
+    const [queued] = await runs();
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/lifecycle/cli.ts'], {
+      env: { ...process.env, DATABASE_URL: app.database.url, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
+    });
+    const summary = JSON.parse(stdout);
+    t.like(summary, { jobId: queued.id, asOf: '2025-03-01T00:00:00.000Z', invoicesCreated: 0, errors: 0 });
+    t.like(await app.db('lifecycle_runs').where({ id: queued.id }).first(), { status: 'succeeded', job_id: null });
+    // The queued job, run by a worker now, finds its run taken over and finishes without sweeping.
+    await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
+    const deadline = Date.now() + 20_000;
+    let state = '';
+    while (Date.now() < deadline && state !== 'completed') {
+      state = (await app.db.raw(`select state from pgboss.job where id = ?`, [queued.id])).rows[0].state;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    t.is(state, 'completed');
+    t.is((await app.db('lifecycle_runs').where({ id: queued.id }).first()).attempts, 1);
 
-  // A second CLI call opens and runs a fresh run of its own, as of its --as-of.
-  const second = JSON.parse((await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/lifecycle/cli.ts', '--as-of', '2025-05-01'], {
-    env: { ...process.env, DATABASE_URL: app.database.url, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
-  })).stdout);
-  t.not(second.jobId, queued.id);
-  t.is(second.asOf, '2025-05-01T00:00:00.000Z');
-});
+    // A second CLI call opens and runs a fresh run of its own, as of its --as-of.
+    const second = JSON.parse(
+      (
+        await promisify(execFile)(
+          process.execPath,
+          ['--import', 'tsx', 'src/lifecycle/cli.ts', '--as-of', '2025-05-01'],
+          {
+            env: { ...process.env, DATABASE_URL: app.database.url, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
+          },
+        )
+      ).stdout,
+    );
+    t.not(second.jobId, queued.id);
+    t.is(second.asOf, '2025-05-01T00:00:00.000Z');
+  },
+);
 
 test.serial('?wait=true answers 200 with the summary fields of D-80', async (t) => {
   const res = await cron(app, { asOf: '2025-06-01T08:00:00Z', wait: true });
   t.is(res.status, 200, res.text);
-  for (const key of ['asOf', 'invoicesCreated', 'periodsAdvanced', 'trialsEnded', 'canceled', 'charged', 'chargeFailures', 'invoicesOverdue', 'licensesExpired', 'dunning']) t.true(key in res.body, key);
+  for (const key of [
+    'asOf',
+    'invoicesCreated',
+    'periodsAdvanced',
+    'trialsEnded',
+    'canceled',
+    'charged',
+    'chargeFailures',
+    'invoicesOverdue',
+    'licensesExpired',
+    'dunning',
+  ])
+    t.true(key in res.body, key);
   t.is(res.body.asOf, '2025-06-01T08:00:00.000Z');
   t.like(await app.db('lifecycle_runs').where({ id: res.body.jobId }).first(), { status: 'succeeded' });
 });
@@ -91,7 +122,11 @@ test.serial('in production a body asOf is ignored: the sweep runs as of now', as
   try {
     const queued = await cron(prod, { asOf: '2020-01-01' });
     t.is(queued.status, 202);
-    t.is((await prod.db('lifecycle_runs').where({ id: queued.body.jobId }).first()).as_of, null, 'no asOf stored: fixed when it starts');
+    t.is(
+      (await prod.db('lifecycle_runs').where({ id: queued.body.jobId }).first()).as_of,
+      null,
+      'no asOf stored: fixed when it starts',
+    );
     await registerWorkers(prod.boss, prod.deps, ['lifecycle'], jobHandlers);
     const before = Date.now();
     const res = await cron(prod, { asOf: '2020-01-01', wait: true });

@@ -10,13 +10,21 @@ export const at = (s: string) => new Date(s.length === 10 ? `${s}T00:00:00.000Z`
 export function cron(app: TestApp, options: { asOf?: string; wait?: boolean; secret?: string | null } = {}) {
   const headers: Record<string, string> = {};
   if (options.secret !== null) headers['x-cron-secret'] = options.secret ?? CRON_SECRET;
-  return request(app.baseUrl, `/api/billing/cron/lifecycle${options.wait ? '?wait=true' : ''}`, { method: 'POST', headers, body: options.asOf ? { asOf: options.asOf } : {} });
+  return request(app.baseUrl, `/api/billing/cron/lifecycle${options.wait ? '?wait=true' : ''}`, {
+    method: 'POST',
+    headers,
+    body: options.asOf ? { asOf: options.asOf } : {},
+  });
 }
 
 /** `YYYY-MM-DD` of a timestamp. */
 export const day = (d: Date) => d.toISOString().slice(0, 10);
 
-export async function countRows(db: Knex, table: string, where: (q: Knex.QueryBuilder) => void = () => {}): Promise<number> {
+export async function countRows(
+  db: Knex,
+  table: string,
+  where: (q: Knex.QueryBuilder) => void = () => {},
+): Promise<number> {
   const q = db(table);
   where(q);
   return Number((await q.count<{ n: string }[]>('* as n'))[0]!.n);

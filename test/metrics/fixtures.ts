@@ -11,13 +11,32 @@ let coupons = 0;
 /** A coupon through the service (forever unless given), with a code unique to the run. */
 export async function makeCoupon(db: Knex, input: Partial<CreateCouponInput>) {
   coupons += 1;
-  return createCoupon(db, { code: `M${coupons}X${process.pid}`, duration: 'forever', ...input } as CreateCouponInput, SYSTEM_ACTOR);
+  return createCoupon(
+    db,
+    { code: `M${coupons}X${process.pid}`, duration: 'forever', ...input } as CreateCouponInput,
+    SYSTEM_ACTOR,
+  );
 }
 
 /** A new customer subscribed to `plan` through the service. */
-export async function subscribe(db: Knex, plan: PlanRow, options: { couponCode?: string; trialDays?: number; now?: Date; name?: string } = {}) {
+export async function subscribe(
+  db: Knex,
+  plan: PlanRow,
+  options: { couponCode?: string; trialDays?: number; now?: Date; name?: string } = {},
+) {
   const customer = await insertCustomer(db, options.name ? { name: options.name } : {});
-  return createSubscription(db, { customerId: customer.id, planId: plan.id, billingCycle: plan.billing_cycle, couponCode: options.couponCode, trialDays: options.trialDays }, SYSTEM_ACTOR, { now: options.now });
+  return createSubscription(
+    db,
+    {
+      customerId: customer.id,
+      planId: plan.id,
+      billingCycle: plan.billing_cycle,
+      couponCode: options.couponCode,
+      trialDays: options.trialDays,
+    },
+    SYSTEM_ACTOR,
+    { now: options.now },
+  );
 }
 
 /**

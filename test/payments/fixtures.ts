@@ -18,18 +18,34 @@ export async function adminCtx(app: TestApp): Promise<Ctx> {
 }
 
 /** An invoice through the API (issued unless said otherwise) of one line at `unitPrice`; returns its answer body. */
-export async function makeInvoice(c: Ctx, options: { unitPrice?: string; customerId?: string; currency?: string; status?: 'draft' | 'issued' } = {}) {
+export async function makeInvoice(
+  c: Ctx,
+  options: { unitPrice?: string; customerId?: string; currency?: string; status?: 'draft' | 'issued' } = {},
+) {
   const customerId = options.customerId ?? (await insertCustomer(c.db)).id;
   const res = await request(c.baseUrl, '/api/billing/invoices', {
     cookie: c.cookie,
-    body: { customerId, lineItems: [line(options.unitPrice ?? '100.00')], currency: options.currency ?? 'USD', status: options.status ?? 'issued' },
+    body: {
+      customerId,
+      lineItems: [line(options.unitPrice ?? '100.00')],
+      currency: options.currency ?? 'USD',
+      status: options.status ?? 'issued',
+    },
   });
   if (res.status !== 201) throw new Error(`setup invoice: ${res.status} ${res.text}`);
   return res.body;
 }
 
-export function pay(c: Ctx, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<JsonResponse> {
-  return request(c.baseUrl, '/api/billing/payments', { cookie: c.cookie, body: { paymentMethod: 'manual', ...body }, headers });
+export function pay(
+  c: Ctx,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse> {
+  return request(c.baseUrl, '/api/billing/payments', {
+    cookie: c.cookie,
+    body: { paymentMethod: 'manual', ...body },
+    headers,
+  });
 }
 
 export async function readInvoice(c: Ctx, id: string) {

@@ -16,22 +16,46 @@ test.after.always(async () => app?.close());
 const DAY = 86_400_000;
 
 async function plan(productId: string, cycle: string, price: string, currency = 'USD') {
-  const [row] = await app.db('plans').insert({ product_id: productId, name: `${cycle} ${price}`, pricing_model: 'flat', billing_cycle: cycle, base_price: price, currency }).returning('id');
+  const [row] = await app
+    .db('plans')
+    .insert({
+      product_id: productId,
+      name: `${cycle} ${price}`,
+      pricing_model: 'flat',
+      billing_cycle: cycle,
+      base_price: price,
+      currency,
+    })
+    .returning('id');
   return row.id as string;
 }
 
 async function subscription(planId: string, status: string, createdAt: Date, canceledAt: Date | null = null) {
   const customer = await insertCustomer(app.db);
   await app.db('subscriptions').insert({
-    customer_id: customer.id, plan_id: planId, status, billing_cycle: 'monthly', billing_anchor: createdAt, period_number: 0,
-    current_period_start: createdAt, current_period_end: new Date(createdAt.getTime() + 30 * DAY), created_at: createdAt, canceled_at: canceledAt,
+    customer_id: customer.id,
+    plan_id: planId,
+    status,
+    billing_cycle: 'monthly',
+    billing_anchor: createdAt,
+    period_number: 0,
+    current_period_start: createdAt,
+    current_period_end: new Date(createdAt.getTime() + 30 * DAY),
+    created_at: createdAt,
+    canceled_at: canceledAt,
   });
 }
 
 test('metrics are computed from subscriptions, licenses and activations (D-20)', async (t) => {
   const asOf = new Date('2030-06-01T12:00:00.000Z');
-  const [product] = await app.db('products').insert({ name: 'Metered', product_type: 'saas', price: '30' }).returning('id');
-  const [other] = await app.db('products').insert({ name: 'Untouched', product_type: 'api', price: '1' }).returning('id');
+  const [product] = await app
+    .db('products')
+    .insert({ name: 'Metered', product_type: 'saas', price: '30' })
+    .returning('id');
+  const [other] = await app
+    .db('products')
+    .insert({ name: 'Untouched', product_type: 'api', price: '1' })
+    .returning('id');
   const monthly = await plan(product.id, 'monthly', '30.00');
   const yearly = await plan(product.id, 'yearly', '120.00');
   const quarterly = await plan(product.id, 'quarterly', '90.00');
@@ -47,12 +71,27 @@ test('metrics are computed from subscriptions, licenses and activations (D-20)',
   await subscription(monthly, 'canceled', longAgo, new Date(asOf.getTime() - 40 * DAY)); // churned before the window
 
   const licensee = await insertCustomer(app.db);
-  const [license] = await app.db('licenses').insert({ license_key: 'LIC-MTRC-0000-0001', customer_id: licensee.id, product_id: product.id }).returning('id');
-  await app.db('licenses').insert({ license_key: 'LIC-MTRC-0000-0002', customer_id: licensee.id, product_id: product.id, status: 'revoked' });
+  const [license] = await app
+    .db('licenses')
+    .insert({ license_key: 'LIC-MTRC-0000-0001', customer_id: licensee.id, product_id: product.id })
+    .returning('id');
+  await app
+    .db('licenses')
+    .insert({ license_key: 'LIC-MTRC-0000-0002', customer_id: licensee.id, product_id: product.id, status: 'revoked' });
   await app.db('license_activations').insert([
     { license_id: license.id, device_id: 'a', device_name: 'A', last_seen_at: new Date(asOf.getTime() - 3600_000) },
-    { license_id: license.id, device_id: 'b', device_name: 'B', last_seen_at: new Date(asOf.getTime() - 23 * 3600_000) },
-    { license_id: license.id, device_id: 'c', device_name: 'C', last_seen_at: new Date(asOf.getTime() - 25 * 3600_000) },
+    {
+      license_id: license.id,
+      device_id: 'b',
+      device_name: 'B',
+      last_seen_at: new Date(asOf.getTime() - 23 * 3600_000),
+    },
+    {
+      license_id: license.id,
+      device_id: 'c',
+      device_name: 'C',
+      last_seen_at: new Date(asOf.getTime() - 25 * 3600_000),
+    },
   ]);
 
   const result = await refreshProductMetrics(app.db, asOf);

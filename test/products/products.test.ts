@@ -13,7 +13,8 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const api = (path: string, options: Parameters<typeof request>[2] = {}) => request(app.baseUrl, path, { cookie, ...options });
+const api = (path: string, options: Parameters<typeof request>[2] = {}) =>
+  request(app.baseUrl, path, { cookie, ...options });
 const create = async (body: Record<string, unknown> = {}) => {
   const res = await api('/api/products', { body: { name: 'Widget', productType: 'saas', price: '10', ...body } });
   if (res.status !== 201) throw new Error(`create product: ${res.status} ${res.text}`);
@@ -21,17 +22,38 @@ const create = async (body: Record<string, unknown> = {}) => {
 };
 
 test('POST creates a product with defaults and the documented fields', async (t) => {
-  const res = await api('/api/products', { body: { name: 'Pro Suite', productType: 'licensed', price: '49.5', description: 'Desktop app' } });
+  const res = await api('/api/products', {
+    body: { name: 'Pro Suite', productType: 'licensed', price: '49.5', description: 'Desktop app' },
+  });
   t.is(res.status, 201);
   const p = res.body;
   t.regex(p.id, /^[0-9a-f-]{36}$/);
-  t.like(p, { name: 'Pro Suite', productType: 'licensed', description: 'Desktop app', price: '49.50', status: 'active', currency: 'USD' });
+  t.like(p, {
+    name: 'Pro Suite',
+    productType: 'licensed',
+    description: 'Desktop app',
+    price: '49.50',
+    status: 'active',
+    currency: 'USD',
+  });
   t.like(p, { monthlyRevenue: '0.00', activeUsers: 0, dailyActiveUsers: 0, churnRate: '0.0000' });
   t.regex(p.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   t.regex(p.updatedAt, /Z$/);
   t.deepEqual(Object.keys(p).sort(), [
-    'activeUsers', 'churnRate', 'createdAt', 'currency', 'dailyActiveUsers', 'description', 'id', 'metricsRefreshedAt', 'monthlyRevenue', 'name', 'price',
-    'productType', 'status', 'updatedAt',
+    'activeUsers',
+    'churnRate',
+    'createdAt',
+    'currency',
+    'dailyActiveUsers',
+    'description',
+    'id',
+    'metricsRefreshedAt',
+    'monthlyRevenue',
+    'name',
+    'price',
+    'productType',
+    'status',
+    'updatedAt',
   ]);
   t.deepEqual((await api(`/api/products/${p.id}`)).body, p);
 });
@@ -51,9 +73,23 @@ test('price is normalised to the currency minor units', async (t) => {
 });
 
 test('the derived metrics cannot be set through POST or PUT (refused like unknown fields, D-90)', async (t) => {
-  const post = await api('/api/products', { body: { name: 'Widget', productType: 'saas', price: '10', monthlyRevenue: '999.00', activeUsers: 5, dailyActiveUsers: 7, churnRate: '0.5', bogus: true } });
+  const post = await api('/api/products', {
+    body: {
+      name: 'Widget',
+      productType: 'saas',
+      price: '10',
+      monthlyRevenue: '999.00',
+      activeUsers: 5,
+      dailyActiveUsers: 7,
+      churnRate: '0.5',
+      bogus: true,
+    },
+  });
   t.is(post.status, 400);
-  t.deepEqual(post.body.error.details.map((d: { path: string }) => d.path), ['monthlyRevenue', 'activeUsers', 'dailyActiveUsers', 'churnRate', 'bogus']);
+  t.deepEqual(
+    post.body.error.details.map((d: { path: string }) => d.path),
+    ['monthlyRevenue', 'activeUsers', 'dailyActiveUsers', 'churnRate', 'bogus'],
+  );
   const p = await create();
   const put = await api(`/api/products/${p.id}`, { method: 'PUT', body: { monthlyRevenue: '5.00', activeUsers: 3 } });
   t.is(put.status, 400);
@@ -68,7 +104,10 @@ test.serial('GET /api/products lists in creation order and pages with limit and 
   const all = await api('/api/products?limit=500');
   t.is(all.status, 200);
   const ours = all.body.filter((p: { name: string }) => p.name.includes(tag));
-  t.deepEqual(ours.map((p: { id: string }) => p.id), made.map((p) => p.id));
+  t.deepEqual(
+    ours.map((p: { id: string }) => p.id),
+    made.map((p) => p.id),
+  );
 
   const first = await api(`/api/products?limit=1&startingAfter=${made[0].id}`);
   t.is(first.body.length, 1);
@@ -82,9 +121,20 @@ test.serial('GET /api/products lists in creation order and pages with limit and 
 
 test('PUT changes only the fields sent', async (t) => {
   const p = await create({ name: 'Before', description: 'keep me' });
-  const res = await api(`/api/products/${p.id}`, { method: 'PUT', body: { name: 'After', status: 'archived', price: '12.30' } });
+  const res = await api(`/api/products/${p.id}`, {
+    method: 'PUT',
+    body: { name: 'After', status: 'archived', price: '12.30' },
+  });
   t.is(res.status, 200);
-  t.like(res.body, { id: p.id, name: 'After', status: 'archived', price: '12.30', description: 'keep me', productType: 'saas', currency: 'USD' });
+  t.like(res.body, {
+    id: p.id,
+    name: 'After',
+    status: 'archived',
+    price: '12.30',
+    description: 'keep me',
+    productType: 'saas',
+    currency: 'USD',
+  });
   t.true(res.body.updatedAt >= p.updatedAt);
   t.deepEqual((await api(`/api/products/${p.id}`)).body, res.body);
   const cleared = await api(`/api/products/${p.id}`, { method: 'PUT', body: { description: null } });
@@ -103,10 +153,25 @@ test('DELETE answers 204 and the product is gone', async (t) => {
 });
 
 test('validation names every bad field and creates nothing', async (t) => {
-  const res = await api('/api/products', { body: { name: 'Invalid one', productType: 'hardware', price: '-1', status: 'deleted', currency: 'dollars', description: 'x'.repeat(5001) } });
+  const res = await api('/api/products', {
+    body: {
+      name: 'Invalid one',
+      productType: 'hardware',
+      price: '-1',
+      status: 'deleted',
+      currency: 'dollars',
+      description: 'x'.repeat(5001),
+    },
+  });
   t.is(res.status, 400);
   t.is(res.body.error.code, 'invalid_request');
-  t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path).sort(), ['currency', 'description', 'price', 'productType', 'status']);
+  t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path).sort(), [
+    'currency',
+    'description',
+    'price',
+    'productType',
+    'status',
+  ]);
   const blank = await api('/api/products', { body: { name: '  ', productType: 'api', price: '1' } });
   t.deepEqual(blank.body.error.details, [{ path: 'name', message: 'must not be empty' }]);
   const missing = await api('/api/products', { body: {} });
@@ -117,7 +182,9 @@ test('validation names every bad field and creates nothing', async (t) => {
 test('a JSON number for price is a 400 that says to send a string', async (t) => {
   const res = await api('/api/products', { body: { name: 'Numeric', productType: 'api', price: 10.5 } });
   t.is(res.status, 400);
-  t.deepEqual(res.body.error.details, [{ path: 'price', message: 'must be a decimal string such as "10.00", not a JSON number' }]);
+  t.deepEqual(res.body.error.details, [
+    { path: 'price', message: 'must be a decimal string such as "10.00", not a JSON number' },
+  ]);
   for (const price of ['1e3', '10.', '.5', 'ten', '']) {
     t.is((await api('/api/products', { body: { name: 'Bad', productType: 'api', price } })).status, 400, price);
   }
@@ -128,7 +195,10 @@ test('a refused PUT changes nothing', async (t) => {
   const p = await create({ name: 'Stable' });
   const res = await api(`/api/products/${p.id}`, { method: 'PUT', body: { name: 'Changed', price: 5 } });
   t.is(res.status, 400);
-  t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path), ['price']);
+  t.deepEqual(
+    res.body.error.details.map((d: { path: string }) => d.path),
+    ['price'],
+  );
   const bad = await api(`/api/products/${p.id}`, { method: 'PUT', body: { name: null, productType: 'x' } });
   t.deepEqual(bad.body.error.details.map((d: { path: string }) => d.path).sort(), ['name', 'productType']);
   t.deepEqual((await api(`/api/products/${p.id}`)).body, p);
@@ -136,7 +206,11 @@ test('a refused PUT changes nothing', async (t) => {
 
 test('unknown and malformed ids are 404 on GET, PUT and DELETE', async (t) => {
   for (const id of [randomUUID(), 'not-a-uuid', '1']) {
-    for (const [method, body] of [['GET', undefined], ['PUT', { name: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await api(`/api/products/${id}`, { method, body });
       t.is(res.status, 404, `${method} ${id}`);
       t.is(res.body.error.code, 'not_found');

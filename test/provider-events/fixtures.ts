@@ -7,7 +7,10 @@ import { makePlan } from '../subscriptions/fixtures.ts';
 export async function newSubscription(c: Ctx): Promise<{ id: string }> {
   const customer = await insertCustomer(c.db);
   const plan = await makePlan(c.db, '30.00');
-  const res = await request(c.baseUrl, '/api/billing/subscriptions', { cookie: c.cookie, body: { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' } });
+  const res = await request(c.baseUrl, '/api/billing/subscriptions', {
+    cookie: c.cookie,
+    body: { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
+  });
   if (res.status !== 201) throw new Error(`setup subscription: ${res.status} ${res.text}`);
   return res.body;
 }

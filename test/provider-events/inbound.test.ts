@@ -4,7 +4,17 @@ import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
-import { hmacHex, postProviderA, postProviderB, postProviderC, PROVIDER_SECRETS, providerAEvent, providerASignature, providerBPaid, providerCEvent } from '../helpers/provider-events.ts';
+import {
+  hmacHex,
+  postProviderA,
+  postProviderB,
+  postProviderC,
+  PROVIDER_SECRETS,
+  providerAEvent,
+  providerASignature,
+  providerBPaid,
+  providerCEvent,
+} from '../helpers/provider-events.ts';
 import { adminCtx, makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
 import { waitFor } from '../webhooks/receiver.ts';
 import { newSubscription } from './fixtures.ts';
@@ -13,15 +23,20 @@ let app: TestApp;
 let c: Ctx;
 test.before(async () => {
   // Two provider_a secrets at once: the old one still verifies during a rotation.
-  app = await startTestApp({ ...PROVIDER_SECRETS, PROVIDER_A_WEBHOOK_SECRET: `whsec_a_old, ${PROVIDER_SECRETS.PROVIDER_A_WEBHOOK_SECRET}` });
+  app = await startTestApp({
+    ...PROVIDER_SECRETS,
+    PROVIDER_A_WEBHOOK_SECRET: `whsec_a_old, ${PROVIDER_SECRETS.PROVIDER_A_WEBHOOK_SECRET}`,
+  });
   c = await adminCtx(app);
   await registerWorkers(app.boss, app.deps, ['provider_events'], jobHandlers);
 });
 test.after.always(async () => app?.close());
 
 type StoredRow = { id: string; status: string; failure_reason: string };
-const settled = (eventRowId: () => Promise<StoredRow | undefined>) => waitFor(eventRowId, (row) => row !== undefined && row.status !== 'received');
-const storedEvent = (provider: string, eventId: string) => (): Promise<StoredRow | undefined> => app.db('provider_events').where({ provider, event_id: eventId }).first();
+const settled = (eventRowId: () => Promise<StoredRow | undefined>) =>
+  waitFor(eventRowId, (row) => row !== undefined && row.status !== 'received');
+const storedEvent = (provider: string, eventId: string) => (): Promise<StoredRow | undefined> =>
+  app.db('provider_events').where({ provider, event_id: eventId }).first();
 const paymentsOf = (invoiceId: string) => app.db('payments').where({ invoice_id: invoiceId });
 const countRows = async (table: string) => Number((await app.db(table).count('* as n'))[0]!.n);
 
@@ -44,7 +59,10 @@ test('the same event posted 10 times concurrently: one stored row, one payment',
   const invoice = await makeInvoice(c, { unitPrice: '10.00' });
   const event = providerAEvent.invoicePaid(invoice.id, 1000, 'USD');
   const answers = await Promise.all(Array.from({ length: 10 }, () => postProviderA(app.baseUrl, event)));
-  t.deepEqual(answers.map((a) => a.status), Array(10).fill(200));
+  t.deepEqual(
+    answers.map((a) => a.status),
+    Array(10).fill(200),
+  );
   await settled(storedEvent('provider_a', event.id));
   t.is((await app.db('provider_events').where({ event_id: event.id })).length, 1);
   t.is((await paymentsOf(invoice.id)).length, 1);
@@ -62,35 +80,60 @@ test('two different events carrying the same payment record it once', async (t) 
   t.is((await app.db('provider_credits').where({ provider_reference: 'pi_shared_1' })).length, 0);
 });
 
-test.serial('refused with 400 invalid_signature and nothing stored: other body, 301 s old, 330 s ahead, wrong secret, missing, malformed', async (t) => {
-  const invoice = await makeInvoice(c, { unitPrice: '5.00' });
-  const event = providerAEvent.invoicePaid(invoice.id, 500, 'USD');
-  const body = JSON.stringify(event);
-  const other = JSON.stringify({ ...event, id: 'evt_other' });
-  const now = Math.floor(Date.now() / 1000);
-  const before = await countRows('provider_events');
-  const cases: [string, Promise<{ status: number; body: any }>][] = [
-    ['signature of the right secret over another body', postProviderA(app.baseUrl, body, { header: providerASignature(PROVIDER_SECRETS.PROVIDER_A_WEBHOOK_SECRET, other, now) })],
-    ['timestamp 301 s old', postProviderA(app.baseUrl, body, { timestamp: now - 301 })],
-    // Ahead by more than the tolerance plus any delay a loaded machine adds before the server reads its clock.
-    ['timestamp 330 s ahead', postProviderA(app.baseUrl, body, { timestamp: now + 330 })],
-    ['wrong secret', postProviderA(app.baseUrl, body, { secret: 'whsec_wrong' })],
-    ['no header', postProviderA(app.baseUrl, body, { header: null })],
-    ['malformed header', postProviderA(app.baseUrl, body, { header: 'v1=abc' })],
-    ['empty v1', postProviderA(app.baseUrl, body, { header: `t=${now},v1=` })],
-    ['provider_b wrong token', postProviderB(app.baseUrl, providerBPaid(invoice.id, '5.00', 'USD'), { secret: 'nope' })],
-    ['provider_b no token', postProviderB(app.baseUrl, providerBPaid(invoice.id, '5.00', 'USD'), { header: null })],
-    ['provider_c wrong signature', postProviderC(app.baseUrl, providerCEvent('order_created', { invoice_id: invoice.id }, { total: 500, currency: 'USD' }), { secret: 'nope' })],
-    ['provider_c no signature', postProviderC(app.baseUrl, providerCEvent('order_created', { invoice_id: invoice.id }, { total: 500, currency: 'USD' }), { header: null })],
-  ];
-  for (const [name, pending] of cases) {
-    const res = await pending;
-    t.is(res.status, 400, name);
-    t.is(res.body.error.code, 'invalid_signature', name);
-  }
-  t.is(await countRows('provider_events'), before);
-  t.is((await paymentsOf(invoice.id)).length, 0);
-});
+test.serial(
+  'refused with 400 invalid_signature and nothing stored: other body, 301 s old, 330 s ahead, wrong secret, missing, malformed',
+  async (t) => {
+    const invoice = await makeInvoice(c, { unitPrice: '5.00' });
+    const event = providerAEvent.invoicePaid(invoice.id, 500, 'USD');
+    const body = JSON.stringify(event);
+    const other = JSON.stringify({ ...event, id: 'evt_other' });
+    const now = Math.floor(Date.now() / 1000);
+    const before = await countRows('provider_events');
+    const cases: [string, Promise<{ status: number; body: any }>][] = [
+      [
+        'signature of the right secret over another body',
+        postProviderA(app.baseUrl, body, {
+          header: providerASignature(PROVIDER_SECRETS.PROVIDER_A_WEBHOOK_SECRET, other, now),
+        }),
+      ],
+      ['timestamp 301 s old', postProviderA(app.baseUrl, body, { timestamp: now - 301 })],
+      // Ahead by more than the tolerance plus any delay a loaded machine adds before the server reads its clock.
+      ['timestamp 330 s ahead', postProviderA(app.baseUrl, body, { timestamp: now + 330 })],
+      ['wrong secret', postProviderA(app.baseUrl, body, { secret: 'whsec_wrong' })],
+      ['no header', postProviderA(app.baseUrl, body, { header: null })],
+      ['malformed header', postProviderA(app.baseUrl, body, { header: 'v1=abc' })],
+      ['empty v1', postProviderA(app.baseUrl, body, { header: `t=${now},v1=` })],
+      [
+        'provider_b wrong token',
+        postProviderB(app.baseUrl, providerBPaid(invoice.id, '5.00', 'USD'), { secret: 'nope' }),
+      ],
+      ['provider_b no token', postProviderB(app.baseUrl, providerBPaid(invoice.id, '5.00', 'USD'), { header: null })],
+      [
+        'provider_c wrong signature',
+        postProviderC(
+          app.baseUrl,
+          providerCEvent('order_created', { invoice_id: invoice.id }, { total: 500, currency: 'USD' }),
+          { secret: 'nope' },
+        ),
+      ],
+      [
+        'provider_c no signature',
+        postProviderC(
+          app.baseUrl,
+          providerCEvent('order_created', { invoice_id: invoice.id }, { total: 500, currency: 'USD' }),
+          { header: null },
+        ),
+      ],
+    ];
+    for (const [name, pending] of cases) {
+      const res = await pending;
+      t.is(res.status, 400, name);
+      t.is(res.body.error.code, 'invalid_signature', name);
+    }
+    t.is(await countRows('provider_events'), before);
+    t.is((await paymentsOf(invoice.id)).length, 0);
+  },
+);
 
 test('the old secret of a rotation still verifies', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '7.00' });
@@ -111,7 +154,12 @@ test.serial('a signed body that is not an event is 400 invalid_request and nothi
 });
 
 test('unknown event types are stored and ignored', async (t) => {
-  const event = { id: 'evt_unknown_type_1', type: 'charge.dispute.created', created: Math.floor(Date.now() / 1000), data: { object: {} } };
+  const event = {
+    id: 'evt_unknown_type_1',
+    type: 'charge.dispute.created',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: {} },
+  };
   t.is((await postProviderA(app.baseUrl, event)).status, 200);
   const row = await settled(storedEvent('provider_a', event.id));
   t.is(row!.status, 'ignored');
@@ -127,7 +175,11 @@ test('provider_b invoices.paid records a payment on external_id; invoices.expire
   t.is(payments[0].provider_reference, paid.data.id);
   t.is((await readInvoice(c, invoice.id)).status, 'paid');
   const other = await makeInvoice(c, { unitPrice: '10.00' });
-  const expired = { id: 'cb_expired_1', event: 'invoices.expired', data: { id: 'inv_b_1', external_id: other.id, amount: '10.00', currency: 'USD', status: 'EXPIRED' } };
+  const expired = {
+    id: 'cb_expired_1',
+    event: 'invoices.expired',
+    data: { id: 'inv_b_1', external_id: other.id, amount: '10.00', currency: 'USD', status: 'EXPIRED' },
+  };
   t.is((await postProviderB(app.baseUrl, expired)).status, 200);
   t.is((await settled(storedEvent('provider_b', expired.id)))!.status, 'ignored');
   t.is((await readInvoice(c, other.id)).status, 'issued');
@@ -160,7 +212,11 @@ test('a payment for an already paid invoice becomes store credit, once, even whe
   t.is(credits.length, 1);
   t.is(Number(credits[0].amount), 20);
   // Replaying the processed event changes nothing.
-  const replay = await request(app.baseUrl, `/api/billing/provider-events/${row!.id}/replay`, { cookie: c.cookie, method: 'POST', body: {} });
+  const replay = await request(app.baseUrl, `/api/billing/provider-events/${row!.id}/replay`, {
+    cookie: c.cookie,
+    method: 'POST',
+    body: {},
+  });
   t.is(replay.status, 200, replay.text);
   await new Promise((r) => setTimeout(r, 300));
   t.is((await app.db('credit_ledger').where({ customer_id: invoice.customerId, kind: 'credit' })).length, 1);
@@ -174,18 +230,50 @@ test('an unknown invoice: kept as failed with its reason, listed, and replayed o
   const row = await settled(storedEvent('provider_a', event.id));
   t.is(row!.status, 'failed');
   t.regex(row!.failure_reason, /does not exist/);
-  const list = await request(app.baseUrl, '/api/billing/provider-events?status=failed&provider=provider_a', { cookie: c.cookie });
+  const list = await request(app.baseUrl, '/api/billing/provider-events?status=failed&provider=provider_a', {
+    cookie: c.cookie,
+  });
   t.is(list.status, 200);
-  t.true(list.body.some((e: { id: string; failureReason: string }) => e.id === row!.id && /does not exist/.test(e.failureReason)));
+  t.true(
+    list.body.some(
+      (e: { id: string; failureReason: string }) => e.id === row!.id && /does not exist/.test(e.failureReason),
+    ),
+  );
   // Create the invoice under that id (as an import would), then replay.
   const customer = await insertCustomer(app.db);
-  await app.db('invoices').insert({ id: missing, customer_id: customer.id, invoice_number: 'INV-IMPORT-1', status: 'issued', currency: 'USD', tax_rate: '0', subtotal: '10', tax_amount: '0', total: '10', issued_at: new Date() });
-  const replay = await request(app.baseUrl, `/api/billing/provider-events/${row!.id}/replay`, { cookie: c.cookie, method: 'POST', body: {} });
+  await app
+    .db('invoices')
+    .insert({
+      id: missing,
+      customer_id: customer.id,
+      invoice_number: 'INV-IMPORT-1',
+      status: 'issued',
+      currency: 'USD',
+      tax_rate: '0',
+      subtotal: '10',
+      tax_amount: '0',
+      total: '10',
+      issued_at: new Date(),
+    });
+  const replay = await request(app.baseUrl, `/api/billing/provider-events/${row!.id}/replay`, {
+    cookie: c.cookie,
+    method: 'POST',
+    body: {},
+  });
   t.is(replay.status, 200, replay.text);
   const after = await waitFor(storedEvent('provider_a', event.id), (r) => r?.status === 'processed');
   t.is(after!.status, 'processed');
   t.is((await paymentsOf(missing)).length, 1);
-  t.is((await request(app.baseUrl, `/api/billing/provider-events/00000000-0000-4000-8000-000000000000/replay`, { cookie: c.cookie, method: 'POST', body: {} })).status, 404);
+  t.is(
+    (
+      await request(app.baseUrl, `/api/billing/provider-events/00000000-0000-4000-8000-000000000000/replay`, {
+        cookie: c.cookie,
+        method: 'POST',
+        body: {},
+      })
+    ).status,
+    404,
+  );
 });
 
 test('a currency that is not the invoice currency is failed with the reason, nothing recorded', async (t) => {
@@ -198,7 +286,6 @@ test('a currency that is not the invoice currency is failed with the reason, not
   t.is((await paymentsOf(invoice.id)).length, 0);
 });
 
-
 test('subscription status events map onto ours; an older event arriving later changes nothing; canceled is final', async (t) => {
   const sub = await newSubscription(c);
   const now = Math.floor(Date.now() / 1000);
@@ -210,10 +297,21 @@ test('subscription status events map onto ours; an older event arriving later ch
   t.is((await settled(storedEvent('provider_a', older.id)))!.status, 'ignored');
   t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'past_due');
 
-  const cancelled = providerCEvent('subscription_updated', { subscription_id: sub.id }, { status: 'cancelled', updated_at: new Date(Date.now() + 1000).toISOString() });
+  const cancelled = providerCEvent(
+    'subscription_updated',
+    { subscription_id: sub.id },
+    { status: 'cancelled', updated_at: new Date(Date.now() + 1000).toISOString() },
+  );
   await postProviderC(app.baseUrl, cancelled);
-  await waitFor(() => app.db('subscriptions').where({ id: sub.id }).first(), (s) => s.status === 'canceled');
-  const revive = providerCEvent('subscription_updated', { subscription_id: sub.id }, { status: 'active', updated_at: new Date(Date.now() + 5000).toISOString() });
+  await waitFor(
+    () => app.db('subscriptions').where({ id: sub.id }).first(),
+    (s) => s.status === 'canceled',
+  );
+  const revive = providerCEvent(
+    'subscription_updated',
+    { subscription_id: sub.id },
+    { status: 'active', updated_at: new Date(Date.now() + 5000).toISOString() },
+  );
   await postProviderC(app.baseUrl, revive);
   await new Promise((r) => setTimeout(r, 500));
   t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'canceled');
@@ -232,14 +330,22 @@ test('provider_a invoice.payment_failed: payment.failed, the subscription past_d
   await settled(storedEvent('provider_a', second.id));
   t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'past_due');
   const events = await app.db('events').whereRaw("data->>'invoiceId' = ?", [invoice.id]).orderBy('created_at');
-  t.deepEqual(events.map((e) => e.type).filter((x) => x.startsWith('payment') || x.startsWith('dunning')), ['payment.failed', 'dunning.started', 'payment.failed']);
+  t.deepEqual(
+    events.map((e) => e.type).filter((x) => x.startsWith('payment') || x.startsWith('dunning')),
+    ['payment.failed', 'dunning.started', 'payment.failed'],
+  );
   const started = events.find((e) => e.type === 'dunning.started')!;
   t.like(started.data, { invoiceId: invoice.id, subscriptionId: sub.id, attempt: 1 });
   t.truthy(started.data.nextAttemptAt);
   // Paying the invoice resolves dunning and reactivates.
   await postProviderA(app.baseUrl, providerAEvent.invoicePaid(invoice.id, 3000, 'USD'));
-  await waitFor(() => app.db('subscriptions').where({ id: sub.id }).first(), (s) => s.status === 'active');
-  t.truthy(await app.db('events').where({ type: 'dunning.resolved' }).whereRaw("data->>'invoiceId' = ?", [invoice.id]).first());
+  await waitFor(
+    () => app.db('subscriptions').where({ id: sub.id }).first(),
+    (s) => s.status === 'active',
+  );
+  t.truthy(
+    await app.db('events').where({ type: 'dunning.resolved' }).whereRaw("data->>'invoiceId' = ?", [invoice.id]).first(),
+  );
 });
 
 test('provider event list needs an admin session', async (t) => {

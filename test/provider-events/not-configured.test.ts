@@ -43,31 +43,61 @@ for (const [provider, variable, post] of [
 }
 
 for (const [provider, variable, body] of [
-  ['provider_a', 'PROVIDER_A_SECRET_KEY', { successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no' }],
+  [
+    'provider_a',
+    'PROVIDER_A_SECRET_KEY',
+    { successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no' },
+  ],
   ['provider_b', 'PROVIDER_B_SECRET_KEY', { successUrl: 'https://shop.example/ok' }],
 ] as const) {
-  test.serial(`a ${provider} checkout without its secret key is 503 naming ${variable}, nothing recorded`, async (t) => {
-    const invoice = await makeInvoice(c);
-    const [sessions, audit] = [await count('checkout_sessions'), await count('audit_log')];
-    const res = await request(app.baseUrl, `/api/billing/checkout/${provider}`, { cookie: c.cookie, body: { invoiceId: invoice.id, ...body } });
-    t.is(res.status, 503);
-    t.is(res.body.error.code, 'provider_not_configured');
-    t.is(res.body.error.message, `${provider} is not configured: set ${variable}`);
-    t.is(await count('checkout_sessions'), sessions);
-    t.is(await count('audit_log'), audit);
-  });
+  test.serial(
+    `a ${provider} checkout without its secret key is 503 naming ${variable}, nothing recorded`,
+    async (t) => {
+      const invoice = await makeInvoice(c);
+      const [sessions, audit] = [await count('checkout_sessions'), await count('audit_log')];
+      const res = await request(app.baseUrl, `/api/billing/checkout/${provider}`, {
+        cookie: c.cookie,
+        body: { invoiceId: invoice.id, ...body },
+      });
+      t.is(res.status, 503);
+      t.is(res.body.error.code, 'provider_not_configured');
+      t.is(res.body.error.message, `${provider} is not configured: set ${variable}`);
+      t.is(await count('checkout_sessions'), sessions);
+      t.is(await count('audit_log'), audit);
+    },
+  );
 }
 
 test('start-up warns once per provider that is not set up, naming what to set', (t) => {
   const lines: [Record<string, unknown>, string][] = [];
   const logger = { warn: (fields: Record<string, unknown>, message: string) => lines.push([fields, message]) };
-  warnUnconfiguredProviders(loadConfig({ ...UNSET, PROVIDER_A_SECRET_KEY: 'sk_a', PROVIDER_A_WEBHOOK_SECRET: 'whsec_a', PROVIDER_B_SECRET_KEY: 'sk_b' }), logger as never);
-  t.deepEqual(lines.map(([fields]) => fields), [
-    { provider: 'provider_b', missing: ['PROVIDER_B_CALLBACK_TOKEN'] },
-    { provider: 'provider_c', missing: ['PROVIDER_C_WEBHOOK_SECRET'] },
-  ]);
+  warnUnconfiguredProviders(
+    loadConfig({
+      ...UNSET,
+      PROVIDER_A_SECRET_KEY: 'sk_a',
+      PROVIDER_A_WEBHOOK_SECRET: 'whsec_a',
+      PROVIDER_B_SECRET_KEY: 'sk_b',
+    }),
+    logger as never,
+  );
+  t.deepEqual(
+    lines.map(([fields]) => fields),
+    [
+      { provider: 'provider_b', missing: ['PROVIDER_B_CALLBACK_TOKEN'] },
+      { provider: 'provider_c', missing: ['PROVIDER_C_WEBHOOK_SECRET'] },
+    ],
+  );
   t.regex(lines[0]![1], /provider_b is not configured \(PROVIDER_B_CALLBACK_TOKEN unset\)/);
   lines.length = 0;
-  warnUnconfiguredProviders(loadConfig({ PROVIDER_A_SECRET_KEY: 'a', PROVIDER_A_WEBHOOK_SECRET: 'a', PROVIDER_B_SECRET_KEY: 'b', PROVIDER_B_CALLBACK_TOKEN: 'b', PROVIDER_C_WEBHOOK_SECRET: 'c' }), logger as never);
+  warnUnconfiguredProviders(
+    loadConfig({
+      PROVIDER_A_SECRET_KEY: 'a',
+      PROVIDER_A_WEBHOOK_SECRET: 'a',
+      PROVIDER_B_SECRET_KEY: 'b',
+      PROVIDER_B_CALLBACK_TOKEN: 'b',
+      PROVIDER_C_WEBHOOK_SECRET: 'c',
+    }),
+    logger as never,
+  );
   t.deepEqual(lines, []);
 });

@@ -9,7 +9,15 @@ import test from 'ava';
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { postProviderA, postProviderB, postProviderC, PROVIDER_SECRETS, providerAEvent, providerBPaid, providerCEvent } from '../helpers/provider-events.ts';
+import {
+  postProviderA,
+  postProviderB,
+  postProviderC,
+  PROVIDER_SECRETS,
+  providerAEvent,
+  providerBPaid,
+  providerCEvent,
+} from '../helpers/provider-events.ts';
 import { adminCtx, makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
 import { waitFor } from '../webhooks/receiver.ts';
 import { createHash } from 'node:crypto';
@@ -24,10 +32,15 @@ test.before(async () => {
 test.after.always(async () => app?.close());
 
 type StoredRow = { id: string; status: string; failure_reason: string | null };
-const stored = (provider: string, eventId: string) => (): Promise<StoredRow | undefined> => app.db('provider_events').where({ provider, event_id: eventId }).first();
-const settled = (provider: string, eventId: string) => waitFor(stored(provider, eventId), (r) => r !== undefined && r.status !== 'received');
+const stored = (provider: string, eventId: string) => (): Promise<StoredRow | undefined> =>
+  app.db('provider_events').where({ provider, event_id: eventId }).first();
+const settled = (provider: string, eventId: string) =>
+  waitFor(stored(provider, eventId), (r) => r !== undefined && r.status !== 'received');
 const paymentsOf = (invoiceId: string) => app.db('payments').where({ invoice_id: invoiceId });
-const eventTypesOf = async (invoiceId: string) => (await app.db('events').whereRaw("data->>'invoiceId' = ?", [invoiceId]).orderBy('created_at')).map((e) => e.type as string);
+const eventTypesOf = async (invoiceId: string) =>
+  (await app.db('events').whereRaw("data->>'invoiceId' = ?", [invoiceId]).orderBy('created_at')).map(
+    (e) => e.type as string,
+  );
 const digest = (body: string) => createHash('sha256').update(body).digest('hex');
 
 test('provider_a: a checkout completed "unpaid" is processed and pays nothing; its async success is the one payment', async (t) => {
@@ -58,7 +71,10 @@ test('provider_a: a checkout completed "unpaid" is processed and pays nothing; i
   t.is((await settled('provider_a', again.id))!.status, 'processed');
   t.is((await paymentsOf(invoice.id)).length, 1);
   t.is((await app.db('credit_ledger').where({ customer_id: invoice.customerId })).length, 0);
-  t.deepEqual((await eventTypesOf(invoice.id)).filter((type) => type === 'payment.succeeded' || type === 'invoice.paid'), ['payment.succeeded', 'invoice.paid']);
+  t.deepEqual(
+    (await eventTypesOf(invoice.id)).filter((type) => type === 'payment.succeeded' || type === 'invoice.paid'),
+    ['payment.succeeded', 'invoice.paid'],
+  );
 });
 
 test('provider_a: a completed session that is paid still pays at once, and its async success adds nothing', async (t) => {
@@ -87,8 +103,16 @@ test('provider_a: the async payment failing pays nothing and takes the failed-pa
   t.true(types.includes('payment.failed'), types.join());
   t.true(types.includes('dunning.started'), types.join());
   t.false(types.includes('payment.succeeded'));
-  const failure = await app.db('events').where({ type: 'payment.failed' }).whereRaw("data->>'invoiceId' = ?", [invoice.id]).first();
-  t.like(failure.data, { invoiceId: invoice.id, paymentMethod: 'provider_a', failureReason: 'the delayed payment of a provider_a checkout failed' });
+  const failure = await app
+    .db('events')
+    .where({ type: 'payment.failed' })
+    .whereRaw("data->>'invoiceId' = ?", [invoice.id])
+    .first();
+  t.like(failure.data, {
+    invoiceId: invoice.id,
+    paymentMethod: 'provider_a',
+    failureReason: 'the delayed payment of a provider_a checkout failed',
+  });
 });
 
 test('provider_a: a completion without payment_status cannot be judged: failed with the reason, nothing paid', async (t) => {
@@ -113,7 +137,12 @@ test('provider_a invoice.paid whose invoice status is not paid pays nothing', as
 });
 
 test('provider_b invoices.paid pays when its status is PAID or SETTLED, and nothing when it says PENDING or EXPIRED', async (t) => {
-  for (const [status, pays] of [['PENDING', false], ['EXPIRED', false], ['SETTLED', true], ['PAID', true]] as const) {
+  for (const [status, pays] of [
+    ['PENDING', false],
+    ['EXPIRED', false],
+    ['SETTLED', true],
+    ['PAID', true],
+  ] as const) {
     const invoice = await makeInvoice(c, { unitPrice: '15.00' });
     const event = providerBPaid(invoice.id, '15.00', 'USD');
     event.data.status = status;
@@ -133,7 +162,9 @@ test('provider_c order_created pays only a paid order; a pending, failed or unst
   ];
   for (const [extra, outcome, payments] of cases) {
     const invoice = await makeInvoice(c, { unitPrice: '9.00' });
-    const body = JSON.stringify(providerCEvent('order_created', { invoice_id: invoice.id }, { total: 900, currency: 'USD', ...extra }));
+    const body = JSON.stringify(
+      providerCEvent('order_created', { invoice_id: invoice.id }, { total: 900, currency: 'USD', ...extra }),
+    );
     t.is((await postProviderC(app.baseUrl, body)).status, 200);
     const row = await settled('provider_c', digest(body));
     t.is(row!.status, outcome, JSON.stringify(extra));
@@ -142,7 +173,13 @@ test('provider_c order_created pays only a paid order; a pending, failed or unst
   }
   // A subscription payment's success says paid by itself, unless its status says otherwise.
   const pending = await makeInvoice(c, { unitPrice: '9.00' });
-  const body = JSON.stringify(providerCEvent('subscription_payment_success', { invoice_id: pending.id }, { total: 900, currency: 'USD', status: 'pending' }));
+  const body = JSON.stringify(
+    providerCEvent(
+      'subscription_payment_success',
+      { invoice_id: pending.id },
+      { total: 900, currency: 'USD', status: 'pending' },
+    ),
+  );
   await postProviderC(app.baseUrl, body);
   t.is((await settled('provider_c', digest(body)))!.status, 'processed');
   t.is((await paymentsOf(pending.id)).length, 0);

@@ -16,7 +16,9 @@ test.before(async () => {
 test.after.always(async () => app?.close());
 
 const jobCount = async () =>
-  Number((await app.db.raw(`select count(*)::int as n from pgboss.job where name = ?`, [purgeExpiredJob.name])).rows[0].n);
+  Number(
+    (await app.db.raw(`select count(*)::int as n from pgboss.job where name = ?`, [purgeExpiredJob.name])).rows[0].n,
+  );
 
 test.serial('a rolled-back transaction enqueues nothing; a committed one enqueues', async (t) => {
   await t.throwsAsync(
@@ -36,8 +38,12 @@ test.serial('a rolled-back transaction enqueues nothing; a committed one enqueue
 
 test.serial('a registered worker runs the job against the database', async (t) => {
   const user = (await app.db('users').insert({ email: 'old@example.test', password_hash: null }).returning('id'))[0];
-  await app.db('sessions').insert({ token_hash: 'a'.repeat(64), user_id: user.id, expires_at: new Date(Date.now() - 1000) });
-  await app.db('sessions').insert({ token_hash: 'b'.repeat(64), user_id: user.id, expires_at: new Date(Date.now() + 3600_000) });
+  await app
+    .db('sessions')
+    .insert({ token_hash: 'a'.repeat(64), user_id: user.id, expires_at: new Date(Date.now() - 1000) });
+  await app
+    .db('sessions')
+    .insert({ token_hash: 'b'.repeat(64), user_id: user.id, expires_at: new Date(Date.now() + 3600_000) });
   await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
   const id = await app.db.transaction((trx) => enqueue(trx, purgeExpiredJob, {}));
   const deadline = Date.now() + 15_000;
@@ -48,7 +54,10 @@ test.serial('a registered worker runs the job against the database', async (t) =
     await new Promise((r) => setTimeout(r, 200));
   }
   t.is(state, 'completed');
-  t.deepEqual((await app.db('sessions').select('token_hash')).map((r) => r.token_hash), ['b'.repeat(64)]);
+  t.deepEqual(
+    (await app.db('sessions').select('token_hash')).map((r) => r.token_hash),
+    ['b'.repeat(64)],
+  );
 });
 
 test('a payload that breaks the job schema is refused before it is sent', async (t) => {
@@ -57,38 +66,66 @@ test('a payload that breaks the job schema is refused before it is sent', async 
 
 // enqueueWhen: a row and its job in one statement (the provider webhook acknowledgement).
 const gate = (eventId: string, id = randomUUID()) =>
-  insertProviderEventStatement({ id, provider: 'provider_a', event_id: eventId, event_type: 'charge.updated', payload: { id: eventId }, occurred_at: null, subject_id: null });
+  insertProviderEventStatement({
+    id,
+    provider: 'provider_a',
+    event_id: eventId,
+    event_type: 'charge.updated',
+    payload: { id: eventId },
+    occurred_at: null,
+    subject_id: null,
+  });
 const jobsOf = async (eventId: string) =>
-  (await app.db.raw(`select j.data, j.retry_limit, j.retry_delay, j.retry_backoff, j.expire_seconds, j.state from pgboss.job j
-                      join provider_events e on j.data->>'eventId' = cast(e.id as text) where e.event_id = ?`, [eventId])).rows;
+  (
+    await app.db.raw(
+      `select j.data, j.retry_limit, j.retry_delay, j.retry_backoff, j.expire_seconds, j.state from pgboss.job j
+                      join provider_events e on j.data->>'eventId' = cast(e.id as text) where e.event_id = ?`,
+      [eventId],
+    )
+  ).rows;
 
-test.serial('enqueueWhen stores the row and one job with the queue options send gives, notifies, and a duplicate adds neither', async (t) => {
-  const listener = new pg.Client({ connectionString: app.database.url });
-  await listener.connect();
-  const channel = (await listener.query(`select ('pgboss_' || left(encode(sha224('pgboss'::bytea), 'hex'), 24)) as c`)).rows[0].c as string;
-  const heard: string[] = [];
-  listener.on('notification', (n) => heard.push(String(n.payload)));
-  await listener.query(`listen ${pg.escapeIdentifier(channel)}`);
-  try {
-    const id = randomUUID();
-    const stored = await enqueueWhen<{ id: string }>(app.db, gate('evt_gated_1', id), applyProviderEventJob, { eventId: id });
-    t.is(stored?.id, id);
-    t.truthy(stored?.job_id);
-    const [job, ...more] = await jobsOf('evt_gated_1');
-    t.is(more.length, 0);
-    // What `send` would have written for this queue (apply-event.job.ts).
-    t.like(job, { data: { eventId: id }, retry_limit: APPLY_PROVIDER_EVENT_RETRY_LIMIT, retry_delay: 2, retry_backoff: true, expire_seconds: 120, state: 'created' });
-    const deadline = Date.now() + 5000;
-    while (!heard.includes(applyProviderEventJob.name) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    t.true(heard.includes(applyProviderEventJob.name), 'the queue asks for a notify: the workers are woken');
+test.serial(
+  'enqueueWhen stores the row and one job with the queue options send gives, notifies, and a duplicate adds neither',
+  async (t) => {
+    const listener = new pg.Client({ connectionString: app.database.url });
+    await listener.connect();
+    const channel = (
+      await listener.query(`select ('pgboss_' || left(encode(sha224('pgboss'::bytea), 'hex'), 24)) as c`)
+    ).rows[0].c as string;
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(String(n.payload)));
+    await listener.query(`listen ${pg.escapeIdentifier(channel)}`);
+    try {
+      const id = randomUUID();
+      const stored = await enqueueWhen<{ id: string }>(app.db, gate('evt_gated_1', id), applyProviderEventJob, {
+        eventId: id,
+      });
+      t.is(stored?.id, id);
+      t.truthy(stored?.job_id);
+      const [job, ...more] = await jobsOf('evt_gated_1');
+      t.is(more.length, 0);
+      // What `send` would have written for this queue (apply-event.job.ts).
+      t.like(job, {
+        data: { eventId: id },
+        retry_limit: APPLY_PROVIDER_EVENT_RETRY_LIMIT,
+        retry_delay: 2,
+        retry_backoff: true,
+        expire_seconds: 120,
+        state: 'created',
+      });
+      const deadline = Date.now() + 5000;
+      while (!heard.includes(applyProviderEventJob.name) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      t.true(heard.includes(applyProviderEventJob.name), 'the queue asks for a notify: the workers are woken');
 
-    const again = randomUUID();
-    t.is(await enqueueWhen(app.db, gate('evt_gated_1', again), applyProviderEventJob, { eventId: again }), undefined);
-    t.is((await jobsOf('evt_gated_1')).length, 1, 'a duplicate queues nothing');
-  } finally {
-    await listener.end();
-  }
-});
+      const again = randomUUID();
+      t.is(await enqueueWhen(app.db, gate('evt_gated_1', again), applyProviderEventJob, { eventId: again }), undefined);
+      t.is((await jobsOf('evt_gated_1')).length, 1, 'a duplicate queues nothing');
+    } finally {
+      await listener.end();
+    }
+  },
+);
 
 test.serial('enqueueWhen inside a rolled-back transaction leaves neither the row nor the job', async (t) => {
   const id = randomUUID();
@@ -98,6 +135,14 @@ test.serial('enqueueWhen inside a rolled-back transaction leaves neither the row
       throw new Error('roll back');
     }),
   );
-  t.is(Number((await app.db.raw(`select count(*)::int as n from provider_events where event_id = 'evt_gated_2'`)).rows[0].n), 0);
-  t.is(Number((await app.db.raw(`select count(*)::int as n from pgboss.job where data->>'eventId' = ?`, [id])).rows[0].n), 0);
+  t.is(
+    Number(
+      (await app.db.raw(`select count(*)::int as n from provider_events where event_id = 'evt_gated_2'`)).rows[0].n,
+    ),
+    0,
+  );
+  t.is(
+    Number((await app.db.raw(`select count(*)::int as n from pgboss.job where data->>'eventId' = ?`, [id])).rows[0].n),
+    0,
+  );
 });

@@ -32,7 +32,11 @@ const config = () => ({ PROVIDER_A_API_URL: provider.url, PROVIDER_A_SECRET_KEY:
 
 test('a provider_a refund goes through provider_a first, in its wire format, then is recorded', async (t) => {
   const intent = nextReference();
-  const { invoice, payment } = await makePayment(c, { amount: '50.00', paymentMethod: 'provider_a', providerReference: intent });
+  const { invoice, payment } = await makePayment(c, {
+    amount: '50.00',
+    paymentMethod: 'provider_a',
+    providerReference: intent,
+  });
   const res = await refund(c, { paymentId: payment.id, amount: '12.34', reason: 'requested_by_customer' });
   t.is(res.status, 201, res.text);
   t.like(res.body, { paymentId: payment.id, amount: '12.34', status: 'succeeded', reason: 'requested_by_customer' });
@@ -59,14 +63,22 @@ test('amounts go to provider_a in minor units of the payment currency', async (t
   t.is(toMinorUnits('1.005', 'BHD'), '1005');
   t.is(toMinorUnits('0.01', 'EUR'), '1');
   const intent = nextReference();
-  const { payment } = await makePayment(c, { amount: '3000', currency: 'JPY', paymentMethod: 'provider_a', providerReference: intent });
+  const { payment } = await makePayment(c, {
+    amount: '3000',
+    currency: 'JPY',
+    paymentMethod: 'provider_a',
+    providerReference: intent,
+  });
   t.is((await refund(c, { paymentId: payment.id, amount: '1000' })).status, 201);
   t.is(requestsFor(intent)[0]!.form.amount, '1000');
 });
 
 test.serial("provider_a's refusal answers 502 provider_error with its message, and nothing is recorded", async (t) => {
   const intent = nextReference();
-  provider.behave(intent, { status: 402, body: { error: { type: 'card_error', message: 'Charge ch_123 has been charged back.' } } });
+  provider.behave(intent, {
+    status: 402,
+    body: { error: { type: 'card_error', message: 'Charge ch_123 has been charged back.' } },
+  });
   const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
   const before = await snapshot(app.db);
   const res = await refund(c, { paymentId: payment.id, amount: '10.00' });
@@ -79,63 +91,111 @@ test.serial("provider_a's refusal answers 502 provider_error with its message, a
 
 test.serial('a refund answered as failed and a wrong secret are refusals: 502 with nothing recorded', async (t) => {
   const intent = nextReference();
-  provider.behave(intent, { status: 200, body: { id: 're_failed', object: 'refund', status: 'failed', failure_reason: 'expired_or_canceled_card' } });
-  const { payment: failed } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
+  provider.behave(intent, {
+    status: 200,
+    body: { id: 're_failed', object: 'refund', status: 'failed', failure_reason: 'expired_or_canceled_card' },
+  });
+  const { payment: failed } = await makePayment(c, {
+    amount: '40.00',
+    paymentMethod: 'provider_a',
+    providerReference: intent,
+  });
   const before = await snapshot(app.db);
   const res = await refund(c, { paymentId: failed.id, amount: '10.00' });
   t.is(res.status, 502);
   t.is(res.body.error.message, 'provider_a refund re_failed failed: expired_or_canceled_card');
   t.deepEqual(await snapshot(app.db), before);
 
-  const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: nextReference() });
-  const error = await t.throwsAsync(createRefund(app.db, { paymentId: payment.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, { config: { ...config(), PROVIDER_A_SECRET_KEY: 'sk_wrong' } }), { instanceOf: AppError });
+  const { payment } = await makePayment(c, {
+    amount: '40.00',
+    paymentMethod: 'provider_a',
+    providerReference: nextReference(),
+  });
+  const error = await t.throwsAsync(
+    createRefund(app.db, { paymentId: payment.id, amount: '1.00', reason: null }, SYSTEM_ACTOR, {
+      config: { ...config(), PROVIDER_A_SECRET_KEY: 'sk_wrong' },
+    }),
+    { instanceOf: AppError },
+  );
   t.is((error as AppError).code, 'provider_error');
   t.is((error as AppError).message, 'provider_a refused the refund: Invalid API Key provided');
   t.is((await app.db('refunds').where({ payment_id: payment.id })).length, 0);
 });
 
 test.serial('an unconfigured provider_a is a refusal: 502 with nothing recorded', async (t) => {
-  const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: nextReference() });
+  const { payment } = await makePayment(c, {
+    amount: '40.00',
+    paymentMethod: 'provider_a',
+    providerReference: nextReference(),
+  });
   const before = await snapshot(app.db);
   const options = { config: { PROVIDER_A_API_URL: provider.url, PROVIDER_A_SECRET_KEY: undefined } };
-  const error = await t.throwsAsync(createRefund(app.db, { paymentId: payment.id, amount: '10.00', reason: null }, SYSTEM_ACTOR, options), { instanceOf: AppError });
+  const error = await t.throwsAsync(
+    createRefund(app.db, { paymentId: payment.id, amount: '10.00', reason: null }, SYSTEM_ACTOR, options),
+    { instanceOf: AppError },
+  );
   t.is((error as AppError).code, 'provider_error');
   t.is((error as AppError).message, 'provider_a is not configured (PROVIDER_A_SECRET_KEY is not set)');
   t.deepEqual(await snapshot(app.db), before);
 });
 
-test.serial('a 500, an unreadable answer, a timeout or no connection is an unknown outcome: 502 saying so, the amount kept reserved, nothing refunded', async (t) => {
-  const cases: [Record<string, unknown>, Parameters<typeof createRefund>[3] | undefined, string][] = [
-    [{ status: 500, body: { error: { type: 'api_error', message: 'Something went wrong' } } }, undefined, 'provider_a failed on the refund (HTTP 500): Something went wrong'],
-    [{ status: 200, body: '<html>' }, undefined, 'provider_a answered without a refund id'],
-    [{ delayMs: 2_000 }, { config: config(), gatewayFor: () => providerARefundGateway(config(), { timeoutMs: 200 }) }, 'provider_a did not answer within 0.2 s'],
-    [{}, { config: { PROVIDER_A_API_URL: 'http://127.0.0.1:9', PROVIDER_A_SECRET_KEY: 'sk_test' } }, 'provider_a could not be reached'],
-  ];
-  for (const [behaviour, options, cause] of cases) {
-    const intent = nextReference();
-    provider.behave(intent, behaviour);
-    const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: intent });
-    let message: string;
-    if (options) {
-      const error = await t.throwsAsync(createRefund(app.db, { paymentId: payment.id, amount: '10.00', reason: null }, SYSTEM_ACTOR, options), { instanceOf: AppError });
-      t.is((error as AppError).code, 'provider_error');
-      message = (error as AppError).message;
-    } else {
-      const res = await refund(c, { paymentId: payment.id, amount: '10.00' });
-      t.is(res.status, 502);
-      t.is(res.body.error.code, 'provider_error');
-      message = res.body.error.message;
+test.serial(
+  'a 500, an unreadable answer, a timeout or no connection is an unknown outcome: 502 saying so, the amount kept reserved, nothing refunded',
+  async (t) => {
+    const cases: [Record<string, unknown>, Parameters<typeof createRefund>[3] | undefined, string][] = [
+      [
+        { status: 500, body: { error: { type: 'api_error', message: 'Something went wrong' } } },
+        undefined,
+        'provider_a failed on the refund (HTTP 500): Something went wrong',
+      ],
+      [{ status: 200, body: '<html>' }, undefined, 'provider_a answered without a refund id'],
+      [
+        { delayMs: 2_000 },
+        { config: config(), gatewayFor: () => providerARefundGateway(config(), { timeoutMs: 200 }) },
+        'provider_a did not answer within 0.2 s',
+      ],
+      [
+        {},
+        { config: { PROVIDER_A_API_URL: 'http://127.0.0.1:9', PROVIDER_A_SECRET_KEY: 'sk_test' } },
+        'provider_a could not be reached',
+      ],
+    ];
+    for (const [behaviour, options, cause] of cases) {
+      const intent = nextReference();
+      provider.behave(intent, behaviour);
+      const { payment } = await makePayment(c, {
+        amount: '40.00',
+        paymentMethod: 'provider_a',
+        providerReference: intent,
+      });
+      let message: string;
+      if (options) {
+        const error = await t.throwsAsync(
+          createRefund(app.db, { paymentId: payment.id, amount: '10.00', reason: null }, SYSTEM_ACTOR, options),
+          { instanceOf: AppError },
+        );
+        t.is((error as AppError).code, 'provider_error');
+        message = (error as AppError).message;
+      } else {
+        const res = await refund(c, { paymentId: payment.id, amount: '10.00' });
+        t.is(res.status, 502);
+        t.is(res.body.error.code, 'provider_error');
+        message = res.body.error.message;
+      }
+      const [pending, ...more] = await app.db('refunds').where({ payment_id: payment.id });
+      t.is(more.length, 0, cause);
+      t.like(pending, { status: 'pending', amount: '10.00', provider_refund_id: null, call_lease_until: null }, cause);
+      t.is(
+        message,
+        `${cause}; whether the refund was made is unknown: 10.00 USD stay reserved as pending refund ${pending.id}, and asking for the same refund again (this payment, this amount) completes it without refunding twice`,
+      );
+      // Nothing is refunded on the payment; the reservation holds the amount back from other refunds.
+      t.like(await readPayment(c, payment.id), { status: 'succeeded', refundedAmount: '0.00' });
+      const other = await refund(c, { paymentId: payment.id, amount: '30.01' });
+      t.is(other.body.error.code, 'amount_exceeds_refundable', cause);
     }
-    const [pending, ...more] = await app.db('refunds').where({ payment_id: payment.id });
-    t.is(more.length, 0, cause);
-    t.like(pending, { status: 'pending', amount: '10.00', provider_refund_id: null, call_lease_until: null }, cause);
-    t.is(message, `${cause}; whether the refund was made is unknown: 10.00 USD stay reserved as pending refund ${pending.id}, and asking for the same refund again (this payment, this amount) completes it without refunding twice`);
-    // Nothing is refunded on the payment; the reservation holds the amount back from other refunds.
-    t.like(await readPayment(c, payment.id), { status: 'succeeded', refundedAmount: '0.00' });
-    const other = await refund(c, { paymentId: payment.id, amount: '30.01' });
-    t.is(other.body.error.code, 'amount_exceeds_refundable', cause);
-  }
-});
+  },
+);
 
 test('the adapter tells a refusal (definite) from an unknown outcome', async (t) => {
   const refused = nextReference();
@@ -147,7 +207,9 @@ test('the adapter tells a refusal (definite) from an unknown outcome', async (t)
   const declined = await t.throwsAsync(gateway.refund(payment, '1.00', 'key-1'), { instanceOf: RefundGatewayError });
   t.true((declined as RefundGatewayError).definite, declined?.message);
   const impatient = providerARefundGateway(config(), { timeoutMs: 200 });
-  const timedOut = await t.throwsAsync(impatient.refund({ ...payment, provider_reference: slow }, '1.00', 'key-2'), { instanceOf: RefundGatewayError });
+  const timedOut = await t.throwsAsync(impatient.refund({ ...payment, provider_reference: slow }, '1.00', 'key-2'), {
+    instanceOf: RefundGatewayError,
+  });
   t.false((timedOut as RefundGatewayError).definite);
 });
 
@@ -163,12 +225,18 @@ test('the payment is not locked during the provider call, and its reservation ho
   const intent = nextReference();
   let release!: () => void;
   provider.behave(intent, { hold: new Promise<void>((r) => (release = r)) });
-  const { payment } = await makePayment(c, { amount: '100.00', paymentMethod: 'provider_a', providerReference: intent });
+  const { payment } = await makePayment(c, {
+    amount: '100.00',
+    paymentMethod: 'provider_a',
+    providerReference: intent,
+  });
   const first = refund(c, { paymentId: payment.id, amount: '70.00' });
   await provider.received(intent);
 
   // While provider_a thinks, the payment row is free to lock...
-  const locked = await app.db.transaction(async (trx) => trx('payments').where({ id: payment.id }).forUpdate().noWait().first());
+  const locked = await app.db.transaction(async (trx) =>
+    trx('payments').where({ id: payment.id }).forUpdate().noWait().first(),
+  );
   t.is(locked.id, payment.id);
   const pending = await app.db('refunds').where({ payment_id: payment.id }).select('status', 'amount');
   t.deepEqual(pending, [{ status: 'pending', amount: '70.00' }]);
@@ -190,8 +258,14 @@ test('the payment is not locked during the provider call, and its reservation ho
 test('concurrent provider_a refunds never exceed the payment, and only the admitted ones reach the provider', async (t) => {
   const intent = nextReference();
   provider.behave(intent, { delayMs: 50 });
-  const { payment } = await makePayment(c, { amount: '100.00', paymentMethod: 'provider_a', providerReference: intent });
-  const answers = await Promise.all(Array.from({ length: 10 }, () => refund(c, { paymentId: payment.id, amount: '30.00' })));
+  const { payment } = await makePayment(c, {
+    amount: '100.00',
+    paymentMethod: 'provider_a',
+    providerReference: intent,
+  });
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, () => refund(c, { paymentId: payment.id, amount: '30.00' })),
+  );
   t.is(answers.filter((r) => r.status === 201).length, 3);
   t.true(answers.filter((r) => r.status !== 201).every((r) => r.body.error.code === 'amount_exceeds_refundable'));
   t.is(requestsFor(intent).length, 3);
@@ -218,7 +292,10 @@ test('resumePendingRefunds finishes reservations a stopped process left behind, 
   const b = await makePayment(c, { amount: '10.00', paymentMethod: 'provider_a', providerReference: declined });
   const c2 = await makePayment(c, { amount: '10.00', paymentMethod: 'provider_a', providerReference: nextReference() });
   const longAgo = new Date(Date.now() - 60 * 60_000);
-  const [stale] = await app.db('refunds').insert({ payment_id: a.payment.id, amount: '4.00', status: 'pending', created_at: longAgo }).returning('id');
+  const [stale] = await app
+    .db('refunds')
+    .insert({ payment_id: a.payment.id, amount: '4.00', status: 'pending', created_at: longAgo })
+    .returning('id');
   await app.db('refunds').insert({ payment_id: b.payment.id, amount: '4.00', status: 'pending', created_at: longAgo });
   // A reservation a live request may still be working on is left alone.
   await app.db('refunds').insert({ payment_id: c2.payment.id, amount: '4.00', status: 'pending' });

@@ -38,7 +38,10 @@ export interface Expected {
   paths?: string[];
 }
 
-type OpenApiOperation = { parameters?: { name: string; in: string; required?: boolean; schema: JsonSchema }[]; requestBody?: { content: Record<string, { schema: JsonSchema }> } };
+type OpenApiOperation = {
+  parameters?: { name: string; in: string; required?: boolean; schema: JsonSchema }[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+};
 type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
 
 const SECRETS = {
@@ -81,15 +84,26 @@ function unstorablePaths(value: unknown, prefix: string): string[] {
  * The expectation for a value that passed or failed `schema`, with details under `prefix`. Fields the
  * published schema marks `x-lookup-text` take any text (their domain reduces it before any lookup).
  */
-function expectedFromSchema(schema: z.ZodType, published: JsonSchema, value: unknown, prefix: string, refused: Expected): Expected {
+function expectedFromSchema(
+  schema: z.ZodType,
+  published: JsonSchema,
+  value: unknown,
+  prefix: string,
+  refused: Expected,
+): Expected {
   // D-90: every field the schema does not name is refused and named, beside what zod refuses.
-  const unknown = unknownFieldPaths(schema, value).map((path) => [prefix, ...path.map(String)].filter(Boolean).join('.'));
+  const unknown = unknownFieldPaths(schema, value).map((path) =>
+    [prefix, ...path.map(String)].filter(Boolean).join('.'),
+  );
   const result = schema.safeParse(value);
-  if (!result.success) return { ...refused, paths: [...unknown, ...issuesToDetails(result.error, prefix).map((d) => d.path)] };
+  if (!result.success)
+    return { ...refused, paths: [...unknown, ...issuesToDetails(result.error, prefix).map((d) => d.path)] };
   const anyText = Object.entries(published.properties ?? {})
     .filter(([, p]) => (p as Record<string, unknown>)['x-lookup-text'] === true)
     .map(([k]) => [prefix, k].filter(Boolean).join('.'));
-  const unstorable = unstorablePaths(result.data, prefix).filter((p) => !anyText.some((a) => p === a || p.startsWith(`${a}.`)));
+  const unstorable = unstorablePaths(result.data, prefix).filter(
+    (p) => !anyText.some((a) => p === a || p.startsWith(`${a}.`)),
+  );
   return unknown.length + unstorable.length > 0 ? { ...refused, paths: [...unknown, ...unstorable] } : {};
 }
 
@@ -133,7 +147,11 @@ export class FuzzHarness {
     const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
     // Hostile login bodies are failed logins and hostile license calls count against the public limit:
     // lift both limits so the run measures input handling, not throttling (tested in test/auth, test/licenses).
-    const limits = await request(app.baseUrl, '/api/settings', { method: 'PUT', cookie, body: { 'auth.login_max_failures': 1000, 'licenses.rate_limit_per_minute': 1_000_000 } });
+    const limits = await request(app.baseUrl, '/api/settings', {
+      method: 'PUT',
+      cookie,
+      body: { 'auth.login_max_failures': 1000, 'licenses.rate_limit_per_minute': 1_000_000 },
+    });
     if (limits.status !== 200) throw new Error(`settings: ${limits.status} ${limits.text}`);
     const world = await buildWorld(app, cookie);
     const openapi = (await request(app.baseUrl, '/api/openapi.json')).body as OpenApiDocument;
@@ -169,10 +187,24 @@ export class FuzzHarness {
   }
 
   /** Sends `text` as the body (JSON unless `extraHeaders` says otherwise), with the route's credential. */
-  send(route: AnyRoute, path: string, text: string | undefined, extraHeaders: Record<string, string> = {}): Promise<JsonResponse> {
+  send(
+    route: AnyRoute,
+    path: string,
+    text: string | undefined,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<JsonResponse> {
     const auth = this.credentials(route, text ?? '');
-    const headers = { ...(text !== undefined ? { 'content-type': 'application/json' } : {}), ...auth.headers, ...extraHeaders };
-    return request(this.app.baseUrl, path, { ...auth, method: route.method.toUpperCase(), headers, ...(text !== undefined ? { rawBody: text } : {}) });
+    const headers = {
+      ...(text !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...auth.headers,
+      ...extraHeaders,
+    };
+    return request(this.app.baseUrl, path, {
+      ...auth,
+      method: route.method.toUpperCase(),
+      headers,
+      ...(text !== undefined ? { rawBody: text } : {}),
+    });
   }
 
   /** Checks one answer against D-1 and the expectation, and that a refusal left every table as it was. */
@@ -196,19 +228,25 @@ export class FuzzHarness {
     }
     if (res.status < 400 && isAdminAction(route)) {
       const added = auditRows(after) - auditRows(this.#lastFingerprint);
-      if (added !== 1) problems.push(`accepted but left ${added} audit rows (C-11: an admin action leaves exactly one)`);
+      if (added !== 1)
+        problems.push(`accepted but left ${added} audit rows (C-11: an admin action leaves exactly one)`);
     }
-    if (expected.status !== undefined && res.status !== expected.status) problems.push(`expected ${expected.status}, got ${res.status}`);
-    if (expected.code !== undefined && res.body?.error?.code !== expected.code) problems.push(`expected code ${expected.code}, got ${res.body?.error?.code}`);
+    if (expected.status !== undefined && res.status !== expected.status)
+      problems.push(`expected ${expected.status}, got ${res.status}`);
+    if (expected.code !== undefined && res.body?.error?.code !== expected.code)
+      problems.push(`expected code ${expected.code}, got ${res.body?.error?.code}`);
     if (expected.paths) {
       const named = new Set(detailPaths(res));
       const missing = [...new Set(expected.paths)].filter((p) => !named.has(p));
-      if (missing.length > 0) problems.push(`details do not name ${missing.join(', ')} (named: ${[...named].join(', ')})`);
+      if (missing.length > 0)
+        problems.push(`details do not name ${missing.join(', ')} (named: ${[...named].join(', ')})`);
     }
     this.#lastFingerprint = after;
     if (problems.length > 0) {
       const shown = `${sent.slice(0, 300)}${sent.length > 300 ? `… (${sent.length} chars)` : ''}`;
-      throw new Error(`${routeName(route)} ${location}: ${problems.join('; ')}\n  sent: ${shown}\n  got: ${res.status} ${res.text.slice(0, 300)}`);
+      throw new Error(
+        `${routeName(route)} ${location}: ${problems.join('; ')}\n  sent: ${shown}\n  got: ${res.status} ${res.text.slice(0, 300)}`,
+      );
     }
   }
 
@@ -234,7 +272,11 @@ export class FuzzHarness {
 
   parameterSchema(route: AnyRoute, where: 'path' | 'query'): JsonSchema {
     const parameters = (this.operation(route)?.parameters ?? []).filter((p) => p.in === where);
-    return { type: 'object', properties: Object.fromEntries(parameters.map((p) => [p.name, p.schema])), required: parameters.filter((p) => p.required).map((p) => p.name) };
+    return {
+      type: 'object',
+      properties: Object.fromEntries(parameters.map((p) => [p.name, p.schema])),
+      required: parameters.filter((p) => p.required).map((p) => p.name),
+    };
   }
 
   /**
@@ -244,7 +286,15 @@ export class FuzzHarness {
   idsFor(route: AnyRoute): (field: string) => string | undefined {
     const a = this.world.a;
     const invoice = route.path.startsWith('/api/billing/checkout/') ? a.payableInvoiceId : a.invoiceId;
-    const ids: Record<string, string> = { customer: a.customerId, product: a.productId, plan: a.planId, invoice, payment: a.paymentId, subscription: a.subscriptionId, license: a.licenseId };
+    const ids: Record<string, string> = {
+      customer: a.customerId,
+      product: a.productId,
+      plan: a.planId,
+      invoice,
+      payment: a.paymentId,
+      subscription: a.subscriptionId,
+      license: a.licenseId,
+    };
     return (field) => {
       const match = /^(?:new)?(customer|product|plan|invoice|payment|subscription|license)Id$/i.exec(field);
       return match ? ids[match[1]!.toLowerCase()] : undefined;
@@ -252,7 +302,13 @@ export class FuzzHarness {
   }
 
   /** A value of the schema that zod accepts (plain text, existing ids), for hostile values to be put into. */
-  cleanBase(route: AnyRoute, schema: JsonSchema, zodSchema: z.ZodType | undefined, seed: number, label: string): unknown {
+  cleanBase(
+    route: AnyRoute,
+    schema: JsonSchema,
+    zodSchema: z.ZodType | undefined,
+    seed: number,
+    label: string,
+  ): unknown {
     const samples = fc.sample(conforming(schema, { plain: true, idFor: this.idsFor(route) }), { seed, numRuns: 300 });
     const valid = samples.find((s) => !zodSchema || zodSchema.safeParse(JSON.parse(serialise(s))).success);
     if (valid === undefined) this.withoutValidBase.add(label);
@@ -261,7 +317,9 @@ export class FuzzHarness {
 
   /** Path parameters that name existing records of customer A (a random UUID where the world has none). */
   existingParams(route: AnyRoute): Record<string, string> {
-    return Object.fromEntries(pathParamNames(route).map((n) => [n, existingParam(route, n, this.world, this.world.a) ?? randomUUID()]));
+    return Object.fromEntries(
+      pathParamNames(route).map((n) => [n, existingParam(route, n, this.world, this.world.a) ?? randomUUID()]),
+    );
   }
 
   // ---- Oracles: what the answer to a request must be ----
@@ -275,18 +333,30 @@ export class FuzzHarness {
       return { status: 400, code: 'invalid_request' };
     }
     if (!route.body) return {};
-    return expectedFromSchema(route.body, this.bodySchema(route), parsed ?? {}, '', { status: 400, code: 'invalid_request' });
+    return expectedFromSchema(route.body, this.bodySchema(route), parsed ?? {}, '', {
+      status: 400,
+      code: 'invalid_request',
+    });
   }
 
   /** koa reads the query with node's querystring, and so does this. */
   expectedForQuery(route: AnyRoute, qs: string): Expected {
-    return expectedFromSchema(route.query, this.parameterSchema(route, 'query'), querystring.parse(qs), 'query', { status: 400, code: 'invalid_request' });
+    return expectedFromSchema(route.query, this.parameterSchema(route, 'query'), querystring.parse(qs), 'query', {
+      status: 400,
+      code: 'invalid_request',
+    });
   }
 
   /** A malformed id names nothing: 404 (D-1). The router decodes each segment, keeping it when that fails. */
   expectedForParams(route: AnyRoute, encoded: Record<string, string>): Expected {
     const decoded = Object.fromEntries(Object.entries(encoded).map(([k, v]) => [k, safeDecode(v)]));
-    return { ...expectedFromSchema(route.params, this.parameterSchema(route, 'path'), decoded, 'params', { status: 404, code: 'not_found' }), paths: undefined };
+    return {
+      ...expectedFromSchema(route.params, this.parameterSchema(route, 'path'), decoded, 'params', {
+        status: 404,
+        code: 'not_found',
+      }),
+      paths: undefined,
+    };
   }
 
   /** The counts per route group, for the test log and the closing note. */
@@ -294,7 +364,10 @@ export class FuzzHarness {
     const cell = (name: string, n: number) => `${name} ${String(n).padStart(5)}`;
     const lines = [...this.counts.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([group, c]) => `${group.padEnd(16)} ${cell('body', c.body)}  ${cell('query', c.query)}  ${cell('params', c.params)}  ${cell('fixed', c.fixed)}`);
+      .map(
+        ([group, c]) =>
+          `${group.padEnd(16)} ${cell('body', c.body)}  ${cell('query', c.query)}  ${cell('params', c.params)}  ${cell('fixed', c.fixed)}`,
+      );
     const total = [...this.counts.values()].reduce((sum, c) => sum + c.body + c.query + c.params + c.fixed, 0);
     const { accepted, invalidRequest, otherRefusal } = this.outcomes;
     return `hostile inputs tried (seed ${seed}, scale ${scale}):\n${lines.join('\n')}\ntotal ${total}: ${accepted} accepted (2xx/3xx), ${invalidRequest} invalid_request, ${otherRefusal} other refusals`;

@@ -32,26 +32,73 @@ export interface World {
   deliveryId: string;
 }
 
-async function created(app: TestApp, cookie: string, path: string, body: unknown, options: RequestOptions = {}): Promise<any> {
+async function created(
+  app: TestApp,
+  cookie: string,
+  path: string,
+  body: unknown,
+  options: RequestOptions = {},
+): Promise<any> {
   const res = await request(app.baseUrl, path, { cookie, body, ...options });
   if (res.status !== 201 && res.status !== 200) throw new Error(`world setup ${path}: ${res.status} ${res.text}`);
   return res.body;
 }
 
 async function customerWorld(app: TestApp, cookie: string, name: string): Promise<CustomerWorld> {
-  const customer = await created(app, cookie, '/api/customers', { name, email: `${name.toLowerCase()}-${randomUUID()}@example.test` });
-  const product = await created(app, cookie, '/api/products', { name: `${name} product`, productType: 'licensed', price: '10.00' });
-  const plan = await created(app, cookie, '/api/billing/plans', { productId: product.id, name: `${name} plan`, pricingModel: 'flat', billingCycle: 'monthly', basePrice: '10.00', currency: 'USD' });
-  const subscription = await created(app, cookie, '/api/billing/subscriptions', { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' });
-  const invoice = await created(app, cookie, '/api/billing/invoices', { customerId: customer.id, lineItems: [{ description: 'Setup', quantity: 1, unitPrice: '100.00' }], status: 'issued' });
+  const customer = await created(app, cookie, '/api/customers', {
+    name,
+    email: `${name.toLowerCase()}-${randomUUID()}@example.test`,
+  });
+  const product = await created(app, cookie, '/api/products', {
+    name: `${name} product`,
+    productType: 'licensed',
+    price: '10.00',
+  });
+  const plan = await created(app, cookie, '/api/billing/plans', {
+    productId: product.id,
+    name: `${name} plan`,
+    pricingModel: 'flat',
+    billingCycle: 'monthly',
+    basePrice: '10.00',
+    currency: 'USD',
+  });
+  const subscription = await created(app, cookie, '/api/billing/subscriptions', {
+    customerId: customer.id,
+    planId: plan.id,
+    billingCycle: 'monthly',
+  });
+  const invoice = await created(app, cookie, '/api/billing/invoices', {
+    customerId: customer.id,
+    lineItems: [{ description: 'Setup', quantity: 1, unitPrice: '100.00' }],
+    status: 'issued',
+  });
   // Large, since store credit granted by the fuzzing (amounts up to 99.00) is applied to open invoices.
-  const payableInvoice = await created(app, cookie, '/api/billing/invoices', { customerId: customer.id, lineItems: [{ description: 'Support', quantity: 1, unitPrice: '1000000.00' }], status: 'issued' });
-  const payment = await created(app, cookie, '/api/billing/payments', { invoiceId: invoice.id, amount: '1.00', paymentMethod: 'manual' });
-  const license = await created(app, cookie, '/api/licenses', { customerId: customer.id, productId: product.id, maxActivations: 5 });
+  const payableInvoice = await created(app, cookie, '/api/billing/invoices', {
+    customerId: customer.id,
+    lineItems: [{ description: 'Support', quantity: 1, unitPrice: '1000000.00' }],
+    status: 'issued',
+  });
+  const payment = await created(app, cookie, '/api/billing/payments', {
+    invoiceId: invoice.id,
+    amount: '1.00',
+    paymentMethod: 'manual',
+  });
+  const license = await created(app, cookie, '/api/licenses', {
+    customerId: customer.id,
+    productId: product.id,
+    maxActivations: 5,
+  });
   const deviceId = `device-${name}`;
-  const validated = await request(app.baseUrl, '/api/licenses/validate', { body: { licenseKey: license.licenseKey, deviceId, deviceName: `${name}'s laptop` } });
+  const validated = await request(app.baseUrl, '/api/licenses/validate', {
+    body: { licenseKey: license.licenseKey, deviceId, deviceName: `${name}'s laptop` },
+  });
   if (validated.body?.valid !== true) throw new Error(`world setup validate: ${validated.status} ${validated.text}`);
-  const method = await created(app, cookie, '/api/billing/payment-methods', { customerId: customer.id, type: 'provider_a', providerMethodId: `pm_${name}`, isDefault: true });
+  const method = await created(app, cookie, '/api/billing/payment-methods', {
+    customerId: customer.id,
+    type: 'provider_a',
+    providerMethodId: `pm_${name}`,
+    isDefault: true,
+  });
   const key = await created(app, cookie, '/api/api-keys', { name: `${name} key`, customerId: customer.id });
   return {
     customerId: customer.id,
@@ -72,7 +119,10 @@ async function customerWorld(app: TestApp, cookie: string, name: string): Promis
 
 export async function buildWorld(app: TestApp, cookie: string): Promise<World> {
   // The endpoint comes first so the world's events fan out into deliveries (nothing delivers them: no worker runs).
-  const endpoint = await created(app, cookie, '/api/billing/webhooks/endpoints', { url: 'http://127.0.0.1:9/never-called', events: ['*'] });
+  const endpoint = await created(app, cookie, '/api/billing/webhooks/endpoints', {
+    url: 'http://127.0.0.1:9/never-called',
+    events: ['*'],
+  });
   const a = await customerWorld(app, cookie, 'Alice');
   const b = await customerWorld(app, cookie, 'Bob');
   const delivery = await app.db('webhook_deliveries').where({ endpoint_id: endpoint.id }).first('id');
@@ -131,7 +181,9 @@ export function encodePathSegment(value: string): string {
     for (const ch of value) {
       const code = ch.codePointAt(0)!;
       if (code >= 0xd800 && code <= 0xdfff) {
-        out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+        out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+          .map((b) => `%${b.toString(16).toUpperCase()}`)
+          .join('');
       } else {
         out += encodeURIComponent(ch);
       }

@@ -60,20 +60,36 @@ test.serial('an unknown key is 400 unknown_setting naming it, and nothing change
   t.deepEqual(await storedKeys(), []);
 });
 
-test.serial('a bad value is 400 invalid_request with details per key; a mix of good and bad changes nothing', async (t) => {
-  const res = await put({ 'company.name': 'Changed', 'auth.session_expiry_days': 0, 'billing.dunning_final_action': 'explode' });
-  t.is(res.status, 400);
-  t.is(res.body.error.code, 'invalid_request');
-  t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path).sort(), ['auth.session_expiry_days', 'billing.dunning_final_action']);
-  t.deepEqual(await storedKeys(), []);
-  t.is((await get()).body['company.name'], 'Your Company');
-});
+test.serial(
+  'a bad value is 400 invalid_request with details per key; a mix of good and bad changes nothing',
+  async (t) => {
+    const res = await put({
+      'company.name': 'Changed',
+      'auth.session_expiry_days': 0,
+      'billing.dunning_final_action': 'explode',
+    });
+    t.is(res.status, 400);
+    t.is(res.body.error.code, 'invalid_request');
+    t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path).sort(), [
+      'auth.session_expiry_days',
+      'billing.dunning_final_action',
+    ]);
+    t.deepEqual(await storedKeys(), []);
+    t.is((await get()).body['company.name'], 'Your Company');
+  },
+);
 
 test.serial('a dunning schedule out of order or with a day twice is refused, and nothing changes', async (t) => {
-  for (const days of [[3, 1], [1, 1, 2]]) {
+  for (const days of [
+    [3, 1],
+    [1, 1, 2],
+  ]) {
     const res = await put({ 'billing.dunning_schedule_days': days });
     t.is(res.status, 400, JSON.stringify(days));
-    t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path), ['billing.dunning_schedule_days']);
+    t.deepEqual(
+      res.body.error.details.map((d: { path: string }) => d.path),
+      ['billing.dunning_schedule_days'],
+    );
   }
   t.deepEqual(await storedKeys(), []);
 });
@@ -102,7 +118,11 @@ test.serial('auth.provider idp without realm URL and client id is refused, so no
   t.is(alone.status, 400);
   t.is(alone.body.error.details[0].path, 'auth.provider');
   t.deepEqual(await storedKeys(), []);
-  const together = await put({ 'auth.provider': 'idp', 'auth.idp.realm_url': 'https://sso.example.test/realms/b', 'auth.idp.client_id': 'billing' });
+  const together = await put({
+    'auth.provider': 'idp',
+    'auth.idp.realm_url': 'https://sso.example.test/realms/b',
+    'auth.idp.client_id': 'billing',
+  });
   t.is(together.status, 200);
   // Emptying the address while idp is on is refused the same way.
   t.is((await put({ 'auth.idp.realm_url': '' })).status, 400);

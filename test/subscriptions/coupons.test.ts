@@ -28,7 +28,12 @@ async function coupon(body: Record<string, unknown>) {
 async function totalsWith(code: string, periods: number, price = '40.00') {
   const customer = await newCustomer(app.db);
   const plan = await makePlan(app.db, price);
-  const sub = await createSubscription(app.db, { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', couponCode: code }, SYSTEM_ACTOR, { now: new Date('2025-01-01T00:00:00Z') });
+  const sub = await createSubscription(
+    app.db,
+    { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', couponCode: code },
+    SYSTEM_ACTOR,
+    { now: new Date('2025-01-01T00:00:00Z') },
+  );
   await renewSubscription(app.db, sub.id, new Date(Date.UTC(2025, periods - 1, 1)));
   return (await invoicesOf(app.db, sub.id)).map((i) => money(i.total).toFixed(2));
 }
@@ -36,7 +41,11 @@ async function totalsWith(code: string, periods: number, price = '40.00') {
 test('percent once: only the first invoice is discounted, as a negative line', async (t) => {
   const c = await coupon({ percentOff: '25', duration: 'once' });
   t.deepEqual(await totalsWith(c.code, 3), ['30.00', '40.00', '40.00']);
-  const [first] = await app.db('invoice_line_items').join('invoices', 'invoices.id', 'invoice_line_items.invoice_id').where('invoice_line_items.description', 'like', `Discount (${c.code})`).select('unit_price');
+  const [first] = await app
+    .db('invoice_line_items')
+    .join('invoices', 'invoices.id', 'invoice_line_items.invoice_id')
+    .where('invoice_line_items.description', 'like', `Discount (${c.code})`)
+    .select('unit_price');
   t.true(money(first.unit_price).eq('-10'));
 });
 
@@ -62,11 +71,18 @@ test('codes are case-insensitive; an amountOff coupon in another currency is inv
 test('expired and exhausted codes are 400 invalid_coupon and create nothing; concurrent redemptions never pass maxRedemptions', async (t) => {
   // A coupon cannot be created expired: this one expires after its creation.
   const expired = await coupon({ percentOff: '10', duration: 'once', expiresAt: '2099-01-01' });
-  await app.db('coupons').where({ id: expired.id }).update({ expires_at: new Date('2020-01-01T00:00:00Z') });
+  await app
+    .db('coupons')
+    .where({ id: expired.id })
+    .update({ expires_at: new Date('2020-01-01T00:00:00Z') });
   const limited = await coupon({ percentOff: '10', duration: 'once', maxRedemptions: 3 });
   const plan = await makePlan(app.db, '40.00');
   const customer = await newCustomer(app.db);
-  const create = (code: string) => request(app.baseUrl, '/api/billing/subscriptions', { cookie, body: { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', couponCode: code } });
+  const create = (code: string) =>
+    request(app.baseUrl, '/api/billing/subscriptions', {
+      cookie,
+      body: { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', couponCode: code },
+    });
   const refused = await create(expired.code);
   t.is(refused.status, 400);
   t.is(refused.body.error.code, 'invalid_coupon');
@@ -89,9 +105,13 @@ test('coupon validation and duplicate codes', async (t) => {
     { code: 'B8', percentOff: '10', currency: 'USD', duration: 'once' },
     { code: 'B9', percentOff: '10', duration: 'once', expiresAt: '2020-01-01' },
   ];
-  for (const body of bad) t.is((await request(app.baseUrl, '/api/billing/coupons', { cookie, body })).status, 400, JSON.stringify(body));
+  for (const body of bad)
+    t.is((await request(app.baseUrl, '/api/billing/coupons', { cookie, body })).status, 400, JSON.stringify(body));
   const ok = await coupon({ percentOff: '10', duration: 'once' });
-  const dup = await request(app.baseUrl, '/api/billing/coupons', { cookie, body: { code: ok.code.toLowerCase(), percentOff: '5', duration: 'once' } });
+  const dup = await request(app.baseUrl, '/api/billing/coupons', {
+    cookie,
+    body: { code: ok.code.toLowerCase(), percentOff: '5', duration: 'once' },
+  });
   t.is(dup.status, 409);
   t.is(dup.body.error.code, 'coupon_code_taken');
   const list = await request(app.baseUrl, '/api/billing/coupons', { cookie });

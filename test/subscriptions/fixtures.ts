@@ -11,14 +11,22 @@ let n = 0;
 /** A product and a plan of it, created through the services. */
 export async function makePlan(db: Knex, basePrice: string, billingCycle: BillingCycle = 'monthly', currency = 'USD') {
   n += 1;
-  const [product] = await db('products').insert({ name: `Product ${n}`, product_type: 'saas', price: basePrice }).returning('id');
-  return createPlan(db, { productId: product.id, name: `Plan ${n} ${basePrice}`, pricingModel: 'flat', billingCycle, basePrice, currency }, SYSTEM_ACTOR);
+  const [product] = await db('products')
+    .insert({ name: `Product ${n}`, product_type: 'saas', price: basePrice })
+    .returning('id');
+  return createPlan(
+    db,
+    { productId: product.id, name: `Plan ${n} ${basePrice}`, pricingModel: 'flat', billingCycle, basePrice, currency },
+    SYSTEM_ACTOR,
+  );
 }
 
 export const newCustomer = (db: Knex) => insertCustomer(db);
 
 export async function invoicesOf(db: Knex, subscriptionId: string) {
-  return db('invoices').where({ subscription_id: subscriptionId }).orderBy([{ column: 'created_at' }, { column: 'invoice_number' }]);
+  return db('invoices')
+    .where({ subscription_id: subscriptionId })
+    .orderBy([{ column: 'created_at' }, { column: 'invoice_number' }]);
 }
 
 export async function balanceOf(db: Knex, customerId: string, currency = 'USD'): Promise<string> {
@@ -38,7 +46,9 @@ export async function footprintOf(db: Knex, customerId: string) {
 
 /** Events about one subscription (subscription.* carry its id, invoice.* its subscriptionId), oldest first. */
 export async function eventsOf(db: Knex, subscriptionId: string, type?: string) {
-  const query = db('events').where((q) => q.whereRaw("data->>'id' = ?", [subscriptionId]).orWhereRaw("data->>'subscriptionId' = ?", [subscriptionId]));
+  const query = db('events').where((q) =>
+    q.whereRaw("data->>'id' = ?", [subscriptionId]).orWhereRaw("data->>'subscriptionId' = ?", [subscriptionId]),
+  );
   if (type) query.where({ type });
   return query.orderBy([{ column: 'created_at' }, { column: 'id' }]);
 }
@@ -51,11 +61,16 @@ export async function linesOf(db: Knex, invoiceId: string) {
 export type Api = (path: string, options?: RequestOptions) => Promise<JsonResponse>;
 
 /** Requests to the test app with an admin session. */
-export const adminApi = (app: TestApp, cookie: string): Api => (path, options = {}) => request(app.baseUrl, path, { cookie, ...options });
+export const adminApi =
+  (app: TestApp, cookie: string): Api =>
+  (path, options = {}) =>
+    request(app.baseUrl, path, { cookie, ...options });
 
 /** A product over the admin API (USD unless given). */
 export async function productHttp(api: Api, body: Record<string, unknown> = {}) {
-  const res = await api('/api/products', { body: { name: 'Subscribed product', productType: 'saas', price: '10', ...body } });
+  const res = await api('/api/products', {
+    body: { name: 'Subscribed product', productType: 'saas', price: '10', ...body },
+  });
   if (res.status !== 201) throw new Error(`create product: ${res.status} ${res.text}`);
   return res.body as { id: string; name: string; productType: string };
 }
@@ -63,7 +78,17 @@ export async function productHttp(api: Api, body: Record<string, unknown> = {}) 
 /** A plan over the admin API, on a new product unless productId is given. */
 export async function planHttp(api: Api, body: Record<string, unknown> = {}) {
   const productId = (body.productId as string | undefined) ?? (await productHttp(api)).id;
-  const res = await api('/api/billing/plans', { body: { productId, name: 'Pro', pricingModel: 'flat', billingCycle: 'monthly', basePrice: '29.90', currency: 'USD', ...body } });
+  const res = await api('/api/billing/plans', {
+    body: {
+      productId,
+      name: 'Pro',
+      pricingModel: 'flat',
+      billingCycle: 'monthly',
+      basePrice: '29.90',
+      currency: 'USD',
+      ...body,
+    },
+  });
   if (res.status !== 201) throw new Error(`create plan: ${res.status} ${res.text}`);
   return res.body as { id: string; productId: string; basePrice: string; currency: string; billingCycle: string };
 }

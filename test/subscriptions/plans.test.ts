@@ -15,21 +15,49 @@ test.before(async () => {
 test.after.always(async () => app?.close());
 
 const planBody = (productId: string, extra: Record<string, unknown> = {}) => ({
-  productId, name: 'Pro monthly', pricingModel: 'flat', billingCycle: 'monthly', basePrice: '29.9', currency: 'usd', ...extra,
+  productId,
+  name: 'Pro monthly',
+  pricingModel: 'flat',
+  billingCycle: 'monthly',
+  basePrice: '29.9',
+  currency: 'usd',
+  ...extra,
 });
-const plansOf = async (productId: string) => Number((await app.db('plans').where({ product_id: productId }).count<{ n: string }[]>('* as n'))[0]!.n);
+const plansOf = async (productId: string) =>
+  Number((await app.db('plans').where({ product_id: productId }).count<{ n: string }[]>('* as n'))[0]!.n);
 
 test('POST /api/billing/plans: 201 with the D-40 fields, price normalised, currency upper-cased', async (t) => {
   const product = await productHttp(api);
   const res = await api('/api/billing/plans', { body: planBody(product.id) });
   t.is(res.status, 201, res.text);
-  t.deepEqual(Object.keys(res.body).sort(), ['active', 'basePrice', 'billingCycle', 'createdAt', 'currency', 'id', 'name', 'pricingModel', 'productId', 'updatedAt']);
-  t.like(res.body, { productId: product.id, name: 'Pro monthly', pricingModel: 'flat', billingCycle: 'monthly', basePrice: '29.90', currency: 'USD', active: true });
+  t.deepEqual(Object.keys(res.body).sort(), [
+    'active',
+    'basePrice',
+    'billingCycle',
+    'createdAt',
+    'currency',
+    'id',
+    'name',
+    'pricingModel',
+    'productId',
+    'updatedAt',
+  ]);
+  t.like(res.body, {
+    productId: product.id,
+    name: 'Pro monthly',
+    pricingModel: 'flat',
+    billingCycle: 'monthly',
+    basePrice: '29.90',
+    currency: 'USD',
+    active: true,
+  });
   t.regex(res.body.id, /^[0-9a-f-]{36}$/);
   t.regex(res.body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   t.deepEqual((await api(`/api/billing/plans/${res.body.id}`)).body, res.body);
 
-  const yen = await api('/api/billing/plans', { body: planBody(product.id, { billingCycle: 'yearly', basePrice: '12000', currency: 'JPY' }) });
+  const yen = await api('/api/billing/plans', {
+    body: planBody(product.id, { billingCycle: 'yearly', basePrice: '12000', currency: 'JPY' }),
+  });
   t.like(yen.body, { billingCycle: 'yearly', basePrice: '12000', currency: 'JPY' });
 });
 
@@ -69,7 +97,11 @@ test('basePrice must be a non-negative decimal string: a JSON number says to sen
     const res = await api('/api/billing/plans', { body: planBody(product.id, { basePrice }) });
     t.is(res.status, 400, basePrice);
   }
-  for (const [field, value] of [['billingCycle', 'weekly'], ['currency', 'US'], ['name', ' ']] as const) {
+  for (const [field, value] of [
+    ['billingCycle', 'weekly'],
+    ['currency', 'US'],
+    ['name', ' '],
+  ] as const) {
     const res = await api('/api/billing/plans', { body: planBody(product.id, { [field]: value }) });
     t.is(res.status, 400, field);
     t.is(res.body.error.details[0].path, field);
@@ -85,9 +117,18 @@ test('list, filter by productId and active, read one; unknown and malformed ids 
 
   const mine = await api(`/api/billing/plans?productId=${product.id}`);
   t.is(mine.status, 200);
-  t.deepEqual(mine.body.map((p: { id: string }) => p.id), [a.id, b.id]);
-  t.deepEqual((await api(`/api/billing/plans?productId=${product.id}&active=true`)).body.map((p: { id: string }) => p.id), [a.id]);
-  t.deepEqual((await api(`/api/billing/plans?productId=${product.id}&active=false`)).body.map((p: { id: string }) => p.id), [b.id]);
+  t.deepEqual(
+    mine.body.map((p: { id: string }) => p.id),
+    [a.id, b.id],
+  );
+  t.deepEqual(
+    (await api(`/api/billing/plans?productId=${product.id}&active=true`)).body.map((p: { id: string }) => p.id),
+    [a.id],
+  );
+  t.deepEqual(
+    (await api(`/api/billing/plans?productId=${product.id}&active=false`)).body.map((p: { id: string }) => p.id),
+    [b.id],
+  );
   const all = await api('/api/billing/plans');
   t.true(all.body.some((p: { id: string }) => p.id === a.id));
 
@@ -99,17 +140,29 @@ test('list, filter by productId and active, read one; unknown and malformed ids 
 test('PUT renames and (de)activates; basePrice, currency and billingCycle are immutable: refused as unknown fields (D-90)', async (t) => {
   const product = await productHttp(api);
   const plan = (await api('/api/billing/plans', { body: planBody(product.id) })).body;
-  const renamed = await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { name: 'Pro (legacy)', active: false } });
+  const renamed = await api(`/api/billing/plans/${plan.id}`, {
+    method: 'PUT',
+    body: { name: 'Pro (legacy)', active: false },
+  });
   t.is(renamed.status, 200);
   t.like(renamed.body, { id: plan.id, name: 'Pro (legacy)', active: false, basePrice: '29.90' });
 
-  const priced = await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { basePrice: '99.00', currency: 'EUR', billingCycle: 'yearly', pricingModel: 'tiered' } });
+  const priced = await api(`/api/billing/plans/${plan.id}`, {
+    method: 'PUT',
+    body: { basePrice: '99.00', currency: 'EUR', billingCycle: 'yearly', pricingModel: 'tiered' },
+  });
   t.is(priced.status, 400);
-  t.deepEqual(priced.body.error.details.map((d: { path: string }) => d.path), ['basePrice', 'currency', 'billingCycle', 'pricingModel']);
+  t.deepEqual(
+    priced.body.error.details.map((d: { path: string }) => d.path),
+    ['basePrice', 'currency', 'billingCycle', 'pricingModel'],
+  );
   const stored = await app.db('plans').where({ id: plan.id }).first();
   t.is(stored.base_price, '29.9');
 
-  t.like((await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { active: true } })).body, { active: true, name: 'Pro (legacy)' });
+  t.like((await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { active: true } })).body, {
+    active: true,
+    name: 'Pro (legacy)',
+  });
   const bad = await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { active: 'yes' } });
   t.is(bad.status, 400);
   t.is((await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { name: '' } })).status, 400);

@@ -17,7 +17,11 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const renderJobCount = async () => Number((await app.db.raw('select count(*)::int as n from pgboss.job where name = ?', [renderInvoicePdfJob.name])).rows[0].n);
+const renderJobCount = async () =>
+  Number(
+    (await app.db.raw('select count(*)::int as n from pgboss.job where name = ?', [renderInvoicePdfJob.name])).rows[0]
+      .n,
+  );
 const line = (description: string) => [{ description, quantity: 1, unitPrice: '25.00' }];
 
 async function customerWithKey() {
@@ -27,19 +31,51 @@ async function customerWithKey() {
 
 test('GET /api/v1/invoices lists the invoices sent (issued, paid, void), never a draft', async (t) => {
   const customer = await customerWithKey();
-  const draft = await createInvoice(app.baseUrl, cookie, { customerId: customer.id, lineItems: line('Draft'), status: 'draft' });
-  const issued = await createInvoice(app.baseUrl, cookie, { customerId: customer.id, lineItems: line('Issued'), status: 'issued' });
-  const voided = await createInvoice(app.baseUrl, cookie, { customerId: customer.id, lineItems: line('Voided'), status: 'issued' });
-  t.is((await request(app.baseUrl, `/api/billing/invoices/${voided.id}`, { method: 'PUT', cookie, body: { status: 'void' } })).status, 200);
+  const draft = await createInvoice(app.baseUrl, cookie, {
+    customerId: customer.id,
+    lineItems: line('Draft'),
+    status: 'draft',
+  });
+  const issued = await createInvoice(app.baseUrl, cookie, {
+    customerId: customer.id,
+    lineItems: line('Issued'),
+    status: 'issued',
+  });
+  const voided = await createInvoice(app.baseUrl, cookie, {
+    customerId: customer.id,
+    lineItems: line('Voided'),
+    status: 'issued',
+  });
+  t.is(
+    (
+      await request(app.baseUrl, `/api/billing/invoices/${voided.id}`, {
+        method: 'PUT',
+        cookie,
+        body: { status: 'void' },
+      })
+    ).status,
+    200,
+  );
   t.is(draft.status, 'draft');
 
   const list = await request(app.baseUrl, '/api/v1/invoices', { bearer: customer.key });
   t.is(list.status, 200);
-  t.deepEqual(list.body.map((i: { id: string }) => i.id), [issued.id, voided.id]);
+  t.deepEqual(
+    list.body.map((i: { id: string }) => i.id),
+    [issued.id, voided.id],
+  );
   // Paging counts only what is listed: the draft is not a hidden row in a page.
   const firstPage = await request(app.baseUrl, '/api/v1/invoices?limit=1', { bearer: customer.key });
-  t.deepEqual(firstPage.body.map((i: { id: string }) => i.id), [issued.id]);
-  t.deepEqual((await request(app.baseUrl, '/api/v1/invoices?status=void', { bearer: customer.key })).body.map((i: { id: string }) => i.id), [voided.id]);
+  t.deepEqual(
+    firstPage.body.map((i: { id: string }) => i.id),
+    [issued.id],
+  );
+  t.deepEqual(
+    (await request(app.baseUrl, '/api/v1/invoices?status=void', { bearer: customer.key })).body.map(
+      (i: { id: string }) => i.id,
+    ),
+    [voided.id],
+  );
   // There is no draft status to ask for through the customer's key.
   const asked = await request(app.baseUrl, '/api/v1/invoices?status=draft', { bearer: customer.key });
   t.is(asked.status, 400);
@@ -59,7 +95,10 @@ test('GET /api/v1/invoices/:id and its PDF answer 404 for a draft, exactly as fo
   const before = await renderJobCount();
   const pdf = await getBinary(app.baseUrl, `/api/v1/invoices/${draft.id}/pdf`, { bearer: customer.key });
   t.is(pdf.status, 404);
-  t.deepEqual(pdf.json, (await getBinary(app.baseUrl, `/api/v1/invoices/${unknown}/pdf`, { bearer: customer.key })).json);
+  t.deepEqual(
+    pdf.json,
+    (await getBinary(app.baseUrl, `/api/v1/invoices/${unknown}/pdf`, { bearer: customer.key })).json,
+  );
   t.is(await renderJobCount(), before);
 
   // The admin still sees the draft.
@@ -70,10 +109,22 @@ test('once issued, the former draft is listed and readable through the customer 
   const customer = await customerWithKey();
   const invoice = await createInvoice(app.baseUrl, cookie, { customerId: customer.id, lineItems: line('Sent later') });
   t.deepEqual((await request(app.baseUrl, '/api/v1/invoices', { bearer: customer.key })).body, []);
-  t.is((await request(app.baseUrl, `/api/billing/invoices/${invoice.id}`, { method: 'PUT', cookie, body: { status: 'issued' } })).status, 200);
+  t.is(
+    (
+      await request(app.baseUrl, `/api/billing/invoices/${invoice.id}`, {
+        method: 'PUT',
+        cookie,
+        body: { status: 'issued' },
+      })
+    ).status,
+    200,
+  );
 
   const list = await request(app.baseUrl, '/api/v1/invoices', { bearer: customer.key });
-  t.deepEqual(list.body.map((i: { id: string }) => i.id), [invoice.id]);
+  t.deepEqual(
+    list.body.map((i: { id: string }) => i.id),
+    [invoice.id],
+  );
   const read = await request(app.baseUrl, `/api/v1/invoices/${invoice.id}`, { bearer: customer.key });
   t.is(read.status, 200);
   t.like(read.body, { id: invoice.id, status: 'issued', pdfUrl: `/api/v1/invoices/${invoice.id}/pdf` });

@@ -22,7 +22,11 @@ async function keyFor(customerId: string): Promise<string> {
 
 // Customers without licenses or subscriptions.
 test.serial('GET /api/v1/customer answers the key customer in the admin single-read shape', async (t) => {
-  const customer = await createCustomer(app.baseUrl, cookie, { name: 'Key Owner', company: 'Owner Co', tier: 'starter' });
+  const customer = await createCustomer(app.baseUrl, cookie, {
+    name: 'Key Owner',
+    company: 'Owner Co',
+    tier: 'starter',
+  });
   const res = await request(app.baseUrl, '/api/v1/customer', { bearer: await keyFor(customer.id) });
   t.is(res.status, 200);
   t.deepEqual(res.body, (await request(app.baseUrl, `/api/customers/${customer.id}`, { cookie })).body);
@@ -41,7 +45,11 @@ test('a key of customer A only ever sees A', async (t) => {
   const a = await createCustomer(app.baseUrl, cookie, { name: 'Customer A' });
   const b = await createCustomer(app.baseUrl, cookie, { name: 'Customer B' });
   const forA = await createProduct(app.baseUrl, cookie, { name: 'For A', productType: 'licensed', price: '5' });
-  const subscribedByA = await createProduct(app.baseUrl, cookie, { name: 'Subscribed by A', productType: 'saas', price: '9.9' });
+  const subscribedByA = await createProduct(app.baseUrl, cookie, {
+    name: 'Subscribed by A',
+    productType: 'saas',
+    price: '9.9',
+  });
   const forB = await createProduct(app.baseUrl, cookie, { name: 'For B' });
   await license(app.db, a.id, forA.id);
   await subscribe(app.db, a.id, subscribedByA.id);
@@ -53,7 +61,11 @@ test('a key of customer A only ever sees A', async (t) => {
   const own = await request(app.baseUrl, '/api/v1/customer', { bearer: keyA, headers: { 'x-customer-id': b.id } });
   t.is(own.status, 200);
   t.is(own.body.id, a.id);
-  for (const path of [`/api/v1/customer?customerId=${b.id}`, `/api/v1/customer?id=${b.id}`, `/api/v1/products?customerId=${b.id}`]) {
+  for (const path of [
+    `/api/v1/customer?customerId=${b.id}`,
+    `/api/v1/customer?id=${b.id}`,
+    `/api/v1/products?customerId=${b.id}`,
+  ]) {
     const res = await request(app.baseUrl, path, { bearer: keyA });
     t.is(res.status, 400, path);
     t.is(res.body.error.details[0].message, 'unknown field', path);
@@ -62,16 +74,33 @@ test('a key of customer A only ever sees A', async (t) => {
 
   const productsA = await request(app.baseUrl, '/api/v1/products', { bearer: keyA });
   t.is(productsA.status, 200);
-  t.deepEqual(productsA.body.map((p: { id: string }) => p.id), [forA.id, subscribedByA.id]);
-  t.like(productsA.body[1], { name: 'Subscribed by A', productType: 'saas', price: '9.90', currency: 'USD', status: 'active' });
+  t.deepEqual(
+    productsA.body.map((p: { id: string }) => p.id),
+    [forA.id, subscribedByA.id],
+  );
+  t.like(productsA.body[1], {
+    name: 'Subscribed by A',
+    productType: 'saas',
+    price: '9.90',
+    currency: 'USD',
+    status: 'active',
+  });
   // The seller's metrics across all customers are not shown to one customer.
   t.false('monthlyRevenue' in productsA.body[0]);
   t.false('activeUsers' in productsA.body[0]);
   const productsB = await request(app.baseUrl, '/api/v1/products', { bearer: keyB });
-  t.deepEqual(productsB.body.map((p: { id: string }) => p.id), [forB.id]);
+  t.deepEqual(
+    productsB.body.map((p: { id: string }) => p.id),
+    [forB.id],
+  );
 
   // Another customer's records through the admin paths are closed to a key.
-  for (const path of [`/api/customers/${b.id}`, '/api/customers', '/api/products', `/api/search/customers?q=customer`]) {
+  for (const path of [
+    `/api/customers/${b.id}`,
+    '/api/customers',
+    '/api/products',
+    `/api/search/customers?q=customer`,
+  ]) {
     const res = await request(app.baseUrl, path, { bearer: keyA });
     t.is(res.status, 401, path);
   }

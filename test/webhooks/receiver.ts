@@ -35,7 +35,11 @@ export async function startReceiver(behaviours: Record<string, Behaviour> = {}) 
     url: (path: string) => `http://127.0.0.1:${port}${path}`,
     received,
     at: (path: string) => received.filter((r) => r.path === path),
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -43,12 +47,20 @@ export async function startReceiver(behaviours: Record<string, Behaviour> = {}) 
 export function xSignatureValid(secret: string, r: Received): boolean {
   const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(r.body).digest('hex');
   const given = String(r.headers['x-signature'] ?? '');
-  return given.length === expected.length && /^[0-9a-f]+$/.test(given) && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+  return (
+    given.length === expected.length &&
+    /^[0-9a-f]+$/.test(given) &&
+    timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+  );
 }
 
 /** The Standard Webhooks check by the reference library; the key is the secret's UTF-8 bytes (D-72). */
 export function standardWebhookPayload(secret: string, r: Received): unknown {
-  const headers = { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) };
+  const headers = {
+    'webhook-id': String(r.headers['webhook-id']),
+    'webhook-timestamp': String(r.headers['webhook-timestamp']),
+    'webhook-signature': String(r.headers['webhook-signature']),
+  };
   return new Webhook(new TextEncoder().encode(secret), { format: 'raw' }).verify(r.body, headers);
 }
 

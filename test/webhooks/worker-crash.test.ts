@@ -34,7 +34,13 @@ test.after.always(async () => {
 
 function startWorker(): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], {
-    env: { ...process.env, DATABASE_URL: app.database.url, LOG_LEVEL: 'info', NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    env: {
+      ...process.env,
+      DATABASE_URL: app.database.url,
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'test',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -45,12 +51,19 @@ function startWorker(): { child: ChildProcess; output: () => string; exited: Pro
 }
 
 test('a webhooks worker killed mid-delivery: its claim runs out, then another worker sends the event again, signed, with the same id', async (t) => {
-  const created = await request(app.baseUrl, '/api/billing/webhooks/endpoints', { cookie, body: { url: receiver.url('/hold'), events: ['license.created'] } });
+  const created = await request(app.baseUrl, '/api/billing/webhooks/endpoints', {
+    cookie,
+    body: { url: receiver.url('/hold'), events: ['license.created'] },
+  });
   t.is(created.status, 201, created.text);
   const event = await app.db.transaction((trx) => recordEvent(trx, 'license.created', { licenseId: 'lic_1' }));
 
   const first = startWorker();
-  const seen = await waitFor(() => receiver.at('/hold'), (r) => r.length >= 1, 30_000);
+  const seen = await waitFor(
+    () => receiver.at('/hold'),
+    (r) => r.length >= 1,
+    30_000,
+  );
   t.is(seen.length, 1, first.output());
   first.child.kill('SIGKILL');
   await first.exited;
@@ -67,7 +80,11 @@ test('a webhooks worker killed mid-delivery: its claim runs out, then another wo
   const second = startWorker();
   await new Promise((r) => setTimeout(r, Math.max(0, leaseEnds - Date.now() - 1500)));
   t.is(receiver.at('/hold').length, 1, 'not sent again while claimed');
-  const got = await waitFor(() => receiver.at('/hold'), (r) => r.length >= 2, 15_000);
+  const got = await waitFor(
+    () => receiver.at('/hold'),
+    (r) => r.length >= 2,
+    15_000,
+  );
   t.is(got.length, 2, second.output());
   t.true(Date.now() >= leaseEnds - 100);
   const redelivered = got[1]!;
@@ -75,7 +92,11 @@ test('a webhooks worker killed mid-delivery: its claim runs out, then another wo
   t.true(xSignatureValid(secret, redelivered));
   t.is((standardWebhookPayload(secret, redelivered) as { id: string }).id, event.id);
   t.is(redelivered.headers['x-event-id'], got[0]!.headers['x-event-id']);
-  const delivery = await waitFor(() => app.db('webhook_deliveries').first(), (d) => d.status === 'delivered', 10_000);
+  const delivery = await waitFor(
+    () => app.db('webhook_deliveries').first(),
+    (d) => d.status === 'delivered',
+    10_000,
+  );
   t.is(delivery.status, 'delivered');
   t.is(delivery.attempt_count, 1, 'the interrupted send was never recorded as an attempt');
   second.child.kill('SIGTERM');

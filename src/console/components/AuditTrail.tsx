@@ -45,7 +45,9 @@ export function AuditTrail({ rows, targetType, targetId }: { rows: AuditRow[]; t
           { header: 'Changes', cell: (r) => <Changes row={r} /> },
         ]}
       />
-      <p><a href={all}>Full audit log of this {targetType}</a></p>
+      <p>
+        <a href={all}>Full audit log of this {targetType}</a>
+      </p>
     </section>
   );
 }

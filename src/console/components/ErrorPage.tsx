@@ -18,14 +18,27 @@ function ErrorBody({ error, query, unfiltered }: ErrorPageProps) {
   return (
     <>
       <h1>{error.message}</h1>
-      <p><code>{error.code}</code></p>
+      <p>
+        <code>{error.code}</code>
+      </p>
       {error.details?.length ? (
         <ul class="error-details">
-          {error.details.map((d) => <li><code>{d.path}</code>{`${given(d.path)}: ${d.message}`}</li>)}
+          {error.details.map((d) => (
+            <li>
+              <code>{d.path}</code>
+              {`${given(d.path)}: ${d.message}`}
+            </li>
+          ))}
         </ul>
       ) : null}
-      {unfiltered ? <p><a href={unfiltered}>Show this list without filters</a></p> : null}
-      <p><a href="/admin">Back to the overview</a></p>
+      {unfiltered ? (
+        <p>
+          <a href={unfiltered}>Show this list without filters</a>
+        </p>
+      ) : null}
+      <p>
+        <a href="/admin">Back to the overview</a>
+      </p>
     </>
   );
 }

@@ -19,7 +19,13 @@ export const REFUSED_ID = 'refused';
 
 /** Each field the service's error names, with why. */
 export function ErrorDetails({ error }: { error: AppError }) {
-  return error.details?.length ? <ul>{error.details.map((d) => <li>{`${d.path}: ${d.message}`}</li>)}</ul> : null;
+  return error.details?.length ? (
+    <ul>
+      {error.details.map((d) => (
+        <li>{`${d.path}: ${d.message}`}</li>
+      ))}
+    </ul>
+  ) : null;
 }
 
 /**
@@ -50,7 +56,16 @@ const FieldIds = createContext('f');
  * A form posting to `action` with the CSRF field; shows the error when `state` is this form's. `scope` tells
  * apart the forms of one name that a page repeats (a refund form per payment, an edit form per plan).
  */
-export function Form({ name, action, csrf, state, submit, scope, more, children }: {
+export function Form({
+  name,
+  action,
+  csrf,
+  state,
+  submit,
+  scope,
+  more,
+  children,
+}: {
   name: string;
   action: string;
   csrf: string;
@@ -69,7 +84,14 @@ export function Form({ name, action, csrf, state, submit, scope, more, children 
       <input type="hidden" name="_form" value={name} />
       {mine ? <ErrorBox state={mine} /> : null}
       <FieldIds.Provider value={scope ? `f-${name}-${scope}` : `f-${name}`}>{children}</FieldIds.Provider>
-      {more ? <div class="buttons">{button}{more}</div> : button}
+      {more ? (
+        <div class="buttons">
+          {button}
+          {more}
+        </div>
+      ) : (
+        button
+      )}
     </form>
   );
 }
@@ -85,7 +107,15 @@ export function kept(state: FormState | undefined, form: string, name: string, f
  * A labelled input (C-8), its id unique on the page (`FieldIds`); when the service's error names the field,
  * it is marked invalid with the reason beside it.
  */
-export function Field({ label, name, value, type = 'text', required, state, options }: {
+export function Field({
+  label,
+  name,
+  value,
+  type = 'text',
+  required,
+  state,
+  options,
+}: {
   label: string;
   name: string;
   value?: string;
@@ -101,15 +131,33 @@ export function Field({ label, name, value, type = 'text', required, state, opti
   return (
     <p class="field">
       <label for={id}>{label}</label>
-      {invalid ? <span class="field-error" id={describedBy}>{problems.map((d) => d.message).join('; ')}</span> : null}
+      {invalid ? (
+        <span class="field-error" id={describedBy}>
+          {problems.map((d) => d.message).join('; ')}
+        </span>
+      ) : null}
       {options ? (
         <select id={id} name={name} aria-invalid={invalid} aria-describedby={describedBy}>
-          {options.map((o) => <option value={o} selected={o === value}>{o === '' ? '—' : o}</option>)}
+          {options.map((o) => (
+            <option value={o} selected={o === value}>
+              {o === '' ? '—' : o}
+            </option>
+          ))}
         </select>
       ) : type === 'textarea' ? (
-        <textarea id={id} name={name} aria-invalid={invalid} aria-describedby={describedBy}>{value}</textarea>
+        <textarea id={id} name={name} aria-invalid={invalid} aria-describedby={describedBy}>
+          {value}
+        </textarea>
       ) : (
-        <input id={id} name={name} type={type as 'text'} value={value} required={required} aria-invalid={invalid} aria-describedby={describedBy} />
+        <input
+          id={id}
+          name={name}
+          type={type as 'text'}
+          value={value}
+          required={required}
+          aria-invalid={invalid}
+          aria-describedby={describedBy}
+        />
       )}
     </p>
   );

@@ -19,7 +19,9 @@ export type Section = (typeof NAV)[number]['text'];
 
 /** The nav entry a console path belongs to (the longest link it starts with), for pages that do not say. */
 export function sectionOf(path: string): Section | undefined {
-  const within = NAV.filter((item) => path === item.href || (item.href !== '/admin' && path.startsWith(`${item.href}/`)));
+  const within = NAV.filter(
+    (item) => path === item.href || (item.href !== '/admin' && path.startsWith(`${item.href}/`)),
+  );
   return within.sort((a, b) => b.href.length - a.href.length)[0]?.text;
 }
 
@@ -53,12 +55,16 @@ export function Layout({ title, viewer, section, notice, children }: LayoutProps
       </head>
       <body>
         <header class="top">
-          <a class="brand" href="/admin">Billing</a>
+          <a class="brand" href="/admin">
+            Billing
+          </a>
           <nav aria-label="Main">
             <ul>
               {NAV.map((item) => (
                 <li>
-                  <a href={item.href} aria-current={item.text === section ? 'page' : undefined}>{item.text}</a>
+                  <a href={item.href} aria-current={item.text === section ? 'page' : undefined}>
+                    {item.text}
+                  </a>
                 </li>
               ))}
             </ul>
@@ -70,7 +76,11 @@ export function Layout({ title, viewer, section, notice, children }: LayoutProps
         </header>
         <main>
           {refusal ? <RefusalSummary error={refusal} /> : null}
-          {notice ? <p class="notice" role="status">{notice}</p> : null}
+          {notice ? (
+            <p class="notice" role="status">
+              {notice}
+            </p>
+          ) : null}
           {children}
         </main>
       </body>

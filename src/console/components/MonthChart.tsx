@@ -28,7 +28,8 @@ export function MonthChart({ title, currency, values }: { title: string; currenc
   const bottom = amounts.reduce((a, b) => (b.lt(a) ? b : a), decimal(0));
   const span = top.minus(bottom);
   const plot = HEIGHT - TOP - BOTTOM;
-  const y = (amount: ReturnType<typeof decimal>) => TOP + (span.isZero() ? plot : top.minus(amount).dividedBy(span).times(plot).toNumber());
+  const y = (amount: ReturnType<typeof decimal>) =>
+    TOP + (span.isZero() ? plot : top.minus(amount).dividedBy(span).times(plot).toNumber());
   const slot = (WIDTH - LEFT) / Math.max(values.length, 1);
   const zero = y(decimal(0));
   const first = values[0]?.month ?? '';
@@ -40,7 +41,9 @@ export function MonthChart({ title, currency, values }: { title: string; currenc
       <svg class="chart" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label}>
         <title>{label}</title>
         <text x={LEFT} y={14} class="axis">{`max ${money(top.toString(), currency)}`}</text>
-        {bottom.lt(0) ? <text x={LEFT} y={HEIGHT - BOTTOM + 2} class="axis">{`min ${money(bottom.toString(), currency)}`}</text> : null}
+        {bottom.lt(0) ? (
+          <text x={LEFT} y={HEIGHT - BOTTOM + 2} class="axis">{`min ${money(bottom.toString(), currency)}`}</text>
+        ) : null}
         <line x1={LEFT} x2={WIDTH} y1={zero} y2={zero} class="baseline" />
         {values.map((v, i) => {
           const h = y(amounts[i]!);
@@ -48,8 +51,16 @@ export function MonthChart({ title, currency, values }: { title: string; currenc
           return (
             <g>
               <title>{`${v.month}: ${money(v.amount, currency)}`}</title>
-              <rect class="bar" x={x + slot * 0.15} width={slot * 0.7} y={Math.min(h, zero)} height={Math.max(Math.abs(zero - h), amounts[i]!.isZero() ? 0 : 1)} />
-              <text class="month" x={x + slot / 2} y={HEIGHT - 6} text-anchor="middle">{monthLabel(v.month)}</text>
+              <rect
+                class="bar"
+                x={x + slot * 0.15}
+                width={slot * 0.7}
+                y={Math.min(h, zero)}
+                height={Math.max(Math.abs(zero - h), amounts[i]!.isZero() ? 0 : 1)}
+              />
+              <text class="month" x={x + slot / 2} y={HEIGHT - 6} text-anchor="middle">
+                {monthLabel(v.month)}
+              </text>
             </g>
           );
         })}

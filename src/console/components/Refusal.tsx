@@ -28,7 +28,9 @@ export function RefusalSummary({ error }: { error: AppError }) {
         <strong>{error.message}</strong> <code>{error.code}</code>
       </p>
       <ErrorDetails error={error} />
-      <p><a href={`#${REFUSED_ID}`}>Go to the form</a>; what was typed is kept there.</p>
+      <p>
+        <a href={`#${REFUSED_ID}`}>Go to the form</a>; what was typed is kept there.
+      </p>
     </div>
   );
 }

@@ -37,7 +37,11 @@ const checkedForms = new WeakMap<Context, FormValues>();
  */
 export async function requireCsrf(ctx: Context): Promise<void> {
   const form = isFormBody(ctx) ? await readForm(ctx) : undefined;
-  if (!form || !csrfValid(ctx, form._csrf)) throw new AppError('forbidden', 'The form has expired or did not come from this console: reload the page and try again');
+  if (!form || !csrfValid(ctx, form._csrf))
+    throw new AppError(
+      'forbidden',
+      'The form has expired or did not come from this console: reload the page and try again',
+    );
   checkedForms.set(ctx, form);
 }
 

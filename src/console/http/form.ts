@@ -16,7 +16,9 @@ function setPath(into: Record<string, unknown>, path: string[], value: string): 
       return;
     }
     const next = node[key];
-    node = (typeof next === 'object' && next !== null ? next : (node[key] = /^\d+$/.test(path[i + 1]!) ? [] : {})) as Record<string, unknown>;
+    node = (
+      typeof next === 'object' && next !== null ? next : (node[key] = /^\d+$/.test(path[i + 1]!) ? [] : {})
+    ) as Record<string, unknown>;
   }
 }
 
@@ -27,7 +29,8 @@ export function isFormBody(ctx: Context): boolean {
 
 /** Parses `application/x-www-form-urlencoded` (C-6); anything else is refused. */
 export async function readForm(ctx: Context): Promise<FormValues> {
-  if (!isFormBody(ctx)) throw new AppError('unsupported_media_type', 'Forms must be posted as application/x-www-form-urlencoded');
+  if (!isFormBody(ctx))
+    throw new AppError('unsupported_media_type', 'Forms must be posted as application/x-www-form-urlencoded');
   const raw = await readLimited(ctx, BODY_LIMIT_BYTES);
   const params = new URLSearchParams(raw.toString('utf8'));
   const values: Record<string, unknown> = Object.create(null);

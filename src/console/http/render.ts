@@ -10,7 +10,10 @@ import { setOneUseCookie, takeOneUseCookie } from './one-use-cookie.ts';
  */
 export function consoleHeaders(ctx: Context): void {
   setCommonSecurityHeaders(ctx);
-  ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  );
   ctx.set('Referrer-Policy', 'same-origin');
 }
 

@@ -73,6 +73,12 @@ export interface ConsoleAction {
 
 export type ConsoleRoute = ConsolePage<any> | ConsoleExport<any> | ConsoleAction;
 
-export const definePage = <S extends z.ZodType>(page: Omit<ConsolePage<S>, 'kind'>): ConsolePage<S> => ({ kind: 'page', ...page });
-export const defineExport = <S extends z.ZodType>(e: Omit<ConsoleExport<S>, 'kind'>): ConsoleExport<S> => ({ kind: 'export', ...e });
+export const definePage = <S extends z.ZodType>(page: Omit<ConsolePage<S>, 'kind'>): ConsolePage<S> => ({
+  kind: 'page',
+  ...page,
+});
+export const defineExport = <S extends z.ZodType>(e: Omit<ConsoleExport<S>, 'kind'>): ConsoleExport<S> => ({
+  kind: 'export',
+  ...e,
+});
 export const defineAction = (a: Omit<ConsoleAction, 'kind'>): ConsoleAction => ({ kind: 'action', ...a });

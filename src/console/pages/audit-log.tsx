@@ -21,8 +21,19 @@ const PATH = '/admin/audit-log';
 
 /** The object types an admin action names (the filter's choices); any other in the URL still filters. */
 const TARGET_TYPES = [
-  'customer', 'invoice', 'subscription', 'license', 'product', 'plan', 'coupon', 'webhook_endpoint', 'webhook_delivery',
-  'provider_event', 'lifecycle_run', 'setting', 'api_key',
+  'customer',
+  'invoice',
+  'subscription',
+  'license',
+  'product',
+  'plan',
+  'coupon',
+  'webhook_endpoint',
+  'webhook_delivery',
+  'provider_event',
+  'lifecycle_run',
+  'setting',
+  'api_key',
 ] as const;
 
 /** The console page of each object type that has one (a plan's is its product's, found with the plan). */
@@ -56,37 +67,72 @@ interface Filters {
   action?: string;
 }
 
-const filterValues = (q: Filters): Record<string, string | undefined> => ({ actor: q.actor, targetType: q.targetType, targetId: q.targetId, action: q.action });
+const filterValues = (q: Filters): Record<string, string | undefined> => ({
+  actor: q.actor,
+  targetType: q.targetType,
+  targetId: q.targetId,
+  action: q.action,
+});
 
 /**
  * The objects of a page's entries: customers by name, invoices by number, plans by name on their product's
  * page; one query per kind for the page (C-9: no query per row).
  */
-async function objectRefs(db: Parameters<typeof customerNames>[0], rows: AuditRow[]): Promise<(row: AuditRow) => ObjectRef> {
-  const idsOf = (type: string) => [...new Set(rows.filter((r) => r.target_type === type && uuid.safeParse(r.target_id).success).map((r) => r.target_id))];
-  const [customers, invoices, plans] = await Promise.all([customerNames(db, idsOf('customer')), invoiceNumbers(db, idsOf('invoice')), findPlans(db, idsOf('plan'))]);
+async function objectRefs(
+  db: Parameters<typeof customerNames>[0],
+  rows: AuditRow[],
+): Promise<(row: AuditRow) => ObjectRef> {
+  const idsOf = (type: string) => [
+    ...new Set(
+      rows.filter((r) => r.target_type === type && uuid.safeParse(r.target_id).success).map((r) => r.target_id),
+    ),
+  ];
+  const [customers, invoices, plans] = await Promise.all([
+    customerNames(db, idsOf('customer')),
+    invoiceNumbers(db, idsOf('invoice')),
+    findPlans(db, idsOf('plan')),
+  ]);
   const names: Record<string, Map<string, string> | undefined> = { customer: customers, invoice: invoices };
   return (row) => {
     const plan = row.target_type === 'plan' ? plans.get(row.target_id) : undefined;
     if (plan) return { label: plan.name, href: `/admin/products/${plan.product_id}#plans` };
-    return { label: names[row.target_type]?.get(row.target_id) ?? row.target_id, href: objectHref(row.target_type, row.target_id) };
+    return {
+      label: names[row.target_type]?.get(row.target_id) ?? row.target_id,
+      href: objectHref(row.target_type, row.target_id),
+    };
   };
 }
 
 function FilterForm({ values }: { values: Filters }) {
-  const types = values.targetType && !(TARGET_TYPES as readonly string[]).includes(values.targetType) ? [...TARGET_TYPES, values.targetType] : TARGET_TYPES;
+  const types =
+    values.targetType && !(TARGET_TYPES as readonly string[]).includes(values.targetType)
+      ? [...TARGET_TYPES, values.targetType]
+      : TARGET_TYPES;
   return (
     <form method="get" action={PATH} class="filters">
-      <p class="field"><label for="filter-actor">Actor (email, system, api_key:…)</label><input id="filter-actor" name="actor" value={values.actor ?? ''} /></p>
+      <p class="field">
+        <label for="filter-actor">Actor (email, system, api_key:…)</label>
+        <input id="filter-actor" name="actor" value={values.actor ?? ''} />
+      </p>
       <p class="field">
         <label for="filter-target-type">Object type</label>
         <select id="filter-target-type" name="targetType">
           <option value="">Any</option>
-          {types.map((t) => <option value={t} selected={t === values.targetType}>{t}</option>)}
+          {types.map((t) => (
+            <option value={t} selected={t === values.targetType}>
+              {t}
+            </option>
+          ))}
         </select>
       </p>
-      <p class="field"><label for="filter-target-id">Object id</label><input id="filter-target-id" name="targetId" value={values.targetId ?? ''} /></p>
-      <p class="field"><label for="filter-action">Action</label><input id="filter-action" name="action" value={values.action ?? ''} placeholder="invoice.void" /></p>
+      <p class="field">
+        <label for="filter-target-id">Object id</label>
+        <input id="filter-target-id" name="targetId" value={values.targetId ?? ''} />
+      </p>
+      <p class="field">
+        <label for="filter-action">Action</label>
+        <input id="filter-action" name="action" value={values.action ?? ''} placeholder="invoice.void" />
+      </p>
       <button type="submit">Filter</button>
     </form>
   );

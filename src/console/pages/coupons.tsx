@@ -40,7 +40,13 @@ function CouponFields({ state }: { state?: FormState }) {
       <Field label="Percent off (0-100]" name="percentOff" value={value('percentOff')} state={mine} />
       <Field label="Amount off" name="amountOff" value={value('amountOff')} state={mine} />
       <Field label="Currency (with amount off)" name="currency" value={value('currency')} state={mine} />
-      <Field label="Duration" name="duration" options={COUPON_DURATIONS} value={value('duration', 'once')} state={mine} />
+      <Field
+        label="Duration"
+        name="duration"
+        options={COUPON_DURATIONS}
+        value={value('duration', 'once')}
+        state={mine}
+      />
       <Field label="Cycles (repeating only)" name="durationInCycles" value={value('durationInCycles')} state={mine} />
       <Field label="Max redemptions" name="maxRedemptions" value={value('maxRedemptions')} state={mine} />
       <Field label="Expires at (YYYY-MM-DD or ISO 8601)" name="expiresAt" value={value('expiresAt')} state={mine} />
@@ -48,7 +54,8 @@ function CouponFields({ state }: { state?: FormState }) {
   );
 }
 
-const discount = (c: Coupon) => (c.percent_off !== null ? `${c.percent_off}% off` : `${money(c.amount_off!, c.currency!)} off`);
+const discount = (c: Coupon) =>
+  c.percent_off !== null ? `${c.percent_off}% off` : `${money(c.amount_off!, c.currency!)} off`;
 const duration = (c: Coupon) => (c.duration === 'repeating' ? `${c.duration_in_cycles} cycles` : c.duration);
 
 /** `/admin/coupons` (console.md, with the products): every coupon newest first, and the create form. */
@@ -56,10 +63,16 @@ export const couponsPage = definePage({
   path: '/admin/coupons',
   query: z.object({ startingAfter: uuid.optional() }),
   async render({ deps, query, viewer, notice, state }) {
-    const { rows, hasMore } = await listCoupons(deps.db, { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true });
+    const { rows, hasMore } = await listCoupons(deps.db, {
+      limit: PAGE_SIZE,
+      startingAfter: query.startingAfter,
+      newestFirst: true,
+    });
     return (
       <Layout title="Coupons" viewer={viewer} section="Products" notice={notice}>
-        <p class="crumbs"><a href="/admin/products">Products</a></p>
+        <p class="crumbs">
+          <a href="/admin/products">Products</a>
+        </p>
         <h1>Coupons</h1>
         <details open={state?.name === FORM}>
           <summary>New coupon</summary>

@@ -28,7 +28,15 @@ import { newInvoiceUrl } from './invoices.tsx';
 import { newLicenseUrl } from './licenses.tsx';
 import { newApiKeyUrl } from './settings-api-keys.tsx';
 import { newSubscriptionUrl } from './subscriptions.tsx';
-import { ApiKeysSection, InvoicesSection, LedgerSection, LicensesSection, PaymentsSection, SubscriptionsSection, TimelineSection } from './customers-sections.tsx';
+import {
+  ApiKeysSection,
+  InvoicesSection,
+  LedgerSection,
+  LicensesSection,
+  PaymentsSection,
+  SubscriptionsSection,
+  TimelineSection,
+} from './customers-sections.tsx';
 
 const SECTION_SIZE = 50;
 
@@ -53,10 +61,25 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
   const invoiceIds = [
     ...payments.rows.map((p) => p.invoice_id),
     ...ledger.rows.flatMap((e) => (e.invoice_id ? [e.invoice_id] : [])),
-    ...timeline.rows.flatMap((e) => (typeof e.data.invoiceId === 'string' && uuid.safeParse(e.data.invoiceId).success ? [e.data.invoiceId] : [])),
+    ...timeline.rows.flatMap((e) =>
+      typeof e.data.invoiceId === 'string' && uuid.safeParse(e.data.invoiceId).success ? [e.data.invoiceId] : [],
+    ),
   ];
   const numbers = await invoiceNumbers(db, invoiceIds);
-  return { customer, subscriptions: [...subscriptions].reverse(), plans, owed: owed.get(id) ?? [], ledger, invoices, payments, numbers, licenses, apiKeys, timeline, audit };
+  return {
+    customer,
+    subscriptions: [...subscriptions].reverse(),
+    plans,
+    owed: owed.get(id) ?? [],
+    ledger,
+    invoices,
+    payments,
+    numbers,
+    licenses,
+    apiKeys,
+    timeline,
+    audit,
+  };
 }
 
 /** The grant form's fields: amount, currency (the API's default, USD, shown) and description. */
@@ -65,7 +88,12 @@ function CreditFields({ state }: { state?: FormState }) {
   return (
     <>
       <Field label="Amount" name="amount" value={kept(state, 'credit', 'amount')} state={mine} />
-      <Field label="Currency" name="currency" value={kept(state, 'credit', 'currency', DEFAULT_CURRENCY)} state={mine} />
+      <Field
+        label="Currency"
+        name="currency"
+        value={kept(state, 'credit', 'currency', DEFAULT_CURRENCY)}
+        state={mine}
+      />
       <Field label="Description" name="description" value={kept(state, 'credit', 'description')} state={mine} />
     </>
   );
@@ -83,29 +111,61 @@ export const customerPage = definePage({
     const productNames = new Map(customer.products.map((p) => [p.id, p.name]));
     return (
       <Layout title={customer.name} viewer={viewer} section="Customers" notice={notice}>
-        <p class="crumbs"><a href="/admin/customers">Customers</a></p>
+        <p class="crumbs">
+          <a href="/admin/customers">Customers</a>
+        </p>
         <h1>{customer.name}</h1>
         <p class="create-links">
-          <a href={newInvoiceUrl(id)}>New invoice</a> · <a href={newSubscriptionUrl(id)}>New subscription</a> · <a href={newLicenseUrl(id)}>New license</a> · <a href={newApiKeyUrl(id)}>New API key</a>
+          <a href={newInvoiceUrl(id)}>New invoice</a> · <a href={newSubscriptionUrl(id)}>New subscription</a> ·{' '}
+          <a href={newLicenseUrl(id)}>New license</a> · <a href={newApiKeyUrl(id)}>New API key</a>
         </p>
         <div class="cards">
-          <div class="card"><div class="label">Credit balance</div><div class="value"><Amounts amounts={creditAmounts(customer.creditBalances)} /></div></div>
-          <div class="card"><div class="label">Open amount</div><div class="value"><Amounts amounts={data.owed} /></div></div>
-          <div class="card"><div class="label">Health score</div><div class="value">{customer.health_score}</div></div>
+          <div class="card">
+            <div class="label">Credit balance</div>
+            <div class="value">
+              <Amounts amounts={creditAmounts(customer.creditBalances)} />
+            </div>
+          </div>
+          <div class="card">
+            <div class="label">Open amount</div>
+            <div class="value">
+              <Amounts amounts={data.owed} />
+            </div>
+          </div>
+          <div class="card">
+            <div class="label">Health score</div>
+            <div class="value">{customer.health_score}</div>
+          </div>
         </div>
         <section id="profile" aria-labelledby="profile-h">
           <h2 id="profile-h">Profile</h2>
           <dl class="props">
-            <dt>ID</dt><dd><code class="id">{customer.id}</code></dd>
-            <dt>Email</dt><dd>{customer.email}</dd>
-            <dt>Company</dt><dd>{customer.company ?? '—'}</dd>
-            <dt>Tier</dt><dd>{customer.tier ?? '—'}</dd>
-            <dt>Billing address</dt><dd class="pre">{customer.billing_address ?? '—'}</dd>
-            <dt>Tax ID</dt><dd>{customer.tax_id ?? '—'}</dd>
-            <dt>Payment method</dt><dd>{customer.payment_method ?? '—'}</dd>
-            <dt>Products</dt><dd>{customer.products.map((p) => p.name).join(', ') || '—'}</dd>
-            <dt>Created</dt><dd><When value={customer.created_at} /></dd>
-            <dt>Updated</dt><dd><When value={customer.updated_at} /></dd>
+            <dt>ID</dt>
+            <dd>
+              <code class="id">{customer.id}</code>
+            </dd>
+            <dt>Email</dt>
+            <dd>{customer.email}</dd>
+            <dt>Company</dt>
+            <dd>{customer.company ?? '—'}</dd>
+            <dt>Tier</dt>
+            <dd>{customer.tier ?? '—'}</dd>
+            <dt>Billing address</dt>
+            <dd class="pre">{customer.billing_address ?? '—'}</dd>
+            <dt>Tax ID</dt>
+            <dd>{customer.tax_id ?? '—'}</dd>
+            <dt>Payment method</dt>
+            <dd>{customer.payment_method ?? '—'}</dd>
+            <dt>Products</dt>
+            <dd>{customer.products.map((p) => p.name).join(', ') || '—'}</dd>
+            <dt>Created</dt>
+            <dd>
+              <When value={customer.created_at} />
+            </dd>
+            <dt>Updated</dt>
+            <dd>
+              <When value={customer.updated_at} />
+            </dd>
           </dl>
         </section>
         <details open={state?.name === 'edit'}>
@@ -116,17 +176,40 @@ export const customerPage = definePage({
         </details>
         <details open={state?.name === 'credit'}>
           <summary>Grant store credit</summary>
-          <Form name="credit" action={`/admin/customers/${id}/credits`} csrf={viewer.csrf} state={state} submit="Grant credit">
+          <Form
+            name="credit"
+            action={`/admin/customers/${id}/credits`}
+            csrf={viewer.csrf}
+            state={state}
+            submit="Grant credit"
+          >
             <CreditFields state={state} />
           </Form>
         </details>
         <LedgerSection rows={data.ledger.rows} hasMore={data.ledger.hasMore} numbers={data.numbers} />
         <SubscriptionsSection rows={data.subscriptions} plans={data.plans} />
-        <InvoicesSection rows={data.invoices.rows.map((r) => r.invoice)} hasMore={data.invoices.hasMore} customerId={id} />
-        <PaymentsSection rows={data.payments.rows} hasMore={data.payments.hasMore} numbers={data.numbers} customerId={id} />
+        <InvoicesSection
+          rows={data.invoices.rows.map((r) => r.invoice)}
+          hasMore={data.invoices.hasMore}
+          customerId={id}
+        />
+        <PaymentsSection
+          rows={data.payments.rows}
+          hasMore={data.payments.hasMore}
+          numbers={data.numbers}
+          customerId={id}
+        />
         <LicensesSection rows={data.licenses.rows} productNames={productNames} now={new Date()} />
         <ApiKeysSection rows={data.apiKeys.rows} />
-        <TimelineSection rows={data.timeline.rows} numbers={data.numbers} next={data.timeline.hasMore && lastEvent ? `/admin/customers/${id}?timelineAfter=${lastEvent.id}#timeline` : undefined} />
+        <TimelineSection
+          rows={data.timeline.rows}
+          numbers={data.numbers}
+          next={
+            data.timeline.hasMore && lastEvent
+              ? `/admin/customers/${id}?timelineAfter=${lastEvent.id}#timeline`
+              : undefined
+          }
+        />
         <AuditTrail rows={data.audit} targetType="customer" targetId={id} />
       </Layout>
     );
@@ -155,7 +238,16 @@ export const grantCreditAction = defineAction({
   page: customerPage,
   async run({ deps, params, form, actor }) {
     const id = customerIdOf(params);
-    const input = parseOrThrow(createCreditBody, { customerId: id, amount: typed(form, 'amount'), description: typed(form, 'description'), currency: typed(form, 'currency') || undefined }, 'body');
+    const input = parseOrThrow(
+      createCreditBody,
+      {
+        customerId: id,
+        amount: typed(form, 'amount'),
+        description: typed(form, 'description'),
+        currency: typed(form, 'currency') || undefined,
+      },
+      'body',
+    );
     const { entry, applications, balanceAfter } = await grantCredit(deps.db, input, actor);
     const spent = applications.length
       ? `; ${money(sumMoney(applications.map((a) => a.amount)).toString(), entry.currency)} applied to ${applications.map((a) => a.invoice.invoice_number).join(', ')}`

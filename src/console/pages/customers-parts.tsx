@@ -10,7 +10,6 @@ import type { FormValues } from '../http/form.ts';
 /** The currency a customer with no amounts at all is shown in (the API's `creditBalance` is USD, D-22). */
 export const DEFAULT_CURRENCY = 'USD';
 
-
 /** The form's profile fields as the API's JSON: name and email as typed (so an empty one is named), an emptied optional field clears it. */
 export function customerFields(form: FormValues) {
   const text = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : undefined);
@@ -36,7 +35,15 @@ export type ProfileValues = Omit<CustomerWrite, 'payment_method'>;
  * The create and edit forms' fields (console.md: name, email, company, tier, billingAddress, taxId). No
  * `required` or `type=email`: the browser would refuse the post itself, and C-6 wants the service's message.
  */
-export function CustomerFields({ form, state, current = {} }: { form: string; state?: FormState; current?: ProfileValues }) {
+export function CustomerFields({
+  form,
+  state,
+  current = {},
+}: {
+  form: string;
+  state?: FormState;
+  current?: ProfileValues;
+}) {
   const value = (name: string, stored: string | null | undefined) => kept(state, form, name, stored ?? '');
   const mine = state?.name === form ? state : undefined;
   return (
@@ -44,8 +51,20 @@ export function CustomerFields({ form, state, current = {} }: { form: string; st
       <Field label="Name" name="name" value={value('name', current.name)} state={mine} />
       <Field label="Email" name="email" value={value('email', current.email)} state={mine} />
       <Field label="Company" name="company" value={value('company', current.company)} state={mine} />
-      <Field label="Tier" name="tier" options={['', ...CUSTOMER_TIERS]} value={value('tier', current.tier)} state={mine} />
-      <Field label="Billing address" name="billingAddress" type="textarea" value={value('billingAddress', current.billing_address)} state={mine} />
+      <Field
+        label="Tier"
+        name="tier"
+        options={['', ...CUSTOMER_TIERS]}
+        value={value('tier', current.tier)}
+        state={mine}
+      />
+      <Field
+        label="Billing address"
+        name="billingAddress"
+        type="textarea"
+        value={value('billingAddress', current.billing_address)}
+        state={mine}
+      />
       <Field label="Tax ID" name="taxId" value={value('taxId', current.tax_id)} state={mine} />
     </>
   );
@@ -61,7 +80,13 @@ export function creditAmounts(balances: Record<string, string>): CurrencyAmount[
 /** Amounts in several currencies, one per line; none reads as zero in the default currency. */
 export function Amounts({ amounts }: { amounts: CurrencyAmount[] }) {
   if (amounts.length === 0) return <>{money('0', DEFAULT_CURRENCY)}</>;
-  return <span class="amounts">{amounts.map((a) => <span>{money(a.amount, a.currency)}</span>)}</span>;
+  return (
+    <span class="amounts">
+      {amounts.map((a) => (
+        <span>{money(a.amount, a.currency)}</span>
+      ))}
+    </span>
+  );
 }
 
 /** A short token (tier, status, kind) that a narrow table column must not break mid-word. */
@@ -69,5 +94,9 @@ export const Nowrap = ({ children }: { children: string | number }) => <span cla
 
 /** A timestamp as C-5 shows it, unbroken, with its machine-readable value. */
 export function When({ value }: { value: Date | null | undefined }) {
-  return value ? <time class="nowrap" dateTime={value.toISOString()}>{dateTime(value)}</time> : null;
+  return value ? (
+    <time class="nowrap" dateTime={value.toISOString()}>
+      {dateTime(value)}
+    </time>
+  ) : null;
 }

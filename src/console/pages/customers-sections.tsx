@@ -26,7 +26,17 @@ type Plans = Awaited<ReturnType<typeof findPlans>>;
 type SubscriptionRow = Awaited<ReturnType<typeof getCustomer>>['subscriptions'][number];
 
 /** A section of the page: its heading, its table, and where to see more than the newest page. */
-function Section({ id, title, more, children }: { id: string; title: string; more?: ComponentChildren; children: ComponentChildren }) {
+function Section({
+  id,
+  title,
+  more,
+  children,
+}: {
+  id: string;
+  title: string;
+  more?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   return (
     <section id={id} class="words" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>{title}</h2>
@@ -37,9 +47,21 @@ function Section({ id, title, more, children }: { id: string; title: string; mor
 }
 
 const Status = ({ value }: { value: string }) => <span class="status nowrap">{value}</span>;
-const invoiceLink = (id: string, number: string | undefined) => <a class="nowrap" href={`/admin/invoices/${id}`}>{number ?? 'Invoice'}</a>;
+const invoiceLink = (id: string, number: string | undefined) => (
+  <a class="nowrap" href={`/admin/invoices/${id}`}>
+    {number ?? 'Invoice'}
+  </a>
+);
 
-export function LedgerSection({ rows, hasMore, numbers }: { rows: LedgerRow[]; hasMore: boolean; numbers: Map<string, string> }) {
+export function LedgerSection({
+  rows,
+  hasMore,
+  numbers,
+}: {
+  rows: LedgerRow[];
+  hasMore: boolean;
+  numbers: Map<string, string>;
+}) {
   return (
     <Section id="ledger" title="Credit ledger" more={hasMore ? 'Showing the newest 50 entries.' : undefined}>
       <Table
@@ -49,7 +71,10 @@ export function LedgerSection({ rows, hasMore, numbers }: { rows: LedgerRow[]; h
           { header: 'Date', cell: (e) => <When value={e.created_at} /> },
           { header: 'Kind', cell: (e) => <Nowrap>{e.kind}</Nowrap> },
           { header: 'Description', cell: (e) => e.description ?? '' },
-          { header: 'Invoice', cell: (e) => (e.invoice_id ? invoiceLink(e.invoice_id, numbers.get(e.invoice_id)) : '') },
+          {
+            header: 'Invoice',
+            cell: (e) => (e.invoice_id ? invoiceLink(e.invoice_id, numbers.get(e.invoice_id)) : ''),
+          },
           { header: 'Amount', numeric: true, cell: (e) => money(e.amount, e.currency) },
           { header: 'Balance after', numeric: true, cell: (e) => money(e.balance_after, e.currency) },
         ]}
@@ -65,10 +90,20 @@ export function SubscriptionsSection({ rows, plans }: { rows: SubscriptionRow[];
         rows={rows}
         empty="No subscriptions."
         columns={[
-          { header: 'Plan', cell: (s) => <a href={`/admin/subscriptions/${s.id}`}>{plans.get(s.plan_id)?.name ?? s.plan_id}</a> },
+          {
+            header: 'Plan',
+            cell: (s) => <a href={`/admin/subscriptions/${s.id}`}>{plans.get(s.plan_id)?.name ?? s.plan_id}</a>,
+          },
           { header: 'Status', cell: (s) => <Status value={s.status} /> },
           { header: 'Cycle', cell: (s) => <Nowrap>{s.billing_cycle}</Nowrap> },
-          { header: 'Current period', cell: (s) => <><Nowrap>{date(s.current_period_start)}</Nowrap> – <Nowrap>{date(s.current_period_end)}</Nowrap></> },
+          {
+            header: 'Current period',
+            cell: (s) => (
+              <>
+                <Nowrap>{date(s.current_period_start)}</Nowrap> – <Nowrap>{date(s.current_period_end)}</Nowrap>
+              </>
+            ),
+          },
           { header: 'Trial end', cell: (s) => <Nowrap>{date(s.trial_end)}</Nowrap> },
           { header: 'Cancels at period end', cell: (s) => (s.cancel_at_period_end ? 'yes' : 'no') },
         ]}
@@ -77,9 +112,23 @@ export function SubscriptionsSection({ rows, plans }: { rows: SubscriptionRow[];
   );
 }
 
-export function InvoicesSection({ rows, hasMore, customerId }: { rows: InvoiceRow[]; hasMore: boolean; customerId: string }) {
+export function InvoicesSection({
+  rows,
+  hasMore,
+  customerId,
+}: {
+  rows: InvoiceRow[];
+  hasMore: boolean;
+  customerId: string;
+}) {
   return (
-    <Section id="invoices" title="Invoices" more={hasMore ? <a href={`/admin/invoices?customerId=${customerId}`}>All invoices of this customer</a> : undefined}>
+    <Section
+      id="invoices"
+      title="Invoices"
+      more={
+        hasMore ? <a href={`/admin/invoices?customerId=${customerId}`}>All invoices of this customer</a> : undefined
+      }
+    >
       <Table
         rows={rows}
         empty="No invoices."
@@ -96,9 +145,25 @@ export function InvoicesSection({ rows, hasMore, customerId }: { rows: InvoiceRo
   );
 }
 
-export function PaymentsSection({ rows, hasMore, numbers, customerId }: { rows: PaymentRow[]; hasMore: boolean; numbers: Map<string, string>; customerId: string }) {
+export function PaymentsSection({
+  rows,
+  hasMore,
+  numbers,
+  customerId,
+}: {
+  rows: PaymentRow[];
+  hasMore: boolean;
+  numbers: Map<string, string>;
+  customerId: string;
+}) {
   return (
-    <Section id="payments" title="Payments" more={hasMore ? <a href={`/admin/payments?customerId=${customerId}`}>All payments of this customer</a> : undefined}>
+    <Section
+      id="payments"
+      title="Payments"
+      more={
+        hasMore ? <a href={`/admin/payments?customerId=${customerId}`}>All payments of this customer</a> : undefined
+      }
+    >
       <Table
         rows={rows}
         empty="No payments."
@@ -116,7 +181,15 @@ export function PaymentsSection({ rows, hasMore, numbers, customerId }: { rows: 
   );
 }
 
-export function LicensesSection({ rows, productNames, now }: { rows: LicenseRow[]; productNames: Map<string, string>; now: Date }) {
+export function LicensesSection({
+  rows,
+  productNames,
+  now,
+}: {
+  rows: LicenseRow[];
+  productNames: Map<string, string>;
+  now: Date;
+}) {
   return (
     <Section id="licenses" title="Licenses">
       <Table
@@ -126,7 +199,11 @@ export function LicensesSection({ rows, productNames, now }: { rows: LicenseRow[
           { header: 'Key', cell: (l) => <code class="nowrap">{l.license_key}</code> },
           { header: 'Product', cell: (l) => productNames.get(l.product_id) ?? l.product_id },
           { header: 'Status', cell: (l) => <Status value={effectiveStatus(l, now)} /> },
-          { header: 'Activations', numeric: true, cell: (l) => `${l.current_activations} / ${l.max_activations ?? '∞'}` },
+          {
+            header: 'Activations',
+            numeric: true,
+            cell: (l) => `${l.current_activations} / ${l.max_activations ?? '∞'}`,
+          },
           { header: 'Expires', cell: (l) => <When value={l.expires_at} /> },
         ]}
       />
@@ -156,7 +233,8 @@ export function ApiKeysSection({ rows }: { rows: ApiKeyRow[] }) {
 
 /** A one-line reading of an event's payload: the fields a person looks for (D-74 payload shapes). */
 function eventSummary(data: Record<string, unknown>): string {
-  const text = (key: string) => (typeof data[key] === 'string' || typeof data[key] === 'number' ? String(data[key]) : undefined);
+  const text = (key: string) =>
+    typeof data[key] === 'string' || typeof data[key] === 'number' ? String(data[key]) : undefined;
   const amount = text('amount') && text('currency') ? money(text('amount')!, text('currency')!) : undefined;
   return [
     text('invoiceNumber'),
@@ -165,13 +243,37 @@ function eventSummary(data: Record<string, unknown>): string {
     text('status') && `status ${text('status')}`,
     text('attempt') && `attempt ${text('attempt')}`,
     text('failureReason'),
-  ].filter(Boolean).join(' · ');
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /** The events table; a subscription's page shows its own under another title. */
-export function TimelineSection({ rows, numbers, next, id = 'timeline', title = 'Timeline' }: { rows: EventRow[]; numbers: Map<string, string>; next?: string; id?: string; title?: string }) {
+export function TimelineSection({
+  rows,
+  numbers,
+  next,
+  id = 'timeline',
+  title = 'Timeline',
+}: {
+  rows: EventRow[];
+  numbers: Map<string, string>;
+  next?: string;
+  id?: string;
+  title?: string;
+}) {
   return (
-    <Section id={id} title={title} more={next ? <a href={next} rel="next">Older events</a> : undefined}>
+    <Section
+      id={id}
+      title={title}
+      more={
+        next ? (
+          <a href={next} rel="next">
+            Older events
+          </a>
+        ) : undefined
+      }
+    >
       <Table
         rows={rows}
         empty="No events yet."
@@ -179,7 +281,11 @@ export function TimelineSection({ rows, numbers, next, id = 'timeline', title = 
           { header: 'When', cell: (e) => <When value={e.created_at} /> },
           { header: 'Event', cell: (e) => <code class="nowrap">{e.type}</code> },
           { header: 'Details', cell: (e) => eventSummary(e.data) },
-          { header: 'Invoice', cell: (e) => (typeof e.data.invoiceId === 'string' ? invoiceLink(e.data.invoiceId, numbers.get(e.data.invoiceId)) : '') },
+          {
+            header: 'Invoice',
+            cell: (e) =>
+              typeof e.data.invoiceId === 'string' ? invoiceLink(e.data.invoiceId, numbers.get(e.data.invoiceId)) : '',
+          },
         ]}
       />
     </Section>

@@ -10,7 +10,14 @@ import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineAction, defineExport, definePage } from '../http/route.ts';
 import { customerDetailRoutes } from './customer-detail.tsx';
-import { Amounts, creditAmounts, customerFields, CustomerFields, DEFAULT_CURRENCY, Nowrap } from './customers-parts.tsx';
+import {
+  Amounts,
+  creditAmounts,
+  customerFields,
+  CustomerFields,
+  DEFAULT_CURRENCY,
+  Nowrap,
+} from './customers-parts.tsx';
 
 const PAGE_SIZE = 50;
 const EXPORT_BATCH = 1000;
@@ -35,8 +42,15 @@ export const customersPage = definePage({
   query: filtersQuery.extend({ startingAfter: uuid.optional() }),
   async render({ deps, query, viewer, notice, state }) {
     const filters = { q: query.q, tier: query.tier };
-    const { rows, hasMore } = await listCustomers(deps.db, { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true }, filters);
-    const owed = await openAmountsOfCustomers(deps.db, rows.map((c) => c.id));
+    const { rows, hasMore } = await listCustomers(
+      deps.db,
+      { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true },
+      filters,
+    );
+    const owed = await openAmountsOfCustomers(
+      deps.db,
+      rows.map((c) => c.id),
+    );
     return (
       <Layout title="Customers" viewer={viewer} section="Customers" notice={notice}>
         <h1>Customers</h1>
@@ -47,16 +61,25 @@ export const customersPage = definePage({
           </Form>
         </details>
         <form method="get" action="/admin/customers" class="filters">
-          <p class="field"><label for="q">Search</label><input id="q" name="q" type="search" value={query.q ?? ''} /></p>
+          <p class="field">
+            <label for="q">Search</label>
+            <input id="q" name="q" type="search" value={query.q ?? ''} />
+          </p>
           <p class="field">
             <label for="tier">Tier</label>
             <select id="tier" name="tier">
               <option value="">Any</option>
-              {CUSTOMER_TIERS.map((t) => <option value={t} selected={t === query.tier}>{t}</option>)}
+              {CUSTOMER_TIERS.map((t) => (
+                <option value={t} selected={t === query.tier}>
+                  {t}
+                </option>
+              ))}
             </select>
           </p>
           <button type="submit">Filter</button>
-          <a href={withFilters('/admin/customers/export.csv', filters)} download>Export CSV</a>
+          <a href={withFilters('/admin/customers/export.csv', filters)} download>
+            Export CSV
+          </a>
         </form>
         <div class="words">
           <Table
@@ -68,7 +91,11 @@ export const customersPage = definePage({
               { header: 'Email', cell: (c) => c.email },
               { header: 'Company', cell: (c) => c.company ?? '' },
               { header: 'Tier', cell: (c) => (c.tier ? <Nowrap>{c.tier}</Nowrap> : '') },
-              { header: 'Credit balance', numeric: true, cell: (c) => <Amounts amounts={creditAmounts(c.creditBalances)} /> },
+              {
+                header: 'Credit balance',
+                numeric: true,
+                cell: (c) => <Amounts amounts={creditAmounts(c.creditBalances)} />,
+              },
               { header: 'Open amount', numeric: true, cell: (c) => <Amounts amounts={owed.get(c.id) ?? []} /> },
             ]}
           />
@@ -84,7 +111,11 @@ export const createCustomerAction = defineAction({
   form: 'create',
   page: customersPage,
   async run({ deps, form, actor }) {
-    const created = await createCustomer(deps.db, parseOrThrow(createCustomerBody, customerFields(form), 'body'), actor);
+    const created = await createCustomer(
+      deps.db,
+      parseOrThrow(createCustomerBody, customerFields(form), 'body'),
+      actor,
+    );
     return { redirect: `/admin/customers/${created.id}`, notice: `Customer ${created.name} created.` };
   },
 });
@@ -101,14 +132,27 @@ export const customersExport = defineExport({
   header: ['id', 'name', 'email', 'company', 'tier', 'currency', 'creditBalance', 'openAmount', 'createdAt'],
   async *rows({ deps, query }) {
     for await (const batch of customerBatches(deps.db, query, EXPORT_BATCH)) {
-      const owed = await openAmountsOfCustomers(deps.db, batch.map((c) => c.id));
+      const owed = await openAmountsOfCustomers(
+        deps.db,
+        batch.map((c) => c.id),
+      );
       for (const c of batch) {
         const credit = new Map(creditAmounts(c.creditBalances).map((a) => [a.currency, a.amount]));
         const open = new Map((owed.get(c.id) ?? []).map((a) => [a.currency, a.amount]));
         const currencies = [...new Set([...credit.keys(), ...open.keys()])].sort();
         for (const currency of currencies.length ? currencies : [DEFAULT_CURRENCY]) {
           const zero = formatMoney('0', currency);
-          yield [c.id, c.name, c.email, c.company, c.tier, currency, credit.get(currency) ?? zero, open.get(currency) ?? zero, c.created_at];
+          yield [
+            c.id,
+            c.name,
+            c.email,
+            c.company,
+            c.tier,
+            currency,
+            credit.get(currency) ?? zero,
+            open.get(currency) ?? zero,
+            c.created_at,
+          ];
         }
       }
     }

@@ -39,11 +39,19 @@ export const invoicePaymentAction = defineAction({
     const id = uuidParam(params.id, 'Invoice');
     const body = parseOrThrow(
       createPaymentBody,
-      { invoiceId: id, amount: field(form, 'amount')?.trim(), paymentMethod: field(form, 'paymentMethod'), providerReference: field(form, 'providerReference') },
+      {
+        invoiceId: id,
+        amount: field(form, 'amount')?.trim(),
+        paymentMethod: field(form, 'paymentMethod'),
+        providerReference: field(form, 'providerReference'),
+      },
       'body',
     );
     const payment = await recordPayment(deps.db, body, actor);
-    return { redirect: invoiceUrl(id), notice: `Payment of ${formatMoney(payment.amount, payment.currency)} ${payment.currency} recorded.` };
+    return {
+      redirect: invoiceUrl(id),
+      notice: `Payment of ${formatMoney(payment.amount, payment.currency)} ${payment.currency} recorded.`,
+    };
   },
 });
 
@@ -53,9 +61,16 @@ export const invoiceCreditNoteAction = defineAction({
   page: invoicePage,
   async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Invoice');
-    const body = parseOrThrow(createCreditNoteBody, { invoiceId: id, amount: field(form, 'amount')?.trim(), reason: field(form, 'reason') }, 'body');
+    const body = parseOrThrow(
+      createCreditNoteBody,
+      { invoiceId: id, amount: field(form, 'amount')?.trim(), reason: field(form, 'reason') },
+      'body',
+    );
     const note = await issueCreditNote(deps.db, body, actor);
-    return { redirect: invoiceUrl(id), notice: `Credit note ${note.number} of ${formatMoney(note.amount, note.currency)} ${note.currency} issued.` };
+    return {
+      redirect: invoiceUrl(id),
+      notice: `Credit note ${note.number} of ${formatMoney(note.amount, note.currency)} ${note.currency} issued.`,
+    };
   },
 });
 
@@ -65,10 +80,17 @@ export const paymentRefundAction = defineAction({
   page: paymentRefundPage,
   async run({ deps, params, form, actor }) {
     const paymentId = uuidParam(params.id, 'Payment');
-    const body = parseOrThrow(createRefundBody, { paymentId, amount: field(form, 'amount')?.trim(), reason: field(form, 'reason') }, 'body');
+    const body = parseOrThrow(
+      createRefundBody,
+      { paymentId, amount: field(form, 'amount')?.trim(), reason: field(form, 'reason') },
+      'body',
+    );
     const refund = await createRefund(deps.db, body, actor, { config: deps.config });
     const payment = await getPayment(deps.db, paymentId);
-    return { redirect: invoiceUrl(payment.invoice_id), notice: `Refund of ${formatMoney(refund.amount, refund.currency)} ${refund.currency} recorded.` };
+    return {
+      redirect: invoiceUrl(payment.invoice_id),
+      notice: `Refund of ${formatMoney(refund.amount, refund.currency)} ${refund.currency} recorded.`,
+    };
   },
 });
 

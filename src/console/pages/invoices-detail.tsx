@@ -25,12 +25,19 @@ import { Table } from '../components/Table.tsx';
 import { uuidParam } from '../http/params.ts';
 import { definePage, type PageInput } from '../http/route.ts';
 import { CreditNoteForm, FORMS, PaymentForm, RefundForm, StatusForm } from './invoices-forms.tsx';
-import type { CreditNoteRow, DeliveryRow, EventRow, InvoiceRow, LineItemRow, PaymentRow, RefundRow } from './invoices-types.ts';
+import type {
+  CreditNoteRow,
+  DeliveryRow,
+  EventRow,
+  InvoiceRow,
+  LineItemRow,
+  PaymentRow,
+  RefundRow,
+} from './invoices-types.ts';
 
 /** What an invoice's page shows at most of its own lists; an invoice never comes near these in practice. */
 const RELATED_LIMIT = 500;
 const EVENT_LIMIT = 100;
-
 
 interface InvoicePageData {
   invoice: InvoiceRow;
@@ -54,8 +61,27 @@ async function loadInvoicePage(db: Db, id: string): Promise<InvoicePageData> {
     listInvoiceEvents(db, invoice.id, EVENT_LIMIT),
     auditEntriesOf(db, 'invoice', invoice.id),
   ]);
-  const [refunds, deliveries] = await Promise.all([refundsOfPayments(db, payments.rows.map((p) => p.id)), listDeliveriesOfEvents(db, events.map((e) => e.id))]);
-  return { invoice, lines, customerName: names.get(invoice.customer_id), payments: payments.rows, refunds, creditNotes: creditNotes.rows, events, deliveries, audit };
+  const [refunds, deliveries] = await Promise.all([
+    refundsOfPayments(
+      db,
+      payments.rows.map((p) => p.id),
+    ),
+    listDeliveriesOfEvents(
+      db,
+      events.map((e) => e.id),
+    ),
+  ]);
+  return {
+    invoice,
+    lines,
+    customerName: names.get(invoice.customer_id),
+    payments: payments.rows,
+    refunds,
+    creditNotes: creditNotes.rows,
+    events,
+    deliveries,
+    audit,
+  };
 }
 
 const refundable = (p: PaymentRow) => decimal(p.amount).minus(p.refunded_amount).gt(0);
@@ -64,18 +90,39 @@ function Amounts({ invoice }: { invoice: InvoiceRow }) {
   const m = (v: string) => money(v, invoice.currency);
   return (
     <dl class="props amounts">
-      <dt>Subtotal</dt><dd class="num">{m(invoice.subtotal)}</dd>
-      <dt>{`Tax (${invoice.tax_rate}%)`}</dt><dd class="num">{m(invoice.tax_amount)}</dd>
-      <dt>Total</dt><dd class="num">{m(invoice.total)}</dd>
-      <dt>Credit applied</dt><dd class="num">{m(invoice.credit_applied)}</dd>
-      <dt>Credited (credit notes)</dt><dd class="num">{m(invoice.credited_amount)}</dd>
-      <dt>Amount paid</dt><dd class="num">{m(invoice.amount_paid)}</dd>
-      <dt><strong>Amount due</strong></dt><dd class="num"><strong>{m(amountDue(invoice).toString())}</strong></dd>
+      <dt>Subtotal</dt>
+      <dd class="num">{m(invoice.subtotal)}</dd>
+      <dt>{`Tax (${invoice.tax_rate}%)`}</dt>
+      <dd class="num">{m(invoice.tax_amount)}</dd>
+      <dt>Total</dt>
+      <dd class="num">{m(invoice.total)}</dd>
+      <dt>Credit applied</dt>
+      <dd class="num">{m(invoice.credit_applied)}</dd>
+      <dt>Credited (credit notes)</dt>
+      <dd class="num">{m(invoice.credited_amount)}</dd>
+      <dt>Amount paid</dt>
+      <dd class="num">{m(invoice.amount_paid)}</dd>
+      <dt>
+        <strong>Amount due</strong>
+      </dt>
+      <dd class="num">
+        <strong>{m(amountDue(invoice).toString())}</strong>
+      </dd>
     </dl>
   );
 }
 
-function Payments({ data, csrf, state, refundOf }: { data: InvoicePageData; csrf: string; state?: FormState; refundOf?: string }) {
+function Payments({
+  data,
+  csrf,
+  state,
+  refundOf,
+}: {
+  data: InvoicePageData;
+  csrf: string;
+  state?: FormState;
+  refundOf?: string;
+}) {
   const refundState = (p: PaymentRow) => (state?.name === FORMS.refund && refundOf === p.id ? state : undefined);
   return (
     <div class="wide">
@@ -89,7 +136,10 @@ function Payments({ data, csrf, state, refundOf }: { data: InvoicePageData; csrf
           { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
           { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
           { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
-          { header: 'Refund', cell: (p) => <RefundForm payment={p} refundable={refundable(p)} csrf={csrf} state={refundState(p)} /> },
+          {
+            header: 'Refund',
+            cell: (p) => <RefundForm payment={p} refundable={refundable(p)} csrf={csrf} state={refundState(p)} />,
+          },
         ]}
       />
     </div>
@@ -105,7 +155,11 @@ function Refunds({ data }: { data: InvoicePageData }) {
         empty="No refunds."
         columns={[
           { header: 'Created', cell: (r) => dateTime(r.created_at) },
-          { header: 'Payment', cell: (r) => `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} (${money(r.payment.amount, r.currency)})` },
+          {
+            header: 'Payment',
+            cell: (r) =>
+              `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} (${money(r.payment.amount, r.currency)})`,
+          },
           { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
           { header: 'Reason', cell: (r) => r.reason ?? '' },
           { header: 'Status', cell: (r) => <span class="status">{r.status}</span> },
@@ -125,7 +179,11 @@ function CreditNotes({ rows }: { rows: CreditNoteRow[] }) {
           { header: 'Number', cell: (n: CreditNoteRow) => <span class="nowrap">{n.number}</span> },
           { header: 'Created', cell: (n) => dateTime(n.created_at) },
           { header: 'Amount', numeric: true, cell: (n) => money(n.amount, n.currency) },
-          { header: 'To store credit', numeric: true, cell: (n) => money(formatMoney(n.to_balance, n.currency), n.currency) },
+          {
+            header: 'To store credit',
+            numeric: true,
+            cell: (n) => money(formatMoney(n.to_balance, n.currency), n.currency),
+          },
           { header: 'Reason', cell: (n) => n.reason ?? '' },
         ]}
       />
@@ -142,7 +200,14 @@ function Events({ events }: { events: EventRow[] }) {
         columns={[
           { header: 'Created', cell: (e: EventRow) => dateTime(e.created_at) },
           { header: 'Type', cell: (e) => e.type },
-          { header: 'Amount', numeric: true, cell: (e) => (typeof e.data.amount === 'string' && typeof e.data.currency === 'string' ? money(e.data.amount, e.data.currency) : '') },
+          {
+            header: 'Amount',
+            numeric: true,
+            cell: (e) =>
+              typeof e.data.amount === 'string' && typeof e.data.currency === 'string'
+                ? money(e.data.amount, e.data.currency)
+                : '',
+          },
           { header: 'Event id', cell: (e) => <code>{e.id}</code> },
         ]}
       />
@@ -158,7 +223,14 @@ function Deliveries({ rows }: { rows: DeliveryRow[] }) {
         empty="No webhook deliveries."
         columns={[
           { header: 'Created', cell: (d: DeliveryRow) => dateTime(d.created_at) },
-          { header: 'Event', cell: (d) => <>{d.event_type} <code>{d.event_id}</code></> },
+          {
+            header: 'Event',
+            cell: (d) => (
+              <>
+                {d.event_type} <code>{d.event_id}</code>
+              </>
+            ),
+          },
           { header: 'Endpoint', cell: (d) => d.endpoint_url },
           { header: 'Status', cell: (d) => <span class="status">{d.status}</span> },
           { header: 'Attempts', numeric: true, cell: (d) => String(d.attempt_count) },
@@ -178,16 +250,44 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
     <Layout title={`Invoice ${invoice.invoice_number}`} viewer={viewer} section="Invoices" notice={notice}>
       <h1>{`Invoice ${invoice.invoice_number}`}</h1>
       <dl class="props">
-        <dt>Status</dt><dd><span class="status">{invoice.status}</span></dd>
-        <dt>Customer</dt><dd><a href={`/admin/customers/${invoice.customer_id}`}>{data.customerName ?? invoice.customer_id}</a></dd>
-        <dt>Currency</dt><dd>{invoice.currency}</dd>
-        <dt>Created</dt><dd>{dateTime(invoice.created_at)}</dd>
-        <dt>Issued</dt><dd>{dateTime(invoice.issued_at) || '—'}</dd>
-        <dt>Due date</dt><dd>{date(invoice.due_date) || '—'}</dd>
-        {invoice.paid_at ? <><dt>Paid</dt><dd>{dateTime(invoice.paid_at)}</dd></> : null}
-        {invoice.voided_at ? <><dt>Voided</dt><dd>{dateTime(invoice.voided_at)}</dd></> : null}
-        {invoice.period_start ? <><dt>Period</dt><dd>{`${date(invoice.period_start)} to ${date(invoice.period_end)}`}</dd></> : null}
-        <dt>PDF</dt><dd><a href={invoicePdfPath(invoice.id)}>Download PDF</a></dd>
+        <dt>Status</dt>
+        <dd>
+          <span class="status">{invoice.status}</span>
+        </dd>
+        <dt>Customer</dt>
+        <dd>
+          <a href={`/admin/customers/${invoice.customer_id}`}>{data.customerName ?? invoice.customer_id}</a>
+        </dd>
+        <dt>Currency</dt>
+        <dd>{invoice.currency}</dd>
+        <dt>Created</dt>
+        <dd>{dateTime(invoice.created_at)}</dd>
+        <dt>Issued</dt>
+        <dd>{dateTime(invoice.issued_at) || '—'}</dd>
+        <dt>Due date</dt>
+        <dd>{date(invoice.due_date) || '—'}</dd>
+        {invoice.paid_at ? (
+          <>
+            <dt>Paid</dt>
+            <dd>{dateTime(invoice.paid_at)}</dd>
+          </>
+        ) : null}
+        {invoice.voided_at ? (
+          <>
+            <dt>Voided</dt>
+            <dd>{dateTime(invoice.voided_at)}</dd>
+          </>
+        ) : null}
+        {invoice.period_start ? (
+          <>
+            <dt>Period</dt>
+            <dd>{`${date(invoice.period_start)} to ${date(invoice.period_end)}`}</dd>
+          </>
+        ) : null}
+        <dt>PDF</dt>
+        <dd>
+          <a href={invoicePdfPath(invoice.id)}>Download PDF</a>
+        </dd>
       </dl>
       <h2>Lines</h2>
       <div class="wide">

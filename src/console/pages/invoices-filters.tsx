@@ -13,7 +13,10 @@ const EXPORT_BATCH = 500;
 const isoDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'must be a real date');
+  .refine(
+    (v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v),
+    'must be a real date',
+  );
 
 /** The query of a money list: paging plus the filters of console.md, each a query parameter (C-4). */
 export function moneyListQuery<const S extends readonly [string, ...string[]]>(statuses: S) {
@@ -42,7 +45,12 @@ export function createdRange(filters: MoneyListFilters): { createdFrom?: Date; c
 }
 
 /** The filters alone (no cursor), for the next-page and export links. */
-export const filterValues = (q: MoneyListFilters): Record<string, string | undefined> => ({ status: q.status, customerId: q.customerId, from: q.from, to: q.to });
+export const filterValues = (q: MoneyListFilters): Record<string, string | undefined> => ({
+  status: q.status,
+  customerId: q.customerId,
+  from: q.from,
+  to: q.to,
+});
 
 export function withFilters(path: string, filters: MoneyListFilters): string {
   const params = new URLSearchParams();
@@ -51,10 +59,16 @@ export function withFilters(path: string, filters: MoneyListFilters): string {
   return search ? `${path}?${search}` : path;
 }
 
-export const firstPage = (startingAfter?: string): PageQuery => ({ limit: PAGE_SIZE, startingAfter, newestFirst: true });
+export const firstPage = (startingAfter?: string): PageQuery => ({
+  limit: PAGE_SIZE,
+  startingAfter,
+  newestFirst: true,
+});
 
 /** Every row of a list in keyset batches, newest first: an export streams them without holding the list. */
-export async function* everyBatch<T extends { id: string }>(list: (page: PageQuery) => Promise<Page<T>>): AsyncGenerator<T[]> {
+export async function* everyBatch<T extends { id: string }>(
+  list: (page: PageQuery) => Promise<Page<T>>,
+): AsyncGenerator<T[]> {
   let startingAfter: string | undefined;
   for (;;) {
     const { rows, hasMore } = await list({ limit: EXPORT_BATCH, startingAfter, newestFirst: true });
@@ -65,7 +79,17 @@ export async function* everyBatch<T extends { id: string }>(list: (page: PageQue
 }
 
 /** The filter form (GET, so a filtered list is a URL) and the CSV link carrying the same filters. */
-export function FilterForm({ action, statuses, values, exportPath }: { action: string; statuses: readonly string[]; values: MoneyListFilters; exportPath: string }) {
+export function FilterForm({
+  action,
+  statuses,
+  values,
+  exportPath,
+}: {
+  action: string;
+  statuses: readonly string[];
+  values: MoneyListFilters;
+  exportPath: string;
+}) {
   return (
     <>
       <form method="get" action={action} class="filters">
@@ -73,15 +97,32 @@ export function FilterForm({ action, statuses, values, exportPath }: { action: s
           <label for="filter-status">Status</label>
           <select id="filter-status" name="status">
             <option value="">Any</option>
-            {statuses.map((s) => <option value={s} selected={s === values.status}>{s}</option>)}
+            {statuses.map((s) => (
+              <option value={s} selected={s === values.status}>
+                {s}
+              </option>
+            ))}
           </select>
         </p>
-        <p class="field"><label for="filter-customer">Customer ID</label><input id="filter-customer" name="customerId" value={values.customerId ?? ''} /></p>
-        <p class="field"><label for="filter-from">Created from</label><input id="filter-from" name="from" type="date" value={values.from ?? ''} /></p>
-        <p class="field"><label for="filter-to">Created to (inclusive)</label><input id="filter-to" name="to" type="date" value={values.to ?? ''} /></p>
+        <p class="field">
+          <label for="filter-customer">Customer ID</label>
+          <input id="filter-customer" name="customerId" value={values.customerId ?? ''} />
+        </p>
+        <p class="field">
+          <label for="filter-from">Created from</label>
+          <input id="filter-from" name="from" type="date" value={values.from ?? ''} />
+        </p>
+        <p class="field">
+          <label for="filter-to">Created to (inclusive)</label>
+          <input id="filter-to" name="to" type="date" value={values.to ?? ''} />
+        </p>
         <button type="submit">Filter</button>
       </form>
-      <p class="export"><a href={withFilters(exportPath, values)} download>Export CSV</a></p>
+      <p class="export">
+        <a href={withFilters(exportPath, values)} download>
+          Export CSV
+        </a>
+      </p>
     </>
   );
 }

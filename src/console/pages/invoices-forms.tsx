@@ -7,7 +7,12 @@ import type { ComponentChildren } from 'preact';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { PAYMENT_METHODS, type InvoiceRow, type PaymentRow } from './invoices-types.ts';
 
-export const FORMS = { status: 'invoice-status', payment: 'invoice-payment', creditNote: 'invoice-credit-note', refund: 'payment-refund' } as const;
+export const FORMS = {
+  status: 'invoice-status',
+  payment: 'invoice-payment',
+  creditNote: 'invoice-credit-note',
+  refund: 'payment-refund',
+} as const;
 
 /** The moves the page offers from each status (D-52); an admin never sees a button the service would refuse. */
 const OFFERED_STATUSES: Record<InvoiceRow['status'], string[]> = {
@@ -36,22 +41,67 @@ export function StatusForm({ invoice, csrf, state }: { invoice: InvoiceRow; csrf
   const options = offered.length > 0 ? offered : ['issued', 'void', 'paid'];
   return (
     <Folded summary="Change status" open={Boolean(mine)}>
-      <Form name={FORMS.status} action={`/admin/invoices/${invoice.id}/status`} csrf={csrf} state={mine} submit="Change status">
-        <Field label="New status" name="status" options={options} value={kept(mine, FORMS.status, 'status', options[0])} state={mine} />
+      <Form
+        name={FORMS.status}
+        action={`/admin/invoices/${invoice.id}/status`}
+        csrf={csrf}
+        state={mine}
+        submit="Change status"
+      >
+        <Field
+          label="New status"
+          name="status"
+          options={options}
+          value={kept(mine, FORMS.status, 'status', options[0])}
+          state={mine}
+        />
       </Form>
     </Folded>
   );
 }
 
-export function PaymentForm({ invoice, due, csrf, state }: { invoice: InvoiceRow; due: string; csrf: string; state?: FormState }) {
+export function PaymentForm({
+  invoice,
+  due,
+  csrf,
+  state,
+}: {
+  invoice: InvoiceRow;
+  due: string;
+  csrf: string;
+  state?: FormState;
+}) {
   const mine = mineOf(state, FORMS.payment);
   if (invoice.status !== 'issued' && invoice.status !== 'overdue' && !mine) return null;
   return (
     <Folded summary="Record a payment" open={Boolean(mine)}>
-      <Form name={FORMS.payment} action={`/admin/invoices/${invoice.id}/payments`} csrf={csrf} state={mine} submit="Record payment">
-        <Field label={`Amount (${invoice.currency})`} name="amount" value={kept(mine, FORMS.payment, 'amount', due)} required state={mine} />
-        <Field label="Payment method" name="paymentMethod" options={PAYMENT_METHODS} value={kept(mine, FORMS.payment, 'paymentMethod', 'bank_transfer')} state={mine} />
-        <Field label="Provider reference (optional)" name="providerReference" value={kept(mine, FORMS.payment, 'providerReference')} state={mine} />
+      <Form
+        name={FORMS.payment}
+        action={`/admin/invoices/${invoice.id}/payments`}
+        csrf={csrf}
+        state={mine}
+        submit="Record payment"
+      >
+        <Field
+          label={`Amount (${invoice.currency})`}
+          name="amount"
+          value={kept(mine, FORMS.payment, 'amount', due)}
+          required
+          state={mine}
+        />
+        <Field
+          label="Payment method"
+          name="paymentMethod"
+          options={PAYMENT_METHODS}
+          value={kept(mine, FORMS.payment, 'paymentMethod', 'bank_transfer')}
+          state={mine}
+        />
+        <Field
+          label="Provider reference (optional)"
+          name="providerReference"
+          value={kept(mine, FORMS.payment, 'providerReference')}
+          state={mine}
+        />
       </Form>
     </Folded>
   );
@@ -62,8 +112,20 @@ export function CreditNoteForm({ invoice, csrf, state }: { invoice: InvoiceRow; 
   if (!['issued', 'overdue', 'paid'].includes(invoice.status) && !mine) return null;
   return (
     <Folded summary="Issue a credit note" open={Boolean(mine)}>
-      <Form name={FORMS.creditNote} action={`/admin/invoices/${invoice.id}/credit-notes`} csrf={csrf} state={mine} submit="Issue credit note">
-        <Field label={`Amount (${invoice.currency})`} name="amount" value={kept(mine, FORMS.creditNote, 'amount')} required state={mine} />
+      <Form
+        name={FORMS.creditNote}
+        action={`/admin/invoices/${invoice.id}/credit-notes`}
+        csrf={csrf}
+        state={mine}
+        submit="Issue credit note"
+      >
+        <Field
+          label={`Amount (${invoice.currency})`}
+          name="amount"
+          value={kept(mine, FORMS.creditNote, 'amount')}
+          required
+          state={mine}
+        />
         <Field label="Reason (optional)" name="reason" value={kept(mine, FORMS.creditNote, 'reason')} state={mine} />
       </Form>
     </Folded>
@@ -71,12 +133,35 @@ export function CreditNoteForm({ invoice, csrf, state }: { invoice: InvoiceRow; 
 }
 
 /** Beside each payment: shown while something is left to refund, or when its refusal is being shown. */
-export function RefundForm({ payment, refundable, csrf, state }: { payment: PaymentRow; refundable: boolean; csrf: string; state?: FormState }) {
+export function RefundForm({
+  payment,
+  refundable,
+  csrf,
+  state,
+}: {
+  payment: PaymentRow;
+  refundable: boolean;
+  csrf: string;
+  state?: FormState;
+}) {
   if (!refundable && !state) return null;
   return (
     <Folded summary="Refund" open={Boolean(state)}>
-      <Form name={FORMS.refund} scope={payment.id} action={`/admin/payments/${payment.id}/refunds`} csrf={csrf} state={state} submit="Refund">
-        <Field label={`Amount (${payment.currency})`} name="amount" value={kept(state, FORMS.refund, 'amount')} required state={state} />
+      <Form
+        name={FORMS.refund}
+        scope={payment.id}
+        action={`/admin/payments/${payment.id}/refunds`}
+        csrf={csrf}
+        state={state}
+        submit="Refund"
+      >
+        <Field
+          label={`Amount (${payment.currency})`}
+          name="amount"
+          value={kept(state, FORMS.refund, 'amount')}
+          required
+          state={state}
+        />
         <Field label="Reason (optional)" name="reason" value={kept(state, FORMS.refund, 'reason')} state={state} />
       </Form>
     </Folded>

@@ -23,4 +23,8 @@ export type DeliveryRow = Answer<typeof listDeliveriesOfEvents>[number];
 
 export const PAYMENT_METHODS = createPaymentBody.shape.paymentMethod.options;
 /** The `status` filter of the payments list; `satisfies` keeps it the payments domain's list. */
-export const PAYMENT_STATUSES = ['succeeded', 'partially_refunded', 'refunded'] as const satisfies readonly PaymentRow['status'][];
+export const PAYMENT_STATUSES = [
+  'succeeded',
+  'partially_refunded',
+  'refunded',
+] as const satisfies readonly PaymentRow['status'][];

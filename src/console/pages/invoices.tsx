@@ -16,7 +16,15 @@ import { defineAction, defineExport, definePage } from '../http/route.ts';
 import { invoiceActions } from './invoices-actions.tsx';
 import { invoicePage } from './invoices-detail.tsx';
 import type { InvoiceRow } from './invoices-types.ts';
-import { createdRange, everyBatch, FilterForm, filterValues, firstPage, moneyListQuery, type MoneyListFilters } from './invoices-filters.tsx';
+import {
+  createdRange,
+  everyBatch,
+  FilterForm,
+  filterValues,
+  firstPage,
+  moneyListQuery,
+  type MoneyListFilters,
+} from './invoices-filters.tsx';
 
 const CREATE_FORM = 'create-invoice';
 const EMPTY_LINE_ROWS = 3;
@@ -33,9 +41,11 @@ const serviceFilters = (q: MoneyListFilters) => ({ status: q.status, customerId:
 /** The posted line rows as typed, holes (rows never sent) left out. */
 function postedLines(form: FormValues): Record<string, string>[] {
   const rows = Array.isArray(form.lineItems) ? form.lineItems : [];
-  return rows.filter((row): row is FormValues => typeof row === 'object' && row !== null && !Array.isArray(row)).map((row) =>
-    Object.fromEntries(LINE_FIELDS.map((name) => [name, typeof row[name] === 'string' ? (row[name] as string) : ''])),
-  );
+  return rows
+    .filter((row): row is FormValues => typeof row === 'object' && row !== null && !Array.isArray(row))
+    .map((row) =>
+      Object.fromEntries(LINE_FIELDS.map((name) => [name, typeof row[name] === 'string' ? (row[name] as string) : ''])),
+    );
 }
 
 /**
@@ -68,15 +78,35 @@ function withOneMoreLine(form: FormValues): FormValues {
   return { ...form, lineItems: [...postedLines(form), {}].slice(0, MAX_LINE_ITEMS) };
 }
 
-function CreateInvoiceForm({ csrf, state, customerId, open }: { csrf: string; state?: FormState; customerId?: string; open: boolean }) {
+function CreateInvoiceForm({
+  csrf,
+  state,
+  customerId,
+  open,
+}: {
+  csrf: string;
+  state?: FormState;
+  customerId?: string;
+  open: boolean;
+}) {
   const mine = state?.name === CREATE_FORM ? state : undefined;
   const typed = mine ? postedLines(mine.values) : [];
   const rows = Math.min(MAX_LINE_ITEMS, Math.max(EMPTY_LINE_ROWS, typed.length));
   const v = (name: string, fallback = '') => kept(mine, CREATE_FORM, name, fallback);
   // The fragment of formaction is kept by the browser for the page that comes back, which scrolls to the new row.
-  const addLine = rows < MAX_LINE_ITEMS ? (
-    <button type="submit" class="secondary" name={ADD_LINE} value="1" formaction={`/admin/invoices#line-${rows + 1}`} formnovalidate>Add a line</button>
-  ) : null;
+  const addLine =
+    rows < MAX_LINE_ITEMS ? (
+      <button
+        type="submit"
+        class="secondary"
+        name={ADD_LINE}
+        value="1"
+        formaction={`/admin/invoices#line-${rows + 1}`}
+        formnovalidate
+      >
+        Add a line
+      </button>
+    ) : null;
   return (
     <details id={CREATE_FORM} open={mine || open ? true : undefined}>
       <summary>Create an invoice</summary>
@@ -103,21 +133,50 @@ export const invoicesPage = definePage({
   path: '/admin/invoices',
   query: invoicesPageQuery,
   async render({ deps, query, viewer, notice, state }) {
-    const { rows, hasMore } = await listInvoiceSummaries(deps.db, firstPage(query.startingAfter), serviceFilters(query));
-    const names = await customerNames(deps.db, rows.map((r) => r.customer_id));
+    const { rows, hasMore } = await listInvoiceSummaries(
+      deps.db,
+      firstPage(query.startingAfter),
+      serviceFilters(query),
+    );
+    const names = await customerNames(
+      deps.db,
+      rows.map((r) => r.customer_id),
+    );
     return (
       <Layout title="Invoices" viewer={viewer} section="Invoices" notice={notice}>
         <h1>Invoices</h1>
-        <CreateInvoiceForm csrf={viewer.csrf} state={state} customerId={query.customerId} open={query.create !== undefined} />
-        <FilterForm action="/admin/invoices" statuses={INVOICE_STATUSES} values={query} exportPath="/admin/invoices/export.csv" />
+        <CreateInvoiceForm
+          csrf={viewer.csrf}
+          state={state}
+          customerId={query.customerId}
+          open={query.create !== undefined}
+        />
+        <FilterForm
+          action="/admin/invoices"
+          statuses={INVOICE_STATUSES}
+          values={query}
+          exportPath="/admin/invoices/export.csv"
+        />
         <div class="wide">
           <Table
             rows={rows}
             empty="No invoices match."
             next={nextPageUrl('/admin/invoices', filterValues(query), rows.at(-1)?.id, hasMore)}
             columns={[
-              { header: 'Number', cell: (i: InvoiceRow) => <a class="nowrap" href={`/admin/invoices/${i.id}`}>{i.invoice_number}</a> },
-              { header: 'Customer', cell: (i) => <a href={`/admin/customers/${i.customer_id}`}>{names.get(i.customer_id) ?? i.customer_id}</a> },
+              {
+                header: 'Number',
+                cell: (i: InvoiceRow) => (
+                  <a class="nowrap" href={`/admin/invoices/${i.id}`}>
+                    {i.invoice_number}
+                  </a>
+                ),
+              },
+              {
+                header: 'Customer',
+                cell: (i) => (
+                  <a href={`/admin/customers/${i.customer_id}`}>{names.get(i.customer_id) ?? i.customer_id}</a>
+                ),
+              },
               { header: 'Status', cell: (i) => <span class="status">{i.status}</span> },
               { header: 'Total', numeric: true, cell: (i) => money(i.total, i.currency) },
               { header: 'Amount due', numeric: true, cell: (i) => money(amountDue(i).toString(), i.currency) },
@@ -139,13 +198,33 @@ export const createInvoiceAction = defineAction({
     if (form[ADD_LINE] !== undefined) return { again: withOneMoreLine(form) };
     const body = parseOrThrow(createInvoiceBody, invoiceBodyOf(form), 'body');
     const { invoice } = await createAdminInvoice(deps.db, body, actor, { settings: deps.config });
-    return { redirect: `/admin/invoices/${invoice.id}`, notice: `Invoice ${invoice.invoice_number} created (${invoice.status}).` };
+    return {
+      redirect: `/admin/invoices/${invoice.id}`,
+      notice: `Invoice ${invoice.invoice_number} created (${invoice.status}).`,
+    };
   },
 });
 
 const INVOICE_CSV_HEADER = [
-  'id', 'number', 'customerId', 'customerName', 'status', 'currency', 'subtotal', 'taxRate', 'taxAmount', 'total', 'amountPaid',
-  'creditApplied', 'creditedAmount', 'amountDue', 'dueDate', 'issuedAt', 'paidAt', 'voidedAt', 'createdAt',
+  'id',
+  'number',
+  'customerId',
+  'customerName',
+  'status',
+  'currency',
+  'subtotal',
+  'taxRate',
+  'taxAmount',
+  'total',
+  'amountPaid',
+  'creditApplied',
+  'creditedAmount',
+  'amountDue',
+  'dueDate',
+  'issuedAt',
+  'paidAt',
+  'voidedAt',
+  'createdAt',
 ] as const;
 
 export const invoicesExport = defineExport({
@@ -155,12 +234,32 @@ export const invoicesExport = defineExport({
   header: INVOICE_CSV_HEADER,
   async *rows({ deps, query }) {
     for await (const batch of everyBatch((page) => listInvoiceSummaries(deps.db, page, serviceFilters(query)))) {
-      const names = await customerNames(deps.db, batch.map((r) => r.customer_id));
+      const names = await customerNames(
+        deps.db,
+        batch.map((r) => r.customer_id),
+      );
       for (const i of batch) {
         const m = (v: string) => formatMoney(v, i.currency);
         yield [
-          i.id, i.invoice_number, i.customer_id, names.get(i.customer_id) ?? '', i.status, i.currency, m(i.subtotal), i.tax_rate, m(i.tax_amount), m(i.total),
-          m(i.amount_paid), m(i.credit_applied), m(i.credited_amount), formatMoney(amountDue(i), i.currency), i.due_date, i.issued_at, i.paid_at, i.voided_at, i.created_at,
+          i.id,
+          i.invoice_number,
+          i.customer_id,
+          names.get(i.customer_id) ?? '',
+          i.status,
+          i.currency,
+          m(i.subtotal),
+          i.tax_rate,
+          m(i.tax_amount),
+          m(i.total),
+          m(i.amount_paid),
+          m(i.credit_applied),
+          m(i.credited_amount),
+          formatMoney(amountDue(i), i.currency),
+          i.due_date,
+          i.issued_at,
+          i.paid_at,
+          i.voided_at,
+          i.created_at,
         ];
       }
     }

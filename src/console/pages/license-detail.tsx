@@ -45,33 +45,82 @@ export const licensePage = definePage({
     const deviceState = state?.name === FORMS.device ? state : undefined;
     return (
       <Layout title={key} viewer={viewer} section="Licenses" notice={notice}>
-        <p class="crumbs"><a href="/admin/licenses">Licenses</a></p>
-        <h1><code>{key}</code></h1>
+        <p class="crumbs">
+          <a href="/admin/licenses">Licenses</a>
+        </p>
+        <h1>
+          <code>{key}</code>
+        </h1>
         <dl class="props">
-          <dt>Status</dt><dd><span class="status">{status}</span></dd>
-          <dt>Customer</dt><dd><a href={`/admin/customers/${license.customer_id}`}>{names.get(license.customer_id) ?? license.customer_id}</a></dd>
-          <dt>Product</dt><dd>{product.name}</dd>
+          <dt>Status</dt>
+          <dd>
+            <span class="status">{status}</span>
+          </dd>
+          <dt>Customer</dt>
+          <dd>
+            <a href={`/admin/customers/${license.customer_id}`}>
+              {names.get(license.customer_id) ?? license.customer_id}
+            </a>
+          </dd>
+          <dt>Product</dt>
+          <dd>{product.name}</dd>
           <dt>Activations</dt>
-          <dd>{usedOfLimit(license.current_activations, license.max_activations)}{deadShown > 0 ? ` (${deadShown} dead: ${deadShown === 1 ? 'its seat is' : 'their seats are'} free)` : ''}</dd>
-          <dt>Expires</dt><dd>{license.expires_at ? <When value={license.expires_at} /> : 'never'}</dd>
-          <dt>Heartbeats</dt><dd>{interval === null ? 'off' : `every ${interval} s; a device silent for ${2 * interval} s is dead and frees its seat`}</dd>
-          <dt>Created</dt><dd><When value={license.created_at} /></dd>
-          <dt>Updated</dt><dd><When value={license.updated_at} /></dd>
+          <dd>
+            {usedOfLimit(license.current_activations, license.max_activations)}
+            {deadShown > 0 ? ` (${deadShown} dead: ${deadShown === 1 ? 'its seat is' : 'their seats are'} free)` : ''}
+          </dd>
+          <dt>Expires</dt>
+          <dd>{license.expires_at ? <When value={license.expires_at} /> : 'never'}</dd>
+          <dt>Heartbeats</dt>
+          <dd>
+            {interval === null
+              ? 'off'
+              : `every ${interval} s; a device silent for ${2 * interval} s is dead and frees its seat`}
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <When value={license.created_at} />
+          </dd>
+          <dt>Updated</dt>
+          <dd>
+            <When value={license.updated_at} />
+          </dd>
         </dl>
         {status === 'revoked' && !statusState ? (
           <p class="muted">Revoked is final: this license's status cannot change (D-32).</p>
         ) : (
           <details open={statusState ? true : undefined}>
             <summary>Change status</summary>
-            <Form name={FORMS.status} action={`${licenseUrl(key)}/status`} csrf={viewer.csrf} state={statusState} submit="Change status">
-              <Field label="New status" name="status" options={SETTABLE_STATUSES} value={kept(statusState, FORMS.status, 'status', license.status)} state={statusState} />
+            <Form
+              name={FORMS.status}
+              action={`${licenseUrl(key)}/status`}
+              csrf={viewer.csrf}
+              state={statusState}
+              submit="Change status"
+            >
+              <Field
+                label="New status"
+                name="status"
+                options={SETTABLE_STATUSES}
+                value={kept(statusState, FORMS.status, 'status', license.status)}
+                state={statusState}
+              />
             </Form>
           </details>
         )}
         <details open={state?.name === FORMS.edit ? true : undefined}>
           <summary>Edit limits, heartbeats, expiry and features</summary>
           <Form name={FORMS.edit} action={licenseUrl(key)} csrf={viewer.csrf} state={state} submit="Save changes">
-            <LicenseFields form={FORMS.edit} state={state} current={{ maxActivations: license.max_activations, expiresAt: license.expires_at, features: license.features, heartbeatIntervalSeconds: interval }} />
+            <LicenseFields
+              form={FORMS.edit}
+              state={state}
+              current={{
+                maxActivations: license.max_activations,
+                expiresAt: license.expires_at,
+                features: license.features,
+                heartbeatIntervalSeconds: interval,
+              }}
+            />
           </Form>
         </details>
         <section id="features" class="words" aria-labelledby="features-h">
@@ -100,7 +149,12 @@ export const licensePage = definePage({
               {
                 header: 'Remove',
                 cell: (a) => (
-                  <Form name={FORMS.device} action={`${licenseUrl(key)}/activations/${encodeURIComponent(a.device_id)}/delete`} csrf={viewer.csrf} submit="Remove device">
+                  <Form
+                    name={FORMS.device}
+                    action={`${licenseUrl(key)}/activations/${encodeURIComponent(a.device_id)}/delete`}
+                    csrf={viewer.csrf}
+                    submit="Remove device"
+                  >
                     {null}
                   </Form>
                 ),
@@ -131,7 +185,10 @@ export const licenseStatusAction = defineAction({
   async run({ deps, params, form, actor }) {
     const body = parseOrThrow(updateLicenseBody, { status: field(form, 'status') }, 'body');
     const updated = await updateLicense(deps.db, params.key!, body, actor);
-    return { redirect: licenseUrl(updated.license_key), notice: statusNotice(body.status!, effectiveStatus(updated, new Date())) };
+    return {
+      redirect: licenseUrl(updated.license_key),
+      notice: statusNotice(body.status!, effectiveStatus(updated, new Date())),
+    };
   },
 });
 
@@ -141,7 +198,12 @@ export const editLicenseAction = defineAction({
   form: FORMS.edit,
   page: licensePage,
   async run({ deps, params, form, actor }) {
-    const updated = await updateLicense(deps.db, params.key!, parseOrThrow(updateLicenseBody, licenseFields(form, 'cleared'), 'body'), actor);
+    const updated = await updateLicense(
+      deps.db,
+      params.key!,
+      parseOrThrow(updateLicenseBody, licenseFields(form, 'cleared'), 'body'),
+      actor,
+    );
     return { redirect: licenseUrl(updated.license_key), notice: 'License updated.' };
   },
 });

@@ -7,7 +7,12 @@ import { field, numberField, type FormValues } from '../http/form.ts';
 export const usedOfLimit = (used: number, limit: number | null) => `${used} / ${limit ?? '∞'}`;
 
 /** The form names of the license pages' actions. */
-export const FORMS = { create: 'create-license', edit: 'edit-license', status: 'license-status', device: 'remove-device' } as const;
+export const FORMS = {
+  create: 'create-license',
+  edit: 'edit-license',
+  status: 'license-status',
+  device: 'remove-device',
+} as const;
 
 /**
  * The features textarea as a value for the API's schema. Empty is no features (`{}`). Text that is not JSON
@@ -21,7 +26,9 @@ function featuresOf(form: FormValues): unknown {
     return JSON.parse(text);
   } catch {
     const message = 'must be a JSON object such as {"pro": true, "seats": 5}; the text typed is not valid JSON';
-    throw new AppError('invalid_request', `Invalid body: features: ${message}`, { details: [{ path: 'features', message }] });
+    throw new AppError('invalid_request', `Invalid body: features: ${message}`, {
+      details: [{ path: 'features', message }],
+    });
   }
 }
 
@@ -59,8 +66,19 @@ export function LicenseFields({ form, state, current }: { form: string; state?: 
   };
   return (
     <>
-      <Field label="Max activations (empty: unlimited)" name="maxActivations" type="number" value={kept(mine, form, 'maxActivations', stored.maxActivations)} state={mine} />
-      <Field label="Expires at (YYYY-MM-DD or ISO timestamp; empty: never)" name="expiresAt" value={kept(mine, form, 'expiresAt', stored.expiresAt)} state={mine} />
+      <Field
+        label="Max activations (empty: unlimited)"
+        name="maxActivations"
+        type="number"
+        value={kept(mine, form, 'maxActivations', stored.maxActivations)}
+        state={mine}
+      />
+      <Field
+        label="Expires at (YYYY-MM-DD or ISO timestamp; empty: never)"
+        name="expiresAt"
+        value={kept(mine, form, 'expiresAt', stored.expiresAt)}
+        state={mine}
+      />
       <Field
         label="Heartbeat interval in seconds (10-86400; empty: off). A device silent for twice this is dead and frees its seat."
         name="heartbeatIntervalSeconds"
@@ -68,7 +86,13 @@ export function LicenseFields({ form, state, current }: { form: string; state?: 
         value={kept(mine, form, 'heartbeatIntervalSeconds', stored.heartbeatIntervalSeconds)}
         state={mine}
       />
-      <Field label='Features (JSON object, e.g. {"pro": true, "seats": 5})' name="features" type="textarea" value={kept(mine, form, 'features', stored.features)} state={mine} />
+      <Field
+        label='Features (JSON object, e.g. {"pro": true, "seats": 5})'
+        name="features"
+        type="textarea"
+        value={kept(mine, form, 'features', stored.features)}
+        state={mine}
+      />
     </>
   );
 }

@@ -34,13 +34,28 @@ const filtersOf = (q: ListQuery) => ({ q: q.q || undefined, status: q.status, cu
 /** This page with its create form open and started for a customer (the customer page's "New license"). */
 export const newLicenseUrl = (customerId: string) => createFormUrl('/admin/licenses', FORMS.create, customerId);
 
-function CreateLicenseForm({ csrf, state, customerId, open }: { csrf: string; state?: FormState; customerId?: string; open: boolean }) {
+function CreateLicenseForm({
+  csrf,
+  state,
+  customerId,
+  open,
+}: {
+  csrf: string;
+  state?: FormState;
+  customerId?: string;
+  open: boolean;
+}) {
   const mine = state?.name === FORMS.create ? state : undefined;
   return (
     <details id={FORMS.create} open={mine || open ? true : undefined}>
       <summary>Issue a license</summary>
       <Form name={FORMS.create} action="/admin/licenses" csrf={csrf} state={mine} submit="Issue license">
-        <Field label="Customer ID" name="customerId" value={kept(mine, FORMS.create, 'customerId', customerId ?? '')} state={mine} />
+        <Field
+          label="Customer ID"
+          name="customerId"
+          value={kept(mine, FORMS.create, 'customerId', customerId ?? '')}
+          state={mine}
+        />
         <Field label="Product ID" name="productId" value={kept(mine, FORMS.create, 'productId')} state={mine} />
         <LicenseFields form={FORMS.create} state={mine} />
       </Form>
@@ -51,15 +66,25 @@ function CreateLicenseForm({ csrf, state, customerId, open }: { csrf: string; st
 function FilterForm({ values }: { values: ListQuery }) {
   return (
     <form method="get" action="/admin/licenses" class="filters">
-      <p class="field"><label for="filter-q">Key or customer</label><input id="filter-q" name="q" type="search" value={values.q ?? ''} /></p>
+      <p class="field">
+        <label for="filter-q">Key or customer</label>
+        <input id="filter-q" name="q" type="search" value={values.q ?? ''} />
+      </p>
       <p class="field">
         <label for="filter-status">Status</label>
         <select id="filter-status" name="status">
           <option value="">Any</option>
-          {LICENSE_STATUSES.map((s) => <option value={s} selected={s === values.status}>{s}</option>)}
+          {LICENSE_STATUSES.map((s) => (
+            <option value={s} selected={s === values.status}>
+              {s}
+            </option>
+          ))}
         </select>
       </p>
-      <p class="field"><label for="filter-customer">Customer ID</label><input id="filter-customer" name="customerId" value={values.customerId ?? ''} /></p>
+      <p class="field">
+        <label for="filter-customer">Customer ID</label>
+        <input id="filter-customer" name="customerId" value={values.customerId ?? ''} />
+      </p>
       <button type="submit">Filter</button>
     </form>
   );
@@ -77,14 +102,22 @@ export const licensesPage = definePage({
     const { rows, hasMore } = await listLicenses(deps.db, firstPage(query.startingAfter), filters);
     const customerIds = rows.map((l) => l.customer_id);
     // A license's product is among its customer's products, so one set-wise read names every product shown.
-    const [names, products] = await Promise.all([customerNames(deps.db, customerIds), listProductsOfCustomerIds(deps.db, customerIds)]);
+    const [names, products] = await Promise.all([
+      customerNames(deps.db, customerIds),
+      listProductsOfCustomerIds(deps.db, customerIds),
+    ]);
     const productNames = new Map(products.map((p) => [p.id, p.name]));
     const now = new Date();
     const filtered = Object.values(filters).some(Boolean);
     return (
       <Layout title="Licenses" viewer={viewer} section="Licenses" notice={notice}>
         <h1>Licenses</h1>
-        <CreateLicenseForm csrf={viewer.csrf} state={state} customerId={query.customerId} open={query.create !== undefined} />
+        <CreateLicenseForm
+          csrf={viewer.csrf}
+          state={state}
+          customerId={query.customerId}
+          open={query.create !== undefined}
+        />
         <FilterForm values={query} />
         <div class="wide">
           <Table
@@ -92,12 +125,31 @@ export const licensesPage = definePage({
             empty={filtered ? 'No licenses match these filters.' : 'No licenses yet.'}
             next={nextPageUrl('/admin/licenses', filters, rows.at(-1)?.id, hasMore)}
             columns={[
-              { header: 'Key', cell: (l) => <a class="nowrap" href={`/admin/licenses/${encodeURIComponent(l.license_key)}`}><code>{l.license_key}</code></a> },
-              { header: 'Customer', cell: (l) => <a href={`/admin/customers/${l.customer_id}`}>{names.get(l.customer_id) ?? l.customer_id}</a> },
+              {
+                header: 'Key',
+                cell: (l) => (
+                  <a class="nowrap" href={`/admin/licenses/${encodeURIComponent(l.license_key)}`}>
+                    <code>{l.license_key}</code>
+                  </a>
+                ),
+              },
+              {
+                header: 'Customer',
+                cell: (l) => (
+                  <a href={`/admin/customers/${l.customer_id}`}>{names.get(l.customer_id) ?? l.customer_id}</a>
+                ),
+              },
               { header: 'Product', cell: (l) => productNames.get(l.product_id) ?? l.product_id },
               { header: 'Status', cell: (l) => <span class="status">{effectiveStatus(l, now)}</span> },
-              { header: 'Activations', numeric: true, cell: (l) => usedOfLimit(l.current_activations, l.max_activations) },
-              { header: 'Expires', cell: (l) => (l.expires_at ? <When value={l.expires_at} /> : <Nowrap>never</Nowrap>) },
+              {
+                header: 'Activations',
+                numeric: true,
+                cell: (l) => usedOfLimit(l.current_activations, l.max_activations),
+              },
+              {
+                header: 'Expires',
+                cell: (l) => (l.expires_at ? <When value={l.expires_at} /> : <Nowrap>never</Nowrap>),
+              },
             ]}
           />
         </div>
@@ -112,9 +164,16 @@ export const createLicenseAction = defineAction({
   form: FORMS.create,
   page: licensesPage,
   async run({ deps, form, actor }) {
-    const body = { customerId: field(form, 'customerId')?.trim(), productId: field(form, 'productId')?.trim(), ...licenseFields(form, 'absent') };
+    const body = {
+      customerId: field(form, 'customerId')?.trim(),
+      productId: field(form, 'productId')?.trim(),
+      ...licenseFields(form, 'absent'),
+    };
     const created = await createLicense(deps.db, parseOrThrow(createLicenseBody, body, 'body'), deps.config, actor);
-    return { redirect: `/admin/licenses/${encodeURIComponent(created.license_key)}`, notice: `License ${created.license_key} issued.` };
+    return {
+      redirect: `/admin/licenses/${encodeURIComponent(created.license_key)}`,
+      notice: `License ${created.license_key} issued.`,
+    };
   },
 });
 

@@ -31,15 +31,20 @@ export const lifecyclePage = definePage({
   path: '/admin/lifecycle',
   query: z.object({ startingAfter: uuid.optional() }),
   async render({ deps, query, viewer, notice, state }) {
-    const { rows, hasMore } = await listLifecycleRuns(deps.db, { limit: PAGE_SIZE, startingAfter: query.startingAfter });
+    const { rows, hasMore } = await listLifecycleRuns(deps.db, {
+      limit: PAGE_SIZE,
+      startingAfter: query.startingAfter,
+    });
     return (
       <Layout title="Lifecycle sweep" viewer={viewer} section="Settings" notice={notice}>
-        <p class="crumbs"><a href="/admin/settings">Settings</a></p>
+        <p class="crumbs">
+          <a href="/admin/settings">Settings</a>
+        </p>
         <h1>Lifecycle sweep</h1>
         <p>
           The daily sweep renews subscriptions, ends trials, applies scheduled cancellations, marks invoices overdue,
-          expires licenses, charges and retries dunning. Running it now queues the same sweep as the cron endpoint
-          (or joins the one queued or running); its changes are recorded in the audit log as <code>system</code>.
+          expires licenses, charges and retries dunning. Running it now queues the same sweep as the cron endpoint (or
+          joins the one queued or running); its changes are recorded in the audit log as <code>system</code>.
         </p>
         <Form name="run" action="/admin/lifecycle/run" csrf={viewer.csrf} state={state} submit="Run the sweep now">
           {null}
@@ -72,9 +77,17 @@ export const runLifecycleAction = defineAction({
   form: 'run',
   page: lifecyclePage,
   async run({ deps, actor }) {
-    const outcome = await triggerLifecycle(deps.db, { asOf: null, environment: deps.config.NODE_ENV, waitMs: null }, actor, deps.logger);
+    const outcome = await triggerLifecycle(
+      deps.db,
+      { asOf: null, environment: deps.config.NODE_ENV, waitMs: null },
+      actor,
+      deps.logger,
+    );
     const joined = outcome.run.status === 'running' ? 'is running' : 'is queued';
-    return { redirect: '/admin/lifecycle', notice: `Lifecycle run ${outcome.run.id} ${joined}; reload to see its summary.` };
+    return {
+      redirect: '/admin/lifecycle',
+      notice: `Lifecycle run ${outcome.run.id} ${joined}; reload to see its summary.`,
+    };
   },
 });
 

@@ -15,7 +15,8 @@ export const LOGIN_PATH = '/admin/login';
 /** A stand-in origin to resolve `next` against: what resolves to another origin was never a local path. */
 const HERE = 'http://console.invalid';
 
-const inConsole = (url: URL) => url.origin === HERE && (url.pathname === '/admin' || url.pathname.startsWith('/admin/'));
+const inConsole = (url: URL) =>
+  url.origin === HERE && (url.pathname === '/admin' || url.pathname.startsWith('/admin/'));
 
 /**
  * C-2: only a local console path is a place to go back to; anything else goes to the overview. `next` is
@@ -27,7 +28,9 @@ export function safeNext(next: unknown): string {
   if (typeof next !== 'string' || !next.startsWith('/')) return '/admin';
   try {
     const url = new URL(next, HERE);
-    return inConsole(url) && inConsole(new URL(decodeURIComponent(url.pathname), HERE)) ? `${url.pathname}${url.search}` : '/admin';
+    return inConsole(url) && inConsole(new URL(decodeURIComponent(url.pathname), HERE))
+      ? `${url.pathname}${url.search}`
+      : '/admin';
   } catch {
     // A malformed escape (`%zz`) names no path we can vouch for.
     return '/admin';
@@ -46,7 +49,11 @@ function LoginPage({ csrf, next, email, error }: { csrf: string; next: string; e
       <body>
         <main class="narrow">
           <h1>Sign in</h1>
-          {error ? <p class="error" role="alert">{error}</p> : null}
+          {error ? (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          ) : null}
           <form method="post" action={LOGIN_PATH} class="form">
             <input type="hidden" name="_csrf" value={csrf} />
             <input type="hidden" name="next" value={next} />
@@ -78,10 +85,20 @@ export function loginRoutes(deps: AppDeps): ((router: Router) => void)[] {
       router.post(LOGIN_PATH, async (ctx) => {
         const form = await readForm(ctx);
         const next = safeNext(form.next);
-        if (!csrfValid(ctx, form._csrf)) return show(ctx, { next, error: 'The form has expired: please sign in again.' }, 403);
+        if (!csrfValid(ctx, form._csrf))
+          return show(ctx, { next, error: 'The form has expired: please sign in again.' }, 403);
         const email = field(form, 'email') ?? '';
         try {
-          const result = await login(deps.db, { email, password: typeof form.password === 'string' ? form.password : '', ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, deps.config);
+          const result = await login(
+            deps.db,
+            {
+              email,
+              password: typeof form.password === 'string' ? form.password : '',
+              ip: ctx.ip,
+              userAgent: ctx.get('user-agent') || null,
+            },
+            deps.config,
+          );
           if (result.user.role !== 'admin') {
             await logoutByToken(deps.db, result.token);
             return show(ctx, { next, email, error: 'This account is not an admin.' }, 403);

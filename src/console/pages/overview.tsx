@@ -27,7 +27,11 @@ function CurrencySection({ m }: { m: CurrencyMetrics }) {
         <Card label="Active subscriptions" value={String(m.activeSubscriptions)} note="active and past due" />
         <Card label="Trialing" value={String(m.trialingSubscriptions)} />
         <Card label="Outstanding" value={money(m.outstanding, c)} note="issued and overdue invoices" />
-        <Card label="Overdue" value={money(m.overdueAmount, c)} note={`${m.overdueCount} ${m.overdueCount === 1 ? 'invoice' : 'invoices'}`} />
+        <Card
+          label="Overdue"
+          value={money(m.overdueAmount, c)}
+          note={`${m.overdueCount} ${m.overdueCount === 1 ? 'invoice' : 'invoices'}`}
+        />
         <Card label="Collected this month" value={money(m.collectedThisMonth, c)} note="payments less refunds" />
       </div>
       <h3>MRR movements this month</h3>
@@ -38,8 +42,16 @@ function CurrencySection({ m }: { m: CurrencyMetrics }) {
         <Card label="Churn" value={money(m.movements.churn, c)} />
       </div>
       <div class="charts">
-        <MonthChart title="MRR at each month end" currency={c} values={m.series.map((s) => ({ month: s.month, amount: s.mrr }))} />
-        <MonthChart title="Collected per month" currency={c} values={m.series.map((s) => ({ month: s.month, amount: s.collected }))} />
+        <MonthChart
+          title="MRR at each month end"
+          currency={c}
+          values={m.series.map((s) => ({ month: s.month, amount: s.mrr }))}
+        />
+        <MonthChart
+          title="Collected per month"
+          currency={c}
+          values={m.series.map((s) => ({ month: s.month, amount: s.collected }))}
+        />
       </div>
     </section>
   );
@@ -53,10 +65,15 @@ export const overviewPage = definePage({
     return (
       <Layout title="Overview" viewer={viewer} section="Overview" notice={notice}>
         <h1>Overview</h1>
-        <p class="muted">As of {dateTime(metrics.at)}. MRR counts active and past-due subscriptions at their next invoice's price, normalised to a month.</p>
-        {metrics.currencies.length === 0
-          ? <p class="empty">No revenue yet: no subscriptions, invoices or payments.</p>
-          : metrics.currencies.map((m) => <CurrencySection m={m} />)}
+        <p class="muted">
+          As of {dateTime(metrics.at)}. MRR counts active and past-due subscriptions at their next invoice's price,
+          normalised to a month.
+        </p>
+        {metrics.currencies.length === 0 ? (
+          <p class="empty">No revenue yet: no subscriptions, invoices or payments.</p>
+        ) : (
+          metrics.currencies.map((m) => <CurrencySection m={m} />)
+        )}
         <h2>Most overdue invoices</h2>
         <Table
           rows={metrics.mostOverdue}

@@ -9,19 +9,40 @@ import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineExport, definePage } from '../http/route.ts';
-import { createdRange, everyBatch, FilterForm, filterValues, firstPage, moneyListQuery, type MoneyListFilters } from './invoices-filters.tsx';
+import {
+  createdRange,
+  everyBatch,
+  FilterForm,
+  filterValues,
+  firstPage,
+  moneyListQuery,
+  type MoneyListFilters,
+} from './invoices-filters.tsx';
 import { PAYMENT_STATUSES, type InvoiceRow, type PaymentRow, type RefundRow } from './invoices-types.ts';
 
 const paymentsQuery = moneyListQuery(PAYMENT_STATUSES);
 
-const serviceFilters = (q: MoneyListFilters) => ({ status: q.status as PaymentRow['status'] | undefined, customerId: q.customerId, ...createdRange(q) });
+const serviceFilters = (q: MoneyListFilters) => ({
+  status: q.status as PaymentRow['status'] | undefined,
+  customerId: q.customerId,
+  ...createdRange(q),
+});
 
 /** What a page of payments names: invoices, customers and refunds, each read once for the whole page. */
 async function relatedTo(db: Db, rows: PaymentRow[]) {
   const [invoices, names, refunds] = await Promise.all([
-    findInvoicesByIds(db, rows.map((p) => p.invoice_id)),
-    customerNames(db, rows.map((p) => p.customer_id)),
-    refundsOfPayments(db, rows.map((p) => p.id)),
+    findInvoicesByIds(
+      db,
+      rows.map((p) => p.invoice_id),
+    ),
+    customerNames(
+      db,
+      rows.map((p) => p.customer_id),
+    ),
+    refundsOfPayments(
+      db,
+      rows.map((p) => p.id),
+    ),
   ]);
   return { invoices, names, refunds };
 }
@@ -30,7 +51,9 @@ function RefundList({ refunds }: { refunds: RefundRow[] }) {
   if (refunds.length === 0) return null;
   return (
     <ul class="plain">
-      {refunds.map((r) => <li>{`${money(r.amount, r.currency)} · ${dateTime(r.created_at)}${r.reason ? ` · ${r.reason}` : ''}${r.status === 'pending' ? ' · pending' : ''}`}</li>)}
+      {refunds.map((r) => (
+        <li>{`${money(r.amount, r.currency)} · ${dateTime(r.created_at)}${r.reason ? ` · ${r.reason}` : ''}${r.status === 'pending' ? ' · pending' : ''}`}</li>
+      ))}
     </ul>
   );
 }
@@ -45,7 +68,12 @@ export const paymentsPage = definePage({
     return (
       <Layout title="Payments" viewer={viewer} section="Payments" notice={notice}>
         <h1>Payments</h1>
-        <FilterForm action="/admin/payments" statuses={PAYMENT_STATUSES} values={query} exportPath="/admin/payments/export.csv" />
+        <FilterForm
+          action="/admin/payments"
+          statuses={PAYMENT_STATUSES}
+          values={query}
+          exportPath="/admin/payments/export.csv"
+        />
         <div class="wide">
           <Table
             rows={rows}
@@ -53,8 +81,20 @@ export const paymentsPage = definePage({
             next={nextPageUrl('/admin/payments', filterValues(query), rows.at(-1)?.id, hasMore)}
             columns={[
               { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
-              { header: 'Invoice', cell: (p) => <a class="nowrap" href={`/admin/invoices/${p.invoice_id}`}>{invoiceOf(p)?.invoice_number ?? p.invoice_id}</a> },
-              { header: 'Customer', cell: (p) => <a href={`/admin/customers/${p.customer_id}`}>{names.get(p.customer_id) ?? p.customer_id}</a> },
+              {
+                header: 'Invoice',
+                cell: (p) => (
+                  <a class="nowrap" href={`/admin/invoices/${p.invoice_id}`}>
+                    {invoiceOf(p)?.invoice_number ?? p.invoice_id}
+                  </a>
+                ),
+              },
+              {
+                header: 'Customer',
+                cell: (p) => (
+                  <a href={`/admin/customers/${p.customer_id}`}>{names.get(p.customer_id) ?? p.customer_id}</a>
+                ),
+              },
               { header: 'Method', cell: (p) => p.payment_method },
               { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
               { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
@@ -70,12 +110,24 @@ export const paymentsPage = definePage({
 });
 
 const PAYMENT_CSV_HEADER = [
-  'id', 'invoiceId', 'invoiceNumber', 'customerId', 'customerName', 'paymentMethod', 'providerReference', 'currency', 'amount', 'refundedAmount',
-  'status', 'refunds', 'createdAt',
+  'id',
+  'invoiceId',
+  'invoiceNumber',
+  'customerId',
+  'customerName',
+  'paymentMethod',
+  'providerReference',
+  'currency',
+  'amount',
+  'refundedAmount',
+  'status',
+  'refunds',
+  'createdAt',
 ] as const;
 
 /** A payment's refunds in one cell: `amount@ISO timestamp` each, `;` between them. */
-const refundsCell = (refunds: RefundRow[]) => refunds.map((r) => `${formatMoney(r.amount, r.currency)}@${r.created_at.toISOString()}`).join(';');
+const refundsCell = (refunds: RefundRow[]) =>
+  refunds.map((r) => `${formatMoney(r.amount, r.currency)}@${r.created_at.toISOString()}`).join(';');
 
 export const paymentsExport = defineExport({
   path: '/admin/payments/export.csv',
@@ -87,9 +139,19 @@ export const paymentsExport = defineExport({
       const { invoices, names, refunds } = await relatedTo(deps.db, batch);
       for (const p of batch) {
         yield [
-          p.id, p.invoice_id, invoices.get(p.invoice_id)?.invoice_number ?? '', p.customer_id, names.get(p.customer_id) ?? '', p.payment_method,
-          p.provider_reference, p.currency, formatMoney(p.amount, p.currency), formatMoney(p.refunded_amount, p.currency), p.status,
-          refundsCell(refunds.get(p.id) ?? []), p.created_at,
+          p.id,
+          p.invoice_id,
+          invoices.get(p.invoice_id)?.invoice_number ?? '',
+          p.customer_id,
+          names.get(p.customer_id) ?? '',
+          p.payment_method,
+          p.provider_reference,
+          p.currency,
+          formatMoney(p.amount, p.currency),
+          formatMoney(p.refunded_amount, p.currency),
+          p.status,
+          refundsCell(refunds.get(p.id) ?? []),
+          p.created_at,
         ];
       }
     }

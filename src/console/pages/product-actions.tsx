@@ -75,12 +75,22 @@ export const editPlanAction = defineAction({
     const planId = uuidParam(params.planId, 'Plan');
     // Another product's plan is not on this page: the URL names nothing.
     if ((await getPlan(deps.db, planId)).product_id !== id) throw notFound('Plan');
-    const body = parseOrThrow(updatePlanBody, { name: typedField(form, 'name'), active: booleanField(form, 'active') }, 'body');
+    const body = parseOrThrow(
+      updatePlanBody,
+      { name: typedField(form, 'name'), active: booleanField(form, 'active') },
+      'body',
+    );
     const plan = await updatePlan(deps.db, planId, body, actor);
     return { redirect: `${productUrl(id)}#plans`, notice: `Plan ${plan.name} saved.` };
   },
 });
 
 export const productDetailRoutes = [
-  productPage, editProductAction, statusAction('archive', 'archived'), statusAction('unarchive', 'active'), deleteProductAction, createPlanAction, editPlanAction,
+  productPage,
+  editProductAction,
+  statusAction('archive', 'archived'),
+  statusAction('unarchive', 'active'),
+  deleteProductAction,
+  createPlanAction,
+  editPlanAction,
 ];

@@ -17,7 +17,14 @@ import { PlanFields, planPrice, ProductFields, type Plan, type Product } from '.
 const PLANS_PAGE = 50;
 
 /** The forms of the page, by the `_form` name a refused post comes back with. */
-export const PRODUCT_FORMS = { edit: 'edit', archive: 'archive', unarchive: 'unarchive', delete: 'delete', plan: 'plan', planEdit: 'plan-edit' } as const;
+export const PRODUCT_FORMS = {
+  edit: 'edit',
+  archive: 'archive',
+  unarchive: 'unarchive',
+  delete: 'delete',
+  plan: 'plan',
+  planEdit: 'plan-edit',
+} as const;
 
 export const productUrl = (id: string) => `/admin/products/${id}`;
 
@@ -26,10 +33,22 @@ function Metrics({ product }: { product: Product }) {
   return (
     <>
       <div class="cards">
-        <div class="card"><div class="label">Monthly revenue</div><div class="value">{money(product.monthly_revenue, product.currency)}</div></div>
-        <div class="card"><div class="label">Active users</div><div class="value">{product.active_users}</div></div>
-        <div class="card"><div class="label">Daily active users</div><div class="value">{product.daily_active_users}</div></div>
-        <div class="card"><div class="label">Churn rate (30 days)</div><div class="value">{`${decimal(product.churn_rate).times(100).toFixed(2)}%`}</div></div>
+        <div class="card">
+          <div class="label">Monthly revenue</div>
+          <div class="value">{money(product.monthly_revenue, product.currency)}</div>
+        </div>
+        <div class="card">
+          <div class="label">Active users</div>
+          <div class="value">{product.active_users}</div>
+        </div>
+        <div class="card">
+          <div class="label">Daily active users</div>
+          <div class="value">{product.daily_active_users}</div>
+        </div>
+        <div class="card">
+          <div class="label">Churn rate (30 days)</div>
+          <div class="value">{`${decimal(product.churn_rate).times(100).toFixed(2)}%`}</div>
+        </div>
       </div>
       <p class="muted">
         {product.metrics_refreshed_at
@@ -41,13 +60,36 @@ function Metrics({ product }: { product: Product }) {
 }
 
 /** A plan's rename / (de)activate form, in its row (D-40: the price never changes; a new price is a new plan). */
-function PlanEdit({ plan, productId, viewer, state }: { plan: Plan; productId: string; viewer: ConsoleViewer; state?: FormState }) {
+function PlanEdit({
+  plan,
+  productId,
+  viewer,
+  state,
+}: {
+  plan: Plan;
+  productId: string;
+  viewer: ConsoleViewer;
+  state?: FormState;
+}) {
   return (
     <details open={Boolean(state)}>
       <summary>Edit</summary>
-      <Form name={PRODUCT_FORMS.planEdit} scope={plan.id} action={`${productUrl(productId)}/plans/${plan.id}`} csrf={viewer.csrf} state={state} submit="Save plan">
+      <Form
+        name={PRODUCT_FORMS.planEdit}
+        scope={plan.id}
+        action={`${productUrl(productId)}/plans/${plan.id}`}
+        csrf={viewer.csrf}
+        state={state}
+        submit="Save plan"
+      >
         <Field label="Name" name="name" value={kept(state, PRODUCT_FORMS.planEdit, 'name', plan.name)} state={state} />
-        <Field label="Active" name="active" options={['true', 'false']} value={kept(state, PRODUCT_FORMS.planEdit, 'active', String(plan.active))} state={state} />
+        <Field
+          label="Active"
+          name="active"
+          options={['true', 'false']}
+          value={kept(state, PRODUCT_FORMS.planEdit, 'active', String(plan.active))}
+          state={state}
+        />
       </Form>
     </details>
   );
@@ -68,29 +110,53 @@ export const productPage = definePage({
       auditEntriesOf(deps.db, 'product', id),
     ]);
     // A refused plan edit comes back with the plan's id in the action's URL: only that row's form shows it.
-    const planState = (plan: Plan) => (state?.name === PRODUCT_FORMS.planEdit && params.planId === plan.id ? state : undefined);
+    const planState = (plan: Plan) =>
+      state?.name === PRODUCT_FORMS.planEdit && params.planId === plan.id ? state : undefined;
     const archived = product.status === 'archived';
     const lastPlan = plans.rows.at(-1);
     return (
       <Layout title={product.name} viewer={viewer} section="Products" notice={notice}>
-        <p class="crumbs"><a href="/admin/products">Products</a> · <a href="/admin/coupons">Coupons</a></p>
+        <p class="crumbs">
+          <a href="/admin/products">Products</a> · <a href="/admin/coupons">Coupons</a>
+        </p>
         <h1>{product.name}</h1>
         <Metrics product={product} />
         <section id="product" aria-labelledby="product-h">
           <h2 id="product-h">Product</h2>
           <dl class="props">
-            <dt>ID</dt><dd><code class="id">{product.id}</code></dd>
-            <dt>Type</dt><dd>{product.product_type}</dd>
-            <dt>Status</dt><dd><span class="status">{product.status}</span></dd>
-            <dt>Price</dt><dd>{money(product.price, product.currency)}</dd>
-            <dt>Description</dt><dd class="pre">{product.description ?? '—'}</dd>
-            <dt>Created</dt><dd><When value={product.created_at} /></dd>
-            <dt>Updated</dt><dd><When value={product.updated_at} /></dd>
+            <dt>ID</dt>
+            <dd>
+              <code class="id">{product.id}</code>
+            </dd>
+            <dt>Type</dt>
+            <dd>{product.product_type}</dd>
+            <dt>Status</dt>
+            <dd>
+              <span class="status">{product.status}</span>
+            </dd>
+            <dt>Price</dt>
+            <dd>{money(product.price, product.currency)}</dd>
+            <dt>Description</dt>
+            <dd class="pre">{product.description ?? '—'}</dd>
+            <dt>Created</dt>
+            <dd>
+              <When value={product.created_at} />
+            </dd>
+            <dt>Updated</dt>
+            <dd>
+              <When value={product.updated_at} />
+            </dd>
           </dl>
         </section>
         <details open={state?.name === PRODUCT_FORMS.edit}>
           <summary>Edit product</summary>
-          <Form name={PRODUCT_FORMS.edit} action={productUrl(id)} csrf={viewer.csrf} state={state} submit="Save changes">
+          <Form
+            name={PRODUCT_FORMS.edit}
+            action={productUrl(id)}
+            csrf={viewer.csrf}
+            state={state}
+            submit="Save changes"
+          >
             <ProductFields form={PRODUCT_FORMS.edit} state={state} current={product} />
           </Form>
         </details>
@@ -98,25 +164,59 @@ export const productPage = definePage({
           <details open={state?.name === PRODUCT_FORMS.unarchive}>
             <summary>Unarchive product</summary>
             <p class="muted">The product becomes active again.</p>
-            <Form name={PRODUCT_FORMS.unarchive} action={`${productUrl(id)}/unarchive`} csrf={viewer.csrf} state={state} submit="Unarchive product">{null}</Form>
+            <Form
+              name={PRODUCT_FORMS.unarchive}
+              action={`${productUrl(id)}/unarchive`}
+              csrf={viewer.csrf}
+              state={state}
+              submit="Unarchive product"
+            >
+              {null}
+            </Form>
           </details>
         ) : (
           <details open={state?.name === PRODUCT_FORMS.archive}>
             <summary>Archive product</summary>
-            <p class="muted">Its plans, subscriptions and licenses stay as they are; the product is only marked archived.</p>
-            <Form name={PRODUCT_FORMS.archive} action={`${productUrl(id)}/archive`} csrf={viewer.csrf} state={state} submit="Archive product">{null}</Form>
+            <p class="muted">
+              Its plans, subscriptions and licenses stay as they are; the product is only marked archived.
+            </p>
+            <Form
+              name={PRODUCT_FORMS.archive}
+              action={`${productUrl(id)}/archive`}
+              csrf={viewer.csrf}
+              state={state}
+              submit="Archive product"
+            >
+              {null}
+            </Form>
           </details>
         )}
         <details open={state?.name === PRODUCT_FORMS.delete}>
           <summary>Delete product</summary>
-          <p class="muted">Only a product that no plan, subscription or license uses can be deleted; archive it otherwise.</p>
-          <Form name={PRODUCT_FORMS.delete} action={`${productUrl(id)}/delete`} csrf={viewer.csrf} state={state} submit="Delete product">{null}</Form>
+          <p class="muted">
+            Only a product that no plan, subscription or license uses can be deleted; archive it otherwise.
+          </p>
+          <Form
+            name={PRODUCT_FORMS.delete}
+            action={`${productUrl(id)}/delete`}
+            csrf={viewer.csrf}
+            state={state}
+            submit="Delete product"
+          >
+            {null}
+          </Form>
         </details>
         <section id="plans" class="words" aria-labelledby="plans-h">
           <h2 id="plans-h">Plans</h2>
           <details open={state?.name === PRODUCT_FORMS.plan}>
             <summary>New plan</summary>
-            <Form name={PRODUCT_FORMS.plan} action={`${productUrl(id)}/plans`} csrf={viewer.csrf} state={state} submit="Create plan">
+            <Form
+              name={PRODUCT_FORMS.plan}
+              action={`${productUrl(id)}/plans`}
+              csrf={viewer.csrf}
+              state={state}
+              submit="Create plan"
+            >
               <PlanFields form={PRODUCT_FORMS.plan} state={state} currency={product.currency} />
             </Form>
           </details>
@@ -129,7 +229,10 @@ export const productPage = definePage({
               { header: 'Price', numeric: true, cell: (p) => <span class="nowrap">{planPrice(p)}</span> },
               { header: 'Active', cell: (p) => (p.active ? 'yes' : 'no') },
               { header: 'Created', cell: (p) => <When value={p.created_at} /> },
-              { header: 'Edit', cell: (p) => <PlanEdit plan={p} productId={id} viewer={viewer} state={planState(p)} /> },
+              {
+                header: 'Edit',
+                cell: (p) => <PlanEdit plan={p} productId={id} viewer={viewer} state={planState(p)} />,
+              },
             ]}
           />
         </section>

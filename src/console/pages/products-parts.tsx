@@ -27,7 +27,8 @@ export function productFields(form: FormValues) {
     price: typedField(form, 'price'),
     currency: field(form, 'currency'),
     // A browser posts a textarea's line breaks as CRLF; the API's callers send LF, so the stored text agrees.
-    description: description === undefined ? undefined : description.trim() === '' ? null : description.replace(/\r\n?/g, '\n'),
+    description:
+      description === undefined ? undefined : description.trim() === '' ? null : description.replace(/\r\n?/g, '\n'),
   };
 }
 
@@ -42,10 +43,27 @@ export function ProductFields({ form, state, current }: { form: string; state?: 
   return (
     <>
       <Field label="Name" name="name" value={value('name', current?.name)} state={mine} />
-      <Field label="Type" name="productType" options={PRODUCT_TYPES} value={value('productType', current?.product_type)} state={mine} />
+      <Field
+        label="Type"
+        name="productType"
+        options={PRODUCT_TYPES}
+        value={value('productType', current?.product_type)}
+        state={mine}
+      />
       <Field label="Price" name="price" value={value('price', current?.price)} state={mine} />
-      <Field label="Currency" name="currency" value={value('currency', current?.currency ?? DEFAULT_PRODUCT_CURRENCY)} state={mine} />
-      <Field label="Description" name="description" type="textarea" value={value('description', current?.description)} state={mine} />
+      <Field
+        label="Currency"
+        name="currency"
+        value={value('currency', current?.currency ?? DEFAULT_PRODUCT_CURRENCY)}
+        state={mine}
+      />
+      <Field
+        label="Description"
+        name="description"
+        type="textarea"
+        value={value('description', current?.description)}
+        state={mine}
+      />
     </>
   );
 }
@@ -71,8 +89,20 @@ export function PlanFields({ form, state, currency }: { form: string; state?: Fo
   return (
     <>
       <Field label="Name" name="name" value={kept(state, form, 'name')} state={mine} />
-      <Field label="Pricing model" name="pricingModel" options={PRICING_MODELS} value={kept(state, form, 'pricingModel', 'flat')} state={mine} />
-      <Field label="Billing cycle" name="billingCycle" options={BILLING_CYCLES} value={kept(state, form, 'billingCycle', 'monthly')} state={mine} />
+      <Field
+        label="Pricing model"
+        name="pricingModel"
+        options={PRICING_MODELS}
+        value={kept(state, form, 'pricingModel', 'flat')}
+        state={mine}
+      />
+      <Field
+        label="Billing cycle"
+        name="billingCycle"
+        options={BILLING_CYCLES}
+        value={kept(state, form, 'billingCycle', 'monthly')}
+        state={mine}
+      />
       <Field label="Base price" name="basePrice" value={kept(state, form, 'basePrice')} state={mine} />
       <Field label="Currency" name="currency" value={kept(state, form, 'currency', currency)} state={mine} />
     </>

@@ -20,7 +20,12 @@ function PlanList({ plans }: { plans: Plan[] }) {
   if (plans.length === 0) return <span class="muted">none</span>;
   return (
     <ul class="plain">
-      {plans.map((p) => <li>{p.name} <span class="nowrap">{planPrice(p)}</span>{p.active ? null : <span class="muted"> (inactive)</span>}</li>)}
+      {plans.map((p) => (
+        <li>
+          {p.name} <span class="nowrap">{planPrice(p)}</span>
+          {p.active ? null : <span class="muted"> (inactive)</span>}
+        </li>
+      ))}
     </ul>
   );
 }
@@ -30,12 +35,21 @@ export const productsPage = definePage({
   path: '/admin/products',
   query: z.object({ startingAfter: uuid.optional() }),
   async render({ deps, query, viewer, notice, state }) {
-    const { rows, hasMore } = await listProducts(deps.db, { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true });
-    const plans = await plansOfProducts(deps.db, rows.map((p) => p.id));
+    const { rows, hasMore } = await listProducts(deps.db, {
+      limit: PAGE_SIZE,
+      startingAfter: query.startingAfter,
+      newestFirst: true,
+    });
+    const plans = await plansOfProducts(
+      deps.db,
+      rows.map((p) => p.id),
+    );
     return (
       <Layout title="Products" viewer={viewer} section="Products" notice={notice}>
         <h1>Products</h1>
-        <p class="crumbs"><a href="/admin/coupons">Coupons</a></p>
+        <p class="crumbs">
+          <a href="/admin/coupons">Coupons</a>
+        </p>
         <details open={state?.name === 'create'}>
           <summary>New product</summary>
           <Form name="create" action="/admin/products" csrf={viewer.csrf} state={state} submit="Create product">
@@ -53,7 +67,11 @@ export const productsPage = definePage({
               { header: 'Status', cell: (p) => <span class="status nowrap">{p.status}</span> },
               { header: 'Price', numeric: true, cell: (p) => <Nowrap>{money(p.price, p.currency)}</Nowrap> },
               { header: 'Plans', cell: (p) => <PlanList plans={plans.get(p.id) ?? []} /> },
-              { header: 'Monthly revenue', numeric: true, cell: (p) => <Nowrap>{money(p.monthly_revenue, p.currency)}</Nowrap> },
+              {
+                header: 'Monthly revenue',
+                numeric: true,
+                cell: (p) => <Nowrap>{money(p.monthly_revenue, p.currency)}</Nowrap>,
+              },
               { header: 'Active users', numeric: true, cell: (p) => p.active_users },
               { header: 'Created', cell: (p) => <When value={p.created_at} /> },
             ]}

@@ -11,7 +11,11 @@ export const API_KEY_FORMS = { create: 'api-key-create', revoke: 'api-key-revoke
 
 /** The create form as the API's JSON body (POST /api/api-keys): name, customerId, an optional expiresAt. */
 export function apiKeyBody(form: FormValues) {
-  return { name: field(form, 'name') ?? '', customerId: field(form, 'customerId'), expiresAt: field(form, 'expiresAt') };
+  return {
+    name: field(form, 'name') ?? '',
+    customerId: field(form, 'customerId'),
+    expiresAt: field(form, 'expiresAt'),
+  };
 }
 
 /** The settings page with the new API key form open and started for a customer (the customer page's "New API key"). */
@@ -26,13 +30,25 @@ function keyStatus(key: ApiKeyRow, now: Date): string {
 function NewKey({ secret }: { secret: string }) {
   return (
     <div class="notice reveal" role="status">
-      <p><strong>Copy the new API key now: it is not shown again.</strong></p>
-      <p><code class="secret">{secret}</code></p>
+      <p>
+        <strong>Copy the new API key now: it is not shown again.</strong>
+      </p>
+      <p>
+        <code class="secret">{secret}</code>
+      </p>
     </div>
   );
 }
 
-export function ApiKeysSection({ rows, hasMore, names, csrf, state, revealed, create }: {
+export function ApiKeysSection({
+  rows,
+  hasMore,
+  names,
+  csrf,
+  state,
+  revealed,
+  create,
+}: {
   rows: ApiKeyRow[];
   hasMore: boolean;
   names: Map<string, string>;
@@ -52,9 +68,19 @@ export function ApiKeysSection({ rows, hasMore, names, csrf, state, revealed, cr
       <details id={API_KEY_FORMS.create} open={creating || create ? true : undefined}>
         <summary>New API key</summary>
         <Form name={API_KEY_FORMS.create} action="/admin/api-keys" csrf={csrf} state={state} submit="Create API key">
-          <Field label="Customer ID" name="customerId" value={kept(state, API_KEY_FORMS.create, 'customerId', create?.customerId ?? '')} state={creating} />
+          <Field
+            label="Customer ID"
+            name="customerId"
+            value={kept(state, API_KEY_FORMS.create, 'customerId', create?.customerId ?? '')}
+            state={creating}
+          />
           <Field label="Name" name="name" value={kept(state, API_KEY_FORMS.create, 'name')} state={creating} />
-          <Field label="Expires at (optional, ISO date or time)" name="expiresAt" value={kept(state, API_KEY_FORMS.create, 'expiresAt')} state={creating} />
+          <Field
+            label="Expires at (optional, ISO date or time)"
+            name="expiresAt"
+            value={kept(state, API_KEY_FORMS.create, 'expiresAt')}
+            state={creating}
+          />
         </Form>
       </details>
       <div class="words">
@@ -64,7 +90,12 @@ export function ApiKeysSection({ rows, hasMore, names, csrf, state, revealed, cr
           next={nextPageUrl('/admin/settings', {}, rows.at(-1)?.id, hasMore)}
           columns={[
             { header: 'Name', cell: (k) => k.name },
-            { header: 'Customer', cell: (k) => <a href={`/admin/customers/${k.customer_id}`}>{names.get(k.customer_id) ?? k.customer_id}</a> },
+            {
+              header: 'Customer',
+              cell: (k) => (
+                <a href={`/admin/customers/${k.customer_id}`}>{names.get(k.customer_id) ?? k.customer_id}</a>
+              ),
+            },
             { header: 'Prefix', cell: (k) => <code class="nowrap">{k.prefix}</code> },
             { header: 'Created', cell: (k) => <When value={k.created_at} /> },
             { header: 'Last used', cell: (k) => <When value={k.last_used_at} /> },
@@ -72,13 +103,18 @@ export function ApiKeysSection({ rows, hasMore, names, csrf, state, revealed, cr
             { header: 'Status', cell: (k) => <span class="status">{keyStatus(k, now)}</span> },
             {
               header: 'Revoke',
-              cell: (k) => (k.revoked_at ? '' : (
-                <form method="post" action={`/admin/api-keys/${k.id}/revoke`} class="inline">
-                  <input type="hidden" name="_csrf" value={csrf} />
-                  <input type="hidden" name="_form" value={API_KEY_FORMS.revoke} />
-                  <button type="submit" aria-label={`Revoke ${k.name}`}>Revoke</button>
-                </form>
-              )),
+              cell: (k) =>
+                k.revoked_at ? (
+                  ''
+                ) : (
+                  <form method="post" action={`/admin/api-keys/${k.id}/revoke`} class="inline">
+                    <input type="hidden" name="_csrf" value={csrf} />
+                    <input type="hidden" name="_form" value={API_KEY_FORMS.revoke} />
+                    <button type="submit" aria-label={`Revoke ${k.name}`}>
+                      Revoke
+                    </button>
+                  </form>
+                ),
             },
           ]}
         />

@@ -34,7 +34,12 @@ const numberOrText = (text: string) => (/^-?\d+(\.\d+)?$/.test(text.trim()) ? Nu
 /** The form's text as the JSON value PUT /api/settings takes for a setting of this kind. */
 function fromText(kind: SettingDescription['kind'], text: string): unknown {
   if (kind === 'number') return numberOrText(text);
-  if (kind === 'numbers') return text.split(',').map((part) => part.trim()).filter(Boolean).map(numberOrText);
+  if (kind === 'numbers')
+    return text
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map(numberOrText);
   return text.replace(/\r\n?/g, '\n');
 }
 
@@ -58,12 +63,23 @@ function SettingsTable({ settings }: { settings: SettingDescription[] }) {
   return (
     <div class="table-wrap words">
       <table>
-        <thead><tr><th scope="col">Setting</th><th scope="col">Value</th><th scope="col">Meaning</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Setting</th>
+            <th scope="col">Value</th>
+            <th scope="col">Meaning</th>
+          </tr>
+        </thead>
         <tbody>
           {settings.map((s) => (
             <tr id={`setting-${s.key}`}>
-              <td><code>{s.key}</code></td>
-              <td>{asText(s.value) || <span class="muted">(empty)</span>}{s.overriddenBy ? <span class="muted">{` set by ${s.overriddenBy}`}</span> : null}</td>
+              <td>
+                <code>{s.key}</code>
+              </td>
+              <td>
+                {asText(s.value) || <span class="muted">(empty)</span>}
+                {s.overriddenBy ? <span class="muted">{` set by ${s.overriddenBy}`}</span> : null}
+              </td>
               <td>{s.description}</td>
             </tr>
           ))}
@@ -103,11 +119,17 @@ export const settingsPage = definePage({
       describeSettings(deps.db, deps.config),
       listApiKeys(deps.db, { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true }),
     ]);
-    const names = await customerNames(deps.db, keys.rows.map((k) => k.customer_id));
+    const names = await customerNames(
+      deps.db,
+      keys.rows.map((k) => k.customer_id),
+    );
     return (
       <Layout title="Settings" viewer={viewer} section="Settings" notice={notice}>
         <h1>Settings</h1>
-        <p>Environment variables win over stored values (D-12). See also the <a href="/admin/lifecycle">lifecycle sweep</a> and its runs.</p>
+        <p>
+          Environment variables win over stored values (D-12). See also the{' '}
+          <a href="/admin/lifecycle">lifecycle sweep</a> and its runs.
+        </p>
         <section id="settings" aria-labelledby="settings-h">
           <h2 id="settings-h">Settings</h2>
           <SettingsTable settings={settings} />
@@ -133,10 +155,17 @@ export const updateSettingsAction = defineAction({
   form: SETTINGS_FORM,
   page: settingsPage,
   async run({ deps, form, actor }) {
-    const body = parseOrThrow(settingsObject, changedSettings(form, await describeSettings(deps.db, deps.config)), 'body');
+    const body = parseOrThrow(
+      settingsObject,
+      changedSettings(form, await describeSettings(deps.db, deps.config)),
+      'body',
+    );
     await updateSettings(deps.db, body, deps.config, actor);
     const changed = Object.keys(body);
-    return { redirect: '/admin/settings', notice: changed.length > 0 ? `Saved: ${changed.join(', ')}.` : 'No setting changed.' };
+    return {
+      redirect: '/admin/settings',
+      notice: changed.length > 0 ? `Saved: ${changed.join(', ')}.` : 'No setting changed.',
+    };
   },
 });
 

@@ -25,7 +25,21 @@ const previewQuery = z.object({ newPlanId: z.string().optional(), prorate: z.str
 
 /** The chooser's query as the API's body; a refusal names the field as the API would. */
 function previewBody(query: z.output<typeof previewQuery>) {
-  return parseOrThrow(changePlanBody, { newPlanId: query.newPlanId, prorate: query.prorate === undefined ? undefined : query.prorate === 'true' ? true : query.prorate === 'false' ? false : query.prorate }, 'body');
+  return parseOrThrow(
+    changePlanBody,
+    {
+      newPlanId: query.newPlanId,
+      prorate:
+        query.prorate === undefined
+          ? undefined
+          : query.prorate === 'true'
+            ? true
+            : query.prorate === 'false'
+              ? false
+              : query.prorate,
+    },
+    'body',
+  );
 }
 
 /** What the subscription's fields become, in words. */
@@ -34,10 +48,14 @@ function Outcome({ preview }: { preview: PlanChangePreview }) {
   const newPeriod = changes.current_period_start && changes.current_period_end;
   return (
     <dl class="props">
-      <dt>From</dt><dd>{planLabel(preview.oldPlan)}</dd>
-      <dt>To</dt><dd>{planLabel(newPlan)}</dd>
-      <dt>Prorated</dt><dd>{preview.credit || preview.charge ? 'yes' : 'no'}</dd>
-      <dt>As of</dt><dd>{dateTime(preview.at)}</dd>
+      <dt>From</dt>
+      <dd>{planLabel(preview.oldPlan)}</dd>
+      <dt>To</dt>
+      <dd>{planLabel(newPlan)}</dd>
+      <dt>Prorated</dt>
+      <dd>{preview.credit || preview.charge ? 'yes' : 'no'}</dd>
+      <dt>As of</dt>
+      <dd>{dateTime(preview.at)}</dd>
       <dt>Billing period</dt>
       <dd>
         {newPeriod
@@ -46,7 +64,16 @@ function Outcome({ preview }: { preview: PlanChangePreview }) {
             ? `${newPlan.billing_cycle} periods start on ${date(changes.billing_anchor)}`
             : `unchanged: ${date(sub.current_period_start)} – ${date(sub.current_period_end)}`}
       </dd>
-      {!preview.charge ? <><dt>New price billed</dt><dd>{sub.status === 'trialing' ? 'when the trial ends' : `from the next period, ${date(changes.billing_anchor ?? sub.current_period_end)}`}</dd></> : null}
+      {!preview.charge ? (
+        <>
+          <dt>New price billed</dt>
+          <dd>
+            {sub.status === 'trialing'
+              ? 'when the trial ends'
+              : `from the next period, ${date(changes.billing_anchor ?? sub.current_period_end)}`}
+          </dd>
+        </>
+      ) : null}
     </dl>
   );
 }
@@ -60,9 +87,14 @@ function Figures({ preview }: { preview: PlanChangePreview }) {
       <h2>Credit</h2>
       {credit ? (
         <dl class="props amounts" id="credit">
-          <dt>{credit.description}</dt><dd class="num" data-amount={credit.amount}>{m(credit.amount)}</dd>
+          <dt>{credit.description}</dt>
+          <dd class="num" data-amount={credit.amount}>
+            {m(credit.amount)}
+          </dd>
         </dl>
-      ) : <p class="empty">No credit: nothing unused is paid for on the current plan.</p>}
+      ) : (
+        <p class="empty">No credit: nothing unused is paid for on the current plan.</p>
+      )}
       <h2>Charge</h2>
       {charge && chargeTotals ? (
         <>
@@ -78,13 +110,28 @@ function Figures({ preview }: { preview: PlanChangePreview }) {
             />
           </div>
           <dl class="props amounts" id="charge">
-            <dt>Subtotal</dt><dd class="num" data-amount={chargeTotals.subtotal}>{m(chargeTotals.subtotal)}</dd>
-            <dt>{`Tax (${chargeTotals.taxRate}%)`}</dt><dd class="num" data-amount={chargeTotals.taxAmount}>{m(chargeTotals.taxAmount)}</dd>
-            <dt><strong>Invoice total</strong></dt><dd class="num" data-amount={chargeTotals.total}><strong>{m(chargeTotals.total)}</strong></dd>
+            <dt>Subtotal</dt>
+            <dd class="num" data-amount={chargeTotals.subtotal}>
+              {m(chargeTotals.subtotal)}
+            </dd>
+            <dt>{`Tax (${chargeTotals.taxRate}%)`}</dt>
+            <dd class="num" data-amount={chargeTotals.taxAmount}>
+              {m(chargeTotals.taxAmount)}
+            </dd>
+            <dt>
+              <strong>Invoice total</strong>
+            </dt>
+            <dd class="num" data-amount={chargeTotals.total}>
+              <strong>{m(chargeTotals.total)}</strong>
+            </dd>
           </dl>
-          <p class="muted">The invoice is issued at once; the customer's store credit, this credit included, is spent on it first.</p>
+          <p class="muted">
+            The invoice is issued at once; the customer's store credit, this credit included, is spent on it first.
+          </p>
         </>
-      ) : <p class="empty">No charge now.</p>}
+      ) : (
+        <p class="empty">No charge now.</p>
+      )}
     </>
   );
 }
@@ -112,16 +159,25 @@ export const changePlanPreviewPage = definePage({
     }
     return (
       <Layout title="Change plan: preview" viewer={viewer} section="Subscriptions">
-        <p class="crumbs"><a href="/admin/subscriptions">Subscriptions</a> · <a href={subscriptionUrl(id)}>This subscription</a></p>
+        <p class="crumbs">
+          <a href="/admin/subscriptions">Subscriptions</a> · <a href={subscriptionUrl(id)}>This subscription</a>
+        </p>
         <h1>{`Change plan to ${preview.newPlan.name}`}</h1>
         <Outcome preview={preview} />
         <Figures preview={preview} />
-        <Form name={FORMS.changePlan} action={`${subscriptionUrl(id)}/change-plan`} csrf={viewer.csrf} submit="Change plan">
+        <Form
+          name={FORMS.changePlan}
+          action={`${subscriptionUrl(id)}/change-plan`}
+          csrf={viewer.csrf}
+          submit="Change plan"
+        >
           <input type="hidden" name="newPlanId" value={preview.newPlan.id} />
           <input type="hidden" name="prorate" value={String(body.prorate)} />
           <input type="hidden" name="prorationDate" value={preview.at.toISOString()} />
         </Form>
-        <p><a href={subscriptionUrl(id)}>Cancel and go back</a></p>
+        <p>
+          <a href={subscriptionUrl(id)}>Cancel and go back</a>
+        </p>
       </Layout>
     );
   },
@@ -134,7 +190,15 @@ export const changePlanAction = defineAction({
   page: subscriptionPage,
   async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Subscription');
-    const body = parseOrThrow(changePlanBody, { newPlanId: field(form, 'newPlanId')?.trim(), prorate: booleanField(form, 'prorate'), prorationDate: field(form, 'prorationDate')?.trim() }, 'body');
+    const body = parseOrThrow(
+      changePlanBody,
+      {
+        newPlanId: field(form, 'newPlanId')?.trim(),
+        prorate: booleanField(form, 'prorate'),
+        prorationDate: field(form, 'prorationDate')?.trim(),
+      },
+      'body',
+    );
     const sub = await changePlan(deps.db, id, body, actor, { settings: deps.config });
     const plan = (await findPlans(deps.db, [sub.plan_id])).get(sub.plan_id);
     return { redirect: subscriptionUrl(id), notice: `Plan changed to ${plan?.name ?? sub.plan_id}.` };

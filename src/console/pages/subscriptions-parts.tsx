@@ -18,7 +18,8 @@ const PLAN_PICKER_LIMIT = 500;
 export const subscriptionUrl = (id: string) => `/admin/subscriptions/${id}`;
 
 /** A plan as a person picks it: name, price and cycle. */
-export const planLabel = (plan: PlanRow) => `${plan.name} · ${money(plan.base_price, plan.currency)} / ${plan.billing_cycle}`;
+export const planLabel = (plan: PlanRow) =>
+  `${plan.name} · ${money(plan.base_price, plan.currency)} / ${plan.billing_cycle}`;
 
 /** Every plan, newest first, for the filter and the pickers (one query). */
 export async function allPlans(db: Db): Promise<PlanRow[]> {
@@ -26,13 +27,31 @@ export async function allPlans(db: Db): Promise<PlanRow[]> {
 }
 
 /** A labelled select of plans (C-8); `empty` adds a first option with no value. */
-export function PlanSelect({ id, name, label, plans, value, empty }: { id: string; name: string; label: string; plans: PlanRow[]; value?: string; empty?: string }) {
+export function PlanSelect({
+  id,
+  name,
+  label,
+  plans,
+  value,
+  empty,
+}: {
+  id: string;
+  name: string;
+  label: string;
+  plans: PlanRow[];
+  value?: string;
+  empty?: string;
+}) {
   return (
     <p class="field">
       <label for={id}>{label}</label>
       <select id={id} name={name}>
         {empty !== undefined ? <option value="">{empty}</option> : null}
-        {plans.map((p) => <option value={p.id} selected={p.id === value}>{planLabel(p)}</option>)}
+        {plans.map((p) => (
+          <option value={p.id} selected={p.id === value}>
+            {planLabel(p)}
+          </option>
+        ))}
       </select>
     </p>
   );
@@ -40,7 +59,11 @@ export function PlanSelect({ id, name, label, plans, value, empty }: { id: strin
 
 /** The current period as `start – end` (dates, UTC). */
 export function Period({ sub }: { sub: Pick<SubscriptionRow, 'current_period_start' | 'current_period_end'> }) {
-  return <><Nowrap>{date(sub.current_period_start)}</Nowrap> – <Nowrap>{date(sub.current_period_end)}</Nowrap></>;
+  return (
+    <>
+      <Nowrap>{date(sub.current_period_start)}</Nowrap> – <Nowrap>{date(sub.current_period_end)}</Nowrap>
+    </>
+  );
 }
 
 export const StatusBadge = ({ value }: { value: string }) => <span class="status nowrap">{value}</span>;

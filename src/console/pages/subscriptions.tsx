@@ -18,7 +18,15 @@ import { firstPage } from './invoices-filters.tsx';
 import { Nowrap } from './customers-parts.tsx';
 import { changePlanRoutes } from './subscription-change-plan.tsx';
 import { subscriptionDetailRoutes } from './subscription-detail.tsx';
-import { allPlans, Period, PlanSelect, StatusBadge, subscriptionUrl, type PlanRow, type SubscriptionRow } from './subscriptions-parts.tsx';
+import {
+  allPlans,
+  Period,
+  PlanSelect,
+  StatusBadge,
+  subscriptionUrl,
+  type PlanRow,
+  type SubscriptionRow,
+} from './subscriptions-parts.tsx';
 
 const CREATE_FORM = 'create-subscription';
 
@@ -52,9 +60,22 @@ async function createBodyOf(db: Db, form: FormValues) {
 }
 
 /** This page with its create form open and started for a customer (the customer page's "New subscription"). */
-export const newSubscriptionUrl = (customerId: string) => createFormUrl('/admin/subscriptions', CREATE_FORM, customerId);
+export const newSubscriptionUrl = (customerId: string) =>
+  createFormUrl('/admin/subscriptions', CREATE_FORM, customerId);
 
-function CreateForm({ csrf, state, plans, customerId, open }: { csrf: string; state?: FormState; plans: PlanRow[]; customerId?: string; open: boolean }) {
+function CreateForm({
+  csrf,
+  state,
+  plans,
+  customerId,
+  open,
+}: {
+  csrf: string;
+  state?: FormState;
+  plans: PlanRow[];
+  customerId?: string;
+  open: boolean;
+}) {
   const mine = state?.name === CREATE_FORM ? state : undefined;
   const v = (name: string, fallback = '') => kept(mine, CREATE_FORM, name, fallback);
   const active = plans.filter((p) => p.active);
@@ -78,10 +99,17 @@ function FilterForm({ values, plans }: { values: ListFilters; plans: PlanRow[] }
         <label for="filter-status">Status</label>
         <select id="filter-status" name="status">
           <option value="">Any</option>
-          {SUBSCRIPTION_STATUSES.map((s) => <option value={s} selected={s === values.status}>{s}</option>)}
+          {SUBSCRIPTION_STATUSES.map((s) => (
+            <option value={s} selected={s === values.status}>
+              {s}
+            </option>
+          ))}
         </select>
       </p>
-      <p class="field"><label for="filter-customer">Customer ID</label><input id="filter-customer" name="customerId" value={values.customerId ?? ''} /></p>
+      <p class="field">
+        <label for="filter-customer">Customer ID</label>
+        <input id="filter-customer" name="customerId" value={values.customerId ?? ''} />
+      </p>
       <PlanSelect id="filter-plan" name="planId" label="Plan" plans={plans} value={values.planId} empty="Any" />
       <button type="submit">Filter</button>
     </form>
@@ -94,14 +122,26 @@ export const subscriptionsPage = definePage({
   query: pageQuery,
   async render({ deps, query, viewer, notice, state }) {
     const filters: ListFilters = { status: query.status, customerId: query.customerId, planId: query.planId };
-    const [{ rows, hasMore }, plans] = await Promise.all([listSubscriptions(deps.db, firstPage(query.startingAfter), filters), allPlans(deps.db)]);
-    const names = await customerNames(deps.db, rows.map((s) => s.customer_id));
+    const [{ rows, hasMore }, plans] = await Promise.all([
+      listSubscriptions(deps.db, firstPage(query.startingAfter), filters),
+      allPlans(deps.db),
+    ]);
+    const names = await customerNames(
+      deps.db,
+      rows.map((s) => s.customer_id),
+    );
     const planById = new Map(plans.map((p) => [p.id, p]));
     const filtered = Object.values(filters).some(Boolean);
     return (
       <Layout title="Subscriptions" viewer={viewer} section="Subscriptions" notice={notice}>
         <h1>Subscriptions</h1>
-        <CreateForm csrf={viewer.csrf} state={state} plans={plans} customerId={query.customerId} open={query.create !== undefined} />
+        <CreateForm
+          csrf={viewer.csrf}
+          state={state}
+          plans={plans}
+          customerId={query.customerId}
+          open={query.create !== undefined}
+        />
         <FilterForm values={filters} plans={plans} />
         <div class="wide words">
           <Table
@@ -109,8 +149,16 @@ export const subscriptionsPage = definePage({
             empty={filtered ? 'No subscriptions match these filters.' : 'No subscriptions yet.'}
             next={nextPageUrl('/admin/subscriptions', filters, rows.at(-1)?.id, hasMore)}
             columns={[
-              { header: 'Customer', cell: (s: SubscriptionRow) => <a href={`/admin/customers/${s.customer_id}`}>{names.get(s.customer_id) ?? s.customer_id}</a> },
-              { header: 'Plan', cell: (s) => <a href={subscriptionUrl(s.id)}>{planById.get(s.plan_id)?.name ?? s.plan_id}</a> },
+              {
+                header: 'Customer',
+                cell: (s: SubscriptionRow) => (
+                  <a href={`/admin/customers/${s.customer_id}`}>{names.get(s.customer_id) ?? s.customer_id}</a>
+                ),
+              },
+              {
+                header: 'Plan',
+                cell: (s) => <a href={subscriptionUrl(s.id)}>{planById.get(s.plan_id)?.name ?? s.plan_id}</a>,
+              },
               { header: 'Status', cell: (s) => <StatusBadge value={s.status} /> },
               { header: 'Cycle', cell: (s) => <Nowrap>{s.billing_cycle}</Nowrap> },
               { header: 'Current period', cell: (s) => <Period sub={s} /> },
@@ -137,4 +185,9 @@ export const createSubscriptionAction = defineAction({
   },
 });
 
-export const subscriptionRoutes = [subscriptionsPage, createSubscriptionAction, ...subscriptionDetailRoutes, ...changePlanRoutes];
+export const subscriptionRoutes = [
+  subscriptionsPage,
+  createSubscriptionAction,
+  ...subscriptionDetailRoutes,
+  ...changePlanRoutes,
+];

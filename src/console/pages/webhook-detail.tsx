@@ -8,14 +8,28 @@ import { auditEntriesOf } from '../../audit/service.ts';
 import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { DELIVERY_STATUSES, updateEndpointBody } from '../../webhooks/schema.ts';
-import { deleteEndpoint, endpointHealth, getEndpoint, listDeliveries, rotateEndpointSecret, updateEndpoint } from '../../webhooks/service.ts';
+import {
+  deleteEndpoint,
+  endpointHealth,
+  getEndpoint,
+  listDeliveries,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from '../../webhooks/service.ts';
 import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Form, type FormState } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineAction, definePage } from '../http/route.ts';
 import { Nowrap, When } from './customers-parts.tsx';
-import { EndpointFields, endpointFields, endpointIdOf, HealthSummary, LastFailure, webhookUrl } from './webhooks-parts.tsx';
+import {
+  EndpointFields,
+  endpointFields,
+  endpointIdOf,
+  HealthSummary,
+  LastFailure,
+  webhookUrl,
+} from './webhooks-parts.tsx';
 
 const PAGE_SIZE = 50;
 /** Of a response body (kept up to 1 KiB per attempt), what the table shows. */
@@ -32,9 +46,20 @@ function Attempts({ delivery }: { delivery: Delivery }) {
     <ol class="attempts">
       {delivery.attempts.map((a) => (
         <li>
-          <span class="nowrap">{a.status_code === null ? 'no answer' : `HTTP ${a.status_code}`}</span> · <span class="nowrap">{`${a.latency_ms} ms`}</span> · <When value={a.at} />
-          {a.response_body ? <> · <code class="excerpt">{excerpt(a.response_body)}</code></> : null}
-          {a.error && a.error !== `HTTP ${a.status_code}` ? <> · <span class="attempt-error">{a.error}</span></> : null}
+          <span class="nowrap">{a.status_code === null ? 'no answer' : `HTTP ${a.status_code}`}</span> ·{' '}
+          <span class="nowrap">{`${a.latency_ms} ms`}</span> · <When value={a.at} />
+          {a.response_body ? (
+            <>
+              {' '}
+              · <code class="excerpt">{excerpt(a.response_body)}</code>
+            </>
+          ) : null}
+          {a.error && a.error !== `HTTP ${a.status_code}` ? (
+            <>
+              {' '}
+              · <span class="attempt-error">{a.error}</span>
+            </>
+          ) : null}
         </li>
       ))}
     </ol>
@@ -42,8 +67,24 @@ function Attempts({ delivery }: { delivery: Delivery }) {
 }
 
 /** A one-button form (C-6: an action is a form with its CSRF field). */
-function ButtonForm({ name, action, csrf, state, submit }: { name: string; action: string; csrf: string; state?: FormState; submit: string }) {
-  return <Form name={name} action={action} csrf={csrf} state={state} submit={submit}>{null}</Form>;
+function ButtonForm({
+  name,
+  action,
+  csrf,
+  state,
+  submit,
+}: {
+  name: string;
+  action: string;
+  csrf: string;
+  state?: FormState;
+  submit: string;
+}) {
+  return (
+    <Form name={name} action={action} csrf={csrf} state={state} submit={submit}>
+      {null}
+    </Form>
+  );
 }
 
 export const webhookPage = definePage({
@@ -53,24 +94,55 @@ export const webhookPage = definePage({
     const id = endpointIdOf(params);
     const endpoint = await getEndpoint(deps.db, id);
     const [deliveries, health, audit] = await Promise.all([
-      listDeliveries(deps.db, id, { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true }, query.status),
+      listDeliveries(
+        deps.db,
+        id,
+        { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true },
+        query.status,
+      ),
       endpointHealth(deps.db, [id]),
       auditEntriesOf(deps.db, 'webhook_endpoint', id),
     ]);
     const url = webhookUrl(id);
-    const graceUntil = endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > new Date() ? endpoint.previous_secret_expires_at : null;
+    const graceUntil =
+      endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > new Date()
+        ? endpoint.previous_secret_expires_at
+        : null;
     return (
       <Layout title={`Webhook ${endpoint.url}`} viewer={viewer} section="Webhooks" notice={notice}>
-        <p class="crumbs"><a href="/admin/webhooks">Webhooks</a></p>
+        <p class="crumbs">
+          <a href="/admin/webhooks">Webhooks</a>
+        </p>
         <h1>{endpoint.url}</h1>
         <dl class="props">
-          <dt>Status</dt><dd>{endpoint.enabled ? 'enabled' : 'disabled (deliveries wait until it is enabled and they are redelivered)'}</dd>
-          <dt>Events</dt><dd>{endpoint.events.join(', ')}</dd>
-          <dt>Last 24 h</dt><dd><HealthSummary health={health.get(id)!} /></dd>
-          <dt>Last failure</dt><dd><LastFailure health={health.get(id)!} /></dd>
-          <dt>Secret rotated</dt><dd>{endpoint.secret_rotated_at ? <When value={endpoint.secret_rotated_at} /> : 'never'}</dd>
-          {graceUntil ? <><dt>Old secret signs until</dt><dd><When value={graceUntil} /></dd></> : null}
-          <dt>Created</dt><dd><When value={endpoint.created_at} /></dd>
+          <dt>Status</dt>
+          <dd>
+            {endpoint.enabled ? 'enabled' : 'disabled (deliveries wait until it is enabled and they are redelivered)'}
+          </dd>
+          <dt>Events</dt>
+          <dd>{endpoint.events.join(', ')}</dd>
+          <dt>Last 24 h</dt>
+          <dd>
+            <HealthSummary health={health.get(id)!} />
+          </dd>
+          <dt>Last failure</dt>
+          <dd>
+            <LastFailure health={health.get(id)!} />
+          </dd>
+          <dt>Secret rotated</dt>
+          <dd>{endpoint.secret_rotated_at ? <When value={endpoint.secret_rotated_at} /> : 'never'}</dd>
+          {graceUntil ? (
+            <>
+              <dt>Old secret signs until</dt>
+              <dd>
+                <When value={graceUntil} />
+              </dd>
+            </>
+          ) : null}
+          <dt>Created</dt>
+          <dd>
+            <When value={endpoint.created_at} />
+          </dd>
         </dl>
         <details open={state?.name === 'edit'}>
           <summary>Edit url and events</summary>
@@ -78,18 +150,47 @@ export const webhookPage = definePage({
             <EndpointFields form="edit" state={state} current={endpoint} />
           </Form>
         </details>
-        {endpoint.enabled
-          ? <ButtonForm name="disable" action={`${url}/disable`} csrf={viewer.csrf} state={state} submit="Disable endpoint" />
-          : <ButtonForm name="enable" action={`${url}/enable`} csrf={viewer.csrf} state={state} submit="Enable endpoint" />}
+        {endpoint.enabled ? (
+          <ButtonForm
+            name="disable"
+            action={`${url}/disable`}
+            csrf={viewer.csrf}
+            state={state}
+            submit="Disable endpoint"
+          />
+        ) : (
+          <ButtonForm
+            name="enable"
+            action={`${url}/enable`}
+            csrf={viewer.csrf}
+            state={state}
+            submit="Enable endpoint"
+          />
+        )}
         <details open={state?.name === 'rotate'}>
           <summary>Rotate the signing secret</summary>
-          <p class="muted">A new secret is generated and shown once. The old one keeps signing beside it for 24 hours (a second <code>webhook-signature</code>); <code>X-Signature</code> uses the new one at once.</p>
-          <ButtonForm name="rotate" action={`${url}/rotate-secret`} csrf={viewer.csrf} state={state} submit="Rotate secret" />
+          <p class="muted">
+            A new secret is generated and shown once. The old one keeps signing beside it for 24 hours (a second{' '}
+            <code>webhook-signature</code>); <code>X-Signature</code> uses the new one at once.
+          </p>
+          <ButtonForm
+            name="rotate"
+            action={`${url}/rotate-secret`}
+            csrf={viewer.csrf}
+            state={state}
+            submit="Rotate secret"
+          />
         </details>
         <details open={state?.name === 'delete'}>
           <summary>Delete the endpoint</summary>
           <p class="muted">Its deliveries and their attempts are deleted with it; pending ones are never sent.</p>
-          <ButtonForm name="delete" action={`${url}/delete`} csrf={viewer.csrf} state={state} submit="Delete endpoint" />
+          <ButtonForm
+            name="delete"
+            action={`${url}/delete`}
+            csrf={viewer.csrf}
+            state={state}
+            submit="Delete endpoint"
+          />
         </details>
         <section id="deliveries" class="words" aria-labelledby="deliveries-h">
           <h2 id="deliveries-h">Deliveries</h2>
@@ -98,7 +199,11 @@ export const webhookPage = definePage({
               <label for="status">Status</label>
               <select id="status" name="status">
                 <option value="">Any</option>
-                {DELIVERY_STATUSES.map((s) => <option value={s} selected={s === query.status}>{s}</option>)}
+                {DELIVERY_STATUSES.map((s) => (
+                  <option value={s} selected={s === query.status}>
+                    {s}
+                  </option>
+                ))}
               </select>
             </p>
             <button type="submit">Filter</button>
@@ -109,11 +214,28 @@ export const webhookPage = definePage({
             next={nextPageUrl(url, { status: query.status }, deliveries.rows.at(-1)?.id, deliveries.hasMore)}
             columns={[
               { header: 'Created', cell: (d) => <When value={d.created_at} /> },
-              { header: 'Event', cell: (d) => <><code class="nowrap">{d.event_type}</code> <span class="muted">{d.event_id}</span></> },
+              {
+                header: 'Event',
+                cell: (d) => (
+                  <>
+                    <code class="nowrap">{d.event_type}</code> <span class="muted">{d.event_id}</span>
+                  </>
+                ),
+              },
               { header: 'Status', cell: (d) => <span class="status nowrap">{d.status}</span> },
               { header: 'Next attempt', cell: (d) => <When value={d.next_attempt_at} /> },
               { header: 'Attempts', cell: (d) => <Attempts delivery={d} /> },
-              { header: 'Action', cell: (d) => <ButtonForm name="redeliver" action={`/admin/webhooks/deliveries/${d.id}/redeliver`} csrf={viewer.csrf} submit="Redeliver" /> },
+              {
+                header: 'Action',
+                cell: (d) => (
+                  <ButtonForm
+                    name="redeliver"
+                    action={`/admin/webhooks/deliveries/${d.id}/redeliver`}
+                    csrf={viewer.csrf}
+                    submit="Redeliver"
+                  />
+                ),
+              },
             ]}
           />
         </section>
@@ -130,7 +252,13 @@ export const editWebhookAction = defineAction({
   page: webhookPage,
   async run({ deps, params, form, actor }) {
     const id = endpointIdOf(params);
-    await updateEndpoint(deps.db, id, parseOrThrow(updateEndpointBody, endpointFields(form), 'body'), deps.config, actor);
+    await updateEndpoint(
+      deps.db,
+      id,
+      parseOrThrow(updateEndpointBody, endpointFields(form), 'body'),
+      deps.config,
+      actor,
+    );
     return { redirect: webhookUrl(id), notice: 'Endpoint updated.' };
   },
 });
@@ -144,7 +272,10 @@ const toggleAction = (enabled: boolean) =>
     async run({ deps, params, actor }) {
       const id = endpointIdOf(params);
       await updateEndpoint(deps.db, id, parseOrThrow(updateEndpointBody, { enabled }, 'body'), deps.config, actor);
-      return { redirect: webhookUrl(id), notice: enabled ? 'Endpoint enabled.' : 'Endpoint disabled: new events are not sent to it.' };
+      return {
+        redirect: webhookUrl(id),
+        notice: enabled ? 'Endpoint enabled.' : 'Endpoint disabled: new events are not sent to it.',
+      };
     },
   });
 
@@ -159,7 +290,10 @@ export const rotateWebhookSecretAction = defineAction({
   async run({ deps, params, actor }) {
     const id = endpointIdOf(params);
     const { secret } = await rotateEndpointSecret(deps.db, id, actor);
-    return { redirect: webhookUrl(id), notice: `Secret rotated. The new signing secret, shown only this once: ${secret}` };
+    return {
+      redirect: webhookUrl(id),
+      notice: `Secret rotated. The new signing secret, shown only this once: ${secret}`,
+    };
   },
 });
 
@@ -176,4 +310,11 @@ export const deleteWebhookAction = defineAction({
   },
 });
 
-export const webhookDetailRoutes = [webhookPage, editWebhookAction, toggleAction(true), toggleAction(false), rotateWebhookSecretAction, deleteWebhookAction];
+export const webhookDetailRoutes = [
+  webhookPage,
+  editWebhookAction,
+  toggleAction(true),
+  toggleAction(false),
+  rotateWebhookSecretAction,
+  deleteWebhookAction,
+];

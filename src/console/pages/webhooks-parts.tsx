@@ -27,10 +27,20 @@ export function checkedEvents(form: FormValues): string[] {
 export const endpointFields = (form: FormValues) => ({ url: field(form, 'url') ?? '', events: checkedEvents(form) });
 
 /** The url and events fields, starting from the stored endpoint, or from what was typed before a refusal. */
-export function EndpointFields({ form, state, current }: { form: string; state?: FormState; current?: { url: string; events: string[] } }) {
+export function EndpointFields({
+  form,
+  state,
+  current,
+}: {
+  form: string;
+  state?: FormState;
+  current?: { url: string; events: string[] };
+}) {
   const mine = state?.name === form ? state : undefined;
   const ticked = new Set(mine ? checkedEvents(mine.values) : (current?.events ?? []));
-  const invalid = mine?.error?.details?.some((d) => d.path === 'events' || d.path.startsWith('events.')) ? true : undefined;
+  const invalid = mine?.error?.details?.some((d) => d.path === 'events' || d.path.startsWith('events.'))
+    ? true
+    : undefined;
   return (
     <>
       <Field label="URL" name="url" value={kept(state, form, 'url', current?.url ?? '')} state={mine} />
@@ -52,7 +62,9 @@ export function HealthSummary({ health }: { health: EndpointHealth }) {
   const rate = health.successRate === null ? 'no finished deliveries' : `${health.successRate}% delivered`;
   return (
     <span class="health">
-      <span class="nowrap">{`${health.delivered} delivered`}</span> · <span class="nowrap">{`${health.failed} failed`}</span> · <span class="nowrap">{`${health.pending} pending`}</span> · <span class="nowrap">{rate}</span>
+      <span class="nowrap">{`${health.delivered} delivered`}</span> ·{' '}
+      <span class="nowrap">{`${health.failed} failed`}</span> ·{' '}
+      <span class="nowrap">{`${health.pending} pending`}</span> · <span class="nowrap">{rate}</span>
     </span>
   );
 }

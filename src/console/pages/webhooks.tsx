@@ -15,7 +15,14 @@ import { Nowrap, When } from './customers-parts.tsx';
 import { uuidParam } from '../http/params.ts';
 import { providerEventRoutes } from './provider-events.tsx';
 import { webhookDetailRoutes } from './webhook-detail.tsx';
-import { EndpointFields, endpointFields, HealthSummary, LastFailure, OtherFormError, webhookUrl } from './webhooks-parts.tsx';
+import {
+  EndpointFields,
+  endpointFields,
+  HealthSummary,
+  LastFailure,
+  OtherFormError,
+  webhookUrl,
+} from './webhooks-parts.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -23,13 +30,23 @@ export const webhooksPage = definePage({
   path: '/admin/webhooks',
   query: z.object({ startingAfter: uuid.optional() }),
   async render({ deps, query, viewer, notice, state }) {
-    const { rows, hasMore } = await listEndpoints(deps.db, { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true });
-    const health = await endpointHealth(deps.db, rows.map((e) => e.id));
+    const { rows, hasMore } = await listEndpoints(deps.db, {
+      limit: PAGE_SIZE,
+      startingAfter: query.startingAfter,
+      newestFirst: true,
+    });
+    const health = await endpointHealth(
+      deps.db,
+      rows.map((e) => e.id),
+    );
     return (
       <Layout title="Webhooks" viewer={viewer} section="Webhooks" notice={notice}>
         <h1>Webhooks</h1>
         <OtherFormError state={state} except={['create']} />
-        <p class="more"><a href="/admin/provider-events">Inbound provider events</a> · <a href="/admin/provider-events?status=failed">failed ones</a></p>
+        <p class="more">
+          <a href="/admin/provider-events">Inbound provider events</a> ·{' '}
+          <a href="/admin/provider-events?status=failed">failed ones</a>
+        </p>
         <details open={state?.name === 'create'}>
           <summary>New endpoint</summary>
           <Form name="create" action="/admin/webhooks" csrf={viewer.csrf} state={state} submit="Create endpoint">
@@ -66,8 +83,16 @@ export const createWebhookAction = defineAction({
   form: 'create',
   page: webhooksPage,
   async run({ deps, form, actor }) {
-    const created = await createEndpoint(deps.db, parseOrThrow(createEndpointBody, endpointFields(form), 'body'), deps.config, actor);
-    return { redirect: webhookUrl(created.id), notice: `Endpoint created. Its signing secret, shown only this once: ${created.secret}` };
+    const created = await createEndpoint(
+      deps.db,
+      parseOrThrow(createEndpointBody, endpointFields(form), 'body'),
+      deps.config,
+      actor,
+    );
+    return {
+      redirect: webhookUrl(created.id),
+      notice: `Endpoint created. Its signing secret, shown only this once: ${created.secret}`,
+    };
   },
 });
 
@@ -81,8 +106,17 @@ export const redeliverAction = defineAction({
   page: webhooksPage,
   async run({ deps, params, actor }) {
     const delivery = await retryDelivery(deps.db, uuidParam(params.id, 'Webhook delivery'), actor);
-    return { redirect: `${webhookUrl(delivery.endpoint_id)}#deliveries`, notice: `Delivery of ${delivery.event_type} (${delivery.event_id}) queued again.` };
+    return {
+      redirect: `${webhookUrl(delivery.endpoint_id)}#deliveries`,
+      notice: `Delivery of ${delivery.event_type} (${delivery.event_id}) queued again.`,
+    };
   },
 });
 
-export const webhookRoutes = [webhooksPage, createWebhookAction, redeliverAction, ...webhookDetailRoutes, ...providerEventRoutes];
+export const webhookRoutes = [
+  webhooksPage,
+  createWebhookAction,
+  redeliverAction,
+  ...webhookDetailRoutes,
+  ...providerEventRoutes,
+];

@@ -146,7 +146,10 @@ export class BrowserManager {
     const launched = this.#browser;
     browser.once('disconnected', () => {
       // Out of the set only once gone: a process exiting meanwhile removes it synchronously instead.
-      void rm(userDataDir, { recursive: true, force: true, maxRetries: 3 }).then(() => profileDirs.delete(userDataDir), () => undefined);
+      void rm(userDataDir, { recursive: true, force: true, maxRetries: 3 }).then(
+        () => profileDirs.delete(userDataDir),
+        () => undefined,
+      );
       if (this.#browser !== launched || this.#closed) return;
       this.#options.logger?.warn('chromium disconnected; it is relaunched on the next render');
       this.#forget(launched);

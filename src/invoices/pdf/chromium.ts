@@ -15,7 +15,16 @@ import { childProcessEnvironment } from '../../config.ts';
  * cores), the GPU emulation (nothing here draws WebGL) and `--disable-web-security` /
  * `--allow-running-insecure-content` (an invoice page has no reason to reach anything).
  */
-const DROPPED = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist', '--in-process-gpu']);
+const DROPPED = new Set([
+  '--single-process',
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+  '--use-gl=angle',
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+  '--ignore-gpu-blocklist',
+  '--in-process-gpu',
+]);
 
 const EXTRA = [
   '--no-sandbox',
@@ -63,7 +72,10 @@ async function withFileLock<T>(lockDir: string, work: () => Promise<T>): Promise
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = await stat(lockDir).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(lockDir).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       // A process killed while extracting leaves its lock behind.
       if (age > LOCK_STALE_MS) await rm(lockDir, { recursive: true, force: true });
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir}`);
@@ -99,7 +111,9 @@ async function fontconfigFile(): Promise<string> {
 export async function resolveChromium(configuredPath: string | undefined): Promise<ChromiumLaunch> {
   if (configuredPath) return { executablePath: configuredPath, env: {} };
   chromium.setGraphicsMode = false;
-  const executablePath = await withFileLock(path.join(tmpdir(), 'billing-chromium-extract.lock'), () => chromium.executablePath());
+  const executablePath = await withFileLock(path.join(tmpdir(), 'billing-chromium-extract.lock'), () =>
+    chromium.executablePath(),
+  );
   const env: Record<string, string> = {};
   const inherited = childProcessEnvironment();
   if (!inherited.FONTCONFIG_FILE && !inherited.FONTCONFIG_PATH) env.FONTCONFIG_FILE = await fontconfigFile();

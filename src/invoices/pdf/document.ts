@@ -23,8 +23,15 @@ export interface LoadedInvoiceDocument {
 }
 
 /** The invoice's document, or undefined when there is no such invoice: one query (the seller is cached). */
-export async function loadInvoiceDocument(db: Db, invoiceId: string, overrides: SettingOverrides): Promise<LoadedInvoiceDocument | undefined> {
+export async function loadInvoiceDocument(
+  db: Db,
+  invoiceId: string,
+  overrides: SettingOverrides,
+): Promise<LoadedInvoiceDocument | undefined> {
   const [found, seller] = await Promise.all([findInvoiceForPdf(db, invoiceId), loadSeller(db, overrides)]);
   if (!found) return undefined;
-  return { document: { invoice: found.invoice, lines: found.lines, customer: found.customer, seller }, currentPdfStored: found.currentPdfStored };
+  return {
+    document: { invoice: found.invoice, lines: found.lines, customer: found.customer, seller },
+    currentPdfStored: found.currentPdfStored,
+  };
 }

@@ -34,22 +34,42 @@ export async function findInvoiceForPdf(db: Db, invoiceId: string): Promise<Invo
   );
   const row = rows[0];
   if (!row) return undefined;
-  const { customer_name, customer_email, customer_company, customer_billing_address, customer_tax_id, current_pdf_stored, line_items, ...invoice } = row;
+  const {
+    customer_name,
+    customer_email,
+    customer_company,
+    customer_billing_address,
+    customer_tax_id,
+    current_pdf_stored,
+    line_items,
+    ...invoice
+  } = row;
   return {
     invoice: invoice as InvoiceRow,
     lines: line_items as LineItemRow[],
-    customer: { name: customer_name, email: customer_email, company: customer_company, billing_address: customer_billing_address, tax_id: customer_tax_id },
+    customer: {
+      name: customer_name,
+      email: customer_email,
+      company: customer_company,
+      billing_address: customer_billing_address,
+      tax_id: customer_tax_id,
+    },
     currentPdfStored: current_pdf_stored === true,
   };
 }
 
 export async function findStoredPdf(db: Db, invoiceId: string, contentVersion: number): Promise<Buffer | undefined> {
-  const row: { pdf: Buffer } | undefined = await db('invoice_pdfs').where({ invoice_id: invoiceId, content_version: contentVersion }).first('pdf');
+  const row: { pdf: Buffer } | undefined = await db('invoice_pdfs')
+    .where({ invoice_id: invoiceId, content_version: contentVersion })
+    .first('pdf');
   return row?.pdf;
 }
 
 /** Stores a rendered PDF; a second render of the same version (a retried or duplicated job) changes nothing. */
-export async function insertStoredPdf(db: Db, pdf: { invoiceId: string; contentVersion: number; pdf: Buffer }): Promise<boolean> {
+export async function insertStoredPdf(
+  db: Db,
+  pdf: { invoiceId: string; contentVersion: number; pdf: Buffer },
+): Promise<boolean> {
   const inserted = await db('invoice_pdfs')
     .insert({ invoice_id: pdf.invoiceId, content_version: pdf.contentVersion, pdf: pdf.pdf })
     .onConflict(['invoice_id', 'content_version'])

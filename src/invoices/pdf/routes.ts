@@ -7,12 +7,18 @@ import { getInvoicePdf } from './service.ts';
 
 const tag = 'Invoices';
 
-export const renderingResponse = z.object({ status: z.literal('rendering') }).meta({ examples: [{ status: 'rendering' }] });
+export const renderingResponse = z
+  .object({ status: z.literal('rendering') })
+  .meta({ examples: [{ status: 'rendering' }] });
 
 /** The PDF inline, or 202 "rendering" with Retry-After (D-53). */
 export function pdfReply(result: InvoicePdf): Reply {
   if (result.kind === 'rendering') {
-    return { status: 202, body: { status: 'rendering' }, headers: { 'Retry-After': String(result.retryAfterSeconds), 'Cache-Control': 'no-store' } };
+    return {
+      status: 202,
+      body: { status: 'rendering' },
+      headers: { 'Retry-After': String(result.retryAfterSeconds), 'Cache-Control': 'no-store' },
+    };
   }
   return {
     status: 200,
@@ -28,7 +34,10 @@ export function pdfReply(result: InvoicePdf): Reply {
 
 export const pdfResponses = {
   200: { description: 'The invoice as a PDF document', contentType: 'application/pdf' },
-  202: { description: 'Not rendered yet: the render is queued or running; ask again after Retry-After seconds', schema: renderingResponse },
+  202: {
+    description: 'Not rendered yet: the render is queued or running; ask again after Retry-After seconds',
+    schema: renderingResponse,
+  },
   404: { description: 'not_found' },
 };
 

@@ -54,9 +54,15 @@ export async function requestInvoicePdfRender(db: Db, invoiceId: string, content
  */
 export async function getInvoicePdf(db: Db, invoiceId: string, options: InvoicePdfOptions = {}): Promise<InvoicePdf> {
   const invoice = await findInvoiceRow(db, invoiceId);
-  if (!invoice || (options.customerId !== undefined && !visibleToCustomer(invoice, options.customerId))) throw notFound('Invoice');
+  if (!invoice || (options.customerId !== undefined && !visibleToCustomer(invoice, options.customerId)))
+    throw notFound('Invoice');
   const version = invoice.content_version;
-  const ready = (pdf: Buffer): InvoicePdf => ({ kind: 'ready', pdf, filename: pdfFilename(invoice.invoice_number), contentVersion: version });
+  const ready = (pdf: Buffer): InvoicePdf => ({
+    kind: 'ready',
+    pdf,
+    filename: pdfFilename(invoice.invoice_number),
+    contentVersion: version,
+  });
 
   const stored = await findStoredPdf(db, invoiceId, version);
   if (stored) return ready(stored);

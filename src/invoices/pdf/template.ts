@@ -42,13 +42,24 @@ export function displayAmount(amount: Parameters<typeof formatMoney>[0], currenc
   return groupDigits(formatMoney(amount, currency));
 }
 
-const DATE_FORMAT = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+const DATE_FORMAT = new Intl.DateTimeFormat('en-US', {
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+  timeZone: 'UTC',
+});
 
 export function displayDate(value: Date | null | undefined): string {
   return value ? DATE_FORMAT.format(value) : '—';
 }
 
-const STATUS_LABEL: Record<InvoiceRow['status'], string> = { draft: 'Draft', issued: 'Issued', paid: 'Paid', overdue: 'Overdue', void: 'Void' };
+const STATUS_LABEL: Record<InvoiceRow['status'], string> = {
+  draft: 'Draft',
+  issued: 'Issued',
+  paid: 'Paid',
+  overdue: 'Overdue',
+  void: 'Void',
+};
 
 /** "8.2500" -> "8.25", "0" -> "0". */
 function displayRate(rate: string): string {
@@ -120,7 +131,8 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
     )
     .join('');
 
-  const optional = (label: string, value: string) => (money(value).isZero() ? '' : `<tr><td>${label}</td><td class="num">-${amount(value)}</td></tr>`);
+  const optional = (label: string, value: string) =>
+    money(value).isZero() ? '' : `<tr><td>${label}</td><td class="num">-${amount(value)}</td></tr>`;
   const due = displayAmount(amountDue(invoice), currency);
 
   return `<!doctype html>

@@ -41,7 +41,10 @@ export const v1InvoiceRoutes = [
     tag,
     summary: "One invoice sent to the API key's customer",
     params: idParams,
-    responses: { 200: { description: 'Invoice', schema: invoiceResponse }, 404: { description: 'not_found, also for another customer\'s invoice or a draft' } },
+    responses: {
+      200: { description: 'Invoice', schema: invoiceResponse },
+      404: { description: "not_found, also for another customer's invoice or a draft" },
+    },
     errors: [],
     handler: async ({ deps, principal, params }) => {
       const { invoice, lines } = await getCustomerInvoice(deps.db, requireCustomerScope(principal), params.id);
@@ -53,10 +56,12 @@ export const v1InvoiceRoutes = [
     path: '/api/v1/invoices/:id/pdf',
     auth: 'apiKey',
     tag,
-    summary: "The PDF of one invoice sent to the API key's customer (as GET /api/billing/invoices/:id/pdf); a draft's is not found",
+    summary:
+      "The PDF of one invoice sent to the API key's customer (as GET /api/billing/invoices/:id/pdf); a draft's is not found",
     params: idParams,
     responses: pdfResponses,
     errors: [],
-    handler: async ({ deps, principal, params }) => pdfReply(await getInvoicePdf(deps.db, params.id, { customerId: requireCustomerScope(principal) })),
+    handler: async ({ deps, principal, params }) =>
+      pdfReply(await getInvoicePdf(deps.db, params.id, { customerId: requireCustomerScope(principal) })),
   }),
 ];
