@@ -17,7 +17,7 @@ export function taxAt(subtotal: Decimal | string, ratePercent: string, currency:
 
 /**
  * D-51: each line's amount (lineAmount); subtotal = their sum; tax = taxAt(subtotal, rate); total = subtotal + tax.
- * A negative total is not refused here: issuing refuses it, a preview shows it.
+ * A negative total is not refused here: issuing refuses it (D-51).
  */
 export function priceInvoice(lines: LineInput[], taxRatePercent: string, currency: string): InvoiceTotals {
   const priced = priceLines(lines, currency);
