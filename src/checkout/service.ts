@@ -10,7 +10,7 @@ import { inTransaction } from '../db/knex.ts';
 import type { Actor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
 import { AppError } from '../errors.ts';
-import { amountDue } from '../invoices/amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
 import { findInvoice } from '../invoices/service.ts';
 import { formatMoney } from '../money.ts';

@@ -3,7 +3,7 @@ import { inTransaction } from '../db/knex.ts';
 import { addCustomerCredit } from '../credits/grant.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { amountDue } from '../invoices/amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import { nextDocumentNumber } from '../invoices/numbering.ts';
 import { findInvoice, lockInvoice, lockOpenInvoices } from '../invoices/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';

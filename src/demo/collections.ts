@@ -6,7 +6,7 @@
  */
 import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import type { Db } from '../db/knex.ts';
-import { amountDue } from '../invoices/amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
 import { getInvoice, listInvoices } from '../invoices/service.ts';
 import { formatMoney } from '../money.ts';

@@ -16,7 +16,7 @@ import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import { recordAudit } from '../audit/service.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
-import { amountDue } from '../invoices/amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import { lockInvoice } from '../invoices/service.ts';
 import { applyProviderPayment } from '../payments/provider-payment.ts';
 import { ProviderCallError } from '../providers/call.ts';

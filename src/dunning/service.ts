@@ -8,7 +8,7 @@ import { recordAudit } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError } from '../errors.ts';
-import { amountDue } from '../invoices/amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
 import { findInvoice, lockInvoice } from '../invoices/service.ts';
 import { formatMoney } from '../money.ts';

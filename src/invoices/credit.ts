@@ -1,7 +1,7 @@
 import { spendCredit } from '../credits/ledger.ts';
 import type { Db } from '../db/knex.ts';
 import { money } from '../money.ts';
-import { amountDue } from './amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import { findInvoiceRows, type InvoiceRow } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 

@@ -1,5 +1,5 @@
 import { formatMoney } from '../money.ts';
-import { formattedAmountDue } from './amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import type { InvoiceRow } from './repo.ts';
 
 /** The invoice.* payload (D-74); invoice.paid keeps the interface's invoiceId, customerId, amount, currency. */
@@ -10,7 +10,7 @@ export function invoiceEventData(invoice: InvoiceRow) {
     customerId: invoice.customer_id,
     subscriptionId: invoice.subscription_id,
     amount: formatMoney(invoice.total, invoice.currency),
-    amountDue: formattedAmountDue(invoice),
+    amountDue: formatMoney(amountDue(invoice), invoice.currency),
     currency: invoice.currency,
     status: invoice.status,
     dueDate: invoice.due_date?.toISOString() ?? null,

@@ -40,7 +40,8 @@ import {
   type LineItemRow,
   type NumberedOneRow,
 } from './repo.ts';
-import { priceInvoice, type LineInput } from './totals.ts';
+import type { LineInput } from '../pricing/lines.ts';
+import { priceInvoice } from '../pricing/totals.ts';
 
 export interface Clock {
   now?: Date;

@@ -8,7 +8,7 @@ import {
   formatUnitPrice,
   moneyString,
 } from '../money.ts';
-import { formattedAmountDue } from './amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
@@ -167,7 +167,7 @@ export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfU
     amountPaid: m(invoice.amount_paid),
     creditApplied: m(invoice.credit_applied),
     creditedAmount: m(invoice.credited_amount),
-    amountDue: formattedAmountDue(invoice),
+    amountDue: formatMoney(amountDue(invoice), invoice.currency),
     dueDate: iso(invoice.due_date),
     issuedAt: iso(invoice.issued_at),
     paidAt: iso(invoice.paid_at),

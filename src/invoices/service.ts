@@ -10,7 +10,7 @@ import { recordEvent } from '../events/service.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
-import { amountDue } from './amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import { invoiceEventData } from './events.ts';
 import {
   createInvoiceLast,

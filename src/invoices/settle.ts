@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { recordEvent } from '../events/service.ts';
-import { amountDue } from './amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import { invoiceEventData } from './events.ts';
 import { updateInvoiceRow, type InvoiceChanges, type InvoiceRow } from './repo.ts';
 

@@ -138,7 +138,7 @@ export interface ReceivableRow {
   overdue_count: number;
 }
 
-// What is still owed on an invoice, as invoices/amounts.ts amountDue computes it (never below zero).
+// What is still owed on an invoice, as pricing/amount-due.ts amountDue computes it (never below zero).
 const AMOUNT_DUE = 'greatest(total - amount_paid - credit_applied - credited_amount, 0)';
 
 /** Open receivables per currency: amount due on issued and overdue invoices, and the overdue part. */

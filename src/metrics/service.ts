@@ -1,6 +1,6 @@
 /**
  * Revenue metrics (console.md C-10, the Overview and GET /api/metrics/revenue), per currency, as of `at`.
- * MRR prices each subscription by the lines of its next invoice (subscriptions/invoicing.ts periodLines:
+ * MRR prices each subscription by the lines of its next invoice (pricing/plan-lines.ts periodLines:
  * the plan's price less a coupon still in force), normalised to a month, summed unrounded and rounded to
  * the currency once at the end.
  */
@@ -9,12 +9,12 @@ import type { CouponRow } from '../coupons/repo.ts';
 import { findCoupons } from '../coupons/service.ts';
 import type { Db } from '../db/knex.ts';
 import { lastEventAt } from '../events/service.ts';
-import { amountDue } from '../invoices/amounts.ts';
-import { priceInvoice } from '../invoices/totals.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import { formatMoney, money } from '../money.ts';
+import { periodLines } from '../pricing/plan-lines.ts';
+import { priceInvoice } from '../pricing/totals.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { findPlans } from '../plans/service.ts';
-import { periodLines } from '../subscriptions/invoicing.ts';
 import { CYCLE_MONTHS } from '../subscriptions/periods.ts';
 import type { SubscriptionStatus } from '../subscriptions/repo.ts';
 import {

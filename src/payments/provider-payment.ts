@@ -8,7 +8,7 @@
 import { addCustomerCredit } from '../credits/grant.ts';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
-import { amountDue } from '../invoices/amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import { lockInvoice } from '../invoices/service.ts';
 import { formatMoney, Money, money } from '../money.ts';
 import { findPaymentByReference, type PaymentMethod } from './repo.ts';

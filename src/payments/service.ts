@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { recordEvent } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { amountDue } from '../invoices/amounts.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import { lockInvoice } from '../invoices/service.ts';
 import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';

@@ -13,13 +13,14 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import type { Clock, InvoiceDetail } from '../invoices/service.ts';
-import { priceInvoice, type LineInput } from '../invoices/totals.ts';
-import { money, roundToCurrency } from '../money.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { requirePlan } from '../plans/service.ts';
+import type { LineInput } from '../pricing/lines.ts';
+import { periodLines, prorationLines } from '../pricing/plan-lines.ts';
+import { proratedAmount } from '../pricing/proration.ts';
+import { priceInvoice } from '../pricing/totals.ts';
 import { getSettings } from '../settings/service.ts';
-import { invoiceProration, issuePeriodInvoice, periodLines, prorationLines, type Period } from './invoicing.ts';
-import { unusedSeconds } from './periods.ts';
+import { invoiceProration, issuePeriodInvoice, type Period } from './invoicing.ts';
 import { updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow } from './repo.ts';
 import type { ChangePlanInput } from './schema.ts';
 import { assertLive, auditedSubscription, freshPeriod, getSubscription, lockLiveSubscription } from './service.ts';
@@ -46,11 +47,6 @@ export interface PlanChange {
   /** Store credit for the unused time on the old plan (D-45). */
   credit: { amount: string; description: string } | null;
   charge: PlanChangeCharge | null;
-}
-
-/** price x secondsLeft / secondsInPeriod, rounded half-up to the currency (D-45). */
-function prorated(plan: PlanRow, left: number, total: number) {
-  return total === 0 ? money(0) : roundToCurrency(money(plan.base_price).times(left).dividedBy(total), plan.currency);
 }
 
 /**
@@ -86,8 +82,8 @@ export function planChange(
     );
   }
   if (sub.status === 'paused') return plain(swap);
-  const [left, total] = unusedSeconds(sub.current_period_start, sub.current_period_end, at);
-  const unused = prorated(oldPlan, left, total);
+  const current = { start: sub.current_period_start, end: sub.current_period_end };
+  const unused = proratedAmount(oldPlan.base_price, current, at, oldPlan.currency);
   const credit = unused.gt(0) ? { amount: unused.toString(), description: `Unused time on ${oldPlan.name}` } : null;
   if (cycleChanges) {
     const restart = freshPeriod(at, newPlan.billing_cycle);
@@ -101,7 +97,7 @@ export function planChange(
       charge: { ...periodLines(newPlan, coupon, sub.coupon_cycles_used, period), period },
     };
   }
-  const rest = prorated(newPlan, left, total);
+  const rest = proratedAmount(newPlan.base_price, current, at, newPlan.currency);
   return {
     oldPlan,
     newPlan,

@@ -1,19 +1,16 @@
-import type { CouponRow } from '../coupons/repo.ts';
-import { couponApplies, discountFor } from '../coupons/discount.ts';
 import { findCoupon } from '../coupons/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { recordEvents } from '../events/service.ts';
 import { createInvoices, type Clock, type InvoiceDetail, type NewInvoice } from '../invoices/issue.ts';
 import { createInvoice, findInvoicedPeriods } from '../invoices/service.ts';
-import type { LineInput } from '../invoices/totals.ts';
+import type { LineInput } from '../pricing/lines.ts';
+import { periodLines } from '../pricing/plan-lines.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { findPlan } from '../plans/service.ts';
 import { AppError } from '../errors.ts';
 import type { Actor } from '../audit/actor.ts';
 import { findSubscriptionRow, updateSubscriptionRow, type SubscriptionRow } from './repo.ts';
-
-const day = (d: Date) => d.toISOString().slice(0, 10);
 
 export interface Period {
   start: Date;
@@ -38,31 +35,6 @@ export function periodInvoice(
     status: 'issued',
     period,
   };
-}
-
-/**
- * The lines of one period's invoice (D-46): the plan's price, and the coupon's discount as a negative
- * line while the coupon lasts (`cyclesUsed` discounted invoices so far). `usesCoupon` says whether this
- * invoice spends one of the coupon's cycles.
- */
-export function periodLines(
-  plan: PlanRow,
-  coupon: CouponRow | null | undefined,
-  cyclesUsed: number,
-  period: Period,
-): { lines: LineInput[]; usesCoupon: boolean } {
-  const lines: LineInput[] = [
-    {
-      description: `${plan.name} (${plan.billing_cycle}) ${day(period.start)} to ${day(period.end)}`,
-      quantity: 1,
-      unitPrice: plan.base_price,
-    },
-  ];
-  if (!coupon || !couponApplies(coupon, cyclesUsed)) return { lines, usesCoupon: false };
-  const discount = discountFor(coupon, plan.base_price, plan.currency);
-  if (discount.gt(0))
-    lines.push({ description: `Discount (${coupon.code})`, quantity: 1, unitPrice: discount.negated().toString() });
-  return { lines, usesCoupon: true };
 }
 
 export interface PeriodInvoice {
@@ -103,13 +75,6 @@ export async function issuePeriodInvoice(
     ? await updateSubscriptionRow(trx, sub.id, { coupon_cycles_used: sub.coupon_cycles_used + 1 })
     : sub;
   return { invoice: issued!.detail, subscription };
-}
-
-/** The line of a one-off invoice for the rest of a period after a plan change (D-45). */
-export function prorationLines(plan: PlanRow, amount: string, until: Date): LineInput[] {
-  return [
-    { description: `${plan.name}: remaining time until ${day(until)} (prorated)`, quantity: 1, unitPrice: amount },
-  ];
 }
 
 /** A one-off invoice of `lineItems` for the subscription (a plan change's proration, D-45); not tied to a period. */

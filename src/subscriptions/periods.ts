@@ -41,10 +41,3 @@ export function boundary(anchor: Date, cycle: BillingCycle, n: number): Date {
 export function periodBounds(anchor: Date, cycle: BillingCycle, n: number): { start: Date; end: Date } {
   return { start: boundary(anchor, cycle, n), end: boundary(anchor, cycle, n + 1) };
 }
-
-/** The unused fraction of a period at `at`, by seconds (D-45), as [secondsLeft, secondsInPeriod]. */
-export function unusedSeconds(start: Date, end: Date, at: Date): [number, number] {
-  const total = Math.round((end.getTime() - start.getTime()) / 1000);
-  const left = Math.round((end.getTime() - Math.min(Math.max(at.getTime(), start.getTime()), end.getTime())) / 1000);
-  return [left, total];
-}

@@ -16,7 +16,8 @@ import {
   type PendingEvent,
 } from '../invoices/issue.ts';
 import type { PlanRow } from '../plans/repo.ts';
-import { periodInvoice, periodLines, type PeriodInvoiceRequest } from './invoicing.ts';
+import { periodLines } from '../pricing/plan-lines.ts';
+import { periodInvoice, type PeriodInvoiceRequest } from './invoicing.ts';
 import { periodBounds } from './periods.ts';
 import { findCoupons } from '../coupons/service.ts';
 import { findPlans } from '../plans/service.ts';

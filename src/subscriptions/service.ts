@@ -15,8 +15,9 @@ import type { PageQuery } from '../http/schemas.ts';
 import type { Clock } from '../invoices/service.ts';
 import { findPlan, planNotFound, planReadPart, requirePlan } from '../plans/service.ts';
 import type { PlanRow } from '../plans/repo.ts';
-import type { LineInput } from '../invoices/totals.ts';
-import { invoicePeriod, periodInvoice, periodLines, type Period } from './invoicing.ts';
+import type { LineInput } from '../pricing/lines.ts';
+import { periodLines } from '../pricing/plan-lines.ts';
+import { invoicePeriod, periodInvoice, type Period } from './invoicing.ts';
 import { boundary } from './periods.ts';
 import {
   findSubscriptionRow,

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { addMonthsClamped, periodBounds, unusedSeconds, type BillingCycle } from '../../src/subscriptions/periods.ts';
+import { addMonthsClamped, periodBounds, type BillingCycle } from '../../src/subscriptions/periods.ts';
 
 const d = (s: string) => new Date(`${s}T10:30:00.000Z`);
 const ymd = (date: Date) => date.toISOString().slice(0, 10);
@@ -108,12 +108,4 @@ test('negative offsets and year boundaries', (t) => {
   t.is(ymd(addMonthsClamped(d('2025-03-31'), -1)), '2025-02-28');
   t.is(ymd(addMonthsClamped(d('2025-01-15'), -1)), '2024-12-15');
   t.is(ymd(addMonthsClamped(d('2025-01-15'), 24)), '2027-01-15');
-});
-
-test('unused seconds of a period', (t) => {
-  const start = new Date('2025-04-01T00:00:00Z');
-  const end = new Date('2025-05-01T00:00:00Z');
-  t.deepEqual(unusedSeconds(start, end, new Date('2025-04-21T00:00:00Z')), [10 * 86400, 30 * 86400]);
-  t.deepEqual(unusedSeconds(start, end, new Date('2025-03-01T00:00:00Z')), [30 * 86400, 30 * 86400]);
-  t.deepEqual(unusedSeconds(start, end, new Date('2025-06-01T00:00:00Z')), [0, 30 * 86400]);
 });

@@ -4,7 +4,7 @@ import type { listApiKeys } from '../../api-keys/service.ts';
 import type { listCreditLedger } from '../../credits/service.ts';
 import type { getCustomer } from '../../customers/service.ts';
 import type { listCustomerEvents } from '../../events/service.ts';
-import { amountDue } from '../../invoices/amounts.ts';
+import { amountDue } from '../../pricing/amount-due.ts';
 import type { listInvoices } from '../../invoices/service.ts';
 import type { listLicenses } from '../../licenses/service.ts';
 import { effectiveStatus } from '../../licenses/status.ts';

@@ -9,7 +9,7 @@ import { notFound } from '../../errors.ts';
 import { listInvoiceEvents } from '../../events/service.ts';
 import { uuid } from '../../http/schemas.ts';
 import type { Db } from '../../db/knex.ts';
-import { amountDue } from '../../invoices/amounts.ts';
+import { amountDue } from '../../pricing/amount-due.ts';
 import { invoicePdfPath } from '../../invoices/schema.ts';
 import { customerNames } from '../../customers/service.ts';
 import { getInvoice } from '../../invoices/service.ts';

@@ -1,6 +1,6 @@
 /** `/admin/invoices` (console.md "money"): the list with its filters, the create form, and the CSV export. */
 import { createInvoiceBody, INVOICE_STATUSES, MAX_LINE_ITEMS } from '../../invoices/schema.ts';
-import { amountDue } from '../../invoices/amounts.ts';
+import { amountDue } from '../../pricing/amount-due.ts';
 import { customerNames } from '../../customers/service.ts';
 import { listInvoiceSummaries } from '../../invoices/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';

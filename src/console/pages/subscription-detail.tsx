@@ -8,7 +8,7 @@ import { customerNames } from '../../customers/service.ts';
 import type { Db } from '../../db/knex.ts';
 import { listSubscriptionEvents } from '../../events/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';
-import { amountDue } from '../../invoices/amounts.ts';
+import { amountDue } from '../../pricing/amount-due.ts';
 import { invoiceNumbers, listInvoiceSummaries } from '../../invoices/service.ts';
 import { findPlans } from '../../plans/service.ts';
 import { SETTABLE_STATUSES, updateSubscriptionBody } from '../../subscriptions/schema.ts';

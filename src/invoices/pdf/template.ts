@@ -4,7 +4,7 @@
  */
 import type { CustomerRow } from '../../customers/repo.ts';
 import { formatMoney, formatUnitPrice, groupDigits, money } from '../../money.ts';
-import { amountDue } from '../amounts.ts';
+import { amountDue } from '../../pricing/amount-due.ts';
 import type { InvoiceRow, LineItemRow } from '../repo.ts';
 
 export interface Seller {

@@ -1,0 +1,23 @@
+import type { Decimal } from 'decimal.js';
+import { money } from '../money.ts';
+import { roundToCurrency } from './rounding.ts';
+
+/** A line as its caller writes it: a whole quantity (D-51) of a unit price, maybe finer than the currency (D-91). */
+export interface LineInput {
+  description: string;
+  quantity: number;
+  unitPrice: string;
+}
+
+export interface PricedLine extends LineInput {
+  amount: Decimal;
+}
+
+/** D-51: quantity x unit price, rounded half-up to the currency (3 x 0.333 USD is 1.00). */
+export function lineAmount(line: Pick<LineInput, 'quantity' | 'unitPrice'>, currency: string): Decimal {
+  return roundToCurrency(money(line.unitPrice).times(line.quantity), currency);
+}
+
+export function priceLines(lines: LineInput[], currency: string): PricedLine[] {
+  return lines.map((line) => ({ ...line, amount: lineAmount(line, currency) }));
+}
