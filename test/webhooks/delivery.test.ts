@@ -243,6 +243,14 @@ test.serial('a hanging receiver times out after 5 s without holding up another e
   t.is(attempt.statusCode, null);
   t.regex(attempt.error!, /timeout/);
   t.true(attempt.latencyMs >= 4900 && attempt.latencyMs < 7000, String(attempt.latencyMs));
+  t.is(
+    await waitFor(
+      () => hangsGivenUp,
+      (n) => n > 0,
+    ),
+    1,
+    'the receiver sees a send given up when it is',
+  );
   t.is((await deliveries(fast.id))[0]!.status, 'delivered');
   await admin(`${base}/${slow.id}`, { method: 'DELETE' });
 });

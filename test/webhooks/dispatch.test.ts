@@ -23,6 +23,15 @@ const failingSeen = new Map<string, number>();
 let sharedHealthMode: 'fail' | 'hang' | 'ok' = 'fail';
 const sharedHealthHeld: http.ServerResponse[] = [];
 
+/** Keeps `res` in `held` while its sender waits for it: one the sender gives up on (at its 5 s timeout) leaves. */
+function hold(held: http.ServerResponse[], res: http.ServerResponse): void {
+  held.push(res);
+  res.once('close', () => {
+    const at = held.indexOf(res);
+    if (at >= 0) held.splice(at, 1);
+  });
+}
+
 test.before(async () => {
   app = await startTestApp({ WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.2,0.2' });
   ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
@@ -33,14 +42,14 @@ test.before(async () => {
         (_r: http.IncomingMessage, res: http.ServerResponse) => {
           failingSeen.set(path, (failingSeen.get(path) ?? 0) + 1);
           if (failingSeen.get(path)! <= 2) res.writeHead(500).end('down');
-          else failingHeld.get(path)!.push(res);
+          else hold(failingHeld.get(path)!, res);
         },
       ]),
     ),
     '/slow': (_r, res) => held.push(res),
     '/shared-health': (_r, res) => {
       if (sharedHealthMode === 'fail') res.writeHead(500).end('down');
-      else if (sharedHealthMode === 'hang') sharedHealthHeld.push(res);
+      else if (sharedHealthMode === 'hang') hold(sharedHealthHeld, res);
       else res.writeHead(204).end();
     },
     '/retry-after': (r, res) => {
