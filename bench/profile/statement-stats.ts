@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cleanUp, onCleanup, rotating } from '../harness.ts';
 import { freePort } from '../../test/helpers/net.ts';
-import { queriesDuring } from '../../test/helpers/pg-queries.ts';
+import { queriesDuring } from './pg-queries.ts';
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 2000);
 const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 8);

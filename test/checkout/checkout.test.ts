@@ -16,7 +16,8 @@ import {
   providerCEvent,
 } from '../helpers/provider-events.ts';
 import { adminCtx, makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
-import { startReceiver, waitFor, xSignatureValid } from '../webhooks/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { startReceiver, xSignatureValid } from '../webhooks/receiver.ts';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
 let app: TestApp;

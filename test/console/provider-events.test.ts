@@ -1,12 +1,13 @@
 /** Console provider events (console.md operations, issue 18): the list with failures and filters, replay, the detail page. */
 import test from 'ava';
+import { applyProviderEventJob } from '../../src/provider-events/apply-event.job.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { scrollsSideways } from '../helpers/browser.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { postProviderA, PROVIDER_SECRETS, providerAEvent } from '../helpers/provider-events.ts';
-import { waitFor } from '../webhooks/receiver.ts';
+import { waitFor, waitForJobsFinished } from '../helpers/wait.ts';
 import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
@@ -85,7 +86,8 @@ test.serial(
 
     const done = await waitFor(stored(event.id), (r) => r?.status === 'processed');
     t.is(done!.status, 'processed');
-    await new Promise((r) => setTimeout(r, 500));
+    // Each replay queued the event again: once both jobs ran, a second payment would be there.
+    await waitForJobsFinished(db(), applyProviderEventJob.name, { eventId: failed.id });
     t.is(
       (await db()('payments').where({ invoice_id: invoiceId })).length,
       1,

@@ -7,7 +7,8 @@ import { loginAsAdmin } from '../helpers/auth.ts';
 import { scrollsSideways } from '../helpers/browser.ts';
 import { request } from '../helpers/http.ts';
 import { makeInvoice, type Ctx } from '../payments/fixtures.ts';
-import { standardWebhookPayload, startReceiver, waitFor, xSignatureValid } from '../webhooks/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { standardWebhookPayload, startReceiver, xSignatureValid } from '../webhooks/receiver.ts';
 import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;

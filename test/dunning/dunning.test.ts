@@ -10,6 +10,7 @@ import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { startFakeProviders, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { request } from '../helpers/http.ts';
+import { waitUntilBlocked } from '../helpers/wait.ts';
 import { cron, CRON_SECRET } from '../lifecycle/fixtures.ts';
 import { makeInvoice } from '../payments/fixtures.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
@@ -389,16 +390,14 @@ test.serial(
     const invoice = await app.db('invoices').where({ id: s.invoiceId }).first();
     const key = `charge_${s.invoiceId}_1`;
     // What the killed process did: its pending attempt was committed, and provider_a charged under its key.
-    await app
-      .db('charge_attempts')
-      .insert({
-        invoice_id: s.invoiceId,
-        attempt: 1,
-        idempotency_key: key,
-        amount: invoice.total,
-        currency: invoice.currency,
-        provider_method_id: 'pm_crash',
-      });
+    await app.db('charge_attempts').insert({
+      invoice_id: s.invoiceId,
+      attempt: 1,
+      idempotency_key: key,
+      amount: invoice.total,
+      currency: invoice.currency,
+      provider_method_id: 'pm_crash',
+    });
     const direct = await fetch(`${fake.url}/v1/payment_intents`, {
       method: 'POST',
       headers: {
@@ -438,16 +437,14 @@ test.serial(
     const s = await subscribed('pm_crash_then_paid');
     const invoice = await app.db('invoices').where({ id: s.invoiceId }).first();
     // What the killed process left: a pending attempt that never reached provider_a.
-    await app
-      .db('charge_attempts')
-      .insert({
-        invoice_id: s.invoiceId,
-        attempt: 1,
-        idempotency_key: `charge_${s.invoiceId}_1`,
-        amount: invoice.total,
-        currency: invoice.currency,
-        provider_method_id: 'pm_crash_then_paid',
-      });
+    await app.db('charge_attempts').insert({
+      invoice_id: s.invoiceId,
+      attempt: 1,
+      idempotency_key: `charge_${s.invoiceId}_1`,
+      amount: invoice.total,
+      currency: invoice.currency,
+      provider_method_id: 'pm_crash_then_paid',
+    });
     const paid = await request(app.baseUrl, '/api/billing/payments', {
       cookie,
       body: { invoiceId: s.invoiceId, amount: invoice.total, paymentMethod: 'bank_transfer' },
@@ -485,12 +482,11 @@ test.serial(
       cookie,
       body: { invoiceId: s.invoiceId, amount: '25.00', paymentMethod: 'bank_transfer' },
     });
-    // The manual payment cannot commit while the charge holds the invoice.
-    const early = await Promise.race([
-      manual.then(() => 'answered'),
-      new Promise((r) => setTimeout(() => r('waiting'), 500)),
-    ]);
-    t.is(early, 'waiting');
+    let answered = false;
+    void manual.then(() => (answered = true));
+    // The manual payment cannot commit while the charge holds the invoice: it waits for the charge's lock.
+    await waitUntilBlocked(app.db);
+    t.false(answered);
     release();
     t.is((await charging).charged, 1);
     const answer = await manual;

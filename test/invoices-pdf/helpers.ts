@@ -101,13 +101,3 @@ export function spawnPdfWorker(databaseUrl: string, env: Record<string, string> 
     },
   };
 }
-
-export async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    value = await read();
-  }
-  return value;
-}

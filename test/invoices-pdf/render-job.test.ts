@@ -11,6 +11,7 @@ import { renderInvoicePdfJob } from '../../src/invoices/pdf/render-pdf.job.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { createCustomer, createInvoice, pdfText } from './helpers.ts';
 
 let app: TestApp;
@@ -168,8 +169,13 @@ test.serial('a tab is retired after rendersPerTab renders and a fresh one serves
       t.true((await pdfText(await manager.render(`<!doctype html><p>Doc ${i}</p>`))).includes(`Doc ${i}`));
     // Renders 1-3, 4-6 and 7 each on their own tab; the worn ones are closed, not kept.
     t.is(tabsOpened, 3);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    t.true((await chromium.pages()).length <= 2, 'the initial blank tab and at most one of ours');
+    // A retired tab closes in the background.
+    const pages = await waitFor(
+      () => chromium.pages(),
+      (open) => open.length <= 2,
+      10_000,
+    );
+    t.true(pages.length <= 2, 'the initial blank tab and at most one of ours');
     t.is(manager.launches, 1);
   } finally {
     await manager.close();

@@ -8,6 +8,7 @@ import { displayAmount } from '../../src/invoices/pdf/template.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
+import { waitFor } from '../helpers/wait.ts';
 import {
   createApiKey,
   createCustomer,
@@ -15,7 +16,6 @@ import {
   getBinary,
   pdfText,
   spawnPdfWorker,
-  waitFor,
   type BinaryResponse,
   type WorkerProcess,
 } from './helpers.ts';

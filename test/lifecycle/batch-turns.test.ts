@@ -8,6 +8,7 @@ import test from 'ava';
 import type { Knex } from 'knex';
 import { batchTurnSql, claimDueSubscriptions, type BatchTurn } from '../../src/subscriptions/renewal-repo.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { backendPid, waitUntilBlocked } from '../helpers/wait.ts';
 
 let db: TestDatabase;
 const AS_OF = new Date('2025-06-20T00:00:00.000Z');
@@ -54,10 +55,13 @@ async function claimTurn(trx: Knex.Transaction): Promise<BatchTurn> {
 }
 
 /** A transaction that claimed (and took its turn) and stays open until `end` is called (commit or rollback). */
-async function openBatch(knex: Knex): Promise<{ turn: BatchTurn; end: (how: 'commit' | 'rollback') => Promise<void> }> {
+async function openBatch(
+  knex: Knex,
+): Promise<{ turn: BatchTurn; pid: number; end: (how: 'commit' | 'rollback') => Promise<void> }> {
   const trx = await knex.transaction();
   const turn = await claimTurn(trx);
-  return { turn, end: async (how) => void (how === 'commit' ? await trx.commit() : await trx.rollback()) };
+  const pid = await backendPid(trx);
+  return { turn, pid, end: async (how) => void (how === 'commit' ? await trx.commit() : await trx.rollback()) };
 }
 
 const waitsOn = (knex: Knex, turn: BatchTurn) =>
@@ -67,7 +71,7 @@ test('the next batch waits until the one before commits, then goes on', async (t
   const before = await openBatch(db.knex);
   let done = false;
   const next = waitsOn(db.knex, before.turn).then((ok) => ((done = true), ok));
-  await new Promise((r) => setTimeout(r, 300));
+  await waitUntilBlocked(db.knex, before.pid);
   t.false(done, 'it waits while the batch before is open');
   await before.end('commit');
   t.true(await next);
@@ -76,7 +80,7 @@ test('the next batch waits until the one before commits, then goes on', async (t
 test('a batch before that rolled back fails the next one (it is renewed again, after it)', async (t) => {
   const before = await openBatch(db.knex);
   const next = waitsOn(db.knex, before.turn);
-  await new Promise((r) => setTimeout(r, 200));
+  await waitUntilBlocked(db.knex, before.pid);
   await before.end('rollback');
   const error = await t.throwsAsync(next);
   t.like(error, { code: '40001' });

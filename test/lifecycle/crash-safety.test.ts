@@ -11,6 +11,7 @@ import { requestLifecycleRun } from '../../src/lifecycle/service.ts';
 import { waitForRun } from '../../src/lifecycle/runs.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { countRows, numberingProblems } from './fixtures.ts';
 
 let app: TestApp;
@@ -209,7 +210,7 @@ test.serial(
     // A short heartbeat and no retry delay, so the test sees the retry within seconds.
     await app.boss.updateQueue('lifecycle.sweep', { heartbeatSeconds: 10, retryDelay: 0 });
     const { run } = await requestLifecycleRun(app.db, AS_OF, SYSTEM_ACTOR);
-    const first = startWorker();
+    const first = startWorker('killed-sweep-worker');
     const invoices = () => countRows(app.db, 'invoices');
     const deadline = Date.now() + 60_000;
     let done = 0;
@@ -219,10 +220,9 @@ test.serial(
     }
     first.child.kill('SIGKILL');
     await first.exited;
-    // A batch's last statement is sent with its COMMIT in one query (docs/decisions.md "Renewal sweep: the last
-    // statement"): one already sent when the process died still runs and commits in its session. What the killed
-    // worker did is counted once no session runs a numbering statement any more and the count holds.
-    const atKill = await settledCount(app.db, invoices);
+    // A statement (and COMMIT) already sent when the process died still runs to its end in its session, which
+    // then sees the connection gone and exits: what the killed worker did is counted once its sessions are gone.
+    const atKill = await countWhenGone(app.db, 'killed-sweep-worker', invoices);
     t.true(
       atKill > 0 && atKill < uninterrupted.invoicesCreated,
       `killed half-way: ${atKill} of ${uninterrupted.invoicesCreated} invoices`,
@@ -232,7 +232,7 @@ test.serial(
     // Past the heartbeat the supervisor (any pg-boss instance's) fails the job, and it is up for retry.
     await new Promise((r) => setTimeout(r, 11_000));
     await app.boss.supervise('lifecycle.sweep');
-    const second = startWorker();
+    const second = startWorker('resuming-sweep-worker');
     const finished = await waitForRun(app.db, run.id, 90_000);
     t.is(finished?.status, 'succeeded', second.output());
     t.is(finished?.attempts, 2);
@@ -252,24 +252,30 @@ test.serial(
   },
 );
 
-/** `count()` once no other session is running an invoice-numbering statement and two reads 300 ms apart agree. */
-async function settledCount(db: Knex, count: () => Promise<number>): Promise<number> {
-  const deadline = Date.now() + 30_000;
-  let last = -1;
-  for (;;) {
-    const { rows } = await db.raw(
-      `select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query like '%document_counters%'`,
-    );
-    const now = await count();
-    if ((rows[0].n === 0 && now === last) || Date.now() > deadline) return now;
-    last = now;
-    await new Promise((r) => setTimeout(r, 300));
-  }
+/** `count()` once no session of the process that connected as `applicationName` is left in the database. */
+async function countWhenGone(db: Knex, applicationName: string, count: () => Promise<number>): Promise<number> {
+  const sessions = () =>
+    db
+      .raw(
+        'select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = ?',
+        [applicationName],
+      )
+      .then((r) => Number(r.rows[0].n));
+  const left = await waitFor(sessions, (n) => n === 0, 30_000);
+  if (left > 0) throw new Error(`${left} sessions of ${applicationName} still open`);
+  return count();
 }
 
-function startWorker(): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+/** A lifecycle worker process whose sessions show `applicationName` in pg_stat_activity. */
+function startWorker(applicationName: string): {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+} {
+  const url = new URL(app.database.url);
+  url.searchParams.set('application_name', applicationName);
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/lifecycle.ts'], {
-    env: { ...process.env, DATABASE_URL: app.database.url, LOG_LEVEL: 'warn', NODE_ENV: 'test' },
+    env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', NODE_ENV: 'test' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

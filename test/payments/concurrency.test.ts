@@ -2,6 +2,7 @@ import test from 'ava';
 import { AppError } from '../../src/errors.ts';
 import { recordPayment } from '../../src/payments/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { backendPid, waitUntilBlocked } from '../helpers/wait.ts';
 import { adminCtx, makeInvoice, pay, readInvoice, type Ctx } from './fixtures.ts';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 
@@ -143,7 +144,7 @@ test('the unique index decides between two uncommitted payments with one referen
     { invoiceId: b.id, amount: '5.00', paymentMethod: 'provider_b', providerReference: 'inv_race' },
     SYSTEM_ACTOR,
   );
-  await new Promise((r) => setTimeout(r, 200));
+  await waitUntilBlocked(app.db, await backendPid(trx));
   await trx.commit();
   const error = await t.throwsAsync(second, { instanceOf: AppError });
   t.is((error as AppError).code, 'duplicate_payment');

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import test from 'ava';
+import { applyProviderEventJob } from '../../src/provider-events/apply-event.job.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -15,8 +17,8 @@ import {
   providerBPaid,
   providerCEvent,
 } from '../helpers/provider-events.ts';
+import { waitFor, waitForJobsFinished } from '../helpers/wait.ts';
 import { adminCtx, makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
-import { waitFor } from '../webhooks/receiver.ts';
 import { newSubscription } from './fixtures.ts';
 
 let app: TestApp;
@@ -218,7 +220,9 @@ test('a payment for an already paid invoice becomes store credit, once, even whe
     body: {},
   });
   t.is(replay.status, 200, replay.text);
-  await new Promise((r) => setTimeout(r, 300));
+  // Whatever the replay queued has run.
+  await waitForJobsFinished(app.db, applyProviderEventJob.name, { eventId: row!.id });
+  t.is((await storedEvent('provider_a', late.id)())!.status, 'processed');
   t.is((await app.db('credit_ledger').where({ customer_id: invoice.customerId, kind: 'credit' })).length, 1);
   t.is((await paymentsOf(invoice.id)).length, 1);
 });
@@ -241,20 +245,18 @@ test('an unknown invoice: kept as failed with its reason, listed, and replayed o
   );
   // Create the invoice under that id (as an import would), then replay.
   const customer = await insertCustomer(app.db);
-  await app
-    .db('invoices')
-    .insert({
-      id: missing,
-      customer_id: customer.id,
-      invoice_number: 'INV-IMPORT-1',
-      status: 'issued',
-      currency: 'USD',
-      tax_rate: '0',
-      subtotal: '10',
-      tax_amount: '0',
-      total: '10',
-      issued_at: new Date(),
-    });
+  await app.db('invoices').insert({
+    id: missing,
+    customer_id: customer.id,
+    invoice_number: 'INV-IMPORT-1',
+    status: 'issued',
+    currency: 'USD',
+    tax_rate: '0',
+    subtotal: '10',
+    tax_amount: '0',
+    total: '10',
+    issued_at: new Date(),
+  });
   const replay = await request(app.baseUrl, `/api/billing/provider-events/${row!.id}/replay`, {
     cookie: c.cookie,
     method: 'POST',
@@ -312,8 +314,11 @@ test('subscription status events map onto ours; an older event arriving later ch
     { subscription_id: sub.id },
     { status: 'active', updated_at: new Date(Date.now() + 5000).toISOString() },
   );
-  await postProviderC(app.baseUrl, revive);
-  await new Promise((r) => setTimeout(r, 500));
+  const reviveBody = JSON.stringify(revive);
+  await postProviderC(app.baseUrl, reviveBody);
+  // provider_c's events carry no id: the body's digest is the one stored.
+  const revived = await settled(storedEvent('provider_c', createHash('sha256').update(reviveBody).digest('hex')));
+  t.not(revived?.status ?? 'received', 'received', 'the revive was applied');
   t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'canceled');
   const types = (await app.db('events').whereRaw("data->>'id' = ?", [sub.id]).orderBy('created_at')).map((e) => e.type);
   t.deepEqual(types, ['subscription.created', 'subscription.updated', 'subscription.canceled']);

@@ -10,7 +10,7 @@ import {
   providerCEvent,
 } from '../helpers/provider-events.ts';
 import { adminCtx, type Ctx } from '../payments/fixtures.ts';
-import { waitFor } from '../webhooks/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { newSubscription } from './fixtures.ts';
 
 let app: TestApp;

@@ -3,22 +3,13 @@ import test from 'ava';
 import { purgeExpiredJob } from '../../src/housekeeping/purge-expired.job.ts';
 import { enqueue } from '../../src/queue/enqueue.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let app: TestApp;
 test.before(async () => {
   app = await startTestApp();
 });
 test.after.always(async () => app?.close());
-
-async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    value = await read();
-  }
-  return value;
-}
 
 test('the lifecycle worker process runs queued jobs and exits cleanly on SIGTERM', async (t) => {
   const id = await app.db.transaction((trx) => enqueue(trx, purgeExpiredJob, {}));

@@ -63,13 +63,3 @@ export function standardWebhookPayload(secret: string, r: Received): unknown {
   };
   return new Webhook(new TextEncoder().encode(secret), { format: 'raw' }).verify(r.body, headers);
 }
-
-export async function waitFor<T>(read: () => Promise<T> | T, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    value = await read();
-  }
-  return value;
-}

@@ -6,7 +6,8 @@ import { DISPATCH_LIMITS } from '../../src/webhooks/dispatcher.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
-import { standardWebhookPayload, startReceiver, waitFor, xSignatureValid } from './receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { standardWebhookPayload, startReceiver, xSignatureValid } from './receiver.ts';
 
 let app: TestApp;
 let cookie: string;
@@ -78,6 +79,9 @@ test('a webhooks worker killed mid-delivery: its claim runs out, then another wo
 
   // A worker started at once leaves the claimed delivery alone until the lease ends, then sends it.
   const second = startWorker();
+  const started = await waitFor(second.output, (output) => output.includes('worker started'), 30_000);
+  t.true(started.includes('worker started'), started);
+  // Up and claiming (its dispatcher starts before it says so) for what remains of the lease.
   await new Promise((r) => setTimeout(r, Math.max(0, leaseEnds - Date.now() - 1500)));
   t.is(receiver.at('/hold').length, 1, 'not sent again while claimed');
   const got = await waitFor(

@@ -1,8 +1,9 @@
 import pg from 'pg';
 
 /**
- * The query texts this process sends to PostgreSQL (pg's Client.query, whatever pool or raw connection sends them)
- * while `work` runs: how many round trips a request takes, seen on the wire rather than through knex's events.
+ * Profiling aid, not for tests (a test asserts behaviour, not how many queries it took): the query texts this
+ * process sends to PostgreSQL (pg's Client.query, whatever pool or raw connection sends them) while `work` runs,
+ * seen on the wire rather than through knex's events.
  */
 export async function queriesDuring(work: () => Promise<unknown>): Promise<string[]> {
   const seen: string[] = [];
