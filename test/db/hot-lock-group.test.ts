@@ -14,7 +14,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request, type JsonResponse } from '../helpers/http.ts';
-import { queriesDuring } from '../helpers/pg-queries.ts';
+import { queriesDuring } from '../../bench/profile/pg-queries.ts';
 import { line } from '../invoices/fixtures.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
 

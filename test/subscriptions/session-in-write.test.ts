@@ -11,7 +11,7 @@ import { loginAs, loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { makePlan, newCustomer } from './fixtures.ts';
-import { queriesDuring } from '../helpers/pg-queries.ts';
+import { queriesDuring } from '../../bench/profile/pg-queries.ts';
 
 let app: TestApp;
 let customerId: string;
