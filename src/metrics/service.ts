@@ -15,7 +15,7 @@ import { formatMoney, money } from '../money.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { findPlans } from '../plans/service.ts';
 import { periodLines } from '../subscriptions/invoicing.ts';
-import { CYCLE_MONTHS } from '../subscriptions/periods.ts';
+import { CYCLE_MONTHS } from '../plans/cycles.ts';
 import type { SubscriptionStatus } from '../subscriptions/repo.ts';
 import {
   collectedByMonth,
