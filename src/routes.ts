@@ -23,6 +23,7 @@ import { providerEventRoutes } from './provider-events/routes.ts';
 import { productRoutes } from './products/routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
+import { settlementRoutes } from './settlement/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
 import { v1Routes } from './v1/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -41,6 +42,7 @@ const domainRoutes: AnyRoute[] = [
   ...couponRoutes,
   ...subscriptionRoutes,
   ...invoicePdfRoutes,
+  ...settlementRoutes,
   ...paymentRoutes,
   ...refundRoutes,
   ...creditRoutes,

@@ -5,7 +5,7 @@
  * by auto-charge, in the caller's transaction. The service takes the money by itself, so its audit row's
  * actor is `system` (C-11).
  */
-import { addCustomerCredit } from '../credits/grant.ts';
+import { addCustomerCredit } from '../invoices/credit.ts';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../invoices/amounts.ts';
@@ -77,7 +77,9 @@ export async function applyProviderPayment(trx: Db, input: ProviderPayment): Pro
     if (inserted.length === 0)
       return paymentId ? { outcome: 'recorded', paymentId, credited: null } : { outcome: 'already_recorded' };
     credited = formatMoney(rest, invoice.currency);
-    const description = `${input.paymentMethod} payment ${input.reference} received for ${invoice.invoice_number} beyond what was due`;
+    const description =
+      `${input.paymentMethod} payment ${input.reference} received for ${invoice.invoice_number}` +
+      ' beyond what was due';
     await addCustomerCredit(
       trx,
       {
