@@ -3,7 +3,6 @@ import { auditRoutes } from './audit/routes.ts';
 import { creditNoteRoutes } from './credit-notes/routes.ts';
 import { creditRoutes } from './credits/routes.ts';
 import { authRoutes } from './auth/routes.ts';
-import { customerRoutes } from './customers/routes.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -21,8 +20,10 @@ import { planRoutes } from './plans/routes.ts';
 import { checkoutRoutes } from './checkout/routes.ts';
 import { providerEventRoutes } from './provider-events/routes.ts';
 import { productRoutes } from './products/routes.ts';
+import { customerRoutes } from './reporting/customer-routes.ts';
 import { refundRoutes } from './refunds/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
+import { settlementRoutes } from './settlement/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
 import { v1Routes } from './v1/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -41,6 +42,7 @@ const domainRoutes: AnyRoute[] = [
   ...couponRoutes,
   ...subscriptionRoutes,
   ...invoicePdfRoutes,
+  ...settlementRoutes,
   ...paymentRoutes,
   ...refundRoutes,
   ...creditRoutes,

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { addCustomerCredit } from '../credits/grant.ts';
+import { addCustomerCredit } from '../invoices/credit.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { amountDue } from '../pricing/amount-due.ts';

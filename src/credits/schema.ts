@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import { currencyCode, DEFAULT_CURRENCY, formatMoney } from '../money.ts';
 import { optionalNote, positiveMoneyString } from '../money-input.ts';
-import type { CreditApplication } from './grant.ts';
 import type { LedgerEntryRow } from './ledger-repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
@@ -28,7 +27,7 @@ export type CreateCreditInput = z.output<typeof createCreditBody>;
 
 export const listCreditsQuery = pageQuery.extend({ customerId: uuid.optional(), currency: currencyCode.optional() });
 
-const ledgerEntryFields = {
+export const ledgerEntryFields = {
   id: z.uuid(),
   customerId: z.uuid(),
   kind: z.enum(['credit', 'application', 'credit_note', 'proration']),
@@ -42,48 +41,22 @@ const ledgerEntryFields = {
 };
 
 /** A ledger entry; amounts are signed (applications are negative); balanceAfter is the balance right after it. */
-export const ledgerEntryResponse = z
-  .object(ledgerEntryFields)
-  .meta({
-    examples: [
-      {
-        id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001',
-        customerId: EXAMPLE_ID.customer,
-        kind: 'credit',
-        amount: '25.00',
-        currency: 'USD',
-        description: 'Goodwill credit for the January outage',
-        invoiceId: null,
-        creditNoteId: null,
-        balanceAfter: '25.00',
-        createdAt: '2026-01-05T09:30:00.000Z',
-      },
-    ],
-  });
-
-/** The created credit; balanceAfter is the balance once the credit was spent on open invoices. */
-export const createdCreditResponse = z
-  .object({
-    ...ledgerEntryFields,
-    applications: z.array(z.object({ invoiceId: z.uuid(), invoiceNumber: z.string(), amount: z.string() })),
-  })
-  .meta({
-    examples: [
-      {
-        id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001',
-        customerId: EXAMPLE_ID.customer,
-        kind: 'credit',
-        amount: '25.00',
-        currency: 'USD',
-        description: 'Goodwill credit for the January outage',
-        invoiceId: null,
-        creditNoteId: null,
-        balanceAfter: '25.00',
-        createdAt: '2026-01-05T09:30:00.000Z',
-        applications: [],
-      },
-    ],
-  });
+export const ledgerEntryResponse = z.object(ledgerEntryFields).meta({
+  examples: [
+    {
+      id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001',
+      customerId: EXAMPLE_ID.customer,
+      kind: 'credit',
+      amount: '25.00',
+      currency: 'USD',
+      description: 'Goodwill credit for the January outage',
+      invoiceId: null,
+      creditNoteId: null,
+      balanceAfter: '25.00',
+      createdAt: '2026-01-05T09:30:00.000Z',
+    },
+  ],
+});
 
 export function serialiseLedgerEntry(row: LedgerEntryRow, balanceAfter: string) {
   return {
@@ -97,20 +70,5 @@ export function serialiseLedgerEntry(row: LedgerEntryRow, balanceAfter: string) 
     creditNoteId: row.credit_note_id,
     balanceAfter: formatMoney(balanceAfter, row.currency),
     createdAt: iso(row.created_at)!,
-  };
-}
-
-export function serialiseCreatedCredit(result: {
-  entry: LedgerEntryRow;
-  applications: CreditApplication[];
-  balanceAfter: string;
-}) {
-  return {
-    ...serialiseLedgerEntry(result.entry, result.balanceAfter),
-    applications: result.applications.map((a) => ({
-      invoiceId: a.invoice.id,
-      invoiceNumber: a.invoice.invoice_number,
-      amount: formatMoney(a.amount, a.invoice.currency),
-    })),
   };
 }

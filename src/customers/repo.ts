@@ -156,3 +156,16 @@ export async function findCustomerNameRows(db: Db, ids: string[]): Promise<{ id:
     .whereIn('id', [...new Set(ids)])
     .select('id', 'name');
 }
+
+/**
+ * True when invoices or payments name the customer (D-22: such a customer cannot be deleted). Asked of the rows
+ * that reference the customer, as their foreign keys do, under the customer's lock (lockCustomerRow).
+ */
+export async function customerHasBillingHistory(db: Db, customerId: string): Promise<boolean> {
+  const result = await db.raw<{ rows: { found: boolean }[] }>(
+    `select exists (select 1 from invoices where customer_id = ?)
+         or exists (select 1 from payments where customer_id = ?) as found`,
+    [customerId, customerId],
+  );
+  return result.rows[0]?.found ?? false;
+}

@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import { freeText, iso, lookupText, nameText, plainText, withoutControls } from '../http/schemas.ts';
-import { productSummaryResponse, serialiseProductSummary } from '../products/schema.ts';
-import type { ProductRow } from '../products/repo.ts';
-import type { SubscriptionRow } from '../subscriptions/repo.ts';
-import { serialiseSubscription, subscriptionResponse } from '../subscriptions/schema.ts';
-import type { CustomerRow } from './repo.ts';
-import { EXAMPLE_ID } from '../http/example-ids.ts';
+import { freeText, lookupText, nameText, plainText, withoutControls } from '../http/schemas.ts';
 
 export const CUSTOMER_TIERS = ['starter', 'professional', 'enterprise'] as const;
 
@@ -21,7 +15,10 @@ const email = withoutControls(z.string({ error: 'must be an email address' }))
   .max(320, 'must be at most 320 characters')
   .pipe(z.email({ error: 'must be an email address' }));
 
-/** POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so refused if sent (D-90). */
+/**
+ * POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so refused if sent
+ * (D-90).
+ */
 export const createCustomerBody = z
   .object({
     name: nameText(200),
@@ -66,135 +63,3 @@ export const searchCustomersQuery = z.object({
       .max(200, 'must be at most 200 characters'),
   ).meta({ examples: ['acme'] }),
 });
-
-export const customerResponse = z
-  .object({
-    id: z.uuid(),
-    name: z.string(),
-    email: z.string(),
-    company: z.string().nullable(),
-    tier: z.enum(CUSTOMER_TIERS).nullable(),
-    billingAddress: z.string().nullable(),
-    taxId: z.string().nullable(),
-    paymentMethod: z.string().nullable(),
-    healthScore: z.number().int(),
-    creditBalance: z.string(),
-    creditBalances: z.record(z.string(), z.string()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.customer,
-        name: 'Jane Doe',
-        email: 'jane.doe@acme.example',
-        company: 'Acme Corp',
-        tier: 'professional',
-        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
-        taxId: 'US123456789',
-        paymentMethod: null,
-        healthScore: 92,
-        creditBalance: '25.00',
-        creditBalances: { USD: '25.00' },
-        createdAt: '2026-01-05T09:30:00.000Z',
-        updatedAt: '2026-01-05T09:30:00.000Z',
-      },
-    ],
-  });
-/** A customer in lists and search results: with its products. */
-export const customerWithProductsResponse = customerResponse
-  .extend({ products: z.array(productSummaryResponse) })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.customer,
-        name: 'Jane Doe',
-        email: 'jane.doe@acme.example',
-        company: 'Acme Corp',
-        tier: 'professional',
-        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
-        taxId: 'US123456789',
-        paymentMethod: null,
-        healthScore: 92,
-        creditBalance: '25.00',
-        creditBalances: { USD: '25.00' },
-        createdAt: '2026-01-05T09:30:00.000Z',
-        updatedAt: '2026-01-05T09:30:00.000Z',
-        products: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas' }],
-      },
-    ],
-  });
-/** The single read: with products and subscriptions. */
-export const customerDetailResponse = customerWithProductsResponse
-  .extend({ subscriptions: z.array(subscriptionResponse) })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.customer,
-        name: 'Jane Doe',
-        email: 'jane.doe@acme.example',
-        company: 'Acme Corp',
-        tier: 'professional',
-        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
-        taxId: 'US123456789',
-        paymentMethod: null,
-        healthScore: 92,
-        creditBalance: '25.00',
-        creditBalances: { USD: '25.00' },
-        createdAt: '2026-01-05T09:30:00.000Z',
-        updatedAt: '2026-01-05T09:30:00.000Z',
-        products: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas' }],
-        subscriptions: [
-          {
-            id: EXAMPLE_ID.subscription,
-            customerId: EXAMPLE_ID.customer,
-            planId: EXAMPLE_ID.plan,
-            status: 'active',
-            billingCycle: 'monthly',
-            currentPeriodStart: '2026-01-05T09:30:00.000Z',
-            currentPeriodEnd: '2026-02-05T09:30:00.000Z',
-            cancelAtPeriodEnd: false,
-            canceledAt: null,
-            trialEnd: null,
-            pausedAt: null,
-            couponId: null,
-            createdAt: '2026-01-05T09:30:00.000Z',
-            updatedAt: '2026-01-05T09:30:00.000Z',
-          },
-        ],
-      },
-    ],
-  });
-
-/** A customer row with what the answers derive from other tables. */
-export interface CustomerRecord extends CustomerRow {
-  /** Store credit in USD (D-22). */
-  creditBalance: string;
-  /** Store credit in every currency that has ledger entries. */
-  creditBalances: Record<string, string>;
-  products: Pick<ProductRow, 'id' | 'name' | 'product_type'>[];
-}
-
-export function serialiseCustomer(record: CustomerRecord) {
-  return {
-    id: record.id,
-    name: record.name,
-    email: record.email,
-    company: record.company,
-    tier: record.tier as (typeof CUSTOMER_TIERS)[number] | null,
-    billingAddress: record.billing_address,
-    taxId: record.tax_id,
-    paymentMethod: record.payment_method,
-    healthScore: record.health_score,
-    creditBalance: record.creditBalance,
-    creditBalances: record.creditBalances,
-    createdAt: iso(record.created_at)!,
-    updatedAt: iso(record.updated_at)!,
-    products: record.products.map(serialiseProductSummary),
-  };
-}
-
-export function serialiseCustomerDetail(record: CustomerRecord, subscriptions: SubscriptionRow[]) {
-  return { ...serialiseCustomer(record), subscriptions: subscriptions.map(serialiseSubscription) };
-}

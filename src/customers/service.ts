@@ -1,20 +1,16 @@
+/**
+ * Customers (D-22, D-23): the rows, their search, and what other domains ask of them (does it exist, its name).
+ * What other domains know of a customer (products, store credit, health score, subscriptions) is added to the
+ * answers by the read model in reporting/customer-view.ts.
+ */
 import { newUuid } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import type { Page } from '../db/paginate.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { listProductsOfCustomerIds } from '../products/service.ts';
-import { formatMoney } from '../money.ts';
-import { creditBalances } from '../credits/ledger.ts';
 import {
   customerHasBillingHistory,
-  customerHealthScores,
-  listCustomerSubscriptionRows,
-  storeHealthScores,
-} from './related-repo.ts';
-import type { SubscriptionRow } from '../subscriptions/repo.ts';
-import {
   deleteCustomerRow,
   findCustomerNameRows,
   EMAIL_UNIQUE_INDEX,
@@ -29,31 +25,11 @@ import {
   type CustomerRow,
   type CustomerWrite,
 } from './repo.ts';
-import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from './schema.ts';
+import type { CreateCustomerInput, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Actor } from '../audit/actor.ts';
 import { auditInsertPart, recordAudit } from '../audit/service.ts';
-
-/** The currency `creditBalance` is reported in; balances in other currencies appear in `creditBalances`. */
-const CREDIT_BALANCE_CURRENCY = 'USD';
-
-/**
- * Each customer's store-credit balances by currency (D-22, D-57: derived from the credit ledger),
- * formatted to minor units, in one query for a page of customers.
- */
-async function customerCreditBalances(db: Db, customerIds: string[]): Promise<Map<string, Record<string, string>>> {
-  const balances = new Map<string, Record<string, string>>(customerIds.map((id) => [id, {}]));
-  for (const row of await creditBalances(db, customerIds)) {
-    balances.get(row.customer_id)![row.currency] = formatMoney(row.balance, row.currency);
-  }
-  return balances;
-}
-
-/** Refreshes the stored health score snapshot (the lifecycle sweep); answers how many changed. */
-export function refreshHealthScores(db: Db, at: Date): Promise<number> {
-  return storeHealthScores(db, at);
-}
 
 /** A body's customerId that names no customer (D-2). */
 export const customerNotFound = (id: string, path = 'customerId') =>
@@ -94,38 +70,13 @@ async function withEmailUniqueness<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * Adds what the answers derive from other tables, set-wise per page: products (D-22), the credit balance,
- * and the health score as of now (D-22), so it is right at once after the change that moves it.
- */
-async function withDerived(db: Db, rows: CustomerRow[]): Promise<CustomerRecord[]> {
-  const ids = rows.map((r) => r.id);
-  const [products, balances, scores] = await Promise.all([
-    listProductsOfCustomerIds(db, ids),
-    customerCreditBalances(db, ids),
-    customerHealthScores(db, ids),
-  ]);
-  return rows.map((row) => ({
-    ...row,
-    health_score: scores.get(row.id) ?? row.health_score,
-    creditBalance: balances.get(row.id)?.[CREDIT_BALANCE_CURRENCY] ?? formatMoney('0', CREDIT_BALANCE_CURRENCY),
-    creditBalances: balances.get(row.id) ?? {},
-    products: products.filter((p) => p.customer_id === row.id),
-  }));
-}
-
-async function one(db: Db, row: CustomerRow): Promise<CustomerRecord> {
-  const [record] = await withDerived(db, [row]);
-  return record!;
-}
-
 /** A customer's fields as the audit log records them: what an admin can change. */
 function audited(row: CustomerCreate): Record<string, unknown> {
   const { name, email, company, tier, billing_address, tax_id, payment_method } = row;
   return { name, email, company, tier, billing_address, tax_id, payment_method };
 }
 
-export async function createCustomer(db: Db, input: CreateCustomerInput, actor: Actor): Promise<CustomerRecord> {
+export async function createCustomer(db: Db, input: CreateCustomerInput, actor: Actor): Promise<CustomerRow> {
   const columns: CustomerCreate = {
     id: newUuid(),
     name: input.name,
@@ -136,21 +87,12 @@ export async function createCustomer(db: Db, input: CreateCustomerInput, actor: 
     tax_id: input.taxId ?? null,
     payment_method: input.paymentMethod ?? null,
   };
-  // These columns have no defaults, so the audited fields are what is written: the row and its audit row go in one statement.
+  // These columns have no defaults, so the audited fields are what is written: the row and its audit row go in one
+  // statement.
   const entry = { action: 'customer.create', targetType: 'customer', targetId: columns.id, after: audited(columns) };
-  const row = await withEmailUniqueness(() =>
+  return withEmailUniqueness(() =>
     insertCustomerRowWith(db, columns, (param) => auditInsertPart(actor, [entry], param)),
   );
-  return created(row);
-}
-
-/**
- * A customer this very request created: nothing links to it yet (no license, subscription, ledger entry,
- * invoice or event can name an id not yet answered), so what `withDerived` would read is known: no products,
- * no credit, and the health score's full 100 (D-22), which is also the column's default.
- */
-function created(row: CustomerRow): CustomerRecord {
-  return { ...row, creditBalance: formatMoney('0', CREDIT_BALANCE_CURRENCY), creditBalances: {}, products: [] };
 }
 
 /** Filters of the console's list and export: `q` matches as the search does (D-23), `tier` exactly. */
@@ -166,55 +108,43 @@ function rowFilters(filters: CustomerListFilters): CustomerFilters | undefined {
   return tsquery ? { tsquery, tier: filters.tier } : undefined;
 }
 
-export async function listCustomers(
+/** A page of the customers the filters match; the rows alone (what other domains know of them is reporting/'s). */
+export async function findCustomers(
   db: Db,
   page: PageQuery,
   filters: CustomerListFilters = {},
-): Promise<Page<CustomerRecord>> {
+): Promise<Page<CustomerRow>> {
   const where = rowFilters(filters);
   if (!where) return { rows: [], hasMore: false };
-  const { rows, hasMore } = await listCustomerRows(db, page, where);
-  return { rows: await withDerived(db, rows), hasMore };
-}
-
-/** A customer as an export lists it: the row and its credit balances, without a page's other extras. */
-export interface CustomerWithBalances extends CustomerRow {
-  creditBalances: Record<string, string>;
+  return listCustomerRows(db, page, where);
 }
 
 /**
  * Every customer the filters match, newest first, in keyset batches of `size`, so an export streams any
- * number of them with bounded memory and one query per batch for the balances.
+ * number of them with bounded memory.
  */
-export async function* customerBatches(
+export async function* customerRowBatches(
   db: Db,
   filters: CustomerListFilters,
-  size = 1000,
-): AsyncGenerator<CustomerWithBalances[]> {
+  size: number,
+): AsyncGenerator<CustomerRow[]> {
   const where = rowFilters(filters);
   if (!where) return;
   let startingAfter: string | undefined;
   for (;;) {
     const { rows, hasMore } = await listCustomerRows(db, { limit: size, startingAfter, newestFirst: true }, where);
     if (rows.length === 0) return;
-    const balances = await customerCreditBalances(
-      db,
-      rows.map((r) => r.id),
-    );
-    yield rows.map((row) => ({ ...row, creditBalances: balances.get(row.id) ?? {} }));
+    yield rows;
     if (!hasMore) return;
     startingAfter = rows.at(-1)!.id;
   }
 }
 
-export async function getCustomer(
-  db: Db,
-  id: string,
-): Promise<{ customer: CustomerRecord; subscriptions: SubscriptionRow[] }> {
+/** The customer; not_found when there is none. */
+export async function findCustomer(db: Db, id: string): Promise<CustomerRow> {
   const row = await findCustomerRow(db, id);
   if (!row) throw notFound('Customer');
-  const [customer, subscriptions] = await Promise.all([one(db, row), listCustomerSubscriptionRows(db, id)]);
-  return { customer, subscriptions };
+  return row;
 }
 
 export async function updateCustomer(
@@ -222,9 +152,9 @@ export async function updateCustomer(
   id: string,
   input: UpdateCustomerInput,
   actor: Actor,
-): Promise<CustomerRecord> {
+): Promise<CustomerRow> {
   const changes = toColumns(input);
-  const row = await inTransaction(db, async (trx) => {
+  return inTransaction(db, async (trx) => {
     const before = await lockCustomerRow(trx, id);
     if (!before) throw notFound('Customer');
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
@@ -241,7 +171,6 @@ export async function updateCustomer(
     });
     return after;
   });
-  return one(db, row);
 }
 
 /** D-22: a customer with invoices or payments keeps its billing history and cannot be deleted. */
@@ -274,10 +203,10 @@ export async function deleteCustomer(db: Db, id: string, actor: Actor): Promise<
 }
 
 /** D-23: every word of `text` must prefix-match a word of the name, company or email; best match first. */
-export async function searchCustomers(db: Db, text: string): Promise<CustomerRecord[]> {
+export async function searchCustomers(db: Db, text: string): Promise<CustomerRow[]> {
   const tsquery = prefixTsquery(text);
   if (!tsquery) return [];
-  return withDerived(db, await searchCustomerRows(db, tsquery));
+  return searchCustomerRows(db, tsquery);
 }
 
 /**

@@ -12,7 +12,7 @@ import { getInvoice, listInvoices } from '../invoices/service.ts';
 import { formatMoney } from '../money.ts';
 import type { PaymentMethod } from '../payments/repo.ts';
 import { createPaymentBody } from '../payments/schema.ts';
-import { recordPayment } from '../payments/service.ts';
+import { receivePayment } from '../settlement/service.ts';
 import { seededRandom } from './random.ts';
 import { addDays, type Timeline } from './timeline.ts';
 
@@ -102,7 +102,7 @@ export class Collections {
       paymentMethod: method,
       providerReference: prefix ? `${prefix}${String(++this.references).padStart(8, '0')}` : null,
     });
-    await recordPayment(this.db, body, SYSTEM_ACTOR, { now: at });
+    await receivePayment(this.db, body, SYSTEM_ACTOR, { now: at });
     this.payments += 1;
   }
 }

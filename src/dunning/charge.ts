@@ -33,7 +33,7 @@ import {
   updateCase,
   type ChargeAttemptRow,
 } from './repo.ts';
-import { recordPaymentFailure, recordRetryFailure, resolveDunningForInvoice } from './service.ts';
+import { endDunningIfPaid, recordPaymentFailure, recordRetryFailure, resolveDunningForInvoice } from './service.ts';
 
 const BATCH = 50;
 
@@ -72,7 +72,7 @@ async function settleAttempt(
     });
     const hadCase = Boolean(await lockOpenCase(trx, attempt.invoice_id));
     const before = await lockInvoice(trx, attempt.invoice_id);
-    await applyProviderPayment(trx, {
+    const paid = await applyProviderPayment(trx, {
       paymentMethod: 'provider_a',
       reference: outcome.paymentIntentId,
       invoiceId: attempt.invoice_id,
@@ -80,6 +80,7 @@ async function settleAttempt(
       currency: attempt.currency,
       now,
     });
+    if (paid.outcome === 'recorded') await endDunningIfPaid(trx, attempt.invoice_id, now);
     const after = await lockInvoice(trx, attempt.invoice_id);
     // The sweep's charge is the service's own action (C-11); a resolved case's reactivation follows from this payment.
     await recordAudit(trx, SYSTEM_ACTOR, {

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../app-deps.ts';
-import { refreshHealthScores } from '../customers/service.ts';
+import { refreshHealthScores } from '../reporting/customer-view.ts';
 import { expireLicenses } from '../licenses/service.ts';
 import { refreshProductMetrics } from '../products/metrics.ts';
 import { renewDueSubscriptions } from '../subscriptions/renew-due.ts';

@@ -15,7 +15,7 @@ import { periodLines } from '../pricing/plan-lines.ts';
 import { priceInvoice } from '../pricing/totals.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { findPlans } from '../plans/service.ts';
-import { CYCLE_MONTHS } from '../subscriptions/periods.ts';
+import { CYCLE_MONTHS } from '../plans/cycles.ts';
 import type { SubscriptionStatus } from '../subscriptions/repo.ts';
 import {
   collectedByMonth,

@@ -1,11 +1,11 @@
 /**
  * Money a provider took, recorded exactly once and never lost (D-62, D-83): the payment goes on the
  * invoice up to what is due; whatever the invoice can no longer take (it was paid meanwhile, voided, or
- * the provider took more) becomes the customer's store credit. Used by the provider-events worker and
- * by auto-charge, in the caller's transaction. The service takes the money by itself, so its audit row's
- * actor is `system` (C-11).
+ * the provider took more) becomes the customer's store credit. Used by settlement/ for provider events and
+ * by dunning's auto-charge, in the caller's transaction, who end the invoice's dunning. The service takes the
+ * money by itself, so its audit row's actor is `system` (C-11).
  */
-import { addCustomerCredit } from '../credits/grant.ts';
+import { addCustomerCredit } from '../invoices/credit.ts';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../pricing/amount-due.ts';
@@ -77,7 +77,9 @@ export async function applyProviderPayment(trx: Db, input: ProviderPayment): Pro
     if (inserted.length === 0)
       return paymentId ? { outcome: 'recorded', paymentId, credited: null } : { outcome: 'already_recorded' };
     credited = formatMoney(rest, invoice.currency);
-    const description = `${input.paymentMethod} payment ${input.reference} received for ${invoice.invoice_number} beyond what was due`;
+    const description =
+      `${input.paymentMethod} payment ${input.reference} received for ${invoice.invoice_number}` +
+      ' beyond what was due';
     await addCustomerCredit(
       trx,
       {

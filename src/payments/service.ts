@@ -5,7 +5,6 @@ import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import { lockInvoice } from '../invoices/service.ts';
-import { resolveDunningForInvoice } from '../dunning/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
 import { DECIMAL_PATTERN, formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
@@ -57,7 +56,8 @@ function assertDecimalAmount(amount: unknown): asserts amount is string {
 
 /**
  * Records a payment on an invoice (D-54) and, when nothing is left to pay, settles it: the invoice
- * becomes `paid` with paidAt. Events: payment.succeeded, then (when settled) invoice.paid.
+ * becomes `paid` with paidAt. Events: payment.succeeded, then (when settled) invoice.paid. Ending the
+ * invoice's dunning is the caller's (settlement/, or dunning's own charge).
  *
  * Also the entry point of the provider-events worker: a repeated (paymentMethod, providerReference)
  * is the coded error `duplicate_payment`, checked before the invoice's state and the amount, so a
@@ -95,7 +95,8 @@ export async function recordPayment(
       const amount = money(input.amount);
       const due = amountDue(invoice);
       if (amount.lte(0) || amount.gt(due)) {
-        const message = `must be greater than 0 and at most the amount due, ${formatMoney(due, invoice.currency)} ${invoice.currency}`;
+        const dueText = `${formatMoney(due, invoice.currency)} ${invoice.currency}`;
+        const message = `must be greater than 0 and at most the amount due, ${dueText}`;
         throw new AppError('amount_exceeds_due', `The amount ${message}`, { details: [{ path: 'amount', message }] });
       }
       const payment = await insertPaymentRow(trx, {
@@ -115,7 +116,6 @@ export async function recordPayment(
         { amount_paid: storedAmount(money(invoice.amount_paid).plus(amount), invoice.currency) },
         now,
       );
-      if (settled.status === 'paid') await resolveDunningForInvoice(trx, invoice.id, now);
       // On the invoice, whose page shows it; the payment is named in `after`.
       await recordAudit(trx, actor, {
         action: 'payment.record',

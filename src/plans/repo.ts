@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import type { BillingCycle } from '../subscriptions/periods.ts';
+import type { BillingCycle } from './cycles.ts';
 
 export interface PlanRow {
   id: string;

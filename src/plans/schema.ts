@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { iso, nameText, pageQuery, uuid } from '../http/schemas.ts';
 import { currencyCode, formatMoney, nonNegativeMoneyString } from '../money.ts';
-import { BILLING_CYCLES } from '../subscriptions/periods.ts';
+import { BILLING_CYCLES } from './cycles.ts';
 import type { PlanRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 

@@ -14,8 +14,8 @@ import { inTransaction } from '../db/knex.ts';
 import { recordPaymentFailure } from '../dunning/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { applyProviderPayment } from '../payments/provider-payment.ts';
 import { enqueue, enqueueWhen } from '../queue/enqueue.ts';
+import { receiveProviderPayment } from '../settlement/service.ts';
 import { lockSubscription } from '../subscriptions/service.ts';
 import { transitionSubscription } from '../subscriptions/transitions.ts';
 import { applyProviderEventJob } from './apply-event.job.ts';
@@ -137,7 +137,7 @@ async function applyEffect(
       return 'processed';
     case 'payment': {
       const invoiceId = namedId(effect.invoiceId, 'invoice');
-      const result = await applyProviderPayment(trx, {
+      const result = await receiveProviderPayment(trx, {
         paymentMethod: event.provider,
         reference: effect.reference,
         invoiceId,

@@ -3,11 +3,7 @@
  * subscription's anchor (anchor + n cycles), never from the previous boundary, so a Jan 31 anchor
  * gives Feb 28/29, Mar 31, Apr 30 — a clamped day never drags later periods earlier.
  */
-export type BillingCycle = 'monthly' | 'quarterly' | 'yearly';
-
-export const BILLING_CYCLES = ['monthly', 'quarterly', 'yearly'] as const;
-
-export const CYCLE_MONTHS: Record<BillingCycle, number> = { monthly: 1, quarterly: 3, yearly: 12 };
+import { CYCLE_MONTHS, type BillingCycle } from '../plans/cycles.ts';
 
 function daysInMonth(year: number, monthIndex: number): number {
   return new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();

@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.ts';
 import { inlined, jsonLiteral, LiteralValues, textLiteral, type LiteralStatement } from '../db/literal.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import type { BillingCycle } from './periods.ts';
+import type { BillingCycle } from '../plans/cycles.ts';
 
 export type SubscriptionStatus = 'active' | 'paused' | 'canceled' | 'past_due' | 'trialing';
 

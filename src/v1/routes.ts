@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { customerDetailResponse, serialiseCustomerDetail } from '../customers/schema.ts';
-import { getCustomer } from '../customers/service.ts';
+import { customerDetailResponse, serialiseCustomerDetail } from '../reporting/customer-schema.ts';
+import { getCustomer } from '../reporting/customer-view.ts';
 import { requireCustomerScope } from '../http/principal.ts';
 import { v1InvoiceRoutes } from '../invoices/pdf/v1-routes.ts';
 import { defineRoute } from '../http/route.ts';

@@ -1,20 +1,15 @@
-import type { Knex } from 'knex';
-import pg from 'pg';
 import type { AppDeps } from '../app-deps.ts';
 import { serialiseEvent } from '../events/schema.ts';
-import type { Config } from '../config.ts';
-import { nextAttemptDelayMs, parseRetryAfter, retrySchedule } from './retry-schedule.ts';
+import { type DeliveriesListener, listenForDueDeliveries } from './deliveries-listener.ts';
 import {
-  claimDueDeliveries,
-  DELIVERIES_DUE_CHANNEL,
-  endpointHealthSince,
-  recordAttemptOutcomes,
   type AttemptOutcome,
   type ClaimedDelivery,
-  type ClaimLimits,
-  type EndpointHealthState,
-} from './repo.ts';
-import { closeWebhookConnections, DELIVERY_TIMEOUT_MS, postWebhook, type SendOutcome } from './send.ts';
+  claimDueDeliveries,
+  recordAttemptOutcomes,
+} from './dispatch-repo.ts';
+import { EndpointHealthBook } from './endpoint-health.ts';
+import { attemptOutcome } from './retry-schedule.ts';
+import { closeWebhookConnections, DELIVERY_TIMEOUT_MS, postWebhook } from './send.ts';
 import { signatureHeaders } from './sign.ts';
 
 export interface DispatchLimits {
@@ -50,45 +45,8 @@ export const DISPATCH_LIMITS: DispatchLimits = {
   healthRefreshMs: 500,
 };
 
-/** Health rows are read again this far back: a row's time is taken before its transaction commits. */
-const HEALTH_READ_OVERLAP_MS = 5000;
-
-/**
- * Where one attempt leaves its delivery (D-72): a 2xx delivers it; anything else schedules the next attempt
- * after the schedule's delay for this attempt (a longer Retry-After wins), or fails it when the schedule is
- * spent. `attemptsBefore` is the delivery's attempt count when the send started.
- */
-export function attemptOutcome(
-  config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE_SECONDS'>,
-  deliveryId: string,
-  attemptsBefore: number,
-  sent: SendOutcome,
-  now = Date.now(),
-): AttemptOutcome {
-  const attempt = attemptsBefore + 1;
-  const logged = {
-    delivery_id: deliveryId,
-    attempt,
-    status_code: sent.statusCode,
-    latency_ms: sent.latencyMs,
-    error: sent.error,
-    response_body: sent.responseBody,
-  };
-  if (sent.ok) return { ...logged, status: 'delivered', next_attempt_at: null };
-  const delayMs = nextAttemptDelayMs(retrySchedule(config), attempt, parseRetryAfter(sent.retryAfter, now));
-  if (delayMs === null) return { ...logged, status: 'failed', next_attempt_at: null };
-  return { ...logged, status: 'pending', next_attempt_at: new Date(now + delayMs) };
-}
-
 /** Attempts recorded per statement. */
 const RECORD_BATCH = 500;
-
-/** What the webhooks workers learned of an endpoint from its last attempts (this process's copy). */
-interface EndpointHealth {
-  /** Sends it may have in flight. */
-  allowed: number;
-  failing: boolean;
-}
 
 /**
  * Delivers due webhook deliveries from one process. A claim takes as many due deliveries as there are free
@@ -102,13 +60,7 @@ export class DeliveryDispatcher {
   readonly #limits: DispatchLimits;
   #inFlight = 0;
   readonly #perEndpoint = new Map<string, number>();
-  readonly #health = new Map<string, EndpointHealth>();
-  /** Endpoints whose health this process changed and has not written yet, and those being written. */
-  readonly #healthToWrite = new Set<string>();
-  readonly #healthWriting = new Set<string>();
-  /** When the shared health was last read, and the newest row time seen. */
-  #healthReadAt = 0;
-  #healthSeen = 0;
+  readonly #health: EndpointHealthBook;
   readonly #sends = new Set<Promise<void>>();
   #claiming = false;
   #claimAgain = false;
@@ -121,16 +73,16 @@ export class DeliveryDispatcher {
   #timerAt = Infinity;
   /** When retries this process scheduled come due (ms). */
   #retriesAt: number[] = [];
-  #listener: pg.Client | undefined;
-  #listenTimer: NodeJS.Timeout | undefined;
+  #listener: DeliveriesListener | undefined;
 
   constructor(deps: AppDeps, limits: DispatchLimits = DISPATCH_LIMITS) {
     this.#deps = deps;
     this.#limits = limits;
+    this.#health = new EndpointHealthBook(limits);
   }
 
   start(): this {
-    void this.#listen();
+    this.#listener = listenForDueDeliveries(this.#deps, () => this.wake(), 5 * this.#limits.pollMs);
     this.wake();
     return this;
   }
@@ -149,10 +101,7 @@ export class DeliveryDispatcher {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    clearTimeout(this.#listenTimer);
-    const listener = this.#listener;
-    this.#listener = undefined;
-    await listener?.end().catch(() => undefined);
+    await this.#listener?.stop();
     while (this.#sends.size > 0) await Promise.all([...this.#sends]);
     await this.#recording;
     closeWebhookConnections();
@@ -163,14 +112,14 @@ export class DeliveryDispatcher {
     try {
       do {
         this.#claimAgain = false;
-        await this.#readSharedHealth();
+        await this.#health.readShared(this.#deps.db);
         while (!this.#stopped) {
           const room = this.#limits.concurrency - this.#inFlight;
           if (room <= 0) {
             this.#moreDue = true;
             break;
           }
-          const limits = this.#claimLimits(room);
+          const limits = this.#health.claimLimits(room, this.#perEndpoint);
           const claimed = await claimDueDeliveries(this.#deps.db, limits);
           const taken = new Map<string, number>();
           for (const delivery of claimed) {
@@ -179,7 +128,7 @@ export class DeliveryDispatcher {
           }
           // More may be due when the slots ran out or an endpoint's room did (left out, or filled by this claim):
           // then every finishing send claims again.
-          const failingTaken = claimed.filter((d) => this.#health.get(d.endpoint_id)?.failing).length;
+          const failingTaken = claimed.filter((d) => this.#health.isFailing(d.endpoint_id)).length;
           const capped =
             [...taken].some(([id, n]) => n >= (limits.room[id] ?? limits.defaultRoom)) ||
             (failingTaken > 0 && failingTaken >= limits.failingRoom);
@@ -195,68 +144,6 @@ export class DeliveryDispatcher {
       this.#claiming = false;
       this.#scheduleNext();
     }
-  }
-
-  /** How the next claim may spread `room` free slots, from the sends in flight and each endpoint's health. */
-  #claimLimits(room: number): ClaimLimits {
-    const defaultRoom = Math.min(this.#limits.startPerEndpoint, this.#limits.perEndpoint);
-    const failing = [...this.#health].filter(([, health]) => health.failing).map(([id]) => id);
-    const failingInFlight = failing.reduce((sum, id) => sum + (this.#perEndpoint.get(id) ?? 0), 0);
-    const failingRoom = Math.max(0, this.#limits.failingShare - failingInFlight);
-    const full: string[] = [];
-    const endpointRoom: Record<string, number> = {};
-    for (const id of new Set([...this.#health.keys(), ...this.#perEndpoint.keys()])) {
-      const health = this.#health.get(id);
-      const left = (health?.allowed ?? defaultRoom) - (this.#perEndpoint.get(id) ?? 0);
-      if (left <= 0 || (health?.failing && failingRoom === 0)) full.push(id);
-      else endpointRoom[id] = left;
-    }
-    return { limit: room, full, room: endpointRoom, defaultRoom, failing, failingRoom, leaseMs: this.#limits.leaseMs };
-  }
-
-  /**
-   * A success doubles what an endpoint may have in flight (up to perEndpoint); a failure cuts it to the minimum.
-   * Applied here at once, and written with the next attempts' records for the other workers.
-   */
-  #learn(endpointId: string, ok: boolean): void {
-    const allowed =
-      this.#health.get(endpointId)?.allowed ?? Math.min(this.#limits.startPerEndpoint, this.#limits.perEndpoint);
-    this.#health.set(
-      endpointId,
-      ok
-        ? { allowed: Math.min(this.#limits.perEndpoint, allowed * 2), failing: false }
-        : { allowed: this.#limits.failingPerEndpoint, failing: true },
-    );
-    this.#healthToWrite.add(endpointId);
-  }
-
-  /**
-   * Takes in what other workers wrote of endpoint health since the last read, at most every healthRefreshMs
-   * (issue 20: every webhooks worker caps an endpoint by the same health). An endpoint whose health this
-   * process changed and has not written yet keeps its own, newer, view.
-   */
-  async #readSharedHealth(): Promise<void> {
-    if (Date.now() - this.#healthReadAt < this.#limits.healthRefreshMs) return;
-    this.#healthReadAt = Date.now();
-    const rows = await endpointHealthSince(this.#deps.db, new Date(this.#healthSeen - HEALTH_READ_OVERLAP_MS));
-    for (const row of rows) {
-      this.#healthSeen = Math.max(this.#healthSeen, row.updated_at.getTime());
-      if (this.#healthToWrite.has(row.endpoint_id) || this.#healthWriting.has(row.endpoint_id)) continue;
-      const allowed = Math.min(this.#limits.perEndpoint, Math.max(this.#limits.failingPerEndpoint, row.allowed));
-      this.#health.set(row.endpoint_id, { allowed, failing: row.failing });
-    }
-  }
-
-  /** The health this process changed since its last write, marked as being written. */
-  #takeHealthToWrite(): EndpointHealthState[] {
-    const states: EndpointHealthState[] = [];
-    for (const id of this.#healthToWrite) {
-      const health = this.#health.get(id);
-      if (health) states.push({ endpoint_id: id, allowed: health.allowed, failing: health.failing });
-      this.#healthWriting.add(id);
-    }
-    this.#healthToWrite.clear();
-    return states;
   }
 
   #send(delivery: ClaimedDelivery): void {
@@ -291,7 +178,7 @@ export class DeliveryDispatcher {
     );
     const sent = await postWebhook(delivery.url, body, headers, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
     const outcome = attemptOutcome(config, delivery.id, delivery.attempt_count, sent);
-    this.#learn(delivery.endpoint_id, sent.ok);
+    this.#health.learn(delivery.endpoint_id, sent.ok);
     logger.info(
       {
         deliveryId: delivery.id,
@@ -316,7 +203,7 @@ export class DeliveryDispatcher {
   async #recordAll(): Promise<void> {
     while (this.#toRecord.length > 0) {
       const batch = this.#toRecord.splice(0, RECORD_BATCH);
-      const health = this.#takeHealthToWrite();
+      const health = this.#health.takeToWrite();
       try {
         await recordAttemptOutcomes(this.#deps.db, batch, health);
       } catch (err) {
@@ -332,7 +219,7 @@ export class DeliveryDispatcher {
           );
         }
       } finally {
-        for (const state of health) this.#healthWriting.delete(state.endpoint_id);
+        this.#health.written(health);
       }
     }
   }
@@ -363,43 +250,6 @@ export class DeliveryDispatcher {
     );
     this.#timer.unref();
   }
-
-  /** LISTENs for committed fan-outs on a connection of its own; reconnects after losing it (the poll covers the gap). */
-  async #listen(): Promise<void> {
-    if (this.#stopped) return;
-    const client = new pg.Client(connectionSettings(this.#deps.db, this.#deps.config.DATABASE_SESSION_URL));
-    let lost = false;
-    const retry = (err: unknown) => {
-      if (lost) return;
-      lost = true;
-      if (this.#listener === client) this.#listener = undefined;
-      client.end().catch(() => undefined);
-      if (this.#stopped) return;
-      this.#deps.logger.warn({ err }, 'webhook deliveries listener lost; reconnecting');
-      this.#listenTimer = setTimeout(() => void this.#listen(), 5 * this.#limits.pollMs);
-      this.#listenTimer.unref();
-    };
-    client.on('error', retry);
-    client.on('end', () => retry(new Error('connection ended')));
-    client.on('notification', () => this.wake());
-    try {
-      await client.connect();
-      await client.query(`listen ${DELIVERIES_DUE_CHANNEL}`);
-      if (this.#stopped) await client.end();
-      else this.#listener = client;
-    } catch (err) {
-      retry(err);
-    }
-  }
-}
-
-/** LISTEN needs a session of its own: DATABASE_SESSION_URL when the pool's URL is a transaction-mode pooler. */
-function connectionSettings(db: Knex, sessionUrl: string | undefined): pg.ClientConfig {
-  if (sessionUrl) return { connectionString: sessionUrl, application_name: 'billing-webhooks-listen' };
-  const connection = (db.client as { config: Knex.Config }).config.connection;
-  const settings =
-    typeof connection === 'string' ? { connectionString: connection } : { ...(connection as pg.ClientConfig) };
-  return { ...settings, application_name: 'billing-webhooks-listen' };
 }
 
 let current: DeliveryDispatcher | undefined;

@@ -1,7 +1,5 @@
-import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
-import type { EventRow } from '../events/repo.ts';
 import type { PageQuery } from '../http/schemas.ts';
 
 export interface EndpointRow {
@@ -121,7 +119,8 @@ export function dueDeliveriesCtes(events: string, channelParam: string): string 
        on conflict (endpoint_id, event_id) do nothing
        returning 1
      ), notified as (
-       select count(*)::int as n, case when count(*) > 0 then pg_notify(${channelParam}, null)::text end as notice from delivered
+       select count(*)::int as n, case when count(*) > 0 then pg_notify(${channelParam}, null)::text end as notice
+         from delivered
      )`;
 }
 
@@ -216,162 +215,6 @@ export const DELIVERIES_DUE_CHANNEL = 'webhook_deliveries_due';
 /** Tells listening webhook workers that deliveries are due; inside a transaction it is sent on commit. */
 export async function notifyDeliveriesDue(db: Db): Promise<void> {
   await db.raw('select pg_notify(?, null)', [DELIVERIES_DUE_CHANNEL]);
-}
-
-/** A claimed delivery with what its send needs: the endpoint and the event, read in the claim. */
-export interface ClaimedDelivery {
-  id: string;
-  endpoint_id: string;
-  attempt_count: number;
-  enabled: boolean;
-  url: string;
-  secret: string;
-  /** The secret a rotation replaced, while its grace period lasts (it signs too). */
-  previous_secret: string | null;
-  event_id: string;
-  event_type: string;
-  event_data: Record<string, unknown>;
-  event_created_at: Date;
-}
-
-/** How one claim may spread its slots over endpoints (the dispatcher's view of them, D-70). */
-export interface ClaimLimits {
-  /** Deliveries claimed at most (the free send slots). */
-  limit: number;
-  /** Endpoints left out (at their cap in this process). */
-  full: string[];
-  /** Deliveries an endpoint may get, by endpoint id; others get `defaultRoom`. */
-  room: Record<string, number>;
-  defaultRoom: number;
-  /** Endpoints whose last attempt failed: together they get at most `failingRoom`. */
-  failing: string[];
-  failingRoom: number;
-  leaseMs: number;
-}
-
-/**
- * Claims due pending deliveries, oldest due first, in one statement, within `limits`: rows another worker holds
- * are skipped (FOR UPDATE SKIP LOCKED), endpoints in `full` are left out, no endpoint gets more than its room,
- * and the failing endpoints share at most `failingRoom`. A claimed delivery's `next_attempt_at` becomes the end
- * of the lease, so a worker that dies mid-send leaves it due again then. A delivery whose endpoint is disabled
- * is parked instead (no `next_attempt_at`: it waits for a manual retry) and comes back with `enabled` false.
- */
-export async function claimDueDeliveries(db: Db, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  return fastQuery<ClaimedDelivery>(
-    db,
-    `with candidate as (
-       select d.id, d.endpoint_id, d.next_attempt_at
-         from webhook_deliveries d
-        where d.status = 'pending' and d.next_attempt_at is not null and d.next_attempt_at <= clock_timestamp()
-          and d.endpoint_id <> all($1::uuid[])
-        order by d.next_attempt_at
-        limit $2
-        for update of d skip locked
-     ), ranked as (
-       select c.id, c.next_attempt_at, c.endpoint_id = any($7::uuid[]) as failing,
-              row_number() over (partition by c.endpoint_id order by c.next_attempt_at, c.id) as n,
-              coalesce(($3::jsonb ->> c.endpoint_id::text)::int, $4::int) as room
-         from candidate c
-     ), allowed as (
-       select id, next_attempt_at, failing, row_number() over (partition by failing order by next_attempt_at, id) as k
-         from ranked where n <= room
-     ), chosen as (
-       select id from allowed where not failing or k <= $8 order by next_attempt_at limit $5
-     )
-     update webhook_deliveries d
-        set next_attempt_at = case when e.enabled then clock_timestamp() + $6::int * interval '1 millisecond' end
-       from chosen, webhook_endpoints e, events ev
-      where d.id = chosen.id and e.id = d.endpoint_id and ev.id = d.event_id
-     returning d.id, d.endpoint_id, d.attempt_count, e.enabled, e.url, e.secret,
-               case when e.previous_secret_expires_at > clock_timestamp() then e.previous_secret end as previous_secret,
-               ev.id as event_id, ev.type as event_type, ev.data as event_data, ev.created_at as event_created_at`,
-    [
-      limits.full,
-      limits.limit * 2,
-      JSON.stringify(limits.room),
-      limits.defaultRoom,
-      limits.limit,
-      Math.round(limits.leaseMs),
-      limits.failing,
-      limits.failingRoom,
-    ],
-  );
-}
-
-/** One finished attempt of a claimed delivery and where it leaves the delivery. */
-export interface AttemptOutcome {
-  delivery_id: string;
-  /** This attempt's number (attempts made before it + 1). */
-  attempt: number;
-  status: DeliveryStatus;
-  next_attempt_at: Date | null;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  response_body: string | null;
-}
-
-/**
- * Logs many attempts and moves their deliveries on, in one statement (atomic on its own), and writes what the
- * worker learned meanwhile of the endpoints' health (shared by every webhooks worker). A delivery moves
- * only from the attempt count its send started at, still pending (another send that got there first, or a
- * manual retry's reopening, wins); its attempt is logged either way. Answers the ids that moved.
- */
-export async function recordAttemptOutcomes(
-  db: Db,
-  outcomes: AttemptOutcome[],
-  health: EndpointHealthState[] = [],
-): Promise<string[]> {
-  if (outcomes.length === 0 && health.length === 0) return [];
-  const rows = await fastQuery<{ id: string }>(
-    db,
-    `with outcome as (
-       select * from jsonb_to_recordset($1::jsonb) as o(
-         delivery_id uuid, attempt int, status text, next_attempt_at timestamptz, status_code int, latency_ms int, error text, response_body text)
-     ), health as (
-       -- In endpoint order, so two workers writing the same endpoints lock them in the same order.
-       insert into webhook_endpoint_health as h (endpoint_id, allowed, failing, updated_at)
-       select s.endpoint_id, s.allowed, s.failing, clock_timestamp()
-         from jsonb_to_recordset($2::jsonb) as s(endpoint_id uuid, allowed int, failing boolean)
-         join webhook_endpoints e on e.id = s.endpoint_id
-        order by s.endpoint_id
-       on conflict (endpoint_id) do update set allowed = excluded.allowed, failing = excluded.failing, updated_at = excluded.updated_at
-     ), logged as (
-       insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, error, response_body)
-       select o.delivery_id, o.attempt, o.status_code, o.latency_ms, o.error, o.response_body
-         from outcome o join webhook_deliveries d on d.id = o.delivery_id
-     )
-     update webhook_deliveries d
-        set attempt_count = o.attempt, status = o.status, next_attempt_at = o.next_attempt_at,
-            delivered_at = case when o.status = 'delivered' then clock_timestamp() end, updated_at = clock_timestamp()
-       from outcome o
-      where d.id = o.delivery_id and d.attempt_count = o.attempt - 1 and d.status = 'pending'
-     returning d.id`,
-    [JSON.stringify(outcomes), JSON.stringify(health)],
-  );
-  return rows.map((r) => r.id);
-}
-
-/** What the webhooks workers together learned of an endpoint from its last answers (D-70, issue 20). */
-export interface EndpointHealthState {
-  endpoint_id: string;
-  /** Sends it may have in flight in one worker. */
-  allowed: number;
-  /** Its last attempt failed. */
-  failing: boolean;
-}
-
-/** Endpoint health written after `since` (by any worker), with when it was written. */
-export async function endpointHealthSince(
-  db: Db,
-  since: Date,
-): Promise<Array<EndpointHealthState & { updated_at: Date }>> {
-  return fastQuery(
-    db,
-    'select endpoint_id, allowed, failing, updated_at from webhook_endpoint_health where updated_at > $1',
-    [since],
-    'webhooks.health-since',
-  );
 }
 
 /** Puts a delivery back to pending, due now, for a manual redelivery. */

@@ -1,4 +1,6 @@
 import type { Config } from '../config.ts';
+import type { AttemptOutcome } from './dispatch-repo.ts';
+import type { SendOutcome } from './send.ts';
 
 /**
  * D-72: seconds to wait after each failed attempt before the next (Svix / Standard Webhooks schedule):
@@ -37,4 +39,31 @@ export function nextAttemptDelayMs(
   if (base === undefined) return null;
   const jittered = base * 1000 * (0.9 + 0.2 * random());
   return Math.round(Math.max(jittered, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)));
+}
+
+/**
+ * Where one attempt leaves its delivery (D-72): a 2xx delivers it; anything else schedules the next attempt
+ * after the schedule's delay for this attempt (a longer Retry-After wins), or fails it when the schedule is
+ * spent. `attemptsBefore` is the delivery's attempt count when the send started.
+ */
+export function attemptOutcome(
+  config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE_SECONDS'>,
+  deliveryId: string,
+  attemptsBefore: number,
+  sent: SendOutcome,
+  now = Date.now(),
+): AttemptOutcome {
+  const attempt = attemptsBefore + 1;
+  const logged = {
+    delivery_id: deliveryId,
+    attempt,
+    status_code: sent.statusCode,
+    latency_ms: sent.latencyMs,
+    error: sent.error,
+    response_body: sent.responseBody,
+  };
+  if (sent.ok) return { ...logged, status: 'delivered', next_attempt_at: null };
+  const delayMs = nextAttemptDelayMs(retrySchedule(config), attempt, parseRetryAfter(sent.retryAfter, now));
+  if (delayMs === null) return { ...logged, status: 'failed', next_attempt_at: null };
+  return { ...logged, status: 'pending', next_attempt_at: new Date(now + delayMs) };
 }

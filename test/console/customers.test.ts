@@ -1,7 +1,7 @@
 import test from 'ava';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { scrollsSideways } from '../helpers/browser.ts';
-import { customerBatches } from '../../src/customers/service.ts';
+import { customerBatches } from '../../src/reporting/customer-view.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { makeInvoice, pay, type Ctx } from '../payments/fixtures.ts';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createPlan } from '../../src/plans/service.ts';
-import type { BillingCycle } from '../../src/subscriptions/periods.ts';
+import type { BillingCycle } from '../../src/plans/cycles.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request, type JsonResponse, type RequestOptions } from '../helpers/http.ts';

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { addMonthsClamped, periodBounds, type BillingCycle } from '../../src/subscriptions/periods.ts';
+import type { BillingCycle } from '../../src/plans/cycles.ts';
+import { addMonthsClamped, periodBounds } from '../../src/subscriptions/periods.ts';
 
 const d = (s: string) => new Date(`${s}T10:30:00.000Z`);
 const ymd = (date: Date) => date.toISOString().slice(0, 10);

@@ -2,7 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import type { listApiKeys } from '../../api-keys/service.ts';
 import type { listCreditLedger } from '../../credits/service.ts';
-import type { getCustomer } from '../../customers/service.ts';
+import type { getCustomer } from '../../reporting/customer-view.ts';
 import type { listCustomerEvents } from '../../events/service.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import type { listInvoices } from '../../invoices/service.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createCustomerBody, CUSTOMER_TIERS } from '../../customers/schema.ts';
-import { createCustomer, customerBatches, listCustomers, type CustomerListFilters } from '../../customers/service.ts';
+import { createCustomer, type CustomerListFilters } from '../../customers/service.ts';
+import { customerBatches, listCustomers } from '../../reporting/customer-view.ts';
 import { openAmountsOfCustomers } from '../../invoices/service.ts';
 import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';

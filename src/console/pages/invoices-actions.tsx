@@ -7,10 +7,10 @@ import { parseOrThrow } from '../../http/validate.ts';
 import { updateInvoiceBody } from '../../invoices/schema.ts';
 import { formatMoney } from '../../money.ts';
 import { createPaymentBody } from '../../payments/schema.ts';
-import { getPayment, recordPayment } from '../../payments/service.ts';
+import { getPayment } from '../../payments/service.ts';
 import { createRefundBody } from '../../refunds/schema.ts';
 import { createRefund } from '../../refunds/service.ts';
-import { issueCreditNote, setInvoiceStatus } from '../../settlement/service.ts';
+import { issueCreditNote, receivePayment, setInvoiceStatus } from '../../settlement/service.ts';
 import { field } from '../http/form.ts';
 import { defineAction } from '../http/route.ts';
 import { invoicePage, paymentRefundPage } from './invoices-detail.tsx';
@@ -47,7 +47,7 @@ export const invoicePaymentAction = defineAction({
       },
       'body',
     );
-    const payment = await recordPayment(deps.db, body, actor);
+    const payment = await receivePayment(deps.db, body, actor);
     return {
       redirect: invoiceUrl(id),
       notice: `Payment of ${formatMoney(payment.amount, payment.currency)} ${payment.currency} recorded.`,

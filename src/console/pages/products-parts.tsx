@@ -3,7 +3,7 @@ import { PRICING_MODELS } from '../../plans/schema.ts';
 import type { getPlan } from '../../plans/service.ts';
 import { PRODUCT_TYPES } from '../../products/schema.ts';
 import type { getProduct } from '../../products/service.ts';
-import { BILLING_CYCLES } from '../../subscriptions/periods.ts';
+import { BILLING_CYCLES } from '../../plans/cycles.ts';
 import { Field, kept, type FormState } from '../components/Form.tsx';
 import { money } from '../components/format.ts';
 import { field, typedField, type FormValues } from '../http/form.ts';

@@ -1,24 +1,20 @@
+/**
+ * The customer API. Its answers carry what other domains know of a customer (customer-view.ts), so it stands
+ * here, above them; the writes are the customers domain's.
+ */
 import { z } from 'zod';
+import { createCustomerBody, searchCustomersQuery, updateCustomerBody } from '../customers/schema.ts';
+import { createCustomer, deleteCustomer, updateCustomer } from '../customers/service.ts';
 import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams, pageQuery } from '../http/schemas.ts';
 import {
-  createCustomerBody,
   customerDetailResponse,
   customerWithProductsResponse,
-  searchCustomersQuery,
   serialiseCustomer,
   serialiseCustomerDetail,
-  updateCustomerBody,
-} from './schema.ts';
-import {
-  createCustomer,
-  deleteCustomer,
-  getCustomer,
-  listCustomers,
-  searchCustomers,
-  updateCustomer,
-} from './service.ts';
+} from './customer-schema.ts';
+import { customerRecord, getCustomer, listCustomers, newCustomerRecord, searchCustomers } from './customer-view.ts';
 
 const tag = 'Customers';
 const detail = async (...args: Parameters<typeof getCustomer>) => {
@@ -67,7 +63,7 @@ export const customerRoutes = [
     errors: ['email_taken'],
     handler: async ({ deps, body, actor }) => ({
       status: 201,
-      body: serialiseCustomer(await createCustomer(deps.db, body, actor)),
+      body: serialiseCustomer(newCustomerRecord(await createCustomer(deps.db, body, actor))),
     }),
   }),
   defineRoute({
@@ -86,7 +82,7 @@ export const customerRoutes = [
     },
     errors: ['email_taken'],
     handler: async ({ deps, params, body, actor }) => ({
-      body: serialiseCustomer(await updateCustomer(deps.db, params.id, body, actor)),
+      body: serialiseCustomer(await customerRecord(deps.db, await updateCustomer(deps.db, params.id, body, actor))),
     }),
   }),
   defineRoute({

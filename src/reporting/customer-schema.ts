@@ -1,0 +1,142 @@
+/** The customer API's answers: a customer with what other domains know of it (D-22). */
+import { z } from 'zod';
+import type { CustomerRow } from '../customers/repo.ts';
+import { CUSTOMER_TIERS } from '../customers/schema.ts';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
+import { iso } from '../http/schemas.ts';
+import type { ProductRow } from '../products/repo.ts';
+import { productSummaryResponse, serialiseProductSummary } from '../products/schema.ts';
+import type { SubscriptionRow } from '../subscriptions/repo.ts';
+import { serialiseSubscription, subscriptionResponse } from '../subscriptions/schema.ts';
+
+export const customerResponse = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    email: z.string(),
+    company: z.string().nullable(),
+    tier: z.enum(CUSTOMER_TIERS).nullable(),
+    billingAddress: z.string().nullable(),
+    taxId: z.string().nullable(),
+    paymentMethod: z.string().nullable(),
+    healthScore: z.number().int(),
+    creditBalance: z.string(),
+    creditBalances: z.record(z.string(), z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({
+    examples: [
+      {
+        id: EXAMPLE_ID.customer,
+        name: 'Jane Doe',
+        email: 'jane.doe@acme.example',
+        company: 'Acme Corp',
+        tier: 'professional',
+        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
+        taxId: 'US123456789',
+        paymentMethod: null,
+        healthScore: 92,
+        creditBalance: '25.00',
+        creditBalances: { USD: '25.00' },
+        createdAt: '2026-01-05T09:30:00.000Z',
+        updatedAt: '2026-01-05T09:30:00.000Z',
+      },
+    ],
+  });
+/** A customer in lists and search results: with its products. */
+export const customerWithProductsResponse = customerResponse
+  .extend({ products: z.array(productSummaryResponse) })
+  .meta({
+    examples: [
+      {
+        id: EXAMPLE_ID.customer,
+        name: 'Jane Doe',
+        email: 'jane.doe@acme.example',
+        company: 'Acme Corp',
+        tier: 'professional',
+        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
+        taxId: 'US123456789',
+        paymentMethod: null,
+        healthScore: 92,
+        creditBalance: '25.00',
+        creditBalances: { USD: '25.00' },
+        createdAt: '2026-01-05T09:30:00.000Z',
+        updatedAt: '2026-01-05T09:30:00.000Z',
+        products: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas' }],
+      },
+    ],
+  });
+/** The single read: with products and subscriptions. */
+export const customerDetailResponse = customerWithProductsResponse
+  .extend({ subscriptions: z.array(subscriptionResponse) })
+  .meta({
+    examples: [
+      {
+        id: EXAMPLE_ID.customer,
+        name: 'Jane Doe',
+        email: 'jane.doe@acme.example',
+        company: 'Acme Corp',
+        tier: 'professional',
+        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
+        taxId: 'US123456789',
+        paymentMethod: null,
+        healthScore: 92,
+        creditBalance: '25.00',
+        creditBalances: { USD: '25.00' },
+        createdAt: '2026-01-05T09:30:00.000Z',
+        updatedAt: '2026-01-05T09:30:00.000Z',
+        products: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas' }],
+        subscriptions: [
+          {
+            id: EXAMPLE_ID.subscription,
+            customerId: EXAMPLE_ID.customer,
+            planId: EXAMPLE_ID.plan,
+            status: 'active',
+            billingCycle: 'monthly',
+            currentPeriodStart: '2026-01-05T09:30:00.000Z',
+            currentPeriodEnd: '2026-02-05T09:30:00.000Z',
+            cancelAtPeriodEnd: false,
+            canceledAt: null,
+            trialEnd: null,
+            pausedAt: null,
+            couponId: null,
+            createdAt: '2026-01-05T09:30:00.000Z',
+            updatedAt: '2026-01-05T09:30:00.000Z',
+          },
+        ],
+      },
+    ],
+  });
+
+/** A customer row with what the answers derive from other tables. */
+export interface CustomerRecord extends CustomerRow {
+  /** Store credit in USD (D-22). */
+  creditBalance: string;
+  /** Store credit in every currency that has ledger entries. */
+  creditBalances: Record<string, string>;
+  products: Pick<ProductRow, 'id' | 'name' | 'product_type'>[];
+}
+
+export function serialiseCustomer(record: CustomerRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    email: record.email,
+    company: record.company,
+    tier: record.tier as (typeof CUSTOMER_TIERS)[number] | null,
+    billingAddress: record.billing_address,
+    taxId: record.tax_id,
+    paymentMethod: record.payment_method,
+    healthScore: record.health_score,
+    creditBalance: record.creditBalance,
+    creditBalances: record.creditBalances,
+    createdAt: iso(record.created_at)!,
+    updatedAt: iso(record.updated_at)!,
+    products: record.products.map(serialiseProductSummary),
+  };
+}
+
+export function serialiseCustomerDetail(record: CustomerRecord, subscriptions: SubscriptionRow[]) {
+  return { ...serialiseCustomer(record), subscriptions: subscriptions.map(serialiseSubscription) };
+}
