@@ -1,4 +1,3 @@
-import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -30,8 +29,27 @@ export interface ActivationRow {
   released_at: Date | null;
 }
 
-const LICENSE_COLUMNS =
-  'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, heartbeat_interval_seconds, created_at, updated_at';
+const LICENSE_COLUMNS = [
+  'id',
+  'license_key',
+  'customer_id',
+  'product_id',
+  'status',
+  'max_activations',
+  'current_activations',
+  'features',
+  'expires_at',
+  'heartbeat_interval_seconds',
+  'created_at',
+  'updated_at',
+];
+
+/**
+ * D-34's rule in SQL, the one place it is written: license `l` can activate a device now (stored `active`, and its
+ * date, if any, still ahead). status.ts `effectiveStatus` is the same rule for a row in hand (`active` there).
+ */
+const canActivateSql = (l: string) =>
+  `(${l}.status = 'active' and (${l}.expires_at is null or ${l}.expires_at > now()))`;
 
 export type LicenseWrite = Partial<
   Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at' | 'heartbeat_interval_seconds'>
@@ -49,14 +67,7 @@ export async function insertLicenseRow(
 }
 
 export async function findLicenseByKey(db: Db, key: string): Promise<LicenseRow | undefined> {
-  // The verify hot path: one indexed read, prepared (columns named, so a migration cannot change its result).
-  const [row] = await fastQuery<LicenseRow>(
-    db,
-    `select ${LICENSE_COLUMNS} from licenses where license_key = $1`,
-    [key],
-    'licenses.find-by-key',
-  );
-  return row;
+  return db('licenses').where({ license_key: key }).first(LICENSE_COLUMNS);
 }
 
 /** The license row locked for the rest of the transaction: activations of one license happen one at a time. */
@@ -95,8 +106,7 @@ export async function listLicenseRows(db: Db, page: PageQuery, filters: LicenseR
         .where({ status: 'expired' })
         .orWhere((past) => past.where('expires_at', '<=', db.fn.now()).whereNot('status', 'revoked')),
     );
-  else if (filters.status === 'active')
-    query.where({ status: 'active' }).where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
+  else if (filters.status === 'active') query.whereRaw(canActivateSql('licenses'));
   else if (filters.status === 'suspended')
     query
       .where({ status: 'suspended' })
@@ -160,14 +170,13 @@ export interface DeviceCheck {
 }
 
 /**
- * Validate's hot path in one round trip. A known live device of a license that can activate is
- * refreshed (name, lastSeenAt) without a lock. Only when the snapshot has no row for the device is the
- * license row locked; then, as the license stands after the lock, its dead devices (D-102) give up their
- * seats (released, each row locked and re-checked, so a heartbeat in flight for one of them either
- * lands first and keeps it alive, or finds it released and is refused), and the device is inserted
- * and counted if the license can activate and is under its limit. activation is null when nothing was
- * refreshed or added: refused, at the limit, a dead or released device validating again, or the device
- * registered meanwhile by a concurrent request; the caller then decides under the lock in a transaction.
+ * Validate in one statement. A known live device of a license that can activate is refreshed (name, lastSeenAt)
+ * without a lock. Only when the snapshot has no row for the device is the license row locked; then, as the
+ * license stands after the lock, its dead devices (D-102) give up their seats (released, each row locked and
+ * re-checked, so a heartbeat in flight for one of them either lands first and keeps it alive, or finds it released
+ * and is refused), and the device is inserted and counted if the license is under its limit. activation is null
+ * when nothing was refreshed or added: refused, at the limit, a dead or released device validating again, or the
+ * device registered meanwhile by a concurrent request; the caller then decides under the lock in a transaction.
  */
 export async function checkDevice(
   db: Db,
@@ -175,21 +184,18 @@ export async function checkDevice(
   deviceId: string,
   deviceName: string,
 ): Promise<DeviceCheck | undefined> {
-  const rows = await fastQuery<Record<string, any>>(
-    db,
-    `with l as (select * from licenses where license_key = $1),
+  const result = await db.raw<{ rows: Record<string, any>[] }>(
+    `with l as (select * from licenses where license_key = :key),
      seen as (
-       update license_activations a set last_seen_at = now(), device_name = $2
+       update license_activations a set last_seen_at = now(), device_name = :deviceName
          from l
-        where a.license_id = l.id and a.device_id = $3
-          and l.status = 'active' and (l.expires_at is null or l.expires_at > now())
-          and not ${deadSql('a', 'l')}
+        where a.license_id = l.id and a.device_id = :deviceId and ${canActivateSql('l')} and not ${deadSql('a', 'l')}
        returning a.*),
      locked as (
        select * from licenses li
-        where li.license_key = $1
-          and not exists (select 1 from license_activations a where a.license_id = li.id and a.device_id = $3)
-          and li.status = 'active' and (li.expires_at is null or li.expires_at > now())
+        where li.license_key = :key
+          and not exists (select 1 from license_activations a where a.license_id = li.id and a.device_id = :deviceId)
+          and ${canActivateSql('li')}
        for update),
      released as (
        update license_activations a set released_at = now()
@@ -198,15 +204,16 @@ export async function checkDevice(
        returning a.device_id),
      ins as (
        insert into license_activations (license_id, device_id, device_name)
-       select locked.id, $3, $2 from locked
-        where locked.status = 'active' and (locked.expires_at is null or locked.expires_at > now())
-          and (locked.max_activations is null
-               or locked.current_activations - (select count(*) from released) < locked.max_activations)
+       select locked.id, :deviceId, :deviceName from locked
+        where locked.max_activations is null
+           or locked.current_activations - (select count(*) from released) < locked.max_activations
        on conflict (license_id, device_id) do nothing
        returning *),
      bump as (
-       update licenses set current_activations = licenses.current_activations + (select count(*) from ins) - (select count(*) from released),
-                           updated_at = now()
+       update licenses
+          set current_activations = licenses.current_activations + (select count(*) from ins)
+                                    - (select count(*) from released),
+              updated_at = now()
          from locked
         where licenses.id = locked.id and (exists (select 1 from ins) or exists (select 1 from released))
        returning licenses.current_activations)
@@ -214,10 +221,9 @@ export async function checkDevice(
             coalesce((select row_to_json(seen.*) from seen), (select row_to_json(ins.*) from ins)) as activation,
             (select current_activations from bump where exists (select 1 from ins)) as added_count, now() as now
        from l`,
-    [key, deviceName, deviceId],
-    'licenses.check-device',
+    { key, deviceId, deviceName },
   );
-  const row = rows[0];
+  const row = result.rows[0];
   if (!row) return undefined;
   return {
     license: reviveLicense(row.license),

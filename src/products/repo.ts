@@ -1,4 +1,3 @@
-import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -58,13 +57,8 @@ export function listProductRows(db: Db, page: PageQuery): Promise<Page<ProductRo
   return paginate<ProductRow>(db('products').select(COLUMNS), 'products', page);
 }
 
-/** The read behind GET /api/products/:id: a prepared statement, without knex's builder (most of its CPU). */
-// Built once: the hottest admin read (issue 20).
-const FIND_PRODUCT_SQL = `select ${COLUMNS.join(', ')} from products where id = $1`;
-
 export async function findProductRow(db: Db, id: string): Promise<ProductRow | undefined> {
-  const [row] = await fastQuery<ProductRow>(db, FIND_PRODUCT_SQL, [id], 'products.find');
-  return row;
+  return db('products').where({ id }).first(COLUMNS);
 }
 
 /** Applies `changes`; undefined when there is no such product. */
