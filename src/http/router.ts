@@ -51,7 +51,8 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     if (!route.query && refusesUnknownInput(route) && ctx.querystring !== '')
       parseOrThrow(NO_FIELDS, ctx.query, 'query');
     const body = route.body ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body') : undefined;
-    // Likewise a body sent to a route that takes none (a rotation, a retry): its fields would be ignored, so they are refused.
+    // Likewise a body sent to a route that takes none (a rotation, a retry): its fields would be ignored, so they
+    // are refused.
     if (!route.body && ctx.state.body !== undefined && refusesUnknownInput(route))
       parseOrThrow(NO_FIELDS, ctx.state.body, 'body');
     const principal = (ctx.state.principal as Principal | undefined) ?? { kind: 'anonymous' };

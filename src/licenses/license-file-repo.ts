@@ -30,7 +30,8 @@ export async function findCheckoutRow(db: Db, key: string, deviceId: string | nu
          from licenses where license_key = :key)
      select l.id, l.license_key, l.customer_id, l.product_id, l.status, l.max_activations, l.features, l.expires_at,
             exists (select 1 from license_activations a
-                     where a.license_id = l.id and a.device_id = :deviceId::text and not ${deadSql('a', 'l')}) as activated,
+                     where a.license_id = l.id and a.device_id = :deviceId::text
+                       and not ${deadSql('a', 'l')}) as activated,
             k.kid, k.private_key_encryption as key_encryption,
             now() as now
        from l

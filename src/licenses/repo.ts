@@ -144,7 +144,10 @@ export async function recentActivationRows(db: Db, licenseId: string, limit: num
     .limit(limit);
 }
 
-/** Removes a device and frees its slot (when it held one: a released device holds none) in one statement; the removed activation, or undefined when the device was not activated. */
+/**
+ * Removes a device and frees its slot (when it held one: a released device holds none) in one statement; the
+ * removed activation, or undefined when the device was not activated.
+ */
 export async function deleteActivationRow(
   db: Db,
   licenseId: string,
@@ -285,7 +288,8 @@ export async function refreshActivationRow(
 export async function expireDueLicenseRows(db: Db, asOf: Date, batch: number): Promise<LicenseRow[]> {
   const result = await db.raw(
     `update licenses set status = 'expired', updated_at = now()
-      where id in (select id from licenses where status = 'active' and expires_at <= ? order by expires_at limit ? for update skip locked)
+      where id in (select id from licenses where status = 'active' and expires_at <= ?
+                    order by expires_at limit ? for update skip locked)
       returning *`,
     [asOf, batch],
   );
