@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex.ts';
+import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
 
 export interface UserRow {
   id: string;
@@ -51,13 +52,18 @@ export async function insertSession(
   return (row as { id: string }).id;
 }
 
+// Prepared: every admin request reads it (figures in db/prepared-read.ts).
+const LIVE_SESSION: PreparedRead = {
+  name: 'auth.live-session',
+  text: `select s.id as session_id, u.id as user_id, u.email, u.role
+           from sessions s join users u on u.id = s.user_id
+          where s.token_hash = $1 and s.expires_at > now()`,
+};
+
 /** The session behind a token hash, with its user, unless it has expired. Runs before every admin request. */
 export async function findLiveSession(db: Db, tokenHash: string): Promise<SessionUserRow | undefined> {
-  return db('sessions as s')
-    .join('users as u', 'u.id', 's.user_id')
-    .where('s.token_hash', tokenHash)
-    .where('s.expires_at', '>', db.fn.now())
-    .first('s.id as session_id', 'u.id as user_id', 'u.email', 'u.role');
+  const [row] = await readPrepared<SessionUserRow>(db, LIVE_SESSION, [tokenHash]);
+  return row;
 }
 
 export async function deleteSession(db: Db, id: string): Promise<void> {

@@ -1,8 +1,8 @@
 import type { Db } from '../db/knex.ts';
 import { iso } from '../http/schemas.ts';
 import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
+import { checkDevice } from './device-check-repo.ts';
 import {
-  checkDevice,
   findActivationRow,
   findLicenseByKey,
   insertActivationUnderLimit,

@@ -1,4 +1,5 @@
 import type { Db } from '../db/knex.ts';
+import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 
@@ -57,8 +58,15 @@ export function listProductRows(db: Db, page: PageQuery): Promise<Page<ProductRo
   return paginate<ProductRow>(db('products').select(COLUMNS), 'products', page);
 }
 
+// Prepared: the benchmarked admin read (figures in db/prepared-read.ts).
+const FIND_PRODUCT: PreparedRead = {
+  name: 'products.find',
+  text: `select ${COLUMNS.join(', ')} from products where id = $1`,
+};
+
 export async function findProductRow(db: Db, id: string): Promise<ProductRow | undefined> {
-  return db('products').where({ id }).first(COLUMNS);
+  const [row] = await readPrepared<ProductRow>(db, FIND_PRODUCT, [id]);
+  return row;
 }
 
 /** Applies `changes`; undefined when there is no such product. */
