@@ -18,7 +18,8 @@ interface PgConnection {
  * the text names its columns (a prepared statement whose result columns a migration changes is refused by
  * PostgreSQL, one whose columns stay the same is replanned).
  *
- * Used by the admin session lookup (every admin request), GET /api/products/:id, license verify and validate.
+ * Used by the admin session lookup (every admin request), GET /api/products/:id, license verify, validate and
+ * checkout.
  * Measured with bench/cpu-per-request.ts (4,000 requests at 32 connections, web / PostgreSQL CPU ms per request,
  * the same run's raw ceiling in brackets; load 7-12 from other work on the machine):
  *   GET product     knex 0.647 / 0.398 [0.242 / 0.145] -> prepared 0.445 / 0.177 [0.300 / 0.180]
@@ -26,9 +27,10 @@ interface PgConnection {
  *   verify          knex 0.583 / 0.258 [0.335 / 0.193] -> prepared 0.343 / 0.105 [0.245 / 0.160]
  *   validate, known knex 0.705 / 1.735 [0.512 / 0.542] -> prepared 0.278 / 0.362 [0.445 / 0.497]
  *   validate, new   knex 0.525 / 1.555 [0.512 / 0.542] -> prepared 0.260 / 0.492 [0.445 / 0.497]
- * and `BENCH_SECONDS=5 npx tsx bench/run.ts` ratios: verify 0.19-0.80 -> 0.73 of the select ceiling (aim 0.75),
- * validate of a known device 0.48 -> 1.25 of the write ceiling (aim 0.6). Checkout and heartbeat met their aims as
- * knex queries and stay so.
+ *   checkout        knex 0.570 / 0.383 [0.270 / 0.145] -> prepared 0.565 / 0.155 [0.253 / 0.152]
+ * and `BENCH_SECONDS=5 npx tsx bench/run.ts` ratios: verify 0.19-0.80 -> 0.73-0.85 of the select ceiling (aim
+ * 0.75), validate of a known device 0.48 -> 1.03-1.25 of the write ceiling (aim 0.6), checkout 0.18-0.28 -> 0.48-0.80
+ * of the select ceiling (aim 0.5). The heartbeat met its aim as a knex query and stays one.
  */
 export async function readPrepared<T>(db: Db, read: PreparedRead, values: unknown[]): Promise<T[]> {
   const client = (db as Knex).client as {
