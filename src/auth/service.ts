@@ -133,6 +133,11 @@ export async function findSessionByToken(db: Db, token: string): Promise<Session
   return findLiveSession(db, sha256Hex(token));
 }
 
+/** What an admin is: a user with the admin role (the console's sign-in refuses the others with it too). */
+export function isAdmin(user: { role: string }): boolean {
+  return user.role === ADMIN_ROLE;
+}
+
 /**
  * The one admin check of a request (the API's auth middleware and the console's router both call it): the live
  * session behind the cookie's token whose user has the admin role. No token, an unknown or expired session is
@@ -143,7 +148,7 @@ export async function authenticateAdminSession(db: Db, token: string | undefined
   if (!token) throw new AppError('unauthenticated', 'Log in first: no session cookie');
   const session = await findSessionByToken(db, token);
   if (!session) throw new AppError('unauthenticated', 'Session expired or logged out');
-  if (session.role !== ADMIN_ROLE) throw new AppError('forbidden', 'This account is not an admin');
+  if (!isAdmin(session)) throw new AppError('forbidden', 'This account is not an admin');
   return session;
 }
 
