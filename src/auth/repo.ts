@@ -1,5 +1,5 @@
-import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
+import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
 
 export interface UserRow {
   id: string;
@@ -52,67 +52,19 @@ export async function insertSession(
   return (row as { id: string }).id;
 }
 
-/** Runs before every admin request. */
+// Prepared: every admin request reads it (figures in db/prepared-read.ts).
+const LIVE_SESSION: PreparedRead = {
+  name: 'auth.live-session',
+  text: `select s.id as session_id, u.id as user_id, u.email, u.role
+           from sessions s join users u on u.id = s.user_id
+          where s.token_hash = $1 and s.expires_at > now()`,
+};
+
+/** The session behind a token hash, with its user, unless it has expired. Runs before every admin request. */
 export async function findLiveSession(db: Db, tokenHash: string): Promise<SessionUserRow | undefined> {
-  const [row] = await fastQuery<SessionUserRow>(
-    db,
-    `select s.id as session_id, u.id as user_id, u.email, u.role
-       from sessions s join users u on u.id = s.user_id
-      where s.token_hash = $1 and s.expires_at > now()`,
-    [tokenHash],
-    'auth.find-live-session',
-  );
+  const [row] = await readPrepared<SessionUserRow>(db, LIVE_SESSION, [tokenHash]);
   return row;
 }
-
-/** The columns `sessionGatedSql` adds to each row; no statement of ours names a column so. */
-export const GATE_COLUMNS = {
-  sessionId: '__session_id',
-  userId: '__user_id',
-  email: '__email',
-  role: '__role',
-  row: '__row',
-} as const;
-
-/**
- * `sql` (with `paramCount` parameters) run only for the live session of the token hash in the next parameter and
- * only when its user has `role`: one row per row of `sql`, each with the session's columns, one row of the session
- * with `__row` null when `sql` found nothing, and no row when there is no live session. `sql` is not run for a
- * missing session or another role (a lateral subquery behind a one-time filter), so an unauthenticated request
- * reads nothing.
- */
-export function sessionGatedSql(sql: string, paramCount: number, role: string): string {
-  return `with ${liveSessionCte(`$${paramCount + 1}`)}
-          ${sessionAnswerSql(sql, role)}`;
-}
-
-/** The CTE `"__session"`: the live session (GATE_COLUMNS) of the token hash given as SQL, or no row. */
-export function liveSessionCte(tokenHashSql: string): string {
-  const c = GATE_COLUMNS;
-  return `"__session" as (
-            select s.id as "${c.sessionId}", u.id as "${c.userId}", u.email as "${c.email}", u.role as "${c.role}"
-              from sessions s join users u on u.id = s.user_id
-             where s.token_hash = ${tokenHashSql} and s.expires_at > now())`;
-}
-
-/** SQL that is true when the CTE `"__session"` holds a session whose user has `role`. */
-export function sessionAdmitsSql(role: string): string {
-  return `exists (select from "__session" where "${GATE_COLUMNS.role}" = '${role}')`;
-}
-
-/** The rows of `sql` beside the CTE `"__session"`'s columns, as sessionGatedSql answers them. */
-export function sessionAnswerSql(sql: string, role: string): string {
-  const c = GATE_COLUMNS;
-  return `select "__session".*, "__q".*
-            from "__session" left join lateral (
-              select true as "${c.row}", "__x".* from (${sql}) as "__x" where "__session"."${c.role}" = '${role}') as "__q" on true`;
-}
-
-/** SQL of the id (as text) and email of the user of the CTE `"__session"`. */
-export const SESSION_USER_SQL = {
-  id: `(select "${GATE_COLUMNS.userId}"::text from "__session")`,
-  email: `(select "${GATE_COLUMNS.email}" from "__session")`,
-};
 
 export async function deleteSession(db: Db, id: string): Promise<void> {
   await db('sessions').where({ id }).delete();

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import type { FirstStatementGate } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
-import { textLiteral } from '../db/literal.ts';
 import { AppError } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
@@ -13,12 +11,6 @@ import {
   clearLoginFailures,
   deleteSession,
   findLiveSession,
-  GATE_COLUMNS,
-  liveSessionCte,
-  SESSION_USER_SQL,
-  sessionAdmitsSql,
-  sessionAnswerSql,
-  sessionGatedSql,
   findUserByEmail,
   insertSession,
   insertUser,
@@ -141,98 +133,23 @@ export async function findSessionByToken(db: Db, token: string): Promise<Session
   return findLiveSession(db, sha256Hex(token));
 }
 
-/** What the admin check concluded about a session: its user, or why it is refused. */
-export function adminOf(session: SessionUserRow | undefined): SessionUserRow {
-  if (!session) throw new AppError('unauthenticated', 'Session expired or logged out');
-  if (session.role !== ADMIN_ROLE) throw new AppError('forbidden', 'This account is not an admin');
-  return session;
-}
-
-/** The admin session check of a request, settled either inside its first statement or by a lookup of its own. */
-export interface AdminSessionGate extends FirstStatementGate {
-  /** The admin behind the cookie once settled; throws as `adminOf` does. Looks the session up if no statement ran. */
-  settle(): Promise<SessionUserRow>;
+/** What an admin is: a user with the admin role (the console's sign-in refuses the others with it too). */
+export function isAdmin(user: { role: string }): boolean {
+  return user.role === ADMIN_ROLE;
 }
 
 /**
- * The admin session check fused into the request's first statement (fast-query.ts gatedDb): a GET that reads
- * one row, or a write that is one statement (`guard`: an admin invoice, db/hot-lock.ts aloneHotLock), pays one
- * round trip instead of two, and still reads or writes nothing without a live admin session. The session is
- * read in that very statement, so a logout anywhere is honoured at once, as with the lookup.
+ * The one admin check of a request (the API's auth middleware and the console's router both call it): the live
+ * session behind the cookie's token whose user has the admin role. No token, an unknown or expired session is
+ * `unauthenticated`; another role is `forbidden`. The session row is read every time, so a logout or an expiry
+ * is honoured at once by every process.
  */
-// The fused text of each gated read, built once: the same few statements run on every request (issue 20).
-// Keyed by the statement's own (constant) text, whose placeholders fix the count.
-const gatedSqls = new Map<string, { paramCount: number; fused: string }>();
-function gatedSqlOf(sql: string, paramCount: number): string {
-  const known = gatedSqls.get(sql);
-  if (known?.paramCount === paramCount) return known.fused;
-  const fused = sessionGatedSql(sql, paramCount, ADMIN_ROLE);
-  gatedSqls.set(sql, { paramCount, fused });
-  return fused;
-}
-
-const GATE_COLUMN_NAMES = new Set<string>(Object.values(GATE_COLUMNS));
-
-/** A fused row without the gate's columns, built anew: deleting them would turn every answered row into a slow dictionary object. */
-function withoutGateColumns(row: Record<string, unknown>): Record<string, unknown> {
-  const own: Record<string, unknown> = {};
-  for (const column in row) if (!GATE_COLUMN_NAMES.has(column)) own[column] = row[column];
-  return own;
-}
-
-export function adminSessionGate(db: Db, token: string): AdminSessionGate {
-  const tokenHash = token.length > 200 ? undefined : sha256Hex(token);
-  let outcome: { session: SessionUserRow } | { error: unknown } | undefined;
-  const settleWith = (session: SessionUserRow | undefined) => {
-    gate.settled = true;
-    try {
-      outcome = { session: adminOf(session) };
-    } catch (error) {
-      outcome = { error };
-    }
-  };
-  const result = () => {
-    if (!outcome) throw new Error('the session gate is not settled');
-    if ('error' in outcome) throw outcome.error;
-    return outcome.session;
-  };
-  const gate: AdminSessionGate = {
-    db,
-    settled: false,
-    fuse(sql, params) {
-      // A token too long to be ours matches no session: the hash of nothing does not either.
-      return { sql: gatedSqlOf(sql, params.length), params: [...params, tokenHash ?? ''] };
-    },
-    accept(rows) {
-      const c = GATE_COLUMNS;
-      const first = rows[0];
-      settleWith(
-        first && {
-          session_id: first[c.sessionId] as string,
-          user_id: first[c.userId] as string,
-          email: first[c.email] as string,
-          role: first[c.role] as string,
-        },
-      );
-      result();
-      return rows.filter((row) => row[c.row] === true).map(withoutGateColumns);
-    },
-    async settle() {
-      if (!gate.settled) settleWith(tokenHash ? await findLiveSession(db, tokenHash) : undefined);
-      return result();
-    },
-    guard(values) {
-      // The hash is a value of the statement, so its text stays the same and is prepared once per connection.
-      const hash = values.add(textLiteral(tokenHash ?? ''), 'text');
-      return {
-        ctes: liveSessionCte(hash),
-        admits: sessionAdmitsSql(ADMIN_ROLE),
-        answer: (sql) => sessionAnswerSql(sql, ADMIN_ROLE),
-        user: SESSION_USER_SQL,
-      };
-    },
-  };
-  return gate;
+export async function authenticateAdminSession(db: Db, token: string | undefined): Promise<SessionUserRow> {
+  if (!token) throw new AppError('unauthenticated', 'Log in first: no session cookie');
+  const session = await findSessionByToken(db, token);
+  if (!session) throw new AppError('unauthenticated', 'Session expired or logged out');
+  if (!isAdmin(session)) throw new AppError('forbidden', 'This account is not an admin');
+  return session;
 }
 
 // The same limits as the login body, so a user created here can always log in.

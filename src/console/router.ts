@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { AppDeps } from '../app-deps.ts';
-import { ADMIN_ROLE, findSessionByToken } from '../auth/service.ts';
+import { authenticateAdminSession } from '../auth/service.ts';
 import { readSessionCookie } from '../auth/session-cookie.ts';
 import { AppError } from '../errors.ts';
 import { errorStatus } from '../http/error-status.ts';
@@ -27,22 +27,24 @@ const STYLESHEET = new URL('./assets/console.css', import.meta.url);
 /** The admin a page is rendered for, by request: an error page shows the navigation when there is one (C-3). */
 const viewers = new WeakMap<Context, ConsoleViewer>();
 
-async function sessionOf(ctx: Context, deps: AppDeps) {
-  const token = readSessionCookie(ctx);
-  return token ? await findSessionByToken(deps.db, token) : undefined;
-}
-
 const csrfOf = (ctx: Context, deps: AppDeps) => csrfToken(ctx, deps.config.NODE_ENV === 'production');
+
+/** The viewer of an admin session: the API's admin check (auth/service.ts), the same for every console request. */
+async function adminViewer(ctx: Context, deps: AppDeps): Promise<ConsoleViewer> {
+  const session = await authenticateAdminSession(deps.db, readSessionCookie(ctx));
+  return { userId: session.user_id, email: session.email, csrf: csrfOf(ctx, deps) };
+}
 
 /** The admin behind the session cookie, or a redirect to the login page (C-1) / a refusal for other roles (C-7). */
 async function viewerOf(ctx: Context, deps: AppDeps): Promise<ConsoleViewer | undefined> {
-  const session = await sessionOf(ctx, deps);
-  if (!session) {
+  let viewer: ConsoleViewer;
+  try {
+    viewer = await adminViewer(ctx, deps);
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'unauthenticated')) throw error;
     ctx.redirect(`/admin/login?next=${encodeURIComponent(ctx.originalUrl)}`);
     return undefined;
   }
-  if (session.role !== ADMIN_ROLE) throw new AppError('forbidden', 'This account is not an admin');
-  const viewer = { userId: session.user_id, email: session.email, csrf: csrfOf(ctx, deps) };
   viewers.set(ctx, viewer);
   return viewer;
 }
@@ -52,12 +54,9 @@ async function adminFor(ctx: Context, deps: AppDeps): Promise<ConsoleViewer | un
   const known = viewers.get(ctx);
   if (known) return known;
   try {
-    const session = await sessionOf(ctx, deps);
-    return session?.role === ADMIN_ROLE
-      ? { userId: session.user_id, email: session.email, csrf: csrfOf(ctx, deps) }
-      : undefined;
+    return await adminViewer(ctx, deps);
   } catch {
-    // The database that failed the page fails this too: the bare error page needs none.
+    // No admin (no session, another role) or the database that failed the page: the bare error page needs none.
     return undefined;
   }
 }

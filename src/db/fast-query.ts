@@ -13,14 +13,6 @@ import type { LiteralValues } from './literal.ts';
  * schema (`select *` would fail after a migration adds a column).
  */
 export async function fastQuery<T>(db: Db, sql: string, params: unknown[], name?: string): Promise<T[]> {
-  const gate = (db as { [GATE]?: FirstStatementGate })[GATE];
-  if (gate) {
-    if (gate.settled) return fastQuery<T>(gate.db, sql, params, name);
-    const fused = gate.fuse(sql, params);
-    return gate.accept(
-      await fastQuery<Record<string, unknown>>(gate.db, fused.sql, fused.params, name && `${name}+gate`),
-    ) as T[];
-  }
   if ((db as Knex.Transaction).isTransaction) {
     const result = await db.raw(sql.replace(/\$\d+/g, '?'), params as Knex.RawBinding[]);
     return result.rows as T[];
@@ -75,33 +67,22 @@ function poolOf(db: Db) {
   };
 }
 
-const GATE = Symbol('first statement gate');
-
-/**
- * A check that rides in the first statement of a request instead of a round trip of its own (the admin
- * session of a GET that reads one row, or of a write that is one statement: auth/service.ts adminSessionGate).
- * `fuse` wraps a read so it runs only when the check passes and answers the check's columns beside its rows;
- * a write statement carries the check itself (`guard`). `accept` reads the check's columns (throwing when the
- * check fails), marks the gate settled and answers the statement's own rows. `settle` looks the check up by a
- * statement of its own when no statement carried it (the request failed before one, or does other work first).
+/*
+ * What remains of the session check that rode in a request's first statement, for db/hot-lock.ts only until it
+ * goes (branch core-write): the auth middleware now checks every admin session, so no request carries a gate.
  */
+
+/** @deprecated No request carries a gate any more (see above). */
 export interface FirstStatementGate {
   db: Db;
   settled: boolean;
   fuse(sql: string, params: unknown[]): { sql: string; params: unknown[] };
   accept(rows: Record<string, unknown>[]): Record<string, unknown>[];
-  /** The user the check admitted (throws as `accept` does). */
   settle(): Promise<{ user_id: string; email: string }>;
-  /** The check as parts of a write statement whose values are literals (`values`): see StatementGuard. */
   guard(values: LiteralValues): StatementGuard;
 }
 
-/**
- * The parts a write statement adds to carry a gate's check, so that an unadmitted request writes nothing: its
- * CTEs first, `admits` as the condition every write of the statement depends on, and its final select wrapped by
- * `answer` (the gate's `accept` reads what that answers). `user` is SQL of the admitted user's id and email (for
- * the audit row's actor).
- */
+/** @deprecated See FirstStatementGate. */
 export interface StatementGuard {
   ctes: string;
   admits: string;
@@ -109,35 +90,7 @@ export interface StatementGuard {
   user: { id: string; email: string };
 }
 
-/** The gate `db` carries, when its check has not run yet. */
-export function pendingGateOf(db: Db): FirstStatementGate | undefined {
-  const gate = (db as { [GATE]?: FirstStatementGate })[GATE];
-  return gate && !gate.settled ? gate : undefined;
-}
-
-/**
- * `db` carrying `gate`: fastQuery fuses its first statement with the gate's check; anything else (knex's
- * builder, a transaction) is refused until the gate is settled, so no statement runs before the check does.
- */
-export function gatedDb(gate: FirstStatementGate): Db {
-  return new Proxy(gate.db, {
-    get(target, property) {
-      if (property === GATE) return gate;
-      // Not a statement: a caller asking whether it holds a transaction (it does not).
-      if (property === 'isTransaction') return undefined;
-      if (!gate.settled)
-        throw new Error(
-          `db.${String(property)} before the request's first statement checked its credentials: only fastQuery may run first here`,
-        );
-      const value = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-    apply(target, self, args) {
-      if (!gate.settled)
-        throw new Error(
-          "knex's builder before the request's first statement checked its credentials: only fastQuery may run first here",
-        );
-      return Reflect.apply(target, self, args);
-    },
-  });
+/** @deprecated Always undefined: see FirstStatementGate. */
+export function pendingGateOf(_db: Db): FirstStatementGate | undefined {
+  return undefined;
 }

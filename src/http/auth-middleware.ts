@@ -1,9 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { AppDeps } from '../app-deps.ts';
 import { authenticateApiKey } from '../api-keys/service.ts';
-import { adminOf, adminSessionGate, findSessionByToken } from '../auth/service.ts';
-import type { SessionUserRow } from '../auth/repo.ts';
-import type { Principal } from './principal.ts';
+import { authenticateAdminSession } from '../auth/service.ts';
 import { readSessionCookie } from '../auth/session-cookie.ts';
 import { secretsEqual } from '../crypto/tokens.ts';
 import { AppError } from '../errors.ts';
@@ -16,24 +14,15 @@ function bearerToken(ctx: Context): string | undefined {
   return match?.[1];
 }
 
-function adminToken(ctx: Context): string {
-  const token = readSessionCookie(ctx);
-  if (!token) throw unauthenticated('Log in first: no session cookie');
-  return token;
-}
-
-export function adminPrincipal(session: SessionUserRow): Principal {
-  return {
+async function adminSession(ctx: Context, deps: AppDeps): Promise<void> {
+  const session = await authenticateAdminSession(deps.db, readSessionCookie(ctx));
+  ctx.state.principal = {
     kind: 'user',
     userId: session.user_id,
     email: session.email,
     role: session.role,
     sessionId: session.session_id,
   };
-}
-
-async function adminSession(ctx: Context, deps: AppDeps): Promise<void> {
-  ctx.state.principal = adminPrincipal(adminOf(await findSessionByToken(deps.db, adminToken(ctx))));
 }
 
 async function apiKey(ctx: Context, deps: AppDeps): Promise<void> {
@@ -53,13 +42,11 @@ function cron(ctx: Context, deps: AppDeps): void {
 }
 
 /**
- * The credential check for one auth kind (interface.md, Authentication). With `inFirstRead` (an admin GET or an
- * admin write checked in its statement, see route.ts sessionInFirstRead and sessionInWrite) the cookie is required
- * here and the session is checked inside a statement of the handler's: `ctx.state.sessionGate`.
+ * The credential check for one auth kind (interface.md, Authentication), run before the body is read (D-95). It
+ * sets `ctx.state.principal`; an admin route's session is checked here and nowhere else.
  */
-export function authenticate(kind: AuthKind, deps: AppDeps, inFirstRead = false): Middleware {
-  // Only the kinds that read the database wait; the others go on without a promise of their own (issue 20).
-  if (kind === 'admin' && !inFirstRead) {
+export function authenticate(kind: AuthKind, deps: AppDeps): Middleware {
+  if (kind === 'admin') {
     return async (ctx: Context, next: Next) => {
       await adminSession(ctx, deps);
       await next();
@@ -72,8 +59,7 @@ export function authenticate(kind: AuthKind, deps: AppDeps, inFirstRead = false)
     };
   }
   return (ctx: Context, next: Next) => {
-    if (kind === 'admin') ctx.state.sessionGate = adminSessionGate(deps.db, adminToken(ctx));
-    else if (kind === 'cron') cron(ctx, deps);
+    if (kind === 'cron') cron(ctx, deps);
     else ctx.state.principal = { kind: 'anonymous' };
     return next();
   };

@@ -1,4 +1,3 @@
-import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 
 export interface Lease {
@@ -22,19 +21,21 @@ export async function leaseTokens(
   windowMs: number,
   nowMs: number,
 ): Promise<Lease> {
-  const [row] = await fastQuery<{ window_end_ms: number; granted: number }>(
-    db,
+  const result = await db.raw<{ rows: { window_end_ms: string; granted: number }[] }>(
     `insert into rate_limit_windows as w (key, window_end_ms, used, granted)
-     values ($1, $2::bigint + $3::bigint, least($4::int, ($5::int + 1) / 2), least($4::int, ($5::int + 1) / 2))
+     values (:key, :nowMs::bigint + :windowMs::bigint,
+             least(:wanted::int, (:limit::int + 1) / 2), least(:wanted::int, (:limit::int + 1) / 2))
      on conflict (key) do update set
-       window_end_ms = case when w.window_end_ms <= $2::bigint then excluded.window_end_ms else w.window_end_ms end,
-       used = case when w.window_end_ms <= $2::bigint then excluded.used else w.used + least($4::int, (greatest(0, $5::int - w.used) + 1) / 2) end,
-       granted = case when w.window_end_ms <= $2::bigint then excluded.granted else least($4::int, (greatest(0, $5::int - w.used) + 1) / 2) end
+       window_end_ms = case when w.window_end_ms <= :nowMs::bigint then excluded.window_end_ms else w.window_end_ms end,
+       used = case when w.window_end_ms <= :nowMs::bigint then excluded.used
+                   else w.used + least(:wanted::int, (greatest(0, :limit::int - w.used) + 1) / 2) end,
+       granted = case when w.window_end_ms <= :nowMs::bigint then excluded.granted
+                      else least(:wanted::int, (greatest(0, :limit::int - w.used) + 1) / 2) end
      returning window_end_ms, granted`,
-    [key, nowMs, windowMs, wanted, limit],
-    'rate-limit.lease',
+    { key, nowMs, windowMs, wanted, limit },
   );
-  return { windowEndMs: Number(row!.window_end_ms), granted: row!.granted };
+  const row = result.rows[0]!;
+  return { windowEndMs: Number(row.window_end_ms), granted: row.granted };
 }
 
 /** Deletes windows that ended before `nowMs` (set-wise; the housekeeping job). */

@@ -74,18 +74,8 @@ export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
    */
   errors: readonly ErrorCode[];
   /**
-   * An admin GET whose handler's first statement is one fastQuery read and which needs no principal: the
-   * session check rides in that statement (auth/service.ts adminSessionGate), one round trip instead of two.
-   * Any other statement before it is refused, and `principal`/`actor` are not available to the handler.
-   */
-  sessionInFirstRead?: boolean;
-  /**
-   * An admin POST whose write can be one statement that checks the session itself (an admin invoice: db/hot-lock.ts
-   * aloneHotLock with its guard), one round trip instead of two, writing nothing without a live admin session. The
-   * handler gets `deps.db` carrying the check and an `actor` of type `session` (audit/actor.ts); a service that has
-   * other statements to run first has the session looked up before them (hot-lock.ts inHotLockTransaction), and
-   * any other statement before the check is refused. `principal` is not available to the handler. A request with
-   * an Idempotency-Key, or whose body is refused, has its session looked up first, as without this.
+   * @deprecated Read by nothing: every admin route's session is checked by the auth middleware. Kept only until
+   * the invoice and subscription routes stop setting it (branch core-write); delete it after that merge.
    */
   sessionInWrite?: boolean;
   /** POSTs of the admin and v1 APIs honour Idempotency-Key unless this is false. */

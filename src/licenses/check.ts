@@ -1,8 +1,8 @@
 import type { Db } from '../db/knex.ts';
 import { iso } from '../http/schemas.ts';
 import { LICENSE_KEY_PATTERN, normaliseLicenseKey } from './key.ts';
+import { checkDevice } from './device-check-repo.ts';
 import {
-  checkDevice,
   findActivationRow,
   findLicenseByKey,
   insertActivationUnderLimit,
@@ -24,7 +24,7 @@ function basics(license: LicenseRow, status: LicenseStatus) {
 
 /**
  * The normalised key, or undefined for text that cannot be a key: these endpoints are the most
- * attacked, and a guess of the wrong shape is answered not found without a database round trip.
+ * attacked, and a guess of the wrong shape is answered not found without asking the database.
  */
 function lookupKey(licenseKey: string): string | undefined {
   const key = normaliseLicenseKey(licenseKey);
@@ -54,7 +54,7 @@ function validAnswer(license: LicenseRow, currentActivations: number, activation
 /**
  * D-34: checks the license and registers the device. A known live device is refreshed without a lock; a
  * new one takes the license row lock, so activations of one license are decided one at a time and can
- * never pass maxActivations, whatever the concurrency. Both in one round trip (checkDevice), which also
+ * never pass maxActivations, whatever the concurrency. Both in one statement (checkDevice), which also
  * frees the seats of dead devices (D-102) before it decides. A dead device validating again is a new
  * activation: it gets a seat only if one is free.
  */

@@ -86,7 +86,7 @@ export async function checkOutForDevice(
   context: CheckoutContext,
 ): Promise<CheckedOutFile> {
   const key = normaliseLicenseKey(input.licenseKey);
-  // A guess of the wrong shape costs no round trip (as verify and validate).
+  // A guess of the wrong shape never reaches the database (as verify and validate).
   const row = LICENSE_KEY_PATTERN.test(key) ? await findCheckoutRow(db, key, input.deviceId) : undefined;
   assertCheckoutAllowed(row, () => new AppError('license_not_found', 'No license has this key'));
   if (!row.activated)

@@ -1,5 +1,5 @@
-import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
+import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
 import type { LicenseRow } from './repo.ts';
 import { deadSql } from './dead-device-sql.ts';
 import type { KeyEncryption } from './signing-key-crypto.ts';
@@ -18,23 +18,29 @@ export interface CheckoutRow
   now: Date;
 }
 
-/**
- * A checkout's one round trip (D-101): the license, whether the device is activated on it and live (a dead
- * device, D-102, must validate again before it gets a file), and the
- * current signing key's kid, read together so a rotation by another process is seen at once.
- */
-export async function findCheckoutRow(db: Db, key: string, deviceId: string | null): Promise<CheckoutRow | undefined> {
-  const [row] = await fastQuery<CheckoutRow>(
-    db,
-    `with l as (select id, license_key, customer_id, product_id, status, max_activations, features, expires_at, heartbeat_interval_seconds from licenses where license_key = $1)
+// Prepared: as a knex query the checkout missed its aim (figures in db/prepared-read.ts).
+const CHECKOUT: PreparedRead = {
+  name: 'licenses.checkout',
+  text: `with l as (
+       select id, license_key, customer_id, product_id, status, max_activations, features, expires_at,
+              heartbeat_interval_seconds
+         from licenses where license_key = $1)
      select l.id, l.license_key, l.customer_id, l.product_id, l.status, l.max_activations, l.features, l.expires_at,
-            exists (select 1 from license_activations a where a.license_id = l.id and a.device_id = $2::text and not ${deadSql('a', 'l')}) as activated,
+            exists (select 1 from license_activations a
+                     where a.license_id = l.id and a.device_id = $2::text
+                       and not ${deadSql('a', 'l')}) as activated,
             k.kid, k.private_key_encryption as key_encryption,
             now() as now
        from l
        left join license_signing_keys k on k.rotated_at is null`,
-    [key, deviceId],
-    'licenses.checkout',
-  );
+};
+
+/**
+ * A checkout's read (D-101): the license, whether the device is activated on it and live (a dead device, D-102,
+ * must validate again before it gets a file), and the current signing key's kid, read together so a rotation by
+ * another process is seen at once.
+ */
+export async function findCheckoutRow(db: Db, key: string, deviceId: string | null): Promise<CheckoutRow | undefined> {
+  const [row] = await readPrepared<CheckoutRow>(db, CHECKOUT, [key, deviceId]);
   return row;
 }

@@ -1,8 +1,7 @@
-import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
+import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { deadSql, silentSql } from './dead-device-sql.ts';
 
 export interface LicenseRow {
   id: string;
@@ -30,8 +29,28 @@ export interface ActivationRow {
   released_at: Date | null;
 }
 
-const LICENSE_COLUMNS =
-  'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, heartbeat_interval_seconds, created_at, updated_at';
+const LICENSE_COLUMNS = [
+  'id',
+  'license_key',
+  'customer_id',
+  'product_id',
+  'status',
+  'max_activations',
+  'current_activations',
+  'features',
+  'expires_at',
+  'heartbeat_interval_seconds',
+  'created_at',
+  'updated_at',
+];
+
+/**
+ * D-34's rule in SQL, the one place it is written: license `l` can activate a device now (stored `active`, and its
+ * date, if any, still ahead). Used by validate's statement (device-check-repo.ts) and the list's `active` filter;
+ * status.ts `effectiveStatus` is the same rule for a row in hand (`active` there).
+ */
+export const canActivateSql = (l: string) =>
+  `(${l}.status = 'active' and (${l}.expires_at is null or ${l}.expires_at > now()))`;
 
 export type LicenseWrite = Partial<
   Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at' | 'heartbeat_interval_seconds'>
@@ -48,14 +67,14 @@ export async function insertLicenseRow(
   return created as LicenseRow;
 }
 
+// Prepared: the verify path (figures in db/prepared-read.ts).
+const LICENSE_BY_KEY: PreparedRead = {
+  name: 'licenses.by-key',
+  text: `select ${LICENSE_COLUMNS.join(', ')} from licenses where license_key = $1`,
+};
+
 export async function findLicenseByKey(db: Db, key: string): Promise<LicenseRow | undefined> {
-  // The verify hot path: one indexed read, prepared (columns named, so a migration cannot change its result).
-  const [row] = await fastQuery<LicenseRow>(
-    db,
-    `select ${LICENSE_COLUMNS} from licenses where license_key = $1`,
-    [key],
-    'licenses.find-by-key',
-  );
+  const [row] = await readPrepared<LicenseRow>(db, LICENSE_BY_KEY, [key]);
   return row;
 }
 
@@ -95,8 +114,7 @@ export async function listLicenseRows(db: Db, page: PageQuery, filters: LicenseR
         .where({ status: 'expired' })
         .orWhere((past) => past.where('expires_at', '<=', db.fn.now()).whereNot('status', 'revoked')),
     );
-  else if (filters.status === 'active')
-    query.where({ status: 'active' }).where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
+  else if (filters.status === 'active') query.whereRaw(canActivateSql('licenses'));
   else if (filters.status === 'suspended')
     query
       .where({ status: 'suspended' })
@@ -134,7 +152,10 @@ export async function recentActivationRows(db: Db, licenseId: string, limit: num
     .limit(limit);
 }
 
-/** Removes a device and frees its slot (when it held one: a released device holds none) in one statement; the removed activation, or undefined when the device was not activated. */
+/**
+ * Removes a device and frees its slot (when it held one: a released device holds none) in one statement; the
+ * removed activation, or undefined when the device was not activated.
+ */
 export async function deleteActivationRow(
   db: Db,
   licenseId: string,
@@ -148,83 +169,6 @@ export async function deleteActivationRow(
     [licenseId, deviceId],
   );
   return (result.rows as ActivationRow[])[0];
-}
-
-export interface DeviceCheck {
-  license: LicenseRow;
-  /** The device's activation when it was known (refreshed) or added now; null when neither happened. */
-  activation: ActivationRow | null;
-  /** The license's count after adding this device, or null when nothing was added. */
-  addedCount: number | null;
-  now: Date;
-}
-
-/**
- * Validate's hot path in one round trip. A known live device of a license that can activate is
- * refreshed (name, lastSeenAt) without a lock. Only when the snapshot has no row for the device is the
- * license row locked; then, as the license stands after the lock, its dead devices (D-102) give up their
- * seats (released, each row locked and re-checked, so a heartbeat in flight for one of them either
- * lands first and keeps it alive, or finds it released and is refused), and the device is inserted
- * and counted if the license can activate and is under its limit. activation is null when nothing was
- * refreshed or added: refused, at the limit, a dead or released device validating again, or the device
- * registered meanwhile by a concurrent request; the caller then decides under the lock in a transaction.
- */
-export async function checkDevice(
-  db: Db,
-  key: string,
-  deviceId: string,
-  deviceName: string,
-): Promise<DeviceCheck | undefined> {
-  const rows = await fastQuery<Record<string, any>>(
-    db,
-    `with l as (select * from licenses where license_key = $1),
-     seen as (
-       update license_activations a set last_seen_at = now(), device_name = $2
-         from l
-        where a.license_id = l.id and a.device_id = $3
-          and l.status = 'active' and (l.expires_at is null or l.expires_at > now())
-          and not ${deadSql('a', 'l')}
-       returning a.*),
-     locked as (
-       select * from licenses li
-        where li.license_key = $1
-          and not exists (select 1 from license_activations a where a.license_id = li.id and a.device_id = $3)
-          and li.status = 'active' and (li.expires_at is null or li.expires_at > now())
-       for update),
-     released as (
-       update license_activations a set released_at = now()
-         from locked
-        where a.license_id = locked.id and a.released_at is null and ${silentSql('a', 'locked')}
-       returning a.device_id),
-     ins as (
-       insert into license_activations (license_id, device_id, device_name)
-       select locked.id, $3, $2 from locked
-        where locked.status = 'active' and (locked.expires_at is null or locked.expires_at > now())
-          and (locked.max_activations is null
-               or locked.current_activations - (select count(*) from released) < locked.max_activations)
-       on conflict (license_id, device_id) do nothing
-       returning *),
-     bump as (
-       update licenses set current_activations = licenses.current_activations + (select count(*) from ins) - (select count(*) from released),
-                           updated_at = now()
-         from locked
-        where licenses.id = locked.id and (exists (select 1 from ins) or exists (select 1 from released))
-       returning licenses.current_activations)
-     select coalesce((select row_to_json(locked.*) from locked), row_to_json(l.*)) as license,
-            coalesce((select row_to_json(seen.*) from seen), (select row_to_json(ins.*) from ins)) as activation,
-            (select current_activations from bump where exists (select 1 from ins)) as added_count, now() as now
-       from l`,
-    [key, deviceName, deviceId],
-    'licenses.check-device',
-  );
-  const row = rows[0];
-  if (!row) return undefined;
-  return {
-    license: reviveLicense(row.license),
-    activation: row.activation ? reviveActivation(row.activation) : null,
-    addedCount: row.added_count,
-    now: row.now,
-  };
 }
 
 /**
@@ -279,30 +223,10 @@ export async function refreshActivationRow(
 export async function expireDueLicenseRows(db: Db, asOf: Date, batch: number): Promise<LicenseRow[]> {
   const result = await db.raw(
     `update licenses set status = 'expired', updated_at = now()
-      where id in (select id from licenses where status = 'active' and expires_at <= ? order by expires_at limit ? for update skip locked)
+      where id in (select id from licenses where status = 'active' and expires_at <= ?
+                    order by expires_at limit ? for update skip locked)
       returning *`,
     [asOf, batch],
   );
   return result.rows as LicenseRow[];
-}
-
-// row_to_json turns timestamps into strings; the rest of the code expects Dates.
-function reviveLicense(json: Record<string, unknown>): LicenseRow {
-  const row = json as unknown as LicenseRow;
-  return {
-    ...row,
-    expires_at: row.expires_at ? new Date(row.expires_at) : null,
-    created_at: new Date(row.created_at),
-    updated_at: new Date(row.updated_at),
-  };
-}
-
-function reviveActivation(json: Record<string, unknown>): ActivationRow {
-  const row = json as unknown as ActivationRow;
-  return {
-    ...row,
-    activated_at: new Date(row.activated_at),
-    last_seen_at: new Date(row.last_seen_at),
-    released_at: row.released_at ? new Date(row.released_at) : null,
-  };
 }

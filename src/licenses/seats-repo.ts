@@ -1,5 +1,7 @@
-/** SQL of floating seats (D-102): heartbeats, releasing seats and the sweep's batch (the dead-device rule is dead-device-sql.ts). */
-import { fastQuery } from '../db/fast-query.ts';
+/**
+ * SQL of floating seats (D-102): heartbeats, releasing seats and the sweep's batch (the dead-device rule is
+ * dead-device-sql.ts).
+ */
 import type { Db } from '../db/knex.ts';
 import { deadSql, silentSql } from './dead-device-sql.ts';
 import type { ActivationRow } from './repo.ts';
@@ -38,16 +40,14 @@ export interface HeartbeatRow {
  * row: this waits, re-checks the row and finds it released.
  */
 export async function heartbeatActivation(db: Db, key: string, deviceId: string): Promise<HeartbeatRow | undefined> {
-  const [row] = await fastQuery<HeartbeatRow>(
-    db,
+  const result = await db.raw<{ rows: HeartbeatRow[] }>(
     `update license_activations a set last_seen_at = now()
        from licenses l
-      where l.license_key = $1 and a.license_id = l.id and a.device_id = $2 and not ${deadSql('a', 'l')}
+      where l.license_key = ? and a.license_id = l.id and a.device_id = ? and not ${deadSql('a', 'l')}
       returning l.status, l.expires_at, l.heartbeat_interval_seconds, a.last_seen_at`,
     [key, deviceId],
-    'licenses.heartbeat',
   );
-  return row;
+  return result.rows[0];
 }
 
 /** A culled device with its license's key (the device_culled payload). */
@@ -62,11 +62,13 @@ export type CulledActivation = ActivationRow & { license_key: string };
 export async function cullDeadActivationRows(db: Db, batch: number): Promise<CulledActivation[]> {
   const result = await db.raw(
     `with due as (
-       (select a.license_id from licenses l join license_activations a on a.license_id = l.id where ${silentSql('a', 'l')}
+       (select a.license_id from licenses l join license_activations a on a.license_id = l.id
+         where ${silentSql('a', 'l')}
         union
         select license_id from license_activations where released_at is not null)
        limit ?),
-     locked as (select id, license_key, heartbeat_interval_seconds from licenses where id in (select license_id from due) for update skip locked),
+     locked as (select id, license_key, heartbeat_interval_seconds from licenses
+                 where id in (select license_id from due) for update skip locked),
      gone as (
        delete from license_activations a using locked l
         where a.license_id = l.id and ${deadSql('a', 'l')}

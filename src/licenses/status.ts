@@ -4,7 +4,8 @@ export type LicenseStatus = 'active' | 'expired' | 'suspended' | 'revoked';
  * The status every read and check sees (D-32): revoked is final; a date in the past reads `expired`
  * at once, before the sweep stores it. A stored `expired` stands, whatever the clock says, until a
  * renewal (PUT of a future date or of a status) stores another: the sweep may have run as of a later
- * time than now (D-81), and it has told integrators with license.expired.
+ * time than now (D-81), and it has told integrators with license.expired. Only an `active` license can
+ * activate a device (D-34); repo.ts `canActivateSql` is that rule for the statements that decide it.
  */
 export function effectiveStatus(row: { status: string; expires_at: Date | null }, now: Date): LicenseStatus {
   const status = row.status as LicenseStatus;

@@ -1,5 +1,5 @@
-import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
+import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 
@@ -58,12 +58,14 @@ export function listProductRows(db: Db, page: PageQuery): Promise<Page<ProductRo
   return paginate<ProductRow>(db('products').select(COLUMNS), 'products', page);
 }
 
-/** The read behind GET /api/products/:id: a prepared statement, without knex's builder (most of its CPU). */
-// Built once: the hottest admin read (issue 20).
-const FIND_PRODUCT_SQL = `select ${COLUMNS.join(', ')} from products where id = $1`;
+// Prepared: the benchmarked admin read (figures in db/prepared-read.ts).
+const FIND_PRODUCT: PreparedRead = {
+  name: 'products.find',
+  text: `select ${COLUMNS.join(', ')} from products where id = $1`,
+};
 
 export async function findProductRow(db: Db, id: string): Promise<ProductRow | undefined> {
-  const [row] = await fastQuery<ProductRow>(db, FIND_PRODUCT_SQL, [id], 'products.find');
+  const [row] = await readPrepared<ProductRow>(db, FIND_PRODUCT, [id]);
   return row;
 }
 
@@ -97,7 +99,8 @@ export async function deleteProductRow(db: Db, id: string): Promise<boolean> {
  */
 export async function productInUse(db: Db, productId: string): Promise<boolean> {
   const result = await db.raw<{ rows: { in_use: boolean }[] }>(
-    'select exists (select 1 from plans where product_id = ?) or exists (select 1 from licenses where product_id = ?) as in_use',
+    `select exists (select 1 from plans where product_id = ?)
+            or exists (select 1 from licenses where product_id = ?) as in_use`,
     [productId, productId],
   );
   return result.rows[0]?.in_use ?? false;
@@ -114,7 +117,8 @@ export async function listProductsOfCustomers(db: Db, customerIds: string[]): Pr
     `select ${qualified('products').join(', ')}, link.customer_id
        from (select customer_id, product_id from licenses where customer_id = any(?::uuid[])
              union
-             select s.customer_id, p.product_id from subscriptions s join plans p on p.id = s.plan_id where s.customer_id = any(?::uuid[])) as link
+             select s.customer_id, p.product_id from subscriptions s join plans p on p.id = s.plan_id
+              where s.customer_id = any(?::uuid[])) as link
        join products on products.id = link.product_id
       order by link.customer_id, products.name, products.id`,
     [customerIds, customerIds],

@@ -26,8 +26,6 @@ export const productRoutes = [
     tag,
     summary: 'Read one product',
     params: idParams,
-    // Its one read carries the session check: one round trip (issue 20).
-    sessionInFirstRead: true,
     responses: { 200: { description: 'The product', schema: productResponse }, 404: { description: 'not_found' } },
     errors: [],
     handler: async ({ deps, params }) => ({ body: serialiseProduct(await getProduct(deps.db, params.id)) }),

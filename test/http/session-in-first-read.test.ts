@@ -1,7 +1,7 @@
 /**
- * Issue 20: GET /api/products/:id checks its admin session inside its one read (route.ts sessionInFirstRead).
- * The answers must be those of the separate lookup: 401 without a live session (a logout is honoured at once),
- * 403 for another role, the session before a malformed id.
+ * An admin GET of one row (GET /api/products/:id) and its session, checked by the auth middleware before the
+ * handler: 401 without a live session (a logout or an expiry is honoured at once), 403 for another role, the
+ * session before a malformed id.
  */
 import test from 'ava';
 import { loginAs, loginAsAdmin } from '../helpers/auth.ts';

@@ -1,7 +1,7 @@
 /**
- * The hot reads run as prepared statements on each pooled connection (fastQuery's `name`). A release
- * migrates while the old processes still serve, so a statement prepared before a migration must keep
- * answering after it: PostgreSQL replans it, and refuses only if its result columns would change.
+ * A release migrates while the old processes still serve: the license paths and the admin session check must
+ * keep answering, with the same fields, after a migration adds columns to the tables they read (a statement
+ * prepared on a connection before it is replanned by PostgreSQL, and refused if its result columns would change).
  */
 import test from 'ava';
 import { request } from '../helpers/http.ts';

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { AppDeps } from '../../app-deps.ts';
-import { login, logoutByToken } from '../../auth/service.ts';
+import { isAdmin, login, logoutByToken } from '../../auth/service.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../auth/session-cookie.ts';
 import { AppError } from '../../errors.ts';
 import { errorStatus } from '../../http/error-status.ts';
@@ -99,7 +99,7 @@ export function loginRoutes(deps: AppDeps): ((router: Router) => void)[] {
             },
             deps.config,
           );
-          if (result.user.role !== 'admin') {
+          if (!isAdmin(result.user)) {
             await logoutByToken(deps.db, result.token);
             return show(ctx, { next, email, error: 'This account is not an admin.' }, 403);
           }
