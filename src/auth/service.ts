@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { FirstStatementGate } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
-import { textLiteral } from '../db/literal.ts';
 import { AppError } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
@@ -14,10 +13,6 @@ import {
   deleteSession,
   findLiveSession,
   GATE_COLUMNS,
-  liveSessionCte,
-  SESSION_USER_SQL,
-  sessionAdmitsSql,
-  sessionAnswerSql,
   sessionGatedSql,
   findUserByEmail,
   insertSession,
@@ -220,16 +215,6 @@ export function adminSessionGate(db: Db, token: string): AdminSessionGate {
     async settle() {
       if (!gate.settled) settleWith(tokenHash ? await findLiveSession(db, tokenHash) : undefined);
       return result();
-    },
-    guard(values) {
-      // The hash is a value of the statement, so its text stays the same and is prepared once per connection.
-      const hash = values.add(textLiteral(tokenHash ?? ''), 'text');
-      return {
-        ctes: liveSessionCte(hash),
-        admits: sessionAdmitsSql(ADMIN_ROLE),
-        answer: (sql) => sessionAnswerSql(sql, ADMIN_ROLE),
-        user: SESSION_USER_SQL,
-      };
     },
   };
   return gate;

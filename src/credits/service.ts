@@ -10,7 +10,7 @@ import { formatMoney } from '../money.ts';
 import { addCustomerCredit } from './grant.ts';
 import type { CreateCreditInput } from './schema.ts';
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 
 /**
  * D-57: a store credit is a `credit` entry in the customer's ledger, spent at once on their open
@@ -38,23 +38,25 @@ export async function createCredit(db: Db, input: CreateCreditInput, actor: Acto
       );
       // One row on the customer; the invoices the credit paid are named in it (C-11: one row per action).
       const { entry, applications, balanceAfter } = granted;
-      await recordAudit(trx, actor, {
-        action: 'credit.grant',
-        targetType: 'customer',
-        targetId: input.customerId,
-        after: {
-          ledgerEntryId: entry.id,
-          amount: formatMoney(entry.amount, entry.currency),
-          currency: entry.currency,
-          description: entry.description,
-          appliedTo: applications.map((a) => ({
-            invoiceId: a.invoice.id,
-            invoiceNumber: a.invoice.invoice_number,
-            amount: formatMoney(a.amount, entry.currency),
-          })),
-          balanceAfter: formatMoney(balanceAfter, entry.currency),
+      await recordAudits(trx, actor, [
+        {
+          action: 'credit.grant',
+          targetType: 'customer',
+          targetId: input.customerId,
+          after: {
+            ledgerEntryId: entry.id,
+            amount: formatMoney(entry.amount, entry.currency),
+            currency: entry.currency,
+            description: entry.description,
+            appliedTo: applications.map((a) => ({
+              invoiceId: a.invoice.id,
+              invoiceNumber: a.invoice.invoice_number,
+              amount: formatMoney(a.amount, entry.currency),
+            })),
+            balanceAfter: formatMoney(balanceAfter, entry.currency),
+          },
         },
-      });
+      ]);
       return granted;
     });
   } catch (error) {

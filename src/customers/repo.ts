@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
@@ -54,43 +53,15 @@ export async function findCustomerRow(db: Db, id: string): Promise<CustomerRow |
   return db('customers').where({ id }).first(COLUMNS);
 }
 
-/** Every column a create writes, so the statement's text (a prepared statement) never varies. */
+/** Every column a create writes. */
 export type CustomerCreate = Pick<
   CustomerRow,
   'id' | 'name' | 'email' | 'company' | 'tier' | 'billing_address' | 'tax_id' | 'payment_method'
 >;
 
-/**
- * Inserts the customer and, in the same statement, what `audit` inserts (a CTE reading its rows from `$9`):
- * one round trip, and the row and its audit row commit together or not at all. Inside a transaction it runs on it.
- */
-export async function insertCustomerRowWith(
-  db: Db,
-  row: CustomerCreate,
-  audit: (param: string) => { text: string; value: string },
-): Promise<CustomerRow> {
-  const part = audit('$9');
-  const [created] = await fastQuery<CustomerRow>(
-    db,
-    `with created as (
-       insert into customers (id, name, email, company, tier, billing_address, tax_id, payment_method)
-       values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS.join(', ')}
-     ), audited as (${part.text})
-     select * from created`,
-    [
-      row.id,
-      row.name,
-      row.email,
-      row.company,
-      row.tier,
-      row.billing_address,
-      row.tax_id,
-      row.payment_method,
-      part.value,
-    ],
-    'customers.insert-with',
-  );
-  return created!;
+export async function insertCustomerRow(db: Db, row: CustomerCreate): Promise<CustomerRow> {
+  const [created] = await db('customers').insert(row).returning(COLUMNS);
+  return created as CustomerRow;
 }
 
 /** The search's one matching rule, shared by the ranked search and the filtered list. */

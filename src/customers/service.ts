@@ -19,7 +19,7 @@ import {
   findCustomerNameRows,
   EMAIL_UNIQUE_INDEX,
   findCustomerRow,
-  insertCustomerRowWith,
+  insertCustomerRow,
   listCustomerRows,
   lockCustomerRow,
   searchCustomerRows,
@@ -33,7 +33,7 @@ import type { CreateCustomerInput, CustomerRecord, UpdateCustomerInput } from '.
 import { prefixTsquery } from './search-query.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Actor } from '../audit/actor.ts';
-import { auditInsertPart, recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 
 /** The currency `creditBalance` is reported in; balances in other currencies appear in `creditBalances`. */
 const CREDIT_BALANCE_CURRENCY = 'USD';
@@ -136,10 +136,13 @@ export async function createCustomer(db: Db, input: CreateCustomerInput, actor: 
     tax_id: input.taxId ?? null,
     payment_method: input.paymentMethod ?? null,
   };
-  // These columns have no defaults, so the audited fields are what is written: the row and its audit row go in one statement.
   const entry = { action: 'customer.create', targetType: 'customer', targetId: columns.id, after: audited(columns) };
   const row = await withEmailUniqueness(() =>
-    insertCustomerRowWith(db, columns, (param) => auditInsertPart(actor, [entry], param)),
+    inTransaction(db, async (trx) => {
+      const inserted = await insertCustomerRow(trx, columns);
+      await recordAudits(trx, actor, [entry]);
+      return inserted;
+    }),
   );
   return created(row);
 }
@@ -232,13 +235,15 @@ export async function updateCustomer(
       Object.keys(changes).length === 0
         ? before
         : (await withEmailUniqueness(() => updateCustomerRow(trx, id, changes)))!;
-    await recordAudit(trx, actor, {
-      action: 'customer.update',
-      targetType: 'customer',
-      targetId: id,
-      before: audited(before),
-      after: audited(after),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'customer.update',
+        targetType: 'customer',
+        targetId: id,
+        before: audited(before),
+        after: audited(after),
+      },
+    ]);
     return after;
   });
   return one(db, row);
@@ -264,12 +269,14 @@ export async function deleteCustomer(db: Db, id: string, actor: Actor): Promise<
       }
       throw error;
     }
-    await recordAudit(trx, actor, {
-      action: 'customer.delete',
-      targetType: 'customer',
-      targetId: id,
-      before: audited(before),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'customer.delete',
+        targetType: 'customer',
+        targetId: id,
+        before: audited(before),
+      },
+    ]);
   });
 }
 

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Db } from './knex.ts';
-import type { LiteralValues } from './literal.ts';
 
 /**
  * One statement straight on a pooled pg connection, for the hottest reads (license checks, session
@@ -80,8 +79,8 @@ const GATE = Symbol('first statement gate');
 /**
  * A check that rides in the first statement of a request instead of a round trip of its own (the admin
  * session of a GET that reads one row, or of a write that is one statement: auth/service.ts adminSessionGate).
- * `fuse` wraps a read so it runs only when the check passes and answers the check's columns beside its rows;
- * a write statement carries the check itself (`guard`). `accept` reads the check's columns (throwing when the
+ * `fuse` wraps a read so it runs only when the check passes and answers the check's columns beside its rows.
+ * `accept` reads the check's columns (throwing when the
  * check fails), marks the gate settled and answers the statement's own rows. `settle` looks the check up by a
  * statement of its own when no statement carried it (the request failed before one, or does other work first).
  */
@@ -92,21 +91,6 @@ export interface FirstStatementGate {
   accept(rows: Record<string, unknown>[]): Record<string, unknown>[];
   /** The user the check admitted (throws as `accept` does). */
   settle(): Promise<{ user_id: string; email: string }>;
-  /** The check as parts of a write statement whose values are literals (`values`): see StatementGuard. */
-  guard(values: LiteralValues): StatementGuard;
-}
-
-/**
- * The parts a write statement adds to carry a gate's check, so that an unadmitted request writes nothing: its
- * CTEs first, `admits` as the condition every write of the statement depends on, and its final select wrapped by
- * `answer` (the gate's `accept` reads what that answers). `user` is SQL of the admitted user's id and email (for
- * the audit row's actor).
- */
-export interface StatementGuard {
-  ctes: string;
-  admits: string;
-  answer(finalSelect: string): string;
-  user: { id: string; email: string };
 }
 
 /** The gate `db` carries, when its check has not run yet. */

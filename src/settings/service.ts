@@ -1,6 +1,6 @@
 import type { Actor } from '../audit/actor.ts';
 import { REDACTED } from '../audit/changes.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -15,7 +15,7 @@ import {
   type SettingKey,
   type SettingValue,
 } from './definitions.ts';
-import { selectSettingRows, storedSettingsSql, upsertSettingRows } from './repo.ts';
+import { selectSettingRows, upsertSettingRows } from './repo.ts';
 
 /**
  * The environment overrides of settings (D-12), as config.ts parsed them: callers pass `deps.config`,
@@ -81,19 +81,6 @@ export async function getSettings<K extends SettingKey>(
 ): Promise<{ [P in K]: SettingValue<P> }> {
   const rows = await selectSettingRows(db, keys);
   return Object.fromEntries(keys.map((k) => [k, resolve(k, rows.get(k), overrides)])) as { [P in K]: SettingValue<P> };
-}
-
-/**
- * getSettings as part of another domain's statement (a subscription's first invoice reads its settings with the
- * subscription's insert, one round trip less): `sql` is an expression answering the stored values as one jsonb
- * object, `read` resolves what it answered as getSettings does (environment override, stored row, default).
- */
-export function settingsReadPart<K extends SettingKey>(keys: K[], ...[overrides]: OverridesFor<K>) {
-  return {
-    sql: storedSettingsSql(keys),
-    read: (stored: Record<string, unknown> | null | undefined) =>
-      Object.fromEntries(keys.map((k) => [k, resolve(k, stored?.[k], overrides)])) as { [P in K]: SettingValue<P> },
-  };
 }
 
 /** Every setting for the admin API, secrets masked. */
@@ -189,7 +176,7 @@ export async function updateSettings(
       throw new AppError('invalid_request', `Invalid settings: ${problems[0]!.message}`, { details: problems });
     const before = await selectSettingRows(trx, Object.keys(valid));
     await upsertSettingRows(trx, valid);
-    await recordAudit(trx, actor, settingsAudit(before, valid));
+    await recordAudits(trx, actor, [settingsAudit(before, valid)]);
   });
   return listSettings(db, overrides);
 }

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { recordEvent } from '../../src/events/service.ts';
+import { recordEvents } from '../../src/events/service.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -150,9 +150,9 @@ test.serial(
   'a receiver failing twice then succeeding: three attempts logged, one success, the same event id each time',
   async (t) => {
     const ep = await endpoint('/flaky', ['dunning.started']);
-    const event = await app.db.transaction((trx) =>
-      recordEvent(trx, 'dunning.started', { invoiceId: 'inv_1', attempt: 1 }),
-    );
+    const event = await app.db
+      .transaction((trx) => recordEvents(trx, [{ type: 'dunning.started', data: { invoiceId: 'inv_1', attempt: 1 } }]))
+      .then(([recorded]) => recorded!);
     const got = await waitFor(
       () => receiver.at('/flaky'),
       (r) => r.length >= 3,
@@ -188,7 +188,7 @@ test.serial(
   'a redirect is a failure and is never followed; after the schedule the delivery is failed; retry redelivers',
   async (t) => {
     const ep = await endpoint('/redirect', ['dunning.failed']);
-    await app.db.transaction((trx) => recordEvent(trx, 'dunning.failed', { invoiceId: 'inv_2' }));
+    await app.db.transaction((trx) => recordEvents(trx, [{ type: 'dunning.failed', data: { invoiceId: 'inv_2' } }]));
     const [delivery] = await waitFor(
       () => deliveries(ep.id),
       (d) => d[0]?.status === 'failed',
@@ -222,7 +222,7 @@ test.serial('a hanging receiver times out after 5 s without holding up another e
   const slow = await endpoint('/hang', ['subscription.canceled']);
   const fast = await endpoint('/fast', ['subscription.canceled']);
   const started = Date.now();
-  await app.db.transaction((trx) => recordEvent(trx, 'subscription.canceled', { id: 'sub_1' }));
+  await app.db.transaction((trx) => recordEvents(trx, [{ type: 'subscription.canceled', data: { id: 'sub_1' } }]));
   await waitFor(
     () => receiver.at('/fast'),
     (r) => r.length >= 1,
@@ -247,7 +247,7 @@ test.serial('response bodies are kept to 1 KiB; disabled and unsubscribed endpoi
   const disabled = await endpoint('/disabled', ['payment.failed']);
   await admin(`${base}/${disabled.id}`, { method: 'PUT', body: { enabled: false } });
   const other = await endpoint('/other', ['invoice.overdue']);
-  await app.db.transaction((trx) => recordEvent(trx, 'payment.failed', { paymentId: 'p1' }));
+  await app.db.transaction((trx) => recordEvents(trx, [{ type: 'payment.failed', data: { paymentId: 'p1' } }]));
   const [delivery] = await waitFor(
     () => deliveries(big.id),
     (d) => d[0]?.status === 'failed',
@@ -263,7 +263,7 @@ test.serial('an event in a rolled-back transaction creates no delivery and sends
   const ep = await endpoint('/rollback', ['license.expired']);
   await t.throwsAsync(
     app.db.transaction(async (trx) => {
-      await recordEvent(trx, 'license.expired', { licenseId: 'l1' });
+      await recordEvents(trx, [{ type: 'license.expired', data: { licenseId: 'l1' } }]);
       throw new Error('roll back');
     }),
   );

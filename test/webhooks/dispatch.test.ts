@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import test from 'ava';
-import { recordEvent } from '../../src/events/service.ts';
+import { recordEvents } from '../../src/events/service.ts';
 import type { EventType } from '../../src/events/types.ts';
 import { DeliveryDispatcher, DISPATCH_LIMITS, type DispatchLimits } from '../../src/webhooks/dispatcher.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -63,7 +63,9 @@ async function endpoint(path: string, events: string[]): Promise<{ id: string }>
 }
 
 const record = (type: EventType, n: number) =>
-  app.db.transaction((trx) => recordEvent(trx, type, { licenseId: `lic_${n}` }));
+  app.db
+    .transaction((trx) => recordEvents(trx, [{ type, data: { licenseId: `lic_${n}` } }]))
+    .then(([recorded]) => recorded!);
 
 async function dispatching<T>(
   limits: Partial<DispatchLimits>,
