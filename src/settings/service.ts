@@ -106,7 +106,7 @@ function validateChanges(values: Record<string, unknown>): {
       continue;
     }
     const def = settingDef(key);
-    // Writing the mask back (a form round-trip) leaves a secret as it was.
+    // Writing the mask back (a form sent back as it was shown) leaves a secret as it was.
     if (def.secret && value === SECRET_MASK) continue;
     const parsed = def.schema.safeParse(value);
     if (!parsed.success) details.push(...issuesToDetails(parsed.error, key));
