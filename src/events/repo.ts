@@ -10,40 +10,35 @@ export interface EventRow {
 }
 
 /**
- * Events in the order given, in one statement: each row's created_at default, clock_timestamp(), is taken as the
- * row is inserted, so they list in that order.
+ * Events in the order given, with their webhook deliveries (fanout.ts: one pending delivery, due now, per event and
+ * enabled endpoint subscribed to its type or to `*`) and, when there is any delivery, a notify on `channel`, which
+ * listeners hear at commit. One set-wise insert of an event and what it causes: each event's created_at default,
+ * clock_timestamp(), is taken as its row is inserted, so they list in that order; the deliveries are made from the
+ * inserted events' (id, type).
  */
-export async function insertEventRows(db: Db, rows: { id: string; type: string; data: unknown }[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.raw(
-    `insert into events (id, type, data)
-     select v.id, v.type, v.data
-       from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
-      order by v.n`,
-    [JSON.stringify(rows)],
-  );
-}
-
-/**
- * One pending delivery, due now, per (event, enabled endpoint subscribed to the event's type or to `*`), for events
- * written in this transaction; when there is any, a notify on `channel`, which listeners hear at commit.
- */
-export async function insertDeliveryRows(
+export async function insertEventsWithDeliveries(
   db: Db,
-  events: { id: string; type: string }[],
+  rows: { id: string; type: string; data: unknown }[],
   channel: string,
 ): Promise<void> {
-  if (events.length === 0) return;
+  if (rows.length === 0) return;
   await db.raw(
-    `with delivered as (
+    `with recorded as (
+       insert into events (id, type, data)
+       select v.id, v.type, v.data
+         from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb))
+              with ordinality as v(id, type, data, n)
+        order by v.n
+       returning id, type
+     ), delivered as (
        insert into webhook_deliveries (endpoint_id, event_id)
-       select e.id, v.id
-         from unnest(?::text[], ?::text[]) as v(id, type)
-         join webhook_endpoints e on e.enabled and e.events && array[v.type, '*']::text[]
+       select e.id, r.id
+         from recorded r
+         join webhook_endpoints e on e.enabled and e.events && array[r.type, '*']::text[]
        returning 1
      )
      select pg_notify(?, null) from (select 1 from delivered limit 1) as any_delivery`,
-    [events.map((e) => e.id), events.map((e) => e.type), channel],
+    [JSON.stringify(rows), channel],
   );
 }
 

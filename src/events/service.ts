@@ -1,9 +1,9 @@
 import { pooledRandomBytes } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { fanOut } from './fanout.ts';
+import { DELIVERIES_DUE_CHANNEL } from './fanout.ts';
 import {
-  insertEventRows,
+  insertEventsWithDeliveries,
   latestEventTime,
   listEventRows,
   listEventRowsOfCustomer,
@@ -32,16 +32,14 @@ export interface RecordedEvent {
 
 /**
  * Records events (D-70) in the order given, one or many (a sweep batch records hundreds), with their webhook
- * deliveries (fanout.ts). Call it with the transaction of the change they describe: the events and their deliveries
+ * deliveries (fanout.ts), by one insert. Call it with the transaction of the change they describe: the events and their deliveries
  * exist exactly when the change does. Answers each event's id and type, in order.
  */
 export async function recordEvents(trx: Db, events: NewEvent[]): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];
   const rows = events.map((e) => ({ id: newEventId(), type: e.type, data: e.data }));
-  await insertEventRows(trx, rows);
-  const recorded = rows.map(({ id, type }) => ({ id, type }));
-  await fanOut(trx, recorded);
-  return recorded;
+  await insertEventsWithDeliveries(trx, rows, DELIVERIES_DUE_CHANNEL);
+  return rows.map(({ id, type }) => ({ id, type }));
 }
 
 export function listEvents(db: Db, page: PageQuery, type?: string) {

@@ -74,8 +74,9 @@ function newSubscriptionRow(input: CreateSubscriptionInput, now: Date): { row: N
  * D-41, D-42: without a trial the subscription is active, its first period starts now and is invoiced at once
  * (billing in advance); with trialDays it is trialing until trialEnd, uninvoiced. In one transaction: the plan
  * checked, the coupon redeemed (the first period is priced with it, so the subscription is stored with its coupon
- * cycle spent), the subscription inserted (its customer checked by the foreign key), the first invoice issued, then
- * subscription.created with the invoice's events, and the audit row.
+ * cycle spent), the subscription inserted (its customer checked by the foreign key) with subscription.created and
+ * its audit row, then the first invoice issued and its events recorded. The invoice comes last: its number is taken
+ * as late as possible (invoices/issue.ts), and after it only what shows the number is written.
  */
 export async function createSubscription(
   db: Db,
@@ -97,13 +98,14 @@ export async function createSubscription(
     }).catch((error: unknown) => {
       throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
-    const invoiced = first
-      ? await createInvoices(trx, [periodInvoice(sub, plan, period, first.lines)], { ...clock, now })
-      : [];
-    await recordEvents(trx, [subscriptionEvent('subscription.created', sub), ...invoiced.flatMap((i) => i.events)]);
+    await recordEvents(trx, [subscriptionEvent('subscription.created', sub)]);
     await recordAudits(trx, actor, [
       { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) },
     ]);
+    if (first) {
+      const [invoiced] = await createInvoices(trx, [periodInvoice(sub, plan, period, first.lines)], { ...clock, now });
+      await recordEvents(trx, invoiced!.events);
+    }
     return sub;
   });
 }
