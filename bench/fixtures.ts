@@ -71,7 +71,9 @@ async function seedHistory(knex: Knex, customerIds: string[], planIds: string[])
      ), i as (
        insert into invoices (customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total, amount_paid,
                              due_date, issued_at, paid_at, period_start, period_end, created_at)
-       select s.customer_id, s.id, 'INV-' || ?::text || '-' || lpad((row_number() over w)::text, greatest(4, length((row_number() over w)::text)), '0'), 'paid', 'USD', 0, 29, 0, 29, 29,
+       select s.customer_id, s.id,
+              'INV-' || ?::text || '-' || lpad((row_number() over w)::text, greatest(4, length((row_number() over w)::text)), '0'),
+              'paid', 'USD', 0, 29, 0, 29, 29,
               p.start + interval '14 days', p.start, p.start + interval '1 day', p.start, p.start + interval '1 month', p.start
          from s cross join generate_series(1, ?) as m(month)
          cross join lateral (select make_timestamptz(?, m.month, 1, 0, 0, 0, 'UTC') as start) p

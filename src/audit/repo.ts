@@ -32,9 +32,9 @@ export async function insertAuditRows(db: Db, rows: AuditInsert[]): Promise<void
   await db.raw(
     `insert into audit_log (actor, actor_email, action, target_type, target_id, before, after, request_id, ip)
      select v.actor, v.actor_email, v.action, v.target_type, v.target_id, v.before, v.after, v.request_id, v.ip
-       from rows from (jsonb_to_recordset(?::jsonb) as (actor text, actor_email text, action text, target_type text,
-            target_id text, before jsonb, after jsonb, request_id text, ip text)) with ordinality as v(actor, actor_email,
-            action, target_type, target_id, before, after, request_id, ip, n)
+       from rows from (jsonb_to_recordset(?::jsonb) as (actor text, actor_email text, action text,
+            target_type text, target_id text, before jsonb, after jsonb, request_id text, ip text))
+            with ordinality as v(actor, actor_email, action, target_type, target_id, before, after, request_id, ip, n)
       order by v.n`,
     [JSON.stringify(rows)],
   );

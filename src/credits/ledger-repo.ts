@@ -33,8 +33,10 @@ export interface BalanceRow {
 export async function insertLedgerEntries(db: Db, entries: LedgerEntryInsert[]): Promise<LedgerEntryRow[]> {
   if (entries.length === 0) return [];
   const result = await db.raw<{ rows: LedgerEntryRow[] }>(
-    `insert into credit_ledger (customer_id, currency, amount, kind, description, invoice_id, credit_note_id, created_at)
-     select v.customer_id, v.currency, v.amount, v.kind, v.description, v.invoice_id, v.credit_note_id, clock_timestamp()
+    `insert into credit_ledger (customer_id, currency, amount, kind, description, invoice_id, credit_note_id,
+                                created_at)
+     select v.customer_id, v.currency, v.amount, v.kind, v.description, v.invoice_id, v.credit_note_id,
+            clock_timestamp()
        from rows from (jsonb_to_recordset(?::jsonb) as (customer_id uuid, currency text, amount numeric, kind text,
             description text, invoice_id uuid, credit_note_id uuid)) with ordinality as v(customer_id, currency, amount,
             kind, description, invoice_id, credit_note_id, n)

@@ -20,7 +20,10 @@ export type { BalanceRow, LedgerEntryRow, LedgerKind };
 
 export type LedgerEntryInput = LedgerEntryInsert;
 
-/** Adds one entry (a grant, a proration, a credit note's remainder, credit returned by a void) under the customer's ledger lock. */
+/**
+ * Adds one entry (a grant, a proration, a credit note's remainder, credit returned by a void) under the customer's
+ * ledger lock.
+ */
 export async function addLedgerEntry(trx: Db, entry: LedgerEntryInput): Promise<LedgerEntryRow> {
   await lockCustomerLedgers(trx, [entry.customer_id]);
   const [row] = await insertLedgerEntries(trx, [entry]);

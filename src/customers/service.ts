@@ -137,14 +137,11 @@ export async function createCustomer(db: Db, input: CreateCustomerInput, actor: 
     payment_method: input.paymentMethod ?? null,
   };
   const entry = { action: 'customer.create', targetType: 'customer', targetId: columns.id, after: audited(columns) };
-  const row = await withEmailUniqueness(() =>
-    inTransaction(db, async (trx) => {
-      const inserted = await insertCustomerRow(trx, columns);
-      await recordAudits(trx, actor, [entry]);
-      return inserted;
-    }),
-  );
-  return created(row);
+  return inTransaction(db, async (trx) => {
+    const row = await withEmailUniqueness(() => insertCustomerRow(trx, columns));
+    await recordAudits(trx, actor, [entry]);
+    return created(row);
+  });
 }
 
 /**
@@ -269,14 +266,8 @@ export async function deleteCustomer(db: Db, id: string, actor: Actor): Promise<
       }
       throw error;
     }
-    await recordAudits(trx, actor, [
-      {
-        action: 'customer.delete',
-        targetType: 'customer',
-        targetId: id,
-        before: audited(before),
-      },
-    ]);
+    const entry = { action: 'customer.delete', targetType: 'customer', targetId: id, before: audited(before) };
+    await recordAudits(trx, actor, [entry]);
   });
 }
 

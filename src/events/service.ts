@@ -32,8 +32,8 @@ export interface RecordedEvent {
 
 /**
  * Records events (D-70) in the order given, one or many (a sweep batch records hundreds), with their webhook
- * deliveries (fanout.ts), by one insert. Call it with the transaction of the change they describe: the events and their deliveries
- * exist exactly when the change does. Answers each event's id and type, in order.
+ * deliveries (fanout.ts), by one insert. Call it with the transaction of the change they describe: the events and
+ * their deliveries exist exactly when the change does. Answers each event's id and type, in order.
  */
 export async function recordEvents(trx: Db, events: NewEvent[]): Promise<RecordedEvent[]> {
   if (events.length === 0) return [];

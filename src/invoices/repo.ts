@@ -139,7 +139,7 @@ export type InvoiceBulkInsert = Omit<InvoiceInsert, 'invoice_number'> &
 /** A line of a new invoice; `position` numbers each invoice's lines from 1. */
 export type LineItemInsert = Omit<LineItemRow, 'id'>;
 
-/** The foreign key that refuses an invoice of a customer that does not exist (createInvoice answers customer_not_found). */
+/** The foreign key that refuses an invoice of an unknown customer (createInvoice answers customer_not_found). */
 export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
 
 /**
@@ -193,9 +193,9 @@ export async function insertNumberedInvoices(db: Db, year: number, rows: Invoice
             v.tax_amount, v.total, v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end,
             v.created_at
        from rows from (jsonb_to_recordset(?::jsonb) as (id uuid, customer_id uuid, subscription_id uuid, status text,
-            currency text, tax_rate numeric, subtotal numeric, tax_amount numeric, total numeric, credit_applied numeric,
-            due_date timestamptz, issued_at timestamptz, paid_at timestamptz, period_start timestamptz,
-            period_end timestamptz, created_at timestamptz))
+            currency text, tax_rate numeric, subtotal numeric, tax_amount numeric, total numeric,
+            credit_applied numeric, due_date timestamptz, issued_at timestamptz, paid_at timestamptz,
+            period_start timestamptz, period_end timestamptz, created_at timestamptz))
             with ordinality as v(id, customer_id, subscription_id, status, currency, tax_rate, subtotal, tax_amount,
             total, credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, n)
       cross join counter

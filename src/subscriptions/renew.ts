@@ -231,7 +231,10 @@ export async function renewLockedSubscriptions(
   return out;
 }
 
-/** The batch's events in the order of its renewals and their steps, each invoice's (invoice.created, any invoice.paid) at its place. */
+/**
+ * The batch's events in the order of its renewals and their steps, each invoice's (invoice.created, any
+ * invoice.paid) at its place.
+ */
 function renewalEvents(renewals: RenewalPlan[], issued: CreatedInvoice[]): NewEvent[] {
   const events: NewEvent[] = [];
   let offset = 0;
@@ -267,7 +270,10 @@ function renewedFields(sub: SubscriptionRow): Record<string, unknown> {
   };
 }
 
-/** One renewal's audit entry: a scheduled cancellation taking effect, or periods advanced (a trial ending among them) with the invoices issued. */
+/**
+ * One renewal's audit entry: a scheduled cancellation taking effect, or periods advanced (a trial ending among them)
+ * with the invoices issued.
+ */
 function renewalAudit(start: SubscriptionRow, renewal: RenewalPlan): AuditEntry {
   const invoiceIds = renewal.requests.map((r) => r.id);
   return {

@@ -90,7 +90,8 @@ test.serial(
     t.is(entry.description, `Applied to ${res.body.invoiceNumber}`);
     // Every pooled connection ends up outside any transaction.
     const open = await app.db.raw(
-      `select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
+      `select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and state like 'idle in transaction%'`,
     );
     t.is(open.rows[0].n, 0);
   },
