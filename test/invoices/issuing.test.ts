@@ -50,7 +50,7 @@ test.serial(
     t.is(audit[0].action, 'invoice.create');
     t.is(audit[0].after.invoiceNumber, number);
     t.is(audit[0].after.lineCount, 3);
-    t.false(JSON.stringify([events, audit]).includes('{invoice-number:' + res.body.id), 'no placeholder is left');
+    t.false(JSON.stringify([events, audit]).includes(`{invoice-number:${res.body.id}`), 'no placeholder is left');
   },
 );
 
