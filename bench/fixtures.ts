@@ -1,6 +1,5 @@
 /** Rows every benchmark can use, inserted straight into the bench database before anything is measured. */
 import type { Knex } from 'knex';
-import { documentNumberSql } from '../src/invoices/numbering.ts';
 
 const PRODUCTS = 1000;
 const CUSTOMERS = 1000;
@@ -28,16 +27,14 @@ export async function seedRows(
   // One statement each: 1000 rows stay far below PostgreSQL's 65535 bind parameters.
   const productRows: Array<{ id: string }> = await knex('products').insert(products).returning('id');
   const customerRows: Array<{ id: string }> = await knex('customers').insert(customers).returning('id');
-  const plans = productRows
-    .slice(0, 10)
-    .map((p, i) => ({
-      product_id: p.id,
-      name: `Bench Plan ${i + 1}`,
-      pricing_model: 'flat',
-      billing_cycle: 'monthly',
-      base_price: '29.00',
-      currency: 'USD',
-    }));
+  const plans = productRows.slice(0, 10).map((p, i) => ({
+    product_id: p.id,
+    name: `Bench Plan ${i + 1}`,
+    pricing_model: 'flat',
+    billing_cycle: 'monthly',
+    base_price: '29.00',
+    currency: 'USD',
+  }));
   const planRows: Array<{ id: string }> = await knex('plans').insert(plans).returning('id');
   if (options.history !== false)
     await seedHistory(
@@ -74,10 +71,13 @@ async function seedHistory(knex: Knex, customerIds: string[], planIds: string[])
      ), i as (
        insert into invoices (customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total, amount_paid,
                              due_date, issued_at, paid_at, period_start, period_end, created_at)
-       select s.customer_id, s.id, ${documentNumberSql("'INV'", '?::text', 'row_number() over (order by m.month, s.id)')}, 'paid', 'USD', 0, 29, 0, 29, 29,
+       select s.customer_id, s.id,
+              'INV-' || ?::text || '-' || lpad((row_number() over w)::text, greatest(4, length((row_number() over w)::text)), '0'),
+              'paid', 'USD', 0, 29, 0, 29, 29,
               p.start + interval '14 days', p.start, p.start + interval '1 day', p.start, p.start + interval '1 month', p.start
          from s cross join generate_series(1, ?) as m(month)
          cross join lateral (select make_timestamptz(?, m.month, 1, 0, 0, 0, 'UTC') as start) p
+       window w as (order by m.month, s.id)
        returning id
      ), l as (
        insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)

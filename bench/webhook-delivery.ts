@@ -1,7 +1,7 @@
 /**
  * Outbound webhook delivery (issue 6): events recorded in transactions fan out to an endpoint, a real
  * `workers/webhooks.ts` process delivers them to a receiver on loopback. Prints deliveries/s and the
- * event-to-delivery latency (event row created -> request at the receiver) p50/p99, beside a raw
+ * event-to-delivery latency (event committed -> request at the receiver) p50/p99, beside a raw
  * ceiling measured in the same run: this process posting the same signed JSON to the same receiver
  * with the worker's concurrency. Aim: >= 300 deliveries/s and p50 < 250 ms. Then the worker's own capacity: a
  * backlog recorded with no worker running, drained by a fresh one.
@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createKnex } from '../src/db/knex.ts';
-import { recordEvent } from '../src/events/service.ts';
+import { recordEvents } from '../src/events/service.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBoss, setBoss } from '../src/queue/boss.ts';
 import { DISPATCH_LIMITS } from '../src/webhooks/dispatcher.ts';
@@ -123,9 +123,13 @@ async function main(): Promise<void> {
   const child = startWorker();
 
   const record = (n: number) =>
-    knex.transaction((trx) =>
-      recordEvent(trx, 'invoice.paid', { invoiceId: `bench-${n}`, amount: '10.00', currency: 'USD' }),
-    );
+    knex
+      .transaction((trx) =>
+        recordEvents(trx, [
+          { type: 'invoice.paid', data: { invoiceId: `bench-${n}`, amount: '10.00', currency: 'USD' } },
+        ]),
+      )
+      .then(([recorded]) => ({ id: recorded!.id, committedAt: Date.now() }));
   say('warm-up: 50 events');
   const warm = await Promise.all(Array.from({ length: 50 }, (_, i) => record(i)));
   await waitFor(() => warm.every((e) => receiver.arrivals.has(e.id)), 60_000, 'warm-up deliveries');
@@ -138,7 +142,7 @@ async function main(): Promise<void> {
     Array.from({ length: 16 }, async () => {
       while (n < 1000 + COUNT) {
         const event = await record(n++);
-        created.set(event.id, event.created_at.getTime());
+        created.set(event.id, event.committedAt);
       }
     }),
   );

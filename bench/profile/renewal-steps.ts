@@ -11,8 +11,8 @@
  * PROFILE_EXPLAIN=1 logs the plans (auto_explain, analyze) of the 10th batch's statements.
  * PROFILE_CPU=<file> writes a V8 CPU profile of this process during the renewals only (open it in Chrome's DevTools).
  * PROFILE_SQL=<statements> runs them after the migrations and before seeding: a what-if on the schema (a fillfactor,
- * an index dropped) measured without a migration. Since a batch's numbering statement waits for its turn inside
- * PostgreSQL (issue 20, "Renewal sweep, set-wise"), the locks' hold counted from that statement includes that wait.
+ * an index dropped) measured without a migration. A batch's numbering statement waits for the batch before it to
+ * commit (the year's counter), so the locks' hold counted from that statement includes that wait.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -32,10 +32,9 @@ const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? RENEWAL_CONCURRENC
 function label(sql: string): string {
   // The head of the text names the statement (a batch's statements carry hundreds of kB of literals).
   const s = sql.slice(0, 400).replace(/\s+/g, ' ').trim().toLowerCase();
-  if (s.startsWith('with turn')) return 'claim (with the batch turn lock)';
-  if (s.includes('pg_advisory_xact_lock')) return 'ledger lock + balances';
-  if (s.includes('document_counters'))
-    return /\bcommit\b/i.test(sql.slice(-400)) ? 'numbered write + COMMIT' : 'numbered write (counter)';
+  if (s.startsWith('select s.* from subscriptions s')) return 'claim';
+  if (s.includes('pg_advisory_xact_lock')) return 'ledger locks';
+  if (s.includes('document_counters')) return 'numbered write (counter)';
   const m =
     /^(insert into \w+|update \w+|delete from \w+|with \w+|select .{0,40}? from \w+|begin|commit|rollback|savepoint|release)/.exec(
       s,
@@ -129,8 +128,8 @@ async function main() {
     },
   });
   knex.on('query', (q: { sql: string }) => {
-    // A batch's claim (with its turn lock since issue 20's "Renewal sweep, set-wise").
-    if (/^(select \* from "subscriptions"|with turn)/.test(label(q.sql ?? ''))) batchNo++;
+    // A batch begins with its claim.
+    if (label(q.sql ?? '') === 'claim') batchNo++;
   });
   const { customerIds, planIds } = await seedRows(knex);
   await knex('webhook_endpoints').insert({
@@ -205,9 +204,7 @@ async function main() {
   for (const list of byConn.values()) {
     let from: number | undefined;
     for (const q of list) {
-      if (from === undefined && (q.label === 'ledger lock + balances' || q.label === 'numbered write (counter)'))
-        from = q.end;
-      if (from === undefined && q.label === 'numbered write + COMMIT') from = q.start; // takes and commits in one query
+      if (from === undefined && (q.label === 'ledger locks' || q.label === 'numbered write (counter)')) from = q.end;
       if (/(^|;\s*)commit\b/.test(q.sql) && from !== undefined) {
         holding.push({ from, to: q.end });
         from = undefined;

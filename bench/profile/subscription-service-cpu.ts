@@ -4,7 +4,7 @@
  * the invoice planned), without HTTP, calls one at a time so PostgreSQL's work does not compete with ours.
  * PROFILE_REQUESTS calls after 500 unmeasured; run under `node --cpu-prof` for where the time goes. On one pooled
  * connection, so the CPU of its PostgreSQL backend per creation is read too (from /proc), beside that of all the
- * server's processes (WAL writer, checkpointer: the flushes).
+ * server's processes (WAL writer, checkpointer).
  */
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
 import { createKnex } from '../../src/db/knex.ts';

@@ -1,5 +1,5 @@
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
@@ -43,12 +43,14 @@ export async function createApiKey(
         key_hash: sha256Hex(key),
         expires_at: input.expiresAt ?? null,
       });
-      await recordAudit(trx, actor, {
-        action: 'api_key.create',
-        targetType: 'api_key',
-        targetId: created.id,
-        after: audited(created),
-      });
+      await recordAudits(trx, actor, [
+        {
+          action: 'api_key.create',
+          targetType: 'api_key',
+          targetId: created.id,
+          after: audited(created),
+        },
+      ]);
       return created;
     });
     return { row, key };
@@ -68,13 +70,15 @@ export async function revokeApiKey(db: Db, id: string, actor: Actor): Promise<Ap
   return inTransaction(db, async (trx) => {
     const revoked = await revokeApiKeyRow(trx, id);
     if (!revoked) throw notFound('API key');
-    await recordAudit(trx, actor, {
-      action: 'api_key.revoke',
-      targetType: 'api_key',
-      targetId: id,
-      before: { revoked_at: null },
-      after: { revoked_at: revoked.revoked_at },
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'api_key.revoke',
+        targetType: 'api_key',
+        targetId: id,
+        before: { revoked_at: null },
+        after: { revoked_at: revoked.revoked_at },
+      },
+    ]);
     return revoked;
   });
 }

@@ -26,24 +26,18 @@ export interface AuditFilters {
   action?: string;
 }
 
-/**
- * The insert of the audit rows held by the jsonb parameter `param` (`?` for knex, `$n` for pg), in the order
- * given: a statement of its own, or a CTE of another domain's statement (service.ts auditInsertPart). `actorSql`
- * (SQL of the actor and its email) replaces the rows' own actor columns.
- */
-export function auditInsertSql(param: string, actorSql?: { actor: string; email: string }): string {
-  return `insert into audit_log (actor, actor_email, action, target_type, target_id, before, after, request_id, ip)
-     select ${actorSql ? `${actorSql.actor}, ${actorSql.email}` : 'v.actor, v.actor_email'}, v.action, v.target_type, v.target_id, v.before, v.after, v.request_id, v.ip
-       from rows from (jsonb_to_recordset(${param}::jsonb) as (actor text, actor_email text, action text, target_type text,
-            target_id text, before jsonb, after jsonb, request_id text, ip text)) with ordinality as v(actor, actor_email,
-            action, target_type, target_id, before, after, request_id, ip, n)
-      order by v.n`;
-}
-
-/** Rows in the order given, in one statement (a sweep batch records all its changes at once). */
+/** Rows in the order given, in one statement. */
 export async function insertAuditRows(db: Db, rows: AuditInsert[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.raw(auditInsertSql('?'), [JSON.stringify(rows)]);
+  await db.raw(
+    `insert into audit_log (actor, actor_email, action, target_type, target_id, before, after, request_id, ip)
+     select v.actor, v.actor_email, v.action, v.target_type, v.target_id, v.before, v.after, v.request_id, v.ip
+       from rows from (jsonb_to_recordset(?::jsonb) as (actor text, actor_email text, action text,
+            target_type text, target_id text, before jsonb, after jsonb, request_id text, ip text))
+            with ordinality as v(actor, actor_email, action, target_type, target_id, before, after, request_id, ip, n)
+      order by v.n`,
+    [JSON.stringify(rows)],
+  );
 }
 
 export function listAuditRows(db: Db, page: PageQuery, filters: AuditFilters): Promise<Page<AuditRow>> {

@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
@@ -97,12 +97,14 @@ export async function startCheckout(
       .onConflict(['provider', 'provider_session_id'])
       .ignore();
     // The session's page URL is the customer's way to pay: not recorded, only which session it was.
-    await recordAudit(trx, actor, {
-      action: 'checkout.create',
-      targetType: 'invoice',
-      targetId: invoice.id,
-      after: { provider, session_id: session.id, amount: due, currency: invoice.currency },
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'checkout.create',
+        targetType: 'invoice',
+        targetId: invoice.id,
+        after: { provider, session_id: session.id, amount: due, currency: invoice.currency },
+      },
+    ]);
   });
   return { provider, id: session.id, url: session.url, invoiceId: invoice.id };
 }

@@ -1,5 +1,5 @@
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -33,12 +33,14 @@ export function createCoupon(db: Db, input: CreateCouponInput, actor: Actor, now
   }
   return inTransaction(db, async (trx) => {
     const created = await insertCoupon(trx, input);
-    await recordAudit(trx, actor, {
-      action: 'coupon.create',
-      targetType: 'coupon',
-      targetId: created.id,
-      after: audited(created),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'coupon.create',
+        targetType: 'coupon',
+        targetId: created.id,
+        after: audited(created),
+      },
+    ]);
     return created;
   });
 }

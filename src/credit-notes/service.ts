@@ -18,7 +18,7 @@ import {
 } from './repo.ts';
 import type { CreateCreditNoteInput } from './schema.ts';
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice } from '../invoices/audit.ts';
 
 /**
@@ -93,20 +93,22 @@ export async function createCreditNote(
         now,
       );
     }
-    await recordAudit(trx, actor, {
-      action: 'credit_note.create',
-      targetType: 'invoice',
-      targetId: invoice.id,
-      before: auditedInvoice(invoice),
-      after: {
-        ...auditedInvoice(after),
-        creditNoteId: note.id,
-        creditNoteNumber: note.number,
-        amount: formatMoney(note.amount, invoice.currency),
-        reason: note.reason,
-        toStoreCredit: storedAmount(toBalance, invoice.currency),
+    await recordAudits(trx, actor, [
+      {
+        action: 'credit_note.create',
+        targetType: 'invoice',
+        targetId: invoice.id,
+        before: auditedInvoice(invoice),
+        after: {
+          ...auditedInvoice(after),
+          creditNoteId: note.id,
+          creditNoteNumber: note.number,
+          amount: formatMoney(note.amount, invoice.currency),
+          reason: note.reason,
+          toStoreCredit: storedAmount(toBalance, invoice.currency),
+        },
       },
-    });
+    ]);
     return (await findCreditNoteRow(trx, note.id))!;
   });
 }

@@ -59,26 +59,9 @@ export type CustomerCreate = Pick<
   'id' | 'name' | 'email' | 'company' | 'tier' | 'billing_address' | 'tax_id' | 'payment_method'
 >;
 
-/**
- * Inserts the customer and, in the same statement, what `audit` inserts (a CTE reading its rows from the binding
- * its text names): the row and its audit row commit together or not at all. Inside a transaction it runs on it.
- */
-export async function insertCustomerRowWith(
-  db: Db,
-  row: CustomerCreate,
-  audit: (param: string) => { text: string; value: string },
-): Promise<CustomerRow> {
-  const part = audit(':audit');
-  const result = await db.raw<{ rows: CustomerRow[] }>(
-    `with created as (
-       insert into customers (id, name, email, company, tier, billing_address, tax_id, payment_method)
-       values (:id, :name, :email, :company, :tier, :billing_address, :tax_id, :payment_method)
-       returning ${COLUMNS.join(', ')}
-     ), audited as (${part.text})
-     select * from created`,
-    { ...row, audit: part.value },
-  );
-  return result.rows[0]!;
+export async function insertCustomerRow(db: Db, row: CustomerCreate): Promise<CustomerRow> {
+  const [created] = await db('customers').insert(row).returning(COLUMNS);
+  return created as CustomerRow;
 }
 
 /** The search's one matching rule, shared by the ranked search and the filtered list. */

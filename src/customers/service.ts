@@ -15,7 +15,7 @@ import {
   findCustomerNameRows,
   EMAIL_UNIQUE_INDEX,
   findCustomerRow,
-  insertCustomerRowWith,
+  insertCustomerRow,
   listCustomerRows,
   lockCustomerRow,
   searchCustomerRows,
@@ -29,7 +29,7 @@ import type { CreateCustomerInput, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Actor } from '../audit/actor.ts';
-import { auditInsertPart, recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 
 /** A body's customerId that names no customer (D-2). */
 export const customerNotFound = (id: string, path = 'customerId') =>
@@ -87,12 +87,12 @@ export async function createCustomer(db: Db, input: CreateCustomerInput, actor: 
     tax_id: input.taxId ?? null,
     payment_method: input.paymentMethod ?? null,
   };
-  // These columns have no defaults, so the audited fields are what is written: the row and its audit row go in one
-  // statement.
   const entry = { action: 'customer.create', targetType: 'customer', targetId: columns.id, after: audited(columns) };
-  return withEmailUniqueness(() =>
-    insertCustomerRowWith(db, columns, (param) => auditInsertPart(actor, [entry], param)),
-  );
+  return inTransaction(db, async (trx) => {
+    const row = await withEmailUniqueness(() => insertCustomerRow(trx, columns));
+    await recordAudits(trx, actor, [entry]);
+    return row;
+  });
 }
 
 /** Filters of the console's list and export: `q` matches as the search does (D-23), `tier` exactly. */
@@ -162,13 +162,15 @@ export async function updateCustomer(
       Object.keys(changes).length === 0
         ? before
         : (await withEmailUniqueness(() => updateCustomerRow(trx, id, changes)))!;
-    await recordAudit(trx, actor, {
-      action: 'customer.update',
-      targetType: 'customer',
-      targetId: id,
-      before: audited(before),
-      after: audited(after),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'customer.update',
+        targetType: 'customer',
+        targetId: id,
+        before: audited(before),
+        after: audited(after),
+      },
+    ]);
     return after;
   });
 }
@@ -193,12 +195,8 @@ export async function deleteCustomer(db: Db, id: string, actor: Actor): Promise<
       }
       throw error;
     }
-    await recordAudit(trx, actor, {
-      action: 'customer.delete',
-      targetType: 'customer',
-      targetId: id,
-      before: audited(before),
-    });
+    const entry = { action: 'customer.delete', targetType: 'customer', targetId: id, before: audited(before) };
+    await recordAudits(trx, actor, [entry]);
   });
 }
 

@@ -13,7 +13,7 @@
  */
 import type { AppDeps } from '../app-deps.ts';
 import { SYSTEM_ACTOR } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../pricing/amount-due.ts';
@@ -83,13 +83,15 @@ async function settleAttempt(
     if (paid.outcome === 'recorded') await endDunningIfPaid(trx, attempt.invoice_id, now);
     const after = await lockInvoice(trx, attempt.invoice_id);
     // The sweep's charge is the service's own action (C-11); a resolved case's reactivation follows from this payment.
-    await recordAudit(trx, SYSTEM_ACTOR, {
-      action: 'invoice.auto_charge',
-      targetType: 'invoice',
-      targetId: attempt.invoice_id,
-      before: { status: before?.status, amount_paid: before?.amount_paid },
-      after: { status: after?.status, amount_paid: after?.amount_paid },
-    });
+    await recordAudits(trx, SYSTEM_ACTOR, [
+      {
+        action: 'invoice.auto_charge',
+        targetType: 'invoice',
+        targetId: attempt.invoice_id,
+        before: { status: before?.status, amount_paid: before?.amount_paid },
+        after: { status: after?.status, amount_paid: after?.amount_paid },
+      },
+    ]);
     counts.charged += 1;
     if (hadCase && !(await lockOpenCase(trx, attempt.invoice_id))) counts.dunningResolved += 1;
     return;

@@ -4,9 +4,9 @@
  * case and reactivates; the last failed retry ends it with `billing.dunning_final_action`.
  */
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
-import { recordEvent } from '../events/service.ts';
+import { recordEvents } from '../events/service.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
@@ -73,13 +73,15 @@ async function moveSubscription(
   if (!sub || !from.includes(sub.status)) return;
   const moved = await transitionSubscription(trx, sub, to, now);
   if (actor) {
-    await recordAudit(trx, actor, {
-      action: DUNNING_MOVES[to]!,
-      targetType: 'subscription',
-      targetId: id,
-      before: { status: sub.status, canceled_at: sub.canceled_at },
-      after: { status: moved.status, canceled_at: moved.canceled_at },
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: DUNNING_MOVES[to]!,
+        targetType: 'subscription',
+        targetId: id,
+        before: { status: sub.status, canceled_at: sub.canceled_at },
+        after: { status: moved.status, canceled_at: moved.canceled_at },
+      },
+    ]);
   }
 }
 
@@ -89,15 +91,20 @@ async function paymentFailedEvent(
   paymentMethod: string,
   failureReason: string,
 ): Promise<void> {
-  await recordEvent(trx, 'payment.failed', {
-    paymentId: null,
-    invoiceId: invoice.id,
-    customerId: invoice.customer_id,
-    amount: formatMoney(amountDue(invoice), invoice.currency),
-    currency: invoice.currency,
-    paymentMethod,
-    failureReason,
-  });
+  await recordEvents(trx, [
+    {
+      type: 'payment.failed',
+      data: {
+        paymentId: null,
+        invoiceId: invoice.id,
+        customerId: invoice.customer_id,
+        amount: formatMoney(amountDue(invoice), invoice.currency),
+        currency: invoice.currency,
+        paymentMethod,
+        failureReason,
+      },
+    },
+  ]);
 }
 
 /**
@@ -123,7 +130,7 @@ export async function recordPaymentFailure(trx: Db, input: PaymentFailure): Prom
   });
   if (!started) return { dunningStarted: false };
   await moveSubscription(trx, subscriptionId, ['active', 'trialing'], 'past_due', input.now, input.actor);
-  await recordEvent(trx, 'dunning.started', dunningEventData(started));
+  await recordEvents(trx, [{ type: 'dunning.started', data: dunningEventData(started) }]);
   return { dunningStarted: true };
 }
 
@@ -153,7 +160,7 @@ export async function recordRetryFailure(
     status: 'failed',
     closed_at: now,
   });
-  await recordEvent(trx, 'dunning.failed', dunningEventData(closed));
+  await recordEvents(trx, [{ type: 'dunning.failed', data: dunningEventData(closed) }]);
   if ((await getSetting(trx, 'billing.dunning_final_action')) === 'cancel') {
     await moveSubscription(
       trx,
@@ -176,7 +183,7 @@ export async function resolveDunningForInvoice(trx: Db, invoiceId: string, now: 
   if (!open) return false;
   const resolved = await updateCase(trx, open.id, { status: 'resolved', next_attempt_at: null, closed_at: now });
   await moveSubscription(trx, resolved.subscription_id, ['past_due'], 'active', now, actor);
-  await recordEvent(trx, 'dunning.resolved', dunningEventData(resolved));
+  await recordEvents(trx, [{ type: 'dunning.resolved', data: dunningEventData(resolved) }]);
   return true;
 }
 

@@ -9,93 +9,37 @@ export interface EventRow {
   created_at: Date;
 }
 
-/** The fan-out CTEs that end an events insert, given the name of the CTE holding the inserted events' (id, type). */
-export type FanOut = (events: string) => { text: string; channel: string };
-
 /**
- * Many events in one statement, in the order given (each row's created_at default, clock_timestamp(), is taken as
- * the row is produced, so they list in that order), ended by `fanOut`'s CTEs, which read the inserted events'
- * (id, type) from the CTE `inserted`: the events and what they cause are one round trip, and the events' jsonb
- * is parsed once. `answer: false` (a batch whose caller reads nothing back) brings back no rows: no payload
- * sent back, parsed and rebuilt in this process.
+ * Events in the order given, with their webhook deliveries (fanout.ts: one pending delivery, due now, per event and
+ * enabled endpoint subscribed to its type or to `*`) and, when there is any delivery, a notify on `channel`, which
+ * listeners hear at commit. One set-wise insert of an event and what it causes: each event's created_at default,
+ * clock_timestamp(), is taken as its row is inserted, so they list in that order; the deliveries are made from the
+ * inserted events' (id, type).
  */
-function insertEventsSql(fanOut: { text: string }, answer: boolean): string {
-  return `with inserted as (${eventsInsertSql('?', answer ? '*' : 'id, type')}), ${fanOut.text}
-     ${answer ? 'select inserted.* from inserted cross join notified' : 'select n from notified'}`;
-}
-
-export async function insertEventsWith(
+export async function insertEventsWithDeliveries(
   db: Db,
   rows: { id: string; type: string; data: unknown }[],
-  fanOut: FanOut,
-): Promise<EventRow[]> {
-  if (rows.length === 0) return [];
-  const part = fanOut('inserted');
-  const result = await db.raw<{ rows: EventRow[] }>(insertEventsSql(part, true), [JSON.stringify(rows), part.channel]);
-  // The join does not promise an order: answer in the order given.
-  const byId = new Map(result.rows.map((row) => [row.id, row]));
-  return rows.map((row) => byId.get(row.id)!);
-}
-
-/**
- * insertEventsWith for callers that read nothing back (a sweep batch's hundreds of events). Only the events named
- * in `toFanOut` get their deliveries here; the others had them written ahead (insertDeliveriesAhead).
- */
-export async function insertEventsQuietly(
-  db: Db,
-  rows: { id: string; type: string; data: unknown }[],
-  toFanOut: string[],
-  fanOut: FanOut,
+  channel: string,
 ): Promise<void> {
   if (rows.length === 0) return;
-  const part = fanOut('unfanned');
-  // The statement begins with its insert (what runs under the numbering lock only writes); the events still to
-  // fan out are joined by id (a hash join, not a scan of the list per row).
   await db.raw(
-    `with inserted as (${eventsInsertSql('?', 'id, type')}), unfanned as (
-       select i.id, i.type from inserted i join unnest(?::text[]) as u(id) on u.id = i.id
-     ), ${part.text}
-     select n from notified`,
-    [JSON.stringify(rows), toFanOut, part.channel],
-  );
-}
-
-/**
- * The deliveries of events not yet written, whose ids the caller chose and will write with insertEventsQuietly
- * (`fanned`) in the same transaction: written before, outside the invoice numbering lock (the sweep). The
- * deliveries' foreign key to their event is checked at commit, so a delivery without its event cannot commit.
- */
-export async function insertDeliveriesAhead(
-  db: Db,
-  events: { id: string; type: string }[],
-  fanOut: FanOut,
-): Promise<void> {
-  if (events.length === 0) return;
-  const part = fanOut('ahead');
-  await db.raw(
-    `with ahead as (select * from jsonb_to_recordset(?::jsonb) as v(id text, type text)), ${part.text}
-     select n from notified`,
-    [JSON.stringify(events), part.channel],
-  );
-}
-
-/** The insert of the events held by the jsonb SQL `param` (`?`, or an expression), in the order given, returning `returning`. */
-export function eventsInsertSql(param: string, returning = '*'): string {
-  return `insert into events (id, type, data)
+    `with recorded as (
+       insert into events (id, type, data)
        select v.id, v.type, v.data
-         from rows from (jsonb_to_recordset(${param}::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
+         from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb))
+              with ordinality as v(id, type, data, n)
         order by v.n
-       returning ${returning}`;
-}
-
-/**
- * The insert of events whose rows come from the SQL `source`, a set of (id text, type text, data jsonb, n) in the
- * order of `n` (a statement that computes the payloads, such as the sweep's numbered write), returning (id, type).
- */
-export function eventsInsertFromSql(source: string): string {
-  return `insert into events (id, type, data)
-       select v.id, v.type, v.data from (${source}) as v order by v.n
-       returning id, type`;
+       returning id, type
+     ), delivered as (
+       insert into webhook_deliveries (endpoint_id, event_id)
+       select e.id, r.id
+         from recorded r
+         join webhook_endpoints e on e.enabled and e.events && array[r.type, '*']::text[]
+       returning 1
+     )
+     select pg_notify(?, null) from (select 1 from delivered limit 1) as any_delivery`,
+    [JSON.stringify(rows), channel],
+  );
 }
 
 export async function listEventRows(db: Db, page: PageQuery, type?: string): Promise<Page<EventRow>> {

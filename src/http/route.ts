@@ -73,11 +73,6 @@ export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
    * route's shape (auth kind, parameters, body, idempotency: `route-errors.ts`) are added there, not here.
    */
   errors: readonly ErrorCode[];
-  /**
-   * @deprecated Read by nothing: every admin route's session is checked by the auth middleware. Kept only until
-   * the invoice and subscription routes stop setting it (branch core-write); delete it after that merge.
-   */
-  sessionInWrite?: boolean;
   /** POSTs of the admin and v1 APIs honour Idempotency-Key unless this is false. */
   idempotent?: boolean;
   /**

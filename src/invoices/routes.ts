@@ -10,7 +10,7 @@ import {
   updateInvoiceBody,
 } from './schema.ts';
 import { setInvoiceStatus } from '../settlement/service.ts';
-import { createAdminInvoice } from '../subscriptions/invoicing.ts';
+import { createAdminInvoice } from '../settlement/admin-invoice.ts';
 import { getInvoice, listInvoices } from './service.ts';
 
 const tag = 'Invoices';
@@ -34,8 +34,6 @@ export const invoiceRoutes = [
     auth: 'admin',
     tag,
     summary: 'Create an invoice (draft unless status is issued) with a number INV-{YEAR}-{SEQ}',
-    // A draft naming its tax rate is one statement, which checks the session too (issue 20).
-    sessionInWrite: true,
     body: createInvoiceBody,
     responses: {
       201: { description: 'Created', schema: invoiceResponse },

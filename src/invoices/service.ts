@@ -2,24 +2,15 @@ import { addLedgerEntry, spendCredit } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Db } from '../db/knex.ts';
-import type { Knex } from 'knex';
-import { aloneHotLock, inHotLockTransaction, type HotLock } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
-import { recordEvent } from '../events/service.ts';
+import { recordEvents } from '../events/service.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import { invoiceEventData } from './events.ts';
-import {
-  createInvoiceLast,
-  dueDateAt,
-  issuingReads,
-  type Clock,
-  type InvoiceDetail,
-  type NewInvoice,
-} from './issue.ts';
+import { createInvoices, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
 import {
   findInvoicedPeriodRows,
   findInvoiceRow,
@@ -40,44 +31,39 @@ import {
 import { updateAndSettle } from './settle.ts';
 import { canTransition } from './transitions.ts';
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice, STATUS_ACTIONS } from './audit.ts';
 import { visibleToCustomer } from './customer-view.ts';
 
 export type { Clock, InvoiceDetail, NewInvoice };
 
 /**
- * D-50, D-51: one invoice through the issuing path, its events and its audit row (C-11) recorded with it by the
- * statement that takes its number, sent with the COMMIT (invoices/issue.ts createInvoiceLast), so the year's
- * counter is held for no round trip to Node. The customer is checked by the invoice's foreign key in that
- * statement, not by a read of its own: the refused creation rolls back with its number. `lock` is the hot-lock
- * transaction of a caller that checked something first (createAdminInvoice); this creation ends it.
+ * D-50, D-51: one invoice through the issuing path, with its events and its audit row (C-11), in one transaction.
+ * The customer is checked by the invoice's foreign key, not by a read of its own: the refused creation rolls back
+ * with its number.
  */
 export async function createInvoice(
   db: Db,
   input: NewInvoice,
   actor: Actor,
   clock: Clock = {},
-  lock?: HotLock,
 ): Promise<InvoiceDetail> {
-  const create = (trx: Db, hotLock: HotLock) =>
-    createInvoiceLast(trx, input, clock, hotLock, {
-      audit: {
-        actor,
-        entry: ({ invoice, lines }) => ({
-          action: 'invoice.create',
-          targetType: 'invoice',
-          targetId: invoice.id,
-          after: { ...auditedInvoice(invoice), line_count: lines.length },
-        }),
-      },
-    }).catch((error: unknown) => {
+  return inTransaction(db, async (trx) => {
+    const [created] = await createInvoices(trx, [input], clock).catch((error: unknown) => {
       throw isForeignKeyViolation(error, INVOICE_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
-  if (lock) return create(db, lock);
-  // Nothing to read first: the transaction is the last statement alone, one round trip.
-  if (!(db as Knex.Transaction).isTransaction && !issuingReads([input])) return create(db, aloneHotLock(db));
-  return inHotLockTransaction(db, create);
+    const { invoice, lines } = created!.detail;
+    await recordEvents(trx, created!.events);
+    await recordAudits(trx, actor, [
+      {
+        action: 'invoice.create',
+        targetType: 'invoice',
+        targetId: invoice.id,
+        after: { ...auditedInvoice(invoice), line_count: lines.length },
+      },
+    ]);
+    return created!.detail;
+  });
 }
 
 /** draft -> issued (D-52): stamps the issue and due dates and spends store credit on it, as creation issued would. */
@@ -192,16 +178,18 @@ export async function changeInvoiceStatus(
     else {
       // Marked paid by hand: payment arrived outside the service.
       changed = await updateInvoiceRow(trx, invoice.id, { status: 'paid', paid_at: now });
-      await recordEvent(trx, 'invoice.paid', invoiceEventData(changed));
+      await recordEvents(trx, [{ type: 'invoice.paid', data: invoiceEventData(changed) }]);
     }
     const action = STATUS_ACTIONS[to as keyof typeof STATUS_ACTIONS];
-    await recordAudit(trx, actor, {
-      action,
-      targetType: 'invoice',
-      targetId: id,
-      before: auditedInvoice(invoice),
-      after: auditedInvoice(changed),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action,
+        targetType: 'invoice',
+        targetId: id,
+        before: auditedInvoice(invoice),
+        after: auditedInvoice(changed),
+      },
+    ]);
     return { invoice: changed, lines: await listLineItemRows(trx, [id]) };
   });
 }

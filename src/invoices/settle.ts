@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { recordEvent } from '../events/service.ts';
+import { recordEvents } from '../events/service.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import { invoiceEventData } from './events.ts';
 import { updateInvoiceRow, type InvoiceChanges, type InvoiceRow } from './repo.ts';
@@ -19,7 +19,7 @@ export async function updateAndSettle(
   const open = next.status === 'issued' || next.status === 'overdue';
   if (open && amountDue(next).isZero()) {
     const paid = await updateInvoiceRow(trx, invoice.id, { ...changes, status: 'paid', paid_at: now });
-    await recordEvent(trx, 'invoice.paid', invoiceEventData(paid));
+    await recordEvents(trx, [{ type: 'invoice.paid', data: invoiceEventData(paid) }]);
     return paid;
   }
   return updateInvoiceRow(trx, invoice.id, changes);

@@ -4,7 +4,7 @@
  * machine that can never validate online). Only an active license is written into a file.
  */
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { getSettingCached } from '../settings/cache.ts';
@@ -106,12 +106,19 @@ export async function checkOutAsAdmin(
     const row = await findCheckoutRow(trx, normaliseLicenseKey(licenseKey), input.deviceId ?? null);
     assertCheckoutAllowed(row, () => notFound('License'));
     const file = await writeFile(trx, row, input.deviceId ?? null, input.ttlSeconds, context);
-    await recordAudit(trx, actor, {
-      action: 'license.checkout',
-      targetType: 'license',
-      targetId: row.license_key,
-      after: { device_id: input.deviceId ?? null, kid: file.kid, issued_at: file.issuedAt, expires_at: file.expiresAt },
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'license.checkout',
+        targetType: 'license',
+        targetId: row.license_key,
+        after: {
+          device_id: input.deviceId ?? null,
+          kid: file.kid,
+          issued_at: file.issuedAt,
+          expires_at: file.expiresAt,
+        },
+      },
+    ]);
     return file;
   });
 }

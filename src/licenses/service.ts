@@ -1,11 +1,11 @@
 import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
-import { recordAudit, recordAudits } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
 import type { Page } from '../db/paginate.ts';
 import { assertCustomerExists, customerIdsMatching, customerNotFound } from '../customers/service.ts';
-import { recordEvent } from '../events/service.ts';
+import { recordEvents } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { assertProductExists, productNotFound } from '../products/service.ts';
@@ -95,13 +95,15 @@ export async function createLicense(
           expires_at: input.expiresAt ?? null,
           heartbeat_interval_seconds: input.heartbeatIntervalSeconds ?? null,
         });
-        await recordEvent(trx, 'license.created', licenseEventData(row));
-        await recordAudit(trx, actor, {
-          action: 'license.create',
-          targetType: TARGET_TYPE,
-          targetId: row.license_key,
-          after: audited(row),
-        });
+        await recordEvents(trx, [{ type: 'license.created', data: licenseEventData(row) }]);
+        await recordAudits(trx, actor, [
+          {
+            action: 'license.create',
+            targetType: TARGET_TYPE,
+            targetId: row.license_key,
+            after: audited(row),
+          },
+        ]);
         return row;
       });
     } catch (error) {
@@ -184,13 +186,15 @@ export async function updateLicense(db: Db, key: string, input: UpdateLicenseInp
     const updated = Object.keys(changes).length === 0 ? row : await updateLicenseRow(trx, row.id, changes);
     const action =
       input.status !== undefined && updated.status !== row.status ? STATUS_ACTIONS[input.status] : 'license.update';
-    await recordAudit(trx, actor, {
-      action,
-      targetType: TARGET_TYPE,
-      targetId: row.license_key,
-      before: audited(row),
-      after: audited(updated),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action,
+        targetType: TARGET_TYPE,
+        targetId: row.license_key,
+        before: audited(row),
+        after: audited(updated),
+      },
+    ]);
     return updated;
   });
 }
@@ -200,12 +204,14 @@ export async function deleteLicense(db: Db, key: string, actor: Actor): Promise<
     const row = await lockLicenseByKey(trx, normaliseLicenseKey(key));
     if (!row) throw notFound('License');
     await deleteLicenseRow(trx, row.id);
-    await recordAudit(trx, actor, {
-      action: 'license.delete',
-      targetType: TARGET_TYPE,
-      targetId: row.license_key,
-      before: { ...audited(row), current_activations: row.current_activations },
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'license.delete',
+        targetType: TARGET_TYPE,
+        targetId: row.license_key,
+        before: { ...audited(row), current_activations: row.current_activations },
+      },
+    ]);
   });
 }
 
@@ -235,12 +241,14 @@ export async function removeActivation(db: Db, key: string, deviceId: string, ac
     if (!row) throw notFound('License');
     const removed = await deleteActivationRow(trx, row.id, deviceId);
     if (!removed) throw notFound('Activation');
-    await recordAudit(trx, actor, {
-      action: 'license.device_remove',
-      targetType: TARGET_TYPE,
-      targetId: row.license_key,
-      before: auditedDevice(removed),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'license.device_remove',
+        targetType: TARGET_TYPE,
+        targetId: row.license_key,
+        before: auditedDevice(removed),
+      },
+    ]);
   });
 }
 
@@ -254,7 +262,10 @@ export async function expireLicenses(db: Db, asOf: Date, batchSize = 500): Promi
   for (;;) {
     const expired = await inTransaction(db, async (trx) => {
       const rows = await expireDueLicenseRows(trx, asOf, batchSize);
-      for (const row of rows) await recordEvent(trx, 'license.expired', licenseEventData(row, asOf));
+      await recordEvents(
+        trx,
+        rows.map((row) => ({ type: 'license.expired' as const, data: licenseEventData(row, asOf) })),
+      );
       // Only the sweep expires licenses: recorded as `system` (C-11), set-wise.
       await recordAudits(
         trx,

@@ -5,7 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import {
@@ -173,13 +173,15 @@ export async function rotateSigningKey(db: Db, secrets: string[], actor: Actor):
     await lockSigningKeys(trx);
     const retired = await retireCurrentSigningKeyRow(trx);
     const created = await insertSigningKeyRow(trx, row);
-    await recordAudit(trx, actor, {
-      action: 'license_signing_key.rotate',
-      targetType: 'license_signing_key',
-      targetId: created.kid,
-      before: { current_kid: retired?.kid ?? null },
-      after: { current_kid: created.kid },
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'license_signing_key.rotate',
+        targetType: 'license_signing_key',
+        targetId: created.kid,
+        before: { current_kid: retired?.kid ?? null },
+        after: { current_kid: created.kid },
+      },
+    ]);
     return signingJwk(created.kid, created.public_key);
   });
 }

@@ -1,7 +1,7 @@
 import { newUuid } from '../crypto/ids.ts';
 import type { Logger } from 'pino';
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -36,12 +36,14 @@ export async function requestLifecycleRun(
       const run = created ?? (await findOpenRunRow(trx));
       if (!run) return null;
       const joined = !created;
-      await recordAudit(trx, actor, {
-        action: 'lifecycle.run',
-        targetType: 'lifecycle_run',
-        targetId: run.id,
-        after: { status: run.status, asOf: run.as_of, joined },
-      });
+      await recordAudits(trx, actor, [
+        {
+          action: 'lifecycle.run',
+          targetType: 'lifecycle_run',
+          targetId: run.id,
+          after: { status: run.status, asOf: run.as_of, joined },
+        },
+      ]);
       return { run, joined };
     });
     // null: the open run finished between the insert and the read; try again.

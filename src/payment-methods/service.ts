@@ -14,7 +14,7 @@ import {
 } from './repo.ts';
 import type { CreatePaymentMethodInput } from './schema.ts';
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import { inTransaction } from '../db/knex.ts';
 
 /**
@@ -46,12 +46,14 @@ export async function createPaymentMethod(
         provider_method_id: input.providerMethodId,
         is_default: input.isDefault,
       });
-      await recordAudit(trx, actor, {
-        action: 'payment_method.create',
-        targetType: 'customer',
-        targetId: input.customerId,
-        after: audited(created),
-      });
+      await recordAudits(trx, actor, [
+        {
+          action: 'payment_method.create',
+          targetType: 'customer',
+          targetId: input.customerId,
+          after: audited(created),
+        },
+      ]);
       return created;
     });
   } catch (error) {
@@ -75,11 +77,13 @@ export async function deletePaymentMethod(db: Db, id: string, actor: Actor): Pro
   await inTransaction(db, async (trx) => {
     const removed = await deletePaymentMethodRow(trx, id);
     if (!removed) throw notFound('Payment method');
-    await recordAudit(trx, actor, {
-      action: 'payment_method.delete',
-      targetType: 'customer',
-      targetId: removed.customer_id,
-      before: audited(removed),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'payment_method.delete',
+        targetType: 'customer',
+        targetId: removed.customer_id,
+        before: audited(removed),
+      },
+    ]);
   });
 }

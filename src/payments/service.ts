@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { recordEvent } from '../events/service.ts';
+import { recordEvents } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
 import { amountDue } from '../pricing/amount-due.ts';
@@ -21,7 +21,7 @@ import {
 } from './repo.ts';
 import { paymentEventData, type RecordPaymentInput } from './schema.ts';
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice } from '../invoices/audit.ts';
 
 export interface PaymentClock {
@@ -109,7 +109,7 @@ export async function recordPayment(
         created_at: now,
       });
       // D-54 order: the payment's event first; settling records invoice.paid after it.
-      await recordEvent(trx, 'payment.succeeded', paymentEventData(payment));
+      await recordEvents(trx, [{ type: 'payment.succeeded', data: paymentEventData(payment) }]);
       const settled = await updateAndSettle(
         trx,
         invoice,
@@ -117,19 +117,21 @@ export async function recordPayment(
         now,
       );
       // On the invoice, whose page shows it; the payment is named in `after`.
-      await recordAudit(trx, actor, {
-        action: 'payment.record',
-        targetType: 'invoice',
-        targetId: invoice.id,
-        before: auditedInvoice(invoice),
-        after: {
-          ...auditedInvoice(settled),
-          paymentId: payment.id,
-          amount: formatMoney(payment.amount, payment.currency),
-          method: payment.payment_method,
-          providerReference: payment.provider_reference,
+      await recordAudits(trx, actor, [
+        {
+          action: 'payment.record',
+          targetType: 'invoice',
+          targetId: invoice.id,
+          before: auditedInvoice(invoice),
+          after: {
+            ...auditedInvoice(settled),
+            paymentId: payment.id,
+            amount: formatMoney(payment.amount, payment.currency),
+            method: payment.payment_method,
+            providerReference: payment.provider_reference,
+          },
         },
-      });
+      ]);
       return payment;
     });
   } catch (error) {

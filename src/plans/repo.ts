@@ -24,34 +24,6 @@ export async function insertPlanRow(
   return created as PlanRow;
 }
 
-const PLAN_COLUMNS: (keyof PlanRow)[] = [
-  'id',
-  'product_id',
-  'name',
-  'pricing_model',
-  'billing_cycle',
-  'base_price',
-  'currency',
-  'active',
-  'created_at',
-  'updated_at',
-];
-const PLAN_PREFIX = 'plan.';
-
-/**
- * The plan `idSql` names as a CTE body, its columns named `plan.<column>` (planOfRow reads them back), for a
- * statement of another domain that reads the plan together with its own write (plans/service.ts planReadPart).
- */
-export function planReadSql(idSql: string): string {
-  return `select ${PLAN_COLUMNS.map((c) => `${c} as "${PLAN_PREFIX}${c}"`).join(', ')} from plans where id = ${idSql}`;
-}
-
-/** The plan of a row answered with planReadSql's columns (undefined when there was no such plan). */
-export function planOfRow(row: Record<string, unknown> | undefined): PlanRow | undefined {
-  if (!row || row[`${PLAN_PREFIX}id`] == null) return undefined;
-  return Object.fromEntries(PLAN_COLUMNS.map((c) => [c, row[`${PLAN_PREFIX}${c}`]])) as unknown as PlanRow;
-}
-
 export async function findPlanRow(db: Db, id: string): Promise<PlanRow | undefined> {
   return db('plans').where({ id }).first();
 }

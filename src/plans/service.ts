@@ -1,5 +1,5 @@
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -13,8 +13,6 @@ import {
   listPlanRows,
   listPlanRowsOfProducts,
   lockPlanRow,
-  planOfRow,
-  planReadSql,
   updatePlanRow,
   type PlanRow,
 } from './repo.ts';
@@ -38,12 +36,14 @@ export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promis
       base_price: input.basePrice,
       currency: input.currency,
     });
-    await recordAudit(trx, actor, {
-      action: 'plan.create',
-      targetType: 'plan',
-      targetId: created.id,
-      after: audited(created),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'plan.create',
+        targetType: 'plan',
+        targetId: created.id,
+        after: audited(created),
+      },
+    ]);
     return created;
   });
 }
@@ -71,23 +71,18 @@ export async function updatePlan(
     if (!before) throw notFound('Plan');
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
     const after = nothing ? before : (await updatePlanRow(trx, id, changes))!;
-    await recordAudit(trx, actor, {
-      action: 'plan.update',
-      targetType: 'plan',
-      targetId: id,
-      before: audited(before),
-      after: audited(after),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'plan.update',
+        targetType: 'plan',
+        targetId: id,
+        before: audited(before),
+        after: audited(after),
+      },
+    ]);
     return after;
   });
 }
-
-/**
- * The plan read as part of another domain's statement (a subscription created with its plan checked in the same
- * round trip): `sql(idSql)` is a CTE body answering the plan's columns prefixed `plan.`, `read` takes them back
- * from an answer row. A plan a statement cannot read (unknown) reads as undefined.
- */
-export const planReadPart = { sql: planReadSql, read: planOfRow };
 
 /** The 400 of a body naming an unknown plan (D-2). */
 export const planNotFound = (id: string, path: string) =>
@@ -97,6 +92,17 @@ export const planNotFound = (id: string, path: string) =>
 export async function requirePlan(db: Db, id: string, path: string): Promise<PlanRow> {
   const plan = await findPlanRow(db, id);
   if (!plan) throw planNotFound(id, path);
+  return plan;
+}
+
+/**
+ * The usability rule for a plan a new subscription or a plan change names (once): it exists (400 plan_not_found)
+ * and is active (400 plan_inactive). `path` is the body's field that names it.
+ */
+export async function requireUsablePlan(db: Db, id: string, path: string): Promise<PlanRow> {
+  const plan = await requirePlan(db, id, path);
+  if (!plan.active)
+    throw new AppError('plan_inactive', `Plan ${plan.id} is inactive`, { details: [{ path, message: 'is inactive' }] });
   return plan;
 }
 

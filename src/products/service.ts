@@ -19,7 +19,7 @@ import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Actor } from '../audit/actor.ts';
 import { assertCurrencyPrecision } from '../money-input.ts';
 import { DEFAULT_CURRENCY } from '../money.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 
 /** A body's productId that names no product (D-2). */
 export const productNotFound = (id: string, path = 'productId') =>
@@ -82,12 +82,14 @@ export function createProduct(db: Db, input: CreateProductInput, actor: Actor): 
   assertExactPrice(input);
   return inTransaction(db, async (trx) => {
     const created = await insertProduct(trx, toColumns(input));
-    await recordAudit(trx, actor, {
-      action: 'product.create',
-      targetType: 'product',
-      targetId: created.id,
-      after: audited(created),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'product.create',
+        targetType: 'product',
+        targetId: created.id,
+        after: audited(created),
+      },
+    ]);
     return created;
   });
 }
@@ -111,13 +113,15 @@ export async function updateProduct(db: Db, id: string, input: UpdateProductInpu
     assertExactPrice(input, before);
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
     const after = Object.keys(changes).length === 0 ? before : (await updateProductRow(trx, id, changes))!;
-    await recordAudit(trx, actor, {
-      action: updateAction(before, after),
-      targetType: 'product',
-      targetId: id,
-      before: audited(before),
-      after: audited(after),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: updateAction(before, after),
+        targetType: 'product',
+        targetId: id,
+        before: audited(before),
+        after: audited(after),
+      },
+    ]);
     return after;
   });
 }
@@ -135,12 +139,14 @@ export async function deleteProduct(db: Db, id: string, actor: Actor): Promise<v
       if (isForeignKeyViolation(error)) throw productInUseError();
       throw error;
     }
-    await recordAudit(trx, actor, {
-      action: 'product.delete',
-      targetType: 'product',
-      targetId: id,
-      before: audited(before),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'product.delete',
+        targetType: 'product',
+        targetId: id,
+        before: audited(before),
+      },
+    ]);
   });
 }
 

@@ -2,7 +2,6 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import type { GateStatement } from '../queue/enqueue.ts';
 import type { Provider } from './verify.ts';
 
 export type ProviderEventStatus = 'received' | 'processed' | 'ignored' | 'failed';
@@ -22,26 +21,17 @@ export interface ProviderEventRow {
   processed_at: Date | null;
 }
 
-/**
- * The insert that stores the event unless (provider, event id) is stored already, returning the new row's id
- * (no row for a duplicate): the gate of the statement that also queues its job (queue/enqueue.ts enqueueWhen).
- */
-export function insertProviderEventStatement(
+/** Stores the event unless (provider, event id) is stored already; answers the new row's id, none for a duplicate. */
+export async function insertProviderEventRow(
+  db: Db,
   row: Pick<ProviderEventRow, 'id' | 'provider' | 'event_id' | 'event_type' | 'payload' | 'occurred_at' | 'subject_id'>,
-): GateStatement {
-  return {
-    text: `insert into provider_events (id, provider, event_id, event_type, payload, occurred_at, subject_id)
-           values ($1, $2, $3, $4, $5, $6, $7) on conflict (provider, event_id) do nothing returning id`,
-    values: [
-      row.id,
-      row.provider,
-      row.event_id,
-      row.event_type,
-      JSON.stringify(row.payload),
-      row.occurred_at,
-      row.subject_id,
-    ],
-  };
+): Promise<string | undefined> {
+  const [stored] = await db('provider_events')
+    .insert({ ...row, payload: JSON.stringify(row.payload) })
+    .onConflict(['provider', 'event_id'])
+    .ignore()
+    .returning('id');
+  return (stored as { id: string } | undefined)?.id;
 }
 
 export async function findProviderEventRow(db: Db, id: string): Promise<ProviderEventRow | undefined> {

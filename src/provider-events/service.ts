@@ -7,14 +7,14 @@ import { newUuid } from '../crypto/ids.ts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordPaymentFailure } from '../dunning/service.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../http/schemas.ts';
-import { enqueue, enqueueWhen } from '../queue/enqueue.ts';
+import { enqueue } from '../queue/enqueue.ts';
 import { receiveProviderPayment } from '../settlement/service.ts';
 import { lockSubscription } from '../subscriptions/service.ts';
 import { transitionSubscription } from '../subscriptions/transitions.ts';
@@ -22,7 +22,7 @@ import { applyProviderEventJob } from './apply-event.job.ts';
 import { effectOf, MalformedEventError, readEnvelope, type ProviderEffect } from './parse.ts';
 import {
   findProviderEventRow,
-  insertProviderEventStatement,
+  insertProviderEventRow,
   listProviderEventRows,
   lockProviderEventRow,
   newerStatusEventApplied,
@@ -72,23 +72,28 @@ export async function receiveProviderWebhook(
     throw error;
   }
   const { envelope, body } = parsed;
-  // The hot path of a provider's retries and bursts: the row and its job in one statement, one round trip.
-  const id = newUuid();
-  const stored = await enqueueWhen(
-    db,
-    insertProviderEventStatement({
-      id,
-      provider,
-      event_id: envelope.eventId,
-      event_type: envelope.eventType,
-      payload: body,
-      occurred_at: envelope.occurredAt,
-      subject_id: envelope.subjectId,
-    }),
-    applyProviderEventJob,
-    { eventId: id },
-  );
+  const stored = await storeProviderEvent(db, {
+    id: newUuid(),
+    provider,
+    event_id: envelope.eventId,
+    event_type: envelope.eventType,
+    payload: body,
+    occurred_at: envelope.occurredAt,
+    subject_id: envelope.subjectId,
+  });
   return { duplicate: !stored };
+}
+
+/**
+ * Stores a received event and queues its application, in one transaction: a stored event always has its job. A
+ * duplicate (provider, event id) is neither stored nor queued again; answers whether this one was stored.
+ */
+export async function storeProviderEvent(db: Db, row: Parameters<typeof insertProviderEventRow>[1]): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const id = await insertProviderEventRow(trx, row);
+    if (id) await enqueue(trx, applyProviderEventJob, { eventId: id });
+    return id !== undefined;
+  });
 }
 
 /** An effect that can never succeed as stored: the event is kept as failed with this reason. */
@@ -268,13 +273,15 @@ export async function replayProviderEvent(db: Db, id: string, actor: Actor): Pro
     const reset = applied ? event : await updateProviderEventRow(trx, id, { status: 'received', failure_reason: null });
     if (!applied) await enqueue(trx, applyProviderEventJob, { eventId: id });
     const audited = (row: ProviderEventRow) => ({ status: row.status, failureReason: row.failure_reason });
-    await recordAudit(trx, actor, {
-      action: 'provider_event.replay',
-      targetType: 'provider_event',
-      targetId: id,
-      before: audited(event),
-      after: audited(reset),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'provider_event.replay',
+        targetType: 'provider_event',
+        targetId: id,
+        before: audited(event),
+        after: audited(reset),
+      },
+    ]);
     return reset;
   });
 }

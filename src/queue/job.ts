@@ -30,9 +30,9 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /** Jobs of this queue run at once in one process. */
   concurrency: number;
   /**
-   * Jobs fetched (and completed) together by one of those `concurrency` slots and run side by side: fewer
-   * round trips per job for short I/O-bound jobs. A batch whose job throws is retried whole, so `run` must
-   * be safe to repeat (every run is). Default 1.
+   * Jobs fetched (and completed) together by one of those `concurrency` slots and run side by side, for short
+   * I/O-bound jobs that would otherwise wait on fetching one at a time. A batch whose job throws is retried whole,
+   * so `run` must be safe to repeat (every run is). Default 1.
    */
   batchSize?: number;
 }

@@ -27,7 +27,7 @@ import {
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
 import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits, type AuditEntry } from '../audit/service.ts';
 
 export interface RefundOptions {
   config: ProviderRefundConfig;
@@ -55,7 +55,7 @@ async function addRefundToPayment(trx: Db, payment: PaymentRow, amount: string):
  * page shows it, with the payment named in `after`.
  */
 function auditRefund(trx: Db, actor: Actor, before: PaymentRow, after: PaymentRow, refund: RefundRow): Promise<void> {
-  return recordAudit(trx, actor, {
+  const entry: AuditEntry = {
     action: 'refund.create',
     targetType: 'invoice',
     targetId: before.invoice_id,
@@ -68,7 +68,8 @@ function auditRefund(trx: Db, actor: Actor, before: PaymentRow, after: PaymentRo
       refunded_amount: formatMoney(after.refunded_amount, after.currency),
       payment_status: after.status,
     },
-  });
+  };
+  return recordAudits(trx, actor, [entry]);
 }
 
 /** How long one ask of the provider holds a reservation: far beyond the call's own timeout and the commit after it. */

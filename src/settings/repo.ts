@@ -1,5 +1,4 @@
 import type { Db } from '../db/knex.ts';
-import { textLiteral } from '../db/literal.ts';
 
 export async function selectSettingRows(db: Db, keys?: string[]): Promise<Map<string, unknown>> {
   const query = db('settings').select('key', 'value');
@@ -16,9 +15,4 @@ export async function upsertSettingRows(db: Db, values: Record<string, unknown>)
   }));
   if (rows.length === 0) return;
   await db('settings').insert(rows).onConflict('key').merge(['value', 'updated_at']);
-}
-
-/** selectSettingRows of `keys` as an SQL expression for another statement: the stored values as one jsonb object, key -> value. */
-export function storedSettingsSql(keys: string[]): string {
-  return `(select coalesce(jsonb_object_agg(key, value), '{}'::jsonb) from settings where key in (${keys.map(textLiteral).join(', ')}))`;
 }

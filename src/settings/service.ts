@@ -1,6 +1,6 @@
 import type { Actor } from '../audit/actor.ts';
 import { REDACTED } from '../audit/changes.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -15,7 +15,7 @@ import {
   type SettingKey,
   type SettingValue,
 } from './definitions.ts';
-import { selectSettingRows, storedSettingsSql, upsertSettingRows } from './repo.ts';
+import { selectSettingRows, upsertSettingRows } from './repo.ts';
 
 /**
  * The environment overrides of settings (D-12), as config.ts parsed them: callers pass `deps.config`,
@@ -83,19 +83,6 @@ export async function getSettings<K extends SettingKey>(
   return Object.fromEntries(keys.map((k) => [k, resolve(k, rows.get(k), overrides)])) as { [P in K]: SettingValue<P> };
 }
 
-/**
- * getSettings as part of another domain's statement (a subscription's first invoice reads its settings with the
- * subscription's insert, one round trip less): `sql` is an expression answering the stored values as one jsonb
- * object, `read` resolves what it answered as getSettings does (environment override, stored row, default).
- */
-export function settingsReadPart<K extends SettingKey>(keys: K[], ...[overrides]: OverridesFor<K>) {
-  return {
-    sql: storedSettingsSql(keys),
-    read: (stored: Record<string, unknown> | null | undefined) =>
-      Object.fromEntries(keys.map((k) => [k, resolve(k, stored?.[k], overrides)])) as { [P in K]: SettingValue<P> },
-  };
-}
-
 /** Every setting for the admin API, secrets masked. */
 export async function listSettings(db: Db, overrides: SettingOverrides): Promise<Record<string, unknown>> {
   const rows = await selectSettingRows(db);
@@ -119,7 +106,7 @@ function validateChanges(values: Record<string, unknown>): {
       continue;
     }
     const def = settingDef(key);
-    // Writing the mask back (a form round-trip) leaves a secret as it was.
+    // Writing the mask back (a form sent back as it was shown) leaves a secret as it was.
     if (def.secret && value === SECRET_MASK) continue;
     const parsed = def.schema.safeParse(value);
     if (!parsed.success) details.push(...issuesToDetails(parsed.error, key));
@@ -189,7 +176,7 @@ export async function updateSettings(
       throw new AppError('invalid_request', `Invalid settings: ${problems[0]!.message}`, { details: problems });
     const before = await selectSettingRows(trx, Object.keys(valid));
     await upsertSettingRows(trx, valid);
-    await recordAudit(trx, actor, settingsAudit(before, valid));
+    await recordAudits(trx, actor, [settingsAudit(before, valid)]);
   });
   return listSettings(db, overrides);
 }

@@ -6,7 +6,7 @@
  * Each action's audit row (C-11) is written by the domain that makes the change, in that same transaction.
  */
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import { createCreditNote } from '../credit-notes/service.ts';
 import type { CreateCreditNoteInput } from '../credit-notes/schema.ts';
 import type { CreateCreditInput } from '../credits/schema.ts';
@@ -94,23 +94,25 @@ export async function grantCredit(db: Db, input: CreateCreditInput, actor: Actor
         );
         // One row on the customer; the invoices the credit paid are named in it (C-11: one row per action).
         const { entry, applications, balanceAfter } = granted;
-        await recordAudit(trx, actor, {
-          action: 'credit.grant',
-          targetType: 'customer',
-          targetId: input.customerId,
-          after: {
-            ledgerEntryId: entry.id,
-            amount: formatMoney(entry.amount, entry.currency),
-            currency: entry.currency,
-            description: entry.description,
-            appliedTo: applications.map((a) => ({
-              invoiceId: a.invoice.id,
-              invoiceNumber: a.invoice.invoice_number,
-              amount: formatMoney(a.amount, entry.currency),
-            })),
-            balanceAfter: formatMoney(balanceAfter, entry.currency),
+        await recordAudits(trx, actor, [
+          {
+            action: 'credit.grant',
+            targetType: 'customer',
+            targetId: input.customerId,
+            after: {
+              ledgerEntryId: entry.id,
+              amount: formatMoney(entry.amount, entry.currency),
+              currency: entry.currency,
+              description: entry.description,
+              appliedTo: applications.map((a) => ({
+                invoiceId: a.invoice.id,
+                invoiceNumber: a.invoice.invoice_number,
+                amount: formatMoney(a.amount, entry.currency),
+              })),
+              balanceAfter: formatMoney(balanceAfter, entry.currency),
+            },
           },
-        });
+        ]);
         return granted;
       },
       () => input.customerId,

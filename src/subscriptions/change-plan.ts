@@ -5,16 +5,17 @@
  * plan, and `changePlan` carries it out.
  */
 import type { Actor } from '../audit/actor.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
 import { findCoupon } from '../coupons/service.ts';
 import { addLedgerEntry } from '../credits/ledger.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
+import { recordEvents } from '../events/service.ts';
 import { AppError } from '../errors.ts';
 import type { Clock, InvoiceDetail } from '../invoices/service.ts';
 import type { PlanRow } from '../plans/repo.ts';
-import { requirePlan } from '../plans/service.ts';
+import { requirePlan, requireUsablePlan } from '../plans/service.ts';
 import type { LineInput } from '../pricing/lines.ts';
 import { periodLines, prorationLines } from '../pricing/plan-lines.ts';
 import { proratedAmount } from '../pricing/proration.ts';
@@ -24,7 +25,7 @@ import { invoiceProration, issuePeriodInvoice, type Period } from './invoicing.t
 import { updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow } from './repo.ts';
 import type { ChangePlanInput } from './schema.ts';
 import { assertLive, auditedSubscription, freshPeriod, getSubscription, lockLiveSubscription } from './service.ts';
-import { recordSubscriptionEvent } from './transitions.ts';
+import { subscriptionEvent } from './transitions.ts';
 
 /** How far back a `prorationDate` may go: long enough to read a preview, too short to backdate a change. */
 export const PRORATION_DATE_MAX_AGE_MS = 60 * 60 * 1000;
@@ -130,11 +131,7 @@ async function loadPlanChange(db: Db, sub: SubscriptionRow, input: ChangePlanInp
     });
   const at = prorationInstant(input, now);
   const oldPlan = await requirePlan(db, sub.plan_id, 'planId');
-  const newPlan = await requirePlan(db, input.newPlanId, 'newPlanId');
-  if (!newPlan.active)
-    throw new AppError('plan_inactive', `Plan ${newPlan.id} is inactive`, {
-      details: [{ path: 'newPlanId', message: 'is inactive' }],
-    });
+  const newPlan = await requireUsablePlan(db, input.newPlanId, 'newPlanId');
   if (newPlan.currency !== oldPlan.currency) {
     throw new AppError(
       'currency_mismatch',
@@ -216,18 +213,20 @@ export async function changePlan(
     }
     const swapped = await updateSubscriptionRow(trx, id, change.changes);
     const { subscription: changed, invoice } = await issueCharge(trx, swapped, change, { ...clock, now });
-    await recordSubscriptionEvent(trx, 'subscription.updated', changed);
-    await recordAudit(trx, actor, {
-      action: 'subscription.change_plan',
-      targetType: 'subscription',
-      targetId: id,
-      before: auditedSubscription(sub),
-      after: {
-        ...auditedSubscription(changed),
-        prorationCredit: change.credit?.amount,
-        chargeInvoiceId: invoice?.invoice.id,
+    await recordEvents(trx, [subscriptionEvent('subscription.updated', changed)]);
+    await recordAudits(trx, actor, [
+      {
+        action: 'subscription.change_plan',
+        targetType: 'subscription',
+        targetId: id,
+        before: auditedSubscription(sub),
+        after: {
+          ...auditedSubscription(changed),
+          prorationCredit: change.credit?.amount,
+          chargeInvoiceId: invoice?.invoice.id,
+        },
       },
-    });
+    ]);
     return changed;
   });
 }

@@ -1,16 +1,12 @@
 import { findCoupon } from '../coupons/service.ts';
 import type { Db } from '../db/knex.ts';
-import { inHotLockTransaction } from '../db/hot-lock.ts';
 import { recordEvents } from '../events/service.ts';
 import { createInvoices, type Clock, type InvoiceDetail, type NewInvoice } from '../invoices/issue.ts';
-import { createInvoice, findInvoicedPeriods } from '../invoices/service.ts';
+import { findInvoicedPeriods } from '../invoices/service.ts';
 import type { LineInput } from '../pricing/lines.ts';
 import { periodLines } from '../pricing/plan-lines.ts';
 import type { PlanRow } from '../plans/repo.ts';
-import { findPlan } from '../plans/service.ts';
-import { AppError } from '../errors.ts';
-import type { Actor } from '../audit/actor.ts';
-import { findSubscriptionRow, updateSubscriptionRow, type SubscriptionRow } from './repo.ts';
+import { updateSubscriptionRow, type SubscriptionRow } from './repo.ts';
 
 export interface Period {
   start: Date;
@@ -92,40 +88,4 @@ export async function invoiceProration(
   );
   await recordEvents(trx, issued!.events);
   return issued!.detail;
-}
-
-/**
- * POST /api/billing/invoices: an admin's invoice may name a subscription, which must exist, be the invoice's
- * customer's and bill in the invoice's currency (an invoice of one customer filed under another's subscription
- * would show on the wrong account); invoices/ knows nothing of subscriptions, so it is checked here first.
- */
-export async function createAdminInvoice(
-  db: Db,
-  input: NewInvoice,
-  actor: Actor,
-  clock: Clock = {},
-): Promise<InvoiceDetail> {
-  const subscriptionId = input.subscriptionId;
-  if (!subscriptionId) return createInvoice(db, input, actor, clock);
-  return inHotLockTransaction(db, async (trx, lock) => {
-    const sub = await findSubscriptionRow(trx, subscriptionId);
-    if (!sub) {
-      throw new AppError('subscription_not_found', `Subscription ${subscriptionId} does not exist`, {
-        details: [{ path: 'subscriptionId', message: 'no such subscription' }],
-      });
-    }
-    if (sub.customer_id !== input.customerId) {
-      throw new AppError('invalid_request', `Subscription ${subscriptionId} belongs to another customer`, {
-        details: [{ path: 'subscriptionId', message: "is another customer's subscription" }],
-      });
-    }
-    const plan = await findPlan(trx, sub.plan_id);
-    if (plan && plan.currency !== input.currency) {
-      const message = `must be ${plan.currency}, the currency of the subscription's plan`;
-      throw new AppError('invalid_request', `Invalid body: currency: ${message}`, {
-        details: [{ path: 'currency', message }],
-      });
-    }
-    return createInvoice(trx, input, actor, clock, lock);
-  });
 }

@@ -4,9 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
-import { inHotLockTransaction } from '../db/hot-lock.ts';
 import type { Clock } from '../invoices/issue.ts';
-import { batchTurnSql, claimDueSubscriptions, type BatchTurn } from './renewal-repo.ts';
+import { claimDueSubscriptions } from './renewal-repo.ts';
 import {
   addResult,
   emptyResult,
@@ -37,34 +36,33 @@ export const RENEWAL_BATCH_SIZE = 500;
 export const RENEWAL_CONCURRENCY = 3;
 
 /**
- * A queue of turns: `join()` answers `turn`, which resolves when every earlier entrant has called its
- * `leave`. Batches join in the order they claim rows, so work done in turn happens in that order.
+ * A queue of turns: `join()` answers `turn`, which resolves when every earlier entrant has left. Batches join in the
+ * order they claim rows, so work done in turn happens in that order. An entrant may leave before its turn came (a
+ * batch with nothing to issue): the turn still passes on only once it came, so the order holds.
  */
 function turnstile(): () => { turn: Promise<void>; leave: () => void } {
   let tail: Promise<void> = Promise.resolve();
   return () => {
     const turn = tail;
-    let leave!: () => void;
-    tail = new Promise<void>((resolve) => (leave = resolve));
-    return { turn, leave };
+    let pass!: () => void;
+    tail = new Promise<void>((resolve) => (pass = resolve));
+    return { turn, leave: () => void turn.then(pass) };
   };
 }
 
 /**
- * Renews every subscription due by `asOf` in batches of `batchSize` (D-82): each batch claims its rows with
- * FOR UPDATE SKIP LOCKED, renews them set-wise and commits, so a sweep killed half-way leaves whole batches
- * done and the rest due, and two sweeps at once split the rows between them. When a batch fails as a
- * whole, its subscriptions are retried one by one so the failing one is found, logged and counted in
- * `errors` while the others renew; the sweep goes on.
+ * Renews every subscription due by `asOf` in batches of `batchSize` (D-82): each batch is one transaction that claims
+ * its rows with FOR UPDATE SKIP LOCKED, renews them set-wise and commits, so a sweep killed half-way leaves whole
+ * batches done and the rest due, and two sweeps at once split the rows between them. When a batch fails as a whole,
+ * its subscriptions are retried one by one so the failing one is found, logged and counted in `errors` while the
+ * others renew; the sweep goes on.
  *
- * `concurrency` batches run at once, so one batch's reads and subscription writes overlap another's
- * invoice issuing. Claims are taken one at a time and invoices issued in claim order (the numbering lock
- * orders them anyway), so numbers and store credit follow the renewal order exactly as with one batch at a
- * time: a run resumed after a crash ends where an uninterrupted one does. A batch without store credit sends
- * its numbering statement as soon as it is written, and that statement waits in PostgreSQL for the batch
- * claimed before it to commit (renewal-repo.ts claimDueSubscriptions / batchTurnSql): it is received, parsed and
- * planned meanwhile, and the next numbers are taken the moment the last ones commit, with no round trip to
- * this process between. Should that batch roll back instead, this one fails too and is renewed one by one.
+ * `concurrency` batches run at once, so one batch's reads and writes overlap another's invoice issuing. Claims are
+ * taken one at a time and batches issue their invoices in claim order (a batch's turn passes on once it has its
+ * numbers; the next one's numbering statement then waits for its commit on the year's counter), so numbers and
+ * store credit follow the renewal order exactly as with one batch at a time: a run resumed after a crash ends where
+ * an uninterrupted one does. (A batch that fails as a whole gives its numbers back to the batches after it; its
+ * subscriptions, renewed one by one, take later ones.)
  */
 export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDueOptions = {}): Promise<SweepRenewals> {
   const { batchSize = RENEWAL_BATCH_SIZE, concurrency = RENEWAL_CONCURRENCY, clock = {}, logger, onBatch } = options;
@@ -79,80 +77,44 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
   };
   const claimQueue = turnstile();
   const issueQueue = turnstile();
-  // The last batch claimed: the next one's numbering statement waits in PostgreSQL for its commit (renewal-repo.ts claimDueSubscriptions).
-  let lastTurn: { turn: BatchTurn; failed: boolean } | undefined;
 
   const loop = async () => {
-    // The WAL flush of this loop's last committed batch, waited for before the sweep reports (hot-lock `flushed`).
-    let flushed: Promise<void> = Promise.resolve();
-    try {
-      // Handled at once (Promise.all), so a failed flush is never an unhandled rejection; it fails the sweep at the end.
-      await renewBatches((wait) => (flushed = Promise.all([flushed, wait]).then(() => undefined)));
-    } finally {
-      await flushed;
-    }
-  };
-  const renewBatches = async (onFlush: (wait: Promise<void>) => void) => {
     for (;;) {
       let claimed: string[] = [];
       let issueSlot: { turn: Promise<void>; leave: () => void } | undefined;
-      let turn: { turn: BatchTurn; failed: boolean } | undefined;
       try {
-        const batch = await inHotLockTransaction(
-          db,
-          async (trx, lock) => {
-            const claimSlot = claimQueue();
-            await claimSlot.turn;
-            let subs: SubscriptionRow[];
-            let before: BatchTurn | undefined;
-            try {
-              // With this batch's turn lock, for the next batch's statement to wait on; it waits on the last one's (unless that one failed).
-              const claim = await claimDueSubscriptions(trx, asOf, batchSize, [...skip]);
-              subs = claim.subs;
-              if (claim.turn) {
-                before = lastTurn && !lastTurn.failed ? lastTurn.turn : undefined;
-                lastTurn = turn = { turn: claim.turn, failed: false };
+        const batch = await db.transaction(async (trx) => {
+          const claimSlot = claimQueue();
+          await claimSlot.turn;
+          let subs: SubscriptionRow[];
+          try {
+            subs = await claimDueSubscriptions(trx, asOf, batchSize, [...skip]);
+            issueSlot = issueQueue();
+          } finally {
+            claimSlot.leave();
+          }
+          claimed = subs.map((s) => s.id);
+          const slot = issueSlot;
+          const order: IssueOrder = {
+            turn: async (issue) => {
+              await slot.turn;
+              try {
+                return await issue();
+              } finally {
+                slot.leave();
               }
-              issueSlot = issueQueue();
-            } finally {
-              claimSlot.leave();
-            }
-            claimed = subs.map((s) => s.id);
-            const slot = issueSlot;
-            // The turn passes on once this batch's numbered write has committed (its flush is waited for after) and the
-            // batches before passed it on.
-            const order: IssueOrder = {
-              turn: async (issue) => {
-                await slot.turn;
-                try {
-                  return await issue();
-                } finally {
-                  slot.leave();
-                }
-              },
-              ahead: async (issue) => {
-                try {
-                  return await issue(before && batchTurnSql(before));
-                } finally {
-                  await slot.turn;
-                  slot.leave();
-                }
-              },
-            };
-            return renewLockedSubscriptions(trx, subs, asOf, clock, lock, order);
-          },
-          { flushed: onFlush },
-        );
+            },
+          };
+          return renewLockedSubscriptions(trx, subs, asOf, clock, order);
+        });
         issueSlot?.leave();
         if (claimed.length === 0) return;
         addResult(totals, batch);
         for (const id of batch.unchanged) skip.add(id);
         for (const { id, error } of batch.failures) fail(id, error);
       } catch (error) {
-        // Rolled back: the next batch may issue now (a batch claimed from now on waits for none), while this one's
-        // subscriptions are retried alone. A batch already waiting on this one's turn fails too and is retried alone.
+        // Rolled back: the next batch may issue now, while this one's subscriptions are retried alone.
         issueSlot?.leave();
-        if (turn) turn.failed = true;
         if (claimed.length === 0) throw error;
         logger?.warn(
           { err: error, subscriptions: claimed.length },

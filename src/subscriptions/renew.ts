@@ -2,26 +2,18 @@ import { newUuid } from '../crypto/ids.ts';
 import { SYSTEM_ACTOR } from '../audit/actor.ts';
 import { recordAudits, type AuditEntry } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
+import { findCoupons } from '../coupons/service.ts';
 import type { Db } from '../db/knex.ts';
-import { inHotLockTransaction, type HotLock } from '../db/hot-lock.ts';
-import { fanOutAhead, newEventIds } from '../events/service.ts';
+import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
-import {
-  numberInvoiceBatch,
-  planInvoiceBatch,
-  takesLedgerLocks,
-  type BatchEvent,
-  type Clock,
-  type CreatedInvoice,
-  type PendingEvent,
-} from '../invoices/issue.ts';
+import { recordEvents, type NewEvent } from '../events/service.ts';
+import { createInvoices, type Clock, type CreatedInvoice } from '../invoices/issue.ts';
+import { findInvoicedPeriods, periodKey } from '../invoices/service.ts';
 import type { PlanRow } from '../plans/repo.ts';
+import { findPlans } from '../plans/service.ts';
 import { periodLines } from '../pricing/plan-lines.ts';
 import { periodInvoice, type PeriodInvoiceRequest } from './invoicing.ts';
 import { periodBounds } from './periods.ts';
-import { findCoupons } from '../coupons/service.ts';
-import { findPlans } from '../plans/service.ts';
-import { findInvoicedPeriods, periodKey } from '../invoices/service.ts';
 import { updateRenewedSubscriptionRows } from './renewal-repo.ts';
 import { lockSubscriptionRow, type SubscriptionRow } from './repo.ts';
 import { serialiseSubscription } from './schema.ts';
@@ -52,7 +44,7 @@ export function addResult(into: RenewalResult, more: RenewalResult): void {
 }
 
 /** What renewing one subscription does, in order: its events, with the invoices (by request index) among them. */
-type Slot = { event: PendingEvent } | { invoice: number };
+type Slot = { event: NewEvent } | { invoice: number };
 
 interface RenewalPlan {
   sub: SubscriptionRow;
@@ -121,17 +113,15 @@ function planRenewal(
 }
 
 /**
- * The order in which batches issue their invoices (the sweep's: claim order). `turn` runs `issue` once the batches
- * before have committed (Node waits); `ahead` runs it at once with `waitFor`, SQL of a condition its numbering
- * statement waits on in PostgreSQL until the batch before has committed, and passes the turn on after both.
+ * The order in which batches take their invoice numbers (the sweep's: claim order): `turn` runs `issue` once the
+ * batches before it have taken theirs.
  */
 export interface IssueOrder {
   turn<T>(issue: () => Promise<T>): Promise<T>;
-  ahead<T>(issue: (waitFor: string | undefined) => Promise<T>): Promise<T>;
 }
 
 /** A batch alone (renewSubscription): nothing to wait for. */
-const UNORDERED: IssueOrder = { turn: (issue) => issue(), ahead: (issue) => issue(undefined) };
+const UNORDERED: IssueOrder = { turn: (issue) => issue() };
 
 export interface BatchRenewal extends RenewalResult {
   /** Subscriptions this batch could not renew (left unchanged), with why. */
@@ -141,21 +131,19 @@ export interface BatchRenewal extends RenewalResult {
 }
 
 /**
- * Renews subscriptions the caller has locked, set-wise, in the caller's hot-lock transaction (db/hot-lock.ts),
- * which this ENDS: plans and coupons read in bulk, periods computed here, the subscriptions updated by one
- * statement, their audit rows, the webhook deliveries of every event and the invoices' lines written before the
- * numbers are taken; then, in the caller's order (`order`: the sweep's batches take numbers in claim order), the
- * invoices numbered and written with their events by ONE last statement sent with the COMMIT
- * (invoices/issue.ts planInvoiceBatch / numberInvoiceBatch). Nothing may run on `trx` afterwards. A subscription
- * that cannot be planned (e.g. its plan is gone) is left out and reported; a failing statement fails the whole
- * batch (the caller's transaction rolls back).
+ * Renews subscriptions the caller has locked, set-wise, in the caller's transaction: plans and coupons read in bulk,
+ * periods computed here, the subscriptions updated by one statement and their audit rows written by another (they
+ * name the invoices by the ids chosen in planRenewal, not by number); then, in the caller's order (`order`: the
+ * sweep's batches take numbers in claim order), the invoices issued (invoices/issue.ts createInvoices, many rows)
+ * and the events recorded, in the order of each renewal's steps. A subscription that cannot be planned (e.g. its
+ * plan is gone) is left out and reported; a failing statement fails the whole batch (the caller's transaction rolls
+ * back).
  */
 export async function renewLockedSubscriptions(
   trx: Db,
   subs: SubscriptionRow[],
   asOf: Date,
   clock: Clock,
-  lock: HotLock,
   order: IssueOrder = UNORDERED,
 ): Promise<BatchRenewal> {
   const out: BatchRenewal = { ...emptyResult(), failures: [], unchanged: [] };
@@ -211,9 +199,6 @@ export async function renewLockedSubscriptions(
   }
   if (renewals.length === 0) return out;
 
-  // Everything that does not show an invoice number is written before the batch's turn to take numbers, so
-  // concurrent batches overlap here: the subscriptions' new periods and their audit rows, which name the
-  // invoices by the ids chosen in planRenewal (the lines follow in planInvoiceBatch).
   await updateRenewedSubscriptionRows(
     trx,
     renewals.map(({ sub }) => ({
@@ -235,53 +220,29 @@ export async function renewLockedSubscriptions(
     SYSTEM_ACTOR,
     renewals.map((r) => renewalAudit(started.get(r.sub.id)!, r)),
   );
-
-  // Each slot's event is known by type now (an invoice's first is its invoice.created): their webhook deliveries
-  // are written here too, and the events, which carry invoice numbers, under the lock with these ids.
-  const aheadTypes = renewals.flatMap((r) =>
-    r.slots.map((slot) => ('event' in slot ? slot.event.type : 'invoice.created')),
+  const issued = await order.turn(() =>
+    createInvoices(
+      trx,
+      renewals.flatMap((r) => r.requests),
+      { ...clock, now: clock.now ?? asOf },
+    ),
   );
-  const ids = newEventIds(aheadTypes.length);
-  await fanOutAhead(
-    trx,
-    aheadTypes.map((type, i) => ({ id: ids[i]!, type })),
-  );
-
-  const batch = await planInvoiceBatch(
-    trx,
-    renewals.flatMap((r) => r.requests),
-    { ...clock, now: clock.now ?? asOf },
-    (created) => renewalEvents(renewals, created, ids),
-  );
-  // A batch whose customers have no store credit is one statement: sent now, it is received, parsed and planned while
-  // the batch before still works, and waits in PostgreSQL only for that batch's commit (no round trip to Node between
-  // two batches' numbers). One that spends credit takes its customers' ledger locks first, only in its turn.
-  if (takesLedgerLocks(batch)) await order.turn(() => numberInvoiceBatch(trx, batch, lock));
-  else await order.ahead((waitFor) => numberInvoiceBatch(trx, batch, lock, waitFor));
+  await recordEvents(trx, renewalEvents(renewals, issued));
   for (const renewal of renewals) addResult(out, renewal.result);
   return out;
 }
 
 /**
- * The batch's events in the order of its renewals and their slots: each invoice's invoice.created under the id its
- * deliveries were written with (`ids`, one per slot in order), then any invoice.paid (fanned out when recorded).
+ * The batch's events in the order of its renewals and their steps, each invoice's (invoice.created, any
+ * invoice.paid) at its place.
  */
-function renewalEvents(renewals: RenewalPlan[], created: CreatedInvoice[], ids: string[]): BatchEvent[] {
-  const events: BatchEvent[] = [];
+function renewalEvents(renewals: RenewalPlan[], issued: CreatedInvoice[]): NewEvent[] {
+  const events: NewEvent[] = [];
   let offset = 0;
-  let next = 0;
   for (const renewal of renewals) {
     for (const slot of renewal.slots) {
-      if ('event' in slot) {
-        events.push({ ...slot.event, id: ids[next++]! });
-        continue;
-      }
-      const invoice = created[offset + slot.invoice]!;
-      const [first, ...more] = invoice.events;
-      if (first?.type !== 'invoice.created')
-        throw new Error(`an issued invoice's first event is invoice.created, not ${first?.type}`);
-      const invoiceId = invoice.detail.invoice.id;
-      events.push({ ...first, id: ids[next++]!, invoiceId }, ...more.map((e) => ({ ...e, invoiceId })));
+      if ('event' in slot) events.push(slot.event);
+      else events.push(...issued[offset + slot.invoice]!.events);
     }
     offset += renewal.requests.length;
   }
@@ -310,7 +271,10 @@ function renewedFields(sub: SubscriptionRow): Record<string, unknown> {
   };
 }
 
-/** One renewal's audit entry: a scheduled cancellation taking effect, or periods advanced (a trial ending among them) with the invoices issued. */
+/**
+ * One renewal's audit entry: a scheduled cancellation taking effect, or periods advanced (a trial ending among them)
+ * with the invoices issued.
+ */
 function renewalAudit(start: SubscriptionRow, renewal: RenewalPlan): AuditEntry {
   const invoiceIds = renewal.requests.map((r) => r.id);
   return {
@@ -327,14 +291,10 @@ function renewalAudit(start: SubscriptionRow, renewal: RenewalPlan): AuditEntry 
  * and concurrently: the row lock orders the callers and periods already invoiced are not invoiced again (D-82).
  */
 export async function renewSubscription(db: Db, id: string, asOf: Date, clock: Clock = {}): Promise<RenewalResult> {
-  return inHotLockTransaction(db, async (trx, lock) => {
+  return inTransaction(db, async (trx) => {
     const sub = await lockSubscriptionRow(trx, id);
     if (!sub) return emptyResult();
-    const {
-      failures,
-      unchanged: _unchanged,
-      ...result
-    } = await renewLockedSubscriptions(trx, [sub], asOf, clock, lock);
+    const { failures, unchanged: _unchanged, ...result } = await renewLockedSubscriptions(trx, [sub], asOf, clock);
     if (failures[0]) throw failures[0].error;
     return result;
   });

@@ -34,8 +34,6 @@ export const subscriptionRoutes = [
     auth: 'admin',
     tag,
     summary: 'Subscribe a customer to a plan; without a trial the first period is invoiced at once',
-    // Without a coupon or trial the session is checked by the statement that writes the subscription (issue 20).
-    sessionInWrite: true,
     body: createSubscriptionBody,
     responses: {
       201: { description: 'Created', schema: subscriptionResponse },

@@ -1,30 +1,24 @@
-import { withSessionUser, type Actor } from '../audit/actor.ts';
-import { recordAudit, type AuditEntry } from '../audit/service.ts';
+import type { Actor } from '../audit/actor.ts';
+import { recordAudits } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
-import { lockedBalancesPart } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
-import { recordEvents } from '../events/service.ts';
-import { createInvoiceLast, dueDateAt } from '../invoices/issue.ts';
-import { settingsReadPart, type SettingOverrides } from '../settings/service.ts';
 import type { Db } from '../db/knex.ts';
-import { inHotLockTransaction, pooledHotLockTransaction, type HotLock, type PooledHotLock } from '../db/hot-lock.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
+import { recordEvents } from '../events/service.ts';
 import type { PageQuery } from '../http/schemas.ts';
+import { createInvoices } from '../invoices/issue.ts';
 import type { Clock } from '../invoices/service.ts';
-import { findPlan, planNotFound, planReadPart, requirePlan } from '../plans/service.ts';
 import type { PlanRow } from '../plans/repo.ts';
+import { requirePlan, requireUsablePlan } from '../plans/service.ts';
 import type { LineInput } from '../pricing/lines.ts';
 import { periodLines } from '../pricing/plan-lines.ts';
 import { invoicePeriod, periodInvoice, type Period } from './invoicing.ts';
 import { boundary } from './periods.ts';
 import {
   findSubscriptionRow,
-  insertSubscriptionOfPlan,
   insertSubscriptionRow,
-  readSubscriptionOfPlan,
-  subscriptionOfPlanStatement,
   SUBSCRIPTION_CUSTOMER_FK,
   listSubscriptionRows,
   lockSubscriptionRow,
@@ -35,7 +29,7 @@ import {
   type SubscriptionStatus,
 } from './repo.ts';
 import { serialiseSubscription, type CreateSubscriptionInput, type UpdateSubscriptionInput } from './schema.ts';
-import { recordSubscriptionEvent, subscriptionEvent, transitionSubscription } from './transitions.ts';
+import { subscriptionEvent, transitionSubscription } from './transitions.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -45,13 +39,9 @@ const DAY_MS = 86_400_000;
  */
 export const auditedSubscription = (row: SubscriptionRow): Record<string, unknown> => serialiseSubscription(row);
 
-/** Refuses a plan a new subscription cannot have: unknown, inactive, or billing another cycle than the one asked for. */
-function usablePlan(plan: PlanRow | undefined, input: CreateSubscriptionInput): PlanRow {
-  if (!plan) throw planNotFound(input.planId, 'planId');
-  if (!plan.active)
-    throw new AppError('plan_inactive', `Plan ${plan.id} is inactive`, {
-      details: [{ path: 'planId', message: 'is inactive' }],
-    });
+/** The plan a new subscription names: usable (plans/), and billing the cycle the subscription asks for. */
+async function planToSubscribe(trx: Db, input: CreateSubscriptionInput): Promise<PlanRow> {
+  const plan = await requireUsablePlan(trx, input.planId, 'planId');
   if (plan.billing_cycle !== input.billingCycle) {
     throw new AppError('billing_cycle_mismatch', `The plan bills ${plan.billing_cycle}, not ${input.billingCycle}`, {
       details: [{ path: 'billingCycle', message: `must be ${plan.billing_cycle}, the plan's cycle` }],
@@ -60,24 +50,12 @@ function usablePlan(plan: PlanRow | undefined, input: CreateSubscriptionInput): 
   return plan;
 }
 
-interface Created {
-  plan: PlanRow;
-  sub: SubscriptionRow;
-  /** The first period's lines; null for a trial (uninvoiced). */
-  first: { lines: LineInput[]; usesCoupon: boolean } | null;
-  /** The first invoice's tax rate and due date when read with the subscription (else issuing reads its settings). */
-  issuing?: { taxRate: string; dueDate: Date };
-}
-
 type NewRow = Omit<SubscriptionInsert, 'plan_id' | 'coupon_id'>;
-/** A creation whose first period is invoiced now. */
-type Invoiced = Created & { first: NonNullable<Created['first']> };
 
-/** The row of a new subscription and its first period (D-41, D-42); the plan is the caller's to check and add. */
+/** The row of a new subscription and its first period (D-41, D-42); the plan and coupon are the caller's to add. */
 function newSubscriptionRow(input: CreateSubscriptionInput, now: Date): { row: NewRow; period: Period } {
   const trialDays = input.trialDays ?? 0;
   const trialEnd = trialDays > 0 ? new Date(now.getTime() + trialDays * DAY_MS) : null;
-  // The cycle asked for is the plan's, or nothing is written (usablePlan).
   const period = { start: now, end: trialEnd ?? boundary(now, input.billingCycle, 1) };
   const row = {
     customer_id: input.customerId,
@@ -95,18 +73,12 @@ function newSubscriptionRow(input: CreateSubscriptionInput, now: Date): { row: N
 }
 
 /**
- * D-41, D-42: without a trial the subscription is active, its first period starts now and is
- * invoiced at once (billing in advance); with trialDays it is trialing until trialEnd, uninvoiced.
- *
- * Ordered for the year's invoice-number lock (invoices/issue.ts): the subscription (with its coupon cycle) is
- * written before the invoice takes its number; the invoice's last statement, sent with the COMMIT
- * (createInvoiceLast), writes the subscription's audit row and the events of both (subscription.created first).
- * The customer is checked by the subscription's foreign key, not by a read of its own.
- *
- * The common case, invoiced without a coupon, is two queries on a pooled connection (pooledHotLockTransaction):
- * the transaction's BEGIN with the subscription's statement and issuing's reads (createInvoicedOfPlan), then the
- * invoice's last statement with the COMMIT; concurrent ones of this process share one transaction (a group,
- * db/hot-lock-group.ts). A coupon or a trial takes knex's transaction as before.
+ * D-41, D-42: without a trial the subscription is active, its first period starts now and is invoiced at once
+ * (billing in advance); with trialDays it is trialing until trialEnd, uninvoiced. In one transaction: the plan
+ * checked, the coupon redeemed (the first period is priced with it, so the subscription is stored with its coupon
+ * cycle spent), the subscription inserted (its customer checked by the foreign key) with subscription.created and
+ * its audit row, then the first invoice issued and its events recorded. The invoice comes last: its number is taken
+ * as late as possible (invoices/issue.ts), and after it only what shows the number is written.
  */
 export async function createSubscription(
   db: Db,
@@ -116,117 +88,28 @@ export async function createSubscription(
 ): Promise<SubscriptionRow> {
   const now = clock.now ?? new Date();
   const { row, period } = newSubscriptionRow(input, now);
-  const audit = (sub: SubscriptionRow): AuditEntry => ({
-    action: 'subscription.create',
-    targetType: 'subscription',
-    targetId: sub.id,
-    after: auditedSubscription(sub),
-  });
-  // A new subscription has no invoice yet: nothing to look up before issuing its first period's. That ends the
-  // transaction with one statement that also writes the audit row and subscription.created (no round trip more).
-  const issueFirst = async (trx: Db, lock: HotLock, { plan, sub, first, issuing }: Invoiced) => {
-    await createInvoiceLast(
-      trx,
-      { ...periodInvoice(sub, plan, period, first.lines), ...issuing },
-      { ...clock, now },
-      lock,
-      { eventsBefore: [subscriptionEvent('subscription.created', sub)], audit: { actor, entry: () => audit(sub) } },
-    );
+  return inTransaction(db, async (trx) => {
+    const plan = await planToSubscribe(trx, input);
+    const coupon = input.couponCode ? await redeemCoupon(trx, input.couponCode, plan.currency, now) : null;
+    const first = row.trial_end ? null : periodLines(plan, coupon, 0, period);
+    const sub = await insertSubscriptionRow(trx, {
+      ...row,
+      plan_id: plan.id,
+      coupon_id: coupon?.id ?? null,
+      coupon_cycles_used: first?.usesCoupon ? 1 : 0,
+    }).catch((error: unknown) => {
+      throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
+    });
+    await recordEvents(trx, [subscriptionEvent('subscription.created', sub)]);
+    await recordAudits(trx, actor, [
+      { action: 'subscription.create', targetType: 'subscription', targetId: sub.id, after: auditedSubscription(sub) },
+    ]);
+    if (first) {
+      const [invoiced] = await createInvoices(trx, [periodInvoice(sub, plan, period, first.lines)], { ...clock, now });
+      await recordEvents(trx, invoiced!.events);
+    }
     return sub;
-  };
-  const created =
-    !input.couponCode && !row.trial_end
-      ? // Keyed by its customer: it reads and may spend that customer's store credit (db/hot-lock-group.ts).
-        pooledHotLockTransaction(
-          db,
-          async (trx, lock) =>
-            issueFirst(trx, lock, await createInvoicedOfPlan(trx, lock, input, row, period, clock.settings)),
-          { key: input.customerId.toLowerCase() },
-        )
-      : inHotLockTransaction(db, async (trx, lock) => {
-          const made = await (input.couponCode
-            ? createWithCoupon(trx, input, input.couponCode, row, period, now)
-            : createTrialOfPlan(trx, input, row));
-          if (made.first) return issueFirst(trx, lock, made as Invoiced);
-          // The session of a route checking it in its write was looked up before this transaction (inHotLockTransaction).
-          await recordAudit(trx, withSessionUser(actor, lock.sessionUser), audit(made.sub));
-          await recordEvents(trx, [subscriptionEvent('subscription.created', made.sub)]);
-          return made.sub;
-        });
-  return created.catch((error: unknown) => {
-    throw isForeignKeyViolation(error, SUBSCRIPTION_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
   });
-}
-
-/**
- * Invoiced, without a coupon: the plan is read and checked by the statement that writes the subscription, and what
- * issuing its first invoice reads is sent with it in the transaction's first query: the settings (in the statement;
- * issuing reads none then) and the customer's ledger lock and balances (the lock taken by that statement once it
- * wrote, the balances read by one statement after it, for planCreditSpend). One round trip where there were four.
- */
-async function createInvoicedOfPlan(
-  trx: Db,
-  lock: PooledHotLock,
-  input: CreateSubscriptionInput,
-  row: NewRow,
-  period: Period,
-  overrides: SettingOverrides | undefined,
-): Promise<Invoiced> {
-  const settings = settingsReadPart(['billing.default_tax_rate', 'billing.payment_terms_days'], overrides);
-  const ledger = lockedBalancesPart(input.customerId);
-  // The request's session, when the route checks it in its write (sessionInWrite), is checked by this statement too;
-  // it takes the ledger lock when it wrote, and the balances are read by the next statement, after the lock.
-  const [answer, balances] = await lock.runAll([
-    subscriptionOfPlanStatement(
-      { plan: planReadPart.sql, also: settings.sql, lockCustomer: ledger.lock },
-      input.planId,
-      row,
-      lock.guard,
-    ),
-    ledger.read,
-  ]);
-  const written = readSubscriptionOfPlan(answer!);
-  const plan = usablePlan(planReadPart.read(written?.answer), input);
-  // A usable plan is written with: the statement's condition is usablePlan's.
-  const sub = written!.created!;
-  ledger.keep(trx, balances!);
-  const values = settings.read(written!.answer.also as Record<string, unknown> | null);
-  const issuing = {
-    taxRate: values['billing.default_tax_rate'],
-    dueDate: dueDateAt(period.start, values['billing.payment_terms_days']),
-  };
-  return { plan, sub, first: periodLines(plan, null, 0, period), issuing };
-}
-
-/** A trial without a coupon: the plan read and checked by the statement that writes the subscription; nothing is invoiced. */
-async function createTrialOfPlan(trx: Db, input: CreateSubscriptionInput, row: NewRow): Promise<Created> {
-  const written = await insertSubscriptionOfPlan(trx, { plan: planReadPart.sql }, input.planId, row);
-  const plan = usablePlan(planReadPart.read(written?.answer), input);
-  return { plan, sub: written!.created!, first: null };
-}
-
-/**
- * With a coupon: the plan first (the coupon is redeemed in its currency), and the first period priced before the
- * subscription exists, so it is stored with its coupon cycle spent.
- */
-async function createWithCoupon(
-  trx: Db,
-  input: CreateSubscriptionInput,
-  code: string,
-  row: NewRow,
-  period: Period,
-  now: Date,
-): Promise<Created> {
-  const plan = usablePlan(await findPlan(trx, input.planId), input);
-  const coupon = await redeemCoupon(trx, code, plan.currency, now);
-  const first = row.trial_end ? null : periodLines(plan, coupon, 0, period);
-  const sub = await insertSubscriptionRow(trx, {
-    ...row,
-    plan_id: plan.id,
-    coupon_id: coupon.id,
-    coupon_cycles_used: first?.usesCoupon ? 1 : 0,
-  });
-  return { plan, sub, first };
 }
 
 export function listSubscriptions(
@@ -241,6 +124,11 @@ export async function getSubscription(db: Db, id: string): Promise<SubscriptionR
   const row = await findSubscriptionRow(db, id);
   if (!row) throw notFound('Subscription');
   return row;
+}
+
+/** The subscription, unlocked; undefined when there is none. */
+export function findSubscription(db: Db, id: string): Promise<SubscriptionRow | undefined> {
+  return findSubscriptionRow(db, id);
 }
 
 /** The subscription locked for the rest of the caller's transaction; undefined when there is none. */
@@ -362,7 +250,7 @@ async function applyUpdate(
   if (activated) return activated;
   if (flag.cancel_at_period_end === undefined) return sub;
   const flagged = await updateSubscriptionRow(trx, sub.id, flag);
-  await recordSubscriptionEvent(trx, 'subscription.updated', flagged);
+  await recordEvents(trx, [subscriptionEvent('subscription.updated', flagged)]);
   return flagged;
 }
 
@@ -382,13 +270,15 @@ export async function updateSubscription(
   return inTransaction(db, async (trx) => {
     const sub = await lockLiveSubscription(trx, id);
     const updated = await applyUpdate(trx, sub, input, now, clock);
-    await recordAudit(trx, actor, {
-      action: updateAction(sub, updated),
-      targetType: 'subscription',
-      targetId: id,
-      before: auditedSubscription(sub),
-      after: auditedSubscription(updated),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: updateAction(sub, updated),
+        targetType: 'subscription',
+        targetId: id,
+        before: auditedSubscription(sub),
+        after: auditedSubscription(updated),
+      },
+    ]);
     return updated;
   });
 }

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
-import { recordEvent } from '../events/service.ts';
+import { recordEvents } from '../events/service.ts';
 import {
   updateSubscriptionRow,
   type SubscriptionChanges,
@@ -53,20 +53,11 @@ export function transitionChanges(
 export const transitionEventType = (to: SubscriptionStatus): SubscriptionEventType =>
   to === 'canceled' ? 'subscription.canceled' : 'subscription.updated';
 
-/** A subscription.* event of `sub`, to record in a batch with others (recordEvents). */
+/** A subscription.* event of `sub`, to record (recordEvents). */
 export const subscriptionEvent = (type: SubscriptionEventType, sub: SubscriptionRow) => ({
   type,
   data: serialiseSubscription(sub),
 });
-
-export async function recordSubscriptionEvent(
-  trx: Db,
-  type: SubscriptionEventType,
-  sub: SubscriptionRow,
-): Promise<void> {
-  const event = subscriptionEvent(type, sub);
-  await recordEvent(trx, event.type, event.data);
-}
 
 /**
  * Moves a subscription the caller has locked to `to` at `at`, with `extra` changes of the same write (a
@@ -80,6 +71,6 @@ export async function transitionSubscription(
   extra: SubscriptionChanges = {},
 ): Promise<SubscriptionRow> {
   const moved = await updateSubscriptionRow(trx, sub.id, { ...extra, ...transitionChanges(sub, to, at) });
-  await recordSubscriptionEvent(trx, transitionEventType(to), moved);
+  await recordEvents(trx, [subscriptionEvent(transitionEventType(to), moved)]);
   return moved;
 }

@@ -1,5 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
+import { DELIVERIES_DUE_CHANNEL } from '../events/fanout.ts';
+import type { EventRow } from '../events/repo.ts';
 import type { PageQuery } from '../http/schemas.ts';
 
 export interface EndpointRow {
@@ -103,27 +105,6 @@ export async function deleteEndpointRow(db: Db, id: string): Promise<number> {
   return db('webhook_endpoints').where({ id }).delete();
 }
 
-/**
- * One pending delivery, due now, per enabled endpoint subscribed to an event's type or to '*', for the events
- * (id, type) of the relation `events` (a CTE of the same statement: the inserted events, so they are not read
- * from their parameter a second time), and a notify of the webhook workers on `channelParam` (heard on commit)
- * when any was inserted: the CTEs `delivered` and `notified` (one row: `n` inserted), to end the statement
- * that inserts the events themselves (events/repo.ts insertEventsWith). `?` or `$n` placeholder.
- */
-export function dueDeliveriesCtes(events: string, channelParam: string): string {
-  return `delivered as (
-       insert into webhook_deliveries (endpoint_id, event_id)
-       select e.id, v.id
-         from ${events} v
-         join webhook_endpoints e on e.enabled and e.events && array[v.type, '*']::text[]
-       on conflict (endpoint_id, event_id) do nothing
-       returning 1
-     ), notified as (
-       select count(*)::int as n, case when count(*) > 0 then pg_notify(${channelParam}, null)::text end as notice
-         from delivered
-     )`;
-}
-
 const deliveryColumns = ['webhook_deliveries.*', 'events.type as event_type'];
 
 export async function findDelivery(db: Db, id: string): Promise<DeliveryRow | undefined> {
@@ -210,7 +191,7 @@ export async function listAttemptRows(db: Db, deliveryIds: string[]): Promise<At
 }
 
 /** The channel a committed fan-out or redelivery notifies, so webhook workers claim at once (D-70). */
-export const DELIVERIES_DUE_CHANNEL = 'webhook_deliveries_due';
+export { DELIVERIES_DUE_CHANNEL };
 
 /** Tells listening webhook workers that deliveries are due; inside a transaction it is sent on commit. */
 export async function notifyDeliveriesDue(db: Db): Promise<void> {

@@ -6,7 +6,7 @@ import type { PageQuery } from '../http/schemas.ts';
 import { checkDestination, UnsafeDestinationError } from './destination.ts';
 import type { Actor } from '../audit/actor.ts';
 import type { Fields } from '../audit/changes.ts';
-import { recordAudit } from '../audit/service.ts';
+import { recordAudits } from '../audit/service.ts';
 import {
   deleteEndpointRow,
   endpointHealthRows,
@@ -85,12 +85,14 @@ export async function createEndpoint(
   const url = await validateEndpointUrl(input.url, config);
   return inTransaction(db, async (trx) => {
     const row = await insertEndpoint(trx, { url, events: input.events, secret: input.secret ?? generateSecret() });
-    await recordAudit(trx, actor, {
-      action: 'webhook_endpoint.create',
-      targetType: 'webhook_endpoint',
-      targetId: row.id,
-      after: audited(row),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'webhook_endpoint.create',
+        targetType: 'webhook_endpoint',
+        targetId: row.id,
+        after: audited(row),
+      },
+    ]);
     return row;
   });
 }
@@ -132,13 +134,15 @@ export async function updateEndpoint(
     if (!before) throw notFound('Webhook endpoint');
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
     const after = Object.keys(changes).length === 0 ? before : (await updateEndpointRow(trx, id, changes))!;
-    await recordAudit(trx, actor, {
-      action: updateAction(input),
-      targetType: 'webhook_endpoint',
-      targetId: id,
-      before: audited(before),
-      after: audited(after),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: updateAction(input),
+        targetType: 'webhook_endpoint',
+        targetId: id,
+        before: audited(before),
+        after: audited(after),
+      },
+    ]);
     return after;
   });
 }
@@ -160,13 +164,15 @@ export async function rotateEndpointSecret(
     if (!before) throw notFound('Webhook endpoint');
     const secret = generateSecret();
     const after = (await rotateEndpointSecretRow(trx, id, secret, SECRET_ROTATION_GRACE_SECONDS))!;
-    await recordAudit(trx, actor, {
-      action: 'webhook_endpoint.rotate_secret',
-      targetType: 'webhook_endpoint',
-      targetId: id,
-      before: audited(before),
-      after: audited(after),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'webhook_endpoint.rotate_secret',
+        targetType: 'webhook_endpoint',
+        targetId: id,
+        before: audited(before),
+        after: audited(after),
+      },
+    ]);
     return { endpoint: after, secret };
   });
 }
@@ -176,12 +182,14 @@ export async function deleteEndpoint(db: Db, id: string, actor: Actor): Promise<
     const before = await lockEndpoint(trx, id);
     if (!before) throw notFound('Webhook endpoint');
     await deleteEndpointRow(trx, id);
-    await recordAudit(trx, actor, {
-      action: 'webhook_endpoint.delete',
-      targetType: 'webhook_endpoint',
-      targetId: id,
-      before: audited(before),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'webhook_endpoint.delete',
+        targetType: 'webhook_endpoint',
+        targetId: id,
+        before: audited(before),
+      },
+    ]);
   });
 }
 
@@ -214,13 +222,15 @@ export async function retryDelivery(db: Db, deliveryId: string, actor: Actor, en
     await reopenDelivery(trx, deliveryId);
     await notifyDeliveriesDue(trx);
     const [row] = await withAttempts(trx, [(await findDelivery(trx, deliveryId))!]);
-    await recordAudit(trx, actor, {
-      action: 'webhook_delivery.redeliver',
-      targetType: 'webhook_delivery',
-      targetId: deliveryId,
-      before: auditedDelivery(before),
-      after: auditedDelivery(row!),
-    });
+    await recordAudits(trx, actor, [
+      {
+        action: 'webhook_delivery.redeliver',
+        targetType: 'webhook_delivery',
+        targetId: deliveryId,
+        before: auditedDelivery(before),
+        after: auditedDelivery(row!),
+      },
+    ]);
     return row!;
   });
 }

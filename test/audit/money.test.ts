@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { actorName } from '../../src/audit/actor.ts';
-import { recordAudit } from '../../src/audit/service.ts';
+import { recordAudits } from '../../src/audit/service.ts';
 import { actorOf } from '../../src/http/principal.ts';
 import { allRoutes } from '../../src/routes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -443,13 +443,15 @@ test.serial(
     const actor = actorOf({ kind: 'apiKey', apiKeyId: key.body.id, customerId: customer.id }, 'req-v1', '127.0.0.1');
     t.is(actorName(actor), `api_key:${key.body.id}`);
     mark = await auditMark(app.db);
-    await recordAudit(app.db, actor, {
-      action: 'customer.update',
-      targetType: 'customer',
-      targetId: customer.id,
-      before: { name: 'a' },
-      after: { name: 'b' },
-    });
+    await recordAudits(app.db, actor, [
+      {
+        action: 'customer.update',
+        targetType: 'customer',
+        targetId: customer.id,
+        before: { name: 'a' },
+        after: { name: 'b' },
+      },
+    ]);
     await expectOneAudit(t, app.db, mark, { actor: `api_key:${key.body.id}`, actor_email: null, request_id: 'req-v1' });
     const listed = await api(`/api/audit-log?actor=api_key:${key.body.id}`);
     t.deepEqual(

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { recordEvent } from '../../src/events/service.ts';
+import { recordEvents } from '../../src/events/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
@@ -15,7 +15,7 @@ test.after.always(async () => app?.close());
 test.serial('an event recorded in a rolled-back transaction does not exist', async (t) => {
   await t.throwsAsync(
     app.db.transaction(async (trx) => {
-      await recordEvent(trx, 'license.created', { licenseId: 'x' });
+      await recordEvents(trx, [{ type: 'license.created', data: { licenseId: 'x' } }]);
       throw new Error('roll back');
     }),
   );
@@ -25,7 +25,9 @@ test.serial('an event recorded in a rolled-back transaction does not exist', asy
 test.serial('events are listed in order with the interface envelope, filtered by type and paged', async (t) => {
   const recorded = [];
   for (let i = 0; i < 5; i++)
-    recorded.push(await recordEvent(app.db, i % 2 ? 'invoice.paid' : 'invoice.created', { n: i }));
+    recorded.push(
+      ...(await recordEvents(app.db, [{ type: i % 2 ? 'invoice.paid' : 'invoice.created', data: { n: i } }])),
+    );
   const all = await request(app.baseUrl, '/api/billing/events', { cookie });
   t.is(all.status, 200);
   t.deepEqual(

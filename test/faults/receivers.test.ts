@@ -7,7 +7,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import test from 'ava';
-import { recordEvent } from '../../src/events/service.ts';
+import { recordEvents } from '../../src/events/service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { killAll, startWorker, waitUntil } from './processes.ts';
 
@@ -101,9 +101,9 @@ async function runScenario() {
   const recordedAt = new Map<string, number>();
   for (let wave = 0; wave < 3; wave++) {
     for (let i = 0; i < EVENTS / 3; i++) {
-      const event = await db.transaction((trx) =>
-        recordEvent(trx, 'license.created', { licenseId: `lic_${wave}_${i}` }),
-      );
+      const event = await db
+        .transaction((trx) => recordEvents(trx, [{ type: 'license.created', data: { licenseId: `lic_${wave}_${i}` } }]))
+        .then(([recorded]) => recorded!);
       recordedAt.set(event.id, Date.now());
     }
     // Waves 6 s apart: later events arrive while the first hanging sends still hold their slots.

@@ -1,12 +1,11 @@
 /**
- * Gapless and unique numbers (D-50) when the counter is taken late, by the statement that writes the invoices
- * (issue 20): creations of invoices and subscriptions run at once with creations that fail after taking their
+ * Gapless and unique numbers (D-50) when the counter is taken late, by the statement that writes the invoices:
+ * creations of invoices and subscriptions run at once with creations that fail after taking their
  * number (a forced rollback, an unknown customer refused by the very statement that numbers, a session killed
  * while it holds the counter). Every number a failed creation saw comes back and is used by a later one.
  */
 import test from 'ava';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
-import { inHotLockTransaction } from '../../src/db/hot-lock.ts';
 import { createKnex } from '../../src/db/knex.ts';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { createSubscription } from '../../src/subscriptions/service.ts';
@@ -122,28 +121,41 @@ test('concurrent creations mixed with rollbacks, refusals and a killed session l
   t.true(seenByFailures.filter((n) => numbers.includes(n)).length >= seenByFailures.length / 2);
 });
 
-test('a creation answers only once its commit is flushed, though it released the counter before the flush', async (t) => {
-  const customer = await insertCustomer(app.db);
-  // Another year than the concurrent test's, which runs at the same time and compares its year's counter with its invoices.
-  const now = new Date(`${YEAR + 1}-05-01T12:00:00Z`);
-  // The WAL position inside the transaction is before its commit record; the answer must come after the flush passed it.
-  for (let i = 0; i < 5; i++) {
-    const inside = await inHotLockTransaction(app.db, async (trx) => {
-      await createInvoice(
-        trx,
-        { customerId: customer.id, lineItems: [line('1.00')], currency: 'USD', status: 'draft' },
-        SYSTEM_ACTOR,
-        { now },
-      );
-      t.is((await trx.raw('show synchronous_commit')).rows[0].synchronous_commit, 'off');
-      return (await trx.raw('select pg_current_wal_insert_lsn()::text as lsn')).rows[0].lsn as string;
-    });
-    const { rows } = await app.db.raw('select pg_current_wal_flush_lsn() >= ?::pg_lsn as flushed', [inside]);
-    t.true(rows[0].flushed);
+/** The statements `work` sends through the app's knex, in order. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const sqls: string[] = [];
+  const listen = (q: { sql: string }) => sqls.push(q.sql.replace(/\s+/g, ' ').trim());
+  app.db.on('query', listen);
+  try {
+    await work();
+  } finally {
+    app.db.off('query', listen);
   }
-});
+  return sqls;
+}
 
-test.serial('an issued invoice with store credit applies it under its number', async (t) => {
+/**
+ * After the statement that takes the numbers only writes follow: nothing reads or locks while the counter is held.
+ * The lines, which show no number, are written before it.
+ */
+function assertShortLockWindow(t: import('ava').ExecutionContext, sqls: string[]) {
+  const numbering = sqls.filter((s) => s.includes('document_counters'));
+  t.is(numbering.length, 1, 'one statement takes the numbers');
+  t.regex(numbering[0]!, /insert into invoices /, 'and writes the invoices');
+  const counterAt = sqls.indexOf(numbering[0]!);
+  const linesAt = sqls.findIndex((s) => s.startsWith('insert into invoice_line_items'));
+  t.true(linesAt >= 0 && linesAt < counterAt, 'the lines are written before the numbers are taken');
+  const after = sqls.slice(counterAt + 1);
+  t.is(after.at(-1), 'COMMIT;');
+  for (const s of after.slice(0, -1))
+    t.regex(
+      s,
+      /^(insert into|with \w+ as \( insert into)/i,
+      `only writes after the numbers are taken: ${s.slice(0, 80)}`,
+    );
+}
+
+test.serial('an issued invoice with store credit reads and locks everything before it takes its number', async (t) => {
   const customer = await insertCustomer(app.db);
   await app
     .db('credit_ledger')
@@ -158,16 +170,29 @@ test.serial('an issued invoice with store credit applies it under its number', a
   t.is(entry.description, `Applied to ${created.invoice.invoice_number}`);
 });
 
-test.serial('a subscription and its numbered first invoice are audited once', async (t) => {
-  const customer = await insertCustomer(app.db);
-  const plan = await makePlan(app.db, '7.00');
-  const { id: subscriptionId } = await createSubscription(
-    app.db,
-    { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
-    SYSTEM_ACTOR,
-    { now },
-  );
-  const invoice = await app.db('invoices').where({ subscription_id: subscriptionId }).first();
-  t.regex(invoice.invoice_number, new RegExp(`^INV-${YEAR}-\\d{4,}$`));
-  t.is((await app.db('audit_log').where({ target_type: 'subscription', target_id: subscriptionId })).length, 1);
-});
+test.serial(
+  'a subscription writes itself before its invoice takes a number; only writes follow the numbers',
+  async (t) => {
+    const customer = await insertCustomer(app.db);
+    const plan = await makePlan(app.db, '7.00');
+    let subscriptionId = '';
+    const sqls = await statementsOf(async () => {
+      subscriptionId = (
+        await createSubscription(
+          app.db,
+          { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
+          SYSTEM_ACTOR,
+          { now },
+        )
+      ).id;
+    });
+    assertShortLockWindow(t, sqls);
+    const counterAt = sqls.findIndex((s) => s.includes('document_counters'));
+    const subscriptionAt = sqls.findIndex((s) => /^insert into "?subscriptions"? /.test(s));
+    t.true(
+      subscriptionAt >= 0 && subscriptionAt < counterAt,
+      'the subscription row is written before the counter is taken',
+    );
+    t.is((await app.db('audit_log').where({ target_type: 'subscription', target_id: subscriptionId })).length, 1);
+  },
+);

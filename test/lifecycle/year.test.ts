@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
-import { recordEvent } from '../../src/events/service.ts';
+import { recordEvents } from '../../src/events/service.ts';
 import { createLicense } from '../../src/licenses/service.ts';
 import { money } from '../../src/money.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';
@@ -261,21 +261,29 @@ test.serial(
     await app.db('subscriptions').where({ id: s.id }).update({ status: 'past_due' });
     t.is(await score(), 55, 'and a past-due subscription');
     await app.db.transaction((trx) =>
-      recordEvent(trx, 'payment.failed', { customerId: customer.id, paymentId: null, amount: '5.00' }),
+      recordEvents(trx, [
+        { type: 'payment.failed', data: { customerId: customer.id, paymentId: null, amount: '5.00' } },
+      ]),
     );
     t.is(await score(), 45, 'and a failed payment');
-    const old = await app.db.transaction((trx) => recordEvent(trx, 'payment.failed', { customerId: customer.id }));
+    const [old] = await app.db.transaction((trx) =>
+      recordEvents(trx, [{ type: 'payment.failed', data: { customerId: customer.id } }]),
+    );
     await app
       .db('events')
-      .where({ id: old.id })
+      .where({ id: old!.id })
       .update({ created_at: new Date(Date.now() - 91 * 86_400_000) });
     t.is(await score(), 45, 'a failure older than 90 days does not count');
     const list = await request(app.baseUrl, '/api/customers?limit=500', { cookie });
     t.is(list.body.find((c: { id: string }) => c.id === customer.id).healthScore, 45, 'lists derive it too');
     for (let i = 0; i < 4; i++)
-      await app.db.transaction((trx) => recordEvent(trx, 'payment.failed', { customerId: customer.id }));
+      await app.db.transaction((trx) =>
+        recordEvents(trx, [{ type: 'payment.failed', data: { customerId: customer.id } }]),
+      );
     t.is(await score(), 5);
-    await app.db.transaction((trx) => recordEvent(trx, 'payment.failed', { customerId: customer.id }));
+    await app.db.transaction((trx) =>
+      recordEvents(trx, [{ type: 'payment.failed', data: { customerId: customer.id } }]),
+    );
     t.is(await score(), 0, 'never below 0');
     t.is(
       (await app.db('customers').where({ id: customer.id }).first()).health_score,

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import pg from 'pg';
 import { APPLY_PROVIDER_EVENT_RETRY_LIMIT, applyProviderEventJob } from '../../src/provider-events/apply-event.job.ts';
-import { insertProviderEventStatement } from '../../src/provider-events/repo.ts';
+import { storeProviderEvent } from '../../src/provider-events/service.ts';
 import { purgeExpiredJob } from '../../src/housekeeping/purge-expired.job.ts';
-import { enqueue, enqueueWhen } from '../../src/queue/enqueue.ts';
+import { enqueue } from '../../src/queue/enqueue.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -64,9 +64,9 @@ test('a payload that breaks the job schema is refused before it is sent', async 
   await t.throwsAsync(app.db.transaction((trx) => enqueue(trx, purgeExpiredJob, { asOf: 'yesterday' } as never)));
 });
 
-// enqueueWhen: a row and its job in one statement (the provider webhook acknowledgement).
-const gate = (eventId: string, id = randomUUID()) =>
-  insertProviderEventStatement({
+// A received provider event and its job, in one transaction (the provider webhook acknowledgement).
+const received = (eventId: string, id = randomUUID()) =>
+  ({
     id,
     provider: 'provider_a',
     event_id: eventId,
@@ -74,7 +74,7 @@ const gate = (eventId: string, id = randomUUID()) =>
     payload: { id: eventId },
     occurred_at: null,
     subject_id: null,
-  });
+  }) as const;
 const jobsOf = async (eventId: string) =>
   (
     await app.db.raw(
@@ -85,7 +85,7 @@ const jobsOf = async (eventId: string) =>
   ).rows;
 
 test.serial(
-  'enqueueWhen stores the row and one job with the queue options send gives, notifies, and a duplicate adds neither',
+  'a stored provider event has one job with the queue options send gives, notifies, and a duplicate adds neither',
   async (t) => {
     const listener = new pg.Client({ connectionString: app.database.url });
     await listener.connect();
@@ -97,11 +97,8 @@ test.serial(
     await listener.query(`listen ${pg.escapeIdentifier(channel)}`);
     try {
       const id = randomUUID();
-      const stored = await enqueueWhen<{ id: string }>(app.db, gate('evt_gated_1', id), applyProviderEventJob, {
-        eventId: id,
-      });
-      t.is(stored?.id, id);
-      t.truthy(stored?.job_id);
+      t.true(await storeProviderEvent(app.db, received('evt_gated_1', id)));
+      t.truthy((await app.db('provider_events').where({ id }).first())?.id);
       const [job, ...more] = await jobsOf('evt_gated_1');
       t.is(more.length, 0);
       // What `send` would have written for this queue (apply-event.job.ts).
@@ -119,7 +116,7 @@ test.serial(
       t.true(heard.includes(applyProviderEventJob.name), 'the queue asks for a notify: the workers are woken');
 
       const again = randomUUID();
-      t.is(await enqueueWhen(app.db, gate('evt_gated_1', again), applyProviderEventJob, { eventId: again }), undefined);
+      t.false(await storeProviderEvent(app.db, received('evt_gated_1', again)));
       t.is((await jobsOf('evt_gated_1')).length, 1, 'a duplicate queues nothing');
     } finally {
       await listener.end();
@@ -127,11 +124,11 @@ test.serial(
   },
 );
 
-test.serial('enqueueWhen inside a rolled-back transaction leaves neither the row nor the job', async (t) => {
+test.serial('a provider event stored in a rolled-back transaction leaves neither the row nor the job', async (t) => {
   const id = randomUUID();
   await t.throwsAsync(
     app.db.transaction(async (trx) => {
-      t.truthy(await enqueueWhen(trx, gate('evt_gated_2', id), applyProviderEventJob, { eventId: id }));
+      t.true(await storeProviderEvent(trx, received('evt_gated_2', id)));
       throw new Error('roll back');
     }),
   );

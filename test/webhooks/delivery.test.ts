@@ -1,5 +1,5 @@
 import test from 'ava';
-import { recordEvent } from '../../src/events/service.ts';
+import { recordEvents } from '../../src/events/service.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -156,9 +156,9 @@ test.serial(
   'a receiver failing twice then succeeding: three attempts logged, one success, the same event id each time',
   async (t) => {
     const ep = await endpoint('/flaky', ['dunning.started']);
-    const event = await app.db.transaction((trx) =>
-      recordEvent(trx, 'dunning.started', { invoiceId: 'inv_1', attempt: 1 }),
-    );
+    const event = await app.db
+      .transaction((trx) => recordEvents(trx, [{ type: 'dunning.started', data: { invoiceId: 'inv_1', attempt: 1 } }]))
+      .then(([recorded]) => recorded!);
     const got = await waitFor(
       () => receiver.at('/flaky'),
       (r) => r.length >= 3,
@@ -194,7 +194,7 @@ test.serial(
   'a redirect is a failure and is never followed; after the schedule the delivery is failed; retry redelivers',
   async (t) => {
     const ep = await endpoint('/redirect', ['dunning.failed']);
-    await app.db.transaction((trx) => recordEvent(trx, 'dunning.failed', { invoiceId: 'inv_2' }));
+    await app.db.transaction((trx) => recordEvents(trx, [{ type: 'dunning.failed', data: { invoiceId: 'inv_2' } }]));
     const [delivery] = await waitFor(
       () => deliveries(ep.id),
       (d) => d[0]?.status === 'failed',
@@ -227,7 +227,7 @@ test.serial(
 test.serial('a hanging receiver times out after 5 s without holding up another endpoint', async (t) => {
   const slow = await endpoint('/hang', ['subscription.canceled']);
   const fast = await endpoint('/fast', ['subscription.canceled']);
-  await app.db.transaction((trx) => recordEvent(trx, 'subscription.canceled', { id: 'sub_1' }));
+  await app.db.transaction((trx) => recordEvents(trx, [{ type: 'subscription.canceled', data: { id: 'sub_1' } }]));
   await waitFor(
     () => receiver.at('/fast'),
     (r) => r.length >= 1,
@@ -260,7 +260,7 @@ test.serial('response bodies are kept to 1 KiB; disabled and unsubscribed endpoi
   const disabled = await endpoint('/disabled', ['payment.failed']);
   await admin(`${base}/${disabled.id}`, { method: 'PUT', body: { enabled: false } });
   const other = await endpoint('/other', ['invoice.overdue']);
-  await app.db.transaction((trx) => recordEvent(trx, 'payment.failed', { paymentId: 'p1' }));
+  await app.db.transaction((trx) => recordEvents(trx, [{ type: 'payment.failed', data: { paymentId: 'p1' } }]));
   const [delivery] = await waitFor(
     () => deliveries(big.id),
     (d) => d[0]?.status === 'failed',
@@ -276,22 +276,24 @@ test.serial('an event in a rolled-back transaction creates no delivery and sends
   const ep = await endpoint('/rollback', ['license.expired']);
   await t.throwsAsync(
     app.db.transaction(async (trx) => {
-      await recordEvent(trx, 'license.expired', { licenseId: 'l1' });
+      await recordEvents(trx, [{ type: 'license.expired', data: { licenseId: 'l1' } }]);
       throw new Error('roll back');
     }),
   );
   // The same event committed after it: once its delivery is final, the rolled-back one had its chance to be sent.
-  const committed = await app.db.transaction((trx) => recordEvent(trx, 'license.expired', { licenseId: 'l2' }));
+  const [committed] = await app.db.transaction((trx) =>
+    recordEvents(trx, [{ type: 'license.expired', data: { licenseId: 'l2' } }]),
+  );
   const log = await waitFor(
     () => deliveries(ep.id),
     (d) => d.length > 0 && d.every((x) => x.status === 'delivered'),
   );
   t.deepEqual(
     log.map((d) => d.eventId),
-    [committed.id],
+    [committed!.id],
   );
   t.deepEqual(
     receiver.at('/rollback').map((r) => r.headers['x-event-id']),
-    [committed.id],
+    [committed!.id],
   );
 });

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import test from 'ava';
-import { recordEvent } from '../../src/events/service.ts';
+import { recordEvents } from '../../src/events/service.ts';
 import type { EventType } from '../../src/events/types.ts';
 import { DeliveryDispatcher, DISPATCH_LIMITS, type DispatchLimits } from '../../src/webhooks/dispatcher.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -73,7 +73,9 @@ async function endpoint(path: string, events: string[]): Promise<{ id: string }>
 }
 
 const record = (type: EventType, n: number) =>
-  app.db.transaction((trx) => recordEvent(trx, type, { licenseId: `lic_${n}` }));
+  app.db
+    .transaction((trx) => recordEvents(trx, [{ type, data: { licenseId: `lic_${n}` } }]))
+    .then(([recorded]) => recorded!);
 
 /**
  * Proof that the running dispatcher has claimed since the call: an event for an endpoint of its own, delivered.

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type http from 'node:http';
 import test from 'ava';
-import { recordEvent } from '../../src/events/service.ts';
+import { recordEvents } from '../../src/events/service.ts';
 import { DISPATCH_LIMITS } from '../../src/webhooks/dispatcher.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
@@ -57,7 +57,9 @@ test('a webhooks worker killed mid-delivery: its claim runs out, then another wo
     body: { url: receiver.url('/hold'), events: ['license.created'] },
   });
   t.is(created.status, 201, created.text);
-  const event = await app.db.transaction((trx) => recordEvent(trx, 'license.created', { licenseId: 'lic_1' }));
+  const [event] = await app.db.transaction((trx) =>
+    recordEvents(trx, [{ type: 'license.created', data: { licenseId: 'lic_1' } }]),
+  );
 
   const first = startWorker();
   const seen = await waitFor(
@@ -94,7 +96,7 @@ test('a webhooks worker killed mid-delivery: its claim runs out, then another wo
   const redelivered = got[1]!;
   const secret = (await app.db('webhook_endpoints').first()).secret as string;
   t.true(xSignatureValid(secret, redelivered));
-  t.is((standardWebhookPayload(secret, redelivered) as { id: string }).id, event.id);
+  t.is((standardWebhookPayload(secret, redelivered) as { id: string }).id, event!.id);
   t.is(redelivered.headers['x-event-id'], got[0]!.headers['x-event-id']);
   const delivery = await waitFor(
     () => app.db('webhook_deliveries').first(),

@@ -5,7 +5,7 @@ import { customerNames } from '../../customers/service.ts';
 import { listInvoiceSummaries } from '../../invoices/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { formatMoney } from '../../money.ts';
-import { createAdminInvoice } from '../../subscriptions/invoicing.ts';
+import { createAdminInvoice } from '../../settlement/admin-invoice.ts';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { date, dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';

@@ -1,7 +1,7 @@
 /**
- * Issue 20: a single creation's last statement carries its values as SQL literals (db/literal.ts) and is sent with
- * its COMMIT in one query. Text that SQL or knex would read as syntax must arrive exactly as sent, and the rows
- * that carry the invoice number (events, audit) must carry the number the statement took.
+ * Issuing one invoice through the admin route: text that SQL or knex would read as syntax arrives exactly as sent,
+ * the rows that carry the invoice number (events, audit, store credit applied) carry the number it took, and a
+ * refused creation gives its number back and leaves no connection in a transaction.
  */
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -50,11 +50,11 @@ test.serial(
     t.is(audit[0].action, 'invoice.create');
     t.is(audit[0].after.invoiceNumber, number);
     t.is(audit[0].after.lineCount, 3);
-    t.false(JSON.stringify([events, audit]).includes('{invoice-number:' + res.body.id), 'no placeholder is left');
+    t.false(JSON.stringify([events, audit]).includes(`{invoice-number:${res.body.id}`), 'no placeholder is left');
   },
 );
 
-test.serial('an unknown customer is refused by the last statement and its number comes back', async (t) => {
+test.serial('an unknown customer is refused and its number comes back', async (t) => {
   const ok = await postInvoice(app.baseUrl, cookie, app.db);
   const refused = await request(app.baseUrl, '/api/billing/invoices', {
     cookie,
@@ -73,7 +73,7 @@ test.serial('an unknown customer is refused by the last statement and its number
 });
 
 test.serial(
-  'store credit spent at creation is written after the number with its description, and the connection is usable after',
+  'store credit spent at creation is described by the number, and no connection is left in a transaction',
   async (t) => {
     const customer = await insertCustomer(app.db);
     await app
@@ -88,9 +88,10 @@ test.serial(
     t.is(res.body.creditApplied, '4.00');
     const entry = await app.db('credit_ledger').where({ invoice_id: res.body.id }).first();
     t.is(entry.description, `Applied to ${res.body.invoiceNumber}`);
-    // Every pooled connection ends up outside any transaction: nothing was left open by the query that committed.
+    // Every pooled connection ends up outside any transaction.
     const open = await app.db.raw(
-      `select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
+      `select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and state like 'idle in transaction%'`,
     );
     t.is(open.rows[0].n, 0);
   },
