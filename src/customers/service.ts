@@ -6,9 +6,8 @@
 import { newUuid } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import type { Page } from '../db/paginate.ts';
+import type { Page, PageQuery } from '../db/paginate.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
 import {
   customerHasBillingHistory,
   deleteCustomerRow,

@@ -5,7 +5,7 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordEvents } from '../events/service.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { amountDue } from '../pricing/amount-due.ts';

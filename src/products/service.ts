@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import {
   deleteProductRow,
   findProductRow,

@@ -13,7 +13,7 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordPaymentFailure } from '../dunning/service.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { enqueue } from '../queue/enqueue.ts';
 import { receiveProviderPayment } from '../settlement/service.ts';
 import { lockSubscription } from '../subscriptions/service.ts';

@@ -2,7 +2,7 @@ import { newUuid } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import type { PaymentRow } from '../payments/repo.ts';
