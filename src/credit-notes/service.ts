@@ -17,7 +17,7 @@ import {
   type CreditNoteRow,
 } from './repo.ts';
 import type { CreateCreditNoteInput } from './schema.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice } from '../invoices/audit.ts';
 

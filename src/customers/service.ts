@@ -27,7 +27,7 @@ import {
 import type { CreateCustomerInput, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 
 /** A body's customerId that names no customer (D-2). */

@@ -30,7 +30,7 @@ import {
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 import { canTransition } from './transitions.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice, STATUS_ACTIONS } from './audit.ts';
 import { visibleToCustomer } from './customer-view.ts';

@@ -1,4 +1,4 @@
-import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
+import { SYSTEM_ACTOR, type Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';

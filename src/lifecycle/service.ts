@@ -1,6 +1,6 @@
 import { newUuid } from '../crypto/ids.ts';
 import type { Logger } from 'pino';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';

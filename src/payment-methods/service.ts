@@ -13,7 +13,7 @@ import {
   type PaymentMethodRow,
 } from './repo.ts';
 import type { CreatePaymentMethodInput } from './schema.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { inTransaction } from '../db/knex.ts';
 

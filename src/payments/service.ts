@@ -20,7 +20,7 @@ import {
   type PaymentRow,
 } from './repo.ts';
 import { paymentEventData, type RecordPaymentInput } from './schema.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice } from '../invoices/audit.ts';
 

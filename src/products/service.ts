@@ -16,7 +16,7 @@ import {
 } from './repo.ts';
 import type { CreateProductInput, UpdateProductInput } from './schema.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { assertCurrencyPrecision } from '../money-input.ts';
 import { DEFAULT_CURRENCY } from '../money.ts';
 import { recordAudits } from '../audit/service.ts';

@@ -26,7 +26,7 @@ import {
   type RefundRow,
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
-import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
+import { SYSTEM_ACTOR, type Actor } from '../actor.ts';
 import { recordAudits, type AuditEntry } from '../audit/service.ts';
 
 export interface RefundOptions {

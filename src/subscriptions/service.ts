@@ -1,4 +1,4 @@
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { customerNotFound } from '../customers/service.ts';

@@ -4,7 +4,7 @@
  * method token, checkout URL) ever reaches the table.
  */
 import test from 'ava';
-import { actorName } from '../../src/audit/actor.ts';
+import { actorName } from '../../src/actor.ts';
 import { recordAudits } from '../../src/audit/service.ts';
 import { actorOf } from '../../src/http/principal.ts';
 import { allRoutes } from '../../src/routes.ts';
