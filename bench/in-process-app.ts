@@ -4,7 +4,7 @@
  */
 import { loadConfig } from '../src/config.ts';
 import { createKnex } from '../src/db/knex.ts';
-import { startHttpServer } from '../src/http/server.ts';
+import { startHttpServer } from '../src/web/server.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBoss, setBoss } from '../src/queue/boss.ts';
 import { loginAsAdmin } from '../test/helpers/auth.ts';

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import { createKnex } from '../src/db/knex.ts';
-import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../src/actor.ts';
 import { requestLifecycleRun } from '../src/lifecycle/service.ts';
 import { RENEWAL_BATCH_SIZE, RENEWAL_CONCURRENCY } from '../src/subscriptions/renew-due.ts';
 import { waitForRun } from '../src/lifecycle/runs.ts';

@@ -34,7 +34,7 @@ import { createInvoice } from '../src/invoices/service.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBoss, getBoss, setBoss } from '../src/queue/boss.ts';
 import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
-import { SYSTEM_ACTOR } from '../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../src/actor.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (message: string) => console.error(`[bench pdf] ${message}`);

@@ -1,7 +1,7 @@
 // The quick-start (`npm start`): migrate, then the web server and every worker group in one process.
 import { boot } from './process/boot.ts';
 import { jobHandlers } from './process/jobs.ts';
-import { startHttpServer } from './http/server.ts';
+import { startHttpServer } from './web/server.ts';
 import { runProcess } from './process/run.ts';
 import { WORKER_GROUPS } from './queue/job.ts';
 import { registerWorkers } from './queue/workers.ts';

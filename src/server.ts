@@ -1,6 +1,6 @@
 // The web process (Procfile `web`): HTTP only; the release step has migrated.
 import { boot } from './process/boot.ts';
-import { startHttpServer } from './http/server.ts';
+import { startHttpServer } from './web/server.ts';
 import { runProcess } from './process/run.ts';
 import { logStartedService } from './process/started.ts';
 

@@ -6,7 +6,7 @@
  * connection, so the CPU of its PostgreSQL backend per creation is read too (from /proc), beside that of all the
  * server's processes (WAL writer, checkpointer).
  */
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createKnex } from '../../src/db/knex.ts';
 import { createSubscription } from '../../src/subscriptions/service.ts';
 import { seedRows } from '../fixtures.ts';

@@ -1,11 +1,11 @@
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { insertApiKey, findUsableKey, listApiKeyRows, revokeApiKeyRow, touchApiKey, type ApiKeyRow } from './repo.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 

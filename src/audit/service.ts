@@ -1,7 +1,6 @@
 import type { Db } from '../db/knex.ts';
-import type { Page } from '../db/paginate.ts';
-import type { PageQuery } from '../http/schemas.ts';
-import { actorName, type Actor } from './actor.ts';
+import type { Page, PageQuery } from '../db/paginate.ts';
+import { actorName, type Actor } from '../actor.ts';
 import { changedFields, type Fields } from './changes.ts';
 import { insertAuditRows, listAuditRows, type AuditFilters, type AuditInsert, type AuditRow } from './repo.ts';
 

@@ -7,7 +7,7 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { AppError } from '../errors.ts';
 import { amountDue } from '../pricing/amount-due.ts';

@@ -1,10 +1,10 @@
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { assertCurrencyPrecision } from '../money-input.ts';
 import {
   COUPON_CODE_INDEX,

@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { addCustomerCredit } from '../invoices/credit.ts';
 import { AppError } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import { nextDocumentNumber } from '../invoices/numbering.ts';
 import { findInvoice, lockInvoice, lockOpenInvoices } from '../invoices/service.ts';
@@ -17,7 +17,7 @@ import {
   type CreditNoteRow,
 } from './repo.ts';
 import type { CreateCreditNoteInput } from './schema.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice } from '../invoices/audit.ts';
 

@@ -3,7 +3,7 @@
  * takes the customer's ledger lock first (see lockCustomerLedgers for the lock order).
  */
 import type { Db } from '../db/knex.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { money, Money } from '../money.ts';
 import {
   insertLedgerEntries,

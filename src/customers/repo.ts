@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
-import { paginate, type Page } from '../db/paginate.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
 export interface CustomerRow {
   id: string;

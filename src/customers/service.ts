@@ -6,9 +6,8 @@
 import { newUuid } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import type { Page } from '../db/paginate.ts';
+import type { Page, PageQuery } from '../db/paginate.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
 import {
   customerHasBillingHistory,
   deleteCustomerRow,
@@ -28,7 +27,7 @@ import {
 import type { CreateCustomerInput, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 
 /** A body's customerId that names no customer (D-2). */

@@ -1,5 +1,14 @@
 import type { Knex } from 'knex';
-import type { PageQuery } from '../http/schemas.ts';
+
+/**
+ * A page request (D-5): at most `limit` rows after the row named `startingAfter`, in creation order; the console
+ * also asks for newest first (C-4). Parsed from a query string by http/schemas.ts `pageQuery`.
+ */
+export interface PageQuery {
+  limit: number;
+  startingAfter?: string | undefined;
+  newestFirst?: boolean;
+}
 
 export interface Page<T> {
   rows: T[];

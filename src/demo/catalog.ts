@@ -1,5 +1,5 @@
 /** The demo catalog: four products, their plans (monthly, quarterly, yearly; one in EUR) and two coupons. */
-import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { SYSTEM_ACTOR } from '../actor.ts';
 import { createCoupon } from '../coupons/service.ts';
 import { createCouponBody } from '../coupons/schema.ts';
 import type { Db } from '../db/knex.ts';

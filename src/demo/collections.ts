@@ -4,7 +4,7 @@
  * once they lapse). Payments dated after the demo's end have not happened: those invoices stay open, and the
  * sweep marks the ones past their due date overdue.
  */
-import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { SYSTEM_ACTOR } from '../actor.ts';
 import type { Db } from '../db/knex.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';

@@ -3,7 +3,7 @@
  * store credit grants, credit notes, refunds and the webhook endpoint whose deliveries fail; then, at the
  * end, license keys for the licensed product's subscribers with their devices activated.
  */
-import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { SYSTEM_ACTOR } from '../actor.ts';
 import type { AppDeps } from '../app-deps.ts';
 import { createCreditNoteBody } from '../credit-notes/schema.ts';
 import { createCreditBody } from '../credits/schema.ts';

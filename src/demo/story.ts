@@ -3,7 +3,7 @@
  * a coupon), how they pay, and the few who upgrade, downgrade, pause, cancel or lapse. Everything runs on
  * the timeline through the same services as the API, with the action's date as the clock.
  */
-import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { SYSTEM_ACTOR } from '../actor.ts';
 import type { AppDeps } from '../app-deps.ts';
 import { createCustomerBody } from '../customers/schema.ts';
 import { createCustomer } from '../customers/service.ts';

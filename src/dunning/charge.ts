@@ -12,7 +12,7 @@
  * payment arrives as provider_a's `payment_intent.succeeded` webhook and becomes store credit (D-62).
  */
 import type { AppDeps } from '../app-deps.ts';
-import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { SYSTEM_ACTOR } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';

@@ -3,7 +3,7 @@
  * `billing.dunning_schedule_days` (days after the first failure); a payment by any path resolves the
  * case and reactivates; the last failed retry ends it with `billing.dunning_final_action`.
  */
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { recordEvents } from '../events/service.ts';

@@ -1,6 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { paginate, type Page } from '../db/paginate.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
 export interface EventRow {
   id: string;

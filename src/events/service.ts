@@ -1,6 +1,6 @@
 import { pooledRandomBytes } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { DELIVERIES_DUE_CHANNEL } from './fanout.ts';
 import {
   insertEventsWithDeliveries,

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors.ts';
+import type { AppError, ErrorCode } from '../errors.ts';
 
 /** The HTTP status each error code answers with (D-1): the one place a code meets HTTP. */
 export const errorStatus: Record<ErrorCode, number> = {
@@ -57,3 +57,17 @@ export const errorStatus: Record<ErrorCode, number> = {
   unavailable: 503,
   provider_not_configured: 503,
 };
+
+/**
+ * The body an error answers with (D-1), `{error: {code, message, details}}`: rendered by the web app's error
+ * middleware, and stored by idempotency to replay it.
+ */
+export function errorBody(error: AppError) {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+    },
+  };
+}

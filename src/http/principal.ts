@@ -1,4 +1,4 @@
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 
 /** Who is calling, as established by the auth middleware. */
 export type Principal =

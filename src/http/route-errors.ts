@@ -8,7 +8,7 @@ import { errorStatus } from './error-status.ts';
 import { usesIdempotency, type AnyRoute, type AuthKind } from './route.ts';
 
 /**
- * What a caller without the right credential gets (auth-middleware.ts). A provider route checks its
+ * What a caller without the right credential gets (web/auth-middleware.ts). A provider route checks its
  * signature itself (provider-events/verify.ts), but that is what the `provider` kind means.
  */
 const AUTH_ERRORS: Record<AuthKind, ErrorCode[]> = {
@@ -19,7 +19,7 @@ const AUTH_ERRORS: Record<AuthKind, ErrorCode[]> = {
   public: [],
 };
 
-/** error-middleware.ts: any request can meet a bug or a database that is down. */
+/** web/error-middleware.ts: any request can meet a bug or a database that is down. */
 const ANY_ROUTE: ErrorCode[] = ['internal_error', 'unavailable'];
 
 /** body.ts reads every POST and PUT, whether or not the route takes a body: size, media type, JSON syntax. */
@@ -39,7 +39,7 @@ export function refusesUnknownInput(route: AnyRoute): boolean {
 /** The codes a route answers because of its shape alone, whatever its handler does. */
 export function plumbingErrors(route: AnyRoute): ErrorCode[] {
   const codes = [...ANY_ROUTE, ...AUTH_ERRORS[route.auth]];
-  // router.ts: a malformed path parameter names nothing (404, D-1); a bad query string is a 400.
+  // web/router.ts: a malformed path parameter names nothing (404, D-1); a bad query string is a 400.
   if (route.params) codes.push('not_found');
   if (route.query || refusesUnknownInput(route)) codes.push('invalid_request');
   if (route.method === 'post' || route.method === 'put') codes.push(...READS_BODY);

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { AppDeps } from '../app-deps.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Principal } from './principal.ts';
 

@@ -88,9 +88,8 @@ export function pagingQuery(id: z.ZodType<string> = uuid) {
     startingAfter: id.optional(),
   });
 }
+/** Parses into db/paginate.ts `PageQuery`; the API lists in creation order (D-5). */
 export const pageQuery = pagingQuery();
-/** A page request; the console also asks for newest first (C-4), the API lists in creation order (D-5). */
-export type PageQuery = z.infer<typeof pageQuery> & { newestFirst?: boolean };
 
 /** ISO 8601 UTC with milliseconds and Z (D-4). */
 export function iso(value: Date | string | null | undefined): string | null {

@@ -1,8 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { AppDeps } from '../app-deps.ts';
 import { sha256Hex } from '../crypto/tokens.ts';
-import { errorBody } from '../http/error-middleware.ts';
-import { errorStatus } from '../http/error-status.ts';
+import { errorBody, errorStatus } from '../http/error-status.ts';
 import { AppError } from '../errors.ts';
 import type { Principal } from '../http/principal.ts';
 import { findStoredResponse, storeResponse, tryLockKey } from './repo.ts';

@@ -5,7 +5,7 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordEvents } from '../events/service.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { amountDue } from '../pricing/amount-due.ts';
@@ -30,7 +30,7 @@ import {
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 import { canTransition } from './transitions.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice, STATUS_ACTIONS } from './audit.ts';
 import { visibleToCustomer } from './customer-view.ts';

@@ -3,7 +3,7 @@
  * Checked out by an activated device (public) or by an admin for any device or none (an air-gapped
  * machine that can never validate online). Only an active license is written into a file.
  */
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';

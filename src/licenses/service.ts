@@ -1,13 +1,12 @@
-import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
+import { SYSTEM_ACTOR, type Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
-import type { Page } from '../db/paginate.ts';
+import type { Page, PageQuery } from '../db/paginate.ts';
 import { assertCustomerExists, customerIdsMatching, customerNotFound } from '../customers/service.ts';
 import { recordEvents } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
 import { assertProductExists, productNotFound } from '../products/service.ts';
 import { getSetting, type SettingOverrides } from '../settings/service.ts';
 import { generateLicenseKey, normaliseLicenseKey } from './key.ts';

@@ -4,7 +4,7 @@
  * another process is seen because the signer asks for the current kid with the license it signs.
  */
 import type { KeyObject } from 'node:crypto';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';

@@ -1,4 +1,4 @@
-import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { SYSTEM_ACTOR } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';

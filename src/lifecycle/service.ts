@@ -1,14 +1,13 @@
 import { newUuid } from '../crypto/ids.ts';
 import type { Logger } from 'pino';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { enqueue } from '../queue/enqueue.ts';
-import type { Page } from '../db/paginate.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { Page, PageQuery } from '../db/paginate.ts';
 import { abandonStaleRunRow, findOpenRunRow, insertOpenRunRow, listRunRows, type LifecycleRunRow } from './repo.ts';
 import { waitForRun } from './runs.ts';
 import { lifecycleSweepJob } from './sweep.job.ts';

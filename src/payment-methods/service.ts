@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import {
   clearDefaultPaymentMethod,
   deletePaymentMethodRow,
@@ -13,7 +13,7 @@ import {
   type PaymentMethodRow,
 } from './repo.ts';
 import type { CreatePaymentMethodInput } from './schema.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { inTransaction } from '../db/knex.ts';
 

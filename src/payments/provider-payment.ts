@@ -13,7 +13,7 @@ import { lockInvoice } from '../invoices/service.ts';
 import { formatMoney, Money, money } from '../money.ts';
 import { findPaymentByReference, type PaymentMethod } from './repo.ts';
 import { recordPayment } from './service.ts';
-import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { SYSTEM_ACTOR } from '../actor.ts';
 
 export interface ProviderPayment {
   paymentMethod: PaymentMethod;

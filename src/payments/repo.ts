@@ -1,6 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { paginate, type Page } from '../db/paginate.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
 export const PAYMENT_METHODS = ['provider_a', 'provider_b', 'provider_c', 'bank_transfer', 'manual'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];

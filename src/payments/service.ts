@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { recordEvents } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import { lockInvoice } from '../invoices/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
@@ -20,7 +20,7 @@ import {
   type PaymentRow,
 } from './repo.ts';
 import { paymentEventData, type RecordPaymentInput } from './schema.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice } from '../invoices/audit.ts';
 

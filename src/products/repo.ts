@@ -1,7 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
-import { paginate, type Page } from '../db/paginate.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
 export interface ProductRow {
   id: string;

@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import {
   deleteProductRow,
   findProductRow,
@@ -16,7 +16,7 @@ import {
 } from './repo.ts';
 import type { CreateProductInput, UpdateProductInput } from './schema.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { assertCurrencyPrecision } from '../money-input.ts';
 import { DEFAULT_CURRENCY } from '../money.ts';
 import { recordAudits } from '../audit/service.ts';

@@ -1,7 +1,6 @@
 /** SQL of stored provider events (D-62). */
 import type { Db } from '../db/knex.ts';
-import { paginate, type Page } from '../db/paginate.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 import type { Provider } from './verify.ts';
 
 export type ProviderEventStatus = 'received' | 'processed' | 'ignored' | 'failed';

@@ -6,14 +6,14 @@
 import { newUuid } from '../crypto/ids.ts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordPaymentFailure } from '../dunning/service.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { enqueue } from '../queue/enqueue.ts';
 import { receiveProviderPayment } from '../settlement/service.ts';
 import { lockSubscription } from '../subscriptions/service.ts';

@@ -2,7 +2,7 @@ import { newUuid } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import type { PaymentRow } from '../payments/repo.ts';
@@ -26,7 +26,7 @@ import {
   type RefundRow,
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
-import { SYSTEM_ACTOR, type Actor } from '../audit/actor.ts';
+import { SYSTEM_ACTOR, type Actor } from '../actor.ts';
 import { recordAudits, type AuditEntry } from '../audit/service.ts';
 
 export interface RefundOptions {

@@ -13,8 +13,7 @@ import {
   searchCustomers as searchCustomerRows,
 } from '../customers/service.ts';
 import type { Db } from '../db/knex.ts';
-import type { Page } from '../db/paginate.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { Page, PageQuery } from '../db/paginate.ts';
 import { formatMoney } from '../money.ts';
 import { listProductsOfCustomerIds } from '../products/service.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';

@@ -1,4 +1,4 @@
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { REDACTED } from '../audit/changes.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Config } from '../config.ts';

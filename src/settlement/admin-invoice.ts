@@ -4,7 +4,7 @@
  * subscription would show on the wrong account). invoices/ knows nothing of subscriptions, so this use case checks
  * it before it issues through invoices/, in the same transaction.
  */
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';

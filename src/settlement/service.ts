@@ -5,7 +5,7 @@
  * then, in the same transaction, ends the dunning cases it settled (D-83: a payment by any path resolves the case).
  * Each action's audit row (C-11) is written by the domain that makes the change, in that same transaction.
  */
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { createCreditNote } from '../credit-notes/service.ts';
 import type { CreateCreditNoteInput } from '../credit-notes/schema.ts';

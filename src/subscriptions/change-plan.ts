@@ -4,7 +4,7 @@
  * fields, the store credit for unused time, the invoice it issues at once); `previewPlanChange` answers that
  * plan, and `changePlan` carries it out.
  */
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
 import { findCoupon } from '../coupons/service.ts';

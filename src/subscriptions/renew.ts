@@ -1,5 +1,5 @@
 import { newUuid } from '../crypto/ids.ts';
-import { SYSTEM_ACTOR } from '../audit/actor.ts';
+import { SYSTEM_ACTOR } from '../actor.ts';
 import { recordAudits, type AuditEntry } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
 import { findCoupons } from '../coupons/service.ts';

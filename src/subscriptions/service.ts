@@ -1,4 +1,4 @@
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { customerNotFound } from '../customers/service.ts';
@@ -7,7 +7,7 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordEvents } from '../events/service.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { createInvoices } from '../invoices/issue.ts';
 import type { Clock } from '../invoices/service.ts';
 import type { PlanRow } from '../plans/repo.ts';

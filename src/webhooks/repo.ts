@@ -1,8 +1,7 @@
 import type { Db } from '../db/knex.ts';
-import { paginate, type Page } from '../db/paginate.ts';
+import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 import { DELIVERIES_DUE_CHANNEL } from '../events/fanout.ts';
 import type { EventRow } from '../events/repo.ts';
-import type { PageQuery } from '../http/schemas.ts';
 
 export interface EndpointRow {
   id: string;

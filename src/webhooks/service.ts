@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
+import type { PageQuery } from '../db/paginate.ts';
 import { checkDestination, UnsafeDestinationError } from './destination.ts';
-import type { Actor } from '../audit/actor.ts';
+import type { Actor } from '../actor.ts';
 import type { Fields } from '../audit/changes.ts';
 import { recordAudits } from '../audit/service.ts';
 import {

@@ -1,6 +1,6 @@
 /** C-11 audit log, on the catalog (products, plans, coupons): one row per admin write, API or console; none for a refusal. */
 import test from 'ava';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createProduct } from '../../src/products/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';

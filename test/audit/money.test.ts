@@ -4,10 +4,10 @@
  * method token, checkout URL) ever reaches the table.
  */
 import test from 'ava';
-import { actorName } from '../../src/audit/actor.ts';
+import { actorName } from '../../src/actor.ts';
 import { recordAudits } from '../../src/audit/service.ts';
 import { actorOf } from '../../src/http/principal.ts';
-import { allRoutes } from '../../src/routes.ts';
+import { allRoutes } from '../../src/web/routes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';

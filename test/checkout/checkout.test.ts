@@ -18,7 +18,7 @@ import {
 import { adminCtx, makeInvoice, readInvoice, type Ctx } from '../payments/fixtures.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { startReceiver, xSignatureValid } from '../webhooks/receiver.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 
 let app: TestApp;
 let fake: FakeProviderA;

@@ -1,6 +1,6 @@
 /** C-11 console: `/admin/audit-log` (who, what, which object, changes, from where), its filters and paging; the invoice page's entries. */
 import test from 'ava';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { recordAudits } from '../../src/audit/service.ts';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';

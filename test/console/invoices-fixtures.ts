@@ -6,7 +6,7 @@ import type { ConsoleExport } from '../../src/console/http/route.ts';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { recordPayment } from '../../src/payments/service.ts';
 import { insertCustomer } from '../helpers/factories.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 
 export const line = (unitPrice: string, quantity = 1, description = 'Widget') => ({ description, quantity, unitPrice });
 

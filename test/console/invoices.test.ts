@@ -1,7 +1,7 @@
 import test from 'ava';
 import { invoicesExport } from '../../src/console/pages/invoices.tsx';
 import { createInvoices } from '../../src/invoices/issue.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createEndpoint } from '../../src/webhooks/service.ts';
 import { createRefund } from '../../src/refunds/service.ts';
 import { issueCreditNote } from '../../src/settlement/service.ts';

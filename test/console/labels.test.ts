@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import type { Page } from 'puppeteer';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createEndpoint } from '../../src/webhooks/service.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { adminApi, planHttp, productHttp } from '../subscriptions/fixtures.ts';

@@ -7,7 +7,7 @@ import { scrollsSideways } from '../helpers/browser.ts';
 import { makeCoupon, subscribe } from '../metrics/fixtures.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
 import { startConsoleKit, texts, type ConsoleKit } from './fixtures.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 
 let kit: ConsoleKit;
 test.before(async () => {

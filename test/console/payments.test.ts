@@ -5,7 +5,7 @@ import { scrollsSideways } from '../helpers/browser.ts';
 import { startFakeProviderA, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { startConsoleKit, texts, type ConsoleKit } from './fixtures.ts';
 import { customer, exportCsv, invoiceFor, pageText, parseCsv, payManually, submitForm } from './invoices-fixtures.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 
 let kit: ConsoleKit;
 let provider: FakeProviderA;

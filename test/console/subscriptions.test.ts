@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Page } from 'puppeteer';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { money } from '../../src/money.ts';
 import { createSubscription } from '../../src/subscriptions/service.ts';
 import { scrollsSideways } from '../helpers/browser.ts';

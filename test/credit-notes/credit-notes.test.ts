@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { adminCtx, makeInvoice, pay, readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 
 let app: TestApp;
 let c: Ctx;

@@ -10,7 +10,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import type { AnyRoute } from '../../src/http/route.ts';
-import { allRoutes } from '../../src/routes.ts';
+import { allRoutes } from '../../src/web/routes.ts';
 import { FuzzHarness } from '../security/fuzz-harness.ts';
 import { conforming, serialise, type JsonSchema } from '../security/schema-arbitraries.ts';
 import { fillPath, routeName } from '../security/world.ts';

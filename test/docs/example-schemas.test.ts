@@ -6,7 +6,7 @@
 import test from 'ava';
 import { buildOpenApi } from '../../src/docs/openapi.ts';
 import type { AnyRoute } from '../../src/http/route.ts';
-import { allRoutes } from '../../src/routes.ts';
+import { allRoutes } from '../../src/web/routes.ts';
 
 type Media = Record<string, { example?: unknown }>;
 type Operation = { requestBody?: { content: Media }; responses: Record<string, { content?: Media }> };

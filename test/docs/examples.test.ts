@@ -16,7 +16,7 @@ import test from 'ava';
 import { createLocalUser } from '../../src/auth/service.ts';
 import { EXAMPLE_ID, EXAMPLE_WEBHOOK_URL } from '../../src/http/example-ids.ts';
 import type { AnyRoute } from '../../src/http/route.ts';
-import { allRoutes } from '../../src/routes.ts';
+import { allRoutes } from '../../src/web/routes.ts';
 import { sessionCookie, type JsonResponse } from '../helpers/http.ts';
 import { FuzzHarness } from '../security/fuzz-harness.ts';
 import { existingParam, fillPath, pathParamNames, routeName } from '../security/world.ts';

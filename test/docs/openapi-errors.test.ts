@@ -10,7 +10,7 @@ import { ERROR_CODES, type ErrorCode } from '../../src/errors.ts';
 import { errorStatus } from '../../src/http/error-status.ts';
 import type { AnyRoute } from '../../src/http/route.ts';
 import { plumbingErrors } from '../../src/http/route-errors.ts';
-import { allRoutes } from '../../src/routes.ts';
+import { allRoutes } from '../../src/web/routes.ts';
 
 type Schema = { anyOf?: Schema[]; properties?: { error?: { properties?: { code?: { enum?: string[] } } } } };
 type Operation = {

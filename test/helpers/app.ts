@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { DestinationStream } from 'pino';
 import type { AppDeps } from '../../src/app-deps.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { startHttpServer } from '../../src/http/server.ts';
+import { startHttpServer } from '../../src/web/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createBoss, setBoss, type Boss } from '../../src/queue/boss.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';

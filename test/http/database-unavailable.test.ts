@@ -1,6 +1,6 @@
 /** Which failures answer 503 unavailable (the database is not reachable) rather than 500. */
 import test from 'ava';
-import { isDatabaseUnavailable } from '../../src/http/error-middleware.ts';
+import { isDatabaseUnavailable } from '../../src/web/error-middleware.ts';
 
 test("pg's and knex's connection failures are the database being unavailable", (t) => {
   for (const message of [

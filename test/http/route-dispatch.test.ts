@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 
-// The routes are dispatched by their first two path segments (http/route-dispatch.ts); what @koa/router matched
+// The routes are dispatched by their first two path segments (web/route-dispatch.ts); what @koa/router matched
 // before must still match, and what it did not must not.
 let app: TestApp;
 let cookie: string;

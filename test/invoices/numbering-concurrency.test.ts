@@ -5,7 +5,7 @@
  * while it holds the counter). Every number a failed creation saw comes back and is used by a later one.
  */
 import test from 'ava';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createKnex } from '../../src/db/knex.ts';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { createSubscription } from '../../src/subscriptions/service.ts';

@@ -5,7 +5,7 @@ import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { line } from './fixtures.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 
 let app: TestApp;
 let cookie: string;

@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { generateLicenseKey, KEY_ALPHABET, normaliseLicenseKey } from '../../src/licenses/key.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createLicense } from '../../src/licenses/service.ts';
 import {
   activationRows,

@@ -14,7 +14,7 @@ import test from 'ava';
 import { AppError } from '../../src/errors.ts';
 import { ensureSigningKey, prepareSigningKeys } from '../../src/licenses/signing-keys.ts';
 import { loadConfig } from '../../src/config.ts';
-import { startHttpServer } from '../../src/http/server.ts';
+import { startHttpServer } from '../../src/web/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';

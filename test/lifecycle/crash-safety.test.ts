@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import test from 'ava';
 import type { Knex } from 'knex';
 import { runLifecycleSweep } from '../../src/lifecycle/sweep.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { requestLifecycleRun } from '../../src/lifecycle/service.ts';
 import { waitForRun } from '../../src/lifecycle/runs.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';

@@ -63,7 +63,7 @@ test.serial(
   'npm run lifecycle needs no worker: it takes over the queued run, prints its summary; the job then does nothing',
   async (t) => {
     const [queued] = await runs();
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/lifecycle/cli.ts'], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/lifecycle-cli.ts'], {
       env: { ...process.env, DATABASE_URL: app.database.url, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
     });
     const summary = JSON.parse(stdout);
@@ -85,7 +85,7 @@ test.serial(
       (
         await promisify(execFile)(
           process.execPath,
-          ['--import', 'tsx', 'src/lifecycle/cli.ts', '--as-of', '2025-05-01'],
+          ['--import', 'tsx', 'src/lifecycle-cli.ts', '--as-of', '2025-05-01'],
           {
             env: { ...process.env, DATABASE_URL: app.database.url, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
           },

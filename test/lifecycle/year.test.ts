@@ -3,7 +3,7 @@
  * month and every call waits for its sweep, run by a real lifecycle worker registered on the test's queue.
  */
 import test from 'ava';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { recordEvents } from '../../src/events/service.ts';
 import { createLicense } from '../../src/licenses/service.ts';
 import { money } from '../../src/money.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createCoupon } from '../../src/coupons/service.ts';
 import type { CreateCouponInput } from '../../src/coupons/schema.ts';
 import type { PlanRow } from '../../src/plans/repo.ts';

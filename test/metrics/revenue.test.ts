@@ -3,7 +3,7 @@
  * receivables and collections, and MRR movements across a month boundary.
  */
 import test from 'ava';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import type { Knex } from 'knex';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { runLifecycleSweep } from '../../src/lifecycle/sweep.ts';

@@ -4,7 +4,7 @@ import { recordPayment } from '../../src/payments/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { backendPid, waitUntilBlocked } from '../helpers/wait.ts';
 import { adminCtx, makeInvoice, pay, readInvoice, type Ctx } from './fixtures.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 
 let app: TestApp;
 let c: Ctx;

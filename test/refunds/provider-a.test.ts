@@ -9,7 +9,7 @@ import { request } from '../helpers/http.ts';
 import { adminCtx, readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
 import { startFakeProviderA, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { makePayment, readPayment, refund } from './fixtures.ts';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 
 let app: TestApp;
 let c: Ctx;

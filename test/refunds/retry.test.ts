@@ -4,7 +4,7 @@
  * refund it made, and it is recorded once.
  */
 import test from 'ava';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { AppError } from '../../src/errors.ts';
 import { providerARefundGateway } from '../../src/refunds/provider-a-refund-gateway.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';

@@ -1,5 +1,5 @@
 /**
- * The access-control matrix, generated from the route list (src/routes.ts) at run time: every route is
+ * The access-control matrix, generated from the route list (src/web/routes.ts) at run time: every route is
  * called with every credential that must not open it, by its auth kind, and must refuse in the D-1
  * shape without changing a row. Routes added later are covered without touching this file.
  */
@@ -8,7 +8,7 @@ import test from 'ava';
 import type { z } from 'zod';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
 import type { AnyRoute, AuthKind } from '../../src/http/route.ts';
-import { allRoutes } from '../../src/routes.ts';
+import { allRoutes } from '../../src/web/routes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { PROVIDER_SECRETS } from '../helpers/provider-events.ts';
 import { loginAs, loginAsAdmin } from '../helpers/auth.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import test from 'ava';
 import { sha256Hex, secretsEqual } from '../../src/crypto/tokens.ts';
 import { createLogger } from '../../src/logger.ts';
-import { allRoutes } from '../../src/routes.ts';
+import { allRoutes } from '../../src/web/routes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAs, loginAsAdmin } from '../helpers/auth.ts';
 import { request, sessionCookie } from '../helpers/http.ts';

@@ -12,7 +12,7 @@ import test, { type ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import { BODY_LIMIT_BYTES } from '../../src/http/body.ts';
 import type { AnyRoute } from '../../src/http/route.ts';
-import { allRoutes } from '../../src/routes.ts';
+import { allRoutes } from '../../src/web/routes.ts';
 import { detailPaths } from './error-shape.ts';
 import { FuzzHarness } from './fuzz-harness.ts';
 import { bodyCases, hostileSegment, queryCases } from './request-cases.ts';

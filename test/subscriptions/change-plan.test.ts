@@ -1,5 +1,5 @@
 import test from 'ava';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { money } from '../../src/money.ts';
 import { changePlan } from '../../src/subscriptions/change-plan.ts';
 import { renewSubscription } from '../../src/subscriptions/renew.ts';

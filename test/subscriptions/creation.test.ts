@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import type { Knex } from 'knex';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createKnex } from '../../src/db/knex.ts';
 import { createSubscription } from '../../src/subscriptions/service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';

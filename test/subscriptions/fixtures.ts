@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { SYSTEM_ACTOR } from '../../src/audit/actor.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createPlan } from '../../src/plans/service.ts';
 import type { BillingCycle } from '../../src/plans/cycles.ts';
 import type { TestApp } from '../helpers/app.ts';

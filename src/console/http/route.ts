@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { VNode } from 'preact';
 import type { z } from 'zod';
 import type { AppDeps } from '../../app-deps.ts';
-import type { Actor } from '../../audit/actor.ts';
+import type { Actor } from '../../actor.ts';
 import type { Viewer } from '../components/Layout.tsx';
 import type { FormState } from '../components/Form.tsx';
 import type { FormValues } from './form.ts';

@@ -3,8 +3,8 @@
  * filters, their form, the export link that carries them, and the keyset batches a CSV export walks.
  */
 import { z } from 'zod';
-import type { Page } from '../../db/paginate.ts';
-import { pagingQuery, uuid, type PageQuery } from '../../http/schemas.ts';
+import type { Page, PageQuery } from '../../db/paginate.ts';
+import { pagingQuery, uuid } from '../../http/schemas.ts';
 
 export const PAGE_SIZE = 50;
 const EXPORT_BATCH = 500;

@@ -1,8 +1,8 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
-import { errorStatus } from './error-status.ts';
-import { requestLog } from './request-context.ts';
+import { errorBody, errorStatus } from '../http/error-status.ts';
+import { requestLog } from '../http/request-context.ts';
 
 const CONNECTION_ERROR_CODES = new Set([
   'ECONNREFUSED',
@@ -29,16 +29,6 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return /Connection terminated|Connection ended unexpectedly|is not queryable|timeout exceeded when trying to connect|Timeout acquiring a connection|the database system is (starting up|shutting down)/.test(
     message,
   );
-}
-
-export function errorBody(error: AppError) {
-  return {
-    error: {
-      code: error.code,
-      message: error.message,
-      ...(error.details ? { details: error.details } : {}),
-    },
-  };
 }
 
 /** The one place errors become responses (D-1): known codes answer as they are; the rest is 503 or 500 without internals. */

@@ -3,13 +3,13 @@ import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
 import type { AppDeps } from '../app-deps.ts';
 import { authenticate } from './auth-middleware.ts';
-import { jsonBody } from './body.ts';
+import { jsonBody } from '../http/body.ts';
 import { idempotency } from '../idempotency/middleware.ts';
-import { actorOf, type Principal } from './principal.ts';
-import { usesIdempotency, type AnyRoute, type Reply } from './route.ts';
+import { actorOf, type Principal } from '../http/principal.ts';
+import { usesIdempotency, type AnyRoute, type Reply } from '../http/route.ts';
 import { dispatchRoutes } from './route-dispatch.ts';
-import { parseOrThrow } from './validate.ts';
-import { refusesUnknownInput } from './route-errors.ts';
+import { parseOrThrow } from '../http/validate.ts';
+import { refusesUnknownInput } from '../http/route-errors.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const NO_FIELDS = z.object({});

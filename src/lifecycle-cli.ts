@@ -5,10 +5,10 @@
  * prints that one's summary. `--as-of` is refused in production (D-81).
  */
 import { parseArgs } from 'node:util';
-import { boot } from '../process/boot.ts';
-import { timestampInput } from '../http/schemas.ts';
-import { runLifecycleInProcess } from './runs.ts';
-import { asOfHonoured } from './service.ts';
+import { boot } from './process/boot.ts';
+import { timestampInput } from './http/schemas.ts';
+import { runLifecycleInProcess } from './lifecycle/runs.ts';
+import { asOfHonoured } from './lifecycle/service.ts';
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { 'as-of': { type: 'string' } }, strict: true });
 const { deps, boss, database } = await boot('lifecycle-cli', { release: false, supervise: false });

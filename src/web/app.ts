@@ -1,12 +1,12 @@
 import Koa from 'koa';
-import type { AppDeps } from './app-deps.ts';
-import { errorMiddleware } from './http/error-middleware.ts';
-import { requestContext } from './http/request-context.ts';
-import { buildRouter } from './http/router.ts';
-import { securityHeaders } from './http/security-headers.ts';
+import type { AppDeps } from '../app-deps.ts';
+import { errorMiddleware } from './error-middleware.ts';
+import { requestContext } from '../http/request-context.ts';
+import { buildRouter } from './router.ts';
+import { securityHeaders } from '../http/security-headers.ts';
 import { allRoutes } from './routes.ts';
-import { consoleMiddleware } from './console/router.ts';
-import { docsAssets } from './docs/assets.ts';
+import { consoleMiddleware } from '../console/router.ts';
+import { docsAssets } from '../docs/assets.ts';
 
 /** The Koa application, without listen(): the server entry point and the tests both build it here. */
 export function createApp(deps: AppDeps): Koa {

@@ -5,7 +5,7 @@ import { authenticateAdminSession } from '../auth/service.ts';
 import { readSessionCookie } from '../auth/session-cookie.ts';
 import { secretsEqual } from '../crypto/tokens.ts';
 import { AppError } from '../errors.ts';
-import type { AuthKind } from './route.ts';
+import type { AuthKind } from '../http/route.ts';
 
 const unauthenticated = (message: string) => new AppError('unauthenticated', message);
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AppDeps } from '../app-deps.ts';
-import { createApp } from '../app.ts';
+import { createApp } from './app.ts';
 import { AppError } from '../errors.ts';
 
 export interface RunningServer {

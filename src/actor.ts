@@ -1,6 +1,7 @@
 /**
  * Who did an admin action and from where (C-11), as a plain value a service takes beside its input:
  * an admin user (API or console), a v1 API key, or the service itself (the sweep, provider events).
+ * It stands at the ground, below both the HTTP kit (a route's principal becomes one) and audit (which writes it).
  */
 export type Actor = (
   | { type: 'user'; userId: string; email: string }
