@@ -28,16 +28,14 @@ export async function seedRows(
   // One statement each: 1000 rows stay far below PostgreSQL's 65535 bind parameters.
   const productRows: Array<{ id: string }> = await knex('products').insert(products).returning('id');
   const customerRows: Array<{ id: string }> = await knex('customers').insert(customers).returning('id');
-  const plans = productRows
-    .slice(0, 10)
-    .map((p, i) => ({
-      product_id: p.id,
-      name: `Bench Plan ${i + 1}`,
-      pricing_model: 'flat',
-      billing_cycle: 'monthly',
-      base_price: '29.00',
-      currency: 'USD',
-    }));
+  const plans = productRows.slice(0, 10).map((p, i) => ({
+    product_id: p.id,
+    name: `Bench Plan ${i + 1}`,
+    pricing_model: 'flat',
+    billing_cycle: 'monthly',
+    base_price: '29.00',
+    currency: 'USD',
+  }));
   const planRows: Array<{ id: string }> = await knex('plans').insert(plans).returning('id');
   if (options.history !== false)
     await seedHistory(

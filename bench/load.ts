@@ -27,6 +27,7 @@ import { insertSession } from '../src/auth/repo.ts';
 import { createLocalUser } from '../src/auth/service.ts';
 import { randomToken, sha256Hex } from '../src/crypto/tokens.ts';
 import { sampleMemory, startWeb, startWorker, type MemoryPeak, type ServiceProcess } from '../test/faults/processes.ts';
+import type { Json } from '../test/helpers/http.ts';
 import { seedRows } from './fixtures.ts';
 import { seedLicenses } from './license-fixtures.ts';
 
@@ -90,7 +91,7 @@ async function call(
   method: string,
   path: string,
   options: { cookie?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; expect: number[] },
-): Promise<any> {
+): Promise<Json> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.cookie) headers.cookie = options.cookie;
   let body: string | undefined = options.rawBody;

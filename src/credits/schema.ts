@@ -42,24 +42,22 @@ const ledgerEntryFields = {
 };
 
 /** A ledger entry; amounts are signed (applications are negative); balanceAfter is the balance right after it. */
-export const ledgerEntryResponse = z
-  .object(ledgerEntryFields)
-  .meta({
-    examples: [
-      {
-        id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001',
-        customerId: EXAMPLE_ID.customer,
-        kind: 'credit',
-        amount: '25.00',
-        currency: 'USD',
-        description: 'Goodwill credit for the January outage',
-        invoiceId: null,
-        creditNoteId: null,
-        balanceAfter: '25.00',
-        createdAt: '2026-01-05T09:30:00.000Z',
-      },
-    ],
-  });
+export const ledgerEntryResponse = z.object(ledgerEntryFields).meta({
+  examples: [
+    {
+      id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001',
+      customerId: EXAMPLE_ID.customer,
+      kind: 'credit',
+      amount: '25.00',
+      currency: 'USD',
+      description: 'Goodwill credit for the January outage',
+      invoiceId: null,
+      creditNoteId: null,
+      balanceAfter: '25.00',
+      createdAt: '2026-01-05T09:30:00.000Z',
+    },
+  ],
+});
 
 /** The created credit; balanceAfter is the balance once the credit was spent on open invoices. */
 export const createdCreditResponse = z

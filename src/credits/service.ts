@@ -2,8 +2,6 @@ import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
 import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
-import { AppError } from '../errors.ts';
-import type { PageQuery } from '../http/schemas.ts';
 import { lockOpenInvoices } from '../invoices/service.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import { formatMoney } from '../money.ts';

@@ -180,7 +180,9 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
       });
     const bodySchema: z.ZodType | undefined = route.body ?? route.rawBody?.schema;
     const responses = responsesOf(route);
-    (paths[path] ??= {})[route.method] = {
+    const operations = paths[path] ?? {};
+    paths[path] = operations;
+    operations[route.method] = {
       tags: [route.tag],
       summary: route.summary,
       operationId: `${route.method}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,

@@ -175,7 +175,12 @@ export async function checkDevice(
   deviceId: string,
   deviceName: string,
 ): Promise<DeviceCheck | undefined> {
-  const rows = await fastQuery<Record<string, any>>(
+  const rows = await fastQuery<{
+    license: Record<string, unknown>;
+    activation: Record<string, unknown> | null;
+    added_count: number | null;
+    now: Date;
+  }>(
     db,
     `with l as (select * from licenses where license_key = $1),
      seen as (

@@ -108,11 +108,9 @@ export const verifyBody = z.object({ licenseKey }).meta({ examples: [{ licenseKe
 export const heartbeatBody = verifyBody
   .extend({ deviceId: deviceText })
   .meta({ examples: [{ licenseKey: EXAMPLE_ID.licenseKey, deviceId: EXAMPLE_ID.deviceId }] });
-export const validateBody = verifyBody
-  .extend({ deviceId: deviceText, deviceName: deviceText })
-  .meta({
-    examples: [{ licenseKey: EXAMPLE_ID.licenseKey, deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro" }],
-  });
+export const validateBody = verifyBody.extend({ deviceId: deviceText, deviceName: deviceText }).meta({
+  examples: [{ licenseKey: EXAMPLE_ID.licenseKey, deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro" }],
+});
 
 export const licenseResponse = z
   .object({

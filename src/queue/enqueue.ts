@@ -41,7 +41,7 @@ async function capturedSend(name: string, data: object): Promise<GateStatement> 
     },
   };
   await getBoss().send(name, data, { db: capture });
-  if (!captured || captured.values.length !== 1)
+  if (captured?.values.length !== 1)
     throw new Error(`pg-boss's insert of ${name} is not one statement with one parameter`);
   return captured;
 }

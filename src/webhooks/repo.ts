@@ -1,7 +1,6 @@
 import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
-import type { EventRow } from '../events/repo.ts';
 import type { PageQuery } from '../http/schemas.ts';
 
 export interface EndpointRow {

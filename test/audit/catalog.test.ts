@@ -107,16 +107,13 @@ test.serial(
 
 test.serial('the derived metrics are never recorded as an admin change', async (t) => {
   const id = await newProduct({ name: 'Measured' });
-  await app
-    .db('products')
-    .where({ id })
-    .update({
-      monthly_revenue: '123.45',
-      active_users: 7,
-      daily_active_users: 3,
-      churn_rate: '0.1000',
-      metrics_refreshed_at: new Date(),
-    });
+  await app.db('products').where({ id }).update({
+    monthly_revenue: '123.45',
+    active_users: 7,
+    daily_active_users: 3,
+    churn_rate: '0.1000',
+    metrics_refreshed_at: new Date(),
+  });
   const mark = await auditMark(app.db);
   // A body carrying the metrics is refused (D-90): they are not fields of the API (D-20). Without them, only the name changes.
   t.is(

@@ -7,7 +7,7 @@ import { scrollsSideways } from '../helpers/browser.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { postProviderA, PROVIDER_SECRETS, providerAEvent } from '../helpers/provider-events.ts';
 import { waitFor } from '../webhooks/receiver.ts';
-import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
+import { rowsOf, startConsoleKit, submit, texts, inputValue, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
 let cookie: string;
@@ -44,7 +44,7 @@ test.serial(
     t.is(failed.status, 'failed');
 
     const { page, close } = await kit.adminPage('/admin/provider-events?status=failed');
-    t.is(await valueOf(page, '#status'), 'failed');
+    t.is(await inputValue(page, '#status'), 'failed');
     t.deepEqual(await texts(page, 'thead th'), [
       'Received',
       'Provider',

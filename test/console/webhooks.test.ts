@@ -8,7 +8,7 @@ import { scrollsSideways } from '../helpers/browser.ts';
 import { request } from '../helpers/http.ts';
 import { makeInvoice, type Ctx } from '../payments/fixtures.ts';
 import { standardWebhookPayload, startReceiver, waitFor, xSignatureValid } from '../webhooks/receiver.ts';
-import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
+import { rowsOf, startConsoleKit, submit, texts, inputValue, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
 let api: Ctx;
@@ -100,7 +100,7 @@ test.serial(
     const [alert] = await texts(page, '[role=alert]');
     t.regex(alert ?? '', /url: must use http or https/);
     t.regex(alert ?? '', /invalid_request/);
-    t.is(await valueOf(page, 'form[action="/admin/webhooks"] [name=url]'), 'ftp://files.example.test/hook');
+    t.is(await inputValue(page, 'form[action="/admin/webhooks"] [name=url]'), 'ftp://files.example.test/hook');
     t.deepEqual(
       await page.$$eval('form[action="/admin/webhooks"] input:checked', (els) =>
         els.map((e) => (e as HTMLInputElement).value),
@@ -151,7 +151,7 @@ test.serial(
       .first();
     const { page, close } = await kit.adminPage(`/admin/webhooks/${bad.id}?status=failed`);
     t.deepEqual(await texts(page, 'h1'), [receiver.url('/fail')]);
-    t.is(await valueOf(page, '#status'), 'failed');
+    t.is(await inputValue(page, '#status'), 'failed');
     const rows = await rowsOf(page, '#deliveries');
     t.is(rows.length, 2);
     t.true(rows.every((r) => r[1]!.startsWith('invoice.created') && r[2] === 'failed'));
@@ -274,7 +274,7 @@ test.serial(
     const endpoint = await apiEndpoint('/editable', ['invoice.paid']);
     const action = `/admin/webhooks/${endpoint.id}`;
     const { page, close } = await kit.adminPage(action);
-    t.is(await valueOf(page, `form[action="${action}"] [name=url]`), receiver.url('/editable'));
+    t.is(await inputValue(page, `form[action="${action}"] [name=url]`), receiver.url('/editable'));
     t.deepEqual(
       await page.$$eval(`form[action="${action}"] input:checked`, (els) =>
         els.map((e) => (e as HTMLInputElement).value),
@@ -298,7 +298,7 @@ test.serial(
     await tick(page, action, []);
     await submit(page, action, { url: 'http://typed.example.test/hook' });
     t.regex((await texts(page, '[role=alert]'))[0] ?? '', /events: must name at least one event type/);
-    t.is(await valueOf(page, `form[action="${action}"] [name=url]`), 'http://typed.example.test/hook');
+    t.is(await inputValue(page, `form[action="${action}"] [name=url]`), 'http://typed.example.test/hook');
     t.true(await page.$eval(`form[action="${action}"]`, (f) => f.closest('details')!.open));
     await tick(page, action, ['invoice.paid']);
     await submit(page, action, { url: 'not a url' });
@@ -341,7 +341,9 @@ test.serial('list and endpoint page read at 360 px without sideways scrolling, w
     const { page, close } = await kit.adminPage(path, 360);
     t.is((await page.$$('h1')).length, 1, path);
     t.false(await scrollsSideways(page), path);
-    await page.$$eval('details', (ds) => ds.forEach((d) => d.setAttribute('open', '')));
+    await page.$$eval('details', (ds) => {
+      for (const d of ds) d.setAttribute('open', '');
+    });
     t.false(await scrollsSideways(page), `${path} with its forms open`);
     await close();
   }

@@ -3,6 +3,7 @@
  * with gapless invoice numbers; a second run leaves the database alone.
  */
 import test from 'ava';
+import type { Knex } from 'knex';
 import { seedDemo, type DemoSummary } from '../../src/demo/seed.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { countRows, numberingProblems } from '../lifecycle/fixtures.ts';
@@ -21,7 +22,7 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const count = (table: string, where?: (q: any) => void) => countRows(app.db, table, where);
+const count = (table: string, where?: (q: Knex.QueryBuilder) => void) => countRows(app.db, table, where);
 
 test('about forty customers, one with quotes and an ampersand, in three tiers', async (t) => {
   t.is(await count('customers'), 40);

@@ -389,16 +389,14 @@ test.serial(
     const invoice = await app.db('invoices').where({ id: s.invoiceId }).first();
     const key = `charge_${s.invoiceId}_1`;
     // What the killed process did: its pending attempt was committed, and provider_a charged under its key.
-    await app
-      .db('charge_attempts')
-      .insert({
-        invoice_id: s.invoiceId,
-        attempt: 1,
-        idempotency_key: key,
-        amount: invoice.total,
-        currency: invoice.currency,
-        provider_method_id: 'pm_crash',
-      });
+    await app.db('charge_attempts').insert({
+      invoice_id: s.invoiceId,
+      attempt: 1,
+      idempotency_key: key,
+      amount: invoice.total,
+      currency: invoice.currency,
+      provider_method_id: 'pm_crash',
+    });
     const direct = await fetch(`${fake.url}/v1/payment_intents`, {
       method: 'POST',
       headers: {
@@ -438,16 +436,14 @@ test.serial(
     const s = await subscribed('pm_crash_then_paid');
     const invoice = await app.db('invoices').where({ id: s.invoiceId }).first();
     // What the killed process left: a pending attempt that never reached provider_a.
-    await app
-      .db('charge_attempts')
-      .insert({
-        invoice_id: s.invoiceId,
-        attempt: 1,
-        idempotency_key: `charge_${s.invoiceId}_1`,
-        amount: invoice.total,
-        currency: invoice.currency,
-        provider_method_id: 'pm_crash_then_paid',
-      });
+    await app.db('charge_attempts').insert({
+      invoice_id: s.invoiceId,
+      attempt: 1,
+      idempotency_key: `charge_${s.invoiceId}_1`,
+      amount: invoice.total,
+      currency: invoice.currency,
+      provider_method_id: 'pm_crash_then_paid',
+    });
     const paid = await request(app.baseUrl, '/api/billing/payments', {
       cookie,
       body: { invoiceId: s.invoiceId, amount: invoice.total, paymentMethod: 'bank_transfer' },

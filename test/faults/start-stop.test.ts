@@ -30,7 +30,7 @@ test.after.always(async () => {
 /** `npm start` as the README says, through npm itself (its pid is the one a user would kill). */
 function npmStart(name: string, env: Record<string, string>): ServiceProcess {
   const npmCli = process.env.npm_execpath;
-  const [command, args] = npmCli && npmCli.endsWith('.js') ? [process.execPath, [npmCli, 'start']] : ['npm', ['start']];
+  const [command, args] = npmCli?.endsWith('.js') ? [process.execPath, [npmCli, 'start']] : ['npm', ['start']];
   return spawnService(name, args, { DATABASE_URL: '', LOG_LEVEL: 'info', NODE_ENV: 'development', ...env }, command);
 }
 

@@ -7,6 +7,7 @@
  * minute (D-16): about 330 in all. The rate-limit file shows 600 pass and the 601st is refused.
  */
 import test from 'ava';
+import type { Json } from '../helpers/http.ts';
 import {
   activationRows,
   getLicense,
@@ -23,7 +24,7 @@ test.before(async () => {
 });
 test.after.always(async () => kit?.close());
 
-const bodiesOf = (responses: { status: number; body: any }[]) => {
+const bodiesOf = (responses: { status: number; body: Json }[]) => {
   for (const r of responses)
     if (r.status !== 200) throw new Error(`validate answered ${r.status}: ${JSON.stringify(r.body)}`);
   return responses.map((r) => r.body);

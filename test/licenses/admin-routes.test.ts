@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
-import { request } from '../helpers/http.ts';
+import { request, type Json, type JsonResponse } from '../helpers/http.ts';
 import {
   activationRows,
   createCustomer,
@@ -28,7 +28,7 @@ test.before(async () => {
 test.after.always(async () => kit?.close());
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const paths = (res: { body: any }) => res.body.error.details.map((d: { path: string }) => d.path).sort();
+const paths = (res: { body: Json }) => res.body.error.details.map((d: { path: string }) => d.path).sort();
 
 test('POST /api/licenses answers 201 with the generated key and the defaults', async (t) => {
   const customer = await createCustomer(kit);
@@ -271,7 +271,7 @@ test.serial('GET /api/licenses pages in creation order with limit and a Link hea
   let next: string | undefined = `/api/licenses?customerId=${customer.id}&limit=2`;
   let pages = 0;
   while (next) {
-    const res: { status: number; body: any; headers: Headers } = await kit.admin(next);
+    const res: JsonResponse = await kit.admin(next);
     t.is(res.status, 200);
     seen.push(...res.body.map((l: { id: string }) => l.id));
     pages += 1;

@@ -10,7 +10,7 @@ import { RateLimiter } from '../../src/http/rate-limit.ts';
 import { AppError } from '../../src/errors.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { purgeExpired } from '../../src/housekeeping/service.ts';
-import { request } from '../helpers/http.ts';
+import { request, type Json } from '../helpers/http.ts';
 import { issueLicense, startLicenseApp, validate, verify, type LicenseKit } from './fixtures.ts';
 
 /** An app whose public limit is `perMinute`, set before its first public call (settings are cached 5 s). */
@@ -26,7 +26,7 @@ async function appLimitedTo(perMinute: number, env: Record<string, string> = {})
 
 function assertRateLimited(
   t: import('ava').ExecutionContext,
-  res: { status: number; body: any; headers: Headers },
+  res: { status: number; body: Json; headers: Headers },
   label = '',
 ) {
   t.is(res.status, 429, label);

@@ -66,7 +66,10 @@ const waitsOn = (knex: Knex, turn: BatchTurn) =>
 test('the next batch waits until the one before commits, then goes on', async (t) => {
   const before = await openBatch(db.knex);
   let done = false;
-  const next = waitsOn(db.knex, before.turn).then((ok) => ((done = true), ok));
+  const next = waitsOn(db.knex, before.turn).then((ok) => {
+    done = true;
+    return ok;
+  });
   await new Promise((r) => setTimeout(r, 300));
   t.false(done, 'it waits while the batch before is open');
   await before.end('commit');

@@ -38,13 +38,11 @@ test.serial(
         currency: 'USD',
       })
       .returning('id');
-    await db
-      .knex('webhook_endpoints')
-      .insert({
-        url: 'https://receiver.invalid/hook',
-        events: ['invoice.created'],
-        secret: 'whsec_concurrent_test_0123456789',
-      });
+    await db.knex('webhook_endpoints').insert({
+      url: 'https://receiver.invalid/hook',
+      events: ['invoice.created'],
+      secret: 'whsec_concurrent_test_0123456789',
+    });
     // Period ends spread over May and June in an order unlike the ids', so the renewal order is visible.
     const rows = Array.from({ length: COUNT }, (_, n) => {
       const day = 1 + ((n * 7) % 19);

@@ -3,7 +3,7 @@ import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertCustomer } from '../helpers/factories.ts';
-import { request } from '../helpers/http.ts';
+import { request, type Json } from '../helpers/http.ts';
 import {
   hmacHex,
   postProviderA,
@@ -89,7 +89,7 @@ test.serial(
     const other = JSON.stringify({ ...event, id: 'evt_other' });
     const now = Math.floor(Date.now() / 1000);
     const before = await countRows('provider_events');
-    const cases: [string, Promise<{ status: number; body: any }>][] = [
+    const cases: [string, Promise<{ status: number; body: Json }>][] = [
       [
         'signature of the right secret over another body',
         postProviderA(app.baseUrl, body, {
@@ -241,20 +241,18 @@ test('an unknown invoice: kept as failed with its reason, listed, and replayed o
   );
   // Create the invoice under that id (as an import would), then replay.
   const customer = await insertCustomer(app.db);
-  await app
-    .db('invoices')
-    .insert({
-      id: missing,
-      customer_id: customer.id,
-      invoice_number: 'INV-IMPORT-1',
-      status: 'issued',
-      currency: 'USD',
-      tax_rate: '0',
-      subtotal: '10',
-      tax_amount: '0',
-      total: '10',
-      issued_at: new Date(),
-    });
+  await app.db('invoices').insert({
+    id: missing,
+    customer_id: customer.id,
+    invoice_number: 'INV-IMPORT-1',
+    status: 'issued',
+    currency: 'USD',
+    tax_rate: '0',
+    subtotal: '10',
+    tax_amount: '0',
+    total: '10',
+    issued_at: new Date(),
+  });
   const replay = await request(app.baseUrl, `/api/billing/provider-events/${row!.id}/replay`, {
     cookie: c.cookie,
     method: 'POST',

@@ -339,19 +339,22 @@ export class FuzzHarness {
     });
   }
 
-  /** koa reads the query with node's querystring, and so does this. */
+  /** For a route with a query schema; koa reads the query with node's querystring, and so does this. */
   expectedForQuery(route: AnyRoute, qs: string): Expected {
-    return expectedFromSchema(route.query, this.parameterSchema(route, 'query'), querystring.parse(qs), 'query', {
+    return expectedFromSchema(route.query!, this.parameterSchema(route, 'query'), querystring.parse(qs), 'query', {
       status: 400,
       code: 'invalid_request',
     });
   }
 
-  /** A malformed id names nothing: 404 (D-1). The router decodes each segment, keeping it when that fails. */
+  /**
+   * For a route with path parameters: a malformed id names nothing, 404 (D-1). The router decodes each segment,
+   * keeping it when that fails.
+   */
   expectedForParams(route: AnyRoute, encoded: Record<string, string>): Expected {
     const decoded = Object.fromEntries(Object.entries(encoded).map(([k, v]) => [k, safeDecode(v)]));
     return {
-      ...expectedFromSchema(route.params, this.parameterSchema(route, 'path'), decoded, 'params', {
+      ...expectedFromSchema(route.params!, this.parameterSchema(route, 'path'), decoded, 'params', {
         status: 404,
         code: 'not_found',
       }),

@@ -4,7 +4,6 @@ import { listCreditLedger } from '../../credits/service.ts';
 import { createCreditBody } from '../../credits/schema.ts';
 import { updateCustomerBody } from '../../customers/schema.ts';
 import { getCustomer, updateCustomer } from '../../customers/service.ts';
-import { notFound } from '../../errors.ts';
 import { eventId } from '../../events/schema.ts';
 import { listCustomerEvents } from '../../events/service.ts';
 import { uuid } from '../../http/schemas.ts';

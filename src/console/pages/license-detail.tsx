@@ -8,12 +8,12 @@ import { getLicenseWithDevices, removeActivation, updateLicense } from '../../li
 import { effectiveStatus, isDeviceDead } from '../../licenses/status.ts';
 import { getProduct } from '../../products/service.ts';
 import { AuditTrail } from '../components/AuditTrail.tsx';
-import { ErrorBox, Field, Form, kept, type FormState } from '../components/Form.tsx';
+import { ErrorBox, Field, Form, kept } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
 import { field } from '../http/form.ts';
 import { defineAction, definePage } from '../http/route.ts';
-import { Nowrap, When } from './customers-parts.tsx';
+import { When } from './customers-parts.tsx';
 import { FORMS, LicenseFields, licenseFields, usedOfLimit } from './licenses-parts.tsx';
 
 /** Devices listed on the page; a license with more says how many it has. */
