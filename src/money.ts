@@ -88,10 +88,16 @@ function roundHalfUp(amount: Decimal | string, digits: number): Decimal {
   return money(amount).toDecimalPlaces(digits, Decimal.ROUND_HALF_UP);
 }
 
-/** A non-negative decimal string already in its output form with `n` fraction digits (no leading zero, no exponent; "-0.00" is "0.00"), by n. */
+/**
+ * A non-negative decimal string already in its output form with `n` fraction digits (no leading zero, no exponent;
+ * "-0.00" is "0.00"), by n.
+ */
 const OUTPUT_FORMS = [0, 1, 2, 3, 4].map((n) => new RegExp(`^(0|[1-9]\\d*)${n === 0 ? '' : `\\.\\d{${n}}`}$`));
 
-/** A non-negative decimal string with fewer fraction digits than `n` (none at all included, no leading zero, no exponent), by n (0 has none). */
+/**
+ * A non-negative decimal string with fewer fraction digits than `n` (none at all included, no leading zero, no
+ * exponent), by n (0 has none).
+ */
 const SHORT_FORMS = [0, 1, 2, 3, 4].map((n) =>
   n === 0 ? undefined : new RegExp(`^(0|[1-9]\\d*)${n === 1 ? '' : `(\\.\\d{1,${n - 1}})?`}$`),
 );
@@ -152,7 +158,8 @@ export const moneyString = z
         ? 'must be a decimal string such as "10.00", not a JSON number'
         : 'must be a decimal string such as "10.00"',
   })
-  // Not trimmed: " 10" is refused like any other text that is not a decimal (D-3's pattern, D-91: nothing silently reshaped).
+  // Not trimmed: " 10" is refused like any other text that is not a decimal (D-3's pattern, D-91: nothing silently
+  // reshaped).
   .regex(DECIMAL_PATTERN, 'must be a decimal string such as "10.00"')
   .refine((v) => v.replace(/^-/, '').replace('.', '').length <= 30, 'has too many digits');
 
@@ -163,7 +170,10 @@ export const DEFAULT_CURRENCY = 'USD';
 
 const CURRENCY_MESSAGE = 'must be a 3-letter ISO 4217 currency code';
 
-/** ISO 4217 alphabetic code, upper case (lower case input is accepted and upper-cased); a code no currency has is refused. */
+/**
+ * ISO 4217 alphabetic code, upper case (lower case input is accepted and upper-cased); a code no currency has is
+ * refused.
+ */
 export const currencyCode = z
   .string()
   .transform((v) => v.toUpperCase())

@@ -38,7 +38,8 @@ try {
     body: body(0),
   });
   if (answer.status !== 201) throw new Error(`creation answered ${answer.status}: ${await answer.text()}`);
-  // The PREPARE is a query of its own, sent once before the first EXECUTE (db/hot-lock.ts transactionOn); then the creation's query.
+  // The PREPARE is a query of its own, sent once before the first EXECUTE (db/hot-lock.ts transactionOn); then the
+  // creation's query.
   const prepare = captured.find((text) => text.startsWith('PREPARE'))!;
   const full = captured.findLast((text) => !text.startsWith('PREPARE'))!;
   const parts = full.split(';\n');
@@ -52,7 +53,8 @@ try {
   const execute = captured0;
   const rest = () => fresh(full).split(';\n');
   console.log(
-    `creation query: ${full.length} chars (${execute.length} EXECUTE), sent after its PREPARE of ${prepare.length} chars`,
+    `creation query: ${full.length} chars (${execute.length} EXECUTE), sent after its PREPARE of ${prepare.length} ` +
+      `chars`,
   );
 
   const client = new pg.Client({ connectionString: url });
@@ -70,7 +72,9 @@ try {
       () =>
         client.query({
           name: 'session',
-          text: `select s.id as session_id, u.id as user_id, u.email, u.role from sessions s join users u on u.id = s.user_id where s.token_hash = $1 and s.expires_at > now()`,
+          text:
+            `select s.id as session_id, u.id as user_id, u.email, u.role from sessions s join users u on u.id = ` +
+            `s.user_id where s.token_hash = $1 and s.expires_at > now()`,
           values: [tokenHash],
         }),
     ],
@@ -95,7 +99,8 @@ try {
     for (let i = 0; i < REQUESTS; i++) await run();
     const ms = performance.now() - started;
     console.log(
-      `${name.padEnd(28)} backend CPU ${(((cpuTicks(pid) - before) * 10) / REQUESTS).toFixed(3)} ms, wall ${(ms / REQUESTS).toFixed(3)} ms`,
+      `${name.padEnd(28)} backend CPU ${(((cpuTicks(pid) - before) * 10) / REQUESTS).toFixed(3)} ms, wall ` +
+        `${(ms / REQUESTS).toFixed(3)} ms`,
     );
   }
   // Warm by now (the generic plan, caches): the plan of one more EXECUTE, rolled back.

@@ -75,7 +75,8 @@ try {
   await load(REQUESTS);
   const stats = (
     await knex.raw(
-      `select calls, total_plan_time, total_exec_time, plans, regexp_replace(query, '\\s+', ' ', 'g') as query from pg_stat_statements
+      `select calls, total_plan_time, total_exec_time, plans, regexp_replace(query, '\\s+', ' ', 'g') as query
+        from pg_stat_statements
     where dbname_matches and calls > ${REQUESTS / 2} order by total_plan_time + total_exec_time desc`.replace(
         'dbname_matches',
         `dbid = (select oid from pg_database where datname = current_database())`,
@@ -84,16 +85,19 @@ try {
   ).rows as { calls: string; total_plan_time: number; total_exec_time: number; plans: string; query: string }[];
   const total = stats.reduce((a, s) => a + s.total_plan_time + s.total_exec_time, 0);
   console.log(
-    `${REQUESTS} creations, ${CONNECTIONS} at a time; per creation: plan ms, exec ms (pg_stat_statements, nested statements counted too)`,
+    `${REQUESTS} creations, ${CONNECTIONS} at a time; per creation: plan ms, exec ms (pg_stat_statements, nested ` +
+      `statements counted too)`,
   );
   for (const s of stats) {
     const per = (ms: number) => (ms / REQUESTS).toFixed(3).padStart(7);
     console.log(
-      `${per(s.total_plan_time)} ${per(s.total_exec_time)}  x${(Number(s.calls) / REQUESTS).toFixed(1)}  ${s.query.slice(0, 110)}`,
+      `${per(s.total_plan_time)} ${per(s.total_exec_time)}  x${(Number(s.calls) / REQUESTS).toFixed(1)}  ` +
+        `${s.query.slice(0, 110)}`,
     );
   }
   console.log(`${(total / REQUESTS).toFixed(3)} ms per creation in all (top-level and nested statements overlap)`);
-  // The creation's queries as sent (each statement of a simple-protocol query apart), then EXPLAINed serially, rolled back.
+  // The creation's queries as sent (each statement of a simple-protocol query apart), then EXPLAINed serially, rolled
+  // back.
   const sent = await queriesDuring(create);
   const explained = sent.flatMap((q) => q.split(';\n')).filter((q) => /^\s*(with|EXECUTE)/.test(q));
   for (const statement of explained) {
@@ -107,9 +111,9 @@ try {
           .flatMap((r) => r.rows ?? [])
           .map((r) => r['QUERY PLAN'])
           .filter(Boolean);
-        console.log(
-          `EXPLAIN ${statement!.replace(/\s+/g, ' ').slice(0, 60)}...: ${process.env.PROFILE_FULL_PLAN ? lines.join('\n') : lines.filter((l): l is string => !!l && /Planning Time|Execution Time|Trigger/.test(l)).join('; ')}`,
-        );
+        const timings = lines.filter((l): l is string => !!l && /Planning Time|Execution Time|Trigger/.test(l));
+        const shown = process.env.PROFILE_FULL_PLAN ? lines.join('\n') : timings.join('; ');
+        console.log(`EXPLAIN ${statement!.replace(/\s+/g, ' ').slice(0, 60)}...: ${shown}`);
       } finally {
         await knex.client.releaseConnection(connection);
       }

@@ -30,7 +30,10 @@ export function actorName(actor: Actor): string {
   return 'system';
 }
 
-/** A `session` actor as the user its session was found to belong to (checked before the change, not in it); any other as it is. */
+/**
+ * A `session` actor as the user its session was found to belong to (checked before the change, not in it); any other as
+ * it is.
+ */
 export function withSessionUser(actor: Actor, user: { userId: string; email: string } | undefined): Actor {
   return actor.type === 'session' && user
     ? { type: 'user', userId: user.userId, email: user.email, requestId: actor.requestId ?? null, ip: actor.ip ?? null }

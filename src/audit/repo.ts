@@ -33,10 +33,11 @@ export interface AuditFilters {
  */
 export function auditInsertSql(param: string, actorSql?: { actor: string; email: string }): string {
   return `insert into audit_log (actor, actor_email, action, target_type, target_id, before, after, request_id, ip)
-     select ${actorSql ? `${actorSql.actor}, ${actorSql.email}` : 'v.actor, v.actor_email'}, v.action, v.target_type, v.target_id, v.before, v.after, v.request_id, v.ip
-       from rows from (jsonb_to_recordset(${param}::jsonb) as (actor text, actor_email text, action text, target_type text,
-            target_id text, before jsonb, after jsonb, request_id text, ip text)) with ordinality as v(actor, actor_email,
-            action, target_type, target_id, before, after, request_id, ip, n)
+     select ${actorSql ? `${actorSql.actor}, ${actorSql.email}` : 'v.actor, v.actor_email'},
+            v.action, v.target_type, v.target_id, v.before, v.after, v.request_id, v.ip
+       from rows from (jsonb_to_recordset(${param}::jsonb) as (actor text, actor_email text, action text,
+            target_type text, target_id text, before jsonb, after jsonb, request_id text, ip text))
+            with ordinality as v(actor, actor_email, action, target_type, target_id, before, after, request_id, ip, n)
       order by v.n`;
 }
 

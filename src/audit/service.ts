@@ -57,7 +57,9 @@ export function recordAudits(trx: Db, actor: Actor, entries: AuditEntry[]): Prom
   );
 }
 
-/** Audit rows as a part of another statement: an insert reading its rows from one parameter, and that parameter's value. */
+/**
+ * Audit rows as a part of another statement: an insert reading its rows from one parameter, and that parameter's value.
+ */
 export interface AuditPart {
   text: string;
   value: string;

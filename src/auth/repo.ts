@@ -105,7 +105,8 @@ export function sessionAnswerSql(sql: string, role: string): string {
   const c = GATE_COLUMNS;
   return `select "__session".*, "__q".*
             from "__session" left join lateral (
-              select true as "${c.row}", "__x".* from (${sql}) as "__x" where "__session"."${c.role}" = '${role}') as "__q" on true`;
+              select true as "${c.row}", "__x".* from (${sql}) as "__x" where "__session"."${c.role}" = '${role}')
+                as "__q" on true`;
 }
 
 /** SQL of the id (as text) and email of the user of the CTE `"__session"`. */

@@ -173,7 +173,10 @@ function gatedSqlOf(sql: string, paramCount: number): string {
 
 const GATE_COLUMN_NAMES = new Set<string>(Object.values(GATE_COLUMNS));
 
-/** A fused row without the gate's columns, built anew: deleting them would turn every answered row into a slow dictionary object. */
+/**
+ * A fused row without the gate's columns, built anew: deleting them would turn every answered row into a slow
+ * dictionary object.
+ */
 function withoutGateColumns(row: Record<string, unknown>): Record<string, unknown> {
   const own: Record<string, unknown> = {};
   for (const column in row) if (!GATE_COLUMN_NAMES.has(column)) own[column] = row[column];

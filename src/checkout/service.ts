@@ -45,13 +45,17 @@ async function payableInvoice(db: Db, invoiceId: string): Promise<{ invoice: Inv
   if ((invoice.status !== 'issued' && invoice.status !== 'overdue') || !due.gt(0)) {
     throw new AppError(
       'invoice_not_payable',
-      `Invoice ${invoice.invoice_number} is ${invoice.status} with ${formatMoney(due, invoice.currency)} due: nothing to pay by checkout`,
+      `Invoice ${invoice.invoice_number} is ${invoice.status} with ${formatMoney(due, invoice.currency)} due: ` +
+        `nothing to pay by checkout`,
     );
   }
   return { invoice, due: formatMoney(due, invoice.currency) };
 }
 
-/** Creates the provider's checkout for the invoice's amount due; provider failures answer 502 provider_error, an unset secret 503. */
+/**
+ * Creates the provider's checkout for the invoice's amount due; provider failures answer 502 provider_error, an unset
+ * secret 503.
+ */
 export async function startCheckout(
   db: Db,
   config: Config,

@@ -14,13 +14,15 @@ export const creditNoteRoutes = [
     auth: 'admin',
     tag,
     summary:
-      'Issue a credit note CN-{YEAR}-{SEQ}: lowers the amount due of an unpaid invoice, or adds store credit for a paid one',
+      'Issue a credit note CN-{YEAR}-{SEQ}: lowers the amount due of an unpaid invoice, or adds store credit for ' +
+      'a paid one',
     body: createCreditNoteBody,
     responses: {
       201: { description: 'Issued', schema: creditNoteResponse },
       400: {
         description:
-          'invalid_request, invalid_amount, invoice_not_found, amount_exceeds_invoice (credit notes above the invoice total)',
+          'invalid_request, invalid_amount, invoice_not_found, amount_exceeds_invoice (credit notes above the ' +
+          'invoice total)',
       },
       409: { description: 'invoice_not_creditable (draft or void)' },
     },

@@ -42,7 +42,8 @@ export async function createCreditNote(
         details: [{ path: 'invoiceId', message: 'no such invoice' }],
       });
     }
-    // Lock order of ledger-repo.ts: the customer's open invoices (which may include this one), this one, then the ledger.
+    // Lock order of ledger-repo.ts: the customer's open invoices (which may include this one), this one, then the
+    // ledger.
     const open = await lockOpenInvoices(trx, found.customer_id, found.currency);
     const invoice = (await lockInvoice(trx, found.id))!;
     if (invoice.status === 'draft' || invoice.status === 'void') {
@@ -52,7 +53,9 @@ export async function createCreditNote(
     const amount = money(input.amount);
     const creditable = money(invoice.total).minus(await creditNoteTotal(trx, invoice.id));
     if (amount.gt(creditable)) {
-      const message = `must be at most what the invoice's credit notes have left of its total, ${formatMoney(creditable, invoice.currency)} ${invoice.currency}`;
+      const message =
+        `must be at most what the invoice's credit notes have left of its total, ` +
+        `${formatMoney(creditable, invoice.currency)} ${invoice.currency}`;
       throw new AppError('amount_exceeds_invoice', `The amount ${message}`, { details: [{ path: 'amount', message }] });
     }
     const note = await insertCreditNoteRow(trx, {

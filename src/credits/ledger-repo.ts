@@ -118,16 +118,18 @@ export async function insertLedgerEntries(
 export function ledgerEntriesInsertSql(param: string): string {
   return `insert into credit_ledger (customer_id, currency, amount, kind, description, invoice_id, created_at)
      select v.customer_id, v.currency, v.amount, v.kind, v.description, v.invoice_id, clock_timestamp()
-       from rows from (jsonb_to_recordset(${param}::jsonb) as (customer_id uuid, currency text, amount numeric, kind text, description text, invoice_id uuid))
+       from rows from (jsonb_to_recordset(${param}::jsonb) as (customer_id uuid, currency text, amount numeric,
+         kind text, description text, invoice_id uuid))
             with ordinality as v(customer_id, currency, amount, kind, description, invoice_id, n)
       order by v.n`;
 }
 
 /**
  * `lockCustomerLedger` for many customers, in id order (two batches never wait on each other in a cycle), then
- * ledgerBalances, as two statements in ONE query (no bind parameters: the ids are literals quoted by pg). The balance read is still a statement of its own after the lock, so it reads as of
- * after the wait (each statement of a query string takes its own snapshot under READ COMMITTED) and sees a spend
- * committed while it waited; only the round trip between them is saved.
+ * ledgerBalances, as two statements in ONE query (no bind parameters: the ids are literals quoted by pg). The balance
+ * read is still a statement of its own after the lock, so it reads as of after the wait (each statement of a query
+ * string takes its own snapshot under READ COMMITTED) and sees a spend committed while it waited; only the round trip
+ * between them is saved.
  */
 export async function lockAndReadLedgerBalances(db: Db, customerIds: string[]): Promise<BalanceRow[]> {
   if (customerIds.length === 0) return [];
@@ -143,7 +145,10 @@ export interface BalanceRow {
   balance: string;
 }
 
-/** The two statements of lockAndReadLedgerBalances (the lock, then the balances), to be sent in one simple-protocol query. */
+/**
+ * The two statements of lockAndReadLedgerBalances (the lock, then the balances), to be sent in one simple-protocol
+ * query.
+ */
 export function lockAndReadLedgerBalancesSql(customerIds: string[]): [string, string] {
   const [lock, read] = lockAndReadLedgerBalancesStatements(customerIds);
   return [inlined(lock), inlined(read)];
@@ -163,14 +168,22 @@ export function lockAndReadLedgerBalancesStatements(customerIds: string[]): [Lit
   ];
 }
 
-/** ledgerBalances as a LiteralStatement (the ids its one text[] value), for a query that took the ledger locks before it. */
+/**
+ * ledgerBalances as a LiteralStatement (the ids its one text[] value), for a query that took the ledger locks before
+ * it.
+ */
 export function ledgerBalancesStatement(customerIds: string[]): LiteralStatement {
   return {
-    text: `select customer_id, currency, sum(amount)::text as balance from credit_ledger where customer_id = any($1::uuid[]) group by customer_id, currency`,
+    text:
+      'select customer_id, currency, sum(amount)::text as balance from credit_ledger ' +
+      'where customer_id = any($1::uuid[]) group by customer_id, currency',
     values: [textArrayLiteral(customerIds)],
   };
 }
 
-/** A text[] literal: each element double-quoted with its `"` and `\` escaped (PostgreSQL's array syntax), the whole quoted by pg's rule. */
+/**
+ * A text[] literal: each element double-quoted with its `"` and `\` escaped (PostgreSQL's array syntax), the whole
+ * quoted by pg's rule.
+ */
 const textArrayLiteral = (values: string[]) =>
   textLiteral(`{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`);

@@ -34,7 +34,10 @@ export interface LedgerEntryInput {
   credit_note_id?: string | null;
 }
 
-/** Adds one entry (a grant, a proration, a credit note's remainder, credit returned by a void) under the customer's ledger lock. */
+/**
+ * Adds one entry (a grant, a proration, a credit note's remainder, credit returned by a void) under the customer's
+ * ledger lock.
+ */
 export async function addLedgerEntry(trx: Db, entry: LedgerEntryInput): Promise<LedgerEntryRow> {
   lockedBalances.delete(trx);
   await lockCustomerLedger(trx, entry.customer_id);
@@ -61,9 +64,10 @@ export interface CreditSpend {
  * `application` entry against its invoice. Takes the ledger locks of every customer named (in id order)
  * before reading balances, so two spenders never spend the same credit: the read is a statement of its own
  * after the lock (sent in the same query: lockAndReadLedgerBalances), since one statement reads as of its start
- * and would miss a spend committed while it waited. The caller records the spend (recordCreditSpend) in the same transaction once its invoices exist
- * and have their numbers, and puts each amount on its invoice. Planning needs no invoice number, so an
- * issuing batch plans before it takes its numbers (the counter lock is held only from there to commit).
+ * and would miss a spend committed while it waited. The caller records the spend (recordCreditSpend) in the same
+ * transaction once its invoices exist and have their numbers, and puts each amount on its invoice. Planning needs no
+ * invoice number, so an issuing batch plans before it takes its numbers (the counter lock is held only from there to
+ * commit).
  */
 export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<CreditSpend> {
   if (claims.length === 0) return { applied: [], entries: [] };

@@ -21,7 +21,8 @@ export const creditRoutes = [
     auth: 'admin',
     tag,
     summary:
-      "Add store credit to a customer; it is spent at once on the customer's open invoices in that currency, oldest first",
+      "Add store credit to a customer; it is spent at once on the customer's open invoices in that currency, oldest " +
+      'first',
     body: createCreditBody,
     responses: {
       201: { description: 'Credited', schema: createdCreditResponse },
@@ -39,7 +40,8 @@ export const creditRoutes = [
     auth: 'admin',
     tag,
     summary:
-      'List store-credit ledger entries (credits, applications, credit notes) in the order written, with running balances',
+      'List store-credit ledger entries (credits, applications, credit notes) in the order written, with running ' +
+      'balances',
     query: listCreditsQuery,
     responses: { 200: { description: 'Ledger entries', schema: z.array(ledgerEntryResponse) } },
     errors: [],

@@ -5,7 +5,8 @@ import type { SubscriptionRow } from '../subscriptions/repo.ts';
 /** True when invoices or payments name the customer (D-22: such a customer cannot be deleted). */
 export async function customerHasBillingHistory(db: Db, customerId: string): Promise<boolean> {
   const result = await db.raw<{ rows: { found: boolean }[] }>(
-    'select exists (select 1 from invoices where customer_id = ?) or exists (select 1 from payments where customer_id = ?) as found',
+    'select exists (select 1 from invoices where customer_id = ?) ' +
+      'or exists (select 1 from payments where customer_id = ?) as found',
     [customerId, customerId],
   );
   return result.rows[0]?.found ?? false;
@@ -32,7 +33,8 @@ const healthScoreSql = (ids: string) => `
            - 20 * (select count(*) from subscriptions s where s.customer_id = c.id and s.status = 'past_due')
            - 10 * (select count(*) from events e
                      where e.type = 'payment.failed' and e.data->>'customerId' = cast(c.id as text)
-                       and e.created_at > cast(:at as timestamptz) - interval '90 days' and e.created_at <= cast(:at as timestamptz))
+                       and e.created_at > cast(:at as timestamptz) - interval '90 days'
+                       and e.created_at <= cast(:at as timestamptz))
          ) as integer) as score
     from ${ids} as c`;
 

@@ -21,7 +21,9 @@ const email = withoutControls(z.string({ error: 'must be an email address' }))
   .max(320, 'must be at most 320 characters')
   .pipe(z.email({ error: 'must be an email address' }));
 
-/** POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so refused if sent (D-90). */
+/**
+ * POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so refused if sent (D-90).
+ */
 export const createCustomerBody = z
   .object({
     name: nameText(200),

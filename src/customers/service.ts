@@ -136,7 +136,8 @@ export async function createCustomer(db: Db, input: CreateCustomerInput, actor: 
     tax_id: input.taxId ?? null,
     payment_method: input.paymentMethod ?? null,
   };
-  // These columns have no defaults, so the audited fields are what is written: the row and its audit row go in one statement.
+  // These columns have no defaults, so the audited fields are what is written: the row and its audit row go in one
+  // statement.
   const entry = { action: 'customer.create', targetType: 'customer', targetId: columns.id, after: audited(columns) };
   const row = await withEmailUniqueness(() =>
     insertCustomerRowWith(db, columns, (param) => auditInsertPart(actor, [entry], param)),

@@ -64,10 +64,9 @@ export class Collections {
     // Drawn from the invoice itself, not from one shared sequence: a sweep's invoices are listed in id
     // order, which is random, and the book must come out the same on every run.
     const since = (date: Date | null) => (date ? date.getTime() - this.origin.getTime() : '');
+    const customer = this.customerIndex.get(invoice.customer_id);
     const random = seededRandom(
-      hash(
-        `${this.seed}|${this.customerIndex.get(invoice.customer_id)}|${since(issued)}|${invoice.total}|${since(invoice.period_start)}`,
-      ),
+      hash(`${this.seed}|${customer}|${since(issued)}|${invoice.total}|${since(invoice.period_start)}`),
     );
     const pay = (days: number, share: 'all' | 'half') =>
       this.timeline.add(addDays(issued, days), `payment of ${invoice.invoice_number}`, (at) =>

@@ -26,7 +26,9 @@ export interface PaymentFailure {
   paymentMethod: string;
   failureReason: string;
   now: Date;
-  /** Who to record the subscription's move as (the sweep: `system`); left out when the caller's own audit row covers it. */
+  /**
+   * Who to record the subscription's move as (the sweep: `system`); left out when the caller's own audit row covers it.
+   */
   actor?: Actor;
 }
 
@@ -177,7 +179,9 @@ export async function resolveDunningForInvoice(trx: Db, invoiceId: string, now: 
   return true;
 }
 
-/** Ends the customer's open cases whose invoices are now paid or void (after a credit, a credit note, a status change). */
+/**
+ * Ends the customer's open cases whose invoices are now paid or void (after a credit, a credit note, a status change).
+ */
 export async function resolveDunningOfSettledInvoices(trx: Db, customerId: string, now: Date): Promise<void> {
   for (const invoiceId of await listOpenCaseInvoiceIds(trx, customerId)) {
     const invoice = await findInvoice(trx, invoiceId);

@@ -79,11 +79,15 @@ export async function insertDeliveriesAhead(
   );
 }
 
-/** The insert of the events held by the jsonb SQL `param` (`?`, or an expression), in the order given, returning `returning`. */
+/**
+ * The insert of the events held by the jsonb SQL `param` (`?`, or an expression), in the order given, returning
+ * `returning`.
+ */
 export function eventsInsertSql(param: string, returning = '*'): string {
   return `insert into events (id, type, data)
        select v.id, v.type, v.data
-         from rows from (jsonb_to_recordset(${param}::jsonb) as (id text, type text, data jsonb)) with ordinality as v(id, type, data, n)
+         from rows from (jsonb_to_recordset(${param}::jsonb) as (id text, type text, data jsonb)) with ordinality
+           as v(id, type, data, n)
         order by v.n
        returning ${returning}`;
 }

@@ -29,8 +29,8 @@ export function newEventIds(n: number): string[] {
 }
 
 /**
- * Writes an event row on `db` (D-70) and its webhook deliveries, in one statement. Call it with the transaction of the state
- * change it describes: the event, and its deliveries, exist exactly when the change does.
+ * Writes an event row on `db` (D-70) and its webhook deliveries, in one statement. Call it with the transaction of the
+ * state change it describes: the event, and its deliveries, exist exactly when the change does.
  */
 export async function recordEvent(db: Db, type: EventType, data: Record<string, unknown>): Promise<EventRow> {
   const [event] = await insertEventsWith(db, [{ id: newEventId(), type, data }], fanOutPart);
@@ -68,7 +68,10 @@ export async function fanOutAhead(db: Db, events: { id: string; type: EventType 
   await insertDeliveriesAhead(db, events, fanOutPart);
 }
 
-/** Events as a part of another statement: its CTEs, the JSON of the rows to supply as `param`, and the CTE its final select must read. */
+/**
+ * Events as a part of another statement: its CTEs, the JSON of the rows to supply as `param`, and the CTE its final
+ * select must read.
+ */
 export interface EventsPart {
   text: string;
   value: string;
@@ -104,7 +107,9 @@ export function recordEventsFromPart(source: string, toFanOut: string[]): { text
   const fanOut = fanOutPartOf('unfanned', textLiteral);
   const ids = `array[${toFanOut.map(textLiteral).join(', ')}]::text[]`;
   return {
-    text: `recorded_events as (${eventsInsertFromSql(source)}), unfanned as (select r.id, r.type from recorded_events r where r.id = any(${ids})), ${fanOut.text}`,
+    text:
+      `recorded_events as (${eventsInsertFromSql(source)}), unfanned as (select r.id, r.type from ` +
+      `recorded_events r where r.id = any(${ids})), ${fanOut.text}`,
     read: 'notified',
   };
 }

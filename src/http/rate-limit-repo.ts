@@ -28,8 +28,10 @@ export async function leaseTokens(
      values ($1, $2::bigint + $3::bigint, least($4::int, ($5::int + 1) / 2), least($4::int, ($5::int + 1) / 2))
      on conflict (key) do update set
        window_end_ms = case when w.window_end_ms <= $2::bigint then excluded.window_end_ms else w.window_end_ms end,
-       used = case when w.window_end_ms <= $2::bigint then excluded.used else w.used + least($4::int, (greatest(0, $5::int - w.used) + 1) / 2) end,
-       granted = case when w.window_end_ms <= $2::bigint then excluded.granted else least($4::int, (greatest(0, $5::int - w.used) + 1) / 2) end
+       used = case when w.window_end_ms <= $2::bigint then excluded.used
+                   else w.used + least($4::int, (greatest(0, $5::int - w.used) + 1) / 2) end,
+       granted = case when w.window_end_ms <= $2::bigint then excluded.granted
+                      else least($4::int, (greatest(0, $5::int - w.used) + 1) / 2) end
      returning window_end_ms, granted`,
     [key, nowMs, windowMs, wanted, limit],
     'rate-limit.lease',

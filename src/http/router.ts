@@ -53,7 +53,8 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     if (!route.query && refusesUnknownInput(route) && ctx.querystring !== '')
       parseOrThrow(NO_FIELDS, ctx.query, 'query');
     const body = route.body ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body') : undefined;
-    // Likewise a body sent to a route that takes none (a rotation, a retry): its fields would be ignored, so they are refused.
+    // Likewise a body sent to a route that takes none (a rotation, a retry): its fields would be ignored, so they are
+    // refused.
     if (!route.body && ctx.state.body !== undefined && refusesUnknownInput(route))
       parseOrThrow(NO_FIELDS, ctx.state.body, 'body');
     const input = { params, query, body, deps: db === deps.db ? deps : { ...deps, db }, ctx };
@@ -85,7 +86,9 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
   };
 }
 
-/** The principal and actor of a route whose session is checked in its first read: not known yet, so using them is a bug. */
+/**
+ * The principal and actor of a route whose session is checked in its first read: not known yet, so using them is a bug.
+ */
 const unsettled = () => {
   throw new Error('a route with sessionInFirstRead used its principal or actor');
 };
@@ -121,7 +124,10 @@ function sessionInStatement(route: AnyRoute): boolean {
   return route.sessionInFirstRead === true || route.sessionInWrite === true;
 }
 
-/** The session of a request whose check was to ride in a statement, looked up now (throws 401/403 as the lookup does); its principal set. */
+/**
+ * The session of a request whose check was to ride in a statement, looked up now (throws 401/403 as the lookup does);
+ * its principal set.
+ */
 async function settleSession(ctx: Context): Promise<void> {
   const gate = ctx.state.sessionGate as AdminSessionGate | undefined;
   if (!gate) return;
@@ -147,7 +153,10 @@ async function bodyBeforeSession(ctx: Context, next: Next): Promise<void> {
   }
 }
 
-/** An Idempotency-Key's record is scoped by the principal and runs the handler in its transaction: the session is looked up first. */
+/**
+ * An Idempotency-Key's record is scoped by the principal and runs the handler in its transaction: the session is looked
+ * up first.
+ */
 function sessionBeforeIdempotency(ctx: Context, next: Next): Promise<void> {
   if (!ctx.get('idempotency-key')) return next();
   return settleSession(ctx).then(next);

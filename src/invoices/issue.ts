@@ -1,8 +1,8 @@
 /**
  * The one path by which invoices come to exist (D-50..D-52, D-57): a batch of new invoices, priced, numbered
  * by one counter update in the statement that stores them with their lines, and, when issued, given their
- * due date and paid from the customers' store credit. `createInvoice` is the batch of one; subscriptions and the lifecycle sweep
- * issue their periods' invoices through the same function.
+ * due date and paid from the customers' store credit. `createInvoice` is the batch of one; subscriptions and the
+ * lifecycle sweep issue their periods' invoices through the same function.
  */
 import { newUuid } from '../crypto/ids.ts';
 import { withSessionUser, type Actor } from '../audit/actor.ts';
@@ -87,7 +87,9 @@ export function dueDateAt(now: Date, termsDays: number, own?: Date | null): Date
   return own ?? new Date(now.getTime() + termsDays * DAY_MS);
 }
 
-/** The settings issuing reads, and only those its invoices need: none when each names its tax rate and none is issued. */
+/**
+ * The settings issuing reads, and only those its invoices need: none when each names its tax rate and none is issued.
+ */
 async function issuingSettings(
   trx: Db,
   inputs: NewInvoice[],
@@ -127,9 +129,15 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
   return issued(inputs, invoices, lines);
 }
 
-/** An event of a batch numbered by numberInvoiceBatch: `invoiceId` names the invoice of the batch whose number its data shows. */
+/**
+ * An event of a batch numbered by numberInvoiceBatch: `invoiceId` names the invoice of the batch whose number its data
+ * shows.
+ */
 export interface BatchEvent extends PendingEvent {
-  /** An id chosen before (events/service.ts newEventIds), whose deliveries were written ahead (fanOutAhead); else new, fanned out with it. */
+  /**
+   * An id chosen before (events/service.ts newEventIds), whose deliveries were written ahead (fanOutAhead); else new,
+   * fanned out with it.
+   */
   id?: string;
   invoiceId?: string;
 }
@@ -148,9 +156,10 @@ export interface PlannedBatch {
  * createInvoices for a batch whose numbered write is the LAST statement of a hot-lock transaction (the sweep's
  * batches), in two steps. planInvoiceBatch, before the caller's turn to take numbers: settings, prices, due dates,
  * store credit planned with balances read without the ledger locks (credits/ledger.ts readCreditBalances), the lines
- * written (they show no number; their foreign key to the invoice is checked at commit), and the invoices as they will be stored with their numbers as placeholders, from which `eventsOf` (the caller's) builds
- * the events in the order to record them, with their payloads by their usual rules (invoiceEventData). Nothing is
- * else is written and no lock taken.
+ * written (they show no number; their foreign key to the invoice is checked at commit), and the invoices as they will
+ * be stored with their numbers as placeholders, from which `eventsOf` (the caller's) builds the events in the order to
+ * record them, with their payloads by their usual rules (invoiceEventData). Nothing is else is written and no lock
+ * taken.
  */
 export async function planInvoiceBatch(
   trx: Db,
@@ -168,7 +177,8 @@ export async function planInvoiceBatch(
         )
       : [];
   const plan = issueRows(pricing, spendFromBalances(claims, balances));
-  // The lines show no number and name their invoice by the id chosen here: written now (their foreign key is checked at commit).
+  // The lines show no number and name their invoice by the id chosen here: written now (their foreign key is checked at
+  // commit).
   await writeLineItems(trx, plan.lineRows);
   return { pricing, balances, plan, events: eventsOf(provisionally(inputs, plan)), eventsOf };
 }
@@ -204,15 +214,21 @@ export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: Hot
     at: e.invoiceId ? numberField(e) : null,
     data: e.data,
   }));
-  // Each payload holds its invoice's placeholder (numberToken) in the field where the number goes; the statement sets it there.
-  const eventRows = `rows from (jsonb_to_recordset(${jsonLiteral(rows)}::jsonb) as (id text, type text, invoice uuid, at text, data jsonb)) with ordinality as e(id, type, invoice, at, data, n)`;
+  // Each payload holds its invoice's placeholder (numberToken) in the field where the number goes; the statement sets
+  // it there.
+  const eventRows = `rows from (jsonb_to_recordset(${jsonLiteral(rows)}::jsonb)
+                         as (id text, type text, invoice uuid, at text, data jsonb))
+                    with ordinality as e(id, type, invoice, at, data, n)`;
   if (plan.rows.length === 0) {
     // No invoice (a batch of scheduled cancellations): its events alone, and no counter taken.
     const recorded = recordEventsFromPart(`select e.id, e.type, e.data, e.n from ${eventRows}`, fresh);
     await lock.finish(`with ${recorded.text} select n from ${recorded.read}`, { flushLater: true });
     return;
   }
-  const source = `select e.id, e.type, case when i.id is null then e.data else jsonb_set(e.data, array[e.at], to_jsonb(i.invoice_number)) end as data, e.n
+  const source = `select e.id, e.type,
+              case when i.id is null then e.data else jsonb_set(e.data, array[e.at], to_jsonb(i.invoice_number)) end
+                as data,
+              e.n
        from ${eventRows} left join inserted i on i.id = e.invoice`;
   const recorded = recordEventsFromPart(source, fresh);
   const tokens = new Map(plan.rows.map((r) => [r.id, numberToken(r.id)]));
@@ -220,8 +236,10 @@ export async function numberInvoiceBatch(trx: Db, batch: PlannedBatch, lock: Hot
     plan.spend,
     tokens,
     (json) =>
-      `(select coalesce(jsonb_agg(replace(x.e::text, ${numberTokenSql('i.id')}, i.invoice_number)::jsonb order by x.n), '[]'::jsonb)
-        from jsonb_array_elements(${jsonTextLiteral(json)}::jsonb) with ordinality as x(e, n) join inserted i on i.id = (x.e->>'invoice_id')::uuid)`,
+      `(select coalesce(jsonb_agg(replace(x.e::text, ${numberTokenSql('i.id')}, i.invoice_number)::jsonb
+                                  order by x.n), '[]'::jsonb)
+          from jsonb_array_elements(${jsonTextLiteral(json)}::jsonb) with ordinality as x(e, n)
+          join inserted i on i.id = (x.e->>'invoice_id')::uuid)`,
   );
   const parts = [
     { text: recorded.text, read: recorded.read },
@@ -238,7 +256,10 @@ export function takesLedgerLocks(batch: PlannedBatch): boolean {
   return hasCredit(batch.balances);
 }
 
-/** The field of an event's payload that holds its invoice's number placeholder (a top-level field: invoiceEventData's `invoiceNumber`). */
+/**
+ * The field of an event's payload that holds its invoice's number placeholder (a top-level field: invoiceEventData's
+ * `invoiceNumber`).
+ */
 function numberField(event: BatchEvent): string {
   const placeholder = numberToken(event.invoiceId!);
   for (const [key, value] of Object.entries(event.data)) if (value === placeholder) return key;
@@ -247,7 +268,10 @@ function numberField(event: BatchEvent): string {
   );
 }
 
-/** Where an invoice's number goes in a payload built before the number is taken, and its SQL from the SQL of the invoice's id. */
+/**
+ * Where an invoice's number goes in a payload built before the number is taken, and its SQL from the SQL of the
+ * invoice's id.
+ */
 const numberToken = (invoiceId: string) => `{invoice-number:${invoiceId}}`;
 const numberTokenSql = (invoiceIdSql: string) => `('{invoice-number:' || ${invoiceIdSql} || '}')`;
 
@@ -321,7 +345,10 @@ export async function createInvoiceLast(
   return created;
 }
 
-/** Whether issuing `inputs` reads or locks anything before the numbers (settings, store credit): else it is one statement. */
+/**
+ * Whether issuing `inputs` reads or locks anything before the numbers (settings, store credit): else it is one
+ * statement.
+ */
 export function issuingReads(inputs: NewInvoice[]): boolean {
   return inputs.some((i) => i.taxRate === undefined || i.status === 'issued');
 }
@@ -333,7 +360,10 @@ interface IssuePlan {
   spend: CreditSpend;
 }
 
-/** Everything issuing decides before it takes numbers: settings, prices, lines, due dates and store credit (its ledger locks taken). */
+/**
+ * Everything issuing decides before it takes numbers: settings, prices, lines, due dates and store credit (its ledger
+ * locks taken).
+ */
 async function planIssue(trx: Db, inputs: NewInvoice[], clock: Clock): Promise<IssuePlan> {
   const pricing = await priceInputs(trx, inputs, clock);
   return issueRows(pricing, await planCreditSpend(trx, creditClaims(pricing)));
@@ -421,7 +451,10 @@ function issued(inputs: NewInvoice[], invoices: InvoiceRow[], lines: LineItemRow
   });
 }
 
-/** The row an insert of `row` stores (every column's default: the statement answers only updated_at's), numbered `invoiceNumber`. */
+/**
+ * The row an insert of `row` stores (every column's default: the statement answers only updated_at's), numbered
+ * `invoiceNumber`.
+ */
 function storedRow(row: InvoiceBulkInsert, invoiceNumber: string): InvoiceRow {
   return {
     ...row,

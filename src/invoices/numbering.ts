@@ -23,7 +23,8 @@ export const CLAIM_NUMBERS_CTE = claimNumbersCte('?', '?', '?', '?');
  */
 export function claimNumbersCte(kind: string, year: string, count: string, countAgain = count, when?: string): string {
   return `counter as (
-    insert into document_counters (kind, year, last_seq) ${when ? `select ${kind}, ${year}, ${count} where ${when}` : `values (${kind}, ${year}, ${count})`}
+    insert into document_counters (kind, year, last_seq)
+      ${when ? `select ${kind}, ${year}, ${count} where ${when}` : `values (${kind}, ${year}, ${count})`}
     on conflict (kind, year) do update set last_seq = document_counters.last_seq + excluded.last_seq
     returning last_seq - ${countAgain}::integer as seq_before
   )`;
@@ -38,7 +39,8 @@ export function documentNumberSql(kind: string, year: string, seq: string): stri
 export async function nextDocumentNumber(trx: Db, kind: DocumentKind, at: Date): Promise<string> {
   const year = at.getUTCFullYear();
   const result = await trx.raw(
-    `with ${CLAIM_NUMBERS_CTE} select ${documentNumberSql('?::text', '?::text', 'counter.seq_before + 1')} as number from counter`,
+    `with ${CLAIM_NUMBERS_CTE} select ${documentNumberSql('?::text', '?::text', 'counter.seq_before + 1')} as ` +
+      `number from counter`,
     [kind, year, 1, 1, kind, year],
   );
   return result.rows[0].number as string;

@@ -143,7 +143,9 @@ export type InvoiceBulkInsert = Omit<InvoiceInsert, 'invoice_number'> &
 /** A line of one of the invoices of an insertNumberedInvoices batch; `position` numbers each invoice's lines from 1. */
 export type LineItemInsert = Omit<LineItemRow, 'id'>;
 
-/** The foreign key that refuses an invoice of a customer that does not exist (createInvoice answers customer_not_found). */
+/**
+ * The foreign key that refuses an invoice of a customer that does not exist (createInvoice answers customer_not_found).
+ */
 export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
 
 /**
@@ -260,7 +262,8 @@ const lineItemsInsertSql = (
   lines: string,
 ) => `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
        select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
-         from jsonb_to_recordset(${lines}) as l(invoice_id uuid, position integer, description text, quantity integer, unit_price numeric, amount numeric)`;
+         from jsonb_to_recordset(${lines}) as l(invoice_id uuid, position integer, description text,
+                                                quantity integer, unit_price numeric, amount numeric)`;
 
 export type NumberedRow = InvoiceRow & { line_items: LineItemRow[] };
 
@@ -320,8 +323,10 @@ function numberedInvoicesSql(
 ): string {
   const { guard, single = false, answer = true, when } = options;
   const reads = parts.flatMap((p) => (p.read ? [` cross join ${p.read}`] : [])).join('');
-  // `when` (a batch's: SQL that waits for its turn) is evaluated as the counter is claimed: after the statement's values are parsed.
-  const head = `with ${guard ? `${guard.ctes}, ` : ''}${claimNumbersCte(v.kind, v.year, v.count, v.countAgain, guard?.admits ?? when)}`;
+  // `when` (a batch's: SQL that waits for its turn) is evaluated as the counter is claimed: after the statement's
+  // values are parsed.
+  const counter = claimNumbersCte(v.kind, v.year, v.count, v.countAgain, guard?.admits ?? when);
+  const head = `with ${guard ? `${guard.ctes}, ` : ''}${counter}`;
   // Lines are written only with their invoice: under a guard that refuses, no invoice is inserted.
   const lines = `${lineItemsInsertSql(`${v.lines}::jsonb`)}${
     guard
@@ -341,18 +346,22 @@ function numberedInvoicesSql(
      line_items as (${lines})${written}
      select count(*)::int as invoices from inserted${reads}`;
   }
-  const lineJson = `json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
-                                                 'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position)`;
+  const lineJson = `json_agg(json_build_object('id', l.id, 'invoice_id', l.invoice_id, 'position', l.position,
+                                                 'description', l.description, 'quantity', l.quantity,
+                                                 'unit_price', l.unit_price::text, 'amount', l.amount::text)
+                             order by l.position)`;
   // One invoice answers only what its caller cannot know (readNumberedOne): its number, what PostgreSQL stamped or
   // normalised, and its lines' ids; four columns to parse instead of the row's ~25 and the lines' JSON (issue 20).
   // Several invoices' lines are grouped once and hash-joined: a subquery per invoice would scan every line per invoice.
   // Amounts as text, as pg answers NUMERIC columns: money never becomes a JS number.
   const finalSelect = single
-    ? `select i.invoice_number, i.tax_rate, i.updated_at, (select string_agg(l.id::text, ',' order by l.position) from line_items l) as line_ids
+    ? `select i.invoice_number, i.tax_rate, i.updated_at,
+              (select string_agg(l.id::text, ',' order by l.position) from line_items l) as line_ids
        from inserted i${reads}`
     : `select i.*, coalesce(l.line_items, '[]') as line_items
        from inserted i
-       left join (select l.invoice_id, ${lineJson} as line_items from line_items l group by l.invoice_id) l on l.invoice_id = i.id${reads}`;
+       left join (select l.invoice_id, ${lineJson} as line_items from line_items l group by l.invoice_id) l
+         on l.invoice_id = i.id${reads}`;
   return `${head},
      inserted as (${invoicesInsertSql(v)}
        returning *
@@ -366,16 +375,21 @@ function numberedInvoicesSql(
 
 /** The insert of a numbering statement's invoices, numbered from the CTE `counter` (numberedInvoicesSql). */
 function invoicesInsertSql(v: { yearText: string; rows: string }): string {
-  return `       insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
-                             credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at)
-       select v.id, v.customer_id, v.subscription_id, ${documentNumberSql("'INV'", `${v.yearText}::text`, 'counter.seq_before + v.n')}, v.status, v.currency, v.tax_rate,
-              v.subtotal, v.tax_amount, v.total, v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end, coalesce(v.created_at, now())
+  return `       insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency,
+                             tax_rate, subtotal, tax_amount, total, credit_applied, due_date, issued_at, paid_at,
+                             period_start, period_end, created_at)
+       select v.id, v.customer_id, v.subscription_id,
+              ${documentNumberSql("'INV'", `${v.yearText}::text`, 'counter.seq_before + v.n')},
+              v.status, v.currency, v.tax_rate, v.subtotal, v.tax_amount, v.total, v.credit_applied, v.due_date,
+              v.issued_at, v.paid_at, v.period_start, v.period_end, coalesce(v.created_at, now())
          from rows from (jsonb_to_recordset(${v.rows}::jsonb) as (
                 id uuid, customer_id uuid, subscription_id uuid, status text, currency text, tax_rate numeric,
-                subtotal numeric, tax_amount numeric, total numeric, credit_applied numeric, due_date timestamptz, issued_at timestamptz,
-                paid_at timestamptz, period_start timestamptz, period_end timestamptz, created_at timestamptz))
-              with ordinality as v(id, customer_id, subscription_id, status, currency, tax_rate, subtotal, tax_amount, total,
-                                   credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, n)
+                subtotal numeric, tax_amount numeric, total numeric, credit_applied numeric,
+                due_date timestamptz, issued_at timestamptz, paid_at timestamptz, period_start timestamptz,
+                period_end timestamptz, created_at timestamptz))
+              with ordinality as v(id, customer_id, subscription_id, status, currency, tax_rate, subtotal,
+                                   tax_amount, total, credit_applied, due_date, issued_at, paid_at, period_start,
+                                   period_end, created_at, n)
         cross join counter
         order by v.n`;
 }
@@ -434,7 +448,8 @@ export async function openAmountRows(
 ): Promise<{ customer_id: string; currency: string; amount: string }[]> {
   if (customerIds.length === 0) return [];
   const result = await db.raw<{ rows: { customer_id: string; currency: string; amount: string }[] }>(
-    `select customer_id, currency, sum(greatest(total - amount_paid - credit_applied - credited_amount, 0))::text as amount
+    `select customer_id, currency,
+            sum(greatest(total - amount_paid - credit_applied - credited_amount, 0))::text as amount
        from invoices
       where customer_id = any(?::uuid[]) and status in ('issued', 'overdue')
       group by customer_id, currency

@@ -26,9 +26,12 @@ export interface CheckoutRow
 export async function findCheckoutRow(db: Db, key: string, deviceId: string | null): Promise<CheckoutRow | undefined> {
   const [row] = await fastQuery<CheckoutRow>(
     db,
-    `with l as (select id, license_key, customer_id, product_id, status, max_activations, features, expires_at, heartbeat_interval_seconds from licenses where license_key = $1)
+    `with l as (select id, license_key, customer_id, product_id, status, max_activations, features, expires_at,
+                      heartbeat_interval_seconds
+                 from licenses where license_key = $1)
      select l.id, l.license_key, l.customer_id, l.product_id, l.status, l.max_activations, l.features, l.expires_at,
-            exists (select 1 from license_activations a where a.license_id = l.id and a.device_id = $2::text and not ${deadSql('a', 'l')}) as activated,
+            exists (select 1 from license_activations a
+                     where a.license_id = l.id and a.device_id = $2::text and not ${deadSql('a', 'l')}) as activated,
             k.kid, k.private_key_encryption as key_encryption,
             now() as now
        from l

@@ -31,7 +31,8 @@ export interface ActivationRow {
 }
 
 const LICENSE_COLUMNS =
-  'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, heartbeat_interval_seconds, created_at, updated_at';
+  'id, license_key, customer_id, product_id, status, max_activations, current_activations, features, expires_at, ' +
+  'heartbeat_interval_seconds, created_at, updated_at';
 
 export type LicenseWrite = Partial<
   Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at' | 'heartbeat_interval_seconds'>
@@ -134,7 +135,10 @@ export async function recentActivationRows(db: Db, licenseId: string, limit: num
     .limit(limit);
 }
 
-/** Removes a device and frees its slot (when it held one: a released device holds none) in one statement; the removed activation, or undefined when the device was not activated. */
+/**
+ * Removes a device and frees its slot (when it held one: a released device holds none) in one statement; the removed
+ * activation, or undefined when the device was not activated.
+ */
 export async function deleteActivationRow(
   db: Db,
   licenseId: string,
@@ -210,7 +214,8 @@ export async function checkDevice(
        on conflict (license_id, device_id) do nothing
        returning *),
      bump as (
-       update licenses set current_activations = licenses.current_activations + (select count(*) from ins) - (select count(*) from released),
+       update licenses set current_activations = licenses.current_activations
+                                                   + (select count(*) from ins) - (select count(*) from released),
                            updated_at = now()
          from locked
         where licenses.id = locked.id and (exists (select 1 from ins) or exists (select 1 from released))
@@ -284,7 +289,8 @@ export async function refreshActivationRow(
 export async function expireDueLicenseRows(db: Db, asOf: Date, batch: number): Promise<LicenseRow[]> {
   const result = await db.raw(
     `update licenses set status = 'expired', updated_at = now()
-      where id in (select id from licenses where status = 'active' and expires_at <= ? order by expires_at limit ? for update skip locked)
+      where id in (select id from licenses where status = 'active' and expires_at <= ?
+                    order by expires_at limit ? for update skip locked)
       returning *`,
     [asOf, batch],
   );

@@ -1,4 +1,7 @@
-/** SQL of floating seats (D-102): heartbeats, releasing seats and the sweep's batch (the dead-device rule is dead-device-sql.ts). */
+/**
+ * SQL of floating seats (D-102): heartbeats, releasing seats and the sweep's batch (the dead-device rule is
+ * dead-device-sql.ts).
+ */
 import { fastQuery } from '../db/fast-query.ts';
 import type { Db } from '../db/knex.ts';
 import { deadSql, silentSql } from './dead-device-sql.ts';
@@ -62,11 +65,13 @@ export type CulledActivation = ActivationRow & { license_key: string };
 export async function cullDeadActivationRows(db: Db, batch: number): Promise<CulledActivation[]> {
   const result = await db.raw(
     `with due as (
-       (select a.license_id from licenses l join license_activations a on a.license_id = l.id where ${silentSql('a', 'l')}
+       (select a.license_id from licenses l join license_activations a on a.license_id = l.id
+         where ${silentSql('a', 'l')}
         union
         select license_id from license_activations where released_at is not null)
        limit ?),
-     locked as (select id, license_key, heartbeat_interval_seconds from licenses where id in (select license_id from due) for update skip locked),
+     locked as (select id, license_key, heartbeat_interval_seconds from licenses
+                 where id in (select license_id from due) for update skip locked),
      gone as (
        delete from license_activations a using locked l
         where a.license_id = l.id and ${deadSql('a', 'l')}

@@ -77,7 +77,9 @@ export async function applyProviderPayment(trx: Db, input: ProviderPayment): Pro
     if (inserted.length === 0)
       return paymentId ? { outcome: 'recorded', paymentId, credited: null } : { outcome: 'already_recorded' };
     credited = formatMoney(rest, invoice.currency);
-    const description = `${input.paymentMethod} payment ${input.reference} received for ${invoice.invoice_number} beyond what was due`;
+    const description =
+      `${input.paymentMethod} payment ${input.reference} received for ${invoice.invoice_number} ` +
+      `beyond what was due`;
     await addCustomerCredit(
       trx,
       {

@@ -95,7 +95,9 @@ export async function recordPayment(
       const amount = money(input.amount);
       const due = amountDue(invoice);
       if (amount.lte(0) || amount.gt(due)) {
-        const message = `must be greater than 0 and at most the amount due, ${formatMoney(due, invoice.currency)} ${invoice.currency}`;
+        const message =
+          `must be greater than 0 and at most the amount due, ${formatMoney(due, invoice.currency)} ` +
+          `${invoice.currency}`;
         throw new AppError('amount_exceeds_due', `The amount ${message}`, { details: [{ path: 'amount', message }] });
       }
       const payment = await insertPaymentRow(trx, {

@@ -97,7 +97,8 @@ export async function deleteProductRow(db: Db, id: string): Promise<boolean> {
  */
 export async function productInUse(db: Db, productId: string): Promise<boolean> {
   const result = await db.raw<{ rows: { in_use: boolean }[] }>(
-    'select exists (select 1 from plans where product_id = ?) or exists (select 1 from licenses where product_id = ?) as in_use',
+    'select exists (select 1 from plans where product_id = ?) ' +
+      'or exists (select 1 from licenses where product_id = ?) as in_use',
     [productId, productId],
   );
   return result.rows[0]?.in_use ?? false;
@@ -114,7 +115,8 @@ export async function listProductsOfCustomers(db: Db, customerIds: string[]): Pr
     `select ${qualified('products').join(', ')}, link.customer_id
        from (select customer_id, product_id from licenses where customer_id = any(?::uuid[])
              union
-             select s.customer_id, p.product_id from subscriptions s join plans p on p.id = s.plan_id where s.customer_id = any(?::uuid[])) as link
+             select s.customer_id, p.product_id from subscriptions s join plans p on p.id = s.plan_id
+               where s.customer_id = any(?::uuid[])) as link
        join products on products.id = link.product_id
       order by link.customer_id, products.name, products.id`,
     [customerIds, customerIds],

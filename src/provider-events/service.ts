@@ -108,7 +108,9 @@ const PERMANENT_CODES = new Set([
   'amount_exceeds_due',
 ]);
 
-/** The id an event names for one of our rows; one that cannot be an id names nothing (not a database error to retry). */
+/**
+ * The id an event names for one of our rows; one that cannot be an id names nothing (not a database error to retry).
+ */
 function namedId(id: string | undefined, what: 'invoice' | 'subscription'): string {
   if (!id) throw new PermanentFailure(`the event names no ${what}`);
   if (!z.guid().safeParse(id).success) throw new PermanentFailure(`${what} ${id} does not exist`);
@@ -215,7 +217,8 @@ export async function applyProviderEvent(
         isForeignKeyViolation(error);
       if (!permanent) throw error;
       const reason = isForeignKeyViolation(error)
-        ? `the event names a row that does not exist (${(error as { constraint?: string }).constraint ?? 'foreign key'})`
+        ? `the event names a row that does not exist ` +
+          `(${(error as { constraint?: string }).constraint ?? 'foreign key'})`
         : (error as Error).message;
       return updateProviderEventRow(trx, id, {
         status: 'failed',

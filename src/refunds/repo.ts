@@ -3,7 +3,9 @@ import type { Db } from '../db/knex.ts';
 import { paginate, type Page } from '../db/paginate.ts';
 import type { PageQuery } from '../http/schemas.ts';
 
-/** `pending`: reserved while the provider is asked, or after it answered nothing we can trust; `succeeded`: refunded. */
+/**
+ * `pending`: reserved while the provider is asked, or after it answered nothing we can trust; `succeeded`: refunded.
+ */
 export type RefundStatus = 'pending' | 'succeeded';
 
 export interface RefundRow {

@@ -18,7 +18,13 @@ export async function upsertSettingRows(db: Db, values: Record<string, unknown>)
   await db('settings').insert(rows).onConflict('key').merge(['value', 'updated_at']);
 }
 
-/** selectSettingRows of `keys` as an SQL expression for another statement: the stored values as one jsonb object, key -> value. */
+/**
+ * selectSettingRows of `keys` as an SQL expression for another statement: the stored values as one jsonb object, key ->
+ * value.
+ */
 export function storedSettingsSql(keys: string[]): string {
-  return `(select coalesce(jsonb_object_agg(key, value), '{}'::jsonb) from settings where key in (${keys.map(textLiteral).join(', ')}))`;
+  return (
+    `(select coalesce(jsonb_object_agg(key, value), '{}'::jsonb) from settings where key in ` +
+    `(${keys.map(textLiteral).join(', ')}))`
+  );
 }

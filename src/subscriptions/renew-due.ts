@@ -79,14 +79,16 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
   };
   const claimQueue = turnstile();
   const issueQueue = turnstile();
-  // The last batch claimed: the next one's numbering statement waits in PostgreSQL for its commit (renewal-repo.ts claimDueSubscriptions).
+  // The last batch claimed: the next one's numbering statement waits in PostgreSQL for its commit (renewal-repo.ts
+  // claimDueSubscriptions).
   let lastTurn: { turn: BatchTurn; failed: boolean } | undefined;
 
   const loop = async () => {
     // The WAL flush of this loop's last committed batch, waited for before the sweep reports (hot-lock `flushed`).
     let flushed: Promise<void> = Promise.resolve();
     try {
-      // Handled at once (Promise.all), so a failed flush is never an unhandled rejection; it fails the sweep at the end.
+      // Handled at once (Promise.all), so a failed flush is never an unhandled rejection; it fails the sweep at the
+      // end.
       await renewBatches((wait) => (flushed = Promise.all([flushed, wait]).then(() => undefined)));
     } finally {
       await flushed;
@@ -106,7 +108,8 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
             let subs: SubscriptionRow[];
             let before: BatchTurn | undefined;
             try {
-              // With this batch's turn lock, for the next batch's statement to wait on; it waits on the last one's (unless that one failed).
+              // With this batch's turn lock, for the next batch's statement to wait on; it waits on the last one's
+              // (unless that one failed).
               const claim = await claimDueSubscriptions(trx, asOf, batchSize, [...skip]);
               subs = claim.subs;
               if (claim.turn) {

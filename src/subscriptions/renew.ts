@@ -309,7 +309,10 @@ function renewedFields(sub: SubscriptionRow): Record<string, unknown> {
   };
 }
 
-/** One renewal's audit entry: a scheduled cancellation taking effect, or periods advanced (a trial ending among them) with the invoices issued. */
+/**
+ * One renewal's audit entry: a scheduled cancellation taking effect, or periods advanced (a trial ending among them)
+ * with the invoices issued.
+ */
 function renewalAudit(start: SubscriptionRow, renewal: RenewalPlan): AuditEntry {
   const invoiceIds = renewal.requests.map((r) => r.id);
   return {

@@ -13,14 +13,15 @@ const RENEWABLE_STATUSES = ['active', 'trialing', 'past_due'] as const;
  * is scheduled (D-44: canceled at period end, paused or not). The predicate of the index `subscriptions_due_order`
  * (migration 20261126120000), written the same way so the planner uses it.
  */
-const DUE_CONDITION = `(s.status in (${RENEWABLE_STATUSES.map((status) => `'${status}'`).join(', ')}) or (s.status = 'paused' and s.cancel_at_period_end))`;
+const RENEWABLE_LIST = RENEWABLE_STATUSES.map((status) => `'${status}'`).join(', ');
+const DUE_CONDITION = `(s.status in (${RENEWABLE_LIST}) or (s.status = 'paused' and s.cancel_at_period_end))`;
 
 /**
- * Locks up to `limit` subscriptions due (DUE_CONDITION) whose period ended by `asOf`, oldest period end first, skipping rows
- * another transaction holds (another sweep's batch, or a PUT on that subscription), so concurrent sweeps
- * share the work instead of queueing on it. `exclude` holds ids this sweep already gave up on. The same statement
- * takes the batch's turn lock (TURN_SQL) and answers it with the rows (undefined when nothing was claimed):
- * a claim costs one round trip, and a sweep's claims are taken one at a time.
+ * Locks up to `limit` subscriptions due (DUE_CONDITION) whose period ended by `asOf`, oldest period end first, skipping
+ * rows another transaction holds (another sweep's batch, or a PUT on that subscription), so concurrent sweeps share the
+ * work instead of queueing on it. `exclude` holds ids this sweep already gave up on. The same statement takes the
+ * batch's turn lock (TURN_SQL) and answers it with the rows (undefined when nothing was claimed): a claim costs one
+ * round trip, and a sweep's claims are taken one at a time.
  */
 export async function claimDueSubscriptions(
   trx: Db,
@@ -33,7 +34,8 @@ export async function claimDueSubscriptions(
     `with turn as materialized (${TURN_SQL})
      select s.*, turn.xid as turn_xid
        from subscriptions s cross join turn
-      where ${DUE_CONDITION} and s.current_period_end <= ?${exclude.length > 0 ? ' and not (s.id = any(?::uuid[]))' : ''}
+      where ${DUE_CONDITION}
+        and s.current_period_end <= ?${exclude.length > 0 ? ' and not (s.id = any(?::uuid[]))' : ''}
       order by s.current_period_end, s.id
       limit ?
       for update of s skip locked`,
@@ -64,12 +66,12 @@ export async function updateRenewedSubscriptionRows(db: Db, changes: RenewalChan
         set status = v.status, period_number = v.period_number, current_period_start = v.current_period_start,
             current_period_end = v.current_period_end, cancel_at_period_end = v.cancel_at_period_end,
             canceled_at = v.canceled_at, coupon_cycles_used = v.coupon_cycles_used, updated_at = v.updated_at
-       from jsonb_to_recordset(?::jsonb) as v(id uuid, status text, period_number integer, current_period_start timestamptz,
-              current_period_end timestamptz, cancel_at_period_end boolean, canceled_at timestamptz, coupon_cycles_used integer,
-              updated_at timestamptz)
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, status text, period_number integer,
+              current_period_start timestamptz, current_period_end timestamptz, cancel_at_period_end boolean,
+              canceled_at timestamptz, coupon_cycles_used integer, updated_at timestamptz)
       where s.id = v.id and s.id = any(?::uuid[])`,
-    // The ids again as an array: the planner cannot size the JSON's rows (it guesses 100) and would hash-join them with a
-    // scan of every subscription; with the array it looks each one up by its primary key.
+    // The ids again as an array: the planner cannot size the JSON's rows (it guesses 100) and would hash-join them with
+    // a scan of every subscription; with the array it looks each one up by its primary key.
     [JSON.stringify(datesAsText(changes)), changes.map((c) => c.id)],
   );
 }
@@ -85,9 +87,13 @@ export interface BatchTurn {
  * statement to wait on (batchTurnSql; the function `renewal_batch_turn`, migration 20261125173000). Keys are random:
  * two sweeps' batches never share one (a clash would only make one wait).
  */
-const TURN_SQL = `select pg_advisory_xact_lock(hashtext('renewal_batch_turn'), ?) as locked, pg_current_xact_id()::text as xid`;
+const TURN_SQL = `select pg_advisory_xact_lock(hashtext('renewal_batch_turn'), ?) as locked,
+                         pg_current_xact_id()::text as xid`;
 
-/** SQL of a condition that waits until the batch `before` has committed (true), or fails the statement if it rolled back. */
+/**
+ * SQL of a condition that waits until the batch `before` has committed (true), or fails the statement if it rolled
+ * back.
+ */
 export function batchTurnSql(before: BatchTurn): string {
   if (!/^\d+$/.test(before.xid)) throw new Error(`not a transaction id: ${before.xid}`);
   return `renewal_batch_turn(${integerLiteral(before.key)}, '${before.xid}'::xid8)`;

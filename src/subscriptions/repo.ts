@@ -35,7 +35,9 @@ export type SubscriptionInsert = Omit<
   coupon_cycles_used?: number;
 };
 
-/** The foreign key that refuses a subscription of a customer that does not exist (creation answers customer_not_found). */
+/**
+ * The foreign key that refuses a subscription of a customer that does not exist (creation answers customer_not_found).
+ */
 export const SUBSCRIPTION_CUSTOMER_FK = 'subscriptions_customer_id_fkey';
 export type SubscriptionChanges = Partial<Omit<SubscriptionRow, 'id' | 'customer_id' | 'created_at' | 'updated_at'>>;
 
@@ -51,8 +53,9 @@ export async function insertSubscriptionRow(db: Db, row: SubscriptionInsert): Pr
  * written) and, as column `also`, the value of the expression `reads.also` (another read the caller needs). A
  * LiteralStatement: its text is the same for every row of the same columns (the plan id and the row are its values),
  * so a connection can prepare it once (db/hot-lock.ts). `reads.lockCustomer` (SQL of a lock of the customer whose id
- * is the text it is given) is evaluated once for a written row, by its RETURNING: a row refused takes no lock. The customer is checked by the foreign key, as
- * insertSubscriptionRow. readSubscriptionOfPlan reads its answer (after the guard's `accept`, when it has one).
+ * is the text it is given) is evaluated once for a written row, by its RETURNING: a row refused takes no lock. The
+ * customer is checked by the foreign key, as insertSubscriptionRow. readSubscriptionOfPlan reads its answer (after the
+ * guard's `accept`, when it has one).
  */
 export function subscriptionOfPlanStatement(
   reads: { plan: (idSql: string) => string; also?: string; lockCustomer?: (customerIdSql: string) => string },
@@ -61,7 +64,8 @@ export function subscriptionOfPlanStatement(
   guardOf?: (values: LiteralValues) => StatementGuard,
 ): LiteralStatement {
   const values = new LiteralValues();
-  // With a guard (the request's session checked by this statement, db/hot-lock.ts): nothing is written unless it admits, and the answer is the guard's.
+  // With a guard (the request's session checked by this statement, db/hot-lock.ts): nothing is written unless it
+  // admits, and the answer is the guard's.
   const guard = guardOf?.(values);
   const columns = Object.keys(row);
   const planIdSql = values.add(textLiteral(planId), 'uuid');

@@ -44,7 +44,9 @@ const DAY_MS = 86_400_000;
  */
 export const auditedSubscription = (row: SubscriptionRow): Record<string, unknown> => serialiseSubscription(row);
 
-/** Refuses a plan a new subscription cannot have: unknown, inactive, or billing another cycle than the one asked for. */
+/**
+ * Refuses a plan a new subscription cannot have: unknown, inactive, or billing another cycle than the one asked for.
+ */
 function usablePlan(plan: PlanRow | undefined, input: CreateSubscriptionInput): PlanRow {
   if (!plan) throw planNotFound(input.planId, 'planId');
   if (!plan.active)
@@ -147,7 +149,8 @@ export async function createSubscription(
             ? createWithCoupon(trx, input, input.couponCode, row, period, now)
             : createTrialOfPlan(trx, input, row));
           if (made.first) return issueFirst(trx, lock, made as Invoiced);
-          // The session of a route checking it in its write was looked up before this transaction (inHotLockTransaction).
+          // The session of a route checking it in its write was looked up before this transaction
+          // (inHotLockTransaction).
           await recordAudit(trx, withSessionUser(actor, lock.sessionUser), audit(made.sub));
           await recordEvents(trx, [subscriptionEvent('subscription.created', made.sub)]);
           return made.sub;
@@ -197,7 +200,10 @@ async function createInvoicedOfPlan(
   return { plan, sub, first: periodLines(plan, null, 0, period), issuing };
 }
 
-/** A trial without a coupon: the plan read and checked by the statement that writes the subscription; nothing is invoiced. */
+/**
+ * A trial without a coupon: the plan read and checked by the statement that writes the subscription; nothing is
+ * invoiced.
+ */
 async function createTrialOfPlan(trx: Db, input: CreateSubscriptionInput, row: NewRow): Promise<Created> {
   const written = await insertSubscriptionOfPlan(trx, { plan: planReadPart.sql }, input.planId, row);
   const plan = usablePlan(planReadPart.read(written?.answer), input);

@@ -364,7 +364,9 @@ export class DeliveryDispatcher {
     this.#timer.unref();
   }
 
-  /** LISTENs for committed fan-outs on a connection of its own; reconnects after losing it (the poll covers the gap). */
+  /**
+   * LISTENs for committed fan-outs on a connection of its own; reconnects after losing it (the poll covers the gap).
+   */
   async #listen(): Promise<void> {
     if (this.#stopped) return;
     const client = new pg.Client(connectionSettings(this.#deps.db, this.#deps.config.DATABASE_SESSION_URL));

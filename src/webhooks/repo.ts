@@ -120,7 +120,8 @@ export function dueDeliveriesCtes(events: string, channelParam: string): string 
        on conflict (endpoint_id, event_id) do nothing
        returning 1
      ), notified as (
-       select count(*)::int as n, case when count(*) > 0 then pg_notify(${channelParam}, null)::text end as notice from delivered
+       select count(*)::int as n, case when count(*) > 0 then pg_notify(${channelParam}, null)::text end as notice
+         from delivered
      )`;
 }
 
@@ -326,7 +327,8 @@ export async function recordAttemptOutcomes(
     db,
     `with outcome as (
        select * from jsonb_to_recordset($1::jsonb) as o(
-         delivery_id uuid, attempt int, status text, next_attempt_at timestamptz, status_code int, latency_ms int, error text, response_body text)
+         delivery_id uuid, attempt int, status text, next_attempt_at timestamptz, status_code int, latency_ms int,
+           error text, response_body text)
      ), health as (
        -- In endpoint order, so two workers writing the same endpoints lock them in the same order.
        insert into webhook_endpoint_health as h (endpoint_id, allowed, failing, updated_at)
@@ -334,7 +336,8 @@ export async function recordAttemptOutcomes(
          from jsonb_to_recordset($2::jsonb) as s(endpoint_id uuid, allowed int, failing boolean)
          join webhook_endpoints e on e.id = s.endpoint_id
         order by s.endpoint_id
-       on conflict (endpoint_id) do update set allowed = excluded.allowed, failing = excluded.failing, updated_at = excluded.updated_at
+       on conflict (endpoint_id) do update set allowed = excluded.allowed, failing = excluded.failing,
+         updated_at = excluded.updated_at
      ), logged as (
        insert into webhook_delivery_attempts (delivery_id, attempt, status_code, latency_ms, error, response_body)
        select o.delivery_id, o.attempt, o.status_code, o.latency_ms, o.error, o.response_body

@@ -160,7 +160,8 @@ test.serial(
 );
 
 test.serial(
-  'more right passwords at once than the limit (a team behind one address) all get in, in turn; a wrong one among them still counts',
+  'more right passwords at once than the limit (a team behind one address) all get in, in turn; a wrong one among ' +
+    'them still counts',
   async (t) => {
     await setLimits(3);
     const users = await Promise.all(Array.from({ length: 4 }, () => newUser()));

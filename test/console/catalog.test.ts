@@ -1,4 +1,7 @@
-/** The catalog pages (console.md "operations"): products with plans and metrics, a product's page and its actions, coupons. */
+/**
+ * The catalog pages (console.md "operations"): products with plans and metrics, a product's page and its actions,
+ * coupons.
+ */
 import test from 'ava';
 import { refreshProductMetrics } from '../../src/products/metrics.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';

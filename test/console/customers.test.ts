@@ -107,7 +107,8 @@ test.serial(
 );
 
 test.serial(
-  'creating a customer redirects to its page with a confirmation; a taken email is refused with the service message and the typed values',
+  'creating a customer redirects to its page with a confirmation; a taken email is refused with the service ' +
+    'message and the typed values',
   async (t) => {
     const { page, close } = await kit.adminPage('/admin/customers');
     await submit(page, '/admin/customers', {
@@ -296,7 +297,8 @@ test.serial('editing saves through the API service; a refusal keeps what was typ
 });
 
 test.serial(
-  'granting credit spends it on an open invoice and shows it in the ledger; zero or negative is refused and changes nothing',
+  'granting credit spends it on an open invoice and shows it in the ledger; zero or negative is refused and ' +
+    'changes nothing',
   async (t) => {
     const customer = await insertCustomer(kit.app.db, { name: 'Creditworthy' });
     const invoice = await makeInvoice(api, { customerId: customer.id, unitPrice: '100.00' });
@@ -357,7 +359,8 @@ test.serial(
     const created = (await kit.app.db('customers').where({ id: risky.id }).first()).created_at.toISOString();
     t.is(
       line,
-      `${risky.id},"'=HYPERLINK(""http://evil"")",${risky.email},"Csv, ""Quoted"" Co",enterprise,USD,0.00,1234.56,${created}`,
+      `${risky.id},"'=HYPERLINK(""http://evil"")",${risky.email},"Csv, ""Quoted"" ` +
+        `Co",enterprise,USD,0.00,1234.56,${created}`,
     );
 
     const enterprise = await get('?tier=enterprise');

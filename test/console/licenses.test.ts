@@ -51,7 +51,8 @@ test.serial('an empty list says so, with its title, one h1 and the Licenses sect
 });
 
 test.serial(
-  'the list shows key, customer (markup as text), product, status, activations used/limit and expiry, newest first; it fits 360 px',
+  'the list shows key, customer (markup as text), product, status, activations used/limit and expiry, newest ' +
+    'first; it fits 360 px',
   async (t) => {
     const customer = await insertCustomer(db(), { name: '<img src=x onerror=alert(1)>' });
     const product = await createProduct(kit, 'Studio Pro');
@@ -91,7 +92,8 @@ test.serial(
 );
 
 test.serial(
-  'q matches the beginning of a key (any case) or a customer by name or email prefix; status and customerId filter; each is a URL',
+  'q matches the beginning of a key (any case) or a customer by name or email prefix; status and customerId ' +
+    'filter; each is a URL',
   async (t) => {
     const acme = await insertCustomer(db(), { name: 'Acmeville Tools', email: 'buyer@acmeville.test' });
     const other = await insertCustomer(db(), { name: 'Zephyr Labs', email: 'it@zephyr.test' });
@@ -178,7 +180,8 @@ test.serial('55 licenses of one customer page by 50 newest first, the search kep
 });
 
 test.serial(
-  'issuing a license redirects to its page; bad features JSON and an unknown product are refused with the message and the typed text kept',
+  'issuing a license redirects to its page; bad features JSON and an unknown product are refused with the message ' +
+    'and the typed text kept',
   async (t) => {
     const customer = await insertCustomer(db(), { name: 'Form Buyer' });
     const product = await createProduct(kit, 'Form Product');
@@ -271,7 +274,8 @@ test.serial(
 );
 
 test.serial(
-  'editing limits, expiry and features saves them; maxActivations 0 is refused with the schema message and the typed values kept',
+  'editing limits, expiry and features saves them; maxActivations 0 is refused with the schema message and the ' +
+    'typed values kept',
   async (t) => {
     const license = await issueLicense(kit, { maxActivations: 2, features: { pro: true } });
     const action = `/admin/licenses/${license.licenseKey}`;
@@ -307,7 +311,8 @@ test.serial(
 );
 
 test.serial(
-  'a license suspended from the console answers valid false at /api/licenses/verify; reinstated, valid again; a revoked one refuses with the service message',
+  'a license suspended from the console answers valid false at /api/licenses/verify; reinstated, valid again; a ' +
+    'revoked one refuses with the service message',
   async (t) => {
     const license: License = await issueLicense(kit, { features: { pro: true } });
     const action = `/admin/licenses/${license.licenseKey}/status`;
@@ -396,7 +401,8 @@ test.serial('a form post without the CSRF field is refused and changes nothing',
 });
 
 test.serial(
-  "a floating license's page shows each device's last heartbeat and whether it is live or dead; the edit form sets the interval",
+  "a floating license's page shows each device's last heartbeat and whether it is live or dead; the edit form sets " +
+    'the interval',
   async (t) => {
     const license = await issueLicense(kit, { maxActivations: 3, heartbeatIntervalSeconds: 60 });
     t.true((await validate(kit, license.licenseKey, 'beating', 'Beating box')).body.valid);

@@ -1,4 +1,7 @@
-/** Console provider events (console.md operations, issue 18): the list with failures and filters, replay, the detail page. */
+/**
+ * Console provider events (console.md operations, issue 18): the list with failures and filters, replay, the detail
+ * page.
+ */
 import test from 'ava';
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
@@ -34,7 +37,8 @@ test.serial('an empty list says so', async (t) => {
 });
 
 test.serial(
-  'a failed event is listed with its error; replayed from the console (twice) after its cause is fixed, it settles the invoice once',
+  'a failed event is listed with its error; replayed from the console (twice) after its cause is fixed, it ' +
+    'settles the invoice once',
   async (t) => {
     // A payment for an invoice that does not exist yet (imported later): failed, with the reason.
     const invoiceId = '00000000-0000-4000-8000-0000000c0501';

@@ -1,4 +1,7 @@
-/** `/admin/settings` (console.md "operations"): every setting with its meaning, the edit form, API keys (shown once) and revoke. */
+/**
+ * `/admin/settings` (console.md "operations"): every setting with its meaning, the edit form, API keys (shown once) and
+ * revoke.
+ */
 import test from 'ava';
 import { settingDefinitions } from '../../src/settings/definitions.ts';
 import { scrollsSideways } from '../helpers/browser.ts';
@@ -15,7 +18,8 @@ test.after.always(async () => kit?.close());
 const settingsRows = async () => kit.app.db('settings').orderBy('key');
 
 test.serial(
-  'every setting is listed with its value and meaning; one overridden by the environment says so and is not in the form',
+  'every setting is listed with its value and meaning; one overridden by the environment says so and is not in ' +
+    'the form',
   async (t) => {
     const { page, close } = await kit.adminPage('/admin/settings', 360);
     t.is(await page.title(), 'Settings · Billing console');

@@ -36,7 +36,8 @@ test.serial('an empty list says so, with its title, one h1 and the create form',
 });
 
 test.serial(
-  'creating one redirects to its page with a confirmation; a refusal shows the service message and keeps what was typed',
+  'creating one redirects to its page with a confirmation; a refusal shows the service message and keeps what was ' +
+    'typed',
   async (t) => {
     const customer = await insertCustomer(db(), { name: 'Form Subscriber' });
     const plan = await makePlan(db(), '30.00');
@@ -158,7 +159,8 @@ test.serial(
 );
 
 test.serial(
-  'pause, resume and cancel through the status form, each with a confirmation; a move out of canceled is refused with the service message',
+  'pause, resume and cancel through the status form, each with a confirmation; a move out of canceled is refused ' +
+    'with the service message',
   async (t) => {
     const customer = await insertCustomer(db());
     const sub = await subscribe(customer.id, await makePlan(db(), '20.00'));
@@ -286,7 +288,8 @@ test.serial(
 );
 
 test.serial(
-  'a new billing cycle: the preview shows the restarted period and its invoice, which the change issues for that period',
+  'a new billing cycle: the preview shows the restarted period and its invoice, which the change issues for that ' +
+    'period',
   async (t) => {
     const customer = await insertCustomer(db());
     const [monthly, yearly] = [await makePlan(db(), '10.00'), await makePlan(db(), '100.00', 'yearly')];

@@ -207,7 +207,8 @@ test.serial(
 );
 
 test.serial(
-  'rotating the secret shows the new one once; a redelivery then reaches the receiver signed with it (and the old one, in its grace period)',
+  'rotating the secret shows the new one once; a redelivery then reaches the receiver signed with it (and the old ' +
+    'one, in its grace period)',
   async (t) => {
     const bad = await db()('webhook_endpoints')
       .where({ url: receiver.url('/fail') })
@@ -269,7 +270,8 @@ test.serial(
 );
 
 test.serial(
-  'editing url and events, disabling and enabling go through the API service; a refused edit keeps what was typed and changes nothing',
+  'editing url and events, disabling and enabling go through the API service; a refused edit keeps what was typed ' +
+    'and changes nothing',
   async (t) => {
     const endpoint = await apiEndpoint('/editable', ['invoice.paid']);
     const action = `/admin/webhooks/${endpoint.id}`;

@@ -135,16 +135,19 @@ const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 test.serial(
-  'hanging, resetting and silent receivers (more than the worker has slots): healthy endpoints still get every delivery, once',
+  'hanging, resetting and silent receivers (more than the worker has slots): healthy endpoints still get every ' +
+    'delivery, once',
   async (t) => {
     t.timeout(120_000);
     const o = await outcome();
     const { healthy, hanging, resetting, silent, latencies } = o;
     t.log(
-      `healthy endpoints: ${latencies.length} deliveries, event-to-arrival p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${quantile(latencies, 1)} ms`,
+      `healthy endpoints: ${latencies.length} deliveries, event-to-arrival p50 ${quantile(latencies, 0.5)} ms, p99 ` +
+        `${quantile(latencies, 0.99)} ms, max ${quantile(latencies, 1)} ms`,
     );
     t.log(
-      `bad endpoints meanwhile: hanging got ${hanging.map((r) => r.requests()).join('+')} requests, resetting ${resetting.map((r) => r.requests()).join('+')}, silent TCP ${silent.connections()} connections`,
+      `bad endpoints meanwhile: hanging got ${hanging.map((r) => r.requests()).join('+')} requests, resetting ` +
+        `${resetting.map((r) => r.requests()).join('+')}, silent TCP ${silent.connections()} connections`,
     );
     t.true(o.waitedMs >= 0, `healthy endpoints got ${healthy.map((r) => r.arrivals.length).join(', ')} of ${EVENTS}`);
     for (const r of healthy)

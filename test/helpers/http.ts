@@ -2,7 +2,7 @@
  * A JSON answer's body as a test reads it: whatever the app sent, navigated field by field; the assertions
  * check the fields (and the OpenAPI tests check whole bodies against the document).
  */
-// biome-ignore lint/suspicious/noExplicitAny: tests walk arbitrary JSON answers; a static type would be a cast at each read
+// biome-ignore lint/suspicious/noExplicitAny: tests walk arbitrary JSON answers; a type would be a cast per read
 export type Json = any;
 
 export interface JsonResponse<T = Json> {

@@ -70,29 +70,32 @@ test('the output form is the rounded form, for every currency scale and input sh
   t.is(formatMoney('1.005', 'USD'), '1.01');
 });
 
-test('the amount due of an invoice nothing was paid, applied or credited on is its total, as amountDue answers', (t) => {
-  const amounts = ['0', '0.00', '0.0', '10', '10.5', '10.555', '-1', '-0', '3.2', '00.0', '0.01'];
-  let compared = 0;
-  for (const currency of ['USD', 'JPY', 'BHD']) {
-    for (const status of ['draft', 'issued', 'paid', 'overdue', 'void'] as InvoiceStatus[]) {
-      for (const total of ['0', '12.34', '12', '-5', '-0.00', '1.005']) {
-        for (const deduction of amounts) {
-          for (const at of ['amount_paid', 'credit_applied', 'credited_amount'] as const) {
-            const invoice = {
-              status,
-              total,
-              currency,
-              amount_paid: '0',
-              credit_applied: '0',
-              credited_amount: '0',
-              [at]: deduction,
-            };
-            t.is(formattedAmountDue(invoice), formatMoney(amountDue(invoice), currency), JSON.stringify(invoice));
-            compared += 1;
+test(
+  'the amount due of an invoice nothing was paid, ' + 'applied or credited on is its total, as amountDue answers',
+  (t) => {
+    const amounts = ['0', '0.00', '0.0', '10', '10.5', '10.555', '-1', '-0', '3.2', '00.0', '0.01'];
+    let compared = 0;
+    for (const currency of ['USD', 'JPY', 'BHD']) {
+      for (const status of ['draft', 'issued', 'paid', 'overdue', 'void'] as InvoiceStatus[]) {
+        for (const total of ['0', '12.34', '12', '-5', '-0.00', '1.005']) {
+          for (const deduction of amounts) {
+            for (const at of ['amount_paid', 'credit_applied', 'credited_amount'] as const) {
+              const invoice = {
+                status,
+                total,
+                currency,
+                amount_paid: '0',
+                credit_applied: '0',
+                credited_amount: '0',
+                [at]: deduction,
+              };
+              t.is(formattedAmountDue(invoice), formatMoney(amountDue(invoice), currency), JSON.stringify(invoice));
+              compared += 1;
+            }
           }
         }
       }
     }
-  }
-  t.is(compared, 3 * 5 * 6 * 11 * 3);
-});
+    t.is(compared, 3 * 5 * 6 * 11 * 3);
+  },
+);

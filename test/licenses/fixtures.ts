@@ -1,4 +1,6 @@
-/** Shared helpers of the license tests: an app with an admin session, licenses made over the admin API, public calls. */
+/**
+ * Shared helpers of the license tests: an app with an admin session, licenses made over the admin API, public calls.
+ */
 import { randomUUID } from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';

@@ -85,45 +85,48 @@ async function activatedLicense(body: Record<string, unknown> = {}): Promise<Lic
   return licenseWithDevice(kit, { features: { pro: true, seats: 5 }, ...body });
 }
 
-test('a device checkout answers {licenseFile, issuedAt, expiresAt} in D-101 layout, valid for 30 days by default', async (t) => {
-  const license = await activatedLicense({ maxActivations: 3 });
-  const res = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' });
-  t.is(res.status, 200, res.text);
-  t.deepEqual(Object.keys(res.body).sort(), ['expiresAt', 'issuedAt', 'licenseFile']);
-  t.regex(res.body.issuedAt, ISO);
-  t.is(Date.parse(res.body.expiresAt) - Date.parse(res.body.issuedAt), 30 * DAY_MS);
+test(
+  'a device checkout answers {licenseFile, issuedAt, ' + 'expiresAt} in D-101 layout, valid for 30 days by default',
+  async (t) => {
+    const license = await activatedLicense({ maxActivations: 3 });
+    const res = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' });
+    t.is(res.status, 200, res.text);
+    t.deepEqual(Object.keys(res.body).sort(), ['expiresAt', 'issuedAt', 'licenseFile']);
+    t.regex(res.body.issuedAt, ISO);
+    t.is(Date.parse(res.body.expiresAt) - Date.parse(res.body.issuedAt), 30 * DAY_MS);
 
-  const { lines, inner, payload } = unpack(res.body.licenseFile);
-  t.is(lines[0], '-----BEGIN LICENSE FILE-----');
-  t.is(lines.at(-2), '-----END LICENSE FILE-----');
-  t.is(lines.at(-1), '', 'ends with a newline');
-  const body = lines.slice(1, -2);
-  t.true(
-    body.slice(0, -1).every((l) => l.length === 64),
-    'lines of 64',
-  );
-  t.true(body.at(-1)!.length >= 1 && body.at(-1)!.length <= 64);
-  t.deepEqual(Object.keys(inner).sort(), ['alg', 'enc', 'kid', 'sig']);
-  t.is(inner.alg, 'base64+ed25519');
-  t.deepEqual((await jwks()).keys.map((k: { kid: string }) => k.kid).includes(inner.kid), true);
-  t.deepEqual(payload, {
-    license: {
-      id: license.id,
-      licenseKey: license.licenseKey,
-      customerId: license.customerId,
-      productId: license.productId,
-      status: 'active',
-      features: { pro: true, seats: 5 },
-      maxActivations: 3,
-      expiresAt: null,
-    },
-    deviceId: 'known-device',
-    issuedAt: res.body.issuedAt,
-    expiresAt: res.body.expiresAt,
-  });
-  // A checkout reads: it registers and refreshes nothing.
-  t.is((await kit.admin(`/api/licenses/${license.licenseKey}`)).body.currentActivations, 1);
-});
+    const { lines, inner, payload } = unpack(res.body.licenseFile);
+    t.is(lines[0], '-----BEGIN LICENSE FILE-----');
+    t.is(lines.at(-2), '-----END LICENSE FILE-----');
+    t.is(lines.at(-1), '', 'ends with a newline');
+    const body = lines.slice(1, -2);
+    t.true(
+      body.slice(0, -1).every((l) => l.length === 64),
+      'lines of 64',
+    );
+    t.true(body.at(-1)!.length >= 1 && body.at(-1)!.length <= 64);
+    t.deepEqual(Object.keys(inner).sort(), ['alg', 'enc', 'kid', 'sig']);
+    t.is(inner.alg, 'base64+ed25519');
+    t.deepEqual((await jwks()).keys.map((k: { kid: string }) => k.kid).includes(inner.kid), true);
+    t.deepEqual(payload, {
+      license: {
+        id: license.id,
+        licenseKey: license.licenseKey,
+        customerId: license.customerId,
+        productId: license.productId,
+        status: 'active',
+        features: { pro: true, seats: 5 },
+        maxActivations: 3,
+        expiresAt: null,
+      },
+      deviceId: 'known-device',
+      issuedAt: res.body.issuedAt,
+      expiresAt: res.body.expiresAt,
+    });
+    // A checkout reads: it registers and refreshes nothing.
+    t.is((await kit.admin(`/api/licenses/${license.licenseKey}`)).body.currentActivations, 1);
+  },
+);
 
 test('the verifier in docs/ accepts a fresh file and refuses one with a character of enc changed', async (t) => {
   const license = await activatedLicense();
@@ -176,25 +179,28 @@ test('an expired file is refused by the verifier; the file never outlives its li
   t.is(capped.body.expiresAt, (await kit.admin(`/api/licenses/${license.licenseKey}`)).body.expiresAt);
 });
 
-test('ttlSeconds is honoured from 3600 to 31536000; outside, not an integer or not a number is 400 naming it', async (t) => {
-  const license = await activatedLicense();
-  for (const ttlSeconds of [3600, 31_536_000]) {
-    const res = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device', ttlSeconds });
-    t.is(res.status, 200, res.text);
-    t.is(Date.parse(res.body.expiresAt) - Date.parse(res.body.issuedAt), ttlSeconds * 1000);
-  }
-  for (const ttlSeconds of [3599, 31_536_001, 0, -3600, 3600.5, '3600', null]) {
-    const device = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device', ttlSeconds });
-    t.is(device.status, 400, `${ttlSeconds}`);
-    t.deepEqual(
-      device.body.error.details.map((d: { path: string }) => d.path),
-      ['ttlSeconds'],
-    );
-    const admin = await adminCheckout(license.licenseKey, { ttlSeconds });
-    t.is(admin.status, 400, `admin ${ttlSeconds}`);
-    t.is(admin.body.error.code, 'invalid_request');
-  }
-});
+test(
+  'ttlSeconds is honoured from 3600 to 31536000; ' + 'outside, not an integer or not a number is 400 naming it',
+  async (t) => {
+    const license = await activatedLicense();
+    for (const ttlSeconds of [3600, 31_536_000]) {
+      const res = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device', ttlSeconds });
+      t.is(res.status, 200, res.text);
+      t.is(Date.parse(res.body.expiresAt) - Date.parse(res.body.issuedAt), ttlSeconds * 1000);
+    }
+    for (const ttlSeconds of [3599, 31_536_001, 0, -3600, 3600.5, '3600', null]) {
+      const device = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device', ttlSeconds });
+      t.is(device.status, 400, `${ttlSeconds}`);
+      t.deepEqual(
+        device.body.error.details.map((d: { path: string }) => d.path),
+        ['ttlSeconds'],
+      );
+      const admin = await adminCheckout(license.licenseKey, { ttlSeconds });
+      t.is(admin.status, 400, `admin ${ttlSeconds}`);
+      t.is(admin.body.error.code, 'invalid_request');
+    }
+  },
+);
 
 test('the setting licenses.file_ttl_days is the default TTL', async (t) => {
   const kitB = await startLicenseApp();
@@ -216,27 +222,31 @@ test('unknown fields are refused on both checkouts', async (t) => {
   t.is(admin.body.error.code, 'invalid_request');
 });
 
-test('a device not activated on the license is 409 device_not_activated; an unknown key is 404 license_not_found (the code of D-34; not_found on the admin path)', async (t) => {
-  const license = await activatedLicense();
-  const other = await activatedLicense();
-  for (const deviceId of ['never-seen', 'known-device ']) {
-    const res = await checkout({ licenseKey: license.licenseKey, deviceId });
-    t.is(res.status, 409, deviceId);
-    t.is(res.body.error.code, 'device_not_activated');
-  }
-  // Activated on another license is not activated on this one.
-  t.is((await validate(kit, other.licenseKey, 'other-device')).status, 200);
-  t.is(
-    (await checkout({ licenseKey: license.licenseKey, deviceId: 'other-device' })).body.error.code,
-    'device_not_activated',
-  );
-  for (const licenseKey of ['LIC-0000-0000-0000', 'not-a-key']) {
-    const res = await checkout({ licenseKey, deviceId: 'known-device' });
-    t.is(res.status, 404, licenseKey);
-    t.is(res.body.error.code, 'license_not_found');
-  }
-  t.is((await adminCheckout('LIC-0000-0000-0000')).status, 404);
-});
+test(
+  'a device not activated on the license is 409 device_not_activated; an unknown key is 404 license_not_found (the ' +
+    'code of D-34; not_found on the admin path)',
+  async (t) => {
+    const license = await activatedLicense();
+    const other = await activatedLicense();
+    for (const deviceId of ['never-seen', 'known-device ']) {
+      const res = await checkout({ licenseKey: license.licenseKey, deviceId });
+      t.is(res.status, 409, deviceId);
+      t.is(res.body.error.code, 'device_not_activated');
+    }
+    // Activated on another license is not activated on this one.
+    t.is((await validate(kit, other.licenseKey, 'other-device')).status, 200);
+    t.is(
+      (await checkout({ licenseKey: license.licenseKey, deviceId: 'other-device' })).body.error.code,
+      'device_not_activated',
+    );
+    for (const licenseKey of ['LIC-0000-0000-0000', 'not-a-key']) {
+      const res = await checkout({ licenseKey, deviceId: 'known-device' });
+      t.is(res.status, 404, licenseKey);
+      t.is(res.body.error.code, 'license_not_found');
+    }
+    t.is((await adminCheckout('LIC-0000-0000-0000')).status, 404);
+  },
+);
 
 test('a dead device (D-102: silent past twice the interval) gets no file until it validates again', async (t) => {
   const license = await activatedLicense({ heartbeatIntervalSeconds: 60 });
@@ -290,27 +300,30 @@ test('suspended, revoked and expired licenses are refused with D-34 codes on bot
   }
 });
 
-test('an admin checks out a file with or without a device, active or not on the license, with one audit row each', async (t) => {
-  const license = await activatedLicense();
-  const keys = await jwks();
-  for (const body of [{}, { deviceId: 'air-gapped-host' }, { deviceId: 'known-device', ttlSeconds: 7200 }]) {
-    const res = await adminCheckout(license.licenseKey, body);
-    t.is(res.status, 200, res.text);
-    const result = verifyLicenseFile(res.body.licenseFile, keys);
-    t.true(result.valid);
-    t.is(result.payload.deviceId, (body as { deviceId?: string }).deviceId ?? null);
-  }
-  const rows = await kit.app
-    .db('audit_log')
-    .where({ action: 'license.checkout', target_id: license.licenseKey })
-    .orderBy('created_at');
-  t.is(rows.length, 3);
-  t.is(rows[0].after.deviceId ?? null, null, 'no device named');
-  t.is(rows[1].after.deviceId, 'air-gapped-host');
-  t.deepEqual(Object.keys(rows[2].after).sort(), ['deviceId', 'expiresAt', 'issuedAt', 'kid']);
-  // Admin routes need the admin session.
-  t.is((await request(kit.app.baseUrl, `/api/licenses/${license.licenseKey}/checkout`, { body: {} })).status, 401);
-});
+test(
+  'an admin checks out a file with or without a device, ' + 'active or not on the license, with one audit row each',
+  async (t) => {
+    const license = await activatedLicense();
+    const keys = await jwks();
+    for (const body of [{}, { deviceId: 'air-gapped-host' }, { deviceId: 'known-device', ttlSeconds: 7200 }]) {
+      const res = await adminCheckout(license.licenseKey, body);
+      t.is(res.status, 200, res.text);
+      const result = verifyLicenseFile(res.body.licenseFile, keys);
+      t.true(result.valid);
+      t.is(result.payload.deviceId, (body as { deviceId?: string }).deviceId ?? null);
+    }
+    const rows = await kit.app
+      .db('audit_log')
+      .where({ action: 'license.checkout', target_id: license.licenseKey })
+      .orderBy('created_at');
+    t.is(rows.length, 3);
+    t.is(rows[0].after.deviceId ?? null, null, 'no device named');
+    t.is(rows[1].after.deviceId, 'air-gapped-host');
+    t.deepEqual(Object.keys(rows[2].after).sort(), ['deviceId', 'expiresAt', 'issuedAt', 'kid']);
+    // Admin routes need the admin session.
+    t.is((await request(kit.app.baseUrl, `/api/licenses/${license.licenseKey}/checkout`, { body: {} })).status, 401);
+  },
+);
 
 test.serial(
   'the JWKS lists every key as D-100 says; rotation makes a new current key, audited once, and old files still verify',
@@ -409,79 +422,87 @@ test('with LICENSE_SIGNING_SECRET the private key is stored sealed, not as a PEM
   );
 });
 
-test('release: a key stored unencrypted is sealed when the secret is set, a changed secret needs the old one beside it, a wrong one fails naming the variable', async (t) => {
-  const database = await createTestDatabase();
-  t.teardown(() => database.drop());
-  const db = database.knex;
-  // Two releases at once create one key.
-  await Promise.all(Array.from({ length: 8 }, () => ensureSigningKey(db, [])));
-  t.is((await db('license_signing_keys').select('kid')).length, 1);
-  t.deepEqual(await prepareSigningKeys(db, []), []);
+test(
+  'release: a key stored unencrypted is sealed when the secret is set, a changed secret needs the old one beside ' +
+    'it, a wrong one fails naming the variable',
+  async (t) => {
+    const database = await createTestDatabase();
+    t.teardown(() => database.drop());
+    const db = database.knex;
+    // Two releases at once create one key.
+    await Promise.all(Array.from({ length: 8 }, () => ensureSigningKey(db, [])));
+    t.is((await db('license_signing_keys').select('kid')).length, 1);
+    t.deepEqual(await prepareSigningKeys(db, []), []);
 
-  // Unencrypted, then the secret is set: release seals it.
-  const kid = (await db('license_signing_keys').first('kid')).kid;
-  t.deepEqual(await prepareSigningKeys(db, ['first secret']), [kid]);
-  t.is((await db('license_signing_keys').first()).private_key_encryption, 'scrypt-aes-256-gcm');
-  t.deepEqual(await prepareSigningKeys(db, ['first secret']), [], 'sealed with the first secret: nothing to do');
+    // Unencrypted, then the secret is set: release seals it.
+    const kid = (await db('license_signing_keys').first('kid')).kid;
+    t.deepEqual(await prepareSigningKeys(db, ['first secret']), [kid]);
+    t.is((await db('license_signing_keys').first()).private_key_encryption, 'scrypt-aes-256-gcm');
+    t.deepEqual(await prepareSigningKeys(db, ['first secret']), [], 'sealed with the first secret: nothing to do');
 
-  // Without the secret, or with another one, release fails with one line naming the variable.
-  for (const secrets of [[], ['mistyped secret']]) {
-    const error = await t.throwsAsync(prepareSigningKeys(db, secrets), { instanceOf: AppError });
-    t.is(error!.code, 'setup_failed');
-    t.regex(error!.message, /LICENSE_SIGNING_SECRET/);
-    t.false(error!.message.includes('\n'));
-  }
-  // Changing the secret: new,old re-seals with the new one, which then suffices alone.
-  t.deepEqual(await prepareSigningKeys(db, ['second secret', 'first secret']), [kid]);
-  t.deepEqual(await prepareSigningKeys(db, ['second secret']), []);
-});
+    // Without the secret, or with another one, release fails with one line naming the variable.
+    for (const secrets of [[], ['mistyped secret']]) {
+      const error = await t.throwsAsync(prepareSigningKeys(db, secrets), { instanceOf: AppError });
+      t.is(error!.code, 'setup_failed');
+      t.regex(error!.message, /LICENSE_SIGNING_SECRET/);
+      t.false(error!.message.includes('\n'));
+    }
+    // Changing the secret: new,old re-seals with the new one, which then suffices alone.
+    t.deepEqual(await prepareSigningKeys(db, ['second secret', 'first secret']), [kid]);
+    t.deepEqual(await prepareSigningKeys(db, ['second secret']), []);
+  },
+);
 
-test('a web process refuses to sign with a key stored unencrypted while the secret is set (internal_error, logged), until the release step seals it', async (t) => {
-  const plain = await startLicenseApp();
-  t.teardown(() => plain.close());
-  const license = await licenseWithDevice(plain);
-  t.is((await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' }, plain)).status, 200);
-  // Another process on the same database, configured with a secret.
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'error',
-    DATABASE_URL: plain.app.database.url,
-    LICENSE_SIGNING_SECRET: 'now set',
-  });
-  const errors: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      errors.push(String(chunk));
-      done();
-    },
-  });
-  const server = await startHttpServer(
-    { db: plain.app.db, config, logger: createLogger(config, 'test', destination) },
-    0,
-    '127.0.0.1',
-  );
-  t.teardown(() => server.close());
-  const withSecret = { baseUrl: `http://127.0.0.1:${server.port}` };
-  const refused = await request(withSecret.baseUrl, '/api/licenses/checkout', {
-    body: { licenseKey: license.licenseKey, deviceId: 'known-device' },
-  });
-  t.is(refused.status, 500);
-  t.is(refused.body.error.code, 'internal_error');
-  t.false(refused.text.includes('LICENSE_SIGNING_SECRET'), 'the caller is not told the set-up');
-  t.true(
-    errors.some((line) =>
-      line.includes('stored unencrypted while LICENSE_SIGNING_SECRET is set: run the release step'),
-    ),
-    errors.join(''),
-  );
-  await prepareSigningKeys(plain.app.db, ['now set']);
-  const signed = await request(withSecret.baseUrl, '/api/licenses/checkout', {
-    body: { licenseKey: license.licenseKey, deviceId: 'known-device' },
-  });
-  t.is(signed.status, 200, signed.text);
-  t.true(verifyLicenseFile(signed.body.licenseFile, await jwks(plain)).valid);
-});
+test(
+  'a web process refuses to sign with a key stored unencrypted while the secret is set (internal_error, logged), ' +
+    'until the release step seals it',
+  async (t) => {
+    const plain = await startLicenseApp();
+    t.teardown(() => plain.close());
+    const license = await licenseWithDevice(plain);
+    t.is((await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' }, plain)).status, 200);
+    // Another process on the same database, configured with a secret.
+    const config = loadConfig({
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      DATABASE_URL: plain.app.database.url,
+      LICENSE_SIGNING_SECRET: 'now set',
+    });
+    const errors: string[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        errors.push(String(chunk));
+        done();
+      },
+    });
+    const server = await startHttpServer(
+      { db: plain.app.db, config, logger: createLogger(config, 'test', destination) },
+      0,
+      '127.0.0.1',
+    );
+    t.teardown(() => server.close());
+    const withSecret = { baseUrl: `http://127.0.0.1:${server.port}` };
+    const refused = await request(withSecret.baseUrl, '/api/licenses/checkout', {
+      body: { licenseKey: license.licenseKey, deviceId: 'known-device' },
+    });
+    t.is(refused.status, 500);
+    t.is(refused.body.error.code, 'internal_error');
+    t.false(refused.text.includes('LICENSE_SIGNING_SECRET'), 'the caller is not told the set-up');
+    t.true(
+      errors.some((line) =>
+        line.includes('stored unencrypted while LICENSE_SIGNING_SECRET is set: run the release step'),
+      ),
+      errors.join(''),
+    );
+    await prepareSigningKeys(plain.app.db, ['now set']);
+    const signed = await request(withSecret.baseUrl, '/api/licenses/checkout', {
+      body: { licenseKey: license.licenseKey, deviceId: 'known-device' },
+    });
+    t.is(signed.status, 200, signed.text);
+    t.true(verifyLicenseFile(signed.body.licenseFile, await jwks(plain)).valid);
+  },
+);
 
 test('concurrent rotations leave exactly one current key and every key published', async (t) => {
   const database = await createTestDatabase();

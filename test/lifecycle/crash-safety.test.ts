@@ -130,7 +130,8 @@ async function endState(db: Knex) {
     .select('i.invoice_number', 'l.position', 'l.description', 'l.unit_price', 'l.amount');
   const events = (
     await db.raw(
-      `select type, data - 'invoiceId' - 'updatedAt' as data from events order by type, data->>'invoiceNumber', data->>'id'`,
+      `select type, data - 'invoiceId' - 'updatedAt' as data from events order by type, data->>'invoiceNumber', ` +
+        `data->>'id'`,
     )
   ).rows;
   const ledger = await db('credit_ledger')
@@ -193,12 +194,15 @@ test.serial(
 );
 
 test.serial(
-  'a worker SIGKILLed mid-sweep: the job is retried, the run resumes as of the same instant, and ends as an uninterrupted sweep',
+  'a worker SIGKILLed mid-sweep: the job is retried, the run resumes as of the same instant, and ends as an ' +
+    'uninterrupted sweep',
   async (t) => {
     // Fresh data in both databases for this scenario.
     for (const db of [app.db, control.knex]) {
       await db.raw(
-        'truncate webhook_delivery_attempts, webhook_deliveries, webhook_endpoints, events, credit_ledger, invoice_line_items, invoices, subscriptions, coupons, plans, products, customers, document_counters, lifecycle_runs cascade',
+        'truncate webhook_delivery_attempts, webhook_deliveries, webhook_endpoints, events, credit_ledger, ' +
+          'invoice_line_items, invoices, subscriptions, coupons, plans, products, customers, document_counters, ' +
+          'lifecycle_runs cascade',
       );
     }
     const COUNT = 6000;
@@ -258,7 +262,8 @@ async function settledCount(db: Knex, count: () => Promise<number>): Promise<num
   let last = -1;
   for (;;) {
     const { rows } = await db.raw(
-      `select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query like '%document_counters%'`,
+      `select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> ` +
+        `pg_backend_pid() and state = 'active' and query like '%document_counters%'`,
     );
     const now = await count();
     if ((rows[0].n === 0 && now === last) || Date.now() > deadline) return now;

@@ -144,17 +144,24 @@ test('under an Idempotency-Key: provider_a refunds but answers 500; the same req
   t.is(keysSent(intent).length, 2);
 });
 
-test('the digest of a keyed request differs per key and per body, so different requests are different refunds', async (t) => {
-  const intent = nextReference();
-  const { payment } = await makePayment(c, { amount: '20.00', paymentMethod: 'provider_a', providerReference: intent });
-  t.is((await refund(c, { paymentId: payment.id, amount: '5.00' }, { 'Idempotency-Key': 'k-one' })).status, 201);
-  t.is((await refund(c, { paymentId: payment.id, amount: '5.00' }, { 'Idempotency-Key': 'k-two' })).status, 201);
-  const keys = keysSent(intent);
-  t.is(keys.length, 2);
-  t.not(keys[0], keys[1]);
-  t.is(refundsAt(intent).length, 2);
-  t.like(await readPayment(c, payment.id), { refundedAmount: '10.00' });
-});
+test(
+  'the digest of a keyed request differs per key and per body, ' + 'so different requests are different refunds',
+  async (t) => {
+    const intent = nextReference();
+    const { payment } = await makePayment(c, {
+      amount: '20.00',
+      paymentMethod: 'provider_a',
+      providerReference: intent,
+    });
+    t.is((await refund(c, { paymentId: payment.id, amount: '5.00' }, { 'Idempotency-Key': 'k-one' })).status, 201);
+    t.is((await refund(c, { paymentId: payment.id, amount: '5.00' }, { 'Idempotency-Key': 'k-two' })).status, 201);
+    const keys = keysSent(intent);
+    t.is(keys.length, 2);
+    t.not(keys[0], keys[1]);
+    t.is(refundsAt(intent).length, 2);
+    t.like(await readPayment(c, payment.id), { refundedAmount: '10.00' });
+  },
+);
 
 test.serial(
   'the sweep finishes an unknown outcome nobody asked for again, under its key, and leaves a live call alone',
@@ -233,26 +240,30 @@ test.serial(
   },
 );
 
-test('while the same refund is being asked for again (by another retry or the sweep), a retry is 409, not a second refund', async (t) => {
-  const intent = nextReference();
-  const { payment } = await makePayment(c, {
-    amount: '100.00',
-    paymentMethod: 'provider_a',
-    providerReference: intent,
-  });
-  provider.behave(intent, { actsThenFails: true, status: 500 });
-  t.is((await refund(c, { paymentId: payment.id, amount: '10.00' })).status, 502);
-  // The reservation is a day old, and someone is asking provider_a for it again now.
-  await app
-    .db('refunds')
-    .where({ payment_id: payment.id })
-    .update({ created_at: new Date(Date.now() - 86_400_000), call_lease_until: new Date(Date.now() + 60_000) });
-  provider.behave(intent, {});
-  const retry = await refund(c, { paymentId: payment.id, amount: '10.00' });
-  t.is(retry.status, 409);
-  t.is(retry.body.error.code, 'request_in_progress');
-  t.is(refundsAt(intent).length, 1);
-  t.is((await rowsOf(payment.id)).length, 1);
-  // Another amount is another refund.
-  t.is((await refund(c, { paymentId: payment.id, amount: '11.00' })).status, 201);
-});
+test(
+  'while the same refund is being asked for again (by another retry or the sweep), a retry is 409, not a second ' +
+    'refund',
+  async (t) => {
+    const intent = nextReference();
+    const { payment } = await makePayment(c, {
+      amount: '100.00',
+      paymentMethod: 'provider_a',
+      providerReference: intent,
+    });
+    provider.behave(intent, { actsThenFails: true, status: 500 });
+    t.is((await refund(c, { paymentId: payment.id, amount: '10.00' })).status, 502);
+    // The reservation is a day old, and someone is asking provider_a for it again now.
+    await app
+      .db('refunds')
+      .where({ payment_id: payment.id })
+      .update({ created_at: new Date(Date.now() - 86_400_000), call_lease_until: new Date(Date.now() + 60_000) });
+    provider.behave(intent, {});
+    const retry = await refund(c, { paymentId: payment.id, amount: '10.00' });
+    t.is(retry.status, 409);
+    t.is(retry.body.error.code, 'request_in_progress');
+    t.is(refundsAt(intent).length, 1);
+    t.is((await rowsOf(payment.id)).length, 1);
+    // Another amount is another refund.
+    t.is((await refund(c, { paymentId: payment.id, amount: '11.00' })).status, 201);
+  },
+);

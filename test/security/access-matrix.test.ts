@@ -67,7 +67,10 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-/** A well-formed value for each path parameter: a random UUID where the schema wants one, else a random token it accepts. */
+/**
+ * A well-formed value for each path parameter: a random UUID where the schema wants one, else a random token it
+ * accepts.
+ */
 function wellFormedParams(route: AnyRoute): Record<string, string> {
   const values: Record<string, string> = {};
   const shape = (route.params as z.ZodObject | undefined)?.shape ?? {};
@@ -248,7 +251,8 @@ for (const route of routesOf('apiKey')) {
       const missing = names.filter((n) => theirs[n] === undefined);
       if (missing.length > 0)
         return t.fail(
-          `no fixture for :${missing.join(', :')} of ${routeName(route)}: teach test/security/world.ts existingParam about it`,
+          `no fixture for :${missing.join(', :')} of ${routeName(route)}: teach test/security/world.ts ` +
+            `existingParam about it`,
         );
       await assertRefused(
         t,

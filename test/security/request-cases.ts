@@ -124,7 +124,9 @@ export interface QueryCase {
   qs: string;
 }
 
-/** Query strings around a clean `base`: a hostile or repeated parameter, another fitting value, an unknown parameter. */
+/**
+ * Query strings around a clean `base`: a hostile or repeated parameter, another fitting value, an unknown parameter.
+ */
 export function queryCases(schema: JsonSchema, base: Record<string, string>): fc.Arbitrary<QueryCase> {
   const names = Object.keys(schema.properties ?? {});
   const encode = (entries: [string, string][]) =>

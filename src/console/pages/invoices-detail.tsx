@@ -1,6 +1,7 @@
 /**
  * `/admin/invoices/:id` (console.md "money"): header, lines, amounts, payments with their refunds, credit
- * notes, the PDF, the invoice's events and their webhook deliveries, the actions on it (C-6) and its audit entries (C-11).
+ * notes, the PDF, the invoice's events and their webhook deliveries, the actions on it (C-6) and its audit entries
+ * (C-11).
  */
 import type { AuditRow } from '../../audit/repo.ts';
 import { auditEntriesOf } from '../../audit/service.ts';
@@ -156,8 +157,10 @@ function Refunds({ data }: { data: InvoicePageData }) {
           { header: 'Created', cell: (r) => dateTime(r.created_at) },
           {
             header: 'Payment',
-            cell: (r) =>
-              `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} (${money(r.payment.amount, r.currency)})`,
+            cell: (r) => {
+              const reference = r.payment.provider_reference ? ` ${r.payment.provider_reference}` : '';
+              return `${r.payment.payment_method}${reference} (${money(r.payment.amount, r.currency)})`;
+            },
           },
           { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
           { header: 'Reason', cell: (r) => r.reason ?? '' },

@@ -1,4 +1,6 @@
-/** `/admin/licenses/:key` (console.md "operations"): a license's features, devices and audit entries, and its actions. */
+/**
+ * `/admin/licenses/:key` (console.md "operations"): a license's features, devices and audit entries, and its actions.
+ */
 import { auditEntriesOf } from '../../audit/service.ts';
 import { customerNames } from '../../customers/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';
@@ -162,7 +164,10 @@ export const licensePage = definePage({
             ]}
           />
           {license.current_activations > activations.length ? (
-            <p class="more">{`Showing the ${activations.length} most recently activated of ${license.current_activations} devices.`}</p>
+            <p class="more">
+              {`Showing the ${activations.length} most recently activated of ` +
+                `${license.current_activations} devices.`}
+            </p>
           ) : null}
         </section>
         <AuditTrail rows={audit} targetType="license" targetId={key} />
@@ -174,7 +179,10 @@ export const licensePage = definePage({
 /** The notice after a status change: what the license reads now, which a passed date keeps `expired` (D-32). */
 function statusNotice(asked: string, now: string): string {
   if (asked === now) return `License ${now === 'active' ? 'reinstated' : now}.`;
-  return `The license reads ${now}: its expiry date has passed, so it stays ${now} until a future expiry date renews it.`;
+  return (
+    `The license reads ${now}: its expiry date has passed, so it stays ${now} until a future expiry date renews ` +
+    `it.`
+  );
 }
 
 /** `POST /admin/licenses/:key/status`: the API's PUT with only `status`. */
