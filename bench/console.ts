@@ -106,7 +106,9 @@ async function main(): Promise<number> {
 
   console.log('');
   console.log(
-    `console pages, ${CONSOLE_INVOICES} invoices and ${CONSOLE_CUSTOMERS} customers; ${options.connections} connections, ${options.seconds} s each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+    `console pages, ${CONSOLE_INVOICES} invoices and ${CONSOLE_CUSTOMERS} customers; ${options.connections} ` +
+      `connections, ${options.seconds} s each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, ` +
+      `load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
   );
   console.log(formatTable(results));
   const failures = results.flatMap((row) => {

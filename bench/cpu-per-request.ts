@@ -54,7 +54,8 @@ async function fire(baseUrl: string, spec: LoadSpec, amount: number): Promise<nu
 async function walFigures(knex: ReturnType<typeof createKnex>): Promise<{ bytes: number; syncs: number }> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const { rows } = await knex.raw(
-    `select (select wal_bytes from pg_stat_wal)::float8 as bytes, (select coalesce(sum(fsyncs), 0) from pg_stat_io where object = 'wal')::float8 as syncs`,
+    `select (select wal_bytes from pg_stat_wal)::float8 as bytes, (select coalesce(sum(fsyncs), 0) from pg_stat_io ` +
+      `where object = 'wal')::float8 as syncs`,
   );
   return { bytes: Number(rows[0].bytes), syncs: Number(rows[0].syncs) };
 }
@@ -94,7 +95,9 @@ try {
     const [web1, pg1] = [cpuTicks(pid), treeTicks(postmaster)];
     const wal1 = await walFigures(knex);
     const perRequest = (ticks: number) => (ticks / TICKS_PER_MS / amount).toFixed(3).padStart(10);
-    const walPerRequest = `${String(Math.round((wal1.bytes - wal0.bytes) / amount)).padStart(9)} ${((wal1.syncs - wal0.syncs) / amount).toFixed(3).padStart(10)}`;
+    const walPerRequest =
+      `${String(Math.round((wal1.bytes - wal0.bytes) / amount)).padStart(9)} ` +
+      `${((wal1.syncs - wal0.syncs) / amount).toFixed(3).padStart(10)}`;
     console.log(
       name.padEnd(40),
       perRequest(web1 - web0),

@@ -53,7 +53,8 @@ export async function seedRows(
 
 /**
  * Last year's business: one canceled monthly subscription per customer with its twelve paid invoices of two lines
- * each, numbered by the service's format for last year (this year's counter is untouched). The writes measured are those of a service
+ * each, numbered by the service's format for last year (this year's counter is untouched). The writes measured are
+ * those of a service
  * in use, not of its first minute: on tables that start empty and grow by thousands of rows a second, PostgreSQL's
  * cached plans of the foreign-key checks (an invoice line's to its invoice, an invoice's to its subscription) are
  * made while the table is a page or two and stay sequential scans until autovacuum first analyzes it (a minute or

@@ -23,7 +23,10 @@ export async function insertBenchEndpoint(knex: Knex): Promise<string> {
   return endpoint.id as string;
 }
 
-/** `count` active monthly subscriptions anchored at ANCHOR, each one period in (it ended before AS_OF), spread over the seeded customers and plans. */
+/**
+ * `count` active monthly subscriptions anchored at ANCHOR, each one period in (it ended before AS_OF), spread over the
+ * seeded customers and plans.
+ */
 export async function seedDueSubscriptions(
   knex: Knex,
   customerIds: string[],
@@ -31,15 +34,20 @@ export async function seedDueSubscriptions(
   count = COUNT,
 ): Promise<void> {
   await knex.raw(
-    `insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number, current_period_start, current_period_end, created_at)
-     select (?::uuid[])[1 + g % ?], (?::uuid[])[1 + g % ?], 'active', 'monthly', ?::timestamptz, 0, ?::timestamptz, ?::timestamptz + interval '1 month', ?::timestamptz
+    `insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number,
+      current_period_start, current_period_end, created_at)
+     select (?::uuid[])[1 + g % ?], (?::uuid[])[1 + g % ?], 'active', 'monthly', ?::timestamptz, 0, ?::timestamptz,
+       ?::timestamptz + interval '1 month', ?::timestamptz
        from generate_series(0, ? - 1) as g`,
     [customerIds, customerIds.length, planIds, planIds.length, ANCHOR, ANCHOR, ANCHOR, ANCHOR, count],
   );
   await knex.raw('analyze subscriptions, customers, plans');
 }
 
-/** The ceiling: `count` invoice rows inserted straight into a same-shaped table, CEILING_BATCH per statement and transaction. */
+/**
+ * The ceiling: `count` invoice rows inserted straight into a same-shaped table, CEILING_BATCH per statement and
+ * transaction.
+ */
 export async function rawInvoiceInserts(knex: Knex, customerIds: string[], count = COUNT): Promise<number> {
   await knex.raw('create table bench_invoice_ceiling (like invoices including all)');
   onCleanup(() => knex.raw('drop table if exists bench_invoice_ceiling').then(() => undefined));

@@ -98,7 +98,8 @@ async function main(): Promise<void> {
   if (done?.status !== 'succeeded') throw new Error(`the sweep ended ${done?.status}: ${done?.error}`);
   const summary = done.summary as unknown as LifecycleSummary;
 
-  // What "renewed end to end" means, checked: every subscription moved, one invoice + line + event + pending delivery each (the
+  // What "renewed end to end" means, checked: every subscription moved, one invoice + line + event + pending delivery
+  // each (the
   // deliveries table is the delivery queue: fan-out adds no job per delivery).
   const checks = {
     subscriptionsAdvanced: await count(

@@ -27,6 +27,7 @@ import { insertSession } from '../src/auth/repo.ts';
 import { createLocalUser } from '../src/auth/service.ts';
 import { randomToken, sha256Hex } from '../src/crypto/tokens.ts';
 import { sampleMemory, startWeb, startWorker, type MemoryPeak, type ServiceProcess } from '../test/faults/processes.ts';
+import type { Json } from '../test/helpers/http.ts';
 import { seedRows } from './fixtures.ts';
 import { seedLicenses } from './license-fixtures.ts';
 
@@ -90,7 +91,7 @@ async function call(
   method: string,
   path: string,
   options: { cookie?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; expect: number[] },
-): Promise<any> {
+): Promise<Json> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.cookie) headers.cookie = options.cookie;
   let body: string | undefined = options.rawBody;
@@ -414,7 +415,8 @@ export function loadProblems(result: LoadResult): string[] {
 
 export function formatLoad(result: LoadResult): string {
   const lines = [
-    `${result.connections} connections, ${result.seconds.toFixed(1)} s: ${result.requests} requests, ${result.perSecond.toFixed(0)} req/s, ${result.errors} errors`,
+    `${result.connections} connections, ${result.seconds.toFixed(1)} s: ${result.requests} requests, ` +
+      `${result.perSecond.toFixed(0)} req/s, ${result.errors} errors`,
   ];
   const header = ['kind', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors'];
   const rows = Object.entries(result.kinds).map(([name, k]) => [
@@ -434,13 +436,16 @@ export function formatLoad(result: LoadResult): string {
   for (const [name, m] of Object.entries(result.memory)) {
     const bound = MEMORY_BOUNDS_MB[name as keyof typeof MEMORY_BOUNDS_MB];
     lines.push(
-      `${name.padEnd(24)}${`${m.processMb.toFixed(0)} MB`.padStart(16)}  ${`${m.treeMb.toFixed(0)} MB`.padStart(36)}  ${String(m.processesSeen).padStart(9)}${bound ? `   (bound ${bound} MB)` : ''}`,
+      `${name.padEnd(24)}${`${m.processMb.toFixed(0)} MB`.padStart(16)}  ` +
+        `${`${m.treeMb.toFixed(0)} MB`.padStart(36)}  ` +
+        `${String(m.processesSeen).padStart(9)}${bound ? `   (bound ${bound} MB)` : ''}`,
     );
   }
   const b = result.background;
   lines.push(
     '',
-    `workers meanwhile: ${b.webhookDeliveries} webhook deliveries, ${b.providerEventsApplied} provider events applied, ${b.pdfsRendered} PDFs rendered`,
+    `workers meanwhile: ${b.webhookDeliveries} webhook deliveries, ${b.providerEventsApplied} provider events ` +
+      `applied, ${b.pdfsRendered} PDFs rendered`,
   );
   return lines.join('\n');
 }

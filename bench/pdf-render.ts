@@ -155,7 +155,9 @@ async function waitStored(knex: Knex, ids: string[], timeoutMs: number, workerOu
   }
 }
 
-/** One statement enqueues the batch (as a job rendering a month's invoices would), payloads checked as enqueue() does. */
+/**
+ * One statement enqueues the batch (as a job rendering a month's invoices would), payloads checked as enqueue() does.
+ */
 async function enqueueRenders(knex: Knex, ids: string[]): Promise<void> {
   const jobs = ids.map((invoiceId) => ({
     data: renderInvoicePdfJob.payload.parse({ invoiceId, contentVersion: 1 }),

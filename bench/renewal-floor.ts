@@ -23,7 +23,8 @@ const renewBatchSql = (endpointId: string) => `
       from s where x.id = s.id
     returning x.id, x.customer_id, x.period_number, x.current_period_start, x.current_period_end),
   inv as (
-    insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total,
+    insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal,
+      tax_amount, total,
                           due_date, issued_at, period_start, period_end)
     select uuidv7(), u.customer_id, u.id, 'FLOOR-' || nextval('floor_numbers'), 'issued', 'USD', 0, 29, 0, 29,
            now() + interval '30 days', now(), u.current_period_start, u.current_period_end
@@ -35,8 +36,10 @@ const renewBatchSql = (endpointId: string) => `
   ev as (
     insert into events (id, type, data)
     select 'evt_' || substr(md5(random()::text), 1, 24), 'invoice.created',
-           jsonb_build_object('invoiceId', id, 'invoiceNumber', invoice_number, 'customerId', customer_id, 'subscriptionId', subscription_id,
-                              'amount', '29.00', 'amountDue', '29.00', 'currency', 'USD', 'status', 'issued', 'dueDate', due_date)
+           jsonb_build_object('invoiceId', id, 'invoiceNumber', invoice_number, 'customerId', customer_id,
+             'subscriptionId', subscription_id,
+                              'amount', '29.00', 'amountDue', '29.00', 'currency', 'USD', 'status', 'issued', 'dueDate',
+                                due_date)
       from inv
     returning id),
   deliveries as (
@@ -44,10 +47,14 @@ const renewBatchSql = (endpointId: string) => `
   audit as (
     insert into audit_log (actor, action, target_type, target_id, before, after)
     select 'system', 'subscription.renew', 'subscription', u.id::text,
-           jsonb_build_object('status', 'active', 'period_number', u.period_number - 1, 'current_period_start', u.current_period_start - interval '1 month',
-                              'current_period_end', u.current_period_start, 'cancel_at_period_end', false, 'canceled_at', null, 'coupon_cycles_used', 0),
-           jsonb_build_object('status', 'active', 'period_number', u.period_number, 'current_period_start', u.current_period_start,
-                              'current_period_end', u.current_period_end, 'cancel_at_period_end', false, 'canceled_at', null, 'coupon_cycles_used', 0,
+           jsonb_build_object('status', 'active', 'period_number', u.period_number - 1, 'current_period_start',
+             u.current_period_start - interval '1 month',
+                              'current_period_end', u.current_period_start, 'cancel_at_period_end', false,
+                                'canceled_at', null, 'coupon_cycles_used', 0),
+           jsonb_build_object('status', 'active', 'period_number', u.period_number, 'current_period_start',
+             u.current_period_start,
+                              'current_period_end', u.current_period_end, 'cancel_at_period_end', false, 'canceled_at',
+                                null, 'coupon_cycles_used', 0,
                               'invoice_ids', jsonb_build_array(inv.id))
       from u join inv on inv.subscription_id = u.id)
   select count(*)::int as n from u`;

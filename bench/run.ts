@@ -167,7 +167,8 @@ async function main(): Promise<number> {
 
   console.log('');
   console.log(
-    `${options.connections} connections, ${options.seconds} s each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+    `${options.connections} connections, ${options.seconds} s each after ${options.warmupSeconds} s warm-up; ` +
+      `${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
   );
   console.log(formatTable(results));
 

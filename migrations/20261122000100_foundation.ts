@@ -73,7 +73,8 @@ export async function up(knex: Knex): Promise<void> {
       search tsvector generated always as (
         setweight(to_tsvector('simple', coalesce(name, '')), 'A') ||
         setweight(to_tsvector('simple', coalesce(company, '')), 'B') ||
-        setweight(to_tsvector('simple', coalesce(email, '') || ' ' || translate(coalesce(email, ''), '@._-+', '     ')), 'C')
+        setweight(to_tsvector('simple', coalesce(email, '') || ' ' || translate(coalesce(email, ''), '@._-+', '     ')),
+          'C')
       ) stored
     );
     create unique index customers_email_lower on customers (lower(email));

@@ -41,7 +41,8 @@ export async function up(knex: Knex): Promise<void> {
     create index invoices_created on invoices (created_at, id);
     create index invoices_subscription on invoices (subscription_id) where subscription_id is not null;
     -- D-82: at most one invoice per subscription period.
-    create unique index invoices_subscription_period on invoices (subscription_id, period_start) where subscription_id is not null and period_start is not null;
+    create unique index invoices_subscription_period on invoices (subscription_id, period_start)
+      where subscription_id is not null and period_start is not null;
     create index invoices_due on invoices (due_date) where status = 'issued';
 
     create table invoice_line_items (
@@ -75,7 +76,8 @@ export async function up(knex: Knex): Promise<void> {
       refunded_amount numeric not null default 0,
       created_at timestamptz not null default now()
     );
-    create unique index payments_provider_reference on payments (payment_method, provider_reference) where provider_reference is not null;
+    create unique index payments_provider_reference on payments (payment_method, provider_reference)
+      where provider_reference is not null;
     create index payments_invoice on payments (invoice_id);
     create index payments_customer on payments (customer_id, created_at);
     create index payments_created on payments (created_at, id);

@@ -62,9 +62,11 @@ export async function up(knex: Knex): Promise<void> {
     create index subscriptions_plan on subscriptions (plan_id);
     create index subscriptions_created on subscriptions (created_at, id);
     -- The daily sweep finds subscriptions whose period has ended.
-    create index subscriptions_due on subscriptions (current_period_end) where status in ('active', 'trialing', 'past_due');
+    create index subscriptions_due on subscriptions (current_period_end) where status in ('active', 'trialing',
+      'past_due');
 
-    alter table invoices add constraint invoices_subscription_fk foreign key (subscription_id) references subscriptions(id) on delete restrict;
+    alter table invoices add constraint invoices_subscription_fk foreign key (subscription_id) references
+      subscriptions(id) on delete restrict;
   `);
 }
 

@@ -26,10 +26,12 @@ export async function up(knex: Knex): Promise<void> {
 
     -- The sweep claims due subscriptions in (period end, id) order, batch after batch: an index in that order
     -- answers each claim without sorting everything still due.
-    create index subscriptions_due_order on subscriptions (current_period_end, id) where status in ('active', 'trialing', 'past_due');
+    create index subscriptions_due_order on subscriptions (current_period_end, id) where status in ('active',
+      'trialing', 'past_due');
 
     -- D-22 health score: failed payments of a customer in the last 90 days, read per customer.
-    create index events_payment_failed_customer on events ((data->>'customerId'), created_at) where type = 'payment.failed';
+    create index events_payment_failed_customer on events ((data->>'customerId'), created_at)
+      where type = 'payment.failed';
     -- D-22 health score and the overdue sweep read invoices by customer and status.
     create index invoices_customer_overdue on invoices (customer_id) where status = 'overdue';
     create index subscriptions_customer_past_due on subscriptions (customer_id) where status = 'past_due';

@@ -31,7 +31,8 @@ export async function up(knex: Knex): Promise<void> {
     );
     create index provider_events_created on provider_events (created_at, id);
     create index provider_events_status on provider_events (status, created_at);
-    create index provider_events_subject on provider_events (provider, subject_id, occurred_at) where subject_id is not null;
+    create index provider_events_subject on provider_events (provider, subject_id, occurred_at)
+      where subject_id is not null;
 
     create table provider_credits (
       payment_method text not null,

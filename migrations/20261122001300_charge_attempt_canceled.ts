@@ -14,6 +14,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     update charge_attempts set status = 'declined' where status = 'canceled';
     alter table charge_attempts drop constraint charge_attempts_status_check;
-    alter table charge_attempts add constraint charge_attempts_status_check check (status in ('pending', 'succeeded', 'declined'));
+    alter table charge_attempts add constraint charge_attempts_status_check check (status in ('pending', 'succeeded',
+      'declined'));
   `);
 }

@@ -18,6 +18,7 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     drop index if exists webhook_deliveries_endpoint_status;
-    alter table webhook_endpoints drop column secret_rotated_at, drop column previous_secret, drop column previous_secret_expires_at;
+    alter table webhook_endpoints drop column secret_rotated_at, drop column previous_secret,
+      drop column previous_secret_expires_at;
   `);
 }

@@ -22,12 +22,14 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     drop index if exists subscriptions_due;
 
-    create unique index invoices_subscription_periods on invoices (subscription_id, period_start) where subscription_id is not null;
+    create unique index invoices_subscription_periods on invoices (subscription_id, period_start)
+      where subscription_id is not null;
     drop index if exists invoices_subscription_period;
     drop index if exists invoices_subscription;
 
     create unique index webhook_deliveries_event_endpoint on webhook_deliveries (event_id, endpoint_id);
-    alter table webhook_deliveries add constraint webhook_deliveries_event_endpoint_key unique using index webhook_deliveries_event_endpoint;
+    alter table webhook_deliveries add constraint webhook_deliveries_event_endpoint_key unique using index
+      webhook_deliveries_event_endpoint;
     alter table webhook_deliveries drop constraint webhook_deliveries_endpoint_id_event_id_key;
     drop index if exists webhook_deliveries_event;
     alter table webhook_deliveries alter constraint webhook_deliveries_event_id_fkey deferrable initially deferred;
@@ -44,13 +46,16 @@ export async function down(knex: Knex): Promise<void> {
 
     alter table webhook_deliveries alter constraint webhook_deliveries_event_id_fkey not deferrable;
     create index webhook_deliveries_event on webhook_deliveries (event_id);
-    alter table webhook_deliveries add constraint webhook_deliveries_endpoint_id_event_id_key unique (endpoint_id, event_id);
+    alter table webhook_deliveries add constraint webhook_deliveries_endpoint_id_event_id_key unique (endpoint_id,
+      event_id);
     alter table webhook_deliveries drop constraint webhook_deliveries_event_endpoint_key;
 
-    create unique index invoices_subscription_period on invoices (subscription_id, period_start) where subscription_id is not null and period_start is not null;
+    create unique index invoices_subscription_period on invoices (subscription_id, period_start)
+      where subscription_id is not null and period_start is not null;
     create index invoices_subscription on invoices (subscription_id) where subscription_id is not null;
     drop index if exists invoices_subscription_periods;
 
-    create index subscriptions_due on subscriptions (current_period_end) where status in ('active', 'trialing', 'past_due');
+    create index subscriptions_due on subscriptions (current_period_end) where status in ('active', 'trialing',
+      'past_due');
   `);
 }

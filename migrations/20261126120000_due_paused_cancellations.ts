@@ -17,7 +17,8 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
-    create index subscriptions_due_order_prev on subscriptions (current_period_end, id) where status in ('active', 'trialing', 'past_due');
+    create index subscriptions_due_order_prev on subscriptions (current_period_end, id) where status in ('active',
+      'trialing', 'past_due');
     drop index subscriptions_due_order;
     alter index subscriptions_due_order_prev rename to subscriptions_due_order;
   `);

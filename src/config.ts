@@ -31,7 +31,9 @@ const configSchema = z.object({
   ADMIN_PASSWORD: optionalString,
   CRON_SECRET: optionalString,
   LICENSE_KEY_PREFIX: optionalString,
-  /** Encrypts the license signing keys' private halves at rest (D-100); old and new comma-separated while it changes. */
+  /**
+   * Encrypts the license signing keys' private halves at rest (D-100); old and new comma-separated while it changes.
+   */
   LICENSE_SIGNING_SECRET: optionalString,
   AUTH_SESSION_EXPIRY_DAYS: optionalString,
   WEBHOOK_ALLOW_PRIVATE_URLS: boolean.default(false),

@@ -95,7 +95,10 @@ export const ERROR_CODES = [
   'license_expired',
   /** A device's license file asked for by a device not activated on that license: it validates first (D-101). */
   'device_not_activated',
-  /** A license key no license has, on the public license endpoints that answer error objects (D-101 checkout: D-34's code). */
+  /**
+   * A license key no license has, on the public license endpoints that answer error objects (D-101 checkout: D-34's
+   * code).
+   */
   'license_not_found',
   /** Same Idempotency-Key with a different request (D-6). */
   'idempotency_key_reused',

@@ -29,7 +29,9 @@ export function readableLine(line: string, colour: boolean): string {
     .filter(([k]) => !OMITTED.has(k))
     .map(([k, v]) => `${k}=${shown(v)}`);
   const err = entry.err as { message?: string; stack?: string } | undefined;
-  const text = `${time} ${colour && COLOURS[level] ? `${COLOURS[level]}${label}\x1b[0m` : label} ${entry.name ?? ''}: ${entry.msg ?? ''}${fields.length ? `  ${fields.join(' ')}` : ''}`;
+  const text =
+    `${time} ${colour && COLOURS[level] ? `${COLOURS[level]}${label}\x1b[0m` : label} ` +
+    `${entry.name ?? ''}: ${entry.msg ?? ''}${fields.length ? `  ${fields.join(' ')}` : ''}`;
   return `${text}${err ? `\n${err.stack ?? err.message ?? ''}` : ''}\n`;
 }
 

@@ -21,12 +21,15 @@ async function main(): Promise<void> {
   const ceiling = await rawInvoiceInserts(knex, customerIds, COUNT);
   await knex.raw('drop table bench_invoice_ceiling');
   console.log(
-    `renewal floor: ${COUNT} due subscriptions, batches of ${FLOOR_BATCH}; raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s (${CEILING_BATCH} per insert)`,
+    `renewal floor: ${COUNT} due subscriptions, batches of ${FLOOR_BATCH}; raw invoice-insert ceiling ` +
+      `${ceiling.toFixed(0)} rows/s (${CEILING_BATCH} per insert)`,
   );
   for (const connections of CONNECTIONS) {
     const floor = await measureRenewalFloor(knex, { customerIds, planIds, endpointId, count: COUNT }, connections);
     console.log(
-      `  ${connections} connection(s): ${floor.renewalsPerSecond.toFixed(0)} renewals/s   ratio ${(floor.renewalsPerSecond / ceiling).toFixed(2)}   PostgreSQL CPU ${floor.postgresMicros.toFixed(0)} µs per renewal`,
+      `  ${connections} connection(s): ${floor.renewalsPerSecond.toFixed(0)} renewals/s   ratio ` +
+        `${(floor.renewalsPerSecond / ceiling).toFixed(2)}   PostgreSQL CPU ${floor.postgresMicros.toFixed(0)} µs ` +
+        `per renewal`,
     );
   }
 }

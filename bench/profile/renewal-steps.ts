@@ -137,7 +137,8 @@ async function main() {
     events: ['invoice.created'],
     secret: 'whsec_bench_secret_0123456789abcdef',
   });
-  // A what-if on the schema before the rows exist (a fillfactor, an index dropped): PROFILE_SQL='alter table ...; drop index ...'.
+  // A what-if on the schema before the rows exist (a fillfactor, an index dropped): PROFILE_SQL='alter table ...; drop
+  // index ...'.
   if (process.env.PROFILE_SQL) await knex.raw(process.env.PROFILE_SQL);
   await seedDueSubscriptions(knex, customerIds, planIds, COUNT);
   await knex.raw('checkpoint');

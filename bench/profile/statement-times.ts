@@ -36,7 +36,9 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const own = first.text.split(';\n').find((p) => p.trimStart().startsWith('with'))!;
     args[0] = {
       ...first,
-      text: `savepoint explained;\nexplain (analyze, buffers, summary) ${own};\nrollback to savepoint explained;\n${first.text}`,
+      text:
+        `savepoint explained;\nexplain (analyze, buffers, summary) ${own};\nrollback to savepoint ` +
+        `explained;\n${first.text}`,
     };
   }
   if (typeof args[last] === 'function') {

@@ -38,8 +38,11 @@ try {
   const end = (await client.query('select pg_current_wal_insert_lsn() as l')).rows[0].l;
   const res = await client.query(
     `
-    with r as (select resource_manager, record_type, record_length, fpi_length, (regexp_match(block_ref, 'rel \\d+/\\d+/(\\d+)'))[1]::oid as node from pg_get_wal_records_info($1, $2))
-    select coalesce(c.relname, r.resource_manager) as rel, count(*)::int as records, round(sum(record_length)::numeric / $3, 0)::int as bytes_per_creation, round(sum(fpi_length)::numeric / $3, 0)::int as fpi_per_creation
+    with r as (select resource_manager, record_type, record_length, fpi_length, (regexp_match(block_ref,
+      'rel \\d+/\\d+/(\\d+)'))[1]::oid as node from pg_get_wal_records_info($1, $2))
+    select coalesce(c.relname, r.resource_manager) as rel, count(*)::int as records,
+      round(sum(record_length)::numeric / $3, 0)::int as bytes_per_creation, round(sum(fpi_length)::numeric / $3,
+        0)::int as fpi_per_creation
       from r left join pg_class c on c.relfilenode = r.node group by 1 order by 3 desc`,
     [start, end, N],
   );

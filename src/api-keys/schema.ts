@@ -38,23 +38,21 @@ export const apiKeyResponse = z
       },
     ],
   });
-export const createdApiKeyResponse = apiKeyResponse
-  .extend({ key: z.string() })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.apiKey,
-        name: 'Acme production',
-        customerId: EXAMPLE_ID.customer,
-        prefix: 'sk_live_4f9a',
-        expiresAt: '2030-01-01T00:00:00.000Z',
-        revokedAt: null,
-        lastUsedAt: null,
-        createdAt: '2026-01-05T09:30:00.000Z',
-        key: 'sk_live_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a',
-      },
-    ],
-  });
+export const createdApiKeyResponse = apiKeyResponse.extend({ key: z.string() }).meta({
+  examples: [
+    {
+      id: EXAMPLE_ID.apiKey,
+      name: 'Acme production',
+      customerId: EXAMPLE_ID.customer,
+      prefix: 'sk_live_4f9a',
+      expiresAt: '2030-01-01T00:00:00.000Z',
+      revokedAt: null,
+      lastUsedAt: null,
+      createdAt: '2026-01-05T09:30:00.000Z',
+      key: 'sk_live_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a',
+    },
+  ],
+});
 
 export function serialiseApiKey(row: ApiKeyRow) {
   return {

@@ -11,7 +11,8 @@ export const auditRoutes = [
     auth: 'admin',
     tag: 'Audit log',
     summary:
-      'Who did what to which object (C-11), newest first; filter by actor (user id, email, api_key:<id>, system), target or action',
+      'Who did what to which object (C-11), newest first; filter by actor (user id, email, api_key:<id>, system), ' +
+      'target or action',
     query: listAuditLogQuery,
     responses: { 200: { description: 'Audit entries', schema: z.array(auditEntryResponse) } },
     errors: [],

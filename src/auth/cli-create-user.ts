@@ -15,17 +15,20 @@ const USAGE = 'usage: npm run user:create -- --email <email> --password <passwor
 
 class UsageError extends Error {}
 
-function readInput(argv: string[], env: { ADMIN_EMAIL?: string; ADMIN_PASSWORD?: string }) {
-  let values;
+function parseOptions(argv: string[]) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args: argv,
       options: { email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } },
       strict: true,
-    }));
+    }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+function readInput(argv: string[], env: { ADMIN_EMAIL?: string; ADMIN_PASSWORD?: string }) {
+  const values = parseOptions(argv);
   const email = values.email ?? env.ADMIN_EMAIL;
   const password = values.password ?? env.ADMIN_PASSWORD;
   if (!email) throw new UsageError('--email (or ADMIN_EMAIL) is required');
@@ -36,7 +39,7 @@ function readInput(argv: string[], env: { ADMIN_EMAIL?: string; ADMIN_PASSWORD?:
 async function main(): Promise<number> {
   // Logs go to stdout with the id; keep them to warnings unless asked for more.
   const config = loadConfig(undefined, { LOG_LEVEL: 'warn' });
-  let input;
+  let input: ReturnType<typeof readInput>;
   try {
     input = readInput(process.argv.slice(2), config);
   } catch (error) {

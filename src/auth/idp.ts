@@ -69,7 +69,8 @@ export async function authenticateWithIdp(
     const refusal = (await response.json().catch(() => ({}))) as { error?: unknown };
     if (refusal.error === 'invalid_grant') return undefined;
     throw idpFailure(
-      `token endpoint refused the request (${typeof refusal.error === 'string' ? refusal.error.slice(0, 50) : response.status})`,
+      `token endpoint refused the request ` +
+        `(${typeof refusal.error === 'string' ? refusal.error.slice(0, 50) : response.status})`,
     );
   }
   if (!response.ok) throw idpFailure(`token endpoint answered ${response.status}`);

@@ -9,8 +9,6 @@ export const loginBody = z
   .meta({ examples: [{ email: 'admin@acme.example', password: 'correct horse battery staple' }] });
 
 export const userResponse = z.object({ id: z.uuid(), email: z.string(), role: z.string() });
-export const loginResponse = z
-  .object({ user: userResponse })
-  .meta({
-    examples: [{ user: { id: 'f3162738-94a5-4b6c-937e-8f9001122334', email: 'admin@acme.example', role: 'admin' } }],
-  });
+export const loginResponse = z.object({ user: userResponse }).meta({
+  examples: [{ user: { id: 'f3162738-94a5-4b6c-937e-8f9001122334', email: 'admin@acme.example', role: 'admin' } }],
+});

@@ -14,17 +14,15 @@ const returnUrl = withoutControls(z.string().max(2048, 'must be at most 2048 cha
   }, 'must be an absolute http or https URL')
   .meta({ format: 'uri' });
 
-export const providerACheckoutBody = z
-  .object({ invoiceId: uuid, successUrl: returnUrl, cancelUrl: returnUrl })
-  .meta({
-    examples: [
-      {
-        invoiceId: EXAMPLE_ID.invoice,
-        successUrl: 'https://app.acme.example/billing/paid',
-        cancelUrl: 'https://app.acme.example/billing',
-      },
-    ],
-  });
+export const providerACheckoutBody = z.object({ invoiceId: uuid, successUrl: returnUrl, cancelUrl: returnUrl }).meta({
+  examples: [
+    {
+      invoiceId: EXAMPLE_ID.invoice,
+      successUrl: 'https://app.acme.example/billing/paid',
+      cancelUrl: 'https://app.acme.example/billing',
+    },
+  ],
+});
 export const providerBCheckoutBody = z
   .object({ invoiceId: uuid, successUrl: returnUrl })
   .meta({ examples: [{ invoiceId: EXAMPLE_ID.invoice, successUrl: 'https://app.acme.example/billing/paid' }] });

@@ -51,7 +51,10 @@ async function payableInvoice(db: Db, invoiceId: string): Promise<{ invoice: Inv
   return { invoice, due: formatMoney(due, invoice.currency) };
 }
 
-/** Creates the provider's checkout for the invoice's amount due; provider failures answer 502 provider_error, an unset secret 503. */
+/**
+ * Creates the provider's checkout for the invoice's amount due; provider failures answer 502 provider_error, an unset
+ * secret 503.
+ */
 export async function startCheckout(
   db: Db,
   config: Config,

@@ -75,7 +75,10 @@ export function listCoupons(db: Db, page: PageQuery) {
 const invalidCoupon = (code: string, why: string) =>
   new AppError('invalid_coupon', `Coupon ${code} ${why}`, { details: [{ path: 'couponCode', message: why }] });
 
-/** Redeems `code` for a subscription in `currency` (D-46): unknown, expired, exhausted or foreign-currency codes are 400 invalid_coupon. */
+/**
+ * Redeems `code` for a subscription in `currency` (D-46): unknown, expired, exhausted or foreign-currency codes are 400
+ * invalid_coupon.
+ */
 export async function redeemCoupon(db: Db, code: string, currency: string, at: Date): Promise<CouponRow> {
   const coupon = await redeemCouponRow(db, code, at);
   if (!coupon) throw invalidCoupon(code, 'is unknown, expired or fully redeemed');

@@ -42,7 +42,8 @@ export async function createCreditNote(
         details: [{ path: 'invoiceId', message: 'no such invoice' }],
       });
     }
-    // Lock order of ledger-repo.ts: the customer's open invoices (which may include this one), this one, then the ledger.
+    // Lock order of ledger-repo.ts: the customer's open invoices (which may include this one), this one, then the
+    // ledger.
     const open = await lockOpenInvoices(trx, found.customer_id, found.currency);
     const invoice = (await lockInvoice(trx, found.id))!;
     if (invoice.status === 'draft' || invoice.status === 'void') {

@@ -13,7 +13,8 @@ export const creditRoutes = [
     auth: 'admin',
     tag,
     summary:
-      'List store-credit ledger entries (credits, applications, credit notes) in the order written, with running balances',
+      'List store-credit ledger entries (credits, applications, credit notes) in the order written, with running ' +
+      'balances',
     query: listCreditsQuery,
     responses: { 200: { description: 'Ledger entries', schema: z.array(ledgerEntryResponse) } },
     errors: [],

@@ -9,7 +9,10 @@
  */
 import { randomBytes } from 'node:crypto';
 
-/** Random bytes drawn 4 kB at a time, each handed out once (as node's randomUUID pools its own): a draw per id was a measurable share of a creation (issue 20). */
+/**
+ * Random bytes drawn 4 kB at a time, each handed out once (as node's randomUUID pools its own): a draw per id was a
+ * measurable share of a creation (issue 20).
+ */
 const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let used = POOL_BYTES;

@@ -97,7 +97,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     else if (options.exclusive) {
       throw new AppError(
         'setup_failed',
-        `The data folder ${dataDir} is in use by another running instance (pid ${owner}): stop it, or set PGDATA_DIR to another folder`,
+        `The data folder ${dataDir} is in use by another running instance (pid ${owner}): stop it, or set ` +
+          `PGDATA_DIR to another folder`,
       );
     } else {
       await assertReachable(adminUrl, 30_000);
@@ -126,7 +127,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (!(await portFree(options.port, '127.0.0.1'))) {
     throw new AppError(
       'setup_failed',
-      `Port ${options.port} for the embedded PostgreSQL is in use by another program: set EMBEDDED_PG_PORT to a free port`,
+      `Port ${options.port} for the embedded PostgreSQL is in use by another program: set EMBEDDED_PG_PORT to a ` +
+        `free port`,
     );
   }
   await server.start();

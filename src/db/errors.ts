@@ -1,7 +1,10 @@
 /** PostgreSQL error classes the domains turn into coded answers. */
 const code = (error: unknown) => (error as { code?: string } | null)?.code;
 
-/** A row references a missing one, or a delete is refused by a referencing row (NO ACTION: 23503, RESTRICT: 23001); `constraint` narrows it to one key. */
+/**
+ * A row references a missing one, or a delete is refused by a referencing row (NO ACTION: 23503, RESTRICT: 23001);
+ * `constraint` narrows it to one key.
+ */
 export function isForeignKeyViolation(error: unknown, constraint?: string): boolean {
   return (
     (code(error) === '23503' || code(error) === '23001') &&

@@ -10,7 +10,10 @@ export function datesAsText<T extends object>(
   const text = (date: Date) => {
     const time = date.getTime();
     let iso = texts.get(time);
-    if (iso === undefined) texts.set(time, (iso = date.toISOString()));
+    if (iso === undefined) {
+      iso = date.toISOString();
+      texts.set(time, iso);
+    }
     return iso;
   };
   return rows.map((row) => {

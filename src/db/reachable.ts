@@ -27,7 +27,10 @@ function reason(error: unknown, url: string): string {
     case 'EAI_AGAIN':
       return `The database host in DATABASE_URL (${at}) is not known: fix DATABASE_URL`;
     default:
-      return `Cannot reach the database at ${at} (${code ?? (error instanceof Error ? error.message : String(error))}): start it, or fix DATABASE_URL`;
+      return (
+        `Cannot reach the database at ${at} ` +
+        `(${code ?? (error instanceof Error ? error.message : String(error))}): start it, or fix DATABASE_URL`
+      );
   }
 }
 

@@ -20,19 +20,23 @@ try {
   } else {
     const s = result.summary;
     console.log(
-      `Seeded a year of billing (${s.from.slice(0, 10)} to ${s.to.slice(0, 10)}) in ${((performance.now() - started) / 1000).toFixed(1)} s:`,
+      `Seeded a year of billing (${s.from.slice(0, 10)} to ${s.to.slice(0, 10)}) in ` +
+        `${((performance.now() - started) / 1000).toFixed(1)} s:`,
     );
     console.log(
-      `  ${s.customers} customers, ${s.subscriptions} subscriptions (${s.planChanges} plan changes), ${s.sweeps} weekly lifecycle sweeps`,
+      `  ${s.customers} customers, ${s.subscriptions} subscriptions (${s.planChanges} plan changes), ${s.sweeps} ` +
+        `weekly lifecycle sweeps`,
     );
     console.log(
-      `  ${s.invoicesBySweeps} renewal invoices, ${s.oneOffInvoices} one-off invoices, ${s.payments} payments, ${s.refunds} refunds`,
+      `  ${s.invoicesBySweeps} renewal invoices, ${s.oneOffInvoices} one-off invoices, ${s.payments} payments, ` +
+        `${s.refunds} refunds`,
     );
     console.log(
       `  ${s.creditNotes} credit notes, ${s.credits} store credits, ${s.invoicesOverdue} invoices went overdue`,
     );
     console.log(
-      `  ${s.licenses} licenses with ${s.activations} device activations, ${s.webhookEndpoints} webhook endpoint (its deliveries fail)`,
+      `  ${s.licenses} licenses with ${s.activations} device activations, ${s.webhookEndpoints} webhook endpoint ` +
+        `(its deliveries fail)`,
     );
   }
   console.log('');
@@ -40,7 +44,8 @@ try {
   if (config.ADMIN_EMAIL) console.log(`Sign in as ${config.ADMIN_EMAIL} (ADMIN_PASSWORD).`);
   else
     console.log(
-      'No ADMIN_EMAIL is set: create an admin with `npm run user:create -- --email you@example.com --password ...` to sign in.',
+      'No ADMIN_EMAIL is set: create an admin with `npm run user:create -- --email you@example.com --password ' +
+        '...` to sign in.',
     );
   code = 0;
 } catch (error) {

@@ -48,7 +48,8 @@ async function sweep(deps: AppDeps, asOf: Date): Promise<LifecycleSummary> {
     );
   if (summary.errors > 0)
     throw new Error(
-      `the lifecycle sweep as of ${asOf.toISOString()} had ${summary.errors} errors (${summary.failedSteps.join(', ')})`,
+      `the lifecycle sweep as of ${asOf.toISOString()} had ${summary.errors} errors ` +
+        `(${summary.failedSteps.join(', ')})`,
     );
   return summary;
 }
@@ -56,7 +57,8 @@ async function sweep(deps: AppDeps, asOf: Date): Promise<LifecycleSummary> {
 export async function seedDemo(deps: AppDeps, options: DemoOptions = {}): Promise<DemoResult> {
   if (!asOfHonoured(deps.config.NODE_ENV))
     throw new Error(
-      'the demo moves the lifecycle sweep through the past year (D-81), which production refuses: run it with NODE_ENV development',
+      'the demo moves the lifecycle sweep through the past year (D-81), which production refuses: run it with ' +
+        'NODE_ENV development',
     );
   const log = options.log ?? (() => {});
   const end = options.now ?? new Date();

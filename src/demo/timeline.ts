@@ -40,7 +40,8 @@ export class Timeline {
         await next.run(next.at);
       } catch (error) {
         throw new Error(
-          `demo step "${next.label}" at ${next.at.toISOString()} failed: ${error instanceof Error ? error.message : String(error)}`,
+          `demo step "${next.label}" at ${next.at.toISOString()} failed: ` +
+            `${error instanceof Error ? error.message : String(error)}`,
           { cause: error },
         );
       }

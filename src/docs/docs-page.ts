@@ -13,7 +13,8 @@ export function renderDocsPage(): string {
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
-<noscript><p>This reference needs JavaScript. The same content, as JSON: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1).</p></noscript>
+<noscript><p>This reference needs JavaScript. The same content, as JSON:
+<a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1).</p></noscript>
 <div id="reference"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/assets/docs.js"></script>

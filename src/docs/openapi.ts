@@ -133,24 +133,38 @@ function responsesOf(route: AnyRoute): Record<string, unknown> {
 const DESCRIPTION = [
   'Admin API (`/api/...`), the customer-facing v1 API (`/api/v1/...`), license checks, provider webhooks and cron.',
   '',
-  '**Authentication.** `POST /api/auth/login` with `{"email", "password"}` sets the `session` cookie; send it with every admin request',
-  '(in a browser it is sent for you, so "Try it out" works once you are logged in). The v1 API takes `Authorization: Bearer <API key>`',
-  '(create a key with `POST /api/api-keys`; its secret is shown once). Cron takes `X-Cron-Secret`; provider webhooks their own signature header.',
+  '**Authentication.** `POST /api/auth/login` with `{"email", "password"}` sets the `session` cookie; send it ' +
+    'with every admin request',
+  '(in a browser it is sent for you, so "Try it out" works once you are logged in). The v1 API takes ' +
+    '`Authorization: Bearer <API key>`',
+  '(create a key with `POST /api/api-keys`; its secret is shown once). Cron takes `X-Cron-Secret`; provider ' +
+    'webhooks their own signature header.',
   '',
-  '**Errors** are `{"error": {"code", "message", "details": [{"path", "message"}]}}`; `code` is one of the codes listed under each status,',
+  '**Errors** are `{"error": {"code", "message", "details": [{"path", "message"}]}}`; `code` is one of the codes ' +
+    'listed under each status,',
   'and a 400 `invalid_request` names each bad field in `details[].path`. Unknown fields are refused, not ignored.',
   '',
-  '**Paging.** Lists answer a JSON array in creation order: `limit` (1-500, default 100) and `startingAfter=<last id>`; a',
+  '**Paging.** Lists answer a JSON array in creation order: `limit` (1-500, default 100) and `startingAfter=<last ' +
+    'id>`; a',
   '`Link: <...>; rel="next"` header is present while more rows exist.',
   '',
-  '**Idempotency.** Admin and v1 POSTs take an `Idempotency-Key` header: the same key with the same request answers the first',
-  'answer again; with another request it is a 409 `idempotency_key_reused`, while the first is still running a 409 `request_in_progress`.',
+  '**Idempotency.** Admin and v1 POSTs take an `Idempotency-Key` header: the same key with the same request ' +
+    'answers the first',
+  'answer again; with another request it is a 409 `idempotency_key_reused`, while the first is still running a ' +
+    '409 `request_in_progress`.',
   '',
-  '**Money** is a decimal string in the currency\'s unit (`"19.99"` USD), never a number, with no more decimals than the currency has;',
-  'currencies are ISO 4217 codes. Timestamps are ISO 8601 UTC (`2026-01-31T12:00:00.000Z`); in requests `YYYY-MM-DD` is accepted too.',
+  '**Money** is a decimal string in the currency\'s unit (`"19.99"` USD), never a number, with no more decimals ' +
+    'than the currency has;',
+  'currencies are ISO 4217 codes. Timestamps are ISO 8601 UTC (`2026-01-31T12:00:00.000Z`); in requests ' +
+    '`YYYY-MM-DD` is accepted too.',
 ].join('\n');
 
+/** `/api/billing/invoices/:id` → `ApiBillingInvoicesId`: the path's words run together, for an operationId. */
+const camelPath = (path: string) =>
+  path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''));
+
 /** The OpenAPI 3.1 document, generated from the same route definitions and zod schemas that serve requests (D-8). */
+
 export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -167,7 +181,8 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
         // No example value: /docs's "Try it out" fills a parameter's example in, and one key shared by every operation
         // (and every reader) would answer the second create with idempotency_key_reused.
         description:
-          'A new unique string per intended action, such as a UUID (optional; leave it empty when trying a request here): a retry with the same key and request answers the first answer again (D-6)',
+          'A new unique string per intended action, such as a UUID (optional; leave it empty when trying a ' +
+          'request here): a retry with the same key and request answers the first answer again (D-6)',
         schema: { type: 'string', maxLength: 255 },
       });
     }
@@ -180,10 +195,12 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
       });
     const bodySchema: z.ZodType | undefined = route.body ?? route.rawBody?.schema;
     const responses = responsesOf(route);
-    (paths[path] ??= {})[route.method] = {
+    const operations = paths[path] ?? {};
+    paths[path] = operations;
+    operations[route.method] = {
       tags: [route.tag],
       summary: route.summary,
-      operationId: `${route.method}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      operationId: `${route.method}${camelPath(route.path)}`,
       security: SECURITY[route.documentedAuth ?? route.auth],
       'x-auth': route.auth,
       parameters: params,

@@ -26,7 +26,8 @@ export const STATED_RULES = new Map<z.ZodType, Record<string, unknown>>([
     {
       pattern: `^${DATE}(T${TIME}${OFFSET})?$`,
       description:
-        'ISO 8601 timestamp with its offset, or YYYY-MM-DD (midnight UTC), on a day the calendar has (29 February in leap years too)',
+        'ISO 8601 timestamp with its offset, or YYYY-MM-DD (midnight UTC), on a day the calendar has (29 February ' +
+        'in leap years too)',
     },
   ],
   [

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineJob } from '../queue/job.ts';
 
-/** Deletes expired sessions, idempotency records past 24 h and old login failures and ended shared rate-limit windows. */
+/**
+ * Deletes expired sessions, idempotency records past 24 h and old login failures and ended shared rate-limit windows.
+ */
 export const purgeExpiredJob = defineJob({
   name: 'housekeeping.purge-expired',
   group: 'lifecycle',

@@ -39,7 +39,10 @@ const quantity = (origin: string, bound: unknown, noun: string) =>
       ? `${bound} ${noun}${bound === 1 ? '' : 's'}`
       : String(bound);
 
-/** zod's error map for a request: the messages of every issue a schema does not word itself (a missing field: messageOf). */
+/**
+ * zod's error map for a request: the messages of every issue a schema does not word itself (a missing field:
+ * messageOf).
+ */
 export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
     case 'invalid_type':
@@ -83,7 +86,8 @@ const MISSING_CODES = new Set(['invalid_type', 'invalid_value', 'invalid_union']
 
 /**
  * An absent required field is worded "is required" even where its schema words its other problems ("must be
- * an email address" is the wrong fix for an email left out). Needs the issue's input (`reportInput`); issues parsed without it keep their message.
+ * an email address" is the wrong fix for an email left out). Needs the issue's input (`reportInput`); issues parsed
+ * without it keep their message.
  */
 export function messageOf(issue: z.core.$ZodIssue): string {
   const missing = 'input' in issue && issue.input === undefined && MISSING_CODES.has(issue.code);

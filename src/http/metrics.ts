@@ -70,9 +70,8 @@ export function renderMetrics(): string {
     '# TYPE http_request_duration_seconds histogram',
   );
   for (const [labels, s] of durations) {
-    BUCKETS.forEach((b, i) =>
-      lines.push(`http_request_duration_seconds_bucket{${labels},le="${b / 1000}"} ${s.buckets[i]}`),
-    );
+    for (const [i, b] of BUCKETS.entries())
+      lines.push(`http_request_duration_seconds_bucket{${labels},le="${b / 1000}"} ${s.buckets[i]}`);
     lines.push(`http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.count}`);
     lines.push(`http_request_duration_seconds_sum{${labels}} ${s.sumMs / 1000}`);
     lines.push(`http_request_duration_seconds_count{${labels}} ${s.count}`);

@@ -60,7 +60,9 @@ export class RateLimiter {
     return true;
   }
 
-  /** Counts one request for `key`; throws 429 rate_limited with Retry-After (to the shared window's end) past `limit`. */
+  /**
+   * Counts one request for `key`; throws 429 rate_limited with Retry-After (to the shared window's end) past `limit`.
+   */
   async hit(key: string, limit: number, now = Date.now()): Promise<void> {
     const bounded = boundedLimit(limit);
     for (;;) {

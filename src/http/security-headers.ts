@@ -34,7 +34,8 @@ const API = [
   ['Referrer-Policy', 'no-referrer'],
   [
     'Content-Security-Policy',
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src " +
+      "'self'; frame-ancestors 'none'",
   ],
 ] as const;
 

@@ -44,7 +44,7 @@ export function unstorableTextPaths(value: unknown): (string | number)[][] {
     if (typeof current === 'string') {
       if (isUnstorable(current)) found.push(pathOf(node));
     } else if (Array.isArray(current)) {
-      current.forEach((item, i) => stack.push({ value: item, parent: node, key: i }));
+      for (const [i, item] of current.entries()) stack.push({ value: item, parent: node, key: i });
     } else if (current !== null && typeof current === 'object' && !(current instanceof Date)) {
       for (const [key, item] of Object.entries(current)) {
         if (isUnstorable(key)) found.push(pathOf(node, key));

@@ -27,5 +27,8 @@ export function auditedInvoice(row: InvoiceRow): Record<string, unknown> {
   };
 }
 
-/** The action of a status change by hand (PUT /api/billing/invoices/:id): `invoice.issue`, `invoice.void`, `invoice.mark_paid`. */
+/**
+ * The action of a status change by hand (PUT /api/billing/invoices/:id): `invoice.issue`, `invoice.void`,
+ * `invoice.mark_paid`.
+ */
 export const STATUS_ACTIONS = { issued: 'invoice.issue', void: 'invoice.void', paid: 'invoice.mark_paid' } as const;

@@ -30,7 +30,10 @@ const fileReply = (file: CheckedOutFile) => ({
 
 const REFUSED = 'license_suspended, license_expired, license_revoked';
 
-/** D-100 signing keys and D-101 license files. Listed before licenseRoutes: `/api/licenses/:key` would take `signing-keys`. */
+/**
+ * D-100 signing keys and D-101 license files. Listed before licenseRoutes: `/api/licenses/:key` would take
+ * `signing-keys`.
+ */
 export const licenseFileRoutes = [
   defineRoute({
     method: 'get',

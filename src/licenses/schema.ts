@@ -100,7 +100,9 @@ const deviceText = withoutControls(
     .min(1, 'must not be empty')
     .max(256, 'must be at most 256 characters'),
 );
-/** A blank key is a bad request; any other text (NUL included) is looked up, and one that names nothing is 404 (D-33). */
+/**
+ * A blank key is a bad request; any other text (NUL included) is looked up, and one that names nothing is 404 (D-33).
+ */
 const licenseKey = lookupText(
   z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
 );
@@ -108,11 +110,9 @@ export const verifyBody = z.object({ licenseKey }).meta({ examples: [{ licenseKe
 export const heartbeatBody = verifyBody
   .extend({ deviceId: deviceText })
   .meta({ examples: [{ licenseKey: EXAMPLE_ID.licenseKey, deviceId: EXAMPLE_ID.deviceId }] });
-export const validateBody = verifyBody
-  .extend({ deviceId: deviceText, deviceName: deviceText })
-  .meta({
-    examples: [{ licenseKey: EXAMPLE_ID.licenseKey, deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro" }],
-  });
+export const validateBody = verifyBody.extend({ deviceId: deviceText, deviceName: deviceText }).meta({
+  examples: [{ licenseKey: EXAMPLE_ID.licenseKey, deviceId: EXAMPLE_ID.deviceId, deviceName: "Jane's MacBook Pro" }],
+});
 
 export const licenseResponse = z
   .object({

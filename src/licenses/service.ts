@@ -47,7 +47,10 @@ export function licenseEventData(row: LicenseRow, now = new Date()) {
 /** The audit log's target of a license (C-11): its key, the name admins and integrators know it by. */
 const TARGET_TYPE = 'license';
 
-/** A license's fields as the audit log records them: what an admin sets, and whose it is. Never the key (it is the target id). */
+/**
+ * A license's fields as the audit log records them: what an admin sets, and whose it is. Never the key (it is the
+ * target id).
+ */
 function audited(row: LicenseRow): Record<string, unknown> {
   const { customer_id, product_id, status, max_activations, features, expires_at, heartbeat_interval_seconds } = row;
   return { customer_id, product_id, status, max_activations, features, expires_at, heartbeat_interval_seconds };
@@ -131,7 +134,10 @@ export interface LicenseListFilters {
   q?: string;
 }
 
-/** Licenses by creation (newest first when asked), filtered; `q` matches a key prefix or the customers the customer search finds. */
+/**
+ * Licenses by creation (newest first when asked), filtered; `q` matches a key prefix or the customers the customer
+ * search finds.
+ */
 export async function listLicenses(db: Db, page: PageQuery, filters: LicenseListFilters): Promise<Page<LicenseRow>> {
   const { q, ...exact } = filters;
   if (q === undefined) return listLicenseRows(db, page, exact);

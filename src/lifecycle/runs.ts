@@ -12,7 +12,10 @@ import {
 } from './repo.ts';
 import { runLifecycleSweep, type LifecycleSummary, type SweepOptions } from './sweep.ts';
 
-/** A run's heartbeat is written at most this often: a renewal batch ends many times a second, staleness is judged in minutes. */
+/**
+ * A run's heartbeat is written at most this often: a renewal batch ends many times a second, staleness is judged in
+ * minutes.
+ */
 const HEARTBEAT_MS = 1000;
 
 /** `beat` when at least `ms` passed since the last one; otherwise nothing. */

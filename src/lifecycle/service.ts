@@ -70,7 +70,10 @@ export type CronOutcome =
   | { kind: 'finished'; run: LifecycleRunRow; summary: LifecycleSummary }
   | { kind: 'pending'; run: LifecycleRunRow };
 
-/** The cron endpoint's and the console's "run now" use case: request (or join) a run and, with `waitMs`, wait for its summary. */
+/**
+ * The cron endpoint's and the console's "run now" use case: request (or join) a run and, with `waitMs`, wait for its
+ * summary.
+ */
 export async function triggerLifecycle(
   db: Db,
   request: CronRequest,

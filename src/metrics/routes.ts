@@ -9,7 +9,8 @@ export const metricsRoutes = [
     auth: 'admin',
     tag: 'Metrics',
     summary:
-      'Revenue per currency now (C-10): MRR, ARR, subscriptions, receivables, collections, MRR movements this month, 12 months of history, the most overdue invoices',
+      'Revenue per currency now (C-10): MRR, ARR, subscriptions, receivables, collections, MRR movements this ' +
+      'month, 12 months of history, the most overdue invoices',
     responses: { 200: { description: 'The figures', schema: revenueResponse } },
     errors: [],
     handler: async ({ deps }) => ({ body: serialiseRevenue(await currentRevenueMetrics(deps.db)) }),

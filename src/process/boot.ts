@@ -20,8 +20,8 @@ export interface Booted {
 
 /**
  * Opens the database and the queue for one process. `release` migrates the schema, pg-boss and
- * the queues and creates the first admin and the license signing key; processes started without it expect that done. With `opened`
- * (a process run by `runProcess`), the database is closed again on shutdown or when a later step fails.
+ * the queues and creates the first admin and the license signing key; processes started without it expect that done.
+ * With `opened` (a process run by `runProcess`), the database is closed again on shutdown or when a later step fails.
  * `exclusive`: a serving process refuses an embedded data folder another live instance owns (D-93).
  */
 export async function boot(

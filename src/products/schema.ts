@@ -61,7 +61,10 @@ export const productResponse = z
     activeUsers: z.number().int(),
     dailyActiveUsers: z.number().int(),
     churnRate: z.string(),
-    /** When the derived metrics above were computed (src/products/metrics.ts, every 5 minutes); null before the first refresh. */
+    /**
+     * When the derived metrics above were computed (src/products/metrics.ts, every 5 minutes); null before the first
+     * refresh.
+     */
     metricsRefreshedAt: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),

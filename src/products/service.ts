@@ -135,7 +135,8 @@ export async function deleteProduct(db: Db, id: string, actor: Actor): Promise<v
     try {
       await deleteProductRow(trx, id);
     } catch (error) {
-      // A table that references products but is not in the in-use check (a later migration's) refuses through its foreign key.
+      // A table that references products but is not in the in-use check (a later migration's) refuses through its
+      // foreign key.
       if (isForeignKeyViolation(error)) throw productInUseError();
       throw error;
     }

@@ -18,7 +18,10 @@ export type ProviderEffect =
   | { kind: 'subscription_status'; subscriptionId: string | undefined; status: SubscriptionStatus }
   | { kind: 'none' };
 
-/** The envelope every stored event has: its id (unique per provider), type, time, and the subscription a status event is about. */
+/**
+ * The envelope every stored event has: its id (unique per provider), type, time, and the subscription a status event is
+ * about.
+ */
 export interface EventEnvelope {
   eventId: string;
   eventType: string;

@@ -30,7 +30,9 @@ const webhookRoutes = PROVIDERS.map((provider) =>
     path: `/api/billing/webhooks/${provider}`,
     auth: 'provider',
     tag,
-    summary: `Receive a ${provider} event: verified by ${SIGNATURE[provider].name}, stored and queued, acknowledged at once`,
+    summary:
+      `Receive a ${provider} event: verified by ${SIGNATURE[provider].name}, stored and queued, acknowledged ` +
+      `at once`,
     idempotent: false,
     headers: [{ name: SIGNATURE[provider].name, required: true, description: SIGNATURE[provider].holds }],
     rawBody: {

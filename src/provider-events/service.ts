@@ -113,7 +113,9 @@ const PERMANENT_CODES = new Set([
   'amount_exceeds_due',
 ]);
 
-/** The id an event names for one of our rows; one that cannot be an id names nothing (not a database error to retry). */
+/**
+ * The id an event names for one of our rows; one that cannot be an id names nothing (not a database error to retry).
+ */
 function namedId(id: string | undefined, what: 'invoice' | 'subscription'): string {
   if (!id) throw new PermanentFailure(`the event names no ${what}`);
   if (!z.guid().safeParse(id).success) throw new PermanentFailure(`${what} ${id} does not exist`);

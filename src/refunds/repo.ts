@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
-/** `pending`: reserved while the provider is asked, or after it answered nothing we can trust; `succeeded`: refunded. */
+/**
+ * `pending`: reserved while the provider is asked, or after it answered nothing we can trust; `succeeded`: refunded.
+ */
 export type RefundStatus = 'pending' | 'succeeded';
 
 export interface RefundRow {

@@ -19,17 +19,20 @@ export const refundRoutes = [
       201: { description: 'Refunded', schema: refundResponse },
       400: {
         description:
-          'invalid_request, invalid_amount, payment_not_found, amount_exceeds_refundable (amount not in (0, amount - refunded])',
+          'invalid_request, invalid_amount, payment_not_found, amount_exceeds_refundable (amount not in (0, ' +
+          'amount - refunded])',
       },
       409: {
         description:
-          'payment_not_refundable (a provider_a payment without providerReference); request_in_progress (the same refund, left pending by an unknown outcome, is being asked of the provider again right now)',
+          'payment_not_refundable (a provider_a payment without providerReference); request_in_progress (the same ' +
+          'refund, left pending by an unknown outcome, is being asked of the provider again right now)',
       },
       502: {
         description:
-          'provider_error: the provider refused (nothing recorded), or its outcome is unknown (5xx, timeout), which the message says: then asking ' +
-          'for the same refund again completes it once (without an Idempotency-Key the amount stays reserved as a pending refund of that payment ' +
-          'and amount; under one, send the same key)',
+          'provider_error: the provider refused (nothing recorded), or its outcome is unknown (5xx, timeout), ' +
+          'which the message says: then asking for the same refund again completes it once (without an ' +
+          'Idempotency-Key the amount stays reserved as a pending refund of that payment and amount; under one, ' +
+          'send the same key)',
       },
     },
     // request_in_progress (a retry of a refund being asked again) comes with the route's idempotency: route-errors.ts.

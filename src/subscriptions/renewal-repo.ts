@@ -59,7 +59,8 @@ export async function updateRenewedSubscriptionRows(db: Db, changes: RenewalChan
               current_period_end timestamptz, cancel_at_period_end boolean, canceled_at timestamptz, coupon_cycles_used integer,
               updated_at timestamptz)
       where s.id = v.id and s.id = any(?::uuid[])`,
-    // The ids again as an array: the planner cannot size the JSON's rows (it guesses 100) and would hash-join them with a
+    // The ids again as an array: the planner cannot size the JSON's rows (it guesses 100) and would hash-join them with
+    // a
     // scan of every subscription; with the array it looks each one up by its primary key.
     [JSON.stringify(datesAsText(changes)), changes.map((c) => c.id)],
   );

@@ -32,7 +32,9 @@ export type SubscriptionInsert = Omit<
   coupon_cycles_used?: number;
 };
 
-/** The foreign key that refuses a subscription of a customer that does not exist (creation answers customer_not_found). */
+/**
+ * The foreign key that refuses a subscription of a customer that does not exist (creation answers customer_not_found).
+ */
 export const SUBSCRIPTION_CUSTOMER_FK = 'subscriptions_customer_id_fkey';
 export type SubscriptionChanges = Partial<Omit<SubscriptionRow, 'id' | 'customer_id' | 'created_at' | 'updated_at'>>;
 

@@ -31,7 +31,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
-/** The one place errors become responses (D-1): known codes answer as they are; the rest is 503 or 500 without internals. */
+/**
+ * The one place errors become responses (D-1): known codes answer as they are; the rest is 503 or 500 without
+ * internals.
+ */
 export function errorMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {

@@ -43,7 +43,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: import('node:st
         : [400, 'Bad Request', 'The request is not valid HTTP (malformed request line or header)'];
   const body = JSON.stringify({ error: { code: 'invalid_request', message } });
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ` +
+      `${Buffer.byteLength(body)}\r\n` +
       `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -65,7 +65,8 @@ export const webhookRoutes = [
     auth: 'admin',
     tag: 'Webhooks',
     summary:
-      'Change events, url, enabled or secret (a secret set here replaces the old one at once; rotate-secret keeps it valid for 24 h)',
+      'Change events, url, enabled or secret (a secret set here replaces the old one at once; rotate-secret keeps ' +
+      'it valid for 24 h)',
     params: idParams,
     body: updateEndpointBody,
     responses: {
@@ -84,7 +85,8 @@ export const webhookRoutes = [
     auth: 'admin',
     tag: 'Webhooks',
     summary:
-      'Replace the signing secret with a new generated one, answered once; the old one keeps signing beside it for 24 h',
+      'Replace the signing secret with a new generated one, answered once; the old one keeps signing beside it ' +
+      'for 24 h',
     params: idParams,
     responses: {
       200: { description: 'The endpoint with its new secret (never shown again)', schema: createdEndpointResponse },

@@ -49,19 +49,13 @@ export const endpointResponse = z
     enabled: z.boolean(),
     createdAt: z.string(),
     updatedAt: z.string(),
-    secretRotatedAt: z
-      .string()
-      .nullable()
-      .meta({
-        description: 'When the current secret was set by a rotation or a PUT; null: the one it was created with',
-      }),
-    previousSecretExpiresAt: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'Until when the secret a rotation replaced still signs (a second webhook-signature); null when none does',
-      }),
+    secretRotatedAt: z.string().nullable().meta({
+      description: 'When the current secret was set by a rotation or a PUT; null: the one it was created with',
+    }),
+    previousSecretExpiresAt: z.string().nullable().meta({
+      description:
+        'Until when the secret a rotation replaced still signs (a second webhook-signature); null when none does',
+    }),
   })
   .meta({
     examples: [
@@ -78,23 +72,21 @@ export const endpointResponse = z
     ],
   });
 /** The endpoint with its secret: the answer of a create or a rotation, shown once. */
-export const createdEndpointResponse = endpointResponse
-  .extend({ secret: z.string() })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.endpoint,
-        url: EXAMPLE_WEBHOOK_URL,
-        events: ['invoice.paid', 'subscription.canceled'],
-        enabled: true,
-        createdAt: '2026-01-05T09:30:00.000Z',
-        updatedAt: '2026-01-05T09:30:00.000Z',
-        secretRotatedAt: null,
-        previousSecretExpiresAt: null,
-        secret: 'whsec_8f2b6c1e9d4a7f3b5e0c2d8a6f1b9e4c',
-      },
-    ],
-  });
+export const createdEndpointResponse = endpointResponse.extend({ secret: z.string() }).meta({
+  examples: [
+    {
+      id: EXAMPLE_ID.endpoint,
+      url: EXAMPLE_WEBHOOK_URL,
+      events: ['invoice.paid', 'subscription.canceled'],
+      enabled: true,
+      createdAt: '2026-01-05T09:30:00.000Z',
+      updatedAt: '2026-01-05T09:30:00.000Z',
+      secretRotatedAt: null,
+      previousSecretExpiresAt: null,
+      secret: 'whsec_8f2b6c1e9d4a7f3b5e0c2d8a6f1b9e4c',
+    },
+  ],
+});
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export const listDeliveriesQuery = pageQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() });

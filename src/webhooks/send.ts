@@ -127,7 +127,9 @@ export async function postWebhook(
           const ok = statusCode >= 200 && statusCode < 300;
           let error: string | null = null;
           if (statusCode >= 300 && statusCode < 400)
-            error = `redirect (${statusCode}${response.headers.location ? ` to ${response.headers.location}` : ''}) not followed`;
+            error =
+              `redirect (${statusCode}${response.headers.location ? ` to ${response.headers.location}` : ''}) ` +
+              `not followed`;
           else if (!ok) error = `HTTP ${statusCode}`;
           const retryAfter = response.headers['retry-after'];
           // A response read to its end leaves the connection in the pool; one cut short closes it.

@@ -268,7 +268,9 @@ export async function endpointHealth(db: Db, endpointIds: string[]): Promise<Map
   return health;
 }
 
-/** The outbound deliveries of these events (an invoice's page), newest first, each with its status and attempt count. */
+/**
+ * The outbound deliveries of these events (an invoice's page), newest first, each with its status and attempt count.
+ */
 export function listDeliveriesOfEvents(db: Db, eventIds: string[]) {
   return listDeliveryRowsOfEvents(db, eventIds);
 }

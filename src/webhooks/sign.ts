@@ -12,8 +12,10 @@ export function signatureHeaders(
   timestampSeconds: number,
   previousSecret?: string | null,
 ): Record<string, string> {
-  const standard = (key: string) =>
-    `v1,${createHmac('sha256', Buffer.from(key, 'utf8')).update(`${event.id}.${timestampSeconds}.${body}`).digest('base64')}`;
+  const standard = (key: string) => {
+    const hmac = createHmac('sha256', Buffer.from(key, 'utf8'));
+    return `v1,${hmac.update(`${event.id}.${timestampSeconds}.${body}`).digest('base64')}`;
+  };
   return {
     'content-type': 'application/json',
     'x-signature': createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex'),

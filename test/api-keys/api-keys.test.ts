@@ -22,20 +22,23 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
   request(app.baseUrl, '/api/api-keys', { cookie, body, headers });
 const keyRow = (id: string) => app.db('api_keys').where({ id }).first();
 
-test('POST answers 201 {id, name, customerId, key, prefix, createdAt}; the key is bsk_ and 256 random bits', async (t) => {
-  const before = Date.now();
-  const res = await post({ name: 'Checkout integration', customerId });
-  t.is(res.status, 201);
-  t.like(res.body, { name: 'Checkout integration', customerId, expiresAt: null, revokedAt: null, lastUsedAt: null });
-  t.regex(res.body.id, /^[0-9a-f-]{36}$/);
-  t.regex(res.body.key, /^bsk_[A-Za-z0-9_-]+$/);
-  const randomBytes = Buffer.from(res.body.key.slice('bsk_'.length), 'base64url');
-  t.true(randomBytes.length * 8 >= 192, `${randomBytes.length * 8} bits`);
-  t.true(res.body.key.startsWith(res.body.prefix));
-  t.true(res.body.prefix.length < res.body.key.length - 32, 'the shown prefix leaves the secret part secret');
-  t.true(Math.abs(Date.parse(res.body.createdAt) - before) < 60_000);
-  t.regex(res.body.createdAt, /Z$/);
-});
+test(
+  'POST answers 201 {id, name, customerId, key, prefix, createdAt}; ' + 'the key is bsk_ and 256 random bits',
+  async (t) => {
+    const before = Date.now();
+    const res = await post({ name: 'Checkout integration', customerId });
+    t.is(res.status, 201);
+    t.like(res.body, { name: 'Checkout integration', customerId, expiresAt: null, revokedAt: null, lastUsedAt: null });
+    t.regex(res.body.id, /^[0-9a-f-]{36}$/);
+    t.regex(res.body.key, /^bsk_[A-Za-z0-9_-]+$/);
+    const randomBytes = Buffer.from(res.body.key.slice('bsk_'.length), 'base64url');
+    t.true(randomBytes.length * 8 >= 192, `${randomBytes.length * 8} bits`);
+    t.true(res.body.key.startsWith(res.body.prefix));
+    t.true(res.body.prefix.length < res.body.key.length - 32, 'the shown prefix leaves the secret part secret');
+    t.true(Math.abs(Date.parse(res.body.createdAt) - before) < 60_000);
+    t.regex(res.body.createdAt, /Z$/);
+  },
+);
 
 test('only the SHA-256 of the key is stored', async (t) => {
   const { id, key } = await createKey(app.baseUrl, cookie, customerId);
@@ -143,33 +146,36 @@ test('lastUsedAt is written at most once a minute per key', async (t) => {
   t.is(((await keyRow(id)).last_used_at as Date).getTime(), first.getTime());
 });
 
-test('authenticateApiKey: a live key names its customer; revoked, expired, unknown or malformed keys name nobody', async (t) => {
-  const live = await createKey(app.baseUrl, cookie, customerId);
-  t.deepEqual(await authenticateApiKey(app.db, live.key), { apiKeyId: live.id, customerId });
+test(
+  'authenticateApiKey: a live key names its customer; ' + 'revoked, expired, unknown or malformed keys name nobody',
+  async (t) => {
+    const live = await createKey(app.baseUrl, cookie, customerId);
+    t.deepEqual(await authenticateApiKey(app.db, live.key), { apiKeyId: live.id, customerId });
 
-  const revoked = await createKey(app.baseUrl, cookie, customerId);
-  await request(app.baseUrl, `/api/api-keys/${revoked.id}`, { method: 'DELETE', cookie });
-  t.is(await authenticateApiKey(app.db, revoked.key), undefined);
+    const revoked = await createKey(app.baseUrl, cookie, customerId);
+    await request(app.baseUrl, `/api/api-keys/${revoked.id}`, { method: 'DELETE', cookie });
+    t.is(await authenticateApiKey(app.db, revoked.key), undefined);
 
-  const expired = await createKey(app.baseUrl, cookie, customerId, {
-    expiresAt: new Date(Date.now() + 60_000).toISOString(),
-  });
-  t.truthy(await authenticateApiKey(app.db, expired.key));
-  await app
-    .db('api_keys')
-    .where({ id: expired.id })
-    .update({ expires_at: app.db.raw("now() - interval '1 second'") });
-  t.is(await authenticateApiKey(app.db, expired.key), undefined);
+    const expired = await createKey(app.baseUrl, cookie, customerId, {
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    t.truthy(await authenticateApiKey(app.db, expired.key));
+    await app
+      .db('api_keys')
+      .where({ id: expired.id })
+      .update({ expires_at: app.db.raw("now() - interval '1 second'") });
+    t.is(await authenticateApiKey(app.db, expired.key), undefined);
 
-  for (const garbage of [
-    '',
-    'bsk_',
-    'bsk_nothing',
-    live.key.toUpperCase(),
-    live.key.slice(0, -1),
-    `${live.key} `,
-    'x'.repeat(10_000),
-  ]) {
-    t.is(await authenticateApiKey(app.db, garbage), undefined, garbage.slice(0, 40));
-  }
-});
+    for (const garbage of [
+      '',
+      'bsk_',
+      'bsk_nothing',
+      live.key.toUpperCase(),
+      live.key.slice(0, -1),
+      `${live.key} `,
+      'x'.repeat(10_000),
+    ]) {
+      t.is(await authenticateApiKey(app.db, garbage), undefined, garbage.slice(0, 40));
+    }
+  },
+);

@@ -1,4 +1,7 @@
-/** C-11 audit log, on the catalog (products, plans, coupons): one row per admin write, API or console; none for a refusal. */
+/**
+ * C-11 audit log, on the catalog (products, plans, coupons): one row per admin write, API or console; none for a
+ * refusal.
+ */
 import test from 'ava';
 import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createProduct } from '../../src/products/service.ts';
@@ -107,18 +110,16 @@ test.serial(
 
 test.serial('the derived metrics are never recorded as an admin change', async (t) => {
   const id = await newProduct({ name: 'Measured' });
-  await app
-    .db('products')
-    .where({ id })
-    .update({
-      monthly_revenue: '123.45',
-      active_users: 7,
-      daily_active_users: 3,
-      churn_rate: '0.1000',
-      metrics_refreshed_at: new Date(),
-    });
+  await app.db('products').where({ id }).update({
+    monthly_revenue: '123.45',
+    active_users: 7,
+    daily_active_users: 3,
+    churn_rate: '0.1000',
+    metrics_refreshed_at: new Date(),
+  });
   const mark = await auditMark(app.db);
-  // A body carrying the metrics is refused (D-90): they are not fields of the API (D-20). Without them, only the name changes.
+  // A body carrying the metrics is refused (D-90): they are not fields of the API (D-20). Without them, only the name
+  // changes.
   t.is(
     (
       await api(`/api/products/${id}`, {

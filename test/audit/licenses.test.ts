@@ -45,7 +45,8 @@ async function consolePost(path: string, fields: Record<string, string>): Promis
 }
 
 test.serial(
-  'API: create, update, suspend, reinstate, revoke, device removal and delete each leave one row with the changed fields',
+  'API: create, update, suspend, reinstate, revoke, device removal and delete each leave one row with the changed ' +
+    'fields',
   async (t) => {
     const customer = await createCustomer(kit);
     const product = await createProduct(kit);

@@ -61,7 +61,8 @@ const pay = (invoiceId: string, amount: string) =>
   });
 
 test.serial(
-  'POST /api/billing/invoices: one invoice.create row with the invoice as created, the admin, the request id and the IP',
+  'POST /api/billing/invoices: one invoice.create row with the invoice as created, the admin, the request id and ' +
+    'the IP',
   async (t) => {
     const customer = await insertCustomer(app.db);
     const mark = await auditMark(app.db);
@@ -123,7 +124,8 @@ test.serial(
 );
 
 test.serial(
-  'refused invoice and payment writes leave no row: void of a paid or part-paid invoice, payment above the amount due, unknown customer',
+  'refused invoice and payment writes leave no row: void of a paid or part-paid invoice, payment above the amount ' +
+    'due, unknown customer',
   async (t) => {
     const paid = await invoice();
     t.is((await pay(paid.id, '100.00')).status, 201);
@@ -425,7 +427,8 @@ test.serial(
 test.serial(
   'v1: no route of the API-key API writes; its actor is recorded as api_key:<id>, and its reads leave no row',
   async (t) => {
-    // A v1 write would record its change with the key as actor; there is none yet, so any new one must come with its audit test.
+    // A v1 write would record its change with the key as actor; there is none yet, so any new one must come with its
+    // audit test.
     t.deepEqual(
       allRoutes.filter((r) => r.auth === 'apiKey' && r.method !== 'get').map((r) => `${r.method} ${r.path}`),
       [],

@@ -147,7 +147,8 @@ test.serial(
 );
 
 test.serial(
-  'console actions: settings, API key create and revoke each leave one row by the admin; refusals none; the key never in the table',
+  'console actions: settings, API key create and revoke each leave one row by the admin; refusals none; the key ' +
+    'never in the table',
   async (t) => {
     const customer = await insertCustomer(app.db);
     let mark = await auditMark(app.db);
@@ -261,7 +262,8 @@ test.serial(
 );
 
 test.serial(
-  'the sweep records each change as system: renewals with their invoices, a trial ending, a cancellation, an overdue invoice, an expired license, a dunning end',
+  'the sweep records each change as system: renewals with their invoices, a trial ending, a cancellation, an ' +
+    'overdue invoice, an expired license, a dunning end',
   async (t) => {
     const db = app.db;
     const customer = await insertCustomer(db);
@@ -297,7 +299,8 @@ test.serial(
     await db('invoices')
       .where({ id: overdue.id })
       .update({ due_date: day('2025-01-20'), subscription_id: dunned.id });
-    // The last retry of the schedule is due and the customer has no card: the case fails and the subscription is canceled.
+    // The last retry of the schedule is due and the customer has no card: the case fails and the subscription is
+    // canceled.
     await db('dunning_cases').insert({
       invoice_id: overdue.id,
       subscription_id: dunned.id,

@@ -45,7 +45,8 @@ async function subscribed(planPrice = '30.00', body: Record<string, unknown> = {
 }
 
 test.serial(
-  'API: create, pause, resume, the flag, a combined PUT, change-plan and cancel each leave one row; a PUT that changes nothing leaves one with no field',
+  'API: create, pause, resume, the flag, a combined PUT, change-plan and cancel each leave one row; a PUT that ' +
+    'changes nothing leaves one with no field',
   async (t) => {
     const customer = await insertCustomer(app.db);
     const [plan, bigger] = [await makePlan(app.db, '30.00'), await makePlan(app.db, '60.00')];

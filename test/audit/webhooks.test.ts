@@ -70,7 +70,8 @@ const endpointFields = (body: { url: string; events: string[] }) => ({
 });
 
 test.serial(
-  'API: create, update, disable, enable, set secret, rotate, redeliver and delete each leave one row; no secret is stored',
+  'API: create, update, disable, enable, set secret, rotate, redeliver and delete each leave one row; no secret ' +
+    'is stored',
   async (t) => {
     let mark = await auditMark(app.db);
     const created = await api(base, {
@@ -162,7 +163,8 @@ test.serial(
 );
 
 test.serial(
-  'API: a provider event replay leaves one row; replaying an applied event changes nothing and leaves one with no field',
+  'API: a provider event replay leaves one row; replaying an applied event changes nothing and leaves one with no ' +
+    'field',
   async (t) => {
     const id = await failedProviderEvent();
     let mark = await auditMark(app.db);

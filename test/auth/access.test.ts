@@ -85,19 +85,22 @@ test('demoting an admin takes effect on the next request', async (t) => {
   t.is((await request(app.baseUrl, '/api/settings', { cookie })).status, 403);
 });
 
-test('a non-admin cannot write either: PUT /api/settings and POST /api/api-keys are 403 and change nothing', async (t) => {
-  const { cookie } = await loginAs(app.baseUrl, app.db, 'support');
-  const put = await request(app.baseUrl, '/api/settings', {
-    method: 'PUT',
-    cookie,
-    body: { 'company.name': 'Hijacked' },
-  });
-  t.is(put.status, 403);
-  const post = await request(app.baseUrl, '/api/api-keys', { cookie, body: { name: 'x', customerId } });
-  t.is(post.status, 403);
-  t.is((await request(app.baseUrl, '/api/settings', { cookie: adminCookie })).body['company.name'], 'Your Company');
-  t.is((await app.db('api_keys').where({ name: 'x' })).length, 0);
-});
+test(
+  'a non-admin cannot write either: ' + 'PUT /api/settings and POST /api/api-keys are 403 and change nothing',
+  async (t) => {
+    const { cookie } = await loginAs(app.baseUrl, app.db, 'support');
+    const put = await request(app.baseUrl, '/api/settings', {
+      method: 'PUT',
+      cookie,
+      body: { 'company.name': 'Hijacked' },
+    });
+    t.is(put.status, 403);
+    const post = await request(app.baseUrl, '/api/api-keys', { cookie, body: { name: 'x', customerId } });
+    t.is(post.status, 403);
+    t.is((await request(app.baseUrl, '/api/settings', { cookie: adminCookie })).body['company.name'], 'Your Company');
+    t.is((await app.db('api_keys').where({ name: 'x' })).length, 0);
+  },
+);
 
 test('v1: a live key gets 200 and acts for its own customer (the control for the refusals below)', async (t) => {
   const { key } = await createKey(app.baseUrl, adminCookie, customerId);

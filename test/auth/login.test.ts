@@ -32,20 +32,24 @@ async function sessionRow(cookie: string) {
     .first();
 }
 
-test('login answers {user:{id,email,role}} and an HttpOnly, SameSite=Lax, Path=/ cookie without Secure outside production', async (t) => {
-  const { email, password } = await loginAs(app.baseUrl, app.db, 'admin');
-  const res = await login(email, password);
-  t.is(res.status, 200);
-  const user = await app.db('users').where({ email }).first();
-  t.deepEqual(res.body, { user: { id: user.id, email, role: 'admin' } });
-  const header = setCookieHeader(res);
-  t.regex(header, /^session=[A-Za-z0-9_-]+;/);
-  const attributes = header.split(';').map((a) => a.trim().toLowerCase());
-  t.true(attributes.includes('httponly'));
-  t.true(attributes.includes('samesite=lax'));
-  t.true(attributes.includes('path=/'));
-  t.false(attributes.includes('secure'));
-});
+test(
+  'login answers {user:{id,email,role}} and an HttpOnly, SameSite=Lax, Path=/ cookie without Secure outside ' +
+    'production',
+  async (t) => {
+    const { email, password } = await loginAs(app.baseUrl, app.db, 'admin');
+    const res = await login(email, password);
+    t.is(res.status, 200);
+    const user = await app.db('users').where({ email }).first();
+    t.deepEqual(res.body, { user: { id: user.id, email, role: 'admin' } });
+    const header = setCookieHeader(res);
+    t.regex(header, /^session=[A-Za-z0-9_-]+;/);
+    const attributes = header.split(';').map((a) => a.trim().toLowerCase());
+    t.true(attributes.includes('httponly'));
+    t.true(attributes.includes('samesite=lax'));
+    t.true(attributes.includes('path=/'));
+    t.false(attributes.includes('secure'));
+  },
+);
 
 test('the session token is 256 random bits and only its SHA-256 is stored', async (t) => {
   const { cookie } = await loginAsAdmin(app.baseUrl, app.db);

@@ -94,13 +94,11 @@ test.serial('Retry-After counts to when the count drops below the limit, not to 
   await setLimits(3, 15);
   const { email, password } = await newUser();
   for (const minutesAgo of [14, 10, 5, 1]) {
-    await app
-      .db('login_failures')
-      .insert({
-        email: email.toLowerCase(),
-        ip: '10.0.3.1',
-        created_at: app.db.raw(`now() - interval '${minutesAgo} minutes'`),
-      });
+    await app.db('login_failures').insert({
+      email: email.toLowerCase(),
+      ip: '10.0.3.1',
+      created_at: app.db.raw(`now() - interval '${minutesAgo} minutes'`),
+    });
   }
   const blocked = await login(email, password, '10.0.3.2');
   t.is(blocked.status, 429);
@@ -162,7 +160,8 @@ test.serial(
 );
 
 test.serial(
-  'more right passwords at once than the limit (a team behind one address) all get in, in turn; a wrong one among them still counts',
+  'more right passwords at once than the limit (a team behind one address) all get in, in turn; a wrong one among ' +
+    'them still counts',
   async (t) => {
     await setLimits(3);
     const users = await Promise.all(Array.from({ length: 4 }, () => newUser()));

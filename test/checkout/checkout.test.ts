@@ -64,51 +64,59 @@ const invoicePaidDelivered = (invoiceId: string) =>
     (found) => found.length > 0,
   );
 
-test('provider_a end to end: checkout session for the amount due, then the signed event pays the invoice once and invoice.paid is delivered', async (t) => {
-  const invoice = await makeInvoice(c, { unitPrice: '49.99' });
-  const res = await checkout('provider_a', { invoiceId: invoice.id, ...urls });
-  t.is(res.status, 201, res.text);
-  t.like(res.body, { provider: 'provider_a', invoiceId: invoice.id });
-  t.regex(res.body.id, /^cs_/);
-  t.regex(res.body.url, /^https:\/\//);
-  const sent = await fake.received(invoice.id);
-  t.is(sent.path, '/v1/checkout/sessions');
-  t.like(sent.form, {
-    mode: 'payment',
-    'line_items[0][price_data][unit_amount]': '4999',
-    'line_items[0][price_data][currency]': 'usd',
-    success_url: urls.successUrl,
-    cancel_url: urls.cancelUrl,
-    'metadata[invoiceId]': invoice.id,
-  });
-  t.truthy(sent.headers['idempotency-key']);
+test(
+  'provider_a end to end: checkout session for the amount due, then the signed event pays the invoice once and ' +
+    'invoice.paid is delivered',
+  async (t) => {
+    const invoice = await makeInvoice(c, { unitPrice: '49.99' });
+    const res = await checkout('provider_a', { invoiceId: invoice.id, ...urls });
+    t.is(res.status, 201, res.text);
+    t.like(res.body, { provider: 'provider_a', invoiceId: invoice.id });
+    t.regex(res.body.id, /^cs_/);
+    t.regex(res.body.url, /^https:\/\//);
+    const sent = await fake.received(invoice.id);
+    t.is(sent.path, '/v1/checkout/sessions');
+    t.like(sent.form, {
+      mode: 'payment',
+      'line_items[0][price_data][unit_amount]': '4999',
+      'line_items[0][price_data][currency]': 'usd',
+      success_url: urls.successUrl,
+      cancel_url: urls.cancelUrl,
+      'metadata[invoiceId]': invoice.id,
+    });
+    t.truthy(sent.headers['idempotency-key']);
 
-  const event = providerAEvent.checkoutCompleted(invoice.id, 4999, 'USD');
-  t.is((await postProviderA(app.baseUrl, event)).status, 200);
-  const delivered = await invoicePaidDelivered(invoice.id);
-  t.is(delivered.length, 1);
-  t.is((await readInvoice(c, invoice.id)).status, 'paid');
-  t.is((await app.db('payments').where({ invoice_id: invoice.id })).length, 1);
-  t.is((await app.db('checkout_sessions').where({ invoice_id: invoice.id })).length, 1);
-});
+    const event = providerAEvent.checkoutCompleted(invoice.id, 4999, 'USD');
+    t.is((await postProviderA(app.baseUrl, event)).status, 200);
+    const delivered = await invoicePaidDelivered(invoice.id);
+    t.is(delivered.length, 1);
+    t.is((await readInvoice(c, invoice.id)).status, 'paid');
+    t.is((await app.db('payments').where({ invoice_id: invoice.id })).length, 1);
+    t.is((await app.db('checkout_sessions').where({ invoice_id: invoice.id })).length, 1);
+  },
+);
 
-test('provider_b end to end: provider invoice (JSON, decimal amount, external_id), then invoices.paid pays it and invoice.paid is delivered', async (t) => {
-  const invoice = await makeInvoice(c, { unitPrice: '120.50' });
-  const res = await checkout('provider_b', { invoiceId: invoice.id, successUrl: urls.successUrl });
-  t.is(res.status, 201, res.text);
-  t.like(res.body, { provider: 'provider_b', invoiceId: invoice.id });
-  const sent = await fake.received(invoice.id);
-  t.is(sent.path, '/v2/invoices');
-  t.like(sent.form, {
-    external_id: invoice.id,
-    amount: '120.50',
-    currency: 'USD',
-    success_redirect_url: urls.successUrl,
-  });
-  t.is((await postProviderB(app.baseUrl, providerBPaid(invoice.id, '120.50', 'USD', res.body.id))).status, 200);
-  t.is((await invoicePaidDelivered(invoice.id)).length, 1);
-  t.is((await readInvoice(c, invoice.id)).status, 'paid');
-});
+test(
+  'provider_b end to end: provider invoice (JSON, decimal amount, external_id), then invoices.paid pays it and ' +
+    'invoice.paid is delivered',
+  async (t) => {
+    const invoice = await makeInvoice(c, { unitPrice: '120.50' });
+    const res = await checkout('provider_b', { invoiceId: invoice.id, successUrl: urls.successUrl });
+    t.is(res.status, 201, res.text);
+    t.like(res.body, { provider: 'provider_b', invoiceId: invoice.id });
+    const sent = await fake.received(invoice.id);
+    t.is(sent.path, '/v2/invoices');
+    t.like(sent.form, {
+      external_id: invoice.id,
+      amount: '120.50',
+      currency: 'USD',
+      success_redirect_url: urls.successUrl,
+    });
+    t.is((await postProviderB(app.baseUrl, providerBPaid(invoice.id, '120.50', 'USD', res.body.id))).status, 200);
+    t.is((await invoicePaidDelivered(invoice.id)).length, 1);
+    t.is((await readInvoice(c, invoice.id)).status, 'paid');
+  },
+);
 
 test('provider_c end to end: an order_created event pays the invoice and invoice.paid is delivered', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '9.00' });
@@ -158,30 +166,34 @@ test('bad input: unknown invoice, bad URLs, missing fields', async (t) => {
   t.is((await app.db('checkout_sessions').where({ invoice_id: invoice.id })).length, 0);
 });
 
-test('a provider 500 or refusal is 502 provider_error with its message and nothing recorded; a timeout is provider_error too', async (t) => {
-  const invoice = await makeInvoice(c, { unitPrice: '5.00' });
-  fake.behave(invoice.id, { status: 500, body: { error: { type: 'api_error', message: 'Something went wrong' } } });
-  const res = await checkout('provider_a', { invoiceId: invoice.id, ...urls });
-  t.is(res.status, 502);
-  t.is(res.body.error.code, 'provider_error');
-  t.regex(res.body.error.message, /Something went wrong/);
-  fake.behave(invoice.id, {
-    status: 400,
-    body: { error_code: 'API_VALIDATION_ERROR', message: 'currency not supported' },
-  });
-  const b = await checkout('provider_b', { invoiceId: invoice.id, successUrl: urls.successUrl });
-  t.is(b.status, 502);
-  t.regex(b.body.error.message, /currency not supported/);
-  fake.behave(invoice.id, { delayMs: 1000 });
-  const error = await t.throwsAsync(
-    startCheckout(app.db, app.deps.config, 'provider_a', { invoiceId: invoice.id, ...urls }, SYSTEM_ACTOR, {
-      timeoutMs: 100,
-    }),
-  );
-  t.true(error instanceof AppError && error.code === 'provider_error');
-  t.regex(error!.message, /did not answer/);
-  t.is((await app.db('checkout_sessions').where({ invoice_id: invoice.id })).length, 0);
-});
+test(
+  'a provider 500 or refusal is 502 provider_error with its message and nothing recorded; a timeout is ' +
+    'provider_error too',
+  async (t) => {
+    const invoice = await makeInvoice(c, { unitPrice: '5.00' });
+    fake.behave(invoice.id, { status: 500, body: { error: { type: 'api_error', message: 'Something went wrong' } } });
+    const res = await checkout('provider_a', { invoiceId: invoice.id, ...urls });
+    t.is(res.status, 502);
+    t.is(res.body.error.code, 'provider_error');
+    t.regex(res.body.error.message, /Something went wrong/);
+    fake.behave(invoice.id, {
+      status: 400,
+      body: { error_code: 'API_VALIDATION_ERROR', message: 'currency not supported' },
+    });
+    const b = await checkout('provider_b', { invoiceId: invoice.id, successUrl: urls.successUrl });
+    t.is(b.status, 502);
+    t.regex(b.body.error.message, /currency not supported/);
+    fake.behave(invoice.id, { delayMs: 1000 });
+    const error = await t.throwsAsync(
+      startCheckout(app.db, app.deps.config, 'provider_a', { invoiceId: invoice.id, ...urls }, SYSTEM_ACTOR, {
+        timeoutMs: 100,
+      }),
+    );
+    t.true(error instanceof AppError && error.code === 'provider_error');
+    t.regex(error!.message, /did not answer/);
+    t.is((await app.db('checkout_sessions').where({ invoice_id: invoice.id })).length, 0);
+  },
+);
 
 test('a connection reset by either provider is 502 provider_error and nothing is recorded', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '7.00' });

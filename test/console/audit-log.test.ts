@@ -1,4 +1,7 @@
-/** C-11 console: `/admin/audit-log` (who, what, which object, changes, from where), its filters and paging; the invoice page's entries. */
+/**
+ * C-11 console: `/admin/audit-log` (who, what, which object, changes, from where), its filters and paging; the invoice
+ * page's entries.
+ */
 import test from 'ava';
 import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { recordAudits } from '../../src/audit/service.ts';
@@ -70,7 +73,8 @@ test.serial(
 );
 
 test.serial(
-  'filters narrow the list: actor by email (the console admin) and `system`, target type and id; the form makes the URL',
+  'filters narrow the list: actor by email (the console admin) and `system`, target type and id; the form makes ' +
+    'the URL',
   async (t) => {
     const customer = await insertCustomer(kit.app.db, { name: 'Filter Target' });
     // The console admin grants credit; the service creates an invoice by itself (system); the API admin updates.

@@ -1,4 +1,7 @@
-/** The catalog pages (console.md "operations"): products with plans and metrics, a product's page and its actions, coupons. */
+/**
+ * The catalog pages (console.md "operations"): products with plans and metrics, a product's page and its actions,
+ * coupons.
+ */
 import test from 'ava';
 import { refreshProductMetrics } from '../../src/products/metrics.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
@@ -6,7 +9,7 @@ import { scrollsSideways } from '../helpers/browser.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { adminApi, planHttp, productHttp, type Api } from '../subscriptions/fixtures.ts';
-import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
+import { rowsOf, startConsoleKit, submit, texts, inputValue, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
 let api: Api;
@@ -135,9 +138,9 @@ test.serial(
     t.is(new URL(page.url()).pathname, '/admin/products');
     t.regex(await alertText(page), /price: must not be negative/);
     t.regex(await alertText(page), /invalid_request/);
-    t.is(await valueOf(page, 'form[action="/admin/products"] [name=name]'), 'Kept Name');
-    t.is(await valueOf(page, 'form[action="/admin/products"] [name=price]'), '-5');
-    t.is(await valueOf(page, 'form[action="/admin/products"] [name=description]'), 'kept text');
+    t.is(await inputValue(page, 'form[action="/admin/products"] [name=name]'), 'Kept Name');
+    t.is(await inputValue(page, 'form[action="/admin/products"] [name=price]'), '-5');
+    t.is(await inputValue(page, 'form[action="/admin/products"] [name=description]'), 'kept text');
     t.is(
       await page.$eval('form[action="/admin/products"] [name=price]', (el) => el.getAttribute('aria-invalid')),
       'true',
@@ -164,7 +167,7 @@ test.serial(
     t.is((await rowsOf(page, 'section[aria-labelledby=audit-heading]'))[0]![2], 'product.create');
 
     const action = `/admin/products/${product.id}`;
-    t.is(await valueOf(page, `form[action="${action}"] [name=price]`), '10');
+    t.is(await inputValue(page, `form[action="${action}"] [name=price]`), '10');
     await submit(page, action, { name: 'Edited', description: '' });
     t.regex((await texts(page, '.notice'))[0] ?? '', /Product updated/);
     t.like(await productRow(product.id), { name: 'Edited', description: null, price: '10' });
@@ -175,8 +178,8 @@ test.serial(
     const before = await productRow(product.id);
     await submit(page, action, { name: 'Typed', price: 'ten' });
     t.regex(await alertText(page), /price: /);
-    t.is(await valueOf(page, `form[action="${action}"] [name=name]`), 'Typed');
-    t.is(await valueOf(page, `form[action="${action}"] [name=price]`), 'ten');
+    t.is(await inputValue(page, `form[action="${action}"] [name=name]`), 'Typed');
+    t.is(await inputValue(page, `form[action="${action}"] [name=price]`), 'ten');
     t.true(await page.$eval(`form[action="${action}"]`, (f) => f.closest('details')!.open));
     t.deepEqual(await productRow(product.id), before);
     await close();
@@ -227,7 +230,7 @@ test.serial(
     const product = await productHttp(api, { name: 'Planned', currency: 'EUR' });
     const { page, close } = await kit.adminPage(`/admin/products/${product.id}`);
     const action = `/admin/products/${product.id}/plans`;
-    t.is(await valueOf(page, `form[action="${action}"] [name=currency]`), 'EUR');
+    t.is(await inputValue(page, `form[action="${action}"] [name=currency]`), 'EUR');
     t.deepEqual(await texts(page, '#plans .empty'), ['No plans for this product yet.']);
     await submit(page, action, { name: 'Quarterly', billingCycle: 'quarterly', basePrice: '270.00' });
     t.regex((await texts(page, '.notice'))[0] ?? '', /Plan Quarterly created/);
@@ -244,8 +247,8 @@ test.serial(
 
     await submit(page, action, { name: 'Bad', basePrice: '1.2.3' });
     t.regex(await alertText(page), /basePrice: /);
-    t.is(await valueOf(page, `form[action="${action}"] [name=name]`), 'Bad');
-    t.is(await valueOf(page, `form[action="${action}"] [name=basePrice]`), '1.2.3');
+    t.is(await inputValue(page, `form[action="${action}"] [name=name]`), 'Bad');
+    t.is(await inputValue(page, `form[action="${action}"] [name=basePrice]`), '1.2.3');
     t.is(await count('plans', { product_id: product.id }), 1);
 
     const edit = `/admin/products/${product.id}/plans/${plan.id}`;
@@ -258,7 +261,7 @@ test.serial(
     });
     await submit(page, edit, { name: '' });
     t.regex(await alertText(page), /name: must not be empty/);
-    t.is(await valueOf(page, `form[action="${edit}"] [name=name]`), '');
+    t.is(await inputValue(page, `form[action="${edit}"] [name=name]`), '');
     t.true(await page.$eval(`form[action="${edit}"]`, (f) => f.closest('details')!.open));
     t.is((await db()('plans').where({ id: plan.id }).first()).name, 'Quarterly (old)');
     await close();
@@ -298,9 +301,9 @@ test.serial(
       duration: 'forever',
     });
     t.regex(await alertText(page), /percentOff: give exactly one of percentOff or amountOff/);
-    t.is(await valueOf(page, 'form[action="/admin/coupons"] [name=code]'), 'BOTH');
-    t.is(await valueOf(page, 'form[action="/admin/coupons"] [name=amountOff]'), '5');
-    t.is(await valueOf(page, 'form[action="/admin/coupons"] [name=duration]'), 'forever');
+    t.is(await inputValue(page, 'form[action="/admin/coupons"] [name=code]'), 'BOTH');
+    t.is(await inputValue(page, 'form[action="/admin/coupons"] [name=amountOff]'), '5');
+    t.is(await inputValue(page, 'form[action="/admin/coupons"] [name=duration]'), 'forever');
     await submit(page, '/admin/coupons', {
       code: 'spring25',
       percentOff: '10',
@@ -339,7 +342,9 @@ test.serial('the pages read at 360 px without sideways scrolling, with one h1, f
     const { page, close } = await kit.adminPage(path, 360);
     t.is((await page.$$('h1')).length, 1, path);
     t.false(await scrollsSideways(page), path);
-    await page.$$eval('details', (ds) => ds.forEach((d) => d.setAttribute('open', '')));
+    await page.$$eval('details', (ds) => {
+      for (const d of ds) d.setAttribute('open', '');
+    });
     t.false(await scrollsSideways(page), `${path} with its forms open`);
     await close();
   }

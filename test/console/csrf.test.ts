@@ -61,31 +61,34 @@ function targets(): string[] {
   ];
 }
 
-test('every console POST without a valid token is 403 with the console page, whatever the body; nothing changes', async (t) => {
-  const fingerprint = await fingerprintQuery(kit.app.db);
-  const before = await fingerprint();
-  const urls = targets();
-  t.true(urls.length > 30);
-  for (const url of urls) {
-    for (const [label, type, body, csrfCookie] of BODIES) {
-      const headers: Record<string, string> = type ? { 'content-type': type } : {};
-      const res = await request(kit.app.baseUrl, url, {
-        method: 'POST',
-        rawBody: body,
-        cookie: [session, csrfCookie].filter(Boolean).join('; '),
-        headers,
-      });
-      t.is(res.status, 403, `${url} with ${label}: ${res.text.slice(0, 200)}`);
-      t.regex(res.text, /did not come from this console/, `${url} with ${label}`);
+test(
+  'every console POST without a valid token is 403 with the console page, ' + 'whatever the body; nothing changes',
+  async (t) => {
+    const fingerprint = await fingerprintQuery(kit.app.db);
+    const before = await fingerprint();
+    const urls = targets();
+    t.true(urls.length > 30);
+    for (const url of urls) {
+      for (const [label, type, body, csrfCookie] of BODIES) {
+        const headers: Record<string, string> = type ? { 'content-type': type } : {};
+        const res = await request(kit.app.baseUrl, url, {
+          method: 'POST',
+          rawBody: body,
+          cookie: [session, csrfCookie].filter(Boolean).join('; '),
+          headers,
+        });
+        t.is(res.status, 403, `${url} with ${label}: ${res.text.slice(0, 200)}`);
+        t.regex(res.text, /did not come from this console/, `${url} with ${label}`);
+      }
     }
-  }
-  t.deepEqual(changedTables(before, await fingerprint()), []);
-  t.is(
-    (await request(kit.app.baseUrl, '/api/settings', { cookie: session })).status,
-    200,
-    'the session survived the sign-out attempts',
-  );
-});
+    t.deepEqual(changedTables(before, await fingerprint()), []);
+    t.is(
+      (await request(kit.app.baseUrl, '/api/settings', { cookie: session })).status,
+      200,
+      'the session survived the sign-out attempts',
+    );
+  },
+);
 
 test('the refusal is a console page: navigation, title and one h1 for a signed-in admin', async (t) => {
   const res = await request(kit.app.baseUrl, '/admin/customers', {
@@ -99,17 +102,20 @@ test('the refusal is a console page: navigation, title and one h1 for a signed-i
   t.regex(res.text, /<title>[^<]+ · Billing console<\/title>/);
 });
 
-test('sign-in keeps its own rules: a form without the token shows the form again (403); a non-form body is 415', async (t) => {
-  const form = await request(kit.app.baseUrl, '/admin/login', {
-    method: 'POST',
-    rawBody: 'email=a%40b.c&password=x',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  });
-  t.is(form.status, 403);
-  t.regex(form.text, /input[^>]+name="password"/);
-  const json = await request(kit.app.baseUrl, '/admin/login', {
-    method: 'POST',
-    body: { email: 'a@b.c', password: 'x' },
-  });
-  t.is(json.status, 415);
-});
+test(
+  'sign-in keeps its own rules: a form without the token shows the form again (403); ' + 'a non-form body is 415',
+  async (t) => {
+    const form = await request(kit.app.baseUrl, '/admin/login', {
+      method: 'POST',
+      rawBody: 'email=a%40b.c&password=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    t.is(form.status, 403);
+    t.regex(form.text, /input[^>]+name="password"/);
+    const json = await request(kit.app.baseUrl, '/admin/login', {
+      method: 'POST',
+      body: { email: 'a@b.c', password: 'x' },
+    });
+    t.is(json.status, 415);
+  },
+);

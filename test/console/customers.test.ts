@@ -6,7 +6,7 @@ import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { makeInvoice, pay, type Ctx } from '../payments/fixtures.ts';
 import { planHttp, productHttp } from '../subscriptions/fixtures.ts';
-import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
+import { rowsOf, startConsoleKit, submit, texts, inputValue, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
 let api: Ctx;
@@ -82,8 +82,8 @@ test.serial(
     let names = (await rowsOf(page, '')).map((r) => r[0]);
     t.is(names.length, 50);
     t.is(names[0], 'Pager Row 54');
-    t.is(await valueOf(page, '#q'), 'pag ro');
-    t.is(await valueOf(page, '#tier'), 'professional');
+    t.is(await inputValue(page, '#q'), 'pag ro');
+    t.is(await inputValue(page, '#tier'), 'professional');
     const next = await page.$eval('a[rel=next]', (a) => a.getAttribute('href')!);
     const params = new URL(next, kit.app.baseUrl).searchParams;
     t.is(params.get('q'), 'pag ro');
@@ -107,7 +107,8 @@ test.serial(
 );
 
 test.serial(
-  'creating a customer redirects to its page with a confirmation; a taken email is refused with the service message and the typed values',
+  'creating a customer redirects to its page with a confirmation; a taken email is refused with the service ' +
+    'message and the typed values',
   async (t) => {
     const { page, close } = await kit.adminPage('/admin/customers');
     await submit(page, '/admin/customers', {
@@ -137,8 +138,8 @@ test.serial(
     const [alert] = await texts(page, '[role=alert]');
     t.regex(alert ?? '', /Another customer already uses this email address/);
     t.regex(alert ?? '', /email_taken/);
-    t.is(await valueOf(page, 'form[action="/admin/customers"] [name=name]'), 'Second Try');
-    t.is(await valueOf(page, 'form[action="/admin/customers"] [name=company]'), 'Kept Co');
+    t.is(await inputValue(page, 'form[action="/admin/customers"] [name=name]'), 'Second Try');
+    t.is(await inputValue(page, 'form[action="/admin/customers"] [name=company]'), 'Kept Co');
     t.is(
       await page.$eval('form[action="/admin/customers"] [name=email]', (el) => el.getAttribute('aria-invalid')),
       'true',
@@ -274,7 +275,7 @@ test.serial('editing saves through the API service; a refusal keeps what was typ
   const customer = await insertCustomer(kit.app.db, { name: 'Editable', company: 'Old Co', tier: 'starter' });
   const other = await insertCustomer(kit.app.db, { name: 'Other' });
   const { page, close } = await kit.adminPage(`/admin/customers/${customer.id}`);
-  t.is(await valueOf(page, `form[action="/admin/customers/${customer.id}"] [name=company]`), 'Old Co');
+  t.is(await inputValue(page, `form[action="/admin/customers/${customer.id}"] [name=company]`), 'Old Co');
   await submit(page, `/admin/customers/${customer.id}`, { company: 'New Co', tier: 'enterprise', taxId: '' });
   t.regex((await texts(page, '.notice'))[0] ?? '', /Customer updated/);
   t.like(await kit.app.db('customers').where({ id: customer.id }).first(), {
@@ -287,7 +288,7 @@ test.serial('editing saves through the API service; a refusal keeps what was typ
   const before = await kit.app.db('customers').where({ id: customer.id }).first();
   await submit(page, `/admin/customers/${customer.id}`, { name: 'Typed Name', email: other.email });
   t.regex((await texts(page, '[role=alert]'))[0] ?? '', /Another customer already uses this email address/);
-  t.is(await valueOf(page, `form[action="/admin/customers/${customer.id}"] [name=name]`), 'Typed Name');
+  t.is(await inputValue(page, `form[action="/admin/customers/${customer.id}"] [name=name]`), 'Typed Name');
   t.true(await page.$eval(`form[action="/admin/customers/${customer.id}"]`, (f) => f.closest('details')!.open));
   await submit(page, `/admin/customers/${customer.id}`, { name: '  ' });
   t.regex((await texts(page, '[role=alert]'))[0] ?? '', /name: must not be empty/);
@@ -296,13 +297,14 @@ test.serial('editing saves through the API service; a refusal keeps what was typ
 });
 
 test.serial(
-  'granting credit spends it on an open invoice and shows it in the ledger; zero or negative is refused and changes nothing',
+  'granting credit spends it on an open invoice and shows it in the ledger; zero or negative is refused and ' +
+    'changes nothing',
   async (t) => {
     const customer = await insertCustomer(kit.app.db, { name: 'Creditworthy' });
     const invoice = await makeInvoice(api, { customerId: customer.id, unitPrice: '100.00' });
     const { page, close } = await kit.adminPage(`/admin/customers/${customer.id}`);
     const action = `/admin/customers/${customer.id}/credits`;
-    t.is(await valueOf(page, `form[action="${action}"] [name=currency]`), 'USD');
+    t.is(await inputValue(page, `form[action="${action}"] [name=currency]`), 'USD');
     await submit(page, action, { amount: '30.00', description: 'Sorry for the outage' });
     t.regex(
       (await texts(page, '.notice'))[0] ?? '',
@@ -323,8 +325,8 @@ test.serial(
     for (const amount of ['0', '-5.00']) {
       await submit(page, action, { amount, description: 'Nope' });
       t.regex((await texts(page, '[role=alert]'))[0] ?? '', /amount: must be greater than 0/, amount);
-      t.is(await valueOf(page, `form[action="${action}"] [name=amount]`), amount);
-      t.is(await valueOf(page, `form[action="${action}"] [name=description]`), 'Nope');
+      t.is(await inputValue(page, `form[action="${action}"] [name=amount]`), amount);
+      t.is(await inputValue(page, `form[action="${action}"] [name=description]`), 'Nope');
     }
     t.is(await count('credit_ledger', { customer_id: customer.id }), entries);
     t.is(Number((await kit.app.db('invoices').where({ id: invoice.id }).first()).credit_applied), 30);

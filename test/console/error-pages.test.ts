@@ -1,4 +1,6 @@
-/** C-3: error pages (a filter the list does not understand, an unknown id or URL) are console pages with the navigation. */
+/**
+ * C-3: error pages (a filter the list does not understand, an unknown id or URL) are console pages with the navigation.
+ */
 import test from 'ava';
 import { scrollsSideways } from '../helpers/browser.ts';
 import { startConsoleKit, texts, type ConsoleKit } from './fixtures.ts';
@@ -22,20 +24,23 @@ const NAV = [
   'Audit log',
 ];
 
-test('a bad filter is a 400 console page naming the filter, why, the value given, and the list without filters', async (t) => {
-  const { page, close } = await kit.adminPage('/admin', 360);
-  const res = await page.goto(`${kit.app.baseUrl}/admin/invoices?customerId=Acme&status=issued`);
-  t.is(res!.status(), 400);
-  t.deepEqual(await texts(page, 'nav a'), NAV);
-  t.is(await page.$eval('nav a[aria-current=page]', (a) => a.textContent), 'Invoices');
-  t.deepEqual(await texts(page, 'h1'), ['The page was asked for with a filter it does not understand']);
-  t.is(await page.title(), 'The page was asked for with a filter it does not understand · Billing console');
-  t.deepEqual(await texts(page, 'main li'), ['customerId (given: "Acme"): must be a UUID']);
-  const back = await page.$$eval('main a', (as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
-  t.deepEqual(back[0], ['Show this list without filters', '/admin/invoices']);
-  t.false(await scrollsSideways(page));
-  await close();
-});
+test(
+  'a bad filter is a 400 console page naming the filter, ' + 'why, the value given, and the list without filters',
+  async (t) => {
+    const { page, close } = await kit.adminPage('/admin', 360);
+    const res = await page.goto(`${kit.app.baseUrl}/admin/invoices?customerId=Acme&status=issued`);
+    t.is(res!.status(), 400);
+    t.deepEqual(await texts(page, 'nav a'), NAV);
+    t.is(await page.$eval('nav a[aria-current=page]', (a) => a.textContent), 'Invoices');
+    t.deepEqual(await texts(page, 'h1'), ['The page was asked for with a filter it does not understand']);
+    t.is(await page.title(), 'The page was asked for with a filter it does not understand · Billing console');
+    t.deepEqual(await texts(page, 'main li'), ['customerId (given: "Acme"): must be a UUID']);
+    const back = await page.$$eval('main a', (as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+    t.deepEqual(back[0], ['Show this list without filters', '/admin/invoices']);
+    t.false(await scrollsSideways(page));
+    await close();
+  },
+);
 
 test('an unknown id or URL is a 404 console page with the navigation, a title and one h1', async (t) => {
   const { page, close } = await kit.adminPage('/admin');

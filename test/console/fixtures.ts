@@ -63,7 +63,8 @@ export async function submit(page: Page, action: string, values: Record<string, 
 }
 
 /** The value of the input matching `selector`. */
-export const valueOf = (page: Page, selector: string) => page.$eval(selector, (el) => (el as HTMLInputElement).value);
+export const inputValue = (page: Page, selector: string) =>
+  page.$eval(selector, (el) => (el as HTMLInputElement).value);
 /** The cells' texts of each body row of the tables inside `section` ('' for the page). */
 export const rowsOf = (page: Page, section: string) =>
   page.$$eval(`${section} tbody tr`, (trs) =>

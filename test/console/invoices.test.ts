@@ -156,90 +156,98 @@ test('create: the form creates an invoice with its filled lines and lands on its
   await close();
 });
 
-test('create refused: an unknown customer or a bad price shows the service message, keeps what was typed, creates nothing', async (t) => {
-  const { page, close } = await kit.adminPage('/admin/invoices');
-  const unknown = '00000000-0000-4000-8000-000000000000';
-  await submitForm(page, '/admin/invoices', {
-    customerId: unknown,
-    'lineItems[0][description]': 'Seats',
-    'lineItems[0][quantity]': '2',
-    'lineItems[0][unitPrice]': '9.99',
-  });
-  t.is(new URL(page.url()).pathname, '/admin/invoices');
-  const [alert] = await texts(page, '.error');
-  t.regex(alert!, new RegExp(`Customer ${unknown} does not exist`));
-  t.regex(alert!, /customer_not_found/);
-  t.is(await fieldValue(page, '/admin/invoices', 'customerId'), unknown);
-  t.is(await fieldValue(page, '/admin/invoices', 'lineItems[0][description]'), 'Seats');
-  t.is(await fieldValue(page, '/admin/invoices', 'lineItems[0][unitPrice]'), '9.99');
-  t.true(await page.$eval('details', (d) => (d as HTMLDetailsElement).open));
+test(
+  'create refused: an unknown customer or a bad price shows the service message, keeps what was typed, creates ' +
+    'nothing',
+  async (t) => {
+    const { page, close } = await kit.adminPage('/admin/invoices');
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    await submitForm(page, '/admin/invoices', {
+      customerId: unknown,
+      'lineItems[0][description]': 'Seats',
+      'lineItems[0][quantity]': '2',
+      'lineItems[0][unitPrice]': '9.99',
+    });
+    t.is(new URL(page.url()).pathname, '/admin/invoices');
+    const [alert] = await texts(page, '.error');
+    t.regex(alert!, new RegExp(`Customer ${unknown} does not exist`));
+    t.regex(alert!, /customer_not_found/);
+    t.is(await fieldValue(page, '/admin/invoices', 'customerId'), unknown);
+    t.is(await fieldValue(page, '/admin/invoices', 'lineItems[0][description]'), 'Seats');
+    t.is(await fieldValue(page, '/admin/invoices', 'lineItems[0][unitPrice]'), '9.99');
+    t.true(await page.$eval('details', (d) => (d as HTMLDetailsElement).open));
 
-  const c = await customer(db());
-  await submitForm(page, '/admin/invoices', {
-    customerId: c.id,
-    'lineItems[0][description]': 'Seats',
-    'lineItems[0][unitPrice]': '12,00',
-  });
-  const [bad] = await texts(page, '.error');
-  t.regex(bad!, /invalid_request/);
-  t.regex(bad!, /lineItems\.0\.unitPrice/);
-  t.is(await fieldValue(page, '/admin/invoices', 'lineItems[0][unitPrice]'), '12,00');
-  t.is(await count('invoices', { customer_id: unknown }), 0);
-  t.is(await count('invoices', { customer_id: c.id }), 0);
-  await close();
-});
+    const c = await customer(db());
+    await submitForm(page, '/admin/invoices', {
+      customerId: c.id,
+      'lineItems[0][description]': 'Seats',
+      'lineItems[0][unitPrice]': '12,00',
+    });
+    const [bad] = await texts(page, '.error');
+    t.regex(bad!, /invalid_request/);
+    t.regex(bad!, /lineItems\.0\.unitPrice/);
+    t.is(await fieldValue(page, '/admin/invoices', 'lineItems[0][unitPrice]'), '12,00');
+    t.is(await count('invoices', { customer_id: unknown }), 0);
+    t.is(await count('invoices', { customer_id: c.id }), 0);
+    await close();
+  },
+);
 
-test('the invoice page shows header, lines, amounts, payments with refunds, credit notes, PDF link, events and deliveries', async (t) => {
-  const endpoint = await createEndpoint(
-    db(),
-    { url: 'http://127.0.0.1:9/hooks/invoice-page', events: ['*'] },
-    kit.app.deps.config,
-    SYSTEM_ACTOR,
-  );
-  const c = await customer(db(), 'Umbrella Corp');
-  const invoice = await invoiceFor(db(), c.id, { unitPrice: '500.00' });
-  const payment = await payManually(db(), invoice.id, '200.00', { method: 'bank_transfer', reference: 'wire-778' });
-  await createRefund(db(), { paymentId: payment.id, amount: '50.00', reason: 'goodwill' }, SYSTEM_ACTOR, {
-    config: kit.app.deps.config,
-  });
-  const note = await issueCreditNote(
-    db(),
-    { invoiceId: invoice.id, amount: '25.00', reason: 'late delivery' },
-    SYSTEM_ACTOR,
-  );
-  const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
-  t.is(await page.title(), `Invoice ${invoice.invoice_number} · Billing console`);
-  t.deepEqual(await texts(page, 'h1'), [`Invoice ${invoice.invoice_number}`]);
-  const text = await pageText(page);
-  for (const expected of [
-    'Status issued',
-    'Customer Umbrella Corp',
-    'Widget 1 500.00 USD 500.00 USD',
-    'Subtotal 500.00 USD',
-    'Total 500.00 USD',
-    'Credit applied 0.00 USD',
-    'Credited (credit notes) 25.00 USD',
-    'Amount paid 200.00 USD',
-    'Amount due 275.00 USD',
-    'bank_transfer wire-778 200.00 USD 50.00 USD partially_refunded',
-    'goodwill',
-    `${note.number}`,
-    'late delivery',
-  ])
-    t.true(text.includes(expected), expected);
-  t.is(await page.$eval('a[href$="/pdf"]', (a) => a.getAttribute('href')), `/api/billing/invoices/${invoice.id}/pdf`);
-  const events = await db()('events')
-    .whereRaw(`data->>'invoiceId' = ?`, [invoice.id])
-    .orderBy([{ column: 'created_at', order: 'desc' }]);
-  t.deepEqual(
-    events.map((e) => e.type),
-    ['payment.succeeded', 'invoice.created'],
-  );
-  for (const e of events) t.true(text.includes(e.id), e.id);
-  t.true(text.includes(`${endpoint.url}`), 'delivery endpoint');
-  t.is((await texts(page, 'td')).filter((x) => x === 'pending').length, 2);
-  await close();
-});
+test(
+  'the invoice page shows header, lines, amounts, payments with refunds, credit notes, PDF link, events and ' +
+    'deliveries',
+  async (t) => {
+    const endpoint = await createEndpoint(
+      db(),
+      { url: 'http://127.0.0.1:9/hooks/invoice-page', events: ['*'] },
+      kit.app.deps.config,
+      SYSTEM_ACTOR,
+    );
+    const c = await customer(db(), 'Umbrella Corp');
+    const invoice = await invoiceFor(db(), c.id, { unitPrice: '500.00' });
+    const payment = await payManually(db(), invoice.id, '200.00', { method: 'bank_transfer', reference: 'wire-778' });
+    await createRefund(db(), { paymentId: payment.id, amount: '50.00', reason: 'goodwill' }, SYSTEM_ACTOR, {
+      config: kit.app.deps.config,
+    });
+    const note = await issueCreditNote(
+      db(),
+      { invoiceId: invoice.id, amount: '25.00', reason: 'late delivery' },
+      SYSTEM_ACTOR,
+    );
+    const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
+    t.is(await page.title(), `Invoice ${invoice.invoice_number} · Billing console`);
+    t.deepEqual(await texts(page, 'h1'), [`Invoice ${invoice.invoice_number}`]);
+    const text = await pageText(page);
+    for (const expected of [
+      'Status issued',
+      'Customer Umbrella Corp',
+      'Widget 1 500.00 USD 500.00 USD',
+      'Subtotal 500.00 USD',
+      'Total 500.00 USD',
+      'Credit applied 0.00 USD',
+      'Credited (credit notes) 25.00 USD',
+      'Amount paid 200.00 USD',
+      'Amount due 275.00 USD',
+      'bank_transfer wire-778 200.00 USD 50.00 USD partially_refunded',
+      'goodwill',
+      `${note.number}`,
+      'late delivery',
+    ])
+      t.true(text.includes(expected), expected);
+    t.is(await page.$eval('a[href$="/pdf"]', (a) => a.getAttribute('href')), `/api/billing/invoices/${invoice.id}/pdf`);
+    const events = await db()('events')
+      .whereRaw(`data->>'invoiceId' = ?`, [invoice.id])
+      .orderBy([{ column: 'created_at', order: 'desc' }]);
+    t.deepEqual(
+      events.map((e) => e.type),
+      ['payment.succeeded', 'invoice.created'],
+    );
+    for (const e of events) t.true(text.includes(e.id), e.id);
+    t.true(text.includes(`${endpoint.url}`), 'delivery endpoint');
+    t.is((await texts(page, 'td')).filter((x) => x === 'pending').length, 2);
+    await close();
+  },
+);
 
 test('an unknown or malformed invoice id is a 404 page', async (t) => {
   const { page, close } = await kit.adminPage('/admin/invoices');

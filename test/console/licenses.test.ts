@@ -13,7 +13,7 @@ import {
   type License,
   type LicenseKit,
 } from '../licenses/fixtures.ts';
-import { createUser, rowsOf, submit, texts, valueOf } from './fixtures.ts';
+import { createUser, rowsOf, submit, texts, inputValue } from './fixtures.ts';
 
 let kit: LicenseKit;
 let browser: Browser;
@@ -51,7 +51,8 @@ test.serial('an empty list says so, with its title, one h1 and the Licenses sect
 });
 
 test.serial(
-  'the list shows key, customer (markup as text), product, status, activations used/limit and expiry, newest first; it fits 360 px',
+  'the list shows key, customer (markup as text), product, status, activations used/limit and expiry, newest ' +
+    'first; it fits 360 px',
   async (t) => {
     const customer = await insertCustomer(db(), { name: '<img src=x onerror=alert(1)>' });
     const product = await createProduct(kit, 'Studio Pro');
@@ -91,7 +92,8 @@ test.serial(
 );
 
 test.serial(
-  'q matches the beginning of a key (any case) or a customer by name or email prefix; status and customerId filter; each is a URL',
+  'q matches the beginning of a key (any case) or a customer by name or email prefix; status and customerId ' +
+    'filter; each is a URL',
   async (t) => {
     const acme = await insertCustomer(db(), { name: 'Acmeville Tools', email: 'buyer@acmeville.test' });
     const other = await insertCustomer(db(), { name: 'Zephyr Labs', email: 'it@zephyr.test' });
@@ -108,7 +110,7 @@ test.serial(
     );
     const keys = async () => (await rowsOf(page, '')).map((r) => r[0]);
     t.deepEqual(await keys(), [z1.licenseKey]);
-    t.is(await valueOf(page, '#filter-q'), z1.licenseKey.slice(0, 11).toLowerCase());
+    t.is(await inputValue(page, '#filter-q'), z1.licenseKey.slice(0, 11).toLowerCase());
 
     await page.goto(url('/admin/licenses?q=acmev'));
     t.deepEqual(await keys(), [a2.licenseKey, a1.licenseKey]);
@@ -116,11 +118,11 @@ test.serial(
     t.deepEqual(await keys(), [a2.licenseKey, a1.licenseKey]);
     await page.goto(url('/admin/licenses?q=acmev&status=suspended'));
     t.deepEqual(await keys(), [a2.licenseKey]);
-    t.is(await valueOf(page, '#filter-status'), 'suspended');
+    t.is(await inputValue(page, '#filter-status'), 'suspended');
     await page.goto(url(`/admin/licenses?customerId=${other.id}`));
     t.deepEqual(await keys(), [z1.licenseKey]);
     t.is(
-      await valueOf(page, 'form[action="/admin/licenses"] [name=customerId]'),
+      await inputValue(page, 'form[action="/admin/licenses"] [name=customerId]'),
       other.id,
       'the create form starts with the filtered customer',
     );
@@ -178,7 +180,8 @@ test.serial('55 licenses of one customer page by 50 newest first, the search kep
 });
 
 test.serial(
-  'issuing a license redirects to its page; bad features JSON and an unknown product are refused with the message and the typed text kept',
+  'issuing a license redirects to its page; bad features JSON and an unknown product are refused with the message ' +
+    'and the typed text kept',
   async (t) => {
     const customer = await insertCustomer(db(), { name: 'Form Buyer' });
     const product = await createProduct(kit, 'Form Product');
@@ -198,9 +201,9 @@ test.serial(
     const [alert] = await texts(page, '[role=alert]');
     t.regex(alert ?? '', /features: must be a JSON object.*not valid JSON/);
     t.regex(alert ?? '', /invalid_request/);
-    t.is(await valueOf(page, `${form} [name=features]`), '{"pro": tru');
-    t.is(await valueOf(page, `${form} [name=maxActivations]`), '2');
-    t.is(await valueOf(page, `${form} [name=customerId]`), customer.id);
+    t.is(await inputValue(page, `${form} [name=features]`), '{"pro": tru');
+    t.is(await inputValue(page, `${form} [name=maxActivations]`), '2');
+    t.is(await inputValue(page, `${form} [name=customerId]`), customer.id);
     t.is(await page.$eval(`${form} [name=features]`, (el) => el.getAttribute('aria-invalid')), 'true');
 
     await submit(page, '/admin/licenses', {
@@ -271,21 +274,22 @@ test.serial(
 );
 
 test.serial(
-  'editing limits, expiry and features saves them; maxActivations 0 is refused with the schema message and the typed values kept',
+  'editing limits, expiry and features saves them; maxActivations 0 is refused with the schema message and the ' +
+    'typed values kept',
   async (t) => {
     const license = await issueLicense(kit, { maxActivations: 2, features: { pro: true } });
     const action = `/admin/licenses/${license.licenseKey}`;
     const { page, close } = await adminPage(action);
-    t.is(await valueOf(page, `form[action="${action}"] [name=maxActivations]`), '2');
-    t.deepEqual(JSON.parse(await valueOf(page, `form[action="${action}"] [name=features]`)), { pro: true });
+    t.is(await inputValue(page, `form[action="${action}"] [name=maxActivations]`), '2');
+    t.deepEqual(JSON.parse(await inputValue(page, `form[action="${action}"] [name=features]`)), { pro: true });
 
     await submit(page, action, { maxActivations: '0', expiresAt: '2032-03-04', features: '{"pro": false}' });
     t.regex(
       (await texts(page, '[role=alert]'))[0] ?? '',
       /maxActivations: must be an integer >= 1, or null for unlimited/,
     );
-    t.is(await valueOf(page, `form[action="${action}"] [name=maxActivations]`), '0');
-    t.is(await valueOf(page, `form[action="${action}"] [name=expiresAt]`), '2032-03-04');
+    t.is(await inputValue(page, `form[action="${action}"] [name=maxActivations]`), '0');
+    t.is(await inputValue(page, `form[action="${action}"] [name=expiresAt]`), '2032-03-04');
     t.like(await licenseRow(license.licenseKey), { max_activations: 2, features: { pro: true }, expires_at: null });
 
     await submit(page, action, {
@@ -307,7 +311,8 @@ test.serial(
 );
 
 test.serial(
-  'a license suspended from the console answers valid false at /api/licenses/verify; reinstated, valid again; a revoked one refuses with the service message',
+  'a license suspended from the console answers valid false at /api/licenses/verify; reinstated, valid again; a ' +
+    'revoked one refuses with the service message',
   async (t) => {
     const license: License = await issueLicense(kit, { features: { pro: true } });
     const action = `/admin/licenses/${license.licenseKey}/status`;
@@ -334,7 +339,7 @@ test.serial(
     const [alert] = await texts(page, '[role=alert]');
     t.regex(alert ?? '', /A revoked license cannot change status/);
     t.regex(alert ?? '', /license_revoked/);
-    t.is(await valueOf(page, `form[action="${action}"] [name=status]`), 'active');
+    t.is(await inputValue(page, `form[action="${action}"] [name=status]`), 'active');
     t.is((await licenseRow(license.licenseKey)).status, 'revoked');
     await page.goto(url(`/admin/licenses/${license.licenseKey}`));
     t.is(await page.$(`form[action="${action}"]`), null, 'a revoked license offers no status change');
@@ -396,7 +401,8 @@ test.serial('a form post without the CSRF field is refused and changes nothing',
 });
 
 test.serial(
-  "a floating license's page shows each device's last heartbeat and whether it is live or dead; the edit form sets the interval",
+  "a floating license's page shows each device's last heartbeat and whether it is live or dead; the edit form sets " +
+    'the interval',
   async (t) => {
     const license = await issueLicense(kit, { maxActivations: 3, heartbeatIntervalSeconds: 60 });
     t.true((await validate(kit, license.licenseKey, 'beating', 'Beating box')).body.valid);
@@ -427,7 +433,7 @@ test.serial(
     const props = (await texts(page, 'dl.props dd')).join('|');
     t.regex(props, /\|2 \/ 3 \(1 dead: its seat is free\)\|/);
     t.regex(props, /every 60 s; a device silent for 120 s is dead/);
-    t.is(await valueOf(page, `form[action="${action}"] [name=heartbeatIntervalSeconds]`), '60');
+    t.is(await inputValue(page, `form[action="${action}"] [name=heartbeatIntervalSeconds]`), '60');
     t.false(await scrollsSideways(page));
 
     await submit(page, action, { heartbeatIntervalSeconds: '5' });
@@ -435,7 +441,7 @@ test.serial(
       (await texts(page, '[role=alert]'))[0] ?? '',
       /heartbeatIntervalSeconds: must be an integer number of seconds from 10 to 86400/,
     );
-    t.is(await valueOf(page, `form[action="${action}"] [name=heartbeatIntervalSeconds]`), '5');
+    t.is(await inputValue(page, `form[action="${action}"] [name=heartbeatIntervalSeconds]`), '5');
     t.is((await licenseRow(license.licenseKey)).heartbeat_interval_seconds, 60);
 
     // A longer interval: the quiet device (150 s) is live again; empty turns heartbeats off.

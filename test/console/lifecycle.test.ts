@@ -24,7 +24,8 @@ test.serial('with no run yet the page says so, with one h1, the run form, and re
 });
 
 test.serial(
-  "run now queues the cron endpoint's sweep, a worker runs it, the page shows it with its summary; one audit row by the admin",
+  "run now queues the cron endpoint's sweep, a worker runs it, the page shows it with its summary; one audit row by " +
+    'the admin',
   async (t) => {
     const db = kit.app.db;
     const mark = await auditMark(db);

@@ -31,7 +31,8 @@ test.serial('empty: the overview says there is no revenue yet and no overdue inv
 });
 
 test.serial(
-  'with data: the same MRR as the API per currency, the movements, two 12-month SVG charts, the most overdue invoices linked',
+  'with data: the same MRR as the API per currency, the movements, two 12-month SVG charts, the most overdue ' +
+    'invoices linked',
   async (t) => {
     await subscribe(kit.app.db, await makePlan(kit.app.db, '1000.00', 'quarterly'));
     await subscribe(kit.app.db, await makePlan(kit.app.db, '1200.00', 'monthly'), {

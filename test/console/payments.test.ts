@@ -50,33 +50,37 @@ test.serial('C-4: the empty list says so, at 360 px without sideways scrolling',
   await close();
 });
 
-test('the list shows payments newest first with invoice, customer, method, reference, amount, refunded, status and refunds', async (t) => {
-  const { customer: c, made } = await paymentsOf('Stark <Industries>', [
-    { amount: '60.00', at: new Date('2026-02-01T09:30:00Z'), method: 'bank_transfer', reference: 'wire-42' },
-  ]);
-  const { invoice, payment } = made[0]!;
-  await refund(payment.id, '10.00', 'goodwill', new Date('2026-02-03T10:00:00Z'));
-  const { page, close } = await kit.adminPage(`/admin/payments?customerId=${c.id}`);
-  const rows = await page.$$eval('tbody tr', (trs) =>
-    trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent!.trim())),
-  );
-  t.deepEqual(rows, [
-    [
-      '2026-02-01 09:30 UTC',
-      invoice.invoice_number,
-      'Stark <Industries>',
-      'bank_transfer',
-      'wire-42',
-      '60.00 USD',
-      '10.00 USD',
-      'partially_refunded',
-      '10.00 USD · 2026-02-03 10:00 UTC · goodwill',
-    ],
-  ]);
-  t.is(await page.$eval('tbody td:nth-child(2) a', (a) => a.getAttribute('href')), `/admin/invoices/${invoice.id}`);
-  t.is(await page.$eval('tbody td:nth-child(3) a', (a) => a.getAttribute('href')), `/admin/customers/${c.id}`);
-  await close();
-});
+test(
+  'the list shows payments newest first with invoice, customer, method, reference, amount, refunded, status and ' +
+    'refunds',
+  async (t) => {
+    const { customer: c, made } = await paymentsOf('Stark <Industries>', [
+      { amount: '60.00', at: new Date('2026-02-01T09:30:00Z'), method: 'bank_transfer', reference: 'wire-42' },
+    ]);
+    const { invoice, payment } = made[0]!;
+    await refund(payment.id, '10.00', 'goodwill', new Date('2026-02-03T10:00:00Z'));
+    const { page, close } = await kit.adminPage(`/admin/payments?customerId=${c.id}`);
+    const rows = await page.$$eval('tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent!.trim())),
+    );
+    t.deepEqual(rows, [
+      [
+        '2026-02-01 09:30 UTC',
+        invoice.invoice_number,
+        'Stark <Industries>',
+        'bank_transfer',
+        'wire-42',
+        '60.00 USD',
+        '10.00 USD',
+        'partially_refunded',
+        '10.00 USD · 2026-02-03 10:00 UTC · goodwill',
+      ],
+    ]);
+    t.is(await page.$eval('tbody td:nth-child(2) a', (a) => a.getAttribute('href')), `/admin/invoices/${invoice.id}`);
+    t.is(await page.$eval('tbody td:nth-child(3) a', (a) => a.getAttribute('href')), `/admin/customers/${c.id}`);
+    await close();
+  },
+);
 
 test('filters: status, customerId and created from/to in SQL, newest first; the export link keeps them', async (t) => {
   const { customer: c, made } = await paymentsOf('Wayne Enterprises', [
@@ -174,32 +178,36 @@ test('CSV export: header, decimal amounts, ISO timestamps, refunds, the formula 
   );
 });
 
-test('a provider_a payment is refunded through provider_a from the invoice page; a refusal by the provider is an error page and records nothing', async (t) => {
-  const c = await customer(db());
-  const invoice = await invoiceFor(db(), c.id, { unitPrice: '50.00' });
-  const payment = await payManually(db(), invoice.id, '50.00', { method: 'provider_a', reference: 'pi_console_1' });
-  const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
-  await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '12.34', reason: 'requested' });
-  t.deepEqual(await texts(page, '.notice'), ['Refund of 12.34 USD recorded.']);
-  t.deepEqual(
-    provider.requests.filter((r) => r.form.payment_intent === 'pi_console_1').map((r) => r.form.amount),
-    ['1234'],
-  );
-  const stored = await db()('refunds').where({ payment_id: payment.id });
-  t.is(stored.length, 1);
-  t.regex(stored[0].provider_refund_id, /^re_fake_/);
+test(
+  'a provider_a payment is refunded through provider_a from the invoice page; a refusal by the provider is an error ' +
+    'page and records nothing',
+  async (t) => {
+    const c = await customer(db());
+    const invoice = await invoiceFor(db(), c.id, { unitPrice: '50.00' });
+    const payment = await payManually(db(), invoice.id, '50.00', { method: 'provider_a', reference: 'pi_console_1' });
+    const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
+    await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '12.34', reason: 'requested' });
+    t.deepEqual(await texts(page, '.notice'), ['Refund of 12.34 USD recorded.']);
+    t.deepEqual(
+      provider.requests.filter((r) => r.form.payment_intent === 'pi_console_1').map((r) => r.form.amount),
+      ['1234'],
+    );
+    const stored = await db()('refunds').where({ payment_id: payment.id });
+    t.is(stored.length, 1);
+    t.regex(stored[0].provider_refund_id, /^re_fake_/);
 
-  provider.behave('pi_console_1', {
-    status: 402,
-    body: { error: { type: 'invalid_request_error', message: 'Refund declined' } },
-  });
-  await page.goto(`${kit.app.baseUrl}/admin/invoices/${invoice.id}`);
-  await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '1.00', reason: '' });
-  t.regex(await pageText(page), /provider_error/);
-  t.is((await db()('refunds').where({ payment_id: payment.id })).length, 1);
-  t.is((await db()('payments').where({ id: payment.id }).first()).refunded_amount, '12.34');
-  await close();
-});
+    provider.behave('pi_console_1', {
+      status: 402,
+      body: { error: { type: 'invalid_request_error', message: 'Refund declined' } },
+    });
+    await page.goto(`${kit.app.baseUrl}/admin/invoices/${invoice.id}`);
+    await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '1.00', reason: '' });
+    t.regex(await pageText(page), /provider_error/);
+    t.is((await db()('refunds').where({ payment_id: payment.id })).length, 1);
+    t.is((await db()('payments').where({ id: payment.id }).first()).refunded_amount, '12.34');
+    await close();
+  },
+);
 
 test('C-8: the payments list at 360 px does not scroll sideways', async (t) => {
   const { customer: c } = await paymentsOf('A customer with a long name for the narrow screen', [

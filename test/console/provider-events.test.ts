@@ -1,4 +1,7 @@
-/** Console provider events (console.md operations, issue 18): the list with failures and filters, replay, the detail page. */
+/**
+ * Console provider events (console.md operations, issue 18): the list with failures and filters, replay, the detail
+ * page.
+ */
 import test from 'ava';
 import { applyProviderEventJob } from '../../src/provider-events/apply-event.job.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';
@@ -8,7 +11,7 @@ import { scrollsSideways } from '../helpers/browser.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { postProviderA, PROVIDER_SECRETS, providerAEvent } from '../helpers/provider-events.ts';
 import { waitFor, waitForJobsFinished } from '../helpers/wait.ts';
-import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
+import { rowsOf, startConsoleKit, submit, texts, inputValue, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
 let cookie: string;
@@ -35,7 +38,8 @@ test.serial('an empty list says so', async (t) => {
 });
 
 test.serial(
-  'a failed event is listed with its error; replayed from the console (twice) after its cause is fixed, it settles the invoice once',
+  'a failed event is listed with its error; replayed from the console (twice) after its cause is fixed, it ' +
+    'settles the invoice once',
   async (t) => {
     // A payment for an invoice that does not exist yet (imported later): failed, with the reason.
     const invoiceId = '00000000-0000-4000-8000-0000000c0501';
@@ -45,7 +49,7 @@ test.serial(
     t.is(failed.status, 'failed');
 
     const { page, close } = await kit.adminPage('/admin/provider-events?status=failed');
-    t.is(await valueOf(page, '#status'), 'failed');
+    t.is(await inputValue(page, '#status'), 'failed');
     t.deepEqual(await texts(page, 'thead th'), [
       'Received',
       'Provider',

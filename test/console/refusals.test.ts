@@ -52,40 +52,44 @@ function summaryOf(page: Page) {
   });
 }
 
-test('a refused refund at 360 px: summary first, alert, linked to the open refund form with the error and the typed amount', async (t) => {
-  const c = await customer(db());
-  const invoice = await invoiceFor(db(), c.id, { unitPrice: '60.00' });
-  const payment = await payManually(db(), invoice.id, '60.00');
-  const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`, 360);
-  const action = `/admin/payments/${payment.id}/refunds`;
-  const res = await post(page, action, { amount: '60.01', reason: 'too much' });
-  t.is(res.status(), errorStatus.amount_exceeds_refundable);
-  const summary = await summaryOf(page);
-  t.like(summary, {
-    role: 'alert',
-    firstInMain: true,
-    beforeH1: true,
-    onFirstScreen: true,
-    targets: 1,
-    targetForm: action,
-    targetOpen: true,
-  });
-  t.regex(summary.text, /Not done: the action was refused/);
-  t.regex(summary.text, /at most what is left to refund, 60\.00 USD.*amount_exceeds_refundable/);
-  t.regex(await page.title(), /^Refused: Invoice /);
-  t.regex((await texts(page, `form[action="${action}"] .error`))[0]!, /amount_exceeds_refundable/);
-  t.is(await fieldValue(page, action, 'amount'), '60.01');
-  t.is(await fieldValue(page, action, 'reason'), 'too much');
-  // Following the link lands on the refused form's error.
-  await page.click('.error-summary a');
-  const shown = await page.$eval('#refused', (el) => {
-    const r = el.getBoundingClientRect();
-    return r.top > -1 && r.top < window.innerHeight && r.left > -1 && r.left < window.innerWidth;
-  });
-  t.true(shown, 'the refused form is on screen after following the link');
-  t.is(Number((await db()('refunds').where({ payment_id: payment.id }).count<{ n: string }[]>('* as n'))[0]!.n), 0);
-  await close();
-});
+test(
+  'a refused refund at 360 px: summary first, alert, linked to the open refund form with the error and the typed ' +
+    'amount',
+  async (t) => {
+    const c = await customer(db());
+    const invoice = await invoiceFor(db(), c.id, { unitPrice: '60.00' });
+    const payment = await payManually(db(), invoice.id, '60.00');
+    const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`, 360);
+    const action = `/admin/payments/${payment.id}/refunds`;
+    const res = await post(page, action, { amount: '60.01', reason: 'too much' });
+    t.is(res.status(), errorStatus.amount_exceeds_refundable);
+    const summary = await summaryOf(page);
+    t.like(summary, {
+      role: 'alert',
+      firstInMain: true,
+      beforeH1: true,
+      onFirstScreen: true,
+      targets: 1,
+      targetForm: action,
+      targetOpen: true,
+    });
+    t.regex(summary.text, /Not done: the action was refused/);
+    t.regex(summary.text, /at most what is left to refund, 60\.00 USD.*amount_exceeds_refundable/);
+    t.regex(await page.title(), /^Refused: Invoice /);
+    t.regex((await texts(page, `form[action="${action}"] .error`))[0]!, /amount_exceeds_refundable/);
+    t.is(await fieldValue(page, action, 'amount'), '60.01');
+    t.is(await fieldValue(page, action, 'reason'), 'too much');
+    // Following the link lands on the refused form's error.
+    await page.click('.error-summary a');
+    const shown = await page.$eval('#refused', (el) => {
+      const r = el.getBoundingClientRect();
+      return r.top > -1 && r.top < window.innerHeight && r.left > -1 && r.left < window.innerWidth;
+    });
+    t.true(shown, 'the refused form is on screen after following the link');
+    t.is(Number((await db()('refunds').where({ payment_id: payment.id }).count<{ n: string }[]>('* as n'))[0]!.n), 0);
+    await close();
+  },
+);
 
 test('a refused payment: summary first, the field named is marked with its reason beside it', async (t) => {
   const c = await customer(db());
@@ -111,28 +115,32 @@ test('a refused payment: summary first, the field named is marked with its reaso
   await close();
 });
 
-test('a refused store credit grant on a customer at 360 px: summary on the first screen, linked to the open grant form', async (t) => {
-  const c = await customer(db(), 'Credit Refused Ltd');
-  const { page, close } = await kit.adminPage(`/admin/customers/${c.id}`, 360);
-  const action = `/admin/customers/${c.id}/credits`;
-  const res = await post(page, action, { amount: '-5.00', description: 'Goodwill' });
-  t.is(res.status(), errorStatus.invalid_request);
-  const summary = await summaryOf(page);
-  t.like(summary, {
-    role: 'alert',
-    firstInMain: true,
-    beforeH1: true,
-    onFirstScreen: true,
-    targets: 1,
-    targetForm: action,
-    targetOpen: true,
-  });
-  t.regex(summary.text, /amount/);
-  t.is(await fieldValue(page, action, 'amount'), '-5.00');
-  t.is(await fieldValue(page, action, 'description'), 'Goodwill');
-  t.is(Number((await db()('credit_ledger').where({ customer_id: c.id }).count<{ n: string }[]>('* as n'))[0]!.n), 0);
-  await close();
-});
+test(
+  'a refused store credit grant on a customer at 360 px: summary on the first screen, linked to the open grant ' +
+    'form',
+  async (t) => {
+    const c = await customer(db(), 'Credit Refused Ltd');
+    const { page, close } = await kit.adminPage(`/admin/customers/${c.id}`, 360);
+    const action = `/admin/customers/${c.id}/credits`;
+    const res = await post(page, action, { amount: '-5.00', description: 'Goodwill' });
+    t.is(res.status(), errorStatus.invalid_request);
+    const summary = await summaryOf(page);
+    t.like(summary, {
+      role: 'alert',
+      firstInMain: true,
+      beforeH1: true,
+      onFirstScreen: true,
+      targets: 1,
+      targetForm: action,
+      targetOpen: true,
+    });
+    t.regex(summary.text, /amount/);
+    t.is(await fieldValue(page, action, 'amount'), '-5.00');
+    t.is(await fieldValue(page, action, 'description'), 'Goodwill');
+    t.is(Number((await db()('credit_ledger').where({ customer_id: c.id }).count<{ n: string }[]>('* as n'))[0]!.n), 0);
+    await close();
+  },
+);
 
 test('a page shown without a refusal has no summary; a successful action shows its confirmation instead', async (t) => {
   const c = await customer(db());

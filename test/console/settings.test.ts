@@ -1,10 +1,13 @@
-/** `/admin/settings` (console.md "operations"): every setting with its meaning, the edit form, API keys (shown once) and revoke. */
+/**
+ * `/admin/settings` (console.md "operations"): every setting with its meaning, the edit form, API keys (shown once) and
+ * revoke.
+ */
 import test from 'ava';
 import { settingDefinitions } from '../../src/settings/definitions.ts';
 import { scrollsSideways } from '../helpers/browser.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { auditMark, auditTableText, expectNoAudit, expectOneAudit } from '../audit/fixtures.ts';
-import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
+import { rowsOf, startConsoleKit, submit, texts, inputValue, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
 test.before(async () => {
@@ -15,7 +18,8 @@ test.after.always(async () => kit?.close());
 const settingsRows = async () => kit.app.db('settings').orderBy('key');
 
 test.serial(
-  'every setting is listed with its value and meaning; one overridden by the environment says so and is not in the form',
+  'every setting is listed with its value and meaning; one overridden by the environment says so and is not in ' +
+    'the form',
   async (t) => {
     const { page, close } = await kit.adminPage('/admin/settings', 360);
     t.is(await page.title(), 'Settings · Billing console');
@@ -33,7 +37,7 @@ test.serial(
     t.deepEqual(rows.find((r) => r[0] === 'billing.dunning_schedule_days')?.[1], '1, 3, 5, 7');
     t.deepEqual(rows.find((r) => r[0] === 'licenses.key_prefix')?.[1], 'ENV set by LICENSE_KEY_PREFIX');
     t.is(await page.$('form[action="/admin/settings"] [name="licenses.key_prefix"]'), null);
-    t.is(await valueOf(page, '[name="billing.payment_terms_days"]'), '14');
+    t.is(await inputValue(page, '[name="billing.payment_terms_days"]'), '14');
     t.is(await page.$eval('a[href="/admin/lifecycle"]', (a) => a.textContent), 'lifecycle sweep');
     t.deepEqual(await texts(page, '#api-keys .empty'), ['No API keys yet.']);
     t.false(await scrollsSideways(page));
@@ -80,8 +84,8 @@ test.serial(
       'company.email': 'billing@acme.test',
     });
     t.regex((await texts(page, '.error'))[0]!, /Invalid settings: billing\.payment_terms_days: .*365.*invalid_request/);
-    t.is(await valueOf(page, '[name="billing.payment_terms_days"]'), '400');
-    t.is(await valueOf(page, '[name="company.email"]'), 'billing@acme.test');
+    t.is(await inputValue(page, '[name="billing.payment_terms_days"]'), '400');
+    t.is(await inputValue(page, '[name="company.email"]'), 'billing@acme.test');
     t.is(await page.$eval('[name="billing.payment_terms_days"]', (i) => i.getAttribute('aria-invalid')), 'true');
     t.deepEqual(await settingsRows(), before);
     await expectNoAudit(t, kit.app.db, mark);
@@ -145,7 +149,7 @@ test.serial("a refused API key shows the service's message with what was typed, 
     (await texts(page, '#api-keys .error'))[0]!,
     /Customer 00000000-0000-4000-8000-000000000000 does not exist.*customer_not_found/,
   );
-  t.is(await valueOf(page, '#api-keys [name=name]'), "Nobody's key");
+  t.is(await inputValue(page, '#api-keys [name=name]'), "Nobody's key");
   t.true(await page.$eval('form[action="/admin/api-keys"]', (f) => (f.closest('details') as HTMLDetailsElement).open));
   t.is(await page.$('.reveal'), null);
   t.is(await count(), before);

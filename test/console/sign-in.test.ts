@@ -30,18 +30,21 @@ test('C-2: a good password signs in and lands on next; the session cookie is the
   await close();
 });
 
-test('C-2: a bad password shows the form again with a message naming neither field; next only goes to /admin', async (t) => {
-  const { page, close } = await newPage(kit.browser);
-  await signIn(page, kit.app.baseUrl, kit.admin.email, 'wrong password', '/admin');
-  t.is(new URL(page.url()).pathname, '/admin/login');
-  const [message] = await texts(page, '[role=alert]');
-  t.truthy(message);
-  t.false(/email|password/i.test(message!.replace(/email or password/i, '')), message);
-  t.truthy(await page.$('input[name=email]'));
-  await signIn(page, kit.app.baseUrl, kit.admin.email, kit.admin.password, 'https://evil.example/admin');
-  t.is(new URL(page.url()).pathname, '/admin');
-  await close();
-});
+test(
+  'C-2: a bad password shows the form again with a message naming neither field; ' + 'next only goes to /admin',
+  async (t) => {
+    const { page, close } = await newPage(kit.browser);
+    await signIn(page, kit.app.baseUrl, kit.admin.email, 'wrong password', '/admin');
+    t.is(new URL(page.url()).pathname, '/admin/login');
+    const [message] = await texts(page, '[role=alert]');
+    t.truthy(message);
+    t.false(/email|password/i.test(message!.replace(/email or password/i, '')), message);
+    t.truthy(await page.$('input[name=email]'));
+    await signIn(page, kit.app.baseUrl, kit.admin.email, kit.admin.password, 'https://evil.example/admin');
+    t.is(new URL(page.url()).pathname, '/admin');
+    await close();
+  },
+);
 
 test('C-7: a user without the admin role sees nothing', async (t) => {
   const user = await createUser(kit.app, 'user');
@@ -77,20 +80,24 @@ test.serial(
   },
 );
 
-test('C-7: a customer named like markup shows as text and opens no dialog; the headers forbid inline script and framing', async (t) => {
-  const name = '<img src=x onerror=alert(1)>';
-  await insertCustomer(kit.app.db, { name });
-  const { page, dialogs, close } = await kit.adminPage('/admin/customers');
-  t.true((await texts(page, 'td a')).includes(name));
-  t.is(await page.$('td img'), null);
-  t.deepEqual(dialogs, []);
-  const res = await fetch(`${kit.app.baseUrl}/admin/login`);
-  const csp = res.headers.get('content-security-policy') ?? '';
-  t.regex(csp, /frame-ancestors 'none'/);
-  t.regex(csp, /script-src 'self'/);
-  t.false(/unsafe-inline|unsafe-eval/.test(csp));
-  await close();
-});
+test(
+  'C-7: a customer named like markup shows as text and opens no dialog; the headers forbid inline script and ' +
+    'framing',
+  async (t) => {
+    const name = '<img src=x onerror=alert(1)>';
+    await insertCustomer(kit.app.db, { name });
+    const { page, dialogs, close } = await kit.adminPage('/admin/customers');
+    t.true((await texts(page, 'td a')).includes(name));
+    t.is(await page.$('td img'), null);
+    t.deepEqual(dialogs, []);
+    const res = await fetch(`${kit.app.baseUrl}/admin/login`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    t.regex(csp, /frame-ancestors 'none'/);
+    t.regex(csp, /script-src 'self'/);
+    t.false(/unsafe-inline|unsafe-eval/.test(csp));
+    await close();
+  },
+);
 
 test('C-3, C-8: every page has the navigation, one h1 and no sideways scrolling at 360 px', async (t) => {
   for (const path of ['/admin', '/admin/customers']) {
@@ -113,40 +120,43 @@ test('C-3, C-8: every page has the navigation, one h1 and no sideways scrolling 
   }
 });
 
-test('C-2: next is resolved (dot segments, %2e%2e, encoded slashes, backslashes) and must stay under /admin', async (t) => {
-  const cases: [string, string][] = [
-    ['/admin/../docs', '/admin'],
-    ['/admin/%2e%2e/api/settings', '/admin'],
-    ['/admin/%2E%2e/%2e%2E/docs', '/admin'],
-    ['/admin/customers/%2e%2e%2f..%2f..%2fdocs', '/admin'],
-    ['/admin%2f..%2fdocs', '/admin'],
-    ['/admin\\..\\docs', '/admin'],
-    ['/\\evil.example/admin', '/admin'],
-    ['//evil.example/admin', '/admin'],
-    ['/administrator', '/admin'],
-    ['/admin/%zz', '/admin'],
-    ['/admin/./customers?tier=starter', '/admin/customers?tier=starter'],
-    ['/admin/invoices/../customers', '/admin/customers'],
-    ['/admin', '/admin'],
-  ];
-  for (const [next, expected] of cases) {
-    // The login page carries the resolved path in its form...
-    const html = await (await fetch(`${kit.app.baseUrl}/admin/login?next=${encodeURIComponent(next)}`)).text();
-    t.true(
-      html.includes(`name="next" value="${expected.replace(/&/g, '&amp;')}"`),
-      `${next}: ${html.match(/name="next" value="[^"]*"/)?.[0]}`,
-    );
-  }
-  // ...and a posted next that was never resolved by the login page is resolved again when signing in.
-  const { page, close } = await newPage(kit.browser);
-  for (const next of ['/admin/../docs', '/admin/%2e%2e/api/settings']) {
-    await page.goto(`${kit.app.baseUrl}/admin/login`);
-    await page.$eval('input[name=next]', (el, v) => ((el as HTMLInputElement).value = v), next);
-    await page.type('input[name=email]', kit.admin.email);
-    await page.type('input[name=password]', kit.admin.password);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-    t.is(new URL(page.url()).pathname, '/admin', next);
-    await page.deleteCookie({ name: 'session', url: kit.app.baseUrl });
-  }
-  await close();
-});
+test(
+  'C-2: next is resolved (dot segments, %2e%2e, ' + 'encoded slashes, backslashes) and must stay under /admin',
+  async (t) => {
+    const cases: [string, string][] = [
+      ['/admin/../docs', '/admin'],
+      ['/admin/%2e%2e/api/settings', '/admin'],
+      ['/admin/%2E%2e/%2e%2E/docs', '/admin'],
+      ['/admin/customers/%2e%2e%2f..%2f..%2fdocs', '/admin'],
+      ['/admin%2f..%2fdocs', '/admin'],
+      ['/admin\\..\\docs', '/admin'],
+      ['/\\evil.example/admin', '/admin'],
+      ['//evil.example/admin', '/admin'],
+      ['/administrator', '/admin'],
+      ['/admin/%zz', '/admin'],
+      ['/admin/./customers?tier=starter', '/admin/customers?tier=starter'],
+      ['/admin/invoices/../customers', '/admin/customers'],
+      ['/admin', '/admin'],
+    ];
+    for (const [next, expected] of cases) {
+      // The login page carries the resolved path in its form...
+      const html = await (await fetch(`${kit.app.baseUrl}/admin/login?next=${encodeURIComponent(next)}`)).text();
+      t.true(
+        html.includes(`name="next" value="${expected.replace(/&/g, '&amp;')}"`),
+        `${next}: ${html.match(/name="next" value="[^"]*"/)?.[0]}`,
+      );
+    }
+    // ...and a posted next that was never resolved by the login page is resolved again when signing in.
+    const { page, close } = await newPage(kit.browser);
+    for (const next of ['/admin/../docs', '/admin/%2e%2e/api/settings']) {
+      await page.goto(`${kit.app.baseUrl}/admin/login`);
+      await page.$eval('input[name=next]', (el, v) => ((el as HTMLInputElement).value = v), next);
+      await page.type('input[name=email]', kit.admin.email);
+      await page.type('input[name=password]', kit.admin.password);
+      await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+      t.is(new URL(page.url()).pathname, '/admin', next);
+      await page.deleteCookie({ name: 'session', url: kit.app.baseUrl });
+    }
+    await close();
+  },
+);

@@ -6,7 +6,7 @@ import { createSubscription } from '../../src/subscriptions/service.ts';
 import { scrollsSideways } from '../helpers/browser.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
-import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
+import { rowsOf, startConsoleKit, submit, texts, inputValue, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
 test.before(async () => {
@@ -36,7 +36,8 @@ test.serial('an empty list says so, with its title, one h1 and the create form',
 });
 
 test.serial(
-  'creating one redirects to its page with a confirmation; a refusal shows the service message and keeps what was typed',
+  'creating one redirects to its page with a confirmation; a refusal shows the service message and keeps what was ' +
+    'typed',
   async (t) => {
     const customer = await insertCustomer(db(), { name: 'Form Subscriber' });
     const plan = await makePlan(db(), '30.00');
@@ -64,8 +65,8 @@ test.serial(
     });
     t.is(path(page), '/admin/subscriptions');
     t.regex(await alertText(page), /invalid_coupon/);
-    t.is(await valueOf(page, 'form[action="/admin/subscriptions"] [name=couponCode]'), 'NO-SUCH-CODE');
-    t.is(await valueOf(page, 'form[action="/admin/subscriptions"] [name=trialDays]'), '3');
+    t.is(await inputValue(page, 'form[action="/admin/subscriptions"] [name=couponCode]'), 'NO-SUCH-CODE');
+    t.is(await inputValue(page, 'form[action="/admin/subscriptions"] [name=trialDays]'), '3');
     await submit(page, '/admin/subscriptions', {
       customerId: '00000000-0000-4000-8000-000000000000',
       planId: plan.id,
@@ -128,7 +129,7 @@ test.serial(
       `/admin/subscriptions/${newest.id}`,
     );
     t.is(
-      await valueOf(page, 'form[action="/admin/subscriptions"] [name=customerId]'),
+      await inputValue(page, 'form[action="/admin/subscriptions"] [name=customerId]'),
       customer.id,
       'the create form starts with the filtered customer',
     );
@@ -136,8 +137,8 @@ test.serial(
     await page.goto(
       `${kit.app.baseUrl}/admin/subscriptions?status=paused&customerId=${customer.id}&planId=${monthly.id}`,
     );
-    t.is(await valueOf(page, '#filter-status'), 'paused');
-    t.is(await valueOf(page, '#filter-plan'), monthly.id);
+    t.is(await inputValue(page, '#filter-status'), 'paused');
+    t.is(await inputValue(page, '#filter-plan'), monthly.id);
     t.is((await rowsOf(page, '')).length, 50);
     const next = new URL(await page.$eval('a[rel=next]', (a) => a.getAttribute('href')!), kit.app.baseUrl);
     t.deepEqual(
@@ -158,7 +159,8 @@ test.serial(
 );
 
 test.serial(
-  'pause, resume and cancel through the status form, each with a confirmation; a move out of canceled is refused with the service message',
+  'pause, resume and cancel through the status form, each with a confirmation; a move out of canceled is refused ' +
+    'with the service message',
   async (t) => {
     const customer = await insertCustomer(db());
     const sub = await subscribe(customer.id, await makePlan(db(), '20.00'));
@@ -191,12 +193,12 @@ test.serial(
         form.submit();
       },
       action,
-      await valueOf(page, 'input[name=_csrf]'),
+      await inputValue(page, 'input[name=_csrf]'),
     );
     await page.waitForNavigation();
     t.regex(await alertText(page), /A canceled subscription cannot change/);
     t.regex(await alertText(page), /subscription_canceled/);
-    t.is(await valueOf(page, `form[action="${action}"] [name=status]`), 'active', 'what was chosen is kept');
+    t.is(await inputValue(page, `form[action="${action}"] [name=status]`), 'active', 'what was chosen is kept');
     t.is((await subRow(sub.id)).status, 'canceled');
     await close();
   },
@@ -207,7 +209,7 @@ test.serial('cancel at period end is set and cleared; the list and the page say 
   const sub = await subscribe(customer.id, await makePlan(db(), '20.00'));
   const { page, close } = await kit.adminPage(`/admin/subscriptions/${sub.id}`);
   const action = `/admin/subscriptions/${sub.id}/cancel-at-period-end`;
-  t.is(await valueOf(page, `form[action="${action}"] [name=value]`), 'true', 'the form offers the other value');
+  t.is(await inputValue(page, `form[action="${action}"] [name=value]`), 'true', 'the form offers the other value');
   await submit(page, action, { value: 'true' });
   t.regex((await texts(page, '.notice'))[0] ?? '', /will cancel at the end of its period/);
   t.true((await subRow(sub.id)).cancel_at_period_end);
@@ -286,7 +288,8 @@ test.serial(
 );
 
 test.serial(
-  'a new billing cycle: the preview shows the restarted period and its invoice, which the change issues for that period',
+  'a new billing cycle: the preview shows the restarted period and its invoice, which the change issues for that ' +
+    'period',
   async (t) => {
     const customer = await insertCustomer(db());
     const [monthly, yearly] = [await makePlan(db(), '10.00'), await makePlan(db(), '100.00', 'yearly')];
@@ -294,7 +297,7 @@ test.serial(
     const { page, close } = await kit.adminPage(`/admin/subscriptions/${sub.id}`);
     await openPreview(page, sub.id, yearly.id);
     const shown = await previewFigures(page);
-    const prorationDate = await valueOf(page, 'form[method=post] [name=prorationDate]');
+    const prorationDate = await inputValue(page, 'form[method=post] [name=prorationDate]');
     t.regex((await texts(page, 'dl.props dd')).join(' '), /restarts now/);
     await submit(page, `/admin/subscriptions/${sub.id}/change-plan`, {});
     const changed = await subRow(sub.id);

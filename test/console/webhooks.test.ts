@@ -9,7 +9,7 @@ import { request } from '../helpers/http.ts';
 import { makeInvoice, type Ctx } from '../payments/fixtures.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { standardWebhookPayload, startReceiver, xSignatureValid } from '../webhooks/receiver.ts';
-import { rowsOf, startConsoleKit, submit, texts, valueOf, type ConsoleKit } from './fixtures.ts';
+import { rowsOf, startConsoleKit, submit, texts, inputValue, type ConsoleKit } from './fixtures.ts';
 
 let kit: ConsoleKit;
 let api: Ctx;
@@ -101,7 +101,7 @@ test.serial(
     const [alert] = await texts(page, '[role=alert]');
     t.regex(alert ?? '', /url: must use http or https/);
     t.regex(alert ?? '', /invalid_request/);
-    t.is(await valueOf(page, 'form[action="/admin/webhooks"] [name=url]'), 'ftp://files.example.test/hook');
+    t.is(await inputValue(page, 'form[action="/admin/webhooks"] [name=url]'), 'ftp://files.example.test/hook');
     t.deepEqual(
       await page.$$eval('form[action="/admin/webhooks"] input:checked', (els) =>
         els.map((e) => (e as HTMLInputElement).value),
@@ -152,7 +152,7 @@ test.serial(
       .first();
     const { page, close } = await kit.adminPage(`/admin/webhooks/${bad.id}?status=failed`);
     t.deepEqual(await texts(page, 'h1'), [receiver.url('/fail')]);
-    t.is(await valueOf(page, '#status'), 'failed');
+    t.is(await inputValue(page, '#status'), 'failed');
     const rows = await rowsOf(page, '#deliveries');
     t.is(rows.length, 2);
     t.true(rows.every((r) => r[1]!.startsWith('invoice.created') && r[2] === 'failed'));
@@ -208,7 +208,8 @@ test.serial(
 );
 
 test.serial(
-  'rotating the secret shows the new one once; a redelivery then reaches the receiver signed with it (and the old one, in its grace period)',
+  'rotating the secret shows the new one once; a redelivery then reaches the receiver signed with it (and the old ' +
+    'one, in its grace period)',
   async (t) => {
     const bad = await db()('webhook_endpoints')
       .where({ url: receiver.url('/fail') })
@@ -270,12 +271,13 @@ test.serial(
 );
 
 test.serial(
-  'editing url and events, disabling and enabling go through the API service; a refused edit keeps what was typed and changes nothing',
+  'editing url and events, disabling and enabling go through the API service; a refused edit keeps what was typed ' +
+    'and changes nothing',
   async (t) => {
     const endpoint = await apiEndpoint('/editable', ['invoice.paid']);
     const action = `/admin/webhooks/${endpoint.id}`;
     const { page, close } = await kit.adminPage(action);
-    t.is(await valueOf(page, `form[action="${action}"] [name=url]`), receiver.url('/editable'));
+    t.is(await inputValue(page, `form[action="${action}"] [name=url]`), receiver.url('/editable'));
     t.deepEqual(
       await page.$$eval(`form[action="${action}"] input:checked`, (els) =>
         els.map((e) => (e as HTMLInputElement).value),
@@ -299,7 +301,7 @@ test.serial(
     await tick(page, action, []);
     await submit(page, action, { url: 'http://typed.example.test/hook' });
     t.regex((await texts(page, '[role=alert]'))[0] ?? '', /events: must name at least one event type/);
-    t.is(await valueOf(page, `form[action="${action}"] [name=url]`), 'http://typed.example.test/hook');
+    t.is(await inputValue(page, `form[action="${action}"] [name=url]`), 'http://typed.example.test/hook');
     t.true(await page.$eval(`form[action="${action}"]`, (f) => f.closest('details')!.open));
     await tick(page, action, ['invoice.paid']);
     await submit(page, action, { url: 'not a url' });

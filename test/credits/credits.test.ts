@@ -49,51 +49,55 @@ test('credit is applied when an invoice is issued', async (t) => {
   t.is((await customerRead(customer.id)).creditBalance, '0.00');
 });
 
-test('credit arriving is spent on open invoices oldest first, in their currency only; the ledger records each application', async (t) => {
-  const customer = await insertCustomer(app.db);
-  const first = await makeInvoice(c, { customerId: customer.id, unitPrice: '10.00' });
-  const second = await makeInvoice(c, { customerId: customer.id, unitPrice: '20.00' });
-  const third = await makeInvoice(c, { customerId: customer.id, unitPrice: '30.00' });
-  const draft = await makeInvoice(c, { customerId: customer.id, unitPrice: '5.00', status: 'draft' });
-  const euro = await makeInvoice(c, { customerId: customer.id, unitPrice: '5.00', currency: 'EUR' });
+test(
+  'credit arriving is spent on open invoices oldest first, in their currency only; the ledger records each ' +
+    'application',
+  async (t) => {
+    const customer = await insertCustomer(app.db);
+    const first = await makeInvoice(c, { customerId: customer.id, unitPrice: '10.00' });
+    const second = await makeInvoice(c, { customerId: customer.id, unitPrice: '20.00' });
+    const third = await makeInvoice(c, { customerId: customer.id, unitPrice: '30.00' });
+    const draft = await makeInvoice(c, { customerId: customer.id, unitPrice: '5.00', status: 'draft' });
+    const euro = await makeInvoice(c, { customerId: customer.id, unitPrice: '5.00', currency: 'EUR' });
 
-  const res = await credit({ customerId: customer.id, amount: '25.00', description: 'Outage' });
-  t.is(res.status, 201);
-  t.is(res.body.balanceAfter, '0.00');
-  t.deepEqual(res.body.applications, [
-    { invoiceId: first.id, invoiceNumber: first.invoiceNumber, amount: '10.00' },
-    { invoiceId: second.id, invoiceNumber: second.invoiceNumber, amount: '15.00' },
-  ]);
-  const paid = await readInvoice(c, first.id);
-  t.like(paid, { status: 'paid', creditApplied: '10.00', amountDue: '0.00' });
-  t.truthy(paid.paidAt);
-  t.like(await readInvoice(c, second.id), { status: 'issued', creditApplied: '15.00', amountDue: '5.00' });
-  t.like(await readInvoice(c, third.id), { creditApplied: '0.00', amountDue: '30.00' });
-  t.like(await readInvoice(c, draft.id), { status: 'draft', creditApplied: '0.00' });
-  t.like(await readInvoice(c, euro.id), { creditApplied: '0.00' });
-  t.truthy(
-    await app.db('events').where({ type: 'invoice.paid' }).whereRaw("data->>'invoiceId' = ?", [first.id]).first(),
-  );
+    const res = await credit({ customerId: customer.id, amount: '25.00', description: 'Outage' });
+    t.is(res.status, 201);
+    t.is(res.body.balanceAfter, '0.00');
+    t.deepEqual(res.body.applications, [
+      { invoiceId: first.id, invoiceNumber: first.invoiceNumber, amount: '10.00' },
+      { invoiceId: second.id, invoiceNumber: second.invoiceNumber, amount: '15.00' },
+    ]);
+    const paid = await readInvoice(c, first.id);
+    t.like(paid, { status: 'paid', creditApplied: '10.00', amountDue: '0.00' });
+    t.truthy(paid.paidAt);
+    t.like(await readInvoice(c, second.id), { status: 'issued', creditApplied: '15.00', amountDue: '5.00' });
+    t.like(await readInvoice(c, third.id), { creditApplied: '0.00', amountDue: '30.00' });
+    t.like(await readInvoice(c, draft.id), { status: 'draft', creditApplied: '0.00' });
+    t.like(await readInvoice(c, euro.id), { creditApplied: '0.00' });
+    t.truthy(
+      await app.db('events').where({ type: 'invoice.paid' }).whereRaw("data->>'invoiceId' = ?", [first.id]).first(),
+    );
 
-  t.deepEqual(
-    (await ledger(customer.id)).map((e: Record<string, unknown>) => [e.kind, e.amount, e.invoiceId, e.balanceAfter]),
-    [
-      ['credit', '25.00', null, '25.00'],
-      ['application', '-10.00', first.id, '15.00'],
-      ['application', '-15.00', second.id, '0.00'],
-    ],
-  );
-  t.like(await customerRead(customer.id), { creditBalance: '0.00' });
+    t.deepEqual(
+      (await ledger(customer.id)).map((e: Record<string, unknown>) => [e.kind, e.amount, e.invoiceId, e.balanceAfter]),
+      [
+        ['credit', '25.00', null, '25.00'],
+        ['application', '-10.00', first.id, '15.00'],
+        ['application', '-15.00', second.id, '0.00'],
+      ],
+    );
+    t.like(await customerRead(customer.id), { creditBalance: '0.00' });
 
-  // More credit than is due: the rest stays as balance.
-  const more = await credit({ customerId: customer.id, amount: '100.00' });
-  t.is(more.body.balanceAfter, '65.00');
-  t.deepEqual(
-    more.body.applications.map((a: { amount: string }) => a.amount),
-    ['5.00', '30.00'],
-  );
-  t.is((await readInvoice(c, third.id)).status, 'paid');
-});
+    // More credit than is due: the rest stays as balance.
+    const more = await credit({ customerId: customer.id, amount: '100.00' });
+    t.is(more.body.balanceAfter, '65.00');
+    t.deepEqual(
+      more.body.applications.map((a: { amount: string }) => a.amount),
+      ['5.00', '30.00'],
+    );
+    t.is((await readInvoice(c, third.id)).status, 'paid');
+  },
+);
 
 test('credit in another currency applies to invoices in that currency and shows in creditBalances', async (t) => {
   const customer = await insertCustomer(app.db);
@@ -158,7 +162,8 @@ test('concurrent credits, issues and voids for one customer: no deadlock, no cre
 
   const invoices = await app.db('invoices').where({ customer_id: customer.id });
   const entries = await app.db('credit_ledger').where({ customer_id: customer.id });
-  const sum = (rows: { amount: string }[]) => rows.reduce((s, r) => s + Math.round(Number(r.amount) * 100), 0); // cents, test-side only
+  // cents, test-side only
+  const sum = (rows: { amount: string }[]) => rows.reduce((s, r) => s + Math.round(Number(r.amount) * 100), 0);
   const balance = sum(entries);
   t.true(balance >= 0);
   for (const invoice of invoices.filter((i) => i.status !== 'void')) {

@@ -122,27 +122,30 @@ test('PUT changes only the fields sent; null clears an optional field', async (t
   t.like(renamed.body, { name: 'Renamed', email: 'renamed@example.test', company: 'New Co' });
 });
 
-test('an email used by another customer in any case is 409 email_taken, on POST and PUT, and changes nothing', async (t) => {
-  const taken = await create({ email: 'John@X.io' });
-  const dup = await api('/api/customers', { body: { name: 'Dup', email: 'john@x.IO' } });
-  t.is(dup.status, 409);
-  t.is(dup.body.error.code, 'email_taken');
-  t.is(await app.db('customers').where({ name: 'Dup' }).first(), undefined);
+test(
+  'an email used by another customer in any case is 409 email_taken, ' + 'on POST and PUT, and changes nothing',
+  async (t) => {
+    const taken = await create({ email: 'John@X.io' });
+    const dup = await api('/api/customers', { body: { name: 'Dup', email: 'john@x.IO' } });
+    t.is(dup.status, 409);
+    t.is(dup.body.error.code, 'email_taken');
+    t.is(await app.db('customers').where({ name: 'Dup' }).first(), undefined);
 
-  const other = await create({ name: 'Other' });
-  const put = await api(`/api/customers/${other.id}`, {
-    method: 'PUT',
-    body: { name: 'Changed', email: ' JOHN@x.io ' },
-  });
-  t.is(put.status, 409);
-  t.is(put.body.error.code, 'email_taken');
-  t.deepEqual((await api(`/api/customers/${other.id}`)).body, { ...other, subscriptions: [] });
+    const other = await create({ name: 'Other' });
+    const put = await api(`/api/customers/${other.id}`, {
+      method: 'PUT',
+      body: { name: 'Changed', email: ' JOHN@x.io ' },
+    });
+    t.is(put.status, 409);
+    t.is(put.body.error.code, 'email_taken');
+    t.deepEqual((await api(`/api/customers/${other.id}`)).body, { ...other, subscriptions: [] });
 
-  // The customer's own address in another case is not a conflict.
-  const self = await api(`/api/customers/${taken.id}`, { method: 'PUT', body: { email: 'JOHN@X.IO' } });
-  t.is(self.status, 200);
-  t.is(self.body.email, 'JOHN@X.IO');
-});
+    // The customer's own address in another case is not a conflict.
+    const self = await api(`/api/customers/${taken.id}`, { method: 'PUT', body: { email: 'JOHN@X.IO' } });
+    t.is(self.status, 200);
+    t.is(self.body.email, 'JOHN@X.IO');
+  },
+);
 
 test('validation names every bad field and creates nothing', async (t) => {
   const res = await api('/api/customers', {

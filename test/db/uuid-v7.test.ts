@@ -50,14 +50,16 @@ test('rows the database names get version 7 ids of their time, in the order writ
   const first = await insertCustomer(db.knex);
   const second = await insertCustomer(db.knex);
   const { rows } = await db.knex.raw<{ rows: { id: string }[] }>(
-    `insert into audit_log (actor, action, target_type, target_id) values ('system', 'test.one', 'test', 'a'), ('system', 'test.two', 'test', 'b') returning id`,
+    `insert into audit_log (actor, action, target_type, target_id) values ('system', 'test.one', 'test', 'a'), ` +
+      `('system', 'test.two', 'test', 'b') returning id`,
   );
   const after = Date.now();
   for (const id of [first.id, second.id, rows[0]!.id, rows[1]!.id]) assertV7Near(t, id, before - 5, after + 5);
   t.true(rows[0]!.id < rows[1]!.id);
   const { rows: defaults } = await db.knex.raw<{ rows: { table_name: string; column_default: string }[] }>(
     `select table_name, column_default from information_schema.columns
-      where table_schema = current_schema() and column_name = 'id' and data_type = 'uuid' and column_default is not null`,
+      where table_schema = current_schema() and column_name = 'id' and data_type = 'uuid'
+        and column_default is not null`,
   );
   t.true(defaults.length >= 15);
   t.deepEqual(
@@ -71,7 +73,8 @@ test('the fallback for PostgreSQL before 18 makes the same layout', async (t) =>
   // Defined as the migration would (a function in this session's temporary schema), then called once per row.
   const rows = await db.knex.transaction(async (trx) => {
     await trx.raw(
-      `create function pg_temp.uuidv7_fallback() returns uuid language sql volatile as $fn$ ${UUIDV7_FALLBACK_SQL} $fn$`,
+      `create function pg_temp.uuidv7_fallback() returns uuid language sql volatile as $fn$ ${UUIDV7_FALLBACK_SQL} ` +
+        `$fn$`,
     );
     return (
       await trx.raw<{ rows: { id: string }[] }>('select pg_temp.uuidv7_fallback() as id from generate_series(1, 50)')

@@ -3,6 +3,7 @@
  * with gapless invoice numbers; a second run leaves the database alone.
  */
 import test from 'ava';
+import type { Knex } from 'knex';
 import { seedDemo, type DemoSummary } from '../../src/demo/seed.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { countRows, numberingProblems } from '../lifecycle/fixtures.ts';
@@ -21,7 +22,7 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const count = (table: string, where?: (q: any) => void) => countRows(app.db, table, where);
+const count = (table: string, where?: (q: Knex.QueryBuilder) => void) => countRows(app.db, table, where);
 
 test('about forty customers, one with quotes and an ampersand, in three tiers', async (t) => {
   t.is(await count('customers'), 40);
@@ -59,25 +60,31 @@ test('invoices over twelve months, gaplessly numbered, most paid and a few overd
   t.true((await count('invoices', (q) => q.where({ currency: 'EUR' }))) > 10);
 });
 
-test('payments by several methods, some with provider references; refunds, credit notes and store credit', async (t) => {
-  const payments = await count('payments');
-  t.is(payments, summary.payments);
-  t.true(payments >= 250, `${payments} payments`);
-  const methods = await app.db('payments').distinct('payment_method').pluck('payment_method');
-  t.true(methods.includes('bank_transfer') && methods.includes('manual'), methods.join());
-  t.true((await count('payments', (q) => q.whereNotNull('provider_reference'))) > 10);
-  t.true((await count('refunds')) >= 3);
-  t.true((await count('credit_notes')) >= 3);
-  t.true((await count('credit_ledger', (q) => q.where({ kind: 'credit' }))) >= 3);
-});
+test(
+  'payments by several methods, some with provider references; ' + 'refunds, credit notes and store credit',
+  async (t) => {
+    const payments = await count('payments');
+    t.is(payments, summary.payments);
+    t.true(payments >= 250, `${payments} payments`);
+    const methods = await app.db('payments').distinct('payment_method').pluck('payment_method');
+    t.true(methods.includes('bank_transfer') && methods.includes('manual'), methods.join());
+    t.true((await count('payments', (q) => q.whereNotNull('provider_reference'))) > 10);
+    t.true((await count('refunds')) >= 3);
+    t.true((await count('credit_notes')) >= 3);
+    t.true((await count('credit_ledger', (q) => q.where({ kind: 'credit' }))) >= 3);
+  },
+);
 
-test('subscriptions in every state: active, trialing, paused, canceled, cancel at period end, plan changes', async (t) => {
-  const statuses = await app.db('subscriptions').distinct('status').pluck('status');
-  for (const status of ['active', 'trialing', 'paused', 'canceled'])
-    t.true(statuses.includes(status), `${status} in ${statuses.join()}`);
-  t.true((await count('subscriptions', (q) => q.where({ cancel_at_period_end: true, status: 'active' }))) >= 1);
-  t.true(summary.planChanges >= 4, `${summary.planChanges} plan changes`);
-});
+test(
+  'subscriptions in every state: ' + 'active, trialing, paused, canceled, cancel at period end, plan changes',
+  async (t) => {
+    const statuses = await app.db('subscriptions').distinct('status').pluck('status');
+    for (const status of ['active', 'trialing', 'paused', 'canceled'])
+      t.true(statuses.includes(status), `${status} in ${statuses.join()}`);
+    t.true((await count('subscriptions', (q) => q.where({ cancel_at_period_end: true, status: 'active' }))) >= 1);
+    t.true(summary.planChanges >= 4, `${summary.planChanges} plan changes`);
+  },
+);
 
 test('licenses with device activations, and a webhook endpoint whose deliveries are waiting to fail', async (t) => {
   t.true((await count('licenses')) >= 3);

@@ -168,7 +168,8 @@ test.serial('two auto-charges at once charge an invoice once', async (t) => {
 });
 
 test.serial(
-  'an unknown outcome (timeout) leaves the attempt pending; the next run re-sends the same key and the provider charges once',
+  'an unknown outcome (timeout) leaves the attempt pending; the next run re-sends the same key and the provider ' +
+    'charges once',
   async (t) => {
     const s = await subscribed('pm_slow');
     fake.behave('pm_slow', { delayMs: 400 });
@@ -235,7 +236,8 @@ test.serial(
 );
 
 test.serial(
-  'a provider-reported failure: dunning starts once per invoice, also without a subscription; once ended, the invoice gets no first auto-charge',
+  'a provider-reported failure: dunning starts once per invoice, also without a subscription; once ended, the ' +
+    'invoice gets no first auto-charge',
   async (t) => {
     const put = await request(app.baseUrl, '/api/settings', {
       method: 'PUT',
@@ -321,7 +323,8 @@ test.serial(
 );
 
 test.serial(
-  'a manual payment or a credit note paying an invoice in dunning resolves the case at once and reactivates; its retry day charges nothing',
+  'a manual payment or a credit note paying an invoice in dunning resolves the case at once and reactivates; its ' +
+    'retry day charges nothing',
   async (t) => {
     const byPayment = await subscribed('pm_card_decline_manual');
     const byNote = await subscribed('pm_card_decline_note');
@@ -384,7 +387,8 @@ test.serial(
 );
 
 test.serial(
-  'killed after the provider charged but before the result was recorded: the next sweep re-sends the key and records the one charge',
+  'killed after the provider charged but before the result was recorded: the next sweep re-sends the key and ' +
+    'records the one charge',
   async (t) => {
     const s = await subscribed('pm_crash');
     const invoice = await app.db('invoices').where({ id: s.invoiceId }).first();
@@ -432,7 +436,8 @@ test.serial(
 );
 
 test.serial(
-  'killed after the attempt was committed but before provider_a heard of it, then paid by hand: the next sweep cancels the attempt and charges nothing',
+  'killed after the attempt was committed but before provider_a heard of it, then paid by hand: the next sweep ' +
+    'cancels the attempt and charges nothing',
   async (t) => {
     const s = await subscribed('pm_crash_then_paid');
     const invoice = await app.db('invoices').where({ id: s.invoiceId }).first();
@@ -471,7 +476,8 @@ test.serial(
 );
 
 test.serial(
-  'a manual payment arriving while a charge is on its way waits for it, then finds nothing due: one payment, no money taken twice',
+  'a manual payment arriving while a charge is on its way waits for it, then finds nothing due: one payment, no ' +
+    'money taken twice',
   async (t) => {
     const s = await subscribed('pm_slow_charge');
     let release!: () => void;

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createLocalUser } from '../../src/auth/service.ts';
-import { request, sessionCookie, type JsonResponse } from '../helpers/http.ts';
+import { request, sessionCookie, type Json, type JsonResponse } from '../helpers/http.ts';
 import { sleep } from './processes.ts';
 
 /** An admin created in `db`, logged in through `baseUrl`: the Cookie header value. */
@@ -15,7 +15,7 @@ export async function adminCookie(baseUrl: string, db: Knex): Promise<string> {
   return sessionCookie(response);
 }
 
-export interface Answered<T = any> {
+export interface Answered<T = Json> {
   response: JsonResponse<T>;
   /** Attempts that ended without an answer (connection refused or reset) or with 409 request_in_progress. */
   retries: number;
@@ -27,7 +27,7 @@ export interface Answered<T = any> {
  * error (the process died, or is not listening yet) and on 409 request_in_progress (the key's first request is
  * still running or its transaction not yet rolled back), until it gets any other answer or `timeoutMs` ends.
  */
-export async function postUntilAnswered<T = any>(
+export async function postUntilAnswered<T = Json>(
   baseUrl: string,
   path: string,
   options: { cookie: string; key: string; body: unknown; timeoutMs?: number },

@@ -42,8 +42,8 @@ export interface ServiceProcess {
 const started = new Set<ServiceProcess>();
 
 /**
- * `node <args>` (on this script's Node; or `command`) with `env` on top of ours. Its stdin stays an open pipe: a child that
- * watches it (the bench's ceiling server) can exit when this process dies without cleaning up.
+ * `node <args>` (on this script's Node; or `command`) with `env` on top of ours. Its stdin stays an open pipe: a child
+ * that watches it (the bench's ceiling server) can exit when this process dies without cleaning up.
  */
 export function spawnService(
   name: string,
@@ -145,7 +145,9 @@ export async function statusOf(url: string, timeoutMs = 5000): Promise<number> {
   }
 }
 
-/** The web process (Procfile `web`) on `port`, once its /readyz answers 200 (within `readyTimeoutMs`, 60 s by default). */
+/**
+ * The web process (Procfile `web`) on `port`, once its /readyz answers 200 (within `readyTimeoutMs`, 60 s by default).
+ */
 export async function startWeb(
   databaseUrl: string,
   options: { port?: number; env?: Record<string, string>; readyTimeoutMs?: number } = {},
@@ -174,7 +176,10 @@ export async function startWeb(
   return { ...service, port, baseUrl };
 }
 
-/** A worker process (Procfile `pdf`, `webhooks`, ...), once it logged that it started (so at LOG_LEVEL info; within `readyTimeoutMs`, 60 s by default). */
+/**
+ * A worker process (Procfile `pdf`, `webhooks`, ...), once it logged that it started (so at LOG_LEVEL info; within
+ * `readyTimeoutMs`, 60 s by default).
+ */
 export async function startWorker(
   group: WorkerGroup,
   databaseUrl: string,

@@ -135,7 +135,8 @@ const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 test.serial(
-  'hanging, resetting and silent receivers (more than the worker has slots): healthy endpoints still get every delivery, once',
+  'hanging, resetting and silent receivers (more than the worker has slots): healthy endpoints still get every ' +
+    'delivery, once',
   async (t) => {
     t.timeout(120_000);
     const o = await outcome();

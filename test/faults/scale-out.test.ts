@@ -306,7 +306,8 @@ async function runScenario() {
         replay.response.headers.get('idempotent-replayed') !== 'true'
       ) {
         load.problems.push(
-          `replay ${key}: ${replay.response.status} ${replay.response.body?.id} replayed=${replay.response.headers.get('idempotent-replayed')}`,
+          `replay ${key}: ${replay.response.status} ${replay.response.body?.id} ` +
+            `replayed=${replay.response.headers.get('idempotent-replayed')}`,
         );
       } else load.replays += 1;
       const subscription = await postUntilAnswered(b.baseUrl, '/api/billing/subscriptions', {
@@ -402,7 +403,8 @@ async function runScenario() {
     second.child.kill('SIGSTOP');
     await lock.query('begin');
     await lock.query(
-      `insert into document_counters (kind, year, last_seq) values ('INV', $1, 0) on conflict (kind, year) do update set last_seq = document_counters.last_seq`,
+      `insert into document_counters (kind, year, last_seq) values ('INV', $1, 0) on conflict (kind, year) do ` +
+        `update set last_seq = document_counters.last_seq`,
       [new Date(asOf).getUTCFullYear()],
     );
     const lockPid = Number((await lock.query('select pg_backend_pid() as pid')).rows[0].pid);
@@ -539,14 +541,17 @@ test.serial(
     t.timeout(TIMEOUT);
     const o = await outcome();
     t.log(
-      `durations: start 8 processes ${o.durations.startupMs} ms (seeding ${LATE_SUBSCRIPTIONS} subscriptions meanwhile ${o.durations.seedMs} ms), set-up ${o.durations.setupMs} ms, load ${o.durations.loadMs} ms, whole run ${o.durations.totalMs} ms`,
+      `durations: start 8 processes ${o.durations.startupMs} ms (seeding ${LATE_SUBSCRIPTIONS} subscriptions ` +
+        `meanwhile ${o.durations.seedMs} ms), set-up ${o.durations.setupMs} ms, load ${o.durations.loadMs} ms, ` +
+        `whole run ${o.durations.totalMs} ms`,
     );
     t.log(`requests per process:\n${o.traffic.describe(o.webs)}`);
     const { answers, ms } = o.validated;
     const admitted = answers.filter((a) => a.valid).length;
     const atLimit = answers.filter((a) => a.error === 'activation_limit_reached').length;
     t.log(
-      `validations: ${answers.length} new devices over ${LICENSES} licenses of limit ${MAX_ACTIVATIONS} in ${ms} ms: ${admitted} activated, ${atLimit} activation_limit_reached`,
+      `validations: ${answers.length} new devices over ${LICENSES} licenses of limit ${MAX_ACTIVATIONS} in ${ms} ` +
+        `ms: ${admitted} activated, ${atLimit} activation_limit_reached`,
     );
     t.deepEqual(
       answers.filter((a) => a.status !== 200),
@@ -576,7 +581,8 @@ test.serial(
     const o = await outcome();
     const payments = await o.count('select count(*) as n from payments');
     t.log(
-      `provider events: ${PAID_INVOICES} events x ${2 * EVENT_COPIES} posts (${EVENT_COPIES} per process) in ${o.posted.ms} ms, all applied ${o.applyMs} ms after the load; ${payments} payments`,
+      `provider events: ${PAID_INVOICES} events x ${2 * EVENT_COPIES} posts (${EVENT_COPIES} per process) in ` +
+        `${o.posted.ms} ms, all applied ${o.applyMs} ms after the load; ${payments} payments`,
     );
     t.true(o.applyMs >= 0, 'every stored event applied');
     t.deepEqual([...new Set(o.posted.posts)], [200], 'every post acknowledged');
@@ -607,7 +613,8 @@ test.serial(
 );
 
 test.serial(
-  'concurrent cron sweeps through both web processes, one run swept by both lifecycle workers at once: exactly one invoice per subscription period',
+  'concurrent cron sweeps through both web processes, one run swept by both lifecycle workers at once: exactly ' +
+    'one invoice per subscription period',
   async (t) => {
     t.timeout(TIMEOUT);
     const o = await outcome();
@@ -619,17 +626,20 @@ test.serial(
     const sweeps = lifecycle.flatMap((w) => w.seen.sweeps);
     const { stalled } = o.swept;
     t.log(
-      `sweeps: ${SWEEP_ROUNDS + 1} rounds x ${CRON_CALLS} concurrent cron calls in ${o.swept.ms} ms -> ${runs.length} runs; sweeps finished per lifecycle worker: ${lifecycle.map((w) => w.seen.sweeps.length).join(' + ')}, invoices they created: ${lifecycle.map((w) => w.seen.sweeps.reduce((n, s) => n + s.invoicesCreated, 0)).join(' + ')}`,
+      `sweeps: ${SWEEP_ROUNDS + 1} rounds x ${CRON_CALLS} concurrent cron calls in ${o.swept.ms} ms -> ` +
+        `${runs.length} runs; sweeps finished per lifecycle worker: ` +
+        `${lifecycle.map((w) => w.seen.sweeps.length).join(' + ')}, invoices they created: ` +
+        `${lifecycle.map((w) => w.seen.sweeps.reduce((n, s) => n + s.invoicesCreated, 0)).join(' + ')}`,
+    );
+    const stalledInvoices = lifecycle.map((w) =>
+      w.seen.sweeps
+        .filter((s) => s.asOf === stalled.asOf)
+        .map((s) => s.invoicesCreated)
+        .join('+'),
     );
     t.log(
-      `stalled run as of ${stalled.asOf}: taken over ${stalled.takeoverMs} ms after the first worker froze; swept by each worker ${stalled.sweepsPerWorker.join(' + ')} times, invoices ${lifecycle
-        .map((w) =>
-          w.seen.sweeps
-            .filter((s) => s.asOf === stalled.asOf)
-            .map((s) => s.invoicesCreated)
-            .join('+'),
-        )
-        .join(' + ')}`,
+      `stalled run as of ${stalled.asOf}: taken over ${stalled.takeoverMs} ms after the first worker froze; ` +
+        `swept by each worker ${stalled.sweepsPerWorker.join(' + ')} times, invoices ${stalledInvoices.join(' + ')}`,
     );
     for (const round of o.swept.rounds) {
       t.deepEqual(
@@ -651,13 +661,16 @@ test.serial(
     );
     // Every subscription: one invoice for each period up to its current one, none twice.
     const periods = (
-      await o.db.raw(`select s.id, s.period_number, count(i.id)::int as invoices, count(distinct i.period_start)::int as starts
+      await o.db.raw(`select s.id, s.period_number, count(i.id)::int as invoices, count(distinct i.period_start)::int
+        as starts
     from subscriptions s left join invoices i on i.subscription_id = s.id group by s.id, s.period_number`)
     ).rows as { id: string; period_number: number; invoices: number; starts: number }[];
     const subscriptionInvoices = periods.reduce((sum, p) => sum + p.invoices, 0);
     const sweptInvoices = sweeps.reduce((sum, s) => sum + s.invoicesCreated, 0);
     t.log(
-      `subscriptions: ${periods.length} (${SUBSCRIPTIONS} set up, ${o.lateSubscriptions.length} first due in the stalled round, ${o.load.subscriptions.length} by the load), ${subscriptionInvoices} invoices, ${sweptInvoices} of them by sweeps`,
+      `subscriptions: ${periods.length} (${SUBSCRIPTIONS} set up, ${o.lateSubscriptions.length} first due in the ` +
+        `stalled round, ${o.load.subscriptions.length} by the load), ${subscriptionInvoices} invoices, ` +
+        `${sweptInvoices} of them by sweeps`,
     );
     // The imported period 0 of the late subscriptions has no invoice; every other period has exactly one.
     const uninvoiced = (id: string) => (o.lateSubscriptions.includes(id) ? 1 : 0);
@@ -668,7 +681,8 @@ test.serial(
     );
     t.is(
       await o.count(
-        'select count(*) as n from (select subscription_id, period_start from invoices where subscription_id is not null group by 1, 2 having count(*) > 1) d',
+        'select count(*) as n from (select subscription_id, period_start from invoices where subscription_id is ' +
+          'not null group by 1, 2 having count(*) > 1) d',
       ),
       0,
     );
@@ -697,7 +711,9 @@ test.serial(
     const { load } = o;
     const invoices = await o.count('select count(*) as n from invoices');
     t.log(
-      `mixed load: ${LOAD_CLIENTS} clients for ${o.durations.loadMs} ms: ${load.customers.length} customers, ${load.invoices.length} invoices (${load.replays} replayed through the other process), ${load.subscriptions.length} subscriptions; ${invoices} invoices in all`,
+      `mixed load: ${LOAD_CLIENTS} clients for ${o.durations.loadMs} ms: ${load.customers.length} customers, ` +
+        `${load.invoices.length} invoices (${load.replays} replayed through the other process), ` +
+        `${load.subscriptions.length} subscriptions; ${invoices} invoices in all`,
     );
     t.deepEqual(load.problems, [], 'every write accepted, every replay the stored answer');
     t.true(load.invoices.length >= LOAD_CLIENTS * MIN_LOAD_ITERATIONS);
@@ -730,7 +746,9 @@ test.serial('webhook deliveries by two workers: each event once per scheduled at
   const sendsPerWorker = o.workerLogs.filter((w) => w.name === 'worker-webhooks').map((w) => w.seen.attempts);
   const at = (path: string) => o.receiver.at(path);
   t.log(
-    `deliveries: ${at('/ok').length} to the healthy endpoint, ${at('/flaky').length} to the one failing each first attempt, ${at('/down').length} to the one always failing; attempts logged per webhooks worker ${sendsPerWorker.join(' + ')}; settled ${o.settleMs} ms after the provider events`,
+    `deliveries: ${at('/ok').length} to the healthy endpoint, ${at('/flaky').length} to the one failing each first ` +
+      `attempt, ${at('/down').length} to the one always failing; attempts logged per webhooks worker ` +
+      `${sendsPerWorker.join(' + ')}; settled ${o.settleMs} ms after the provider events`,
   );
   t.true(o.settleMs >= 0, 'no delivery left pending');
   t.true(
@@ -744,7 +762,8 @@ test.serial('webhook deliveries by two workers: each event once per scheduled at
       .where({ endpoint_id: endpoint })
       .select('event_id', 'status', 'attempt_count');
     const logged = await o.count(
-      'select count(*) as n from webhook_delivery_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ?',
+      'select count(*) as n from webhook_delivery_attempts a join webhook_deliveries d on d.id = a.delivery_id ' +
+        'where d.endpoint_id = ?',
       [endpoint],
     );
     const wanted = types
@@ -790,11 +809,15 @@ test.serial(
     const { answers, ip, ms } = o.limited;
     const per = o.webs.map((w) => {
       const mine = answers.filter((a) => a.port === w.port);
-      return `:${w.port} ${mine.filter((a) => a.status !== 429).length} admitted / ${mine.filter((a) => a.status === 429).length} refused`;
+      return (
+        `:${w.port} ${mine.filter((a) => a.status !== 429).length} admitted / ` +
+        `${mine.filter((a) => a.status === 429).length} refused`
+      );
     });
     const admitted = answers.filter((a) => a.status !== 429).length;
     t.log(
-      `rate limit ${RATE_LIMIT}/min from ${ip}: ${answers.length} requests in ${ms} ms alternating processes, ${admitted} admitted, ${answers.length - admitted} refused (${per.join(', ')})`,
+      `rate limit ${RATE_LIMIT}/min from ${ip}: ${answers.length} requests in ${ms} ms alternating processes, ` +
+        `${admitted} admitted, ${answers.length - admitted} refused (${per.join(', ')})`,
     );
     t.deepEqual(
       answers.filter((a) => a.status !== 200 && a.status !== 429),

@@ -60,7 +60,8 @@ function assertRefusals(t: import('ava').ExecutionContext, answers: JsonResponse
 }
 
 test.serial(
-  'rate limit across two web processes, requests alternating: exactly the limit is admitted, the rest 429 with the shared window',
+  'rate limit across two web processes, requests alternating: exactly the limit is admitted, the rest 429 with ' +
+    'the shared window',
   async (t) => {
     t.timeout(120_000);
     const webs = await twoWebs();

@@ -30,7 +30,7 @@ test.after.always(async () => {
 /** `npm start` as the README says, through npm itself (its pid is the one a user would kill). */
 function npmStart(name: string, env: Record<string, string>): ServiceProcess {
   const npmCli = process.env.npm_execpath;
-  const [command, args] = npmCli && npmCli.endsWith('.js') ? [process.execPath, [npmCli, 'start']] : ['npm', ['start']];
+  const [command, args] = npmCli?.endsWith('.js') ? [process.execPath, [npmCli, 'start']] : ['npm', ['start']];
   return spawnService(name, args, { DATABASE_URL: '', LOG_LEVEL: 'info', NODE_ENV: 'development', ...env }, command);
 }
 
@@ -66,7 +66,8 @@ async function expectOneLineFailure(
 }
 
 test.serial(
-  'npm start says where the console and docs are; a second instance on its folder and a busy port are refused in one line; SIGTERM to npm stops everything',
+  'npm start says where the console and docs are; a second instance on its folder and a busy port are refused in ' +
+    'one line; SIGTERM to npm stops everything',
   async (t) => {
     const dataDir = path.join(folder, 'data');
     const pgPort = await freePort();
@@ -77,7 +78,8 @@ test.serial(
     t.regex(
       ready!,
       new RegExp(
-        `console http://127\\.0\\.0\\.1:${port}/admin, API docs http://127\\.0\\.0\\.1:${port}/docs, database embedded PostgreSQL in ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+        `console http://127\\.0\\.0\\.1:${port}/admin, API docs http://127\\.0\\.0\\.1:${port}/docs, database ` +
+          `embedded PostgreSQL in ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
       ),
     );
 
@@ -91,7 +93,8 @@ test.serial(
       t,
       second,
       new RegExp(
-        `^billing: The data folder ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another running instance \\(pid ${nodePid}\\): stop it, or set PGDATA_DIR to another folder$`,
+        `^billing: The data folder ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by another running ` +
+          `instance \\(pid ${nodePid}\\): stop it, or set PGDATA_DIR to another folder$`,
       ),
     );
 
@@ -106,7 +109,8 @@ test.serial(
       t,
       busy,
       new RegExp(
-        `^billing: Port ${port} on 127\\.0\\.0\\.1 is already in use by another program: stop it, or set PORT to a free port$`,
+        `^billing: Port ${port} on 127\\.0\\.0\\.1 is already in use by another program: stop it, or set PORT to a ` +
+          `free port$`,
       ),
     );
     t.false(
@@ -148,7 +152,8 @@ test.serial('a database that cannot be reached is named in one line, with the va
     t,
     service,
     new RegExp(
-      `^billing: Cannot reach the database at 127\\.0\\.0\\.1:${closed}/billing \\(ECONNREFUSED\\): start it, or fix DATABASE_URL$`,
+      `^billing: Cannot reach the database at 127\\.0\\.0\\.1:${closed}/billing \\(ECONNREFUSED\\): start it, or ` +
+        `fix DATABASE_URL$`,
     ),
   );
   t.false(service.output().includes('secret-pw'), 'the password is never printed');

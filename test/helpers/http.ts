@@ -1,4 +1,11 @@
-export interface JsonResponse<T = any> {
+/**
+ * A JSON answer's body as a test reads it: whatever the app sent, navigated field by field; the assertions
+ * check the fields (and the OpenAPI tests check whole bodies against the document).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: tests walk arbitrary JSON answers; a type would be a cast per read
+export type Json = any;
+
+export interface JsonResponse<T = Json> {
   status: number;
   headers: Headers;
   body: T;
@@ -16,7 +23,7 @@ export interface RequestOptions {
 }
 
 /** One HTTP request to the app over loopback; JSON in and out. */
-export async function request<T = any>(
+export async function request<T = Json>(
   baseUrl: string,
   path: string,
   options: RequestOptions = {},

@@ -12,19 +12,22 @@ test.after.always(async () => app?.close());
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
   fetch(app.baseUrl + path, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 
-test('a protected route without credentials answers 401 whatever its body: malformed, wrong type, too large', async (t) => {
-  for (const [label, res] of [
-    ['malformed JSON', await post('/api/customers', '{"name":')],
-    ['not JSON', await post('/api/customers', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' })],
-    ['invalid fields', await post('/api/billing/invoices', '{"customerId": 12}')],
-    ['too large', await post('/api/products', JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }))],
-  ] as const) {
-    t.is(res.status, 401, label);
-    t.is(((await res.json()) as { error: { code: string } }).error.code, 'unauthenticated', label);
-  }
-  const cron = await post('/api/billing/cron/lifecycle', '{');
-  t.is(((await cron.json()) as { error: { code: string } }).error.code, 'invalid_cron_secret');
-});
+test(
+  'a protected route without credentials answers 401 whatever its body: ' + 'malformed, wrong type, too large',
+  async (t) => {
+    for (const [label, res] of [
+      ['malformed JSON', await post('/api/customers', '{"name":')],
+      ['not JSON', await post('/api/customers', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' })],
+      ['invalid fields', await post('/api/billing/invoices', '{"customerId": 12}')],
+      ['too large', await post('/api/products', JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }))],
+    ] as const) {
+      t.is(res.status, 401, label);
+      t.is(((await res.json()) as { error: { code: string } }).error.code, 'unauthenticated', label);
+    }
+    const cron = await post('/api/billing/cron/lifecycle', '{');
+    t.is(((await cron.json()) as { error: { code: string } }).error.code, 'invalid_cron_secret');
+  },
+);
 
 test('with credentials the body is still read and checked', async (t) => {
   const res = await post('/api/auth/login', '{"email":');

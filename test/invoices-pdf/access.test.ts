@@ -68,26 +68,29 @@ test('the admin PDF route answers 404 for an unknown or malformed id without que
   t.is(await renderJobCount(), before);
 });
 
-test("GET /api/v1/invoices lists only the key customer's invoices, serialised as the admin API but with v1 PDF paths", async (t) => {
-  // Another customer's id cannot even be asked for: the key is the scope, and the parameter is unknown (D-90).
-  const foreign = await request(app.baseUrl, `/api/v1/invoices?customerId=${bob.id}`, { bearer: alice.key });
-  t.is(foreign.status, 400);
-  t.deepEqual(foreign.body.error.details, [{ path: 'query.customerId', message: 'unknown field' }]);
-  const res = await request(app.baseUrl, '/api/v1/invoices', { bearer: alice.key });
-  t.is(res.status, 200);
-  t.deepEqual(
-    res.body.map((i: { id: string }) => i.id),
-    alice.invoices.map((i) => i.id),
-  );
-  const admin = await request(app.baseUrl, `/api/billing/invoices/${alice.invoices[0]!.id}`, { cookie });
-  t.deepEqual(res.body[0], { ...admin.body, pdfUrl: `/api/v1/invoices/${alice.invoices[0]!.id}/pdf` });
+test(
+  "GET /api/v1/invoices lists only the key customer's invoices, serialised as the admin API but with v1 PDF " + 'paths',
+  async (t) => {
+    // Another customer's id cannot even be asked for: the key is the scope, and the parameter is unknown (D-90).
+    const foreign = await request(app.baseUrl, `/api/v1/invoices?customerId=${bob.id}`, { bearer: alice.key });
+    t.is(foreign.status, 400);
+    t.deepEqual(foreign.body.error.details, [{ path: 'query.customerId', message: 'unknown field' }]);
+    const res = await request(app.baseUrl, '/api/v1/invoices', { bearer: alice.key });
+    t.is(res.status, 200);
+    t.deepEqual(
+      res.body.map((i: { id: string }) => i.id),
+      alice.invoices.map((i) => i.id),
+    );
+    const admin = await request(app.baseUrl, `/api/billing/invoices/${alice.invoices[0]!.id}`, { cookie });
+    t.deepEqual(res.body[0], { ...admin.body, pdfUrl: `/api/v1/invoices/${alice.invoices[0]!.id}/pdf` });
 
-  const bobs = await request(app.baseUrl, '/api/v1/invoices', { bearer: bob.key });
-  t.deepEqual(
-    bobs.body.map((i: { id: string }) => i.id),
-    [bob.invoices[0]!.id],
-  );
-});
+    const bobs = await request(app.baseUrl, '/api/v1/invoices', { bearer: bob.key });
+    t.deepEqual(
+      bobs.body.map((i: { id: string }) => i.id),
+      [bob.invoices[0]!.id],
+    );
+  },
+);
 
 test('GET /api/v1/invoices pages with limit and startingAfter and filters by status', async (t) => {
   const first = await request(app.baseUrl, '/api/v1/invoices?limit=2', { bearer: alice.key });
@@ -125,15 +128,18 @@ test("GET /api/v1/invoices/:id answers the key customer's invoice and 404 for an
   t.deepEqual(other.body, unknown.body);
 });
 
-test("GET /api/v1/invoices/:id/pdf answers 404 at once for another customer's invoice and queues nothing", async (t) => {
-  const before = await renderJobCount();
-  const started = Date.now();
-  const res = await getBinary(app.baseUrl, `/api/v1/invoices/${bob.invoices[0]!.id}/pdf`, { bearer: alice.key });
-  t.is(res.status, 404);
-  t.is(res.json.error.code, 'not_found');
-  t.true(Date.now() - started < 2_000);
-  t.is(await renderJobCount(), before);
-});
+test(
+  "GET /api/v1/invoices/:id/pdf answers 404 at once for another customer's invoice and queues " + 'nothing',
+  async (t) => {
+    const before = await renderJobCount();
+    const started = Date.now();
+    const res = await getBinary(app.baseUrl, `/api/v1/invoices/${bob.invoices[0]!.id}/pdf`, { bearer: alice.key });
+    t.is(res.status, 404);
+    t.is(res.json.error.code, 'not_found');
+    t.true(Date.now() - started < 2_000);
+    t.is(await renderJobCount(), before);
+  },
+);
 
 test('the v1 invoice routes refuse a missing or unknown key and an admin session cookie (401)', async (t) => {
   const id = alice.invoices[0]!.id;

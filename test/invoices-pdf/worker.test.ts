@@ -79,7 +79,8 @@ async function getPdfEventually(path: string, auth: { cookie?: string; bearer?: 
 }
 
 test.serial(
-  'with no worker running the endpoint answers 202 with Retry-After after about 10 s; concurrent requests join one render',
+  'with no worker running the endpoint answers 202 with Retry-After after about 10 s; concurrent requests join ' +
+    'one render',
   async (t) => {
     const started = Date.now();
     const [first, second] = await Promise.all([

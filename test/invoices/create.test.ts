@@ -180,69 +180,78 @@ test('invoices need an admin session', async (t) => {
 
 // A creation answers the row as it sent it, with only the number, the stored tax rate, updated_at and the lines' ids
 // read back (issue 20): the answer must be the stored invoice, for inputs PostgreSQL normalises and for every path.
-test('the created answer is the stored invoice (odd tax rates and prices, a due date, store credit spent)', async (t) => {
-  const credited = await insertCustomer(app.db);
-  t.is(
-    (await request(app.baseUrl, '/api/billing/credits', { cookie, body: { customerId: credited.id, amount: '3.5' } }))
-      .status,
-    201,
-  );
-  const bodies: Record<string, unknown>[] = [
-    // One statement (a draft naming its tax rate), PostgreSQL normalising the tax rate; prices not in output form.
-    {
-      taxRate: '08.250',
-      dueDate: '2026-03-01',
-      lineItems: [line('049.5', 3, 'Seats "quoted" \'and\' \\ ?'), line('0.10', 7), line('1000000', 1)],
-    },
-    { taxRate: '0', currency: 'JPY', lineItems: [line('1000', 2)] },
-    // The tax rate from settings (a read first), issued with a due date of its own.
-    { status: 'issued', lineItems: [line('19.99', 2)] },
-    // Issued to a customer with a balance: the credit is spent by a statement after the number.
-    { status: 'issued', taxRate: '10', customerId: credited.id, lineItems: [line('5', 1), line('2.25', 2)] },
-  ];
-  for (const body of bodies) {
-    const res = await postInvoice(app.baseUrl, cookie, app.db, body);
-    t.is(res.status, 201, res.text);
-    const read = await request(app.baseUrl, `/api/billing/invoices/${res.body.id}`, { cookie });
-    t.deepEqual(res.body, read.body, JSON.stringify(body));
-  }
-  const stored = await app.db('invoices').where({ customer_id: credited.id }).first();
-  t.is(stored.credit_applied, '3.5');
-});
+test(
+  'the created answer is the stored invoice (odd tax rates and prices, ' + 'a due date, store credit spent)',
+  async (t) => {
+    const credited = await insertCustomer(app.db);
+    t.is(
+      (await request(app.baseUrl, '/api/billing/credits', { cookie, body: { customerId: credited.id, amount: '3.5' } }))
+        .status,
+      201,
+    );
+    const bodies: Record<string, unknown>[] = [
+      // One statement (a draft naming its tax rate), PostgreSQL normalising the tax rate; prices not in output form.
+      {
+        taxRate: '08.250',
+        dueDate: '2026-03-01',
+        lineItems: [line('049.5', 3, 'Seats "quoted" \'and\' \\ ?'), line('0.10', 7), line('1000000', 1)],
+      },
+      { taxRate: '0', currency: 'JPY', lineItems: [line('1000', 2)] },
+      // The tax rate from settings (a read first), issued with a due date of its own.
+      { status: 'issued', lineItems: [line('19.99', 2)] },
+      // Issued to a customer with a balance: the credit is spent by a statement after the number.
+      { status: 'issued', taxRate: '10', customerId: credited.id, lineItems: [line('5', 1), line('2.25', 2)] },
+    ];
+    for (const body of bodies) {
+      const res = await postInvoice(app.baseUrl, cookie, app.db, body);
+      t.is(res.status, 201, res.text);
+      const read = await request(app.baseUrl, `/api/billing/invoices/${res.body.id}`, { cookie });
+      t.deepEqual(res.body, read.body, JSON.stringify(body));
+    }
+    const stored = await app.db('invoices').where({ customer_id: credited.id }).first();
+    t.is(stored.credit_applied, '3.5');
+  },
+);
 
-test("an invoice naming another customer's subscription, or one in another currency than its plan's, is refused; nothing created", async (t) => {
-  const owner = await insertCustomer(app.db);
-  const other = await insertCustomer(app.db);
-  const plan = await makePlan(app.db, '20.00', 'monthly', 'EUR');
-  const sub = await request(app.baseUrl, '/api/billing/subscriptions', {
-    cookie,
-    body: { customerId: owner.id, planId: plan.id, billingCycle: 'monthly' },
-  });
-  t.is(sub.status, 201);
-  const invoicesOf = async () =>
-    Number((await app.db('invoices').whereIn('customer_id', [owner.id, other.id]).count({ n: '*' }).first())!.n);
-  const before = await invoicesOf();
-  const foreign = await postInvoice(app.baseUrl, cookie, app.db, {
-    customerId: other.id,
-    subscriptionId: sub.body.id,
-    currency: 'EUR',
-  });
-  t.is(foreign.status, 400);
-  t.deepEqual(foreign.body.error.details, [{ path: 'subscriptionId', message: "is another customer's subscription" }]);
-  const currency = await postInvoice(app.baseUrl, cookie, app.db, {
-    customerId: owner.id,
-    subscriptionId: sub.body.id,
-  });
-  t.is(currency.status, 400);
-  t.deepEqual(currency.body.error.details, [
-    { path: 'currency', message: "must be EUR, the currency of the subscription's plan" },
-  ]);
-  t.is(await invoicesOf(), before);
-  const ok = await postInvoice(app.baseUrl, cookie, app.db, {
-    customerId: owner.id,
-    subscriptionId: sub.body.id,
-    currency: 'EUR',
-  });
-  t.is(ok.status, 201);
-  t.is(ok.body.subscriptionId, sub.body.id);
-});
+test(
+  "an invoice naming another customer's subscription, or one in another currency than its plan's, is refused; " +
+    'nothing created',
+  async (t) => {
+    const owner = await insertCustomer(app.db);
+    const other = await insertCustomer(app.db);
+    const plan = await makePlan(app.db, '20.00', 'monthly', 'EUR');
+    const sub = await request(app.baseUrl, '/api/billing/subscriptions', {
+      cookie,
+      body: { customerId: owner.id, planId: plan.id, billingCycle: 'monthly' },
+    });
+    t.is(sub.status, 201);
+    const invoicesOf = async () =>
+      Number((await app.db('invoices').whereIn('customer_id', [owner.id, other.id]).count({ n: '*' }).first())!.n);
+    const before = await invoicesOf();
+    const foreign = await postInvoice(app.baseUrl, cookie, app.db, {
+      customerId: other.id,
+      subscriptionId: sub.body.id,
+      currency: 'EUR',
+    });
+    t.is(foreign.status, 400);
+    t.deepEqual(foreign.body.error.details, [
+      { path: 'subscriptionId', message: "is another customer's subscription" },
+    ]);
+    const currency = await postInvoice(app.baseUrl, cookie, app.db, {
+      customerId: owner.id,
+      subscriptionId: sub.body.id,
+    });
+    t.is(currency.status, 400);
+    t.deepEqual(currency.body.error.details, [
+      { path: 'currency', message: "must be EUR, the currency of the subscription's plan" },
+    ]);
+    t.is(await invoicesOf(), before);
+    const ok = await postInvoice(app.baseUrl, cookie, app.db, {
+      customerId: owner.id,
+      subscriptionId: sub.body.id,
+      currency: 'EUR',
+    });
+    t.is(ok.status, 201);
+    t.is(ok.body.subscriptionId, sub.body.id);
+  },
+);

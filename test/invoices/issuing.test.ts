@@ -25,7 +25,8 @@ const HOSTILE = [
 ];
 
 test.serial(
-  'line descriptions holding quotes, backslashes, "?", placeholders and SQL come back exactly, with the number in events and audit',
+  'line descriptions holding quotes, backslashes, "?", placeholders and SQL come back exactly, with the number in ' +
+    'events and audit',
   async (t) => {
     const res = await postInvoice(app.baseUrl, cookie, app.db, {
       status: 'issued',

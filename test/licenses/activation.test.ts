@@ -7,6 +7,7 @@
  * minute (D-16): about 330 in all. The rate-limit file shows 600 pass and the 601st is refused.
  */
 import test from 'ava';
+import type { Json } from '../helpers/http.ts';
 import {
   activationRows,
   getLicense,
@@ -23,43 +24,46 @@ test.before(async () => {
 });
 test.after.always(async () => kit?.close());
 
-const bodiesOf = (responses: { status: number; body: any }[]) => {
+const bodiesOf = (responses: { status: number; body: Json }[]) => {
   for (const r of responses)
     if (r.status !== 200) throw new Error(`validate answered ${r.status}: ${JSON.stringify(r.body)}`);
   return responses.map((r) => r.body);
 };
 
-test('50 concurrent new devices at maxActivations 5: exactly 5 activate, 45 get activation_limit_reached', async (t) => {
-  const license = await issueLicense(kit, { maxActivations: 5 });
-  const devices = Array.from({ length: 50 }, (_, i) => `device-${i}`);
-  const bodies = bodiesOf(await Promise.all(devices.map((d) => validate(kit, license.licenseKey, d))));
+test(
+  '50 concurrent new devices at maxActivations 5: ' + 'exactly 5 activate, 45 get activation_limit_reached',
+  async (t) => {
+    const license = await issueLicense(kit, { maxActivations: 5 });
+    const devices = Array.from({ length: 50 }, (_, i) => `device-${i}`);
+    const bodies = bodiesOf(await Promise.all(devices.map((d) => validate(kit, license.licenseKey, d))));
 
-  const winners = bodies.filter((b) => b.valid === true);
-  const refused = bodies.filter((b) => b.valid === false);
-  t.is(winners.length, 5);
-  t.is(refused.length, 45);
-  for (const body of refused) {
-    t.deepEqual(body, {
-      valid: false,
-      error: 'activation_limit_reached',
-      status: 'active',
-      features: {},
-      expiresAt: null,
-      maxActivations: 5,
-      currentActivations: 5,
-    });
-  }
-  // Each winner was counted in turn: the counts it saw are 1..5, once each.
-  t.deepEqual(winners.map((b) => b.currentActivations).sort(), [1, 2, 3, 4, 5]);
+    const winners = bodies.filter((b) => b.valid === true);
+    const refused = bodies.filter((b) => b.valid === false);
+    t.is(winners.length, 5);
+    t.is(refused.length, 45);
+    for (const body of refused) {
+      t.deepEqual(body, {
+        valid: false,
+        error: 'activation_limit_reached',
+        status: 'active',
+        features: {},
+        expiresAt: null,
+        maxActivations: 5,
+        currentActivations: 5,
+      });
+    }
+    // Each winner was counted in turn: the counts it saw are 1..5, once each.
+    t.deepEqual(winners.map((b) => b.currentActivations).sort(), [1, 2, 3, 4, 5]);
 
-  t.is((await getLicense(kit, license.licenseKey)).currentActivations, 5);
-  t.is(await activationRows(kit.app.db, license.id), 5);
-  const listed = await kit.admin(`/api/licenses/${license.licenseKey}/activations`);
-  t.deepEqual(
-    listed.body.map((a: { deviceId: string }) => a.deviceId).sort(),
-    winners.map((b) => b.activation.deviceId).sort(),
-  );
-});
+    t.is((await getLicense(kit, license.licenseKey)).currentActivations, 5);
+    t.is(await activationRows(kit.app.db, license.id), 5);
+    const listed = await kit.admin(`/api/licenses/${license.licenseKey}/activations`);
+    t.deepEqual(
+      listed.body.map((a: { deviceId: string }) => a.deviceId).sort(),
+      winners.map((b) => b.activation.deviceId).sort(),
+    );
+  },
+);
 
 test('200 concurrent validates of one device on a fresh license: all valid, counted once', async (t) => {
   const license = await issueLicense(kit, { maxActivations: 3 });

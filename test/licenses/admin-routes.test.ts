@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
-import { request } from '../helpers/http.ts';
+import { request, type Json, type JsonResponse } from '../helpers/http.ts';
 import {
   activationRows,
   createCustomer,
@@ -28,7 +28,7 @@ test.before(async () => {
 test.after.always(async () => kit?.close());
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const paths = (res: { body: any }) => res.body.error.details.map((d: { path: string }) => d.path).sort();
+const paths = (res: { body: Json }) => res.body.error.details.map((d: { path: string }) => d.path).sort();
 
 test('POST /api/licenses answers 201 with the generated key and the defaults', async (t) => {
   const customer = await createCustomer(kit);
@@ -73,27 +73,30 @@ test('POST takes maxActivations, features and expiresAt (a date alone is midnigh
   t.is(withTime.expiresAt, '2999-06-01T10:30:00.000Z');
 });
 
-test('PUT changes only the fields sent; features are replaced whole; null clears expiresAt and the limit', async (t) => {
-  const l = await issueLicense(kit, { maxActivations: 3, features: { a: true, b: 1 }, expiresAt: inDays(10) });
-  const res = await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'PUT', body: { features: { c: ['x'] } } });
-  t.is(res.status, 200);
-  t.like(res.body, {
-    id: l.id,
-    licenseKey: l.licenseKey,
-    maxActivations: 3,
-    features: { c: ['x'] },
-    expiresAt: l.expiresAt,
-    status: 'active',
-  });
-  t.deepEqual(res.body.features, { c: ['x'] });
-  t.true(res.body.updatedAt >= l.updatedAt);
-  const cleared = await updateLicense(kit, l.licenseKey, { maxActivations: null, expiresAt: null });
-  t.like(cleared, { maxActivations: null, expiresAt: null, features: { c: ['x'] } });
-  const empty = await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'PUT', body: {} });
-  t.is(empty.status, 200);
-  t.deepEqual(empty.body, cleared);
-  t.deepEqual(await getLicense(kit, l.licenseKey), cleared);
-});
+test(
+  'PUT changes only the fields sent; features are replaced whole; ' + 'null clears expiresAt and the limit',
+  async (t) => {
+    const l = await issueLicense(kit, { maxActivations: 3, features: { a: true, b: 1 }, expiresAt: inDays(10) });
+    const res = await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'PUT', body: { features: { c: ['x'] } } });
+    t.is(res.status, 200);
+    t.like(res.body, {
+      id: l.id,
+      licenseKey: l.licenseKey,
+      maxActivations: 3,
+      features: { c: ['x'] },
+      expiresAt: l.expiresAt,
+      status: 'active',
+    });
+    t.deepEqual(res.body.features, { c: ['x'] });
+    t.true(res.body.updatedAt >= l.updatedAt);
+    const cleared = await updateLicense(kit, l.licenseKey, { maxActivations: null, expiresAt: null });
+    t.like(cleared, { maxActivations: null, expiresAt: null, features: { c: ['x'] } });
+    const empty = await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'PUT', body: {} });
+    t.is(empty.status, 200);
+    t.deepEqual(empty.body, cleared);
+    t.deepEqual(await getLicense(kit, l.licenseKey), cleared);
+  },
+);
 
 test('DELETE /api/licenses/:key answers 204, removes the license and its activations, keeps its events', async (t) => {
   const l = await issueLicense(kit, { maxActivations: 3 });
@@ -112,26 +115,29 @@ test('DELETE /api/licenses/:key answers 204, removes the license and its activat
   t.is((await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'DELETE' })).status, 404);
 });
 
-test('GET /api/licenses/:key/activations lists {deviceId, deviceName, activatedAt, lastSeenAt} in activation order', async (t) => {
-  const l = await issueLicense(kit);
-  t.deepEqual((await kit.admin(`/api/licenses/${l.licenseKey}/activations`)).body, []);
-  await validate(kit, l.licenseKey, 'first', 'First PC');
-  await validate(kit, l.licenseKey, 'second', 'Second PC');
-  const res = await kit.admin(`/api/licenses/${l.licenseKey}/activations`);
-  t.is(res.status, 200);
-  t.deepEqual(
-    res.body.map((a: { deviceId: string; deviceName: string }) => [a.deviceId, a.deviceName]),
-    [
-      ['first', 'First PC'],
-      ['second', 'Second PC'],
-    ],
-  );
-  for (const a of res.body) {
-    t.deepEqual(Object.keys(a).sort(), ['activatedAt', 'deviceId', 'deviceName', 'lastSeenAt']);
-    t.regex(a.activatedAt, ISO);
-    t.regex(a.lastSeenAt, ISO);
-  }
-});
+test(
+  'GET /api/licenses/:key/activations lists {deviceId, ' + 'deviceName, activatedAt, lastSeenAt} in activation order',
+  async (t) => {
+    const l = await issueLicense(kit);
+    t.deepEqual((await kit.admin(`/api/licenses/${l.licenseKey}/activations`)).body, []);
+    await validate(kit, l.licenseKey, 'first', 'First PC');
+    await validate(kit, l.licenseKey, 'second', 'Second PC');
+    const res = await kit.admin(`/api/licenses/${l.licenseKey}/activations`);
+    t.is(res.status, 200);
+    t.deepEqual(
+      res.body.map((a: { deviceId: string; deviceName: string }) => [a.deviceId, a.deviceName]),
+      [
+        ['first', 'First PC'],
+        ['second', 'Second PC'],
+      ],
+    );
+    for (const a of res.body) {
+      t.deepEqual(Object.keys(a).sort(), ['activatedAt', 'deviceId', 'deviceName', 'lastSeenAt']);
+      t.regex(a.activatedAt, ISO);
+      t.regex(a.lastSeenAt, ISO);
+    }
+  },
+);
 
 test('an unknown or malformed key is 404 not_found on GET, PUT, DELETE and the activation routes', async (t) => {
   for (const key of ['LIC-0000-0000-0000', 'nonsense', '%20', 'x'.repeat(101)]) {
@@ -271,7 +277,7 @@ test.serial('GET /api/licenses pages in creation order with limit and a Link hea
   let next: string | undefined = `/api/licenses?customerId=${customer.id}&limit=2`;
   let pages = 0;
   while (next) {
-    const res: { status: number; body: any; headers: Headers } = await kit.admin(next);
+    const res: JsonResponse = await kit.admin(next);
     t.is(res.status, 200);
     seen.push(...res.body.map((l: { id: string }) => l.id));
     pages += 1;
@@ -317,20 +323,23 @@ test.serial(
   },
 );
 
-test('deleting a licensed product is 409 product_in_use; a customer with licenses is 409 customer_in_use', async (t) => {
-  const l = await issueLicense(kit);
-  const product = await kit.admin(`/api/products/${l.productId}`, { method: 'DELETE' });
-  t.is(product.status, 409);
-  t.is(product.body.error.code, 'product_in_use');
-  const customer = await kit.admin(`/api/customers/${l.customerId}`, { method: 'DELETE' });
-  t.is(customer.status, 409);
-  t.is(customer.body.error.code, 'customer_in_use');
-  t.is((await getLicense(kit, l.licenseKey)).id, l.id);
-  // Once the license is gone both may go.
-  await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'DELETE' });
-  t.is((await kit.admin(`/api/products/${l.productId}`, { method: 'DELETE' })).status, 204);
-  t.is((await kit.admin(`/api/customers/${l.customerId}`, { method: 'DELETE' })).status, 204);
-});
+test(
+  'deleting a licensed product is 409 product_in_use; ' + 'a customer with licenses is 409 customer_in_use',
+  async (t) => {
+    const l = await issueLicense(kit);
+    const product = await kit.admin(`/api/products/${l.productId}`, { method: 'DELETE' });
+    t.is(product.status, 409);
+    t.is(product.body.error.code, 'product_in_use');
+    const customer = await kit.admin(`/api/customers/${l.customerId}`, { method: 'DELETE' });
+    t.is(customer.status, 409);
+    t.is(customer.body.error.code, 'customer_in_use');
+    t.is((await getLicense(kit, l.licenseKey)).id, l.id);
+    // Once the license is gone both may go.
+    await kit.admin(`/api/licenses/${l.licenseKey}`, { method: 'DELETE' });
+    t.is((await kit.admin(`/api/products/${l.productId}`, { method: 'DELETE' })).status, 204);
+    t.is((await kit.admin(`/api/customers/${l.customerId}`, { method: 'DELETE' })).status, 204);
+  },
+);
 
 test('the constraint names the license service maps to coded errors exist', async (t) => {
   const { rows } = await kit.app.db.raw<{ rows: { conname: string }[] }>(

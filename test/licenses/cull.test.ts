@@ -135,11 +135,14 @@ test.serial(
   },
 );
 
-test('the sweep is a job of the lifecycle worker, scheduled every minute, and webhooks may subscribe to its event', async (t) => {
-  t.like(cullDeadDevicesJob, { name: 'licenses.cull-dead-devices', group: 'lifecycle', schedule: '* * * * *' });
-  t.true(jobHandlers.some((h) => h.definition === cullDeadDevicesJob));
-  const endpoint = await kit.admin('/api/billing/webhooks/endpoints', {
-    body: { url: 'http://127.0.0.1:9/hook', events: ['license.device_culled'] },
-  });
-  t.is(endpoint.status, 201, endpoint.text);
-});
+test(
+  'the sweep is a job of the lifecycle worker, ' + 'scheduled every minute, and webhooks may subscribe to its event',
+  async (t) => {
+    t.like(cullDeadDevicesJob, { name: 'licenses.cull-dead-devices', group: 'lifecycle', schedule: '* * * * *' });
+    t.true(jobHandlers.some((h) => h.definition === cullDeadDevicesJob));
+    const endpoint = await kit.admin('/api/billing/webhooks/endpoints', {
+      body: { url: 'http://127.0.0.1:9/hook', events: ['license.device_culled'] },
+    });
+    t.is(endpoint.status, 201, endpoint.text);
+  },
+);

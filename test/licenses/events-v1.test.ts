@@ -36,18 +36,21 @@ const payloadOf = (l: License, status: string) => ({
 const storedStatus = async (id: string) => (await kit.app.db('licenses').where({ id }).first()).status;
 const DAY = 86_400_000;
 
-test('license.created is recorded on create with {licenseId, licenseKey, customerId, productId, status, expiresAt}', async (t) => {
-  const l = await issueLicense(kit, { expiresAt: inDays(90), maxActivations: 2, features: { pro: true } });
-  const events = await licenseEvents(kit, 'license.created', l.id);
-  t.is(events.length, 1);
-  t.regex(events[0]!.id, /^evt_/);
-  t.is(events[0]!.type, 'license.created');
-  t.deepEqual(events[0]!.data, payloadOf(l, 'active'));
-  // Other license changes are no license.created.
-  await updateLicense(kit, l.licenseKey, { status: 'suspended' });
-  await validate(kit, l.licenseKey, 'd');
-  t.is((await licenseEvents(kit, 'license.created', l.id)).length, 1);
-});
+test(
+  'license.created is recorded on create with {licenseId, ' + 'licenseKey, customerId, productId, status, expiresAt}',
+  async (t) => {
+    const l = await issueLicense(kit, { expiresAt: inDays(90), maxActivations: 2, features: { pro: true } });
+    const events = await licenseEvents(kit, 'license.created', l.id);
+    t.is(events.length, 1);
+    t.regex(events[0]!.id, /^evt_/);
+    t.is(events[0]!.type, 'license.created');
+    t.deepEqual(events[0]!.data, payloadOf(l, 'active'));
+    // Other license changes are no license.created.
+    await updateLicense(kit, l.licenseKey, { status: 'suspended' });
+    await validate(kit, l.licenseKey, 'd');
+    t.is((await licenseEvents(kit, 'license.created', l.id)).length, 1);
+  },
+);
 
 test.serial('a refused create records no event', async (t) => {
   const before = (await kit.admin('/api/billing/events?type=license.created&limit=500')).body.length;
@@ -195,27 +198,30 @@ test('GET /api/v1/licenses refuses no key, a bad key and an admin cookie (401)',
   }
 });
 
-test('a license makes its product one of the customer’s: v1 products and the admin customer read show it', async (t) => {
-  const customer = await createCustomer(kit, 'Product Owner');
-  const licensed = await createProduct(kit, 'Owned App');
-  const notOurs = await createProduct(kit, 'Someone Else’s App');
-  await issueLicense(kit, { productId: notOurs.id });
-  const key = await apiKeyFor(customer.id);
-  t.deepEqual((await request(kit.app.baseUrl, '/api/v1/products', { bearer: key })).body, []);
+test(
+  'a license makes its product one of the customer’s: ' + 'v1 products and the admin customer read show it',
+  async (t) => {
+    const customer = await createCustomer(kit, 'Product Owner');
+    const licensed = await createProduct(kit, 'Owned App');
+    const notOurs = await createProduct(kit, 'Someone Else’s App');
+    await issueLicense(kit, { productId: notOurs.id });
+    const key = await apiKeyFor(customer.id);
+    t.deepEqual((await request(kit.app.baseUrl, '/api/v1/products', { bearer: key })).body, []);
 
-  await issueLicense(kit, { customerId: customer.id, productId: licensed.id });
-  const v1 = await request(kit.app.baseUrl, '/api/v1/products', { bearer: key });
-  t.is(v1.status, 200);
-  t.deepEqual(
-    v1.body.map((p: { id: string }) => p.id),
-    [licensed.id],
-  );
-  t.like(v1.body[0], { name: 'Owned App', productType: 'licensed' });
+    await issueLicense(kit, { customerId: customer.id, productId: licensed.id });
+    const v1 = await request(kit.app.baseUrl, '/api/v1/products', { bearer: key });
+    t.is(v1.status, 200);
+    t.deepEqual(
+      v1.body.map((p: { id: string }) => p.id),
+      [licensed.id],
+    );
+    t.like(v1.body[0], { name: 'Owned App', productType: 'licensed' });
 
-  const admin = await kit.admin(`/api/customers/${customer.id}`);
-  t.is(admin.status, 200);
-  t.deepEqual(admin.body.products, [{ id: licensed.id, name: 'Owned App', productType: 'licensed' }]);
-});
+    const admin = await kit.admin(`/api/customers/${customer.id}`);
+    t.is(admin.status, 200);
+    t.deepEqual(admin.body.products, [{ id: licensed.id, name: 'Owned App', productType: 'licensed' }]);
+  },
+);
 
 test('two licenses of one product list that product once (v1 products, admin customer read)', async (t) => {
   const customer = await createCustomer(kit, 'Two Seats');

@@ -45,7 +45,8 @@ async function expiredByFutureSweep(t: import('ava').ExecutionContext): Promise<
 
 // Serial: each sweep expires every license due by its asOf, those of the other tests too.
 test.serial(
-  'stored expired by a sweep ahead of the clock: GET, verify and validate say expired; a PUT of other fields changes nothing',
+  'stored expired by a sweep ahead of the clock: GET, verify and validate say expired; a PUT of other fields ' +
+    'changes nothing',
   async (t) => {
     const license = await expiredByFutureSweep(t);
     await assertRefused(t, kit, license, 'expired', 'license_expired');

@@ -1,10 +1,12 @@
-/** Shared helpers of the license tests: an app with an admin session, licenses made over the admin API, public calls. */
+/**
+ * Shared helpers of the license tests: an app with an admin session, licenses made over the admin API, public calls.
+ */
 import { randomUUID } from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
-import { request, type JsonResponse, type RequestOptions } from '../helpers/http.ts';
+import { request, type Json, type JsonResponse, type RequestOptions } from '../helpers/http.ts';
 
 /** The default key layout (D-30): `LIC-` then three groups of four Crockford base32 characters. */
 export const DEFAULT_KEY_PATTERN = /^LIC-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
@@ -29,7 +31,7 @@ export interface LicenseKit {
   app: TestApp;
   cookie: string;
   /** An admin API call with the session cookie. */
-  admin<T = any>(path: string, options?: RequestOptions): Promise<JsonResponse<T>>;
+  admin<T = Json>(path: string, options?: RequestOptions): Promise<JsonResponse<T>>;
   close(): Promise<void>;
 }
 

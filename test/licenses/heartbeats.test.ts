@@ -96,112 +96,128 @@ test.serial(
   },
 );
 
-test('an interval out of 10..86400, not an integer or not a number is 400 naming heartbeatIntervalSeconds, and stores nothing', async (t) => {
-  const customer = await createCustomer(kit);
-  const product = await createProduct(kit);
-  const license = await issueLicense(kit, {
-    customerId: customer.id,
-    productId: product.id,
-    heartbeatIntervalSeconds: 60,
-  });
-  for (const bad of [9, 0, -10, 86_401, 10.5, '60', true]) {
-    const create = await kit.admin('/api/licenses', {
-      body: { customerId: customer.id, productId: product.id, heartbeatIntervalSeconds: bad },
+test(
+  'an interval out of 10..86400, not an integer or not a number is 400 naming heartbeatIntervalSeconds, and stores ' +
+    'nothing',
+  async (t) => {
+    const customer = await createCustomer(kit);
+    const product = await createProduct(kit);
+    const license = await issueLicense(kit, {
+      customerId: customer.id,
+      productId: product.id,
+      heartbeatIntervalSeconds: 60,
     });
-    t.is(create.status, 400, `create ${JSON.stringify(bad)}`);
-    t.is(create.body.error.code, 'invalid_request');
-    t.deepEqual(
-      create.body.error.details.map((d: { path: string }) => d.path),
-      ['heartbeatIntervalSeconds'],
-      `create ${JSON.stringify(bad)}`,
+    for (const bad of [9, 0, -10, 86_401, 10.5, '60', true]) {
+      const create = await kit.admin('/api/licenses', {
+        body: { customerId: customer.id, productId: product.id, heartbeatIntervalSeconds: bad },
+      });
+      t.is(create.status, 400, `create ${JSON.stringify(bad)}`);
+      t.is(create.body.error.code, 'invalid_request');
+      t.deepEqual(
+        create.body.error.details.map((d: { path: string }) => d.path),
+        ['heartbeatIntervalSeconds'],
+        `create ${JSON.stringify(bad)}`,
+      );
+      t.regex(create.body.error.details[0].message, /10 to 86400/);
+      const put = await kit.admin(`/api/licenses/${license.licenseKey}`, {
+        method: 'PUT',
+        body: { heartbeatIntervalSeconds: bad },
+      });
+      t.is(put.status, 400, `put ${JSON.stringify(bad)}`);
+      t.deepEqual(
+        put.body.error.details.map((d: { path: string }) => d.path),
+        ['heartbeatIntervalSeconds'],
+      );
+    }
+    t.is((await getLicense(kit, license.licenseKey)).heartbeatIntervalSeconds, 60);
+    t.is((await kit.admin(`/api/licenses?customerId=${customer.id}`)).body.length, 1);
+  },
+);
+
+test(
+  'a heartbeat of an activated device answers valid, status and nextHeartbeatBefore, and refreshes lastSeenAt in ' +
+    'place',
+  async (t) => {
+    const license = await issueLicense(kit, { maxActivations: 2, heartbeatIntervalSeconds: 60 });
+    await activate(license.licenseKey, 'laptop');
+    await silentFor(license.id, 'laptop', 100);
+    const res = await heartbeat(license.licenseKey.toLowerCase(), 'laptop');
+    t.is(res.status, 200);
+    t.deepEqual(Object.keys(res.body).sort(), ['nextHeartbeatBefore', 'status', 'valid']);
+    t.like(res.body, { valid: true, status: 'active' });
+    const row = await db()('license_activations').where({ license_id: license.id, device_id: 'laptop' }).first();
+    t.true(Date.now() - row.last_seen_at.getTime() < 5_000, 'lastSeenAt is now');
+    t.is(
+      res.body.nextHeartbeatBefore,
+      new Date(row.last_seen_at.getTime() + 60_000).toISOString(),
+      'one interval after this heartbeat',
     );
-    t.regex(create.body.error.details[0].message, /10 to 86400/);
-    const put = await kit.admin(`/api/licenses/${license.licenseKey}`, {
-      method: 'PUT',
-      body: { heartbeatIntervalSeconds: bad },
+    t.is((await getLicense(kit, license.licenseKey)).currentActivations, 1, 'a heartbeat never counts a device');
+
+    // Heartbeats off: the device is refreshed all the same, with no deadline.
+    const plain = await issueLicense(kit);
+    await activate(plain.licenseKey, 'desk');
+    t.deepEqual((await heartbeat(plain.licenseKey, 'desk')).body, {
+      valid: true,
+      status: 'active',
+      nextHeartbeatBefore: null,
     });
-    t.is(put.status, 400, `put ${JSON.stringify(bad)}`);
+  },
+);
+
+test(
+  'a heartbeat of an unknown device, an unknown key or a culled device is 404 device_not_activated; a bad body is ' +
+    '400',
+  async (t) => {
+    const license = await issueLicense(kit, { heartbeatIntervalSeconds: 10 });
+    await activate(license.licenseKey, 'known');
+    const notActivated = { valid: false, error: 'device_not_activated' };
+    for (const [key, device] of [
+      [license.licenseKey, 'stranger'],
+      ['LIC-0000-0000-0000', 'known'],
+      ['not a key', 'known'],
+    ] as const) {
+      const res = await heartbeat(key, device);
+      t.is(res.status, 404, `${key} ${device}`);
+      t.deepEqual(res.body, notActivated);
+    }
+    t.is((await kit.admin(`/api/licenses/${license.licenseKey}/activations/known`, { method: 'DELETE' })).status, 204);
     t.deepEqual(
-      put.body.error.details.map((d: { path: string }) => d.path),
-      ['heartbeatIntervalSeconds'],
+      (await heartbeat(license.licenseKey, 'known')).body,
+      notActivated,
+      'a removed device must validate again',
     );
-  }
-  t.is((await getLicense(kit, license.licenseKey)).heartbeatIntervalSeconds, 60);
-  t.is((await kit.admin(`/api/licenses?customerId=${customer.id}`)).body.length, 1);
-});
+    for (const body of [
+      { licenseKey: license.licenseKey },
+      { licenseKey: license.licenseKey, deviceId: '' },
+      { licenseKey: license.licenseKey, deviceId: 'x'.repeat(257) },
+      { licenseKey: license.licenseKey, deviceId: 'a', extra: 1 },
+    ]) {
+      const res = await request(kit.app.baseUrl, '/api/licenses/heartbeat', { body });
+      t.is(res.status, 400, JSON.stringify(body).slice(0, 80));
+      t.is(res.body.error.code, 'invalid_request');
+    }
+  },
+);
 
-test('a heartbeat of an activated device answers valid, status and nextHeartbeatBefore, and refreshes lastSeenAt in place', async (t) => {
-  const license = await issueLicense(kit, { maxActivations: 2, heartbeatIntervalSeconds: 60 });
-  await activate(license.licenseKey, 'laptop');
-  await silentFor(license.id, 'laptop', 100);
-  const res = await heartbeat(license.licenseKey.toLowerCase(), 'laptop');
-  t.is(res.status, 200);
-  t.deepEqual(Object.keys(res.body).sort(), ['nextHeartbeatBefore', 'status', 'valid']);
-  t.like(res.body, { valid: true, status: 'active' });
-  const row = await db()('license_activations').where({ license_id: license.id, device_id: 'laptop' }).first();
-  t.true(Date.now() - row.last_seen_at.getTime() < 5_000, 'lastSeenAt is now');
-  t.is(
-    res.body.nextHeartbeatBefore,
-    new Date(row.last_seen_at.getTime() + 60_000).toISOString(),
-    'one interval after this heartbeat',
-  );
-  t.is((await getLicense(kit, license.licenseKey)).currentActivations, 1, 'a heartbeat never counts a device');
-
-  // Heartbeats off: the device is refreshed all the same, with no deadline.
-  const plain = await issueLicense(kit);
-  await activate(plain.licenseKey, 'desk');
-  t.deepEqual((await heartbeat(plain.licenseKey, 'desk')).body, {
-    valid: true,
-    status: 'active',
-    nextHeartbeatBefore: null,
-  });
-});
-
-test('a heartbeat of an unknown device, an unknown key or a culled device is 404 device_not_activated; a bad body is 400', async (t) => {
-  const license = await issueLicense(kit, { heartbeatIntervalSeconds: 10 });
-  await activate(license.licenseKey, 'known');
-  const notActivated = { valid: false, error: 'device_not_activated' };
-  for (const [key, device] of [
-    [license.licenseKey, 'stranger'],
-    ['LIC-0000-0000-0000', 'known'],
-    ['not a key', 'known'],
-  ] as const) {
-    const res = await heartbeat(key, device);
-    t.is(res.status, 404, `${key} ${device}`);
-    t.deepEqual(res.body, notActivated);
-  }
-  t.is((await kit.admin(`/api/licenses/${license.licenseKey}/activations/known`, { method: 'DELETE' })).status, 204);
-  t.deepEqual(
-    (await heartbeat(license.licenseKey, 'known')).body,
-    notActivated,
-    'a removed device must validate again',
-  );
-  for (const body of [
-    { licenseKey: license.licenseKey },
-    { licenseKey: license.licenseKey, deviceId: '' },
-    { licenseKey: license.licenseKey, deviceId: 'x'.repeat(257) },
-    { licenseKey: license.licenseKey, deviceId: 'a', extra: 1 },
-  ]) {
-    const res = await request(kit.app.baseUrl, '/api/licenses/heartbeat', { body });
-    t.is(res.status, 400, JSON.stringify(body).slice(0, 80));
-    t.is(res.body.error.code, 'invalid_request');
-  }
-});
-
-test('a suspended license: the heartbeat keeps the device seated and answers valid false with the status; reinstated, valid again', async (t) => {
-  const license = await issueLicense(kit, { heartbeatIntervalSeconds: 10 });
-  await activate(license.licenseKey, 'kiosk');
-  await updateLicense(kit, license.licenseKey, { status: 'suspended' });
-  await silentFor(license.id, 'kiosk', 15);
-  const suspended = await heartbeat(license.licenseKey, 'kiosk');
-  t.is(suspended.status, 200);
-  t.like(suspended.body, { valid: false, status: 'suspended' });
-  t.deepEqual(await liveDevices(license.id, 10), ['kiosk'], 'refreshed while suspended');
-  await updateLicense(kit, license.licenseKey, { status: 'active' });
-  t.like((await heartbeat(license.licenseKey, 'kiosk')).body, { valid: true, status: 'active' });
-  await updateLicense(kit, license.licenseKey, { expiresAt: '2020-01-01' });
-  t.like((await heartbeat(license.licenseKey, 'kiosk')).body, { valid: false, status: 'expired' });
-});
+test(
+  'a suspended license: the heartbeat keeps the device seated and answers valid false with the status; reinstated, ' +
+    'valid again',
+  async (t) => {
+    const license = await issueLicense(kit, { heartbeatIntervalSeconds: 10 });
+    await activate(license.licenseKey, 'kiosk');
+    await updateLicense(kit, license.licenseKey, { status: 'suspended' });
+    await silentFor(license.id, 'kiosk', 15);
+    const suspended = await heartbeat(license.licenseKey, 'kiosk');
+    t.is(suspended.status, 200);
+    t.like(suspended.body, { valid: false, status: 'suspended' });
+    t.deepEqual(await liveDevices(license.id, 10), ['kiosk'], 'refreshed while suspended');
+    await updateLicense(kit, license.licenseKey, { status: 'active' });
+    t.like((await heartbeat(license.licenseKey, 'kiosk')).body, { valid: true, status: 'active' });
+    await updateLicense(kit, license.licenseKey, { expiresAt: '2020-01-01' });
+    t.like((await heartbeat(license.licenseKey, 'kiosk')).body, { valid: false, status: 'expired' });
+  },
+);
 
 test('a device that stops heartbeating loses its seat after twice the interval; one that keeps heartbeating never does', async (t) => {
   const license = await issueLicense(kit, { maxActivations: 2, heartbeatIntervalSeconds: 10 });
@@ -246,22 +262,26 @@ test('a device that stops heartbeating loses its seat after twice the interval; 
   t.is((await getLicense(kit, license.licenseKey)).currentActivations, 2);
 });
 
-test('the boundary: silent for 17 s of a 10 s interval is live, for 21 s dead (a seat is free exactly when due, before any sweep)', async (t) => {
-  const license = await issueLicense(kit, { maxActivations: 1, heartbeatIntervalSeconds: 10 });
-  await activate(license.licenseKey, 'old');
-  // 17, not 19: the request itself takes time on a loaded machine.
-  await silentFor(license.id, 'old', 17);
-  t.like((await validate(kit, license.licenseKey, 'new')).body, { valid: false, error: 'activation_limit_reached' });
-  await silentFor(license.id, 'old', 21);
-  t.like((await validate(kit, license.licenseKey, 'new')).body, { valid: true, currentActivations: 1 });
-  t.is(
-    Number(
-      (await db()('license_activations').where({ license_id: license.id }).count<{ n: string }[]>('* as n'))[0]!.n,
-    ),
-    2,
-    'the dead row waits for the sweep',
-  );
-});
+test(
+  'the boundary: silent for 17 s of a 10 s interval is live, for 21 s dead (a seat is free exactly when due, before ' +
+    'any sweep)',
+  async (t) => {
+    const license = await issueLicense(kit, { maxActivations: 1, heartbeatIntervalSeconds: 10 });
+    await activate(license.licenseKey, 'old');
+    // 17, not 19: the request itself takes time on a loaded machine.
+    await silentFor(license.id, 'old', 17);
+    t.like((await validate(kit, license.licenseKey, 'new')).body, { valid: false, error: 'activation_limit_reached' });
+    await silentFor(license.id, 'old', 21);
+    t.like((await validate(kit, license.licenseKey, 'new')).body, { valid: true, currentActivations: 1 });
+    t.is(
+      Number(
+        (await db()('license_activations').where({ license_id: license.id }).count<{ n: string }[]>('* as n'))[0]!.n,
+      ),
+      2,
+      'the dead row waits for the sweep',
+    );
+  },
+);
 
 test('a dead device that validates again is a new activation when a seat is free', async (t) => {
   const license = await issueLicense(kit, { maxActivations: 3, heartbeatIntervalSeconds: 10 });
@@ -293,36 +313,40 @@ test('a dead device that validates again is a new activation when a seat is free
   t.deepEqual(await liveDevices(license.id, 10), ['back', 'other', 'third']);
 });
 
-test('50 concurrent new devices at limit 5 with 3 live and 2 dead devices: exactly 2 get in, never more live devices than 5', async (t) => {
-  const license = await issueLicense(kit, { maxActivations: 5, heartbeatIntervalSeconds: 10 });
-  await activate(license.licenseKey, 'live-1', 'live-2', 'live-3', 'dead-1', 'dead-2');
-  await silentFor(license.id, 'dead-1', 25);
-  await silentFor(license.id, 'dead-2', 40);
+test(
+  '50 concurrent new devices at limit 5 with 3 live and 2 dead devices: exactly 2 get in, never more live devices ' +
+    'than 5',
+  async (t) => {
+    const license = await issueLicense(kit, { maxActivations: 5, heartbeatIntervalSeconds: 10 });
+    await activate(license.licenseKey, 'live-1', 'live-2', 'live-3', 'dead-1', 'dead-2');
+    await silentFor(license.id, 'dead-1', 25);
+    await silentFor(license.id, 'dead-2', 40);
 
-  // The dead devices' heartbeats and the live ones' race the newcomers.
-  const newcomers = Array.from({ length: 50 }, (_, i) => validate(kit, license.licenseKey, `new-${i}`));
-  const beats = ['live-1', 'live-2', 'live-3', 'dead-1', 'dead-2'].map((d) => heartbeat(license.licenseKey, d));
-  const answers = await Promise.all(newcomers);
-  const beatAnswers = await Promise.all(beats);
+    // The dead devices' heartbeats and the live ones' race the newcomers.
+    const newcomers = Array.from({ length: 50 }, (_, i) => validate(kit, license.licenseKey, `new-${i}`));
+    const beats = ['live-1', 'live-2', 'live-3', 'dead-1', 'dead-2'].map((d) => heartbeat(license.licenseKey, d));
+    const answers = await Promise.all(newcomers);
+    const beatAnswers = await Promise.all(beats);
 
-  t.true(answers.every((r) => r.status === 200));
-  const winners = answers.filter((r) => r.body.valid === true);
-  t.is(winners.length, 2);
-  t.deepEqual(winners.map((r) => r.body.currentActivations).sort(), [4, 5]);
-  for (const r of answers.filter((a) => a.body.valid === false))
-    t.like(r.body, { error: 'activation_limit_reached', maxActivations: 5, currentActivations: 5 });
-  t.deepEqual(
-    beatAnswers.map((r) => r.status),
-    [200, 200, 200, 404, 404],
-  );
-  const live = await liveDevices(license.id, 10);
-  t.is(live.length, 5);
-  t.deepEqual(
-    live.filter((d) => d.startsWith('live-')),
-    ['live-1', 'live-2', 'live-3'],
-  );
-  t.is((await getLicense(kit, license.licenseKey)).currentActivations, 5);
-});
+    t.true(answers.every((r) => r.status === 200));
+    const winners = answers.filter((r) => r.body.valid === true);
+    t.is(winners.length, 2);
+    t.deepEqual(winners.map((r) => r.body.currentActivations).sort(), [4, 5]);
+    for (const r of answers.filter((a) => a.body.valid === false))
+      t.like(r.body, { error: 'activation_limit_reached', maxActivations: 5, currentActivations: 5 });
+    t.deepEqual(
+      beatAnswers.map((r) => r.status),
+      [200, 200, 200, 404, 404],
+    );
+    const live = await liveDevices(license.id, 10);
+    t.is(live.length, 5);
+    t.deepEqual(
+      live.filter((d) => d.startsWith('live-')),
+      ['live-1', 'live-2', 'live-3'],
+    );
+    t.is((await getLicense(kit, license.licenseKey)).currentActivations, 5);
+  },
+);
 
 test('devices dying while they heartbeat and newcomers validate: live devices never exceed the limit', async (t) => {
   const license = await issueLicense(kit, { maxActivations: 3, heartbeatIntervalSeconds: 10 });
@@ -347,26 +371,30 @@ test('devices dying while they heartbeat and newcomers validate: live devices ne
   t.pass();
 });
 
-test('a heartbeat that read its device live but lands after a validate released its seat is refused (the row is re-checked)', async (t) => {
-  const license = await issueLicense(kit, { maxActivations: 1, heartbeatIntervalSeconds: 10 });
-  await activate(license.licenseKey, 'racer');
-  await silentFor(license.id, 'racer', 15);
-  const before = await db()('license_activations').where({ license_id: license.id, device_id: 'racer' }).first();
-  // A validate's release holds the device's row while the heartbeat, which saw it live, waits for it.
-  const trx = await db().transaction();
-  await trx('license_activations').where({ license_id: license.id, device_id: 'racer' }).forUpdate();
-  const beat = heartbeat(license.licenseKey, 'racer');
-  await waitUntilBlocked(db(), await backendPid(trx));
-  await trx('license_activations')
-    .where({ license_id: license.id, device_id: 'racer' })
-    .update({ released_at: trx.fn.now() });
-  await trx('licenses').where({ id: license.id }).update({ current_activations: 0 });
-  await trx.commit();
-  t.deepEqual((await beat).body, { valid: false, error: 'device_not_activated' });
-  const after = await db()('license_activations').where({ license_id: license.id, device_id: 'racer' }).first();
-  t.deepEqual(after.last_seen_at, before.last_seen_at, 'not refreshed');
-  t.deepEqual(await liveDevices(license.id, 10), []);
-});
+test(
+  'a heartbeat that read its device live but lands after a validate released its seat is refused (the row is ' +
+    're-checked)',
+  async (t) => {
+    const license = await issueLicense(kit, { maxActivations: 1, heartbeatIntervalSeconds: 10 });
+    await activate(license.licenseKey, 'racer');
+    await silentFor(license.id, 'racer', 15);
+    const before = await db()('license_activations').where({ license_id: license.id, device_id: 'racer' }).first();
+    // A validate's release holds the device's row while the heartbeat, which saw it live, waits for it.
+    const trx = await db().transaction();
+    await trx('license_activations').where({ license_id: license.id, device_id: 'racer' }).forUpdate();
+    const beat = heartbeat(license.licenseKey, 'racer');
+    await waitUntilBlocked(db(), await backendPid(trx));
+    await trx('license_activations')
+      .where({ license_id: license.id, device_id: 'racer' })
+      .update({ released_at: trx.fn.now() });
+    await trx('licenses').where({ id: license.id }).update({ current_activations: 0 });
+    await trx.commit();
+    t.deepEqual((await beat).body, { valid: false, error: 'device_not_activated' });
+    const after = await db()('license_activations').where({ license_id: license.id, device_id: 'racer' }).first();
+    t.deepEqual(after.last_seen_at, before.last_seen_at, 'not refreshed');
+    t.deepEqual(await liveDevices(license.id, 10), []);
+  },
+);
 
 test("a newcomer takes a dead device's seat", async (t) => {
   const license = await issueLicense(kit, { maxActivations: 2, heartbeatIntervalSeconds: 10 });

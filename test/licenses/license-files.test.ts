@@ -217,27 +217,31 @@ test('unknown fields are refused on both checkouts', async (t) => {
   t.is(admin.body.error.code, 'invalid_request');
 });
 
-test('a device not activated on the license is 409 device_not_activated; an unknown key is 404 license_not_found (the code of D-34; not_found on the admin path)', async (t) => {
-  const license = await activatedLicense();
-  const other = await activatedLicense();
-  for (const deviceId of ['never-seen', 'known-device ']) {
-    const res = await checkout({ licenseKey: license.licenseKey, deviceId });
-    t.is(res.status, 409, deviceId);
-    t.is(res.body.error.code, 'device_not_activated');
-  }
-  // Activated on another license is not activated on this one.
-  t.is((await validate(kit, other.licenseKey, 'other-device')).status, 200);
-  t.is(
-    (await checkout({ licenseKey: license.licenseKey, deviceId: 'other-device' })).body.error.code,
-    'device_not_activated',
-  );
-  for (const licenseKey of ['LIC-0000-0000-0000', 'not-a-key']) {
-    const res = await checkout({ licenseKey, deviceId: 'known-device' });
-    t.is(res.status, 404, licenseKey);
-    t.is(res.body.error.code, 'license_not_found');
-  }
-  t.is((await adminCheckout('LIC-0000-0000-0000')).status, 404);
-});
+test(
+  'a device not activated on the license is 409 device_not_activated; an unknown key is 404 license_not_found (the ' +
+    'code of D-34; not_found on the admin path)',
+  async (t) => {
+    const license = await activatedLicense();
+    const other = await activatedLicense();
+    for (const deviceId of ['never-seen', 'known-device ']) {
+      const res = await checkout({ licenseKey: license.licenseKey, deviceId });
+      t.is(res.status, 409, deviceId);
+      t.is(res.body.error.code, 'device_not_activated');
+    }
+    // Activated on another license is not activated on this one.
+    t.is((await validate(kit, other.licenseKey, 'other-device')).status, 200);
+    t.is(
+      (await checkout({ licenseKey: license.licenseKey, deviceId: 'other-device' })).body.error.code,
+      'device_not_activated',
+    );
+    for (const licenseKey of ['LIC-0000-0000-0000', 'not-a-key']) {
+      const res = await checkout({ licenseKey, deviceId: 'known-device' });
+      t.is(res.status, 404, licenseKey);
+      t.is(res.body.error.code, 'license_not_found');
+    }
+    t.is((await adminCheckout('LIC-0000-0000-0000')).status, 404);
+  },
+);
 
 test('a dead device (D-102: silent past twice the interval) gets no file until it validates again', async (t) => {
   const license = await activatedLicense({ heartbeatIntervalSeconds: 60 });
@@ -410,79 +414,87 @@ test('with LICENSE_SIGNING_SECRET the private key is stored sealed, not as a PEM
   );
 });
 
-test('release: a key stored unencrypted is sealed when the secret is set, a changed secret needs the old one beside it, a wrong one fails naming the variable', async (t) => {
-  const database = await createTestDatabase();
-  t.teardown(() => database.drop());
-  const db = database.knex;
-  // Two releases at once create one key.
-  await Promise.all(Array.from({ length: 8 }, () => ensureSigningKey(db, [])));
-  t.is((await db('license_signing_keys').select('kid')).length, 1);
-  t.deepEqual(await prepareSigningKeys(db, []), []);
+test(
+  'release: a key stored unencrypted is sealed when the secret is set, a changed secret needs the old one beside ' +
+    'it, a wrong one fails naming the variable',
+  async (t) => {
+    const database = await createTestDatabase();
+    t.teardown(() => database.drop());
+    const db = database.knex;
+    // Two releases at once create one key.
+    await Promise.all(Array.from({ length: 8 }, () => ensureSigningKey(db, [])));
+    t.is((await db('license_signing_keys').select('kid')).length, 1);
+    t.deepEqual(await prepareSigningKeys(db, []), []);
 
-  // Unencrypted, then the secret is set: release seals it.
-  const kid = (await db('license_signing_keys').first('kid')).kid;
-  t.deepEqual(await prepareSigningKeys(db, ['first secret']), [kid]);
-  t.is((await db('license_signing_keys').first()).private_key_encryption, 'scrypt-aes-256-gcm');
-  t.deepEqual(await prepareSigningKeys(db, ['first secret']), [], 'sealed with the first secret: nothing to do');
+    // Unencrypted, then the secret is set: release seals it.
+    const kid = (await db('license_signing_keys').first('kid')).kid;
+    t.deepEqual(await prepareSigningKeys(db, ['first secret']), [kid]);
+    t.is((await db('license_signing_keys').first()).private_key_encryption, 'scrypt-aes-256-gcm');
+    t.deepEqual(await prepareSigningKeys(db, ['first secret']), [], 'sealed with the first secret: nothing to do');
 
-  // Without the secret, or with another one, release fails with one line naming the variable.
-  for (const secrets of [[], ['mistyped secret']]) {
-    const error = await t.throwsAsync(prepareSigningKeys(db, secrets), { instanceOf: AppError });
-    t.is(error!.code, 'setup_failed');
-    t.regex(error!.message, /LICENSE_SIGNING_SECRET/);
-    t.false(error!.message.includes('\n'));
-  }
-  // Changing the secret: new,old re-seals with the new one, which then suffices alone.
-  t.deepEqual(await prepareSigningKeys(db, ['second secret', 'first secret']), [kid]);
-  t.deepEqual(await prepareSigningKeys(db, ['second secret']), []);
-});
+    // Without the secret, or with another one, release fails with one line naming the variable.
+    for (const secrets of [[], ['mistyped secret']]) {
+      const error = await t.throwsAsync(prepareSigningKeys(db, secrets), { instanceOf: AppError });
+      t.is(error!.code, 'setup_failed');
+      t.regex(error!.message, /LICENSE_SIGNING_SECRET/);
+      t.false(error!.message.includes('\n'));
+    }
+    // Changing the secret: new,old re-seals with the new one, which then suffices alone.
+    t.deepEqual(await prepareSigningKeys(db, ['second secret', 'first secret']), [kid]);
+    t.deepEqual(await prepareSigningKeys(db, ['second secret']), []);
+  },
+);
 
-test('a web process refuses to sign with a key stored unencrypted while the secret is set (internal_error, logged), until the release step seals it', async (t) => {
-  const plain = await startLicenseApp();
-  t.teardown(() => plain.close());
-  const license = await licenseWithDevice(plain);
-  t.is((await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' }, plain)).status, 200);
-  // Another process on the same database, configured with a secret.
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'error',
-    DATABASE_URL: plain.app.database.url,
-    LICENSE_SIGNING_SECRET: 'now set',
-  });
-  const errors: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      errors.push(String(chunk));
-      done();
-    },
-  });
-  const server = await startHttpServer(
-    { db: plain.app.db, config, logger: createLogger(config, 'test', destination) },
-    0,
-    '127.0.0.1',
-  );
-  t.teardown(() => server.close());
-  const withSecret = { baseUrl: `http://127.0.0.1:${server.port}` };
-  const refused = await request(withSecret.baseUrl, '/api/licenses/checkout', {
-    body: { licenseKey: license.licenseKey, deviceId: 'known-device' },
-  });
-  t.is(refused.status, 500);
-  t.is(refused.body.error.code, 'internal_error');
-  t.false(refused.text.includes('LICENSE_SIGNING_SECRET'), 'the caller is not told the set-up');
-  t.true(
-    errors.some((line) =>
-      line.includes('stored unencrypted while LICENSE_SIGNING_SECRET is set: run the release step'),
-    ),
-    errors.join(''),
-  );
-  await prepareSigningKeys(plain.app.db, ['now set']);
-  const signed = await request(withSecret.baseUrl, '/api/licenses/checkout', {
-    body: { licenseKey: license.licenseKey, deviceId: 'known-device' },
-  });
-  t.is(signed.status, 200, signed.text);
-  t.true(verifyLicenseFile(signed.body.licenseFile, await jwks(plain)).valid);
-});
+test(
+  'a web process refuses to sign with a key stored unencrypted while the secret is set (internal_error, logged), ' +
+    'until the release step seals it',
+  async (t) => {
+    const plain = await startLicenseApp();
+    t.teardown(() => plain.close());
+    const license = await licenseWithDevice(plain);
+    t.is((await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' }, plain)).status, 200);
+    // Another process on the same database, configured with a secret.
+    const config = loadConfig({
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      DATABASE_URL: plain.app.database.url,
+      LICENSE_SIGNING_SECRET: 'now set',
+    });
+    const errors: string[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        errors.push(String(chunk));
+        done();
+      },
+    });
+    const server = await startHttpServer(
+      { db: plain.app.db, config, logger: createLogger(config, 'test', destination) },
+      0,
+      '127.0.0.1',
+    );
+    t.teardown(() => server.close());
+    const withSecret = { baseUrl: `http://127.0.0.1:${server.port}` };
+    const refused = await request(withSecret.baseUrl, '/api/licenses/checkout', {
+      body: { licenseKey: license.licenseKey, deviceId: 'known-device' },
+    });
+    t.is(refused.status, 500);
+    t.is(refused.body.error.code, 'internal_error');
+    t.false(refused.text.includes('LICENSE_SIGNING_SECRET'), 'the caller is not told the set-up');
+    t.true(
+      errors.some((line) =>
+        line.includes('stored unencrypted while LICENSE_SIGNING_SECRET is set: run the release step'),
+      ),
+      errors.join(''),
+    );
+    await prepareSigningKeys(plain.app.db, ['now set']);
+    const signed = await request(withSecret.baseUrl, '/api/licenses/checkout', {
+      body: { licenseKey: license.licenseKey, deviceId: 'known-device' },
+    });
+    t.is(signed.status, 200, signed.text);
+    t.true(verifyLicenseFile(signed.body.licenseFile, await jwks(plain)).valid);
+  },
+);
 
 test('concurrent rotations leave exactly one current key and every key published', async (t) => {
   const database = await createTestDatabase();

@@ -10,7 +10,7 @@ import { RateLimiter } from '../../src/http/rate-limit.ts';
 import { AppError } from '../../src/errors.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { purgeExpired } from '../../src/housekeeping/service.ts';
-import { request } from '../helpers/http.ts';
+import { request, type Json } from '../helpers/http.ts';
 import { issueLicense, startLicenseApp, validate, verify, type LicenseKit } from './fixtures.ts';
 
 /** An app whose public limit is `perMinute`, set before its first public call (settings are cached 5 s). */
@@ -26,7 +26,7 @@ async function appLimitedTo(perMinute: number, env: Record<string, string> = {})
 
 function assertRateLimited(
   t: import('ava').ExecutionContext,
-  res: { status: number; body: any; headers: Headers },
+  res: { status: number; body: Json; headers: Headers },
   label = '',
 ) {
   t.is(res.status, 429, label);
@@ -36,21 +36,25 @@ function assertRateLimited(
   t.true(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, `${label} Retry-After ${retryAfter}`);
 }
 
-test('the 6th public call from one IP in a minute is 429 when the limit is 5; verify and validate share it', async (t) => {
-  const kit = await appLimitedTo(5);
-  t.teardown(() => kit.close());
-  const license = await issueLicense(kit, { maxActivations: 10 });
-  for (let i = 0; i < 3; i++) t.is((await verify(kit, license.licenseKey)).status, 200, `verify ${i + 1}`);
-  for (let i = 0; i < 2; i++) t.is((await validate(kit, license.licenseKey, `d${i}`)).status, 200, `validate ${i + 1}`);
+test(
+  'the 6th public call from one IP in a minute is 429 when the limit is 5; ' + 'verify and validate share it',
+  async (t) => {
+    const kit = await appLimitedTo(5);
+    t.teardown(() => kit.close());
+    const license = await issueLicense(kit, { maxActivations: 10 });
+    for (let i = 0; i < 3; i++) t.is((await verify(kit, license.licenseKey)).status, 200, `verify ${i + 1}`);
+    for (let i = 0; i < 2; i++)
+      t.is((await validate(kit, license.licenseKey, `d${i}`)).status, 200, `validate ${i + 1}`);
 
-  assertRateLimited(t, await verify(kit, license.licenseKey), 'verify 6');
-  const refusedValidate = await validate(kit, license.licenseKey, 'late-device');
-  assertRateLimited(t, refusedValidate, 'validate 7');
-  // A refused validate registers nothing.
-  t.is((await kit.admin(`/api/licenses/${license.licenseKey}`)).body.currentActivations, 2);
-  // The admin API is not behind this limit.
-  t.is((await kit.admin('/api/licenses')).status, 200);
-});
+    assertRateLimited(t, await verify(kit, license.licenseKey), 'verify 6');
+    const refusedValidate = await validate(kit, license.licenseKey, 'late-device');
+    assertRateLimited(t, refusedValidate, 'validate 7');
+    // A refused validate registers nothing.
+    t.is((await kit.admin(`/api/licenses/${license.licenseKey}`)).body.currentActivations, 2);
+    // The admin API is not behind this limit.
+    t.is((await kit.admin('/api/licenses')).status, 200);
+  },
+);
 
 test('unknown keys count too: guessing keys is throttled like using one', async (t) => {
   const kit = await appLimitedTo(5);
@@ -124,48 +128,56 @@ async function limiterOnNewDatabase(t: import('ava').ExecutionContext, maxKeys?:
   return new RateLimiter(database.knex, 'test', 60_000, maxKeys);
 }
 
-test('RateLimiter: a fixed window per key; Retry-After counts down to the window end; a new window starts afresh', async (t) => {
-  const limiter = await limiterOnNewDatabase(t);
-  const t0 = 1_000_000;
-  await limiter.hit('a', 2, t0);
-  await limiter.hit('a', 2, t0 + 1000);
-  const refused = await t.throwsAsync(limiter.hit('a', 2, t0 + 1500), { instanceOf: AppError });
-  t.is(refused.code, 'rate_limited');
-  t.deepEqual(refused.headers, { 'Retry-After': '59' });
-  t.deepEqual((await t.throwsAsync(limiter.hit('a', 2, t0 + 59_800), { instanceOf: AppError })).headers, {
-    'Retry-After': '1',
-  });
-  await t.notThrowsAsync(limiter.hit('b', 2, t0 + 1500), 'another key has its own count');
-  await t.notThrowsAsync(limiter.hit('a', 2, t0 + 60_000), 'the next window');
-  await t.notThrowsAsync(limiter.hit('a', 2, t0 + 60_001));
-  await t.throwsAsync(limiter.hit('a', 2, t0 + 60_002));
-  // A raised limit applies at once to the current window.
-  await t.notThrowsAsync(limiter.hit('a', 10, t0 + 60_003));
-});
+test(
+  'RateLimiter: a fixed window per key; ' + 'Retry-After counts down to the window end; a new window starts afresh',
+  async (t) => {
+    const limiter = await limiterOnNewDatabase(t);
+    const t0 = 1_000_000;
+    await limiter.hit('a', 2, t0);
+    await limiter.hit('a', 2, t0 + 1000);
+    const refused = await t.throwsAsync(limiter.hit('a', 2, t0 + 1500), { instanceOf: AppError });
+    t.is(refused.code, 'rate_limited');
+    t.deepEqual(refused.headers, { 'Retry-After': '59' });
+    t.deepEqual((await t.throwsAsync(limiter.hit('a', 2, t0 + 59_800), { instanceOf: AppError })).headers, {
+      'Retry-After': '1',
+    });
+    await t.notThrowsAsync(limiter.hit('b', 2, t0 + 1500), 'another key has its own count');
+    await t.notThrowsAsync(limiter.hit('a', 2, t0 + 60_000), 'the next window');
+    await t.notThrowsAsync(limiter.hit('a', 2, t0 + 60_001));
+    await t.throwsAsync(limiter.hit('a', 2, t0 + 60_002));
+    // A raised limit applies at once to the current window.
+    await t.notThrowsAsync(limiter.hit('a', 10, t0 + 60_003));
+  },
+);
 
-test('RateLimiter memory is bounded: ended windows go first, then the oldest live ones; a dropped key keeps its shared count', async (t) => {
-  const limiter = await limiterOnNewDatabase(t, 100);
-  const t0 = 1_000_000;
-  for (let i = 0; i < 50; i++) await limiter.hit(`old-${i}`, 5, t0);
-  for (let i = 0; i < 50; i++) await limiter.hit(`live-${i}`, 5, t0 + 30_000);
-  t.is(limiter.size, 100);
-  // The old windows have ended by now: they are dropped, the live ones keep their counts.
-  await limiter.hit('newcomer', 5, t0 + 61_000);
-  t.is(limiter.size, 51);
-  for (let i = 0; i < 4; i++) await limiter.hit('live-0', 5, t0 + 61_000);
-  await t.throwsAsync(
-    limiter.hit('live-0', 5, t0 + 61_000),
-    { instanceOf: AppError },
-    'live-0 kept its count of 1 + 4',
-  );
+test(
+  'RateLimiter memory is bounded: ended windows go first, then the oldest live ones; a dropped key keeps its shared ' +
+    'count',
+  async (t) => {
+    const limiter = await limiterOnNewDatabase(t, 100);
+    const t0 = 1_000_000;
+    for (let i = 0; i < 50; i++) await limiter.hit(`old-${i}`, 5, t0);
+    for (let i = 0; i < 50; i++) await limiter.hit(`live-${i}`, 5, t0 + 30_000);
+    t.is(limiter.size, 100);
+    // The old windows have ended by now: they are dropped, the live ones keep their counts.
+    await limiter.hit('newcomer', 5, t0 + 61_000);
+    t.is(limiter.size, 51);
+    for (let i = 0; i < 4; i++) await limiter.hit('live-0', 5, t0 + 61_000);
+    await t.throwsAsync(
+      limiter.hit('live-0', 5, t0 + 61_000),
+      { instanceOf: AppError },
+      'live-0 kept its count of 1 + 4',
+    );
 
-  // A flood of distinct keys within one window never grows the map past its bound.
-  for (let i = 0; i < 1000; i++) await limiter.hit(`flood-${i}`, 5, t0 + 62_000);
-  t.true(limiter.size <= 100);
-  // The flood pushed live-1 out of memory (the oldest live windows go first); its count is the database's: 4 more, then refused.
-  for (let i = 0; i < 4; i++) await limiter.hit('live-1', 5, t0 + 62_000);
-  await t.throwsAsync(limiter.hit('live-1', 5, t0 + 62_000), { instanceOf: AppError });
-});
+    // A flood of distinct keys within one window never grows the map past its bound.
+    for (let i = 0; i < 1000; i++) await limiter.hit(`flood-${i}`, 5, t0 + 62_000);
+    t.true(limiter.size <= 100);
+    // The flood pushed live-1 out of memory (the oldest live windows go first); its count is the database's: 4 more,
+    // then refused.
+    for (let i = 0; i < 4; i++) await limiter.hit('live-1', 5, t0 + 62_000);
+    await t.throwsAsync(limiter.hit('live-1', 5, t0 + 62_000), { instanceOf: AppError });
+  },
+);
 
 test('housekeeping deletes the shared windows that have ended, and keeps live ones', async (t) => {
   const database = await createTestDatabase();

@@ -20,7 +20,8 @@ const COUNT = 240;
 const AS_OF = new Date('2025-06-20T00:00:00.000Z');
 
 test.serial(
-  'batches in flight at once: numbers in renewal order, each period invoiced once, one event, delivery and audit row each',
+  'batches in flight at once: numbers in renewal order, each period invoiced once, one event, delivery and audit ' +
+    'row each',
   async (t) => {
     const [customer] = await db.knex('customers').insert({ name: 'C', email: 'c@concurrent.test' }).returning('id');
     const [product] = await db
@@ -38,13 +39,11 @@ test.serial(
         currency: 'USD',
       })
       .returning('id');
-    await db
-      .knex('webhook_endpoints')
-      .insert({
-        url: 'https://receiver.invalid/hook',
-        events: ['invoice.created'],
-        secret: 'whsec_concurrent_test_0123456789',
-      });
+    await db.knex('webhook_endpoints').insert({
+      url: 'https://receiver.invalid/hook',
+      events: ['invoice.created'],
+      secret: 'whsec_concurrent_test_0123456789',
+    });
     // Period ends spread over May and June in an order unlike the ids', so the renewal order is visible.
     const rows = Array.from({ length: COUNT }, (_, n) => {
       const day = 1 + ((n * 7) % 19);
@@ -106,7 +105,8 @@ test.serial(
 );
 
 test.serial(
-  'a paused subscription whose cancellation is scheduled is canceled by the sweep at its period end, without an invoice; a paused one without the flag stays paused',
+  'a paused subscription whose cancellation is scheduled is canceled by the sweep at its period end, without an ' +
+    'invoice; a paused one without the flag stays paused',
   async (t) => {
     const [customer] = await db
       .knex('customers')

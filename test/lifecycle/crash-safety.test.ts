@@ -194,12 +194,15 @@ test.serial(
 );
 
 test.serial(
-  'a worker SIGKILLed mid-sweep: the job is retried, the run resumes as of the same instant, and ends as an uninterrupted sweep',
+  'a worker SIGKILLed mid-sweep: the job is retried, the run resumes as of the same instant, and ends as an ' +
+    'uninterrupted sweep',
   async (t) => {
     // Fresh data in both databases for this scenario.
     for (const db of [app.db, control.knex]) {
       await db.raw(
-        'truncate webhook_delivery_attempts, webhook_deliveries, webhook_endpoints, events, credit_ledger, invoice_line_items, invoices, subscriptions, coupons, plans, products, customers, document_counters, lifecycle_runs cascade',
+        'truncate webhook_delivery_attempts, webhook_deliveries, webhook_endpoints, events, credit_ledger, ' +
+          'invoice_line_items, invoices, subscriptions, coupons, plans, products, customers, document_counters, ' +
+          'lifecycle_runs cascade',
       );
     }
     const COUNT = 6000;

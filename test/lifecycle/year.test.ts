@@ -55,7 +55,8 @@ const starts = async (id: string) =>
   (await invoicesOf(app.db, id)).map((i) => [day(i.period_start), day(i.period_end)]);
 
 test.serial(
-  'a year of sweeps: one invoice per period with anchor-based dates and the plan amount; trial, cancel at period end, pause, catch-up; overdue once; licenses',
+  'a year of sweeps: one invoice per period with anchor-based dates and the plan amount; trial, cancel at period ' +
+    'end, pause, catch-up; overdue once; licenses',
   async (t) => {
     const monthly = await sub('10.00', 'monthly');
     const quarterly = await sub('30.00', 'quarterly');
@@ -202,7 +203,8 @@ test.serial(
 
     // Exactly one invoice per (subscription, period) overall, and gapless numbers per year.
     const dupes = await app.db.raw(
-      'select subscription_id, period_start, count(*) from invoices where subscription_id is not null group by 1, 2 having count(*) > 1',
+      'select subscription_id, period_start, count(*) from invoices where subscription_id is not null group by 1, ' +
+        '2 having count(*) > 1',
     );
     t.deepEqual(dupes.rows, []);
     t.deepEqual(await numberingProblems(app.db), []);
@@ -241,7 +243,8 @@ test.serial(
 );
 
 test.serial(
-  'health score (D-22): derived at once after each change, 100 - 25/overdue - 20/past-due - 10/failed payment in 90 days',
+  'health score (D-22): derived at once after each change, 100 - 25/overdue - 20/past-due - 10/failed payment in ' +
+    '90 days',
   async (t) => {
     const customer = await newCustomer(app.db);
     const score = async () =>

@@ -40,7 +40,8 @@ const inCurrency = (body: { currencies: any[] }, currency: string) =>
 
 // Serial: each test owns its currencies, and the overdue one runs before the time travel marks old invoices overdue.
 test.serial(
-  'C-10: MRR per currency to the cent: cycles normalised, coupons in force on the next invoice, only active and past_due count',
+  'C-10: MRR per currency to the cent: cycles normalised, coupons in force on the next invoice, only active and ' +
+    'past_due count',
   async (t) => {
     const monthly = await makePlan(app.db, '10.00', 'monthly');
     const quarterly = await makePlan(app.db, '100.00', 'quarterly');
@@ -158,7 +159,8 @@ test.serial(
 
     const body = await revenue();
     const jpy = inCurrency(body, 'JPY');
-    t.like(jpy, { mrr: '0', outstanding: '11000', overdueAmount: '4000', overdueCount: 1, collectedThisMonth: '2500' }); // 3000 - 500 + 1000 - 1000 (a refund this month of a payment last month)
+    // 3000 - 500 + 1000 - 1000 (a refund this month of a payment last month)
+    t.like(jpy, { mrr: '0', outstanding: '11000', overdueAmount: '4000', overdueCount: 1, collectedThisMonth: '2500' });
     t.like(jpy.series.at(-1), { collected: '2500' });
     t.like(jpy.series.at(-2), { month: lastMonth.toISOString().slice(0, 7), collected: '10000' });
     t.deepEqual(body.mostOverdue, [
@@ -192,7 +194,8 @@ async function atTime<T>(db: Knex, when: Date, step: (clock: { now: Date }) => P
 }
 
 test.serial(
-  'movements this month: new, expansion (a bigger plan, a coupon that ran out), contraction, churn (canceled, paused); the series at month ends',
+  'movements this month: new, expansion (a bigger plan, a coupon that ran out), contraction, churn (canceled, ' +
+    'paused); the series at month ends',
   async (t) => {
     const before = new Date('2025-02-10T12:00:00Z');
     const plan = (price: string) => makePlan(app.db, price, 'monthly', 'GBP');

@@ -88,34 +88,38 @@ test('concurrent payments with one provider reference on different invoices: the
   t.is(paid.length, 1);
 });
 
-test('recordPayment: a replayed provider event is duplicate_payment even once the invoice is paid, and the caller transaction stays usable', async (t) => {
-  const invoice = await makeInvoice(c, { unitPrice: '30.00' });
-  const input = {
-    invoiceId: invoice.id,
-    amount: '30.00',
-    paymentMethod: 'provider_a' as const,
-    providerReference: 'pi_webhook_1',
-  };
-  const first = await recordPayment(app.db, input, SYSTEM_ACTOR);
-  t.is(first.amount, '30.00');
-  await app.db.transaction(async (trx) => {
-    const error = await t.throwsAsync(recordPayment(trx, input, SYSTEM_ACTOR), { instanceOf: AppError });
-    t.is((error as AppError).code, 'duplicate_payment');
-    // The caller's transaction was not aborted by the refusal.
-    t.is((await trx('payments').where({ provider_reference: 'pi_webhook_1' })).length, 1);
-  });
-  // Same reference on another invoice: the unique index's refusal, inside a caller's transaction.
-  const other = await makeInvoice(c, { unitPrice: '30.00' });
-  await app.db.transaction(async (trx) => {
-    await trx('events').count();
-    const error = await t.throwsAsync(recordPayment(trx, { ...input, invoiceId: other.id }, SYSTEM_ACTOR), {
-      instanceOf: AppError,
+test(
+  'recordPayment: a replayed provider event is duplicate_payment even once the invoice is paid, and the caller ' +
+    'transaction stays usable',
+  async (t) => {
+    const invoice = await makeInvoice(c, { unitPrice: '30.00' });
+    const input = {
+      invoiceId: invoice.id,
+      amount: '30.00',
+      paymentMethod: 'provider_a' as const,
+      providerReference: 'pi_webhook_1',
+    };
+    const first = await recordPayment(app.db, input, SYSTEM_ACTOR);
+    t.is(first.amount, '30.00');
+    await app.db.transaction(async (trx) => {
+      const error = await t.throwsAsync(recordPayment(trx, input, SYSTEM_ACTOR), { instanceOf: AppError });
+      t.is((error as AppError).code, 'duplicate_payment');
+      // The caller's transaction was not aborted by the refusal.
+      t.is((await trx('payments').where({ provider_reference: 'pi_webhook_1' })).length, 1);
     });
-    t.is((error as AppError).code, 'duplicate_payment');
-    t.is((await trx('payments').where({ invoice_id: other.id })).length, 0);
-  });
-  t.is((await readInvoice(c, invoice.id)).status, 'paid');
-});
+    // Same reference on another invoice: the unique index's refusal, inside a caller's transaction.
+    const other = await makeInvoice(c, { unitPrice: '30.00' });
+    await app.db.transaction(async (trx) => {
+      await trx('events').count();
+      const error = await t.throwsAsync(recordPayment(trx, { ...input, invoiceId: other.id }, SYSTEM_ACTOR), {
+        instanceOf: AppError,
+      });
+      t.is((error as AppError).code, 'duplicate_payment');
+      t.is((await trx('payments').where({ invoice_id: other.id })).length, 0);
+    });
+    t.is((await readInvoice(c, invoice.id)).status, 'paid');
+  },
+);
 
 test('recordPayment validates like the route: a number amount is invalid_request', async (t) => {
   const invoice = await makeInvoice(c);

@@ -68,64 +68,67 @@ test('a payment answers 201 with the D-54 shape and raises amountPaid', async (t
   t.is((await app.db('payments').where({ id: res.body.id }).first()).amount, '40.50');
 });
 
-test('partial then full payment: paid with paidAt; payment.succeeded then invoice.paid with the exact payloads', async (t) => {
-  const invoice = await makeInvoice(c, { unitPrice: '99.99' });
-  const first = await pay(c, {
-    invoiceId: invoice.id,
-    amount: '33.33',
-    paymentMethod: 'provider_b',
-    providerReference: 'inv_b_1',
-  });
-  t.is(first.status, 201);
-  const afterFirst = await readInvoice(c, invoice.id);
-  t.like(afterFirst, { status: 'issued', amountPaid: '33.33', amountDue: '66.66', paidAt: null });
-
-  const second = await pay(c, {
-    invoiceId: invoice.id,
-    amount: '66.66',
-    paymentMethod: 'provider_b',
-    providerReference: 'inv_b_2',
-  });
-  t.is(second.status, 201);
-  const paid = await readInvoice(c, invoice.id);
-  t.like(paid, { status: 'paid', amountPaid: '99.99', amountDue: '0.00' });
-  t.truthy(paid.paidAt);
-  t.true(Math.abs(Date.parse(paid.paidAt) - Date.now()) < 60_000);
-
-  t.deepEqual(await recordedTypes(invoice.id), [
-    'invoice.created',
-    'payment.succeeded',
-    'payment.succeeded',
-    'invoice.paid',
-  ]);
-  const events = await app.db('events').whereRaw("data->>'invoiceId' = ?", [invoice.id]).select('type', 'data');
-  const succeeded = events.filter((e) => e.type === 'payment.succeeded').map((e) => e.data);
-  t.deepEqual(
-    succeeded.find((d) => d.paymentId === second.body.id),
-    {
-      paymentId: second.body.id,
+test(
+  'partial then full payment: paid with paidAt; ' + 'payment.succeeded then invoice.paid with the exact payloads',
+  async (t) => {
+    const invoice = await makeInvoice(c, { unitPrice: '99.99' });
+    const first = await pay(c, {
       invoiceId: invoice.id,
-      customerId: invoice.customerId,
-      amount: '66.66',
-      currency: 'USD',
+      amount: '33.33',
       paymentMethod: 'provider_b',
-      failureReason: null,
-    },
-  );
-  const invoicePaid = events.filter((e) => e.type === 'invoice.paid');
-  t.is(invoicePaid.length, 1);
-  t.deepEqual(invoicePaid[0]!.data, {
-    invoiceId: invoice.id,
-    invoiceNumber: invoice.invoiceNumber,
-    customerId: invoice.customerId,
-    subscriptionId: null,
-    amount: '99.99',
-    amountDue: '0.00',
-    currency: 'USD',
-    status: 'paid',
-    dueDate: invoice.dueDate,
-  });
-});
+      providerReference: 'inv_b_1',
+    });
+    t.is(first.status, 201);
+    const afterFirst = await readInvoice(c, invoice.id);
+    t.like(afterFirst, { status: 'issued', amountPaid: '33.33', amountDue: '66.66', paidAt: null });
+
+    const second = await pay(c, {
+      invoiceId: invoice.id,
+      amount: '66.66',
+      paymentMethod: 'provider_b',
+      providerReference: 'inv_b_2',
+    });
+    t.is(second.status, 201);
+    const paid = await readInvoice(c, invoice.id);
+    t.like(paid, { status: 'paid', amountPaid: '99.99', amountDue: '0.00' });
+    t.truthy(paid.paidAt);
+    t.true(Math.abs(Date.parse(paid.paidAt) - Date.now()) < 60_000);
+
+    t.deepEqual(await recordedTypes(invoice.id), [
+      'invoice.created',
+      'payment.succeeded',
+      'payment.succeeded',
+      'invoice.paid',
+    ]);
+    const events = await app.db('events').whereRaw("data->>'invoiceId' = ?", [invoice.id]).select('type', 'data');
+    const succeeded = events.filter((e) => e.type === 'payment.succeeded').map((e) => e.data);
+    t.deepEqual(
+      succeeded.find((d) => d.paymentId === second.body.id),
+      {
+        paymentId: second.body.id,
+        invoiceId: invoice.id,
+        customerId: invoice.customerId,
+        amount: '66.66',
+        currency: 'USD',
+        paymentMethod: 'provider_b',
+        failureReason: null,
+      },
+    );
+    const invoicePaid = events.filter((e) => e.type === 'invoice.paid');
+    t.is(invoicePaid.length, 1);
+    t.deepEqual(invoicePaid[0]!.data, {
+      invoiceId: invoice.id,
+      invoiceNumber: invoice.invoiceNumber,
+      customerId: invoice.customerId,
+      subscriptionId: null,
+      amount: '99.99',
+      amountDue: '0.00',
+      currency: 'USD',
+      status: 'paid',
+      dueDate: invoice.dueDate,
+    });
+  },
+);
 
 test('a payment of the whole amount at once pays the invoice; a zero-decimal currency stays whole', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '1500', currency: 'JPY' });
@@ -269,7 +272,8 @@ test.serial('a paid invoice has nothing due: 400 amount_exceeds_due, nothing cha
 });
 
 test.serial(
-  'a repeated (paymentMethod, providerReference) is 409 duplicate_payment, nothing changed; another method may reuse it',
+  'a repeated (paymentMethod, providerReference) is 409 duplicate_payment, nothing changed; another method may ' +
+    'reuse it',
   async (t) => {
     const invoice = await makeInvoice(c);
     t.is(

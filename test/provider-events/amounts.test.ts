@@ -45,17 +45,20 @@ const moneyRows = async (invoiceId: string, customerId: string) => ({
   providerCredits: (await app.db('provider_credits').where({ invoice_id: invoiceId })).length,
 });
 
-test('provider_b invoices.paid with paid_amount "10.005" USD is failed on its first attempt, nothing recorded', async (t) => {
-  const invoice = await makeInvoice(c, { unitPrice: '10.01' });
-  const event = providerBPaid(invoice.id, '10.005', 'USD');
-  const { outcome, row } = await firstAttempt('provider_b', event.id, event.event, event);
-  t.deepEqual(outcome, { status: 'failed' });
-  t.is(row.status, 'failed');
-  t.is(row.attempts, 1);
-  t.is(row.failure_reason, 'paid_amount 10.005 has more decimals than USD has (2)');
-  t.deepEqual(await moneyRows(invoice.id, invoice.customerId), { payments: 0, credits: 0, providerCredits: 0 });
-  t.is((await readInvoice(c, invoice.id)).status, 'issued');
-});
+test(
+  'provider_b invoices.paid with paid_amount "10.005" ' + 'USD is failed on its first attempt, nothing recorded',
+  async (t) => {
+    const invoice = await makeInvoice(c, { unitPrice: '10.01' });
+    const event = providerBPaid(invoice.id, '10.005', 'USD');
+    const { outcome, row } = await firstAttempt('provider_b', event.id, event.event, event);
+    t.deepEqual(outcome, { status: 'failed' });
+    t.is(row.status, 'failed');
+    t.is(row.attempts, 1);
+    t.is(row.failure_reason, 'paid_amount 10.005 has more decimals than USD has (2)');
+    t.deepEqual(await moneyRows(invoice.id, invoice.customerId), { payments: 0, credits: 0, providerCredits: 0 });
+    t.is((await readInvoice(c, invoice.id)).status, 'issued');
+  },
+);
 
 test('on an invoice already paid, a finer amount is not rounded into store credit', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '10.00' });

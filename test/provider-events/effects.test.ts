@@ -147,53 +147,57 @@ test('a payment above the amount due pays the invoice and the rest becomes store
   t.like(ledger.body[0], { amount: '5.00', balanceAfter: '5.00' });
 });
 
-test('events naming no invoice, an id that cannot be ours, or an unknown status are failed with the reason and change nothing', async (t) => {
-  const noInvoice = providerAEvent.invoicePaid('', 100, 'USD');
-  const notAnId = providerBPaid('INV-2026-0001', '1.00', 'USD');
-  const sub = await newSubscription(c);
-  const badStatus = providerAEvent.subscriptionUpdated(sub.id, 'incomplete_expired');
-  const unknownSub = providerAEvent.paymentFailed(
-    (await makeInvoice(c, { unitPrice: '2.00' })).id,
-    '00000000-0000-4000-8000-0000000000ff',
-  );
-  await postProviderA(app.baseUrl, noInvoice);
-  await postProviderB(app.baseUrl, notAnId);
-  await postProviderA(app.baseUrl, badStatus);
-  await postProviderA(app.baseUrl, unknownSub);
-  const reasons = await Promise.all(
-    [
-      row('provider_a', noInvoice.id),
-      row('provider_b', notAnId.id),
-      row('provider_a', badStatus.id),
-      row('provider_a', unknownSub.id),
-    ].map(settled),
-  );
-  t.deepEqual(
-    reasons.map((r) => r!.status),
-    ['failed', 'failed', 'failed', 'failed'],
-  );
-  t.regex(reasons[0]!.failure_reason!, /names no invoice/);
-  t.regex(reasons[1]!.failure_reason!, /invoice INV-2026-0001 does not exist/);
-  t.regex(reasons[2]!.failure_reason!, /unknown subscription status "incomplete_expired"/);
-  t.regex(reasons[3]!.failure_reason!, /does not exist/);
-  t.notRegex(reasons[3]!.failure_reason!, /insert into/i);
-  t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'active');
-  const listed = await request(app.baseUrl, '/api/billing/provider-events?status=failed&provider=provider_b', {
-    cookie: c.cookie,
-  });
-  t.is(listed.status, 200);
-  t.true(
-    listed.body.some(
-      (e: { eventId: string; status: string; provider: string }) =>
-        e.eventId === notAnId.id && e.provider === 'provider_b',
-    ),
-  );
-  t.true(
-    listed.body.every(
-      (e: { status: string; provider: string }) => e.status === 'failed' && e.provider === 'provider_b',
-    ),
-  );
-});
+test(
+  'events naming no invoice, an id that cannot be ours, or an unknown status are failed with the reason and change ' +
+    'nothing',
+  async (t) => {
+    const noInvoice = providerAEvent.invoicePaid('', 100, 'USD');
+    const notAnId = providerBPaid('INV-2026-0001', '1.00', 'USD');
+    const sub = await newSubscription(c);
+    const badStatus = providerAEvent.subscriptionUpdated(sub.id, 'incomplete_expired');
+    const unknownSub = providerAEvent.paymentFailed(
+      (await makeInvoice(c, { unitPrice: '2.00' })).id,
+      '00000000-0000-4000-8000-0000000000ff',
+    );
+    await postProviderA(app.baseUrl, noInvoice);
+    await postProviderB(app.baseUrl, notAnId);
+    await postProviderA(app.baseUrl, badStatus);
+    await postProviderA(app.baseUrl, unknownSub);
+    const reasons = await Promise.all(
+      [
+        row('provider_a', noInvoice.id),
+        row('provider_b', notAnId.id),
+        row('provider_a', badStatus.id),
+        row('provider_a', unknownSub.id),
+      ].map(settled),
+    );
+    t.deepEqual(
+      reasons.map((r) => r!.status),
+      ['failed', 'failed', 'failed', 'failed'],
+    );
+    t.regex(reasons[0]!.failure_reason!, /names no invoice/);
+    t.regex(reasons[1]!.failure_reason!, /invoice INV-2026-0001 does not exist/);
+    t.regex(reasons[2]!.failure_reason!, /unknown subscription status "incomplete_expired"/);
+    t.regex(reasons[3]!.failure_reason!, /does not exist/);
+    t.notRegex(reasons[3]!.failure_reason!, /insert into/i);
+    t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'active');
+    const listed = await request(app.baseUrl, '/api/billing/provider-events?status=failed&provider=provider_b', {
+      cookie: c.cookie,
+    });
+    t.is(listed.status, 200);
+    t.true(
+      listed.body.some(
+        (e: { eventId: string; status: string; provider: string }) =>
+          e.eventId === notAnId.id && e.provider === 'provider_b',
+      ),
+    );
+    t.true(
+      listed.body.every(
+        (e: { status: string; provider: string }) => e.status === 'failed' && e.provider === 'provider_b',
+      ),
+    );
+  },
+);
 
 const statusOf = async (id: string) => (await app.db('subscriptions').where({ id }).first()).status as string;
 
@@ -289,7 +293,8 @@ test.serial(
           { eventId: stored.id },
           { jobId: `test-${retryCount}`, retryCount },
         );
-        // Only the backends this holder blocks: pg_stat_activity also shows the other test files' databases on the server.
+        // Only the backends this holder blocks: pg_stat_activity also shows the other test files' databases on the
+        // server.
         const waiting = await waitFor(
           () => app.db.raw('select pid from pg_stat_activity where ? = any(pg_blocking_pids(pid))', [holderPid]),
           (r) => r.rows.length > 0,

@@ -83,7 +83,8 @@ test('two different events carrying the same payment record it once', async (t) 
 });
 
 test.serial(
-  'refused with 400 invalid_signature and nothing stored: other body, 301 s old, 330 s ahead, wrong secret, missing, malformed',
+  'refused with 400 invalid_signature and nothing stored: other body, 301 s old, 330 s ahead, wrong secret, ' +
+    'missing, malformed',
   async (t) => {
     const invoice = await makeInvoice(c, { unitPrice: '5.00' });
     const event = providerAEvent.invoicePaid(invoice.id, 500, 'USD');

@@ -6,7 +6,8 @@ import { postProviderA, postProviderB, postProviderC, providerAEvent } from '../
 import { request } from '../helpers/http.ts';
 import { adminCtx, makeInvoice, type Ctx } from '../payments/fixtures.ts';
 
-// D-92: an unset provider secret is a set-up state: 503 provider_not_configured naming the variable, and a warning at start-up.
+// D-92: an unset provider secret is a set-up state: 503 provider_not_configured naming the variable, and a warning at
+// start-up.
 
 const UNSET = {
   PROVIDER_A_SECRET_KEY: '',

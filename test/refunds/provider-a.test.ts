@@ -140,7 +140,8 @@ test.serial('an unconfigured provider_a is a refusal: 502 with nothing recorded'
 });
 
 test.serial(
-  'a 500, an unreadable answer, a timeout or no connection is an unknown outcome: 502 saying so, the amount kept reserved, nothing refunded',
+  'a 500, an unreadable answer, a timeout or no connection is an unknown outcome: 502 saying so, the amount kept ' +
+    'reserved, nothing refunded',
   async (t) => {
     const cases: [Record<string, unknown>, Parameters<typeof createRefund>[3] | undefined, string][] = [
       [
@@ -213,13 +214,17 @@ test('the adapter tells a refusal (definite) from an unknown outcome', async (t)
   t.false((timedOut as RefundGatewayError).definite);
 });
 
-test('a provider_a payment without providerReference cannot be refunded through the provider: 409 payment_not_refundable', async (t) => {
-  const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: null });
-  const res = await refund(c, { paymentId: payment.id, amount: '1.00' });
-  t.is(res.status, 409);
-  t.is(res.body.error.code, 'payment_not_refundable');
-  t.is((await app.db('refunds').where({ payment_id: payment.id })).length, 0);
-});
+test(
+  'a provider_a payment without providerReference cannot be refunded through the provider: 409 ' +
+    'payment_not_refundable',
+  async (t) => {
+    const { payment } = await makePayment(c, { amount: '40.00', paymentMethod: 'provider_a', providerReference: null });
+    const res = await refund(c, { paymentId: payment.id, amount: '1.00' });
+    t.is(res.status, 409);
+    t.is(res.body.error.code, 'payment_not_refundable');
+    t.is((await app.db('refunds').where({ payment_id: payment.id })).length, 0);
+  },
+);
 
 test('the payment is not locked during the provider call, and its reservation holds the money back', async (t) => {
   const intent = nextReference();

@@ -233,26 +233,30 @@ test.serial(
   },
 );
 
-test('while the same refund is being asked for again (by another retry or the sweep), a retry is 409, not a second refund', async (t) => {
-  const intent = nextReference();
-  const { payment } = await makePayment(c, {
-    amount: '100.00',
-    paymentMethod: 'provider_a',
-    providerReference: intent,
-  });
-  provider.behave(intent, { actsThenFails: true, status: 500 });
-  t.is((await refund(c, { paymentId: payment.id, amount: '10.00' })).status, 502);
-  // The reservation is a day old, and someone is asking provider_a for it again now.
-  await app
-    .db('refunds')
-    .where({ payment_id: payment.id })
-    .update({ created_at: new Date(Date.now() - 86_400_000), call_lease_until: new Date(Date.now() + 60_000) });
-  provider.behave(intent, {});
-  const retry = await refund(c, { paymentId: payment.id, amount: '10.00' });
-  t.is(retry.status, 409);
-  t.is(retry.body.error.code, 'request_in_progress');
-  t.is(refundsAt(intent).length, 1);
-  t.is((await rowsOf(payment.id)).length, 1);
-  // Another amount is another refund.
-  t.is((await refund(c, { paymentId: payment.id, amount: '11.00' })).status, 201);
-});
+test(
+  'while the same refund is being asked for again (by another retry or the sweep), a retry is 409, not a second ' +
+    'refund',
+  async (t) => {
+    const intent = nextReference();
+    const { payment } = await makePayment(c, {
+      amount: '100.00',
+      paymentMethod: 'provider_a',
+      providerReference: intent,
+    });
+    provider.behave(intent, { actsThenFails: true, status: 500 });
+    t.is((await refund(c, { paymentId: payment.id, amount: '10.00' })).status, 502);
+    // The reservation is a day old, and someone is asking provider_a for it again now.
+    await app
+      .db('refunds')
+      .where({ payment_id: payment.id })
+      .update({ created_at: new Date(Date.now() - 86_400_000), call_lease_until: new Date(Date.now() + 60_000) });
+    provider.behave(intent, {});
+    const retry = await refund(c, { paymentId: payment.id, amount: '10.00' });
+    t.is(retry.status, 409);
+    t.is(retry.body.error.code, 'request_in_progress');
+    t.is(refundsAt(intent).length, 1);
+    t.is((await rowsOf(payment.id)).length, 1);
+    // Another amount is another refund.
+    t.is((await refund(c, { paymentId: payment.id, amount: '11.00' })).status, 201);
+  },
+);

@@ -67,7 +67,10 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-/** A well-formed value for each path parameter: a random UUID where the schema wants one, else a random token it accepts. */
+/**
+ * A well-formed value for each path parameter: a random UUID where the schema wants one, else a random token it
+ * accepts.
+ */
 function wellFormedParams(route: AnyRoute): Record<string, string> {
   const values: Record<string, string> = {};
   const shape = (route.params as z.ZodObject | undefined)?.shape ?? {};

@@ -13,5 +13,8 @@ export function undeclaredErrorProblem(route: AnyRoute, res: JsonResponse): stri
   if (res.status < 400 || typeof code !== 'string') return undefined;
   const declared: string[] = routeErrors(route);
   if (declared.includes(code)) return undefined;
-  return `answered ${res.status} ${code}, which ${routeName(route)} does not declare (it declares ${declared.join(', ')})`;
+  return (
+    `answered ${res.status} ${code}, which ${routeName(route)} does not declare (it declares ` +
+    `${declared.join(', ')})`
+  );
 }

@@ -1,8 +1,14 @@
 import type { JsonResponse } from '../helpers/http.ts';
 
 // A stack frame or a PostgreSQL message; plain SQL words are not checked, as answers may echo hostile input.
-const LEAK =
-  /\bat .+\(.*:\d+:\d+\)|node_modules|duplicate key value|violates .* constraint|syntax error at or near|invalid input syntax for|invalid byte sequence/i;
+const LEAK = new RegExp(
+  [
+    /\bat .+\(.*:\d+:\d+\)|node_modules/.source,
+    /duplicate key value|violates .* constraint|syntax error at or near|invalid input syntax for|invalid byte sequence/
+      .source,
+  ].join('|'),
+  'i',
+);
 
 /**
  * What is wrong with an error answer, measured against D-1: `{"error": {"code", "message", "details"?}}`,

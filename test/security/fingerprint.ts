@@ -33,7 +33,8 @@ export async function fingerprintQuery(db: Knex): Promise<() => Promise<Fingerpr
     .sort()
     .map(
       (t) =>
-        `select '${t}' as t, count(*) || ':' || coalesce(md5(string_agg((to_jsonb(r) - ${volatile})::text, '|' order by (to_jsonb(r) - ${volatile})::text)), '') as fp from "${t}" r`,
+        `select '${t}' as t, count(*) || ':' || coalesce(md5(string_agg((to_jsonb(r) - ${volatile})::text, '|' ` +
+        `order by (to_jsonb(r) - ${volatile})::text)), '') as fp from "${t}" r`,
     );
   const sql = parts.join(' union all ');
   return async () =>

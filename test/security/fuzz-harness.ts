@@ -54,8 +54,9 @@ const SECRETS = {
 /** Signatures every provider accepts (interface.md Authentication 5, D-62); each route reads its own header. */
 function providerSignatures(text: string): Record<string, string> {
   const t = Math.floor(Date.now() / 1000);
+  const providerA = createHmac('sha256', SECRETS.PROVIDER_A_WEBHOOK_SECRET).update(`${t}.${text}`).digest('hex');
   return {
-    'provider_a-signature': `t=${t},v1=${createHmac('sha256', SECRETS.PROVIDER_A_WEBHOOK_SECRET).update(`${t}.${text}`).digest('hex')}`,
+    'provider_a-signature': `t=${t},v1=${providerA}`,
     'x-callback-token': SECRETS.PROVIDER_B_CALLBACK_TOKEN,
     'x-signature': createHmac('sha256', SECRETS.PROVIDER_C_WEBHOOK_SECRET).update(text).digest('hex'),
   };
@@ -245,7 +246,8 @@ export class FuzzHarness {
     if (problems.length > 0) {
       const shown = `${sent.slice(0, 300)}${sent.length > 300 ? `… (${sent.length} chars)` : ''}`;
       throw new Error(
-        `${routeName(route)} ${location}: ${problems.join('; ')}\n  sent: ${shown}\n  got: ${res.status} ${res.text.slice(0, 300)}`,
+        `${routeName(route)} ${location}: ${problems.join('; ')}\n  sent: ${shown}\n  got: ${res.status} ` +
+          `${res.text.slice(0, 300)}`,
       );
     }
   }
@@ -339,19 +341,22 @@ export class FuzzHarness {
     });
   }
 
-  /** koa reads the query with node's querystring, and so does this. */
+  /** For a route with a query schema; koa reads the query with node's querystring, and so does this. */
   expectedForQuery(route: AnyRoute, qs: string): Expected {
-    return expectedFromSchema(route.query, this.parameterSchema(route, 'query'), querystring.parse(qs), 'query', {
+    return expectedFromSchema(route.query!, this.parameterSchema(route, 'query'), querystring.parse(qs), 'query', {
       status: 400,
       code: 'invalid_request',
     });
   }
 
-  /** A malformed id names nothing: 404 (D-1). The router decodes each segment, keeping it when that fails. */
+  /**
+   * For a route with path parameters: a malformed id names nothing, 404 (D-1). The router decodes each segment,
+   * keeping it when that fails.
+   */
   expectedForParams(route: AnyRoute, encoded: Record<string, string>): Expected {
     const decoded = Object.fromEntries(Object.entries(encoded).map(([k, v]) => [k, safeDecode(v)]));
     return {
-      ...expectedFromSchema(route.params, this.parameterSchema(route, 'path'), decoded, 'params', {
+      ...expectedFromSchema(route.params!, this.parameterSchema(route, 'path'), decoded, 'params', {
         status: 404,
         code: 'not_found',
       }),
@@ -366,10 +371,14 @@ export class FuzzHarness {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(
         ([group, c]) =>
-          `${group.padEnd(16)} ${cell('body', c.body)}  ${cell('query', c.query)}  ${cell('params', c.params)}  ${cell('fixed', c.fixed)}`,
+          `${group.padEnd(16)} ${cell('body', c.body)}  ${cell('query', c.query)}  ${cell('params', c.params)}  ` +
+          `${cell('fixed', c.fixed)}`,
       );
     const total = [...this.counts.values()].reduce((sum, c) => sum + c.body + c.query + c.params + c.fixed, 0);
     const { accepted, invalidRequest, otherRefusal } = this.outcomes;
-    return `hostile inputs tried (seed ${seed}, scale ${scale}):\n${lines.join('\n')}\ntotal ${total}: ${accepted} accepted (2xx/3xx), ${invalidRequest} invalid_request, ${otherRefusal} other refusals`;
+    return (
+      `hostile inputs tried (seed ${seed}, scale ${scale}):\n${lines.join('\n')}\ntotal ${total}: ${accepted} ` +
+      `accepted (2xx/3xx), ${invalidRequest} invalid_request, ${otherRefusal} other refusals`
+    );
   }
 }

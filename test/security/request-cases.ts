@@ -86,12 +86,10 @@ export function bodyCases(
   for (const r of recordPaths(schema)) {
     cases.push({
       weight: 2,
-      arbitrary: fc
-        .tuple(hostileKey, conforming(r.schema))
-        .map(([k, v]) => ({
-          label: `record key in ${r.path.join('.') || 'body'}`,
-          value: withValueAt(base, [...r.path, k], v),
-        })),
+      arbitrary: fc.tuple(hostileKey, conforming(r.schema)).map(([k, v]) => ({
+        label: `record key in ${r.path.join('.') || 'body'}`,
+        value: withValueAt(base, [...r.path, k], v),
+      })),
     });
   }
   return fc.oneof(...cases);
@@ -126,7 +124,9 @@ export interface QueryCase {
   qs: string;
 }
 
-/** Query strings around a clean `base`: a hostile or repeated parameter, another fitting value, an unknown parameter. */
+/**
+ * Query strings around a clean `base`: a hostile or repeated parameter, another fitting value, an unknown parameter.
+ */
 export function queryCases(schema: JsonSchema, base: Record<string, string>): fc.Arbitrary<QueryCase> {
   const names = Object.keys(schema.properties ?? {});
   const encode = (entries: [string, string][]) =>
@@ -152,12 +152,10 @@ export function queryCases(schema: JsonSchema, base: Record<string, string>): fc
       },
       {
         weight: 2,
-        arbitrary: fc
-          .tuple(name, fc.array(hostileQueryValue, { minLength: 2, maxLength: 3 }))
-          .map(([n, vs]) => ({
-            label: `repeated ${n}`,
-            qs: encode([...without(n), ...vs.map((v): [string, string] => [n, v])]),
-          })),
+        arbitrary: fc.tuple(name, fc.array(hostileQueryValue, { minLength: 2, maxLength: 3 })).map(([n, vs]) => ({
+          label: `repeated ${n}`,
+          qs: encode([...without(n), ...vs.map((v): [string, string] => [n, v])]),
+        })),
       },
       {
         weight: 2,

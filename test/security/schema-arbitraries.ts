@@ -64,6 +64,7 @@ export const SCRIPT_PAYLOADS = [
   '"><img src=x onerror=alert(1)>',
   'javascript:alert(1)',
   '{{7*7}}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as these very characters
   '${7*7}',
   '<!--#exec cmd="id"-->',
   '../../../../etc/passwd',
@@ -232,7 +233,7 @@ export function isAmountPattern(pattern: string | undefined): boolean {
 /** Values the schema describes (zod refinements the schema cannot show may still refuse some). */
 export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth = 0): fc.Arbitrary<unknown> {
   const alternatives = s.anyOf ?? s.oneOf;
-  if (alternatives && alternatives.every((a) => a.required && !a.type && !a.properties))
+  if (alternatives?.every((a) => a.required && !a.type && !a.properties))
     return presenceAlternatives(s, alternatives, options, depth);
   if (alternatives) return fc.oneof(...alternatives.map((a) => conforming(a, options, depth)));
   if (s.const !== undefined) return fc.constant(s.const);

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyRoute } from '../../src/http/route.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { request, type RequestOptions } from '../helpers/http.ts';
+import { request, type Json, type RequestOptions } from '../helpers/http.ts';
 
 export interface CustomerWorld {
   customerId: string;
@@ -38,7 +38,7 @@ async function created(
   path: string,
   body: unknown,
   options: RequestOptions = {},
-): Promise<any> {
+): Promise<Json> {
   const res = await request(app.baseUrl, path, { cookie, body, ...options });
   if (res.status !== 201 && res.status !== 200) throw new Error(`world setup ${path}: ${res.status} ${res.text}`);
   return res.body;

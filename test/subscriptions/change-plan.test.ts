@@ -76,7 +76,8 @@ test('proration rounds half-up by seconds: 7 hours into a 30-day month', async (
   await changePlan(app.db, sub.id, { newPlanId: b.id, prorate: true }, SYSTEM_ACTOR, {
     now: new Date('2025-04-01T07:00:00.000Z'),
   });
-  // Left: 30 d - 7 h = 2,566,800 s of 2,592,000 s. 10.00 x 0.990277... = 9.9027... -> 9.90; 20.00 x ... = 19.805... -> 19.81
+  // Left: 30 d - 7 h = 2,566,800 s of 2,592,000 s. 10.00 x 0.990277... = 9.9027... -> 9.90; 20.00 x ... = 19.805... ->
+  // 19.81
   const credit = await app.db('credit_ledger').where({ customer_id: customer.id, kind: 'proration' }).first();
   t.true(eq(credit.amount, '9.90'), credit.amount);
   t.true(eq((await invoicesOf(app.db, sub.id))[1].total, '19.81'));

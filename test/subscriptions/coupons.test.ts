@@ -68,30 +68,34 @@ test('codes are case-insensitive; an amountOff coupon in another currency is inv
   await t.throwsAsync(totalsWith(euro.code, 1), { message: /EUR/ });
 });
 
-test('expired and exhausted codes are 400 invalid_coupon and create nothing; concurrent redemptions never pass maxRedemptions', async (t) => {
-  // A coupon cannot be created expired: this one expires after its creation.
-  const expired = await coupon({ percentOff: '10', duration: 'once', expiresAt: '2099-01-01' });
-  await app
-    .db('coupons')
-    .where({ id: expired.id })
-    .update({ expires_at: new Date('2020-01-01T00:00:00Z') });
-  const limited = await coupon({ percentOff: '10', duration: 'once', maxRedemptions: 3 });
-  const plan = await makePlan(app.db, '40.00');
-  const customer = await newCustomer(app.db);
-  const create = (code: string) =>
-    request(app.baseUrl, '/api/billing/subscriptions', {
-      cookie,
-      body: { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', couponCode: code },
-    });
-  const refused = await create(expired.code);
-  t.is(refused.status, 400);
-  t.is(refused.body.error.code, 'invalid_coupon');
-  const answers = await Promise.all(Array.from({ length: 10 }, () => create(limited.code)));
-  t.is(answers.filter((a) => a.status === 201).length, 3);
-  t.true(answers.filter((a) => a.status !== 201).every((a) => a.body.error.code === 'invalid_coupon'));
-  t.is(Number((await app.db('subscriptions').where({ customer_id: customer.id }).count('* as n').first())?.n), 3);
-  t.is((await app.db('coupons').where({ id: limited.id }).first()).times_redeemed, 3);
-});
+test(
+  'expired and exhausted codes are 400 invalid_coupon and create nothing; concurrent redemptions never pass ' +
+    'maxRedemptions',
+  async (t) => {
+    // A coupon cannot be created expired: this one expires after its creation.
+    const expired = await coupon({ percentOff: '10', duration: 'once', expiresAt: '2099-01-01' });
+    await app
+      .db('coupons')
+      .where({ id: expired.id })
+      .update({ expires_at: new Date('2020-01-01T00:00:00Z') });
+    const limited = await coupon({ percentOff: '10', duration: 'once', maxRedemptions: 3 });
+    const plan = await makePlan(app.db, '40.00');
+    const customer = await newCustomer(app.db);
+    const create = (code: string) =>
+      request(app.baseUrl, '/api/billing/subscriptions', {
+        cookie,
+        body: { customerId: customer.id, planId: plan.id, billingCycle: 'monthly', couponCode: code },
+      });
+    const refused = await create(expired.code);
+    t.is(refused.status, 400);
+    t.is(refused.body.error.code, 'invalid_coupon');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => create(limited.code)));
+    t.is(answers.filter((a) => a.status === 201).length, 3);
+    t.true(answers.filter((a) => a.status !== 201).every((a) => a.body.error.code === 'invalid_coupon'));
+    t.is(Number((await app.db('subscriptions').where({ customer_id: customer.id }).count('* as n').first())?.n), 3);
+    t.is((await app.db('coupons').where({ id: limited.id }).first()).times_redeemed, 3);
+  },
+);
 
 test('coupon validation and duplicate codes', async (t) => {
   const bad = [

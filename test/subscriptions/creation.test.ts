@@ -95,7 +95,8 @@ test.serial(
         'subscription_id',
         created.map((s) => s.id),
       );
-      const applied = invoices.reduce((sum, i) => sum + Math.round(Number(i.credit_applied) * 100), 0); // cents, test-side only
+      // cents, test-side only
+      const applied = invoices.reduce((sum, i) => sum + Math.round(Number(i.credit_applied) * 100), 0);
       t.is(applied, 3000, 'all the credit, once');
       const entries = await database.knex('credit_ledger').where({ customer_id: customer.id });
       t.is(

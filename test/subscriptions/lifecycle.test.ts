@@ -86,62 +86,70 @@ test('a trial: trialing, no invoice; the sweep at trial end activates and invoic
   t.is((await invoicesOf(app.db, sub.id)).length, 1);
 });
 
-test('catch-up: a subscription months behind is invoiced once per missed period, anchor-based; concurrent sweeps add nothing twice', async (t) => {
-  const customer = await newCustomer(app.db);
-  const plan = await makePlan(app.db, '10.00');
-  const sub = await createSubscription(
-    app.db,
-    { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
-    SYSTEM_ACTOR,
-    { now: at('2025-01-31') },
-  );
-  const results = await Promise.all([
-    renewSubscription(app.db, sub.id, at('2025-05-15')),
-    renewSubscription(app.db, sub.id, at('2025-05-15')),
-  ]);
-  t.is(results[0]!.invoicesCreated + results[1]!.invoicesCreated, 3);
-  const starts = (await invoicesOf(app.db, sub.id)).map((i) => i.period_start.toISOString().slice(0, 10)).sort();
-  t.deepEqual(starts, ['2025-01-31', '2025-02-28', '2025-03-31', '2025-04-30']);
-});
+test(
+  'catch-up: a subscription months behind is invoiced once per missed period, anchor-based; concurrent sweeps add ' +
+    'nothing twice',
+  async (t) => {
+    const customer = await newCustomer(app.db);
+    const plan = await makePlan(app.db, '10.00');
+    const sub = await createSubscription(
+      app.db,
+      { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
+      SYSTEM_ACTOR,
+      { now: at('2025-01-31') },
+    );
+    const results = await Promise.all([
+      renewSubscription(app.db, sub.id, at('2025-05-15')),
+      renewSubscription(app.db, sub.id, at('2025-05-15')),
+    ]);
+    t.is(results[0]!.invoicesCreated + results[1]!.invoicesCreated, 3);
+    const starts = (await invoicesOf(app.db, sub.id)).map((i) => i.period_start.toISOString().slice(0, 10)).sort();
+    t.deepEqual(starts, ['2025-01-31', '2025-02-28', '2025-03-31', '2025-04-30']);
+  },
+);
 
-test('pause stops invoicing; resume before the period ends invoices nothing; resume after restarts the period and invoices it', async (t) => {
-  const customer = await newCustomer(app.db);
-  const plan = await makePlan(app.db, '15.00');
-  const sub = await createSubscription(
-    app.db,
-    { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
-    SYSTEM_ACTOR,
-    { now: at('2025-01-10') },
-  );
-  const paused = await updateSubscription(app.db, sub.id, { status: 'paused' }, SYSTEM_ACTOR, {
-    now: at('2025-01-20'),
-  });
-  t.is(paused.status, 'paused');
-  t.is((await renewSubscription(app.db, sub.id, at('2025-03-01'))).invoicesCreated, 0);
-  const early = await createSubscription(
-    app.db,
-    { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
-    SYSTEM_ACTOR,
-    { now: at('2025-01-10') },
-  );
-  await updateSubscription(app.db, early.id, { status: 'paused' }, SYSTEM_ACTOR, { now: at('2025-01-15') });
-  const resumedEarly = await updateSubscription(app.db, early.id, { status: 'active' }, SYSTEM_ACTOR, {
-    now: at('2025-01-20'),
-  });
-  t.is(resumedEarly.status, 'active');
-  t.deepEqual(resumedEarly.current_period_end, at('2025-02-10'));
-  t.is((await invoicesOf(app.db, early.id)).length, 1);
+test(
+  'pause stops invoicing; resume before the period ends invoices nothing; resume after restarts the period and ' +
+    'invoices it',
+  async (t) => {
+    const customer = await newCustomer(app.db);
+    const plan = await makePlan(app.db, '15.00');
+    const sub = await createSubscription(
+      app.db,
+      { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
+      SYSTEM_ACTOR,
+      { now: at('2025-01-10') },
+    );
+    const paused = await updateSubscription(app.db, sub.id, { status: 'paused' }, SYSTEM_ACTOR, {
+      now: at('2025-01-20'),
+    });
+    t.is(paused.status, 'paused');
+    t.is((await renewSubscription(app.db, sub.id, at('2025-03-01'))).invoicesCreated, 0);
+    const early = await createSubscription(
+      app.db,
+      { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
+      SYSTEM_ACTOR,
+      { now: at('2025-01-10') },
+    );
+    await updateSubscription(app.db, early.id, { status: 'paused' }, SYSTEM_ACTOR, { now: at('2025-01-15') });
+    const resumedEarly = await updateSubscription(app.db, early.id, { status: 'active' }, SYSTEM_ACTOR, {
+      now: at('2025-01-20'),
+    });
+    t.is(resumedEarly.status, 'active');
+    t.deepEqual(resumedEarly.current_period_end, at('2025-02-10'));
+    t.is((await invoicesOf(app.db, early.id)).length, 1);
 
-  const resumed = await updateSubscription(app.db, sub.id, { status: 'active' }, SYSTEM_ACTOR, {
-    now: at('2025-03-05'),
-  });
-  t.is(resumed.status, 'active');
-  t.deepEqual([resumed.current_period_start, resumed.current_period_end], [at('2025-03-05'), at('2025-04-05')]);
-  const invoices = await invoicesOf(app.db, sub.id);
-  t.is(invoices.length, 2);
-  t.deepEqual(invoices[1].period_start, at('2025-03-05'));
-  t.deepEqual(await eventsOf(sub.id), ['subscription.created', 'subscription.updated', 'subscription.updated']);
-});
+    const resumed = await updateSubscription(app.db, sub.id, { status: 'active' }, SYSTEM_ACTOR, {
+      now: at('2025-03-05'),
+    });
+    t.is(resumed.status, 'active');
+    t.deepEqual([resumed.current_period_start, resumed.current_period_end], [at('2025-03-05'), at('2025-04-05')]);
+    const invoices = await invoicesOf(app.db, sub.id);
+    t.is(invoices.length, 2);
+    t.deepEqual(invoices[1].period_start, at('2025-03-05'));
+    t.deepEqual(await eventsOf(sub.id), ['subscription.created', 'subscription.updated', 'subscription.updated']);
+  },
+);
 
 test('pausing a trial and resuming before its end makes it trialing again', async (t) => {
   const customer = await newCustomer(app.db);
@@ -190,43 +198,47 @@ test('cancel is final: canceledAt, subscription.canceled, later changes 409 and 
   t.is((await renewSubscription(app.db, id, new Date(Date.now() + 90 * 86_400_000))).invoicesCreated, 0);
 });
 
-test('cancel at period end: status kept, then the sweep cancels at the period end without a new invoice; false unschedules', async (t) => {
-  const customer = await newCustomer(app.db);
-  const plan = await makePlan(app.db, '15.00');
-  const sub = await createSubscription(
-    app.db,
-    { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
-    SYSTEM_ACTOR,
-    { now: at('2025-01-10') },
-  );
-  const scheduled = await updateSubscription(app.db, sub.id, { cancelAtPeriodEnd: true }, SYSTEM_ACTOR, {
-    now: at('2025-01-15'),
-  });
-  t.is(scheduled.status, 'active');
-  t.true(scheduled.cancel_at_period_end);
-  t.deepEqual(await renewSubscription(app.db, sub.id, at('2025-03-01')), {
-    periodsAdvanced: 0,
-    invoicesCreated: 0,
-    trialsEnded: 0,
-    canceled: 1,
-  });
-  const done = await app.db('subscriptions').where({ id: sub.id }).first();
-  t.is(done.status, 'canceled');
-  t.deepEqual(done.canceled_at, at('2025-02-10'));
-  t.is((await invoicesOf(app.db, sub.id)).length, 1);
-  t.deepEqual(await eventsOf(sub.id), ['subscription.created', 'subscription.updated', 'subscription.canceled']);
+test(
+  'cancel at period end: status kept, then the sweep cancels at the period end without a new invoice; false ' +
+    'unschedules',
+  async (t) => {
+    const customer = await newCustomer(app.db);
+    const plan = await makePlan(app.db, '15.00');
+    const sub = await createSubscription(
+      app.db,
+      { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
+      SYSTEM_ACTOR,
+      { now: at('2025-01-10') },
+    );
+    const scheduled = await updateSubscription(app.db, sub.id, { cancelAtPeriodEnd: true }, SYSTEM_ACTOR, {
+      now: at('2025-01-15'),
+    });
+    t.is(scheduled.status, 'active');
+    t.true(scheduled.cancel_at_period_end);
+    t.deepEqual(await renewSubscription(app.db, sub.id, at('2025-03-01')), {
+      periodsAdvanced: 0,
+      invoicesCreated: 0,
+      trialsEnded: 0,
+      canceled: 1,
+    });
+    const done = await app.db('subscriptions').where({ id: sub.id }).first();
+    t.is(done.status, 'canceled');
+    t.deepEqual(done.canceled_at, at('2025-02-10'));
+    t.is((await invoicesOf(app.db, sub.id)).length, 1);
+    t.deepEqual(await eventsOf(sub.id), ['subscription.created', 'subscription.updated', 'subscription.canceled']);
 
-  const other = await createSubscription(
-    app.db,
-    { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
-    SYSTEM_ACTOR,
-    { now: at('2025-01-10') },
-  );
-  await updateSubscription(app.db, other.id, { cancelAtPeriodEnd: true }, SYSTEM_ACTOR, { now: at('2025-01-15') });
-  await updateSubscription(app.db, other.id, { cancelAtPeriodEnd: false }, SYSTEM_ACTOR, { now: at('2025-01-16') });
-  t.is((await renewSubscription(app.db, other.id, at('2025-02-10'))).invoicesCreated, 1);
-  t.is((await app.db('subscriptions').where({ id: other.id }).first()).status, 'active');
-});
+    const other = await createSubscription(
+      app.db,
+      { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
+      SYSTEM_ACTOR,
+      { now: at('2025-01-10') },
+    );
+    await updateSubscription(app.db, other.id, { cancelAtPeriodEnd: true }, SYSTEM_ACTOR, { now: at('2025-01-15') });
+    await updateSubscription(app.db, other.id, { cancelAtPeriodEnd: false }, SYSTEM_ACTOR, { now: at('2025-01-16') });
+    t.is((await renewSubscription(app.db, other.id, at('2025-02-10'))).invoicesCreated, 1);
+    t.is((await app.db('subscriptions').where({ id: other.id }).first()).status, 'active');
+  },
+);
 
 const refusals: [string, (ids: { customerId: string; planId: string }) => Record<string, unknown>, number, string][] = [
   [

@@ -137,36 +137,40 @@ test('list, filter by productId and active, read one; unknown and malformed ids 
   t.is((await api(`/api/billing/plans/${randomUUID()}`, { method: 'PUT', body: { name: 'x' } })).status, 404);
 });
 
-test('PUT renames and (de)activates; basePrice, currency and billingCycle are immutable: refused as unknown fields (D-90)', async (t) => {
-  const product = await productHttp(api);
-  const plan = (await api('/api/billing/plans', { body: planBody(product.id) })).body;
-  const renamed = await api(`/api/billing/plans/${plan.id}`, {
-    method: 'PUT',
-    body: { name: 'Pro (legacy)', active: false },
-  });
-  t.is(renamed.status, 200);
-  t.like(renamed.body, { id: plan.id, name: 'Pro (legacy)', active: false, basePrice: '29.90' });
+test(
+  'PUT renames and (de)activates; basePrice, currency and billingCycle are immutable: refused as unknown fields ' +
+    '(D-90)',
+  async (t) => {
+    const product = await productHttp(api);
+    const plan = (await api('/api/billing/plans', { body: planBody(product.id) })).body;
+    const renamed = await api(`/api/billing/plans/${plan.id}`, {
+      method: 'PUT',
+      body: { name: 'Pro (legacy)', active: false },
+    });
+    t.is(renamed.status, 200);
+    t.like(renamed.body, { id: plan.id, name: 'Pro (legacy)', active: false, basePrice: '29.90' });
 
-  const priced = await api(`/api/billing/plans/${plan.id}`, {
-    method: 'PUT',
-    body: { basePrice: '99.00', currency: 'EUR', billingCycle: 'yearly', pricingModel: 'tiered' },
-  });
-  t.is(priced.status, 400);
-  t.deepEqual(
-    priced.body.error.details.map((d: { path: string }) => d.path),
-    ['basePrice', 'currency', 'billingCycle', 'pricingModel'],
-  );
-  const stored = await app.db('plans').where({ id: plan.id }).first();
-  t.is(stored.base_price, '29.9');
+    const priced = await api(`/api/billing/plans/${plan.id}`, {
+      method: 'PUT',
+      body: { basePrice: '99.00', currency: 'EUR', billingCycle: 'yearly', pricingModel: 'tiered' },
+    });
+    t.is(priced.status, 400);
+    t.deepEqual(
+      priced.body.error.details.map((d: { path: string }) => d.path),
+      ['basePrice', 'currency', 'billingCycle', 'pricingModel'],
+    );
+    const stored = await app.db('plans').where({ id: plan.id }).first();
+    t.is(stored.base_price, '29.9');
 
-  t.like((await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { active: true } })).body, {
-    active: true,
-    name: 'Pro (legacy)',
-  });
-  const bad = await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { active: 'yes' } });
-  t.is(bad.status, 400);
-  t.is((await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { name: '' } })).status, 400);
-});
+    t.like((await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { active: true } })).body, {
+      active: true,
+      name: 'Pro (legacy)',
+    });
+    const bad = await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { active: 'yes' } });
+    t.is(bad.status, 400);
+    t.is((await api(`/api/billing/plans/${plan.id}`, { method: 'PUT', body: { name: '' } })).status, 400);
+  },
+);
 
 test('plan routes need an admin session (401) and create nothing without one', async (t) => {
   const product = await productHttp(api);

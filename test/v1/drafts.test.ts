@@ -82,28 +82,34 @@ test('GET /api/v1/invoices lists the invoices sent (issued, paid, void), never a
   t.is(asked.body.error.code, 'invalid_request');
 });
 
-test('GET /api/v1/invoices/:id and its PDF answer 404 for a draft, exactly as for an unknown id, and queue no render', async (t) => {
-  const customer = await customerWithKey();
-  const draft = await createInvoice(app.baseUrl, cookie, { customerId: customer.id, lineItems: line('Not sent yet') });
-  t.is(draft.status, 'draft');
-  const unknown = '00000000-0000-4000-8000-000000000000';
+test(
+  'GET /api/v1/invoices/:id and its PDF answer 404 for a draft, ' + 'exactly as for an unknown id, and queue no render',
+  async (t) => {
+    const customer = await customerWithKey();
+    const draft = await createInvoice(app.baseUrl, cookie, {
+      customerId: customer.id,
+      lineItems: line('Not sent yet'),
+    });
+    t.is(draft.status, 'draft');
+    const unknown = '00000000-0000-4000-8000-000000000000';
 
-  const read = await request(app.baseUrl, `/api/v1/invoices/${draft.id}`, { bearer: customer.key });
-  t.is(read.status, 404);
-  t.deepEqual(read.body, (await request(app.baseUrl, `/api/v1/invoices/${unknown}`, { bearer: customer.key })).body);
+    const read = await request(app.baseUrl, `/api/v1/invoices/${draft.id}`, { bearer: customer.key });
+    t.is(read.status, 404);
+    t.deepEqual(read.body, (await request(app.baseUrl, `/api/v1/invoices/${unknown}`, { bearer: customer.key })).body);
 
-  const before = await renderJobCount();
-  const pdf = await getBinary(app.baseUrl, `/api/v1/invoices/${draft.id}/pdf`, { bearer: customer.key });
-  t.is(pdf.status, 404);
-  t.deepEqual(
-    pdf.json,
-    (await getBinary(app.baseUrl, `/api/v1/invoices/${unknown}/pdf`, { bearer: customer.key })).json,
-  );
-  t.is(await renderJobCount(), before);
+    const before = await renderJobCount();
+    const pdf = await getBinary(app.baseUrl, `/api/v1/invoices/${draft.id}/pdf`, { bearer: customer.key });
+    t.is(pdf.status, 404);
+    t.deepEqual(
+      pdf.json,
+      (await getBinary(app.baseUrl, `/api/v1/invoices/${unknown}/pdf`, { bearer: customer.key })).json,
+    );
+    t.is(await renderJobCount(), before);
 
-  // The admin still sees the draft.
-  t.is((await request(app.baseUrl, `/api/billing/invoices/${draft.id}`, { cookie })).status, 200);
-});
+    // The admin still sees the draft.
+    t.is((await request(app.baseUrl, `/api/billing/invoices/${draft.id}`, { cookie })).status, 200);
+  },
+);
 
 test('once issued, the former draft is listed and readable through the customer key', async (t) => {
   const customer = await customerWithKey();

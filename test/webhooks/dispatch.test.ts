@@ -337,7 +337,8 @@ test.serial(
 );
 
 test.serial(
-  'endpoint health is shared by the webhooks workers: a worker that never sent to a failing endpoint starts it at one send',
+  'endpoint health is shared by the webhooks workers: a worker that never sent to a failing endpoint starts it at ' +
+    'one send',
   async (t) => {
     const ep = await endpoint('/shared-health', ['dunning.failed']);
     const limits = {

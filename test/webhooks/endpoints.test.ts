@@ -131,43 +131,47 @@ test('deliveries of an unknown endpoint are 404', async (t) => {
   t.is((await admin(`${base}/00000000-0000-4000-8000-000000000000/deliveries`)).status, 404);
 });
 
-test('with private URLs disallowed, loopback, private, link-local, metadata, CGNAT and IPv6 private hosts are refused', async (t) => {
-  const strict = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
-  try {
-    const { cookie: strictCookie } = await loginAsAdmin(strict.baseUrl, strict.db);
-    for (const url of [
-      'http://127.0.0.1:9/x',
-      'http://localhost/x',
-      'http://10.1.2.3/',
-      'http://172.20.0.1/',
-      'http://192.168.1.1/',
-      'http://169.254.169.254/latest/meta-data',
-      'http://100.64.0.1/',
-      'http://0.0.0.0/',
-      'http://[::1]/',
-      'http://[fe80::1]/',
-      'http://[fd00::1]/',
-      'http://[::ffff:127.0.0.1]/',
-      'http://[::]/',
-    ]) {
-      const res = await request(strict.baseUrl, base, {
+test(
+  'with private URLs disallowed, loopback, private, link-local, metadata, CGNAT and IPv6 private hosts are ' +
+    'refused',
+  async (t) => {
+    const strict = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
+    try {
+      const { cookie: strictCookie } = await loginAsAdmin(strict.baseUrl, strict.db);
+      for (const url of [
+        'http://127.0.0.1:9/x',
+        'http://localhost/x',
+        'http://10.1.2.3/',
+        'http://172.20.0.1/',
+        'http://192.168.1.1/',
+        'http://169.254.169.254/latest/meta-data',
+        'http://100.64.0.1/',
+        'http://0.0.0.0/',
+        'http://[::1]/',
+        'http://[fe80::1]/',
+        'http://[fd00::1]/',
+        'http://[::ffff:127.0.0.1]/',
+        'http://[::]/',
+      ]) {
+        const res = await request(strict.baseUrl, base, {
+          cookie: strictCookie,
+          body: { url, events: ['invoice.paid'] },
+        });
+        t.is(res.status, 400, url);
+        t.is(res.body.error?.code, 'invalid_request', url);
+        t.is(res.body.error?.details?.[0]?.path, 'url', url);
+      }
+      const publicIp = await request(strict.baseUrl, base, {
         cookie: strictCookie,
-        body: { url, events: ['invoice.paid'] },
+        body: { url: 'https://93.184.215.14/hook', events: ['invoice.paid'] },
       });
-      t.is(res.status, 400, url);
-      t.is(res.body.error?.code, 'invalid_request', url);
-      t.is(res.body.error?.details?.[0]?.path, 'url', url);
+      t.is(publicIp.status, 201, publicIp.text);
+      t.is(Number((await strict.db('webhook_endpoints').count('* as n').first())!.n), 1);
+    } finally {
+      await strict.close();
     }
-    const publicIp = await request(strict.baseUrl, base, {
-      cookie: strictCookie,
-      body: { url: 'https://93.184.215.14/hook', events: ['invoice.paid'] },
-    });
-    t.is(publicIp.status, 201, publicIp.text);
-    t.is(Number((await strict.db('webhook_endpoints').count('* as n').first())!.n), 1);
-  } finally {
-    await strict.close();
-  }
-});
+  },
+);
 
 test('https is required in production', async (t) => {
   const { validateEndpointUrl } = await import('../../src/webhooks/service.ts');
@@ -181,45 +185,49 @@ test('https is required in production', async (t) => {
   );
 });
 
-test('rotate-secret answers a new secret once (a keyed replay does not), keeps the old one signing for 24 h, and never lists either', async (t) => {
-  const created = await admin(base, { body: { url: 'https://hooks.example.test/rotate', events: ['invoice.paid'] } });
-  t.is(created.body.secretRotatedAt, null);
-  t.is(created.body.previousSecretExpiresAt, null);
-  const rotated = await admin(`${base}/${created.body.id}/rotate-secret`, {
-    method: 'POST',
-    headers: { 'idempotency-key': 'rotate-once' },
-  });
-  t.is(rotated.status, 200, rotated.text);
-  t.regex(rotated.body.secret, /^whsec_/);
-  t.not(rotated.body.secret, created.body.secret);
-  const row = await app.db('webhook_endpoints').where({ id: created.body.id }).first();
-  t.like(row, { secret: rotated.body.secret, previous_secret: created.body.secret });
-  const grace = Date.parse(rotated.body.previousSecretExpiresAt) - Date.parse(rotated.body.secretRotatedAt);
-  t.true(Math.abs(grace - 24 * 3600 * 1000) < 1000, `${grace} ms`);
+test(
+  'rotate-secret answers a new secret once (a keyed replay does not), keeps the old one signing for 24 h, and never ' +
+    'lists either',
+  async (t) => {
+    const created = await admin(base, { body: { url: 'https://hooks.example.test/rotate', events: ['invoice.paid'] } });
+    t.is(created.body.secretRotatedAt, null);
+    t.is(created.body.previousSecretExpiresAt, null);
+    const rotated = await admin(`${base}/${created.body.id}/rotate-secret`, {
+      method: 'POST',
+      headers: { 'idempotency-key': 'rotate-once' },
+    });
+    t.is(rotated.status, 200, rotated.text);
+    t.regex(rotated.body.secret, /^whsec_/);
+    t.not(rotated.body.secret, created.body.secret);
+    const row = await app.db('webhook_endpoints').where({ id: created.body.id }).first();
+    t.like(row, { secret: rotated.body.secret, previous_secret: created.body.secret });
+    const grace = Date.parse(rotated.body.previousSecretExpiresAt) - Date.parse(rotated.body.secretRotatedAt);
+    t.true(Math.abs(grace - 24 * 3600 * 1000) < 1000, `${grace} ms`);
 
-  const replay = await admin(`${base}/${created.body.id}/rotate-secret`, {
-    method: 'POST',
-    headers: { 'idempotency-key': 'rotate-once' },
-  });
-  t.is(replay.status, 200);
-  t.false('secret' in replay.body);
-  t.is(
-    (await app.db('webhook_endpoints').where({ id: created.body.id }).first()).secret,
-    rotated.body.secret,
-    'a replay rotates nothing',
-  );
-  const listed = (await admin(`${base}?limit=500`)).body.find((e: { id: string }) => e.id === created.body.id);
-  t.false(JSON.stringify(listed).includes('whsec_'));
+    const replay = await admin(`${base}/${created.body.id}/rotate-secret`, {
+      method: 'POST',
+      headers: { 'idempotency-key': 'rotate-once' },
+    });
+    t.is(replay.status, 200);
+    t.false('secret' in replay.body);
+    t.is(
+      (await app.db('webhook_endpoints').where({ id: created.body.id }).first()).secret,
+      rotated.body.secret,
+      'a replay rotates nothing',
+    );
+    const listed = (await admin(`${base}?limit=500`)).body.find((e: { id: string }) => e.id === created.body.id);
+    t.false(JSON.stringify(listed).includes('whsec_'));
 
-  // A secret set by PUT replaces it at once: no grace period.
-  t.is(
-    (await admin(`${base}/${created.body.id}`, { method: 'PUT', body: { secret: 'a-secret-set-outright-1234' } }))
-      .status,
-    200,
-  );
-  t.like(await app.db('webhook_endpoints').where({ id: created.body.id }).first(), {
-    previous_secret: null,
-    previous_secret_expires_at: null,
-  });
-  t.is((await admin(`${base}/00000000-0000-4000-8000-000000000000/rotate-secret`, { method: 'POST' })).status, 404);
-});
+    // A secret set by PUT replaces it at once: no grace period.
+    t.is(
+      (await admin(`${base}/${created.body.id}`, { method: 'PUT', body: { secret: 'a-secret-set-outright-1234' } }))
+        .status,
+      200,
+    );
+    t.like(await app.db('webhook_endpoints').where({ id: created.body.id }).first(), {
+      previous_secret: null,
+      previous_secret_expires_at: null,
+    });
+    t.is((await admin(`${base}/00000000-0000-4000-8000-000000000000/rotate-secret`, { method: 'POST' })).status, 404);
+  },
+);

@@ -82,30 +82,33 @@ test('a reset connection is a failed attempt with the error', async (t) => {
   }
 });
 
-test('connections are kept alive; one the receiver dropped while it idled is sent on a new connection, not failed', async (t) => {
-  const served = new WeakSet<object>();
-  const receiver = await startReceiver({
-    '/once-per-connection': (_r, res) => {
-      // The second request on a connection finds it closed, as when a receiver's keep-alive timeout races a send.
-      if (served.has(res.socket!)) return res.socket!.destroy();
-      served.add(res.socket!);
-      res.writeHead(200).end('ok');
-    },
-    '/ok': (_r, res) => res.writeHead(200).end('ok'),
-  });
-  try {
-    for (let i = 0; i < 3; i++) t.true((await postWebhook(receiver.url('/ok'), '{}', {}, { allowPrivate: true })).ok);
-    t.is(receiver.connections(), 1, 'three sequential sends, one connection');
-    const first = await postWebhook(receiver.url('/once-per-connection'), '{}', {}, { allowPrivate: true });
-    t.true(first.ok, first.error ?? '');
-    const second = await postWebhook(receiver.url('/once-per-connection'), '{}', {}, { allowPrivate: true });
-    t.true(second.ok, second.error ?? '');
-    t.is(second.statusCode, 200);
-    t.is(receiver.connections(), 2);
-  } finally {
-    await receiver.close();
-  }
-});
+test(
+  'connections are kept alive; ' + 'one the receiver dropped while it idled is sent on a new connection, not failed',
+  async (t) => {
+    const served = new WeakSet<object>();
+    const receiver = await startReceiver({
+      '/once-per-connection': (_r, res) => {
+        // The second request on a connection finds it closed, as when a receiver's keep-alive timeout races a send.
+        if (served.has(res.socket!)) return res.socket!.destroy();
+        served.add(res.socket!);
+        res.writeHead(200).end('ok');
+      },
+      '/ok': (_r, res) => res.writeHead(200).end('ok'),
+    });
+    try {
+      for (let i = 0; i < 3; i++) t.true((await postWebhook(receiver.url('/ok'), '{}', {}, { allowPrivate: true })).ok);
+      t.is(receiver.connections(), 1, 'three sequential sends, one connection');
+      const first = await postWebhook(receiver.url('/once-per-connection'), '{}', {}, { allowPrivate: true });
+      t.true(first.ok, first.error ?? '');
+      const second = await postWebhook(receiver.url('/once-per-connection'), '{}', {}, { allowPrivate: true });
+      t.true(second.ok, second.error ?? '');
+      t.is(second.statusCode, 200);
+      t.is(receiver.connections(), 2);
+    } finally {
+      await receiver.close();
+    }
+  },
+);
 
 test('signature headers verify by hand and with standardwebhooks, for a generated whsec_ secret', (t) => {
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

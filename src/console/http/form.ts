@@ -15,10 +15,12 @@ function setPath(into: Record<string, unknown>, path: string[], value: string): 
       node[key] = value;
       return;
     }
-    const next = node[key];
-    node = (
-      typeof next === 'object' && next !== null ? next : (node[key] = /^\d+$/.test(path[i + 1]!) ? [] : {})
-    ) as Record<string, unknown>;
+    let next = node[key];
+    if (typeof next !== 'object' || next === null) {
+      next = /^\d+$/.test(path[i + 1]!) ? [] : {};
+      node[key] = next;
+    }
+    node = next as Record<string, unknown>;
   }
 }
 

@@ -12,7 +12,8 @@ export function consoleHeaders(ctx: Context): void {
   setCommonSecurityHeaders(ctx);
   ctx.set(
     'Content-Security-Policy',
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action " +
+      "'self'; base-uri 'none'; frame-ancestors 'none'",
   );
   ctx.set('Referrer-Policy', 'same-origin');
 }

@@ -10,7 +10,10 @@ import type { FormValues } from '../http/form.ts';
 /** The currency a customer with no amounts at all is shown in (the API's `creditBalance` is USD, D-22). */
 export const DEFAULT_CURRENCY = 'USD';
 
-/** The form's profile fields as the API's JSON: name and email as typed (so an empty one is named), an emptied optional field clears it. */
+/**
+ * The form's profile fields as the API's JSON: name and email as typed (so an empty one is named), an emptied optional
+ * field clears it.
+ */
 export function customerFields(form: FormValues) {
   const text = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : undefined);
   const optional = (name: string) => {

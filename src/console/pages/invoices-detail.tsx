@@ -1,6 +1,7 @@
 /**
  * `/admin/invoices/:id` (console.md "money"): header, lines, amounts, payments with their refunds, credit
- * notes, the PDF, the invoice's events and their webhook deliveries, the actions on it (C-6) and its audit entries (C-11).
+ * notes, the PDF, the invoice's events and their webhook deliveries, the actions on it (C-6) and its audit entries
+ * (C-11).
  */
 import type { AuditRow } from '../../audit/repo.ts';
 import { auditEntriesOf } from '../../audit/service.ts';

@@ -1,4 +1,6 @@
-/** `/admin/licenses/:key` (console.md "operations"): a license's features, devices and audit entries, and its actions. */
+/**
+ * `/admin/licenses/:key` (console.md "operations"): a license's features, devices and audit entries, and its actions.
+ */
 import { auditEntriesOf } from '../../audit/service.ts';
 import { customerNames } from '../../customers/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';
@@ -8,12 +10,12 @@ import { getLicenseWithDevices, removeActivation, updateLicense } from '../../li
 import { effectiveStatus, isDeviceDead } from '../../licenses/status.ts';
 import { getProduct } from '../../products/service.ts';
 import { AuditTrail } from '../components/AuditTrail.tsx';
-import { ErrorBox, Field, Form, kept, type FormState } from '../components/Form.tsx';
+import { ErrorBox, Field, Form, kept } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
 import { field } from '../http/form.ts';
 import { defineAction, definePage } from '../http/route.ts';
-import { Nowrap, When } from './customers-parts.tsx';
+import { When } from './customers-parts.tsx';
 import { FORMS, LicenseFields, licenseFields, usedOfLimit } from './licenses-parts.tsx';
 
 /** Devices listed on the page; a license with more says how many it has. */
@@ -162,7 +164,10 @@ export const licensePage = definePage({
             ]}
           />
           {license.current_activations > activations.length ? (
-            <p class="more">{`Showing the ${activations.length} most recently activated of ${license.current_activations} devices.`}</p>
+            <p class="more">
+              {`Showing the ${activations.length} most recently activated of ` +
+                `${license.current_activations} devices.`}
+            </p>
           ) : null}
         </section>
         <AuditTrail rows={audit} targetType="license" targetId={key} />
@@ -174,7 +179,10 @@ export const licensePage = definePage({
 /** The notice after a status change: what the license reads now, which a passed date keeps `expired` (D-32). */
 function statusNotice(asked: string, now: string): string {
   if (asked === now) return `License ${now === 'active' ? 'reinstated' : now}.`;
-  return `The license reads ${now}: its expiry date has passed, so it stays ${now} until a future expiry date renews it.`;
+  return (
+    `The license reads ${now}: its expiry date has passed, so it stays ${now} until a future expiry date renews ` +
+    `it.`
+  );
 }
 
 /** `POST /admin/licenses/:key/status`: the API's PUT with only `status`. */

@@ -80,7 +80,10 @@ export function LicenseFields({ form, state, current }: { form: string; state?: 
         state={mine}
       />
       <Field
-        label="Heartbeat interval in seconds (10-86400; empty: off). A device silent for twice this is dead and frees its seat."
+        label={
+          'Heartbeat interval in seconds (10-86400; empty: off). ' +
+          'A device silent for twice this is dead and frees its seat.'
+        }
         name="heartbeatIntervalSeconds"
         type="number"
         value={kept(mine, form, 'heartbeatIntervalSeconds', stored.heartbeatIntervalSeconds)}

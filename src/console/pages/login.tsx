@@ -9,7 +9,10 @@ import { csrfToken, csrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form.ts';
 import { sendPage } from '../http/render.ts';
 
-/** Sign-in checks its form's token itself (a refusal shows the form again); every other console POST is checked before routing. */
+/**
+ * Sign-in checks its form's token itself (a refusal shows the form again); every other console POST is checked before
+ * routing.
+ */
 export const LOGIN_PATH = '/admin/login';
 
 /** A stand-in origin to resolve `next` against: what resolves to another origin was never a local path. */

@@ -52,7 +52,10 @@ function RefundList({ refunds }: { refunds: RefundRow[] }) {
   return (
     <ul class="plain">
       {refunds.map((r) => (
-        <li>{`${money(r.amount, r.currency)} · ${dateTime(r.created_at)}${r.reason ? ` · ${r.reason}` : ''}${r.status === 'pending' ? ' · pending' : ''}`}</li>
+        <li>
+          {`${money(r.amount, r.currency)} · ` +
+            `${dateTime(r.created_at)}${r.reason ? ` · ${r.reason}` : ''}${r.status === 'pending' ? ' · pending' : ''}`}
+        </li>
       ))}
     </ul>
   );

@@ -169,7 +169,9 @@ export const updateSettingsAction = defineAction({
   },
 });
 
-/** `POST /admin/api-keys` (customerId, name, expiresAt): POST /api/api-keys's schema and service; the key is shown once. */
+/**
+ * `POST /admin/api-keys` (customerId, name, expiresAt): POST /api/api-keys's schema and service; the key is shown once.
+ */
 export const createApiKeyAction = defineAction({
   path: '/admin/api-keys',
   form: API_KEY_FORMS.create,

@@ -59,7 +59,8 @@ function Outcome({ preview }: { preview: PlanChangePreview }) {
       <dt>Billing period</dt>
       <dd>
         {newPeriod
-          ? `restarts now: ${date(changes.current_period_start)} – ${date(changes.current_period_end)}, ${newPlan.billing_cycle}`
+          ? `restarts now: ${date(changes.current_period_start)} – ${date(changes.current_period_end)}, ` +
+            `${newPlan.billing_cycle}`
           : changes.billing_anchor
             ? `${newPlan.billing_cycle} periods start on ${date(changes.billing_anchor)}`
             : `unchanged: ${date(sub.current_period_start)} – ${date(sub.current_period_end)}`}
@@ -183,7 +184,10 @@ export const changePlanPreviewPage = definePage({
   },
 });
 
-/** `POST /admin/subscriptions/:id/change-plan` (newPlanId, prorate, and the preview's prorationDate): the API's change-plan. */
+/**
+ * `POST /admin/subscriptions/:id/change-plan` (newPlanId, prorate, and the preview's prorationDate): the API's
+ * change-plan.
+ */
 export const changePlanAction = defineAction({
   path: '/admin/subscriptions/:id/change-plan',
   form: FORMS.changePlan,

@@ -21,7 +21,7 @@ import { Form, type FormState } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineAction, definePage } from '../http/route.ts';
-import { Nowrap, When } from './customers-parts.tsx';
+import { When } from './customers-parts.tsx';
 import {
   EndpointFields,
   endpointFields,

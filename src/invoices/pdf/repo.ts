@@ -1,4 +1,6 @@
-/** SQL for invoice PDFs: the rows a render reads, and the stored PDFs (invoice_pdfs, keyed by content version, D-53). */
+/**
+ * SQL for invoice PDFs: the rows a render reads, and the stored PDFs (invoice_pdfs, keyed by content version, D-53).
+ */
 import type { CustomerRow } from '../../customers/repo.ts';
 import type { Db } from '../../db/knex.ts';
 import type { InvoiceRow, LineItemRow } from '../repo.ts';
@@ -23,7 +25,8 @@ export async function findInvoiceForPdf(db: Db, invoiceId: string): Promise<Invo
     `select i.*,
        c.name as customer_name, c.email as customer_email, c.company as customer_company,
        c.billing_address as customer_billing_address, c.tax_id as customer_tax_id,
-       exists (select 1 from invoice_pdfs p where p.invoice_id = i.id and p.content_version = i.content_version) as current_pdf_stored,
+       exists (select 1 from invoice_pdfs p where p.invoice_id = i.id and p.content_version = i.content_version)
+         as current_pdf_stored,
        coalesce((select json_agg(json_build_object(
            'id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
            'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position)

@@ -57,7 +57,8 @@ export const v1InvoiceRoutes = [
     auth: 'apiKey',
     tag,
     summary:
-      "The PDF of one invoice sent to the API key's customer (as GET /api/billing/invoices/:id/pdf); a draft's is not found",
+      "The PDF of one invoice sent to the API key's customer (as GET /api/billing/invoices/:id/pdf); a draft's is " +
+      'not found',
     params: idParams,
     responses: pdfResponses,
     errors: [],
