@@ -266,7 +266,7 @@ async function main() {
   if (explain)
     for (const p of plans)
       console.log(
-        '----\n' + p.replace(/Query Parameters: .*\n/, '').replace(/Query Text: [\s\S]*?\n(?=[A-Z][a-z]+[ (])/, ''),
+        `----\n${p.replace(/Query Parameters: .*\n/, '').replace(/Query Text: [\s\S]*?\n(?=[A-Z][a-z]+[ (])/, '')}`,
       );
   await knex.destroy();
 }

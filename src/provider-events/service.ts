@@ -242,7 +242,7 @@ export async function applyProviderEvent(
 export async function giveUpProviderEvent(db: Db, id: string, reason: string): Promise<ProviderEventRow | undefined> {
   return inTransaction(db, async (trx) => {
     const event = await lockProviderEventRow(trx, id);
-    if (!event || event.status !== 'received') return event;
+    if (event?.status !== 'received') return event;
     return updateProviderEventRow(trx, id, {
       status: 'failed',
       failure_reason: `gave up after ${event.attempts + 1} attempts: ${reason}`,

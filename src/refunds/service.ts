@@ -6,7 +6,7 @@ import type { PageQuery } from '../db/paginate.ts';
 import { formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import type { PaymentRow } from '../payments/repo.ts';
-import { findPayment, lockPayment, setPaymentRefunds } from '../payments/service.ts';
+import { lockPayment, setPaymentRefunds } from '../payments/service.ts';
 import { PROVIDER_TIMEOUT_MS } from '../providers/call.ts';
 import { RefundGatewayError, type ProviderRefundConfig, type RefundGateway } from './gateway.ts';
 import { refundGatewayFor } from './gateway-registry.ts';

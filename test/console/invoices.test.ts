@@ -505,7 +505,11 @@ test('C-8: list and invoice page at 360 px do not scroll sideways; one h1; the n
   });
   for (const path of [`/admin/invoices?customerId=${c.id}`, `/admin/invoices/${invoice.id}`]) {
     const { page, close } = await kit.adminPage(path, 360);
-    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+    await page.evaluate(() =>
+      document.querySelectorAll('details').forEach((d) => {
+        d.open = true;
+      }),
+    );
     t.false(await scrollsSideways(page), path);
     t.is((await page.$$('h1')).length, 1, path);
     t.true((await texts(page, 'nav a')).includes('Invoices'));

@@ -24,7 +24,6 @@ import { createTestDatabase } from '../helpers/db.ts';
 import { parseLicenseFile, verifyLicenseFile } from '../../docs/verify-license-file.mjs';
 import {
   inDays,
-  issueLicense,
   licenseWithDevice,
   startLicenseApp,
   updateLicense,

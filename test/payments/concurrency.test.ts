@@ -14,8 +14,11 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const tally = (statuses: string[]) =>
-  statuses.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
+const tally = (statuses: string[]) => {
+  const counts: Record<string, number> = {};
+  for (const s of statuses) counts[s] = (counts[s] ?? 0) + 1;
+  return counts;
+};
 
 test('20 concurrent payments of the full amount: exactly one 201, the rest 400 amount_exceeds_due', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '250.00' });

@@ -5,7 +5,7 @@ import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertCustomer } from '../helpers/factories.ts';
-import { request } from '../helpers/http.ts';
+import { request, type Json } from '../helpers/http.ts';
 import {
   hmacHex,
   postProviderA,
@@ -92,7 +92,7 @@ test.serial(
     const other = JSON.stringify({ ...event, id: 'evt_other' });
     const now = Math.floor(Date.now() / 1000);
     const before = await countRows('provider_events');
-    const cases: [string, Promise<{ status: number; body: any }>][] = [
+    const cases: [string, Promise<{ status: number; body: Json }>][] = [
       [
         'signature of the right secret over another body',
         postProviderA(app.baseUrl, body, {

@@ -5,7 +5,6 @@ import { createCreditBody } from '../../credits/schema.ts';
 import { updateCustomerBody } from '../../customers/schema.ts';
 import { updateCustomer } from '../../customers/service.ts';
 import { getCustomer } from '../../reporting/customer-view.ts';
-import { notFound } from '../../errors.ts';
 import { eventId } from '../../events/schema.ts';
 import { listCustomerEvents } from '../../events/service.ts';
 import { uuid } from '../../http/schemas.ts';

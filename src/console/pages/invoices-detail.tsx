@@ -8,7 +8,6 @@ import { auditEntriesOf } from '../../audit/service.ts';
 import { listCreditNotes } from '../../credit-notes/service.ts';
 import { notFound } from '../../errors.ts';
 import { listInvoiceEvents } from '../../events/service.ts';
-import { uuid } from '../../http/schemas.ts';
 import type { Db } from '../../db/knex.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import { invoicePdfPath } from '../../invoices/schema.ts';
