@@ -66,7 +66,8 @@ export class Collections {
     const since = (date: Date | null) => (date ? date.getTime() - this.origin.getTime() : '');
     const random = seededRandom(
       hash(
-        `${this.seed}|${this.customerIndex.get(invoice.customer_id)}|${since(issued)}|${invoice.total}|${since(invoice.period_start)}`,
+        `${this.seed}|${this.customerIndex.get(invoice.customer_id)}|${since(issued)}|` +
+          `${invoice.total}|${since(invoice.period_start)}`,
       ),
     );
     const pay = (days: number, share: 'all' | 'half') =>

@@ -33,7 +33,8 @@ export async function createCustomers(deps: AppDeps): Promise<DemoCustomer[] | n
       email: emailOf(person, index),
       company: person.company,
       tier: person.tier,
-      billingAddress: `${100 + index * 7} ${['Market', 'Main', 'Harbor', 'Elm', 'Station'][index % 5]} Street\n${person.city}`,
+      billingAddress:
+        `${100 + index * 7} ${['Market', 'Main', 'Harbor', 'Elm', 'Station'][index % 5]} ` + `Street\n${person.city}`,
       taxId: person.eu ? `EU${String(826_400_000 + index * 1_337).padStart(9, '0')}` : null,
     });
     try {

@@ -222,7 +222,8 @@ export async function applyProviderEvent(
         isForeignKeyViolation(error);
       if (!permanent) throw error;
       const reason = isForeignKeyViolation(error)
-        ? `the event names a row that does not exist (${(error as { constraint?: string }).constraint ?? 'foreign key'})`
+        ? `the event names a row that does not exist ` +
+          `(${(error as { constraint?: string }).constraint ?? 'foreign key'})`
         : (error as Error).message;
       return updateProviderEventRow(trx, id, {
         status: 'failed',

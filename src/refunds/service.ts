@@ -110,7 +110,8 @@ function unknownOutcome(error: RefundGatewayError, r: Reservation, underRequestK
   const held = `${formatMoney(r.refund.amount, r.refund.currency)} ${r.refund.currency}`;
   const next = underRequestKey
     ? 'sending this request again with the same Idempotency-Key completes it without refunding twice'
-    : `${held} stay reserved as pending refund ${r.refund.id}, and asking for the same refund again (this payment, this amount) completes it without refunding twice`;
+    : `${held} stay reserved as pending refund ${r.refund.id}, and asking for the same refund again (this payment, ` +
+      `this amount) completes it without refunding twice`;
   return new AppError('provider_error', `${error.message}; whether the refund was made is unknown: ${next}`);
 }
 
@@ -131,7 +132,8 @@ async function resumableRefund(
   if (await pendingRefundAskedAgain(trx, payment.id, amount, now, new Date(now.getTime() - CALL_LEASE_MS))) {
     throw new AppError(
       'request_in_progress',
-      `A pending refund of ${formatMoney(amount, payment.currency)} ${payment.currency} of this payment is being asked of the provider again right now; ask again in a minute`,
+      `A pending refund of ${formatMoney(amount, payment.currency)} ${payment.currency} of this payment is being ` +
+        `asked of the provider again right now; ask again in a minute`,
     );
   }
   return undefined;
@@ -182,7 +184,9 @@ export async function createRefund(
       .minus(payment.refunded_amount)
       .minus(await pendingRefundTotal(trx, payment.id));
     if (amount.lte(0) || amount.gt(refundable)) {
-      const message = `must be greater than 0 and at most what is left to refund, ${formatMoney(refundable, payment.currency)} ${payment.currency}`;
+      const message =
+        `must be greater than 0 and at most what is left to refund, ` +
+        `${formatMoney(refundable, payment.currency)} ${payment.currency}`;
       throw new AppError('amount_exceeds_refundable', `The amount ${message}`, {
         details: [{ path: 'amount', message }],
       });

@@ -359,7 +359,8 @@ test.serial(
     const created = (await kit.app.db('customers').where({ id: risky.id }).first()).created_at.toISOString();
     t.is(
       line,
-      `${risky.id},"'=HYPERLINK(""http://evil"")",${risky.email},"Csv, ""Quoted"" Co",enterprise,USD,0.00,1234.56,${created}`,
+      `${risky.id},"'=HYPERLINK(""http://evil"")",${risky.email},"Csv, ""Quoted"" ` +
+        `Co",enterprise,USD,0.00,1234.56,${created}`,
     );
 
     const enterprise = await get('?tier=enterprise');

@@ -59,7 +59,8 @@ export async function submitForm(page: Page, action: string, values: Record<stri
         const form = Array.from(document.querySelectorAll('form')).find((f) => f.getAttribute('action') === action);
         if (!form)
           throw new Error(
-            `no form posting to ${action} on ${location.pathname}: ${document.querySelector('h1')?.textContent ?? document.body.textContent?.slice(0, 300)}`,
+            `no form posting to ${action} on ${location.pathname}: ` +
+              `${document.querySelector('h1')?.textContent ?? document.body.textContent?.slice(0, 300)}`,
           );
         for (const [name, value] of Object.entries(values)) {
           const input = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
@@ -87,7 +88,7 @@ export function fieldValue(page: Page, action: string, name: string): Promise<st
 }
 
 /** The page's text, whitespace collapsed. */
-// biome-ignore lint/performance/useDomNodeTextContent: the text as shown; textContent would add hidden elements and join blocks
+// biome-ignore lint/performance/useDomNodeTextContent: the text as shown; textContent adds hidden text, joins blocks
 export const pageText = async (page: Page) => (await page.evaluate(() => document.body.innerText)).replace(/\s+/g, ' ');
 
 /** A CSV answer as rows of cells (the exports quote only cells with commas, quotes or line breaks). */

@@ -250,11 +250,14 @@ export const grantCreditAction = defineAction({
     );
     const { entry, applications, balanceAfter } = await grantCredit(deps.db, input, actor);
     const spent = applications.length
-      ? `; ${money(sumMoney(applications.map((a) => a.amount)).toString(), entry.currency)} applied to ${applications.map((a) => a.invoice.invoice_number).join(', ')}`
+      ? `; ${money(sumMoney(applications.map((a) => a.amount)).toString(), entry.currency)} applied to ` +
+        `${applications.map((a) => a.invoice.invoice_number).join(', ')}`
       : '';
     return {
       redirect: `/admin/customers/${id}`,
-      notice: `Granted ${money(entry.amount, entry.currency)} of store credit${spent}. Balance: ${money(balanceAfter, entry.currency)}.`,
+      notice:
+        `Granted ${money(entry.amount, entry.currency)} of store credit${spent}. Balance: ` +
+        `${money(balanceAfter, entry.currency)}.`,
     };
   },
 });

@@ -158,7 +158,8 @@ function Refunds({ data }: { data: InvoicePageData }) {
           {
             header: 'Payment',
             cell: (r) =>
-              `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} (${money(r.payment.amount, r.currency)})`,
+              `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} ` +
+              `(${money(r.payment.amount, r.currency)})`,
           },
           { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
           { header: 'Reason', cell: (r) => r.reason ?? '' },
