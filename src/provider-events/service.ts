@@ -19,7 +19,8 @@ import { receiveProviderPayment } from '../settlement/service.ts';
 import { lockSubscription } from '../subscriptions/service.ts';
 import { transitionSubscription } from '../subscriptions/transitions.ts';
 import { applyProviderEventJob } from './apply-event.job.ts';
-import { effectOf, MalformedEventError, readEnvelope, type ProviderEffect } from './parse.ts';
+import { effectOf, type ProviderEffect } from './effect.ts';
+import { MalformedEventError, readEnvelope } from './parse.ts';
 import {
   findProviderEventRow,
   insertProviderEventRow,

@@ -10,7 +10,8 @@ import { providerARefundGateway } from '../../src/refunds/provider-a-refund-gate
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { resumePendingRefundsHandler } from '../../src/refunds/resume-pending.handler.ts';
 import { resumePendingRefundsJob } from '../../src/refunds/resume-pending.job.ts';
-import { createRefund, resumePendingRefunds } from '../../src/refunds/service.ts';
+import { resumePendingRefunds } from '../../src/refunds/resume.ts';
+import { createRefund } from '../../src/refunds/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startFakeProviderA, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { request } from '../helpers/http.ts';
