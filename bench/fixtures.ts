@@ -64,25 +64,32 @@ async function seedHistory(knex: Knex, customerIds: string[], planIds: string[])
   const year = new Date().getUTCFullYear() - 1;
   await knex.raw(
     `with s as (
-       insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number, current_period_start, current_period_end, canceled_at, created_at)
-       select c.id, (?::uuid[])[1 + (c.n - 1) % cardinality(?::uuid[])], 'canceled', 'monthly', make_timestamptz(?, 1, 1, 0, 0, 0, 'UTC'), ? - 1,
-              make_timestamptz(?, 12, 1, 0, 0, 0, 'UTC'), make_timestamptz(? + 1, 1, 1, 0, 0, 0, 'UTC'), make_timestamptz(? + 1, 1, 1, 0, 0, 0, 'UTC'), make_timestamptz(?, 1, 1, 0, 0, 0, 'UTC')
+       insert into subscriptions (customer_id, plan_id, status, billing_cycle, billing_anchor, period_number,
+         current_period_start, current_period_end, canceled_at, created_at)
+       select c.id, (?::uuid[])[1 + (c.n - 1) % cardinality(?::uuid[])], 'canceled', 'monthly', make_timestamptz(?, 1,
+         1, 0, 0, 0, 'UTC'), ? - 1,
+              make_timestamptz(?, 12, 1, 0, 0, 0, 'UTC'), make_timestamptz(? + 1, 1, 1, 0, 0, 0, 'UTC'),
+                make_timestamptz(? + 1, 1, 1, 0, 0, 0, 'UTC'), make_timestamptz(?, 1, 1, 0, 0, 0, 'UTC')
          from unnest(?::uuid[]) with ordinality as c(id, n)
        returning id, customer_id
      ), i as (
-       insert into invoices (customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal, tax_amount, total, amount_paid,
+       insert into invoices (customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal,
+         tax_amount, total, amount_paid,
                              due_date, issued_at, paid_at, period_start, period_end, created_at)
        select s.customer_id, s.id,
-              'INV-' || ?::text || '-' || lpad((row_number() over w)::text, greatest(4, length((row_number() over w)::text)), '0'),
+              'INV-' || ?::text || '-' ||
+                lpad((row_number() over w)::text, greatest(4, length((row_number() over w)::text)), '0'),
               'paid', 'USD', 0, 29, 0, 29, 29,
-              p.start + interval '14 days', p.start, p.start + interval '1 day', p.start, p.start + interval '1 month', p.start
+              p.start + interval '14 days', p.start, p.start + interval '1 day', p.start, p.start + interval '1 month',
+                p.start
          from s cross join generate_series(1, ?) as m(month)
          cross join lateral (select make_timestamptz(?, m.month, 1, 0, 0, 0, 'UTC') as start) p
        window w as (order by m.month, s.id)
        returning id
      ), l as (
        insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
-       select i.id, n, case n when 1 then 'Bench plan' else 'Bench extra seats' end, 1, 14.50, 14.50 from i cross join generate_series(1, 2) as n
+       select i.id, n, case n when 1 then 'Bench plan' else 'Bench extra seats' end, 1, 14.50, 14.50 from i cross
+         join generate_series(1, 2) as n
      )
      insert into document_counters (kind, year, last_seq) select 'INV', ?, count(*) from i`,
     [planIds, planIds, year, HISTORY_MONTHS, year, year, year, year, customerIds, year, HISTORY_MONTHS, year, year],

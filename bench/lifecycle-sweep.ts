@@ -104,18 +104,21 @@ async function main(): Promise<void> {
   const checks = {
     subscriptionsAdvanced: await count(
       knex,
-      `select count(*) as n from subscriptions where period_number = 1 and current_period_start = ?::timestamptz + interval '1 month'`,
+      `select count(*) as n from subscriptions where period_number = 1 and current_period_start = ?::timestamptz + ` +
+        `interval '1 month'`,
       [ANCHOR],
     ),
     // The sweep's period only: the fixtures hold last year's invoices too (bench/fixtures.ts seedHistory).
     invoices: await count(
       knex,
-      `select count(*) as n from invoices where subscription_id is not null and period_start = ?::timestamptz + interval '1 month'`,
+      `select count(*) as n from invoices where subscription_id is not null and period_start = ?::timestamptz + ` +
+        `interval '1 month'`,
       [ANCHOR],
     ),
     lines: await count(
       knex,
-      `select count(*) as n from invoice_line_items l join invoices i on i.id = l.invoice_id where i.period_start = ?::timestamptz + interval '1 month'`,
+      `select count(*) as n from invoice_line_items l join invoices i on i.id = l.invoice_id where i.period_start ` +
+        `= ?::timestamptz + interval '1 month'`,
       [ANCHOR],
     ),
     invoiceCreatedEvents: await count(knex, `select count(*) as n from events where type = 'invoice.created'`),
@@ -139,21 +142,28 @@ async function main(): Promise<void> {
   const perSecond = COUNT / renewalSeconds;
   console.log('');
   console.log(
-    `lifecycle sweep: ${COUNT} subscriptions due, batches of ${RENEWAL_BATCH_SIZE}, ${RENEWAL_CONCURRENCY} in flight (ceiling: ${CEILING_BATCH} rows per insert); ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+    `lifecycle sweep: ${COUNT} subscriptions due, batches of ${RENEWAL_BATCH_SIZE}, ${RENEWAL_CONCURRENCY} in ` +
+      `flight (ceiling: ${CEILING_BATCH} rows per insert); ${os.cpus().length} CPUs, load ` +
+      `${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
   );
   console.log(
-    `renewals/s ${perSecond.toFixed(0)}   raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s   ratio ${(perSecond / ceiling).toFixed(2)} (aim >= 0.5)`,
+    `renewals/s ${perSecond.toFixed(0)}   raw invoice-insert ceiling ${ceiling.toFixed(0)} rows/s   ratio ` +
+      `${(perSecond / ceiling).toFixed(2)} (aim >= 0.5)`,
   );
   const runSeconds = (done.finished_at!.getTime() - done.started_at!.getTime()) / 1000;
   console.log(
-    `whole sweep (all steps), run started to finished: ${runSeconds.toFixed(1)} s (${(COUNT / runSeconds).toFixed(0)} renewals/s); request to finished, worker start-up included: ${seconds.toFixed(1)} s`,
+    `whole sweep (all steps), run started to finished: ${runSeconds.toFixed(1)} s ` +
+      `(${(COUNT / runSeconds).toFixed(0)} renewals/s); request to finished, worker start-up included: ` +
+      `${seconds.toFixed(1)} s`,
   );
   console.log(`steps ms ${JSON.stringify(summary.durationsMs)}`);
   console.log(
-    `wall time: sweep ${seconds.toFixed(1)} s (request to finished run); seeding ${seedSeconds.toFixed(1)} s; whole bench ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`,
+    `wall time: sweep ${seconds.toFixed(1)} s (request to finished run); seeding ${seedSeconds.toFixed(1)} s; ` +
+      `whole bench ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`,
   );
   console.log(
-    `database size after the sweep: ${(databaseBytes / 1024 ** 2).toFixed(0)} MB (pg_database_size, the ceiling's table dropped)`,
+    `database size after the sweep: ${(databaseBytes / 1024 ** 2).toFixed(0)} MB (pg_database_size, the ceiling's ` +
+      `table dropped)`,
   );
   console.log(`checked: ${JSON.stringify(checks)}`);
 
@@ -173,7 +183,11 @@ async function main(): Promise<void> {
     RENEWAL_CONCURRENCY,
   );
   console.log(
-    `renewal floor (the same rows in one SQL statement per batch, no Node work), ${RENEWAL_CONCURRENCY} connections: ${floor.renewalsPerSecond.toFixed(0)} renewals/s, ratio ${(floor.renewalsPerSecond / ceiling).toFixed(2)} of the ceiling, PostgreSQL ${floor.postgresMicros.toFixed(0)} µs per renewal; the sweep at ${(perSecond / floor.renewalsPerSecond).toFixed(2)} of the floor`,
+    `renewal floor (the same rows in one SQL statement per batch, no Node work), ${RENEWAL_CONCURRENCY} ` +
+      `connections: ${floor.renewalsPerSecond.toFixed(0)} renewals/s, ratio ` +
+      `${(floor.renewalsPerSecond / ceiling).toFixed(2)} of the ceiling, PostgreSQL ` +
+      `${floor.postgresMicros.toFixed(0)} µs per renewal; the sweep at ` +
+      `${(perSecond / floor.renewalsPerSecond).toFixed(2)} of the floor`,
   );
 }
 

@@ -149,7 +149,8 @@ async function waitStored(knex: Knex, ids: string[], timeoutMs: number, workerOu
   while ((await storedCount(knex, ids)) < ids.length) {
     if (Date.now() > deadline)
       throw new Error(
-        `only ${await storedCount(knex, ids)} of ${ids.length} PDFs stored in ${timeoutMs} ms; worker output:\n${workerOutput()}`,
+        `only ${await storedCount(knex, ids)} of ${ids.length} PDFs stored in ${timeoutMs} ms; worker ` +
+          `output:\n${workerOutput()}`,
       );
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -284,14 +285,20 @@ async function main(): Promise<void> {
   const result = await measurePdfRendering(databaseUrl, { count, warmup });
   console.log('');
   console.log(
-    `invoice PDFs: ${result.concurrency} tabs rendering at once (worker: ${result.jobConcurrency} jobs at once); ratio = worker / mean of the bare runs; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+    `invoice PDFs: ${result.concurrency} tabs rendering at once (worker: ${result.jobConcurrency} jobs at once); ` +
+      `ratio = worker / mean of the bare runs; ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ` +
+      `${process.version}`,
   );
   console.log(formatPdfTable(result));
   const outDir = path.join(root, 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   writeFileSync(
     path.join(outDir, 'pdf-latest.json'),
-    `${JSON.stringify({ finishedAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...result }, null, 2)}\n`,
+    `${JSON.stringify(
+      { finishedAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...result },
+      null,
+      2,
+    )}\n`,
   );
   console.log('\nwritten to bench/results/pdf-latest.json');
 }

@@ -174,17 +174,21 @@ async function main(): Promise<void> {
   const p99 = percentile(latencies, 99);
   console.log('');
   console.log(
-    `webhook delivery: ${COUNT} events, worker sends in flight <= ${DISPATCH_LIMITS.concurrency} (${DISPATCH_LIMITS.perEndpoint} per endpoint); ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
+    `webhook delivery: ${COUNT} events, worker sends in flight <= ${DISPATCH_LIMITS.concurrency} ` +
+      `(${DISPATCH_LIMITS.perEndpoint} per endpoint); ${os.cpus().length} CPUs, load ` +
+      `${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
   );
   console.log(
-    `deliveries/s ${perSecond.toFixed(0)} (aim >= 300)   raw POST ceiling ${ceiling.toFixed(0)}/s   ratio ${(perSecond / ceiling).toFixed(2)}`,
+    `deliveries/s ${perSecond.toFixed(0)} (aim >= 300)   raw POST ceiling ${ceiling.toFixed(0)}/s   ratio ` +
+      `${(perSecond / ceiling).toFixed(2)}`,
   );
   console.log(`event-to-delivery latency ms: p50 ${p50} (aim < 250)   p99 ${p99}`);
   console.log(
     `(events were recorded at ${(COUNT / recordedIn).toFixed(0)}/s by this process; live delivery cannot outrun that)`,
   );
   console.log(
-    `backlog drain by one worker: deliveries/s ${drainPerSecond.toFixed(0)}   ratio to the raw ceiling ${(drainPerSecond / ceiling).toFixed(2)}`,
+    `backlog drain by one worker: deliveries/s ${drainPerSecond.toFixed(0)}   ratio to the raw ceiling ` +
+      `${(drainPerSecond / ceiling).toFixed(2)}`,
   );
 }
 

@@ -29,16 +29,19 @@ const COUNT = Number(process.env.PROFILE_COUNT ?? 20_000);
 const BATCH = Number(process.env.PROFILE_BATCH ?? RENEWAL_BATCH_SIZE);
 const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? RENEWAL_CONCURRENCY);
 
+/** The statement's kind, as its first words say. */
+const STATEMENT_KIND = new RegExp(
+  '^(insert into \\w+|update \\w+|delete from \\w+|with \\w+|select .{0,40}? from \\w+|' +
+    'begin|commit|rollback|savepoint|release)',
+);
+
 function label(sql: string): string {
   // The head of the text names the statement (a batch's statements carry hundreds of kB of literals).
   const s = sql.slice(0, 400).replace(/\s+/g, ' ').trim().toLowerCase();
   if (s.startsWith('select s.* from subscriptions s')) return 'claim';
   if (s.includes('pg_advisory_xact_lock')) return 'ledger locks';
   if (s.includes('document_counters')) return 'numbered write (counter)';
-  const m =
-    /^(insert into \w+|update \w+|delete from \w+|with \w+|select .{0,40}? from \w+|begin|commit|rollback|savepoint|release)/.exec(
-      s,
-    );
+  const m = STATEMENT_KIND.exec(s);
   return (m ? m[1] : s.slice(0, 50))!;
 }
 
@@ -118,7 +121,9 @@ async function main() {
           if (batchNo === 10) plans.push(String(n.message));
         });
         conn.query(
-          `load 'auto_explain'; set auto_explain.log_min_duration = 0; set auto_explain.log_analyze = on; set auto_explain.log_buffers = on; set auto_explain.log_level = notice; set auto_explain.log_timing = ${process.env.PROFILE_EXPLAIN_TIMING === '1' ? 'on' : 'off'}`,
+          `load 'auto_explain'; set auto_explain.log_min_duration = 0; set auto_explain.log_analyze = on; set ` +
+            `auto_explain.log_buffers = on; set auto_explain.log_level = notice; set auto_explain.log_timing = ` +
+            `${process.env.PROFILE_EXPLAIN_TIMING === '1' ? 'on' : 'off'}`,
           (err) => {
             record(conn);
             cb(err, conn);
@@ -188,15 +193,19 @@ async function main() {
   console.log(JSON.stringify(result));
   const batches = result.batches;
   console.log(
-    `renewals ${COUNT} in ${wall.toFixed(0)} ms = ${(COUNT / (wall / 1000)).toFixed(0)}/s; batches ${batches} of ${BATCH}, ${CONCURRENCY} in flight; queries ${ran.length} (${(ran.length / batches).toFixed(1)}/batch)`,
+    `renewals ${COUNT} in ${wall.toFixed(0)} ms = ${(COUNT / (wall / 1000)).toFixed(0)}/s; batches ${batches} of ` +
+      `${BATCH}, ${CONCURRENCY} in flight; queries ${ran.length} (${(ran.length / batches).toFixed(1)}/batch)`,
   );
   console.log(
-    `CPU per batch: Node ${((node.user + node.system) / 1000 / batches).toFixed(1)} ms, PostgreSQL ${((pgCpu * 1000) / batches).toFixed(1)} ms (all its processes); WAL ${(wal / COUNT).toFixed(0)} bytes per renewal`,
+    `CPU per batch: Node ${((node.user + node.system) / 1000 / batches).toFixed(1)} ms, PostgreSQL ` +
+      `${((pgCpu * 1000) / batches).toFixed(1)} ms (all its processes); WAL ${(wal / COUNT).toFixed(0)} bytes per ` +
+      `renewal`,
   );
 
-  console.log(
-    `PostgreSQL CPU per batch by process kind: ${[...kindsAfter].map(([k, v]) => `${k} ${(((v - (kindsBefore.get(k) ?? 0)) * 1000) / batches).toFixed(1)} ms`).join(', ')}`,
+  const kindShares = [...kindsAfter].map(
+    ([k, v]) => `${k} ${(((v - (kindsBefore.get(k) ?? 0)) * 1000) / batches).toFixed(1)} ms`,
   );
+  console.log(`PostgreSQL CPU per batch by process kind: ${kindShares.join(', ')}`);
   // Per connection: the locks are held from the end of the query that took the first of them (the ledger lock,
   // else the counter; its own wait is not holding) to the end of the query that committed.
   const byConn = new Map<number, Query[]>();
@@ -225,10 +234,13 @@ async function main() {
   const mean = (spans: { from: number; to: number }[]) =>
     spans.reduce((t, s) => t + s.to - s.from, 0) / Math.max(1, spans.length);
   console.log(
-    `locks held per batch ${mean(holding).toFixed(1)} ms (from the first lock taken to commit); some batch holding them ${union(holding).toFixed(0)} ms = ${((100 * union(holding)) / wall).toFixed(0)}% of the run`,
+    `locks held per batch ${mean(holding).toFixed(1)} ms (from the first lock taken to commit); some batch holding ` +
+      `them ${union(holding).toFixed(0)} ms = ${((100 * union(holding)) / wall).toFixed(0)}% of the run`,
   );
   console.log(
-    `batch open (BEGIN to COMMIT) ${mean(transactions(byConn)).toFixed(1)} ms; two or more batches open ${(overlap(transactions(byConn))).toFixed(0)} ms = ${((100 * overlap(transactions(byConn))) / wall).toFixed(0)}% of the run`,
+    `batch open (BEGIN to COMMIT) ${mean(transactions(byConn)).toFixed(1)} ms; two or more batches open ` +
+      `${(overlap(transactions(byConn))).toFixed(0)} ms = ` +
+      `${((100 * overlap(transactions(byConn))) / wall).toFixed(0)}% of the run`,
   );
 
   const stats = new Map<string, { n: number; ms: number; bytes: number }>();
@@ -241,7 +253,8 @@ async function main() {
   }
   for (const [l, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms))
     console.log(
-      `${(s.ms / batches).toFixed(1).padStart(8)} ms/batch ${String(s.n).padStart(6)}x ${(s.bytes / batches / 1024).toFixed(0).padStart(5)} kB/batch sent  ${l}`,
+      `${(s.ms / batches).toFixed(1).padStart(8)} ms/batch ${String(s.n).padStart(6)}x ` +
+        `${(s.bytes / batches / 1024).toFixed(0).padStart(5)} kB/batch sent  ${l}`,
     );
   if (process.env.PROFILE_WAL === '1') {
     // Where the WAL went, per relation: record bytes and full-page images (pg_walinspect).
@@ -249,7 +262,9 @@ async function main() {
     const walAfter = await walAt();
     const rows = (
       await knex.raw(
-        `select coalesce(c.relname, b.relfilenode::text) as relation, count(*) as blocks, sum(b.block_data_length + case when b.block_id = 0 then b.record_length - b.block_data_length - b.block_fpi_length else 0 end)::bigint as data,
+        `select coalesce(c.relname, b.relfilenode::text) as relation, count(*) as blocks, sum(b.block_data_length + case
+          when b.block_id = 0 then b.record_length - b.block_data_length - b.block_fpi_length else 0 end)::bigint
+            as data,
               sum(b.block_fpi_length)::bigint as fpi, count(*) filter (where b.block_fpi_length > 0) as fpis
          from pg_get_wal_block_info(?::pg_lsn, ?::pg_lsn, false) b left join pg_class c on c.relfilenode = b.relfilenode
         group by 1 order by sum(b.block_data_length + b.block_fpi_length) desc limit 25`,
@@ -258,7 +273,9 @@ async function main() {
     ).rows as { relation: string; blocks: string; data: string; fpi: string; fpis: string }[];
     for (const r of rows)
       console.log(
-        `WAL ${r.relation.padEnd(44)} blocks ${String(r.blocks).padStart(7)}  data ${(Number(r.data) / COUNT).toFixed(0).padStart(5)} B/renewal  FPI ${(Number(r.fpi) / COUNT).toFixed(0).padStart(5)} B/renewal (${r.fpis} images)`,
+        `WAL ${r.relation.padEnd(44)} blocks ${String(r.blocks).padStart(7)}  data ` +
+          `${(Number(r.data) / COUNT).toFixed(0).padStart(5)} B/renewal  FPI ` +
+          `${(Number(r.fpi) / COUNT).toFixed(0).padStart(5)} B/renewal (${r.fpis} images)`,
       );
   }
   if (process.env.PROFILE_TIMELINE)
@@ -266,7 +283,7 @@ async function main() {
   if (explain)
     for (const p of plans)
       console.log(
-        '----\n' + p.replace(/Query Parameters: .*\n/, '').replace(/Query Text: [\s\S]*?\n(?=[A-Z][a-z]+[ (])/, ''),
+        `----\n${p.replace(/Query Parameters: .*\n/, '').replace(/Query Text: [\s\S]*?\n(?=[A-Z][a-z]+[ (])/, '')}`,
       );
   await knex.destroy();
 }

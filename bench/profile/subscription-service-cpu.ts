@@ -35,10 +35,13 @@ try {
   const wall = performance.now() - started;
   const pgAfter = [cpuTicks(backend), treeTicks(postmaster)];
   console.log(
-    `PostgreSQL: the backend ${(((pgAfter[0]! - pgBefore[0]!) * 10) / REQUESTS).toFixed(3)} ms CPU per creation, all its processes ${(((pgAfter[1]! - pgBefore[1]!) * 10) / REQUESTS).toFixed(3)} ms`,
+    `PostgreSQL: the backend ${(((pgAfter[0]! - pgBefore[0]!) * 10) / REQUESTS).toFixed(3)} ms CPU per creation, ` +
+      `all its processes ${(((pgAfter[1]! - pgBefore[1]!) * 10) / REQUESTS).toFixed(3)} ms`,
   );
   console.log(
-    `${REQUESTS} creations one at a time: this process ${((used.user + used.system) / 1000 / REQUESTS).toFixed(3)} ms CPU per creation (user ${(used.user / 1000 / REQUESTS).toFixed(3)}, system ${(used.system / 1000 / REQUESTS).toFixed(3)}), wall ${(wall / REQUESTS).toFixed(3)} ms`,
+    `${REQUESTS} creations one at a time: this process ${((used.user + used.system) / 1000 / REQUESTS).toFixed(3)} ` +
+      `ms CPU per creation (user ${(used.user / 1000 / REQUESTS).toFixed(3)}, system ` +
+      `${(used.system / 1000 / REQUESTS).toFixed(3)}), wall ${(wall / REQUESTS).toFixed(3)} ms`,
   );
 } finally {
   await cleanUp();

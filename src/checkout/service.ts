@@ -45,7 +45,8 @@ async function payableInvoice(db: Db, invoiceId: string): Promise<{ invoice: Inv
   if ((invoice.status !== 'issued' && invoice.status !== 'overdue') || !due.gt(0)) {
     throw new AppError(
       'invoice_not_payable',
-      `Invoice ${invoice.invoice_number} is ${invoice.status} with ${formatMoney(due, invoice.currency)} due: nothing to pay by checkout`,
+      `Invoice ${invoice.invoice_number} is ${invoice.status} with ${formatMoney(due, invoice.currency)} due: ` +
+        `nothing to pay by checkout`,
     );
   }
   return { invoice, due: formatMoney(due, invoice.currency) };

@@ -21,7 +21,8 @@ function selectCreditNotes(db: Db): Knex.QueryBuilder {
   return db('credit_notes').select(
     'credit_notes.*',
     db.raw(
-      `coalesce((select sum(l.amount) from credit_ledger l where l.credit_note_id = credit_notes.id and l.kind = 'credit_note'), 0)::text as to_balance`,
+      `coalesce((select sum(l.amount) from credit_ledger l
+                  where l.credit_note_id = credit_notes.id and l.kind = 'credit_note'), 0)::text as to_balance`,
     ),
   );
 }

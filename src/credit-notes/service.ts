@@ -53,7 +53,9 @@ export async function createCreditNote(
     const amount = money(input.amount);
     const creditable = money(invoice.total).minus(await creditNoteTotal(trx, invoice.id));
     if (amount.gt(creditable)) {
-      const message = `must be at most what the invoice's credit notes have left of its total, ${formatMoney(creditable, invoice.currency)} ${invoice.currency}`;
+      const message =
+        `must be at most what the invoice's credit notes have left of its total, ` +
+        `${formatMoney(creditable, invoice.currency)} ${invoice.currency}`;
       throw new AppError('amount_exceeds_invoice', `The amount ${message}`, { details: [{ path: 'amount', message }] });
     }
     const note = await insertCreditNoteRow(trx, {

@@ -66,7 +66,8 @@ export class Collections {
     const since = (date: Date | null) => (date ? date.getTime() - this.origin.getTime() : '');
     const random = seededRandom(
       hash(
-        `${this.seed}|${this.customerIndex.get(invoice.customer_id)}|${since(issued)}|${invoice.total}|${since(invoice.period_start)}`,
+        `${this.seed}|${this.customerIndex.get(invoice.customer_id)}|${since(issued)}|` +
+          `${invoice.total}|${since(invoice.period_start)}`,
       ),
     );
     const pay = (days: number, share: 'all' | 'half') =>
@@ -75,18 +76,23 @@ export class Collections {
       );
     switch (payer.habit) {
       case 'prompt':
-        return pay(random.int(1, 9) + random.next(), 'all');
+        pay(random.int(1, 9) + random.next(), 'all');
+        break;
       case 'slow':
-        return pay(random.int(9, 13) + random.next(), 'all');
+        pay(random.int(9, 13) + random.next(), 'all');
+        break;
       case 'late':
         // Past the 14-day terms: a sweep in between marks the invoice overdue first.
-        return pay(random.int(19, 38) + random.next(), 'all');
+        pay(random.int(19, 38) + random.next(), 'all');
+        break;
       case 'partial':
         pay(random.int(2, 6) + random.next(), 'half');
-        return pay(random.int(16, 26) + random.next(), 'all');
+        pay(random.int(16, 26) + random.next(), 'all');
+        break;
       case 'lapsed':
         if (payer.lapsesAt && issued >= payer.lapsesAt) return;
-        return pay(random.int(3, 12) + random.next(), 'all');
+        pay(random.int(3, 12) + random.next(), 'all');
+        break;
     }
   }
 

@@ -33,7 +33,8 @@ export async function createCustomers(deps: AppDeps): Promise<DemoCustomer[] | n
       email: emailOf(person, index),
       company: person.company,
       tier: person.tier,
-      billingAddress: `${100 + index * 7} ${['Market', 'Main', 'Harbor', 'Elm', 'Station'][index % 5]} Street\n${person.city}`,
+      billingAddress:
+        `${100 + index * 7} ${['Market', 'Main', 'Harbor', 'Elm', 'Station'][index % 5]} ` + `Street\n${person.city}`,
       taxId: person.eu ? `EU${String(826_400_000 + index * 1_337).padStart(9, '0')}` : null,
     });
     try {
@@ -230,21 +231,27 @@ function scheduleFate(
   };
   switch (fate) {
     case 'cancel':
-      return update(dayAfter(ctx, joined, ctx.random.int(70, 250)), 'cancel', { status: 'canceled' });
+      update(dayAfter(ctx, joined, ctx.random.int(70, 250)), 'cancel', { status: 'canceled' });
+      break;
     case 'cancelAtPeriodEnd':
-      return update(addDays(ctx.end, -ctx.random.int(4, 15) - ctx.random.next()), 'cancel at period end for', {
+      update(addDays(ctx.end, -ctx.random.int(4, 15) - ctx.random.next()), 'cancel at period end for', {
         cancelAtPeriodEnd: true,
       });
+      break;
     case 'pause':
-      return update(addDays(ctx.end, -40 - ctx.random.next()), 'pause', { status: 'paused' });
+      update(addDays(ctx.end, -40 - ctx.random.next()), 'pause', { status: 'paused' });
+      break;
     case 'pauseAndResume': {
       const paused = dayAfter(ctx, joined, 60);
       update(paused, 'pause', { status: 'paused' });
-      return update(dayAfter(ctx, paused, 40), 'resume', { status: 'active' });
+      update(dayAfter(ctx, paused, 40), 'resume', { status: 'active' });
+      break;
     }
     case 'upgrade':
-      return change(UPGRADE[plan], dayAfter(ctx, joined, ctx.random.int(45, 200)));
+      change(UPGRADE[plan], dayAfter(ctx, joined, ctx.random.int(45, 200)));
+      break;
     case 'downgrade':
-      return change(DOWNGRADE[plan], dayAfter(ctx, joined, ctx.random.int(45, 200)));
+      change(DOWNGRADE[plan], dayAfter(ctx, joined, ctx.random.int(45, 200)));
+      break;
   }
 }

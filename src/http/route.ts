@@ -83,7 +83,8 @@ export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
   handler(input: HandlerInput<P, Q, B>): Promise<Reply>;
 }
 
-export type AnyRoute = RouteDef<any, any, any>;
+/** Any route, whatever its schemas: a handler's input types are checked where the route is defined. */
+export type AnyRoute = RouteDef<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>;
 
 /** D-6: POSTs of the admin and v1 APIs honour Idempotency-Key unless the route opts out. */
 export function usesIdempotency(route: AnyRoute): boolean {

@@ -270,7 +270,8 @@ export async function openAmountRows(
 ): Promise<{ customer_id: string; currency: string; amount: string }[]> {
   if (customerIds.length === 0) return [];
   const result = await db.raw<{ rows: { customer_id: string; currency: string; amount: string }[] }>(
-    `select customer_id, currency, sum(greatest(total - amount_paid - credit_applied - credited_amount, 0))::text as amount
+    `select customer_id, currency,
+            sum(greatest(total - amount_paid - credit_applied - credited_amount, 0))::text as amount
        from invoices
       where customer_id = any(?::uuid[]) and status in ('issued', 'overdue')
       group by customer_id, currency

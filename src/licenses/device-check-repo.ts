@@ -72,7 +72,12 @@ export async function checkDevice(
   deviceId: string,
   deviceName: string,
 ): Promise<DeviceCheck | undefined> {
-  const [row] = await readPrepared<Record<string, any>>(db, CHECK_DEVICE, [key, deviceId, deviceName]);
+  const [row] = await readPrepared<{
+    license: Record<string, unknown>;
+    activation: Record<string, unknown> | null;
+    added_count: number | null;
+    now: Date;
+  }>(db, CHECK_DEVICE, [key, deviceId, deviceName]);
   if (!row) return undefined;
   return {
     license: reviveLicense(row.license),

@@ -64,7 +64,10 @@ type Opened = { key: KeyObject; sealedWith?: number } | { problem: string };
 /** Why a key stored so cannot sign under these secrets (a sentence naming the variable), or undefined. */
 function storageProblem(kid: string, encrypted: boolean, secrets: string[]): string | undefined {
   if (!encrypted && secrets.length > 0)
-    return `License signing key ${kid} is stored unencrypted while LICENSE_SIGNING_SECRET is set: run the release step, which encrypts it`;
+    return (
+      `License signing key ${kid} is stored unencrypted while LICENSE_SIGNING_SECRET is set: ` +
+      `run the release step, which encrypts it`
+    );
   if (encrypted && secrets.length === 0)
     return `License signing key ${kid} is encrypted: set LICENSE_SIGNING_SECRET to the secret it was stored with`;
   return undefined;
@@ -80,7 +83,9 @@ async function openRow(row: SigningKeyRow, secrets: string[]): Promise<Opened> {
     if (key) return { key, sealedWith: index };
   }
   return {
-    problem: `LICENSE_SIGNING_SECRET does not decrypt license signing key ${row.kid}: set the secret it was stored with (old and new comma-separated while changing it)`,
+    problem:
+      `LICENSE_SIGNING_SECRET does not decrypt license signing key ${row.kid}: set the secret it was stored ` +
+      `with (old and new comma-separated while changing it)`,
   };
 }
 

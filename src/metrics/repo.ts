@@ -65,7 +65,8 @@ const STATES = `
   coupon_spends as (
     select subscription_id, spent_at
       from (select i.subscription_id, coalesce(i.issued_at, i.created_at) as spent_at, s.coupon_cycles_used,
-                   row_number() over (partition by i.subscription_id order by coalesce(i.issued_at, i.created_at), i.id) as n
+                   row_number() over (partition by i.subscription_id order by coalesce(i.issued_at, i.created_at), i.id)
+                     as n
               from invoices i join subscriptions s on s.id = i.subscription_id
              where s.coupon_id is not null and i.period_start is not null) as spends
      where n <= coupon_cycles_used and spent_at > (select min(t) from points)
@@ -115,11 +116,14 @@ export async function subscriptionStateChanges(db: Db, before: Date, after: Date
     trx.raw<{ rows: StateChange[] }>(
       `with ${STATES}
      select coalesce(a.id, b.id) as id,
-            b.status as status_before, b.plan_id as plan_before, b.coupon_id as coupon_before, coalesce(b.cycles_used, 0) as cycles_before,
-            a.status as status_after, a.plan_id as plan_after, a.coupon_id as coupon_after, coalesce(a.cycles_used, 0) as cycles_after
+            b.status as status_before, b.plan_id as plan_before, b.coupon_id as coupon_before,
+            coalesce(b.cycles_used, 0) as cycles_before,
+            a.status as status_after, a.plan_id as plan_after, a.coupon_id as coupon_after,
+            coalesce(a.cycles_used, 0) as cycles_after
        from (select * from states where i = 1) b
        full join (select * from states where i = 2) a on a.id = b.id
-      where (b.status, b.plan_id, b.coupon_id, b.cycles_used) is distinct from (a.status, a.plan_id, a.coupon_id, a.cycles_used)`,
+      where (b.status, b.plan_id, b.coupon_id, b.cycles_used)
+            is distinct from (a.status, a.plan_id, a.coupon_id, a.cycles_used)`,
       [[before, after]],
     ),
   );

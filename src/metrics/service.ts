@@ -151,8 +151,8 @@ function movementsOf(changes: StateChange[], pricing: PricingOf) {
   for (const c of changes) {
     const before = contribution(c.status_before, c.plan_before, c.coupon_before, c.cycles_before);
     const after = contribution(c.status_after, c.plan_after, c.coupon_after, c.cycles_after);
-    const was = before && before.amount.gt(0) ? before : null;
-    const is = after && after.amount.gt(0) ? after : null;
+    const was = before?.amount.gt(0) ? before : null;
+    const is = after?.amount.gt(0) ? after : null;
     if (was && is && was.currency === is.currency) {
       if (is.amount.gt(was.amount)) sums.expansion.add(is.currency, is.amount.minus(was.amount));
       if (is.amount.lt(was.amount)) sums.contraction.add(is.currency, was.amount.minus(is.amount));

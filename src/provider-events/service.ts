@@ -19,7 +19,8 @@ import { receiveProviderPayment } from '../settlement/service.ts';
 import { lockSubscription } from '../subscriptions/service.ts';
 import { transitionSubscription } from '../subscriptions/transitions.ts';
 import { applyProviderEventJob } from './apply-event.job.ts';
-import { effectOf, MalformedEventError, readEnvelope, type ProviderEffect } from './parse.ts';
+import { effectOf, type ProviderEffect } from './effect.ts';
+import { MalformedEventError, readEnvelope } from './parse.ts';
 import {
   findProviderEventRow,
   insertProviderEventRow,
@@ -222,7 +223,8 @@ export async function applyProviderEvent(
         isForeignKeyViolation(error);
       if (!permanent) throw error;
       const reason = isForeignKeyViolation(error)
-        ? `the event names a row that does not exist (${(error as { constraint?: string }).constraint ?? 'foreign key'})`
+        ? `the event names a row that does not exist ` +
+          `(${(error as { constraint?: string }).constraint ?? 'foreign key'})`
         : (error as Error).message;
       return updateProviderEventRow(trx, id, {
         status: 'failed',
@@ -242,7 +244,7 @@ export async function applyProviderEvent(
 export async function giveUpProviderEvent(db: Db, id: string, reason: string): Promise<ProviderEventRow | undefined> {
   return inTransaction(db, async (trx) => {
     const event = await lockProviderEventRow(trx, id);
-    if (!event || event.status !== 'received') return event;
+    if (event?.status !== 'received') return event;
     return updateProviderEventRow(trx, id, {
       status: 'failed',
       failure_reason: `gave up after ${event.attempts + 1} attempts: ${reason}`,

@@ -1,6 +1,6 @@
 import { defineJobHandler } from '../queue/job.ts';
 import { resumePendingRefundsJob } from './resume-pending.job.ts';
-import { resumePendingRefunds } from './service.ts';
+import { resumePendingRefunds } from './resume.ts';
 
 export const resumePendingRefundsHandler = defineJobHandler(resumePendingRefundsJob, {
   async run(deps) {

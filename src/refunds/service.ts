@@ -6,7 +6,7 @@ import type { PageQuery } from '../db/paginate.ts';
 import { formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import type { PaymentRow } from '../payments/repo.ts';
-import { findPayment, lockPayment, setPaymentRefunds } from '../payments/service.ts';
+import { lockPayment, setPaymentRefunds } from '../payments/service.ts';
 import { PROVIDER_TIMEOUT_MS } from '../providers/call.ts';
 import { RefundGatewayError, type ProviderRefundConfig, type RefundGateway } from './gateway.ts';
 import { refundGatewayFor } from './gateway-registry.ts';
@@ -19,14 +19,13 @@ import {
   leaseRefundRow,
   listRefundRows,
   listRefundRowsOfPayments,
-  listStalePendingRefundIds,
   pendingRefundAskedAgain,
   pendingRefundTotal,
   releaseRefundLease,
   type RefundRow,
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
-import { SYSTEM_ACTOR, type Actor } from '../actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits, type AuditEntry } from '../audit/service.ts';
 
 export interface RefundOptions {
@@ -38,7 +37,7 @@ export interface RefundOptions {
   requestIntent?: string;
 }
 
-const gatewaysOf = (options: RefundOptions) =>
+export const gatewaysOf = (options: RefundOptions) =>
   options.gatewayFor ?? ((method: string) => refundGatewayFor(method, options.config));
 
 /** Adds a completed refund to its locked payment: refunded_amount and the payment's status move together. */
@@ -74,10 +73,10 @@ function auditRefund(trx: Db, actor: Actor, before: PaymentRow, after: PaymentRo
 
 /** How long one ask of the provider holds a reservation: far beyond the call's own timeout and the commit after it. */
 const CALL_LEASE_MS = 6 * PROVIDER_TIMEOUT_MS;
-const leaseEnd = (now: Date) => new Date(now.getTime() + CALL_LEASE_MS);
+export const leaseEnd = (now: Date) => new Date(now.getTime() + CALL_LEASE_MS);
 
 /** A reservation leased for one ask of its provider, with the Idempotency-Key that ask goes under. */
-interface Reservation {
+export interface Reservation {
   refund: RefundRow;
   payment: PaymentRow;
   gateway: RefundGateway;
@@ -92,7 +91,7 @@ type AskOutcome = { kind: 'refunded'; refund: RefundRow } | { kind: 'refused' | 
  * refunded, so the reservation stays `pending` and holds its amount, its lease released; asking again under
  * the same Idempotency-Key answers the refund made, or makes it now, never a second one.
  */
-async function askProvider(db: Db, r: Reservation, actor: Actor): Promise<AskOutcome> {
+export async function askProvider(db: Db, r: Reservation, actor: Actor): Promise<AskOutcome> {
   let providerRefundId: string;
   try {
     ({ providerRefundId } = await r.gateway.refund(r.payment, r.refund.amount, r.idempotencyKey));
@@ -110,7 +109,8 @@ function unknownOutcome(error: RefundGatewayError, r: Reservation, underRequestK
   const held = `${formatMoney(r.refund.amount, r.refund.currency)} ${r.refund.currency}`;
   const next = underRequestKey
     ? 'sending this request again with the same Idempotency-Key completes it without refunding twice'
-    : `${held} stay reserved as pending refund ${r.refund.id}, and asking for the same refund again (this payment, this amount) completes it without refunding twice`;
+    : `${held} stay reserved as pending refund ${r.refund.id}, and asking for the same refund again (this payment, ` +
+      `this amount) completes it without refunding twice`;
   return new AppError('provider_error', `${error.message}; whether the refund was made is unknown: ${next}`);
 }
 
@@ -131,7 +131,8 @@ async function resumableRefund(
   if (await pendingRefundAskedAgain(trx, payment.id, amount, now, new Date(now.getTime() - CALL_LEASE_MS))) {
     throw new AppError(
       'request_in_progress',
-      `A pending refund of ${formatMoney(amount, payment.currency)} ${payment.currency} of this payment is being asked of the provider again right now; ask again in a minute`,
+      `A pending refund of ${formatMoney(amount, payment.currency)} ${payment.currency} of this payment is being ` +
+        `asked of the provider again right now; ask again in a minute`,
     );
   }
   return undefined;
@@ -182,7 +183,9 @@ export async function createRefund(
       .minus(payment.refunded_amount)
       .minus(await pendingRefundTotal(trx, payment.id));
     if (amount.lte(0) || amount.gt(refundable)) {
-      const message = `must be greater than 0 and at most what is left to refund, ${formatMoney(refundable, payment.currency)} ${payment.currency}`;
+      const message =
+        `must be greater than 0 and at most what is left to refund, ` +
+        `${formatMoney(refundable, payment.currency)} ${payment.currency}`;
       throw new AppError('amount_exceeds_refundable', `The amount ${message}`, {
         details: [{ path: 'amount', message }],
       });
@@ -238,54 +241,6 @@ async function completeRefund(db: Db, refundId: string, providerRefundId: string
     await auditRefund(trx, actor, payment!, await addRefundToPayment(trx, payment!, completed.amount), completed);
     return completed;
   });
-}
-
-/** Leases a stale reservation for the sweep, under its payment's lock (as a request asking again does). */
-async function leaseStaleRefund(
-  db: Db,
-  id: string,
-  gatewayFor: (method: string) => RefundGateway | undefined,
-  now: Date,
-): Promise<Reservation | undefined> {
-  return inTransaction(db, async (trx) => {
-    const found = await findRefundRow(trx, id);
-    const payment = found && (await lockPayment(trx, found.payment_id));
-    const gateway = payment && gatewayFor(payment.payment_method);
-    if (!payment || !gateway) return undefined;
-    const refund = await leaseRefundRow(trx, id, leaseEnd(now), now, payment.currency);
-    return refund && { refund, payment, gateway, idempotencyKey: refund.id };
-  });
-}
-
-/**
- * Finishes reservations nobody asked for again: left `pending` by a process that stopped between the
- * provider call and its record, or by a call whose outcome was unknown (for a scheduled sweep). Asks the
- * provider again with the same Idempotency-Key, which answers the refund it made (or makes it now), and
- * records it; a refusal releases the reservation; an unknown outcome leaves it for the next run. Only
- * reservations older than `olderThanMs` are touched, far beyond the 10 s a live request can spend on the call.
- */
-export async function resumePendingRefunds(
-  db: Db,
-  options: RefundOptions & { olderThanMs?: number; limit?: number },
-): Promise<{ completed: number; released: number; left: number }> {
-  const now = options.now ?? new Date();
-  const gatewayFor = gatewaysOf(options);
-  const ids = await listStalePendingRefundIds(
-    db,
-    new Date(now.getTime() - (options.olderThanMs ?? 10 * 60_000)),
-    now,
-    options.limit ?? 100,
-  );
-  const outcome = { completed: 0, released: 0, left: 0 };
-  for (const id of ids) {
-    const reservation = await leaseStaleRefund(db, id, gatewayFor, now);
-    // Finished by the sweep, not by the admin who asked for it: the row's actor is `system`.
-    const asked = reservation && (await askProvider(db, reservation, SYSTEM_ACTOR));
-    if (asked?.kind === 'refunded') outcome.completed += 1;
-    else if (asked?.kind === 'refused') outcome.released += 1;
-    else outcome.left += 1;
-  }
-  return outcome;
 }
 
 export function listRefunds(db: Db, page: PageQuery, filters: { paymentId?: string }) {

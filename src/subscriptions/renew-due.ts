@@ -6,14 +6,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/knex.ts';
 import type { Clock } from '../invoices/issue.ts';
 import { claimDueSubscriptions } from './renewal-repo.ts';
-import {
-  addResult,
-  emptyResult,
-  renewLockedSubscriptions,
-  renewSubscription,
-  type IssueOrder,
-  type RenewalResult,
-} from './renew.ts';
+import { renewLockedSubscriptions, renewSubscription, type IssueOrder } from './renew.ts';
+import { addResult, emptyResult, type RenewalResult } from './renewal-plan.ts';
 import type { SubscriptionRow } from './repo.ts';
 
 export interface SweepRenewals extends RenewalResult {

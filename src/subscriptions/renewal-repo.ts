@@ -55,9 +55,9 @@ export async function updateRenewedSubscriptionRows(db: Db, changes: RenewalChan
         set status = v.status, period_number = v.period_number, current_period_start = v.current_period_start,
             current_period_end = v.current_period_end, cancel_at_period_end = v.cancel_at_period_end,
             canceled_at = v.canceled_at, coupon_cycles_used = v.coupon_cycles_used, updated_at = v.updated_at
-       from jsonb_to_recordset(?::jsonb) as v(id uuid, status text, period_number integer, current_period_start timestamptz,
-              current_period_end timestamptz, cancel_at_period_end boolean, canceled_at timestamptz, coupon_cycles_used integer,
-              updated_at timestamptz)
+       from jsonb_to_recordset(?::jsonb) as v(id uuid, status text, period_number integer,
+              current_period_start timestamptz, current_period_end timestamptz, cancel_at_period_end boolean,
+              canceled_at timestamptz, coupon_cycles_used integer, updated_at timestamptz)
       where s.id = v.id and s.id = any(?::uuid[])`,
     // The ids again as an array: the planner cannot size the JSON's rows (it guesses 100) and would hash-join them with
     // a

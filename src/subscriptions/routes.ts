@@ -86,7 +86,8 @@ export const subscriptionRoutes = [
     auth: 'admin',
     tag,
     summary:
-      "Replace the plan, prorated by seconds unless prorate is false; prorationDate (within the last hour) prorates from a preview's instant",
+      'Replace the plan, prorated by seconds unless prorate is false; ' +
+      "prorationDate (within the last hour) prorates from a preview's instant",
     params: idParams,
     body: changePlanBody,
     responses: {

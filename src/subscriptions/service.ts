@@ -12,7 +12,6 @@ import { createInvoices } from '../invoices/issue.ts';
 import type { Clock } from '../invoices/service.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { requirePlan, requireUsablePlan } from '../plans/service.ts';
-import type { LineInput } from '../pricing/lines.ts';
 import { periodLines } from '../pricing/plan-lines.ts';
 import { invoicePeriod, periodInvoice, type Period } from './invoicing.ts';
 import { boundary } from './periods.ts';

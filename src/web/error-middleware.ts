@@ -18,17 +18,25 @@ const CONNECTION_ERROR_CODES = new Set([
   '08006',
 ]);
 
+// pg's and knex's own words for a connection lost or never made; a pooled client that lost its server while idle
+// says "not queryable" when it is next used.
+const UNAVAILABLE = new RegExp(
+  [
+    'Connection terminated',
+    'Connection ended unexpectedly',
+    'is not queryable',
+    'timeout exceeded when trying to connect',
+    'Timeout acquiring a connection',
+    'the database system is (starting up|shutting down)',
+  ].join('|'),
+);
+
 /** True for failures that mean "the database is not reachable", which answer 503 rather than 500. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string; name?: string };
   if (e?.code && CONNECTION_ERROR_CODES.has(e.code)) return true;
   if (e?.name === 'KnexTimeoutError') return true;
-  const message = e?.message ?? '';
-  // pg's and knex's own words for a connection lost or never made; a pooled client that lost its server while idle
-  // says "not queryable" when it is next used.
-  return /Connection terminated|Connection ended unexpectedly|is not queryable|timeout exceeded when trying to connect|Timeout acquiring a connection|the database system is (starting up|shutting down)/.test(
-    message,
-  );
+  return UNAVAILABLE.test(e?.message ?? '');
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 import { DELIVERIES_DUE_CHANNEL } from '../events/fanout.ts';
-import type { EventRow } from '../events/repo.ts';
 
 export interface EndpointRow {
   id: string;

@@ -359,7 +359,8 @@ test.serial(
     const created = (await kit.app.db('customers').where({ id: risky.id }).first()).created_at.toISOString();
     t.is(
       line,
-      `${risky.id},"'=HYPERLINK(""http://evil"")",${risky.email},"Csv, ""Quoted"" Co",enterprise,USD,0.00,1234.56,${created}`,
+      `${risky.id},"'=HYPERLINK(""http://evil"")",${risky.email},"Csv, ""Quoted"" ` +
+        `Co",enterprise,USD,0.00,1234.56,${created}`,
     );
 
     const enterprise = await get('?tier=enterprise');
@@ -395,7 +396,9 @@ test.serial('list and detail read at 360 px without sideways scrolling, with one
     const { page, close } = await kit.adminPage(path, 360);
     t.is((await page.$$('h1')).length, 1, path);
     t.false(await scrollsSideways(page), path);
-    await page.$$eval('details', (ds) => ds.forEach((d) => d.setAttribute('open', '')));
+    await page.$$eval('details', (ds) => {
+      for (const d of ds) d.setAttribute('open', '');
+    });
     t.false(await scrollsSideways(page), `${path} with its forms open`);
     await close();
   }

@@ -59,7 +59,8 @@ export async function submitForm(page: Page, action: string, values: Record<stri
         const form = Array.from(document.querySelectorAll('form')).find((f) => f.getAttribute('action') === action);
         if (!form)
           throw new Error(
-            `no form posting to ${action} on ${location.pathname}: ${document.querySelector('h1')?.textContent ?? document.body.textContent?.slice(0, 300)}`,
+            `no form posting to ${action} on ${location.pathname}: ` +
+              `${document.querySelector('h1')?.textContent ?? document.body.textContent?.slice(0, 300)}`,
           );
         for (const [name, value] of Object.entries(values)) {
           const input = form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null;
@@ -87,6 +88,7 @@ export function fieldValue(page: Page, action: string, name: string): Promise<st
 }
 
 /** The page's text, whitespace collapsed. */
+// biome-ignore lint/performance/useDomNodeTextContent: the text as shown; textContent adds hidden text, joins blocks
 export const pageText = async (page: Page) => (await page.evaluate(() => document.body.innerText)).replace(/\s+/g, ' ');
 
 /** A CSV answer as rows of cells (the exports quote only cells with commas, quotes or line breaks). */
@@ -98,16 +100,27 @@ export function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i += 1) {
     const ch = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), (i += 1);
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else if (ch === '"') quoted = false;
       else cell += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(cell), (cell = '');
-    else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(cell), rows.push(row), (row = []), (cell = ''), (i += 1);
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i += 1;
     } else cell += ch;
   }
-  if (cell !== '' || row.length > 0) row.push(cell), rows.push(row);
+  if (cell !== '' || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
   return rows;
 }
 

@@ -76,40 +76,43 @@ test('the list shows number, customer, status, total, amount due, due date and c
   await close();
 });
 
-test('filters: status, customerId and created from/to (to includes its day), kept in the form and the export link', async (t) => {
-  const c = await customer(db());
-  const early = await invoiceFor(db(), c.id, { at: new Date('2026-04-01T00:00:00Z') });
-  const mid = await invoiceFor(db(), c.id, { status: 'draft', at: new Date('2026-04-02T23:59:59Z') });
-  const late = await invoiceFor(db(), c.id, { at: new Date('2026-04-03T00:00:00Z') });
-  const other = await invoiceFor(db(), (await customer(db())).id, { at: new Date('2026-04-02T10:00:00Z') });
-  const numbers = async (query: string) => {
-    const { page, close } = await kit.adminPage(`/admin/invoices?${query}`);
-    const found = await texts(page, 'tbody tr td:first-child');
-    const exportHref = await page.$eval('.export a', (a) => a.getAttribute('href'));
-    await close();
-    return { found, exportHref };
-  };
-  t.deepEqual((await numbers(`customerId=${c.id}`)).found, [
-    late.invoice_number,
-    mid.invoice_number,
-    early.invoice_number,
-  ]);
-  t.deepEqual((await numbers(`customerId=${c.id}&status=draft`)).found, [mid.invoice_number]);
-  t.deepEqual((await numbers(`customerId=${c.id}&status=issued`)).found, [late.invoice_number, early.invoice_number]);
-  const ranged = await numbers(`customerId=${c.id}&from=2026-04-02&to=2026-04-02`);
-  t.deepEqual(ranged.found, [mid.invoice_number]);
-  t.is(ranged.exportHref, `/admin/invoices/export.csv?customerId=${c.id}&from=2026-04-02&to=2026-04-02`);
-  t.deepEqual((await numbers('from=2026-04-02&to=2026-04-02')).found, [mid.invoice_number, other.invoice_number]);
-  t.deepEqual((await numbers(`customerId=${c.id}&to=2026-04-01`)).found, [early.invoice_number]);
+test(
+  'filters: status, customerId and created from/to (to includes its day), ' + 'kept in the form and the export link',
+  async (t) => {
+    const c = await customer(db());
+    const early = await invoiceFor(db(), c.id, { at: new Date('2026-04-01T00:00:00Z') });
+    const mid = await invoiceFor(db(), c.id, { status: 'draft', at: new Date('2026-04-02T23:59:59Z') });
+    const late = await invoiceFor(db(), c.id, { at: new Date('2026-04-03T00:00:00Z') });
+    const other = await invoiceFor(db(), (await customer(db())).id, { at: new Date('2026-04-02T10:00:00Z') });
+    const numbers = async (query: string) => {
+      const { page, close } = await kit.adminPage(`/admin/invoices?${query}`);
+      const found = await texts(page, 'tbody tr td:first-child');
+      const exportHref = await page.$eval('.export a', (a) => a.getAttribute('href'));
+      await close();
+      return { found, exportHref };
+    };
+    t.deepEqual((await numbers(`customerId=${c.id}`)).found, [
+      late.invoice_number,
+      mid.invoice_number,
+      early.invoice_number,
+    ]);
+    t.deepEqual((await numbers(`customerId=${c.id}&status=draft`)).found, [mid.invoice_number]);
+    t.deepEqual((await numbers(`customerId=${c.id}&status=issued`)).found, [late.invoice_number, early.invoice_number]);
+    const ranged = await numbers(`customerId=${c.id}&from=2026-04-02&to=2026-04-02`);
+    t.deepEqual(ranged.found, [mid.invoice_number]);
+    t.is(ranged.exportHref, `/admin/invoices/export.csv?customerId=${c.id}&from=2026-04-02&to=2026-04-02`);
+    t.deepEqual((await numbers('from=2026-04-02&to=2026-04-02')).found, [mid.invoice_number, other.invoice_number]);
+    t.deepEqual((await numbers(`customerId=${c.id}&to=2026-04-01`)).found, [early.invoice_number]);
 
-  const { page, close } = await kit.adminPage(`/admin/invoices?customerId=${c.id}&status=draft&from=2026-04-02`);
-  t.is(await page.$eval('#filter-status', (s) => (s as HTMLSelectElement).value), 'draft');
-  t.is(await page.$eval('#filter-customer', (s) => (s as HTMLInputElement).value), c.id);
-  t.is(await page.$eval('#filter-from', (s) => (s as HTMLInputElement).value), '2026-04-02');
-  await page.goto(`${kit.app.baseUrl}/admin/invoices?status=bogus`);
-  t.regex(await pageText(page), /filter it does not understand/);
-  await close();
-});
+    const { page, close } = await kit.adminPage(`/admin/invoices?customerId=${c.id}&status=draft&from=2026-04-02`);
+    t.is(await page.$eval('#filter-status', (s) => (s as HTMLSelectElement).value), 'draft');
+    t.is(await page.$eval('#filter-customer', (s) => (s as HTMLInputElement).value), c.id);
+    t.is(await page.$eval('#filter-from', (s) => (s as HTMLInputElement).value), '2026-04-02');
+    await page.goto(`${kit.app.baseUrl}/admin/invoices?status=bogus`);
+    t.regex(await pageText(page), /filter it does not understand/);
+    await close();
+  },
+);
 
 test('C-4: 50 a page, the next page by cursor keeps the filters', async (t) => {
   const c = await customer(db());
@@ -124,37 +127,40 @@ test('C-4: 50 a page, the next page by cursor keeps the filters', async (t) => {
   await close();
 });
 
-test('create: the form creates an invoice with its filled lines and lands on its page with a confirmation', async (t) => {
-  const c = await customer(db());
-  const { page, close } = await kit.adminPage('/admin/invoices');
-  await submitForm(page, '/admin/invoices', {
-    customerId: c.id,
-    currency: 'eur',
-    dueDate: '2026-12-31',
-    status: 'issued',
-    taxRate: '10',
-    'lineItems[0][description]': 'Consulting',
-    'lineItems[0][quantity]': '3',
-    'lineItems[0][unitPrice]': '100.00',
-    'lineItems[2][description]': 'Travel',
-    'lineItems[2][unitPrice]': '45.50',
-  });
-  const invoice = await db()('invoices').where({ customer_id: c.id }).first();
-  t.truthy(invoice);
-  t.is(new URL(page.url()).pathname, `/admin/invoices/${invoice.id}`);
-  t.deepEqual(await texts(page, '.notice'), [`Invoice ${invoice.invoice_number} created (issued).`]);
-  t.like(invoice, { status: 'issued', currency: 'EUR', tax_amount: '34.55', total: '380.05' });
-  t.is(invoice.due_date.toISOString(), '2026-12-31T00:00:00.000Z');
-  const lines = await db()('invoice_line_items').where({ invoice_id: invoice.id }).orderBy('position');
-  t.deepEqual(
-    lines.map((l) => [l.description, l.quantity, l.unit_price]),
-    [
-      ['Consulting', 3, '100.00'],
-      ['Travel', 1, '45.50'],
-    ],
-  );
-  await close();
-});
+test(
+  'create: the form creates an invoice with its filled ' + 'lines and lands on its page with a confirmation',
+  async (t) => {
+    const c = await customer(db());
+    const { page, close } = await kit.adminPage('/admin/invoices');
+    await submitForm(page, '/admin/invoices', {
+      customerId: c.id,
+      currency: 'eur',
+      dueDate: '2026-12-31',
+      status: 'issued',
+      taxRate: '10',
+      'lineItems[0][description]': 'Consulting',
+      'lineItems[0][quantity]': '3',
+      'lineItems[0][unitPrice]': '100.00',
+      'lineItems[2][description]': 'Travel',
+      'lineItems[2][unitPrice]': '45.50',
+    });
+    const invoice = await db()('invoices').where({ customer_id: c.id }).first();
+    t.truthy(invoice);
+    t.is(new URL(page.url()).pathname, `/admin/invoices/${invoice.id}`);
+    t.deepEqual(await texts(page, '.notice'), [`Invoice ${invoice.invoice_number} created (issued).`]);
+    t.like(invoice, { status: 'issued', currency: 'EUR', tax_amount: '34.55', total: '380.05' });
+    t.is(invoice.due_date.toISOString(), '2026-12-31T00:00:00.000Z');
+    const lines = await db()('invoice_line_items').where({ invoice_id: invoice.id }).orderBy('position');
+    t.deepEqual(
+      lines.map((l) => [l.description, l.quantity, l.unit_price]),
+      [
+        ['Consulting', 3, '100.00'],
+        ['Travel', 1, '45.50'],
+      ],
+    );
+    await close();
+  },
+);
 
 test(
   'create refused: an unknown customer or a bad price shows the service message, keeps what was typed, creates ' +
@@ -259,31 +265,34 @@ test('an unknown or malformed invoice id is a 404 page', async (t) => {
   await close();
 });
 
-test('status actions: draft to issued, issued to void, issued to paid; the page offers only what the status allows', async (t) => {
-  const c = await customer(db());
-  const draft = await invoiceFor(db(), c.id, { status: 'draft' });
-  const { page, close } = await kit.adminPage(`/admin/invoices/${draft.id}`);
-  t.deepEqual(await page.$$eval('select[name=status] option', (os) => os.map((o) => o.textContent)), [
-    'issued',
-    'void',
-  ]);
-  t.is(await page.$(`form[action="/admin/invoices/${draft.id}/payments"]`), null);
-  await submitForm(page, `/admin/invoices/${draft.id}/status`, { status: 'issued' });
-  t.is(new URL(page.url()).pathname, `/admin/invoices/${draft.id}`);
-  t.deepEqual(await texts(page, '.notice'), [`Invoice ${draft.invoice_number} is now issued.`]);
-  t.is((await db()('invoices').where({ id: draft.id }).first()).status, 'issued');
-  await submitForm(page, `/admin/invoices/${draft.id}/status`, { status: 'void' });
-  t.deepEqual(await texts(page, '.notice'), [`Invoice ${draft.invoice_number} is now void.`]);
-  t.is((await db()('invoices').where({ id: draft.id }).first()).status, 'void');
-  t.is(await page.$('form[action$="/status"]'), null);
+test(
+  'status actions: draft to issued, issued to void, issued to paid; ' + 'the page offers only what the status allows',
+  async (t) => {
+    const c = await customer(db());
+    const draft = await invoiceFor(db(), c.id, { status: 'draft' });
+    const { page, close } = await kit.adminPage(`/admin/invoices/${draft.id}`);
+    t.deepEqual(await page.$$eval('select[name=status] option', (os) => os.map((o) => o.textContent)), [
+      'issued',
+      'void',
+    ]);
+    t.is(await page.$(`form[action="/admin/invoices/${draft.id}/payments"]`), null);
+    await submitForm(page, `/admin/invoices/${draft.id}/status`, { status: 'issued' });
+    t.is(new URL(page.url()).pathname, `/admin/invoices/${draft.id}`);
+    t.deepEqual(await texts(page, '.notice'), [`Invoice ${draft.invoice_number} is now issued.`]);
+    t.is((await db()('invoices').where({ id: draft.id }).first()).status, 'issued');
+    await submitForm(page, `/admin/invoices/${draft.id}/status`, { status: 'void' });
+    t.deepEqual(await texts(page, '.notice'), [`Invoice ${draft.invoice_number} is now void.`]);
+    t.is((await db()('invoices').where({ id: draft.id }).first()).status, 'void');
+    t.is(await page.$('form[action$="/status"]'), null);
 
-  const issued = await invoiceFor(db(), c.id);
-  await page.goto(`${kit.app.baseUrl}/admin/invoices/${issued.id}`);
-  await submitForm(page, `/admin/invoices/${issued.id}/status`, { status: 'paid' });
-  t.deepEqual(await texts(page, '.notice'), [`Invoice ${issued.invoice_number} is now paid.`]);
-  t.is((await db()('invoices').where({ id: issued.id }).first()).status, 'paid');
-  await close();
-});
+    const issued = await invoiceFor(db(), c.id);
+    await page.goto(`${kit.app.baseUrl}/admin/invoices/${issued.id}`);
+    await submitForm(page, `/admin/invoices/${issued.id}/status`, { status: 'paid' });
+    t.deepEqual(await texts(page, '.notice'), [`Invoice ${issued.invoice_number} is now paid.`]);
+    t.is((await db()('invoices').where({ id: issued.id }).first()).status, 'paid');
+    await close();
+  },
+);
 
 test('status refused: the service message shows in the open form and nothing changes', async (t) => {
   const c = await customer(db());
@@ -331,146 +340,160 @@ test('status refused: the service message shows in the open form and nothing cha
   await close();
 });
 
-test('payment: recorded from the page; refused above the amount due with the service message and nothing recorded', async (t) => {
-  const c = await customer(db());
-  const invoice = await invoiceFor(db(), c.id, { unitPrice: '80.00' });
-  const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
-  const action = `/admin/invoices/${invoice.id}/payments`;
-  t.is(await fieldValue(page, action, 'amount'), '80.00');
-  await submitForm(page, action, { amount: '30.00', paymentMethod: 'bank_transfer', providerReference: 'wire-1' });
-  t.deepEqual(await texts(page, '.notice'), ['Payment of 30.00 USD recorded.']);
-  t.like(await db()('payments').where({ invoice_id: invoice.id }).first(), {
-    amount: '30.00',
-    payment_method: 'bank_transfer',
-    provider_reference: 'wire-1',
-  });
-  t.true((await pageText(page)).includes('Amount due 50.00 USD'));
+test(
+  'payment: recorded from the page; ' + 'refused above the amount due with the service message and nothing recorded',
+  async (t) => {
+    const c = await customer(db());
+    const invoice = await invoiceFor(db(), c.id, { unitPrice: '80.00' });
+    const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
+    const action = `/admin/invoices/${invoice.id}/payments`;
+    t.is(await fieldValue(page, action, 'amount'), '80.00');
+    await submitForm(page, action, { amount: '30.00', paymentMethod: 'bank_transfer', providerReference: 'wire-1' });
+    t.deepEqual(await texts(page, '.notice'), ['Payment of 30.00 USD recorded.']);
+    t.like(await db()('payments').where({ invoice_id: invoice.id }).first(), {
+      amount: '30.00',
+      payment_method: 'bank_transfer',
+      provider_reference: 'wire-1',
+    });
+    t.true((await pageText(page)).includes('Amount due 50.00 USD'));
 
-  const payments = await count('payments', { invoice_id: invoice.id });
-  await submitForm(page, action, { amount: '50.01', paymentMethod: 'manual', providerReference: 'typed-ref' });
-  t.regex((await texts(page, '.error'))[0]!, /at most the amount due, 50\.00 USD.*amount_exceeds_due/);
-  t.is(await fieldValue(page, action, 'amount'), '50.01');
-  t.is(await fieldValue(page, action, 'providerReference'), 'typed-ref');
-  t.is(await page.$eval('#f-invoice-payment-amount', (i) => i.getAttribute('aria-invalid')), 'true');
-  t.is(await count('payments', { invoice_id: invoice.id }), payments);
-  t.is((await db()('invoices').where({ id: invoice.id }).first()).amount_paid, '30.00');
-  await close();
-});
+    const payments = await count('payments', { invoice_id: invoice.id });
+    await submitForm(page, action, { amount: '50.01', paymentMethod: 'manual', providerReference: 'typed-ref' });
+    t.regex((await texts(page, '.error'))[0]!, /at most the amount due, 50\.00 USD.*amount_exceeds_due/);
+    t.is(await fieldValue(page, action, 'amount'), '50.01');
+    t.is(await fieldValue(page, action, 'providerReference'), 'typed-ref');
+    t.is(await page.$eval('#f-invoice-payment-amount', (i) => i.getAttribute('aria-invalid')), 'true');
+    t.is(await count('payments', { invoice_id: invoice.id }), payments);
+    t.is((await db()('invoices').where({ id: invoice.id }).first()).amount_paid, '30.00');
+    await close();
+  },
+);
 
-test('credit note: issued from the page; refused above the invoice total with the service message and nothing issued', async (t) => {
-  const c = await customer(db());
-  const invoice = await invoiceFor(db(), c.id, { unitPrice: '40.00' });
-  const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
-  const action = `/admin/invoices/${invoice.id}/credit-notes`;
-  await submitForm(page, action, { amount: '15.00', reason: 'damaged' });
-  const note = await db()('credit_notes').where({ invoice_id: invoice.id }).first();
-  t.deepEqual(await texts(page, '.notice'), [`Credit note ${note.number} of 15.00 USD issued.`]);
-  t.is((await db()('invoices').where({ id: invoice.id }).first()).credited_amount, '15.00');
+test(
+  'credit note: issued from the page; ' + 'refused above the invoice total with the service message and nothing issued',
+  async (t) => {
+    const c = await customer(db());
+    const invoice = await invoiceFor(db(), c.id, { unitPrice: '40.00' });
+    const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
+    const action = `/admin/invoices/${invoice.id}/credit-notes`;
+    await submitForm(page, action, { amount: '15.00', reason: 'damaged' });
+    const note = await db()('credit_notes').where({ invoice_id: invoice.id }).first();
+    t.deepEqual(await texts(page, '.notice'), [`Credit note ${note.number} of 15.00 USD issued.`]);
+    t.is((await db()('invoices').where({ id: invoice.id }).first()).credited_amount, '15.00');
 
-  const notes = await count('credit_notes', { invoice_id: invoice.id });
-  await submitForm(page, action, { amount: '30.00', reason: 'too much' });
-  t.regex((await texts(page, '.error'))[0]!, /amount_exceeds_invoice/);
-  t.is(await fieldValue(page, action, 'reason'), 'too much');
-  t.is(await count('credit_notes', { invoice_id: invoice.id }), notes);
-  t.is((await db()('invoices').where({ id: invoice.id }).first()).credited_amount, '15.00');
-  await close();
-});
+    const notes = await count('credit_notes', { invoice_id: invoice.id });
+    await submitForm(page, action, { amount: '30.00', reason: 'too much' });
+    t.regex((await texts(page, '.error'))[0]!, /amount_exceeds_invoice/);
+    t.is(await fieldValue(page, action, 'reason'), 'too much');
+    t.is(await count('credit_notes', { invoice_id: invoice.id }), notes);
+    t.is((await db()('invoices').where({ id: invoice.id }).first()).credited_amount, '15.00');
+    await close();
+  },
+);
 
-test('refund: beside its payment; refused beyond what is left, on the invoice page, with nothing refunded', async (t) => {
-  const c = await customer(db());
-  const invoice = await invoiceFor(db(), c.id, { unitPrice: '60.00' });
-  const payment = await payManually(db(), invoice.id, '60.00', { method: 'manual' });
-  const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
-  const action = `/admin/payments/${payment.id}/refunds`;
-  await submitForm(page, action, { amount: '20.00', reason: 'partial return' });
-  t.is(new URL(page.url()).pathname, `/admin/invoices/${invoice.id}`);
-  t.deepEqual(await texts(page, '.notice'), ['Refund of 20.00 USD recorded.']);
-  t.like(await db()('payments').where({ id: payment.id }).first(), {
-    refunded_amount: '20.00',
-    status: 'partially_refunded',
-  });
+test(
+  'refund: beside its payment; ' + 'refused beyond what is left, on the invoice page, with nothing refunded',
+  async (t) => {
+    const c = await customer(db());
+    const invoice = await invoiceFor(db(), c.id, { unitPrice: '60.00' });
+    const payment = await payManually(db(), invoice.id, '60.00', { method: 'manual' });
+    const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
+    const action = `/admin/payments/${payment.id}/refunds`;
+    await submitForm(page, action, { amount: '20.00', reason: 'partial return' });
+    t.is(new URL(page.url()).pathname, `/admin/invoices/${invoice.id}`);
+    t.deepEqual(await texts(page, '.notice'), ['Refund of 20.00 USD recorded.']);
+    t.like(await db()('payments').where({ id: payment.id }).first(), {
+      refunded_amount: '20.00',
+      status: 'partially_refunded',
+    });
 
-  const refunds = await count('refunds', { payment_id: payment.id });
-  await submitForm(page, action, { amount: '40.01', reason: 'everything' });
-  t.is(new URL(page.url()).pathname, action);
-  t.deepEqual(await texts(page, 'h1'), [`Invoice ${invoice.invoice_number}`]);
-  t.regex((await texts(page, '.error'))[0]!, /at most what is left to refund, 40\.00 USD.*amount_exceeds_refundable/);
-  t.is(await fieldValue(page, action, 'amount'), '40.01');
-  t.true(await page.$eval(`form[action="${action}"]`, (f) => (f.closest('details') as HTMLDetailsElement).open));
-  t.is(await count('refunds', { payment_id: payment.id }), refunds);
-  t.is((await db()('payments').where({ id: payment.id }).first()).refunded_amount, '20.00');
+    const refunds = await count('refunds', { payment_id: payment.id });
+    await submitForm(page, action, { amount: '40.01', reason: 'everything' });
+    t.is(new URL(page.url()).pathname, action);
+    t.deepEqual(await texts(page, 'h1'), [`Invoice ${invoice.invoice_number}`]);
+    t.regex((await texts(page, '.error'))[0]!, /at most what is left to refund, 40\.00 USD.*amount_exceeds_refundable/);
+    t.is(await fieldValue(page, action, 'amount'), '40.01');
+    t.true(await page.$eval(`form[action="${action}"]`, (f) => (f.closest('details') as HTMLDetailsElement).open));
+    t.is(await count('refunds', { payment_id: payment.id }), refunds);
+    t.is((await db()('payments').where({ id: payment.id }).first()).refunded_amount, '20.00');
 
-  await page.goto(`${kit.app.baseUrl}/admin/invoices/${invoice.id}`);
-  await submitForm(page, action, { amount: '40.00', reason: '' });
-  t.is((await db()('payments').where({ id: payment.id }).first()).status, 'refunded');
-  t.is(await page.$(`form[action="${action}"]`), null, 'nothing left to refund: no form');
-  await close();
-});
+    await page.goto(`${kit.app.baseUrl}/admin/invoices/${invoice.id}`);
+    await submitForm(page, action, { amount: '40.00', reason: '' });
+    t.is((await db()('payments').where({ id: payment.id }).first()).status, 'refunded');
+    t.is(await page.$(`form[action="${action}"]`), null, 'nothing left to refund: no form');
+    await close();
+  },
+);
 
-test('CSV export: every row with the filters, a header, decimal amounts, ISO timestamps and the formula guard', async (t) => {
-  const c = await customer(db(), '=HYPERLINK("http://evil")');
-  const first = await invoiceFor(db(), c.id, { unitPrice: '1234.5', at: new Date('2026-05-01T08:00:00Z') });
-  await payManually(db(), first.id, '34.50');
-  const second = await invoiceFor(db(), c.id, {
-    status: 'draft',
-    unitPrice: '7',
-    at: new Date('2026-05-03T08:00:00Z'),
-    currency: 'JPY',
-  });
-  const { page, close } = await kit.adminPage(`/admin/invoices?customerId=${c.id}&status=issued`);
-  t.is(
-    await page.$eval('.export a', (a) => a.getAttribute('href')),
-    `/admin/invoices/export.csv?status=issued&customerId=${c.id}`,
-  );
-  await close();
-  const [header, ...rows] = await exported({ customerId: c.id });
-  t.deepEqual(header, [
-    'id',
-    'number',
-    'customerId',
-    'customerName',
-    'status',
-    'currency',
-    'subtotal',
-    'taxRate',
-    'taxAmount',
-    'total',
-    'amountPaid',
-    'creditApplied',
-    'creditedAmount',
-    'amountDue',
-    'dueDate',
-    'issuedAt',
-    'paidAt',
-    'voidedAt',
-    'createdAt',
-  ]);
-  const col = (row: string[], name: string) => row[header!.indexOf(name)];
-  t.deepEqual(
-    rows.map((r) => col(r, 'number')),
-    [second.invoice_number, first.invoice_number],
-  );
-  t.is(col(rows[1]!, 'customerName'), `'=HYPERLINK("http://evil")`);
-  t.is(col(rows[1]!, 'total'), '1234.50');
-  t.is(col(rows[1]!, 'amountPaid'), '34.50');
-  t.is(col(rows[1]!, 'amountDue'), '1200.00');
-  t.is(col(rows[1]!, 'createdAt'), '2026-05-01T08:00:00.000Z');
-  t.is(col(rows[1]!, 'dueDate'), first.due_date!.toISOString());
-  t.is(col(rows[0]!, 'total'), '7');
-  t.is(col(rows[0]!, 'dueDate'), '');
-  t.deepEqual(
-    (await exported({ customerId: c.id, status: 'draft' })).slice(1).map((r) => col(r, 'number')),
-    [second.invoice_number],
-  );
-  t.deepEqual(
-    (await exported({ customerId: c.id, from: '2026-05-01', to: '2026-05-01' })).slice(1).map((r) => col(r, 'number')),
-    [first.invoice_number],
-  );
-  t.deepEqual(
-    (await exported({ customerId: c.id, from: '2026-05-02' })).slice(1).map((r) => col(r, 'number')),
-    [second.invoice_number],
-  );
-});
+test(
+  'CSV export: every row with the filters, a header, ' + 'decimal amounts, ISO timestamps and the formula guard',
+  async (t) => {
+    const c = await customer(db(), '=HYPERLINK("http://evil")');
+    const first = await invoiceFor(db(), c.id, { unitPrice: '1234.5', at: new Date('2026-05-01T08:00:00Z') });
+    await payManually(db(), first.id, '34.50');
+    const second = await invoiceFor(db(), c.id, {
+      status: 'draft',
+      unitPrice: '7',
+      at: new Date('2026-05-03T08:00:00Z'),
+      currency: 'JPY',
+    });
+    const { page, close } = await kit.adminPage(`/admin/invoices?customerId=${c.id}&status=issued`);
+    t.is(
+      await page.$eval('.export a', (a) => a.getAttribute('href')),
+      `/admin/invoices/export.csv?status=issued&customerId=${c.id}`,
+    );
+    await close();
+    const [header, ...rows] = await exported({ customerId: c.id });
+    t.deepEqual(header, [
+      'id',
+      'number',
+      'customerId',
+      'customerName',
+      'status',
+      'currency',
+      'subtotal',
+      'taxRate',
+      'taxAmount',
+      'total',
+      'amountPaid',
+      'creditApplied',
+      'creditedAmount',
+      'amountDue',
+      'dueDate',
+      'issuedAt',
+      'paidAt',
+      'voidedAt',
+      'createdAt',
+    ]);
+    const col = (row: string[], name: string) => row[header!.indexOf(name)];
+    t.deepEqual(
+      rows.map((r) => col(r, 'number')),
+      [second.invoice_number, first.invoice_number],
+    );
+    t.is(col(rows[1]!, 'customerName'), `'=HYPERLINK("http://evil")`);
+    t.is(col(rows[1]!, 'total'), '1234.50');
+    t.is(col(rows[1]!, 'amountPaid'), '34.50');
+    t.is(col(rows[1]!, 'amountDue'), '1200.00');
+    t.is(col(rows[1]!, 'createdAt'), '2026-05-01T08:00:00.000Z');
+    t.is(col(rows[1]!, 'dueDate'), first.due_date!.toISOString());
+    t.is(col(rows[0]!, 'total'), '7');
+    t.is(col(rows[0]!, 'dueDate'), '');
+    t.deepEqual(
+      (await exported({ customerId: c.id, status: 'draft' })).slice(1).map((r) => col(r, 'number')),
+      [second.invoice_number],
+    );
+    t.deepEqual(
+      (await exported({ customerId: c.id, from: '2026-05-01', to: '2026-05-01' }))
+        .slice(1)
+        .map((r) => col(r, 'number')),
+      [first.invoice_number],
+    );
+    t.deepEqual(
+      (await exported({ customerId: c.id, from: '2026-05-02' })).slice(1).map((r) => col(r, 'number')),
+      [second.invoice_number],
+    );
+  },
+);
 
 test('CSV export walks every row in keyset batches: more than one batch, none twice, newest first', async (t) => {
   const c = await customer(db());
@@ -505,7 +528,11 @@ test('C-8: list and invoice page at 360 px do not scroll sideways; one h1; the n
   });
   for (const path of [`/admin/invoices?customerId=${c.id}`, `/admin/invoices/${invoice.id}`]) {
     const { page, close } = await kit.adminPage(path, 360);
-    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+    await page.evaluate(() =>
+      document.querySelectorAll('details').forEach((d) => {
+        d.open = true;
+      }),
+    );
     t.false(await scrollsSideways(page), path);
     t.is((await page.$$('h1')).length, 1, path);
     t.true((await texts(page, 'nav a')).includes('Invoices'));

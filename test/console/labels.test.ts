@@ -44,64 +44,70 @@ function labelProblems(page: Page): Promise<string[]> {
       if (control.type === 'hidden') continue;
       if (!control.labels || control.labels.length === 0)
         problems.push(
-          `${control.tagName.toLowerCase()}[name=${control.name}] in form ${control.form?.getAttribute('action') ?? '(none)'} has no label`,
+          `${control.tagName.toLowerCase()}[name=${control.name}] in form ` +
+            `${control.form?.getAttribute('action') ?? '(none)'} has no label`,
         );
     }
     return problems;
   });
 }
 
-test('every label names exactly one control of its own form, and no id repeats, on every page with forms', async (t) => {
-  const db = kit.app.db;
-  const api = adminApi(kit.app, (await loginAsAdmin(kit.app.baseUrl, db)).cookie);
-  const c = await customer(db, 'Label Check Ltd');
-  const product = await productHttp(api, { name: 'Labelled', productType: 'licensed' });
-  const monthly = await planHttp(api, { productId: product.id, name: 'Monthly' });
-  await planHttp(api, { productId: product.id, name: 'Yearly', billingCycle: 'yearly', basePrice: '300.00' });
-  const subscription = await api('/api/billing/subscriptions', {
-    body: { customerId: c.id, planId: monthly.id, billingCycle: 'monthly' },
-  });
-  const license = await api('/api/licenses', { body: { customerId: c.id, productId: product.id, maxActivations: 2 } });
-  const endpoint = await createEndpoint(
-    db,
-    { url: 'http://127.0.0.1:9/hooks/labels', events: ['*'] },
-    kit.app.deps.config,
-    SYSTEM_ACTOR,
-  );
-  const invoice = await invoiceFor(db, c.id, { unitPrice: '100.00' });
-  await payManually(db, invoice.id, '30.00');
-  await payManually(db, invoice.id, '20.00');
+test(
+  'every label names exactly one control of its own form, ' + 'and no id repeats, on every page with forms',
+  async (t) => {
+    const db = kit.app.db;
+    const api = adminApi(kit.app, (await loginAsAdmin(kit.app.baseUrl, db)).cookie);
+    const c = await customer(db, 'Label Check Ltd');
+    const product = await productHttp(api, { name: 'Labelled', productType: 'licensed' });
+    const monthly = await planHttp(api, { productId: product.id, name: 'Monthly' });
+    await planHttp(api, { productId: product.id, name: 'Yearly', billingCycle: 'yearly', basePrice: '300.00' });
+    const subscription = await api('/api/billing/subscriptions', {
+      body: { customerId: c.id, planId: monthly.id, billingCycle: 'monthly' },
+    });
+    const license = await api('/api/licenses', {
+      body: { customerId: c.id, productId: product.id, maxActivations: 2 },
+    });
+    const endpoint = await createEndpoint(
+      db,
+      { url: 'http://127.0.0.1:9/hooks/labels', events: ['*'] },
+      kit.app.deps.config,
+      SYSTEM_ACTOR,
+    );
+    const invoice = await invoiceFor(db, c.id, { unitPrice: '100.00' });
+    await payManually(db, invoice.id, '30.00');
+    await payManually(db, invoice.id, '20.00');
 
-  const paths = [
-    `/admin/products/${product.id}`,
-    `/admin/invoices/${invoice.id}`,
-    '/admin/invoices',
-    '/admin/payments',
-    '/admin/customers',
-    `/admin/customers/${c.id}`,
-    '/admin/products',
-    '/admin/coupons',
-    '/admin/subscriptions',
-    `/admin/subscriptions/${subscription.body.id}`,
-    '/admin/licenses',
-    `/admin/licenses/${license.body.licenseKey}`,
-    '/admin/webhooks',
-    `/admin/webhooks/${endpoint.id}`,
-    '/admin/provider-events',
-    '/admin/lifecycle',
-    '/admin/settings',
-    '/admin/audit-log',
-  ];
-  const { page, close } = await kit.adminPage('/admin');
-  for (const path of paths) {
-    const res = await page.goto(`${kit.app.baseUrl}${path}`);
-    t.is(res!.status(), 200, path);
-    t.deepEqual(await labelProblems(page), [], path);
-  }
-  // The repeated forms are there: two plans' edit forms, two payments' refund forms.
-  await page.goto(`${kit.app.baseUrl}/admin/products/${product.id}`);
-  t.is((await page.$$('form[action*="/plans/"]')).length, 2);
-  await page.goto(`${kit.app.baseUrl}/admin/invoices/${invoice.id}`);
-  t.is((await page.$$('form[action$="/refunds"]')).length, 2);
-  await close();
-});
+    const paths = [
+      `/admin/products/${product.id}`,
+      `/admin/invoices/${invoice.id}`,
+      '/admin/invoices',
+      '/admin/payments',
+      '/admin/customers',
+      `/admin/customers/${c.id}`,
+      '/admin/products',
+      '/admin/coupons',
+      '/admin/subscriptions',
+      `/admin/subscriptions/${subscription.body.id}`,
+      '/admin/licenses',
+      `/admin/licenses/${license.body.licenseKey}`,
+      '/admin/webhooks',
+      `/admin/webhooks/${endpoint.id}`,
+      '/admin/provider-events',
+      '/admin/lifecycle',
+      '/admin/settings',
+      '/admin/audit-log',
+    ];
+    const { page, close } = await kit.adminPage('/admin');
+    for (const path of paths) {
+      const res = await page.goto(`${kit.app.baseUrl}${path}`);
+      t.is(res!.status(), 200, path);
+      t.deepEqual(await labelProblems(page), [], path);
+    }
+    // The repeated forms are there: two plans' edit forms, two payments' refund forms.
+    await page.goto(`${kit.app.baseUrl}/admin/products/${product.id}`);
+    t.is((await page.$$('form[action*="/plans/"]')).length, 2);
+    await page.goto(`${kit.app.baseUrl}/admin/invoices/${invoice.id}`);
+    t.is((await page.$$('form[action$="/refunds"]')).length, 2);
+    await close();
+  },
+);

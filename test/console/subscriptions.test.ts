@@ -374,7 +374,9 @@ test.serial('list, detail and preview read at 360 px without sideways scrolling'
   ]) {
     const { page, close } = await kit.adminPage(url, 360);
     t.is((await texts(page, 'h1')).length, 1, url);
-    await page.$$eval('details', (ds) => ds.forEach((d) => d.setAttribute('open', '')));
+    await page.$$eval('details', (ds) => {
+      for (const d of ds) d.setAttribute('open', '');
+    });
     t.false(await scrollsSideways(page), url);
     await close();
   }

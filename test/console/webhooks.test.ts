@@ -344,7 +344,9 @@ test.serial('list and endpoint page read at 360 px without sideways scrolling, w
     const { page, close } = await kit.adminPage(path, 360);
     t.is((await page.$$('h1')).length, 1, path);
     t.false(await scrollsSideways(page), path);
-    await page.$$eval('details', (ds) => ds.forEach((d) => d.setAttribute('open', '')));
+    await page.$$eval('details', (ds) => {
+      for (const d of ds) d.setAttribute('open', '');
+    });
     t.false(await scrollsSideways(page), `${path} with its forms open`);
     await close();
   }

@@ -73,28 +73,31 @@ test('on a partly paid invoice the part beyond the amount due goes to the credit
   t.like(entry, { kind: 'credit_note', amount: '30.00', invoice_id: invoice.id, credit_note_id: res.body.id });
 });
 
-test("on a paid invoice a credit note adds to the customer's credit balance, spent on open invoices oldest first", async (t) => {
-  const customer = await insertCustomer(app.db);
-  const paidInvoice = await makeInvoice(c, { customerId: customer.id, unitPrice: '60.00' });
-  await pay(c, { invoiceId: paidInvoice.id, amount: '60.00' });
-  const res = await note({ invoiceId: paidInvoice.id, amount: '40.00', reason: 'Price adjustment' });
-  t.is(res.status, 201);
-  t.like(res.body, { creditedToInvoice: '0.00', creditedToBalance: '40.00' });
-  t.like(await readInvoice(c, paidInvoice.id), { status: 'paid', creditedAmount: '0.00', amountPaid: '60.00' });
-  t.is(await balanceOf(customer.id), '40.00');
+test(
+  "on a paid invoice a credit note adds to the customer's credit balance, " + 'spent on open invoices oldest first',
+  async (t) => {
+    const customer = await insertCustomer(app.db);
+    const paidInvoice = await makeInvoice(c, { customerId: customer.id, unitPrice: '60.00' });
+    await pay(c, { invoiceId: paidInvoice.id, amount: '60.00' });
+    const res = await note({ invoiceId: paidInvoice.id, amount: '40.00', reason: 'Price adjustment' });
+    t.is(res.status, 201);
+    t.like(res.body, { creditedToInvoice: '0.00', creditedToBalance: '40.00' });
+    t.like(await readInvoice(c, paidInvoice.id), { status: 'paid', creditedAmount: '0.00', amountPaid: '60.00' });
+    t.is(await balanceOf(customer.id), '40.00');
 
-  const open = await makeInvoice(c, { customerId: customer.id, unitPrice: '25.00' });
-  t.like(open, { status: 'paid', creditApplied: '25.00' });
-  t.is(await balanceOf(customer.id), '15.00');
+    const open = await makeInvoice(c, { customerId: customer.id, unitPrice: '25.00' });
+    t.like(open, { status: 'paid', creditApplied: '25.00' });
+    t.is(await balanceOf(customer.id), '15.00');
 
-  const older = await makeInvoice(c, { customerId: customer.id, unitPrice: '50.00' });
-  const newer = await makeInvoice(c, { customerId: customer.id, unitPrice: '50.00' });
-  t.is(older.creditApplied, '15.00');
-  t.is((await note({ invoiceId: paidInvoice.id, amount: '20.00' })).status, 201);
-  t.like(await readInvoice(c, older.id), { creditApplied: '35.00', amountDue: '15.00' });
-  t.like(await readInvoice(c, newer.id), { creditApplied: '0.00', amountDue: '50.00' });
-  t.is(await balanceOf(customer.id), '0.00');
-});
+    const older = await makeInvoice(c, { customerId: customer.id, unitPrice: '50.00' });
+    const newer = await makeInvoice(c, { customerId: customer.id, unitPrice: '50.00' });
+    t.is(older.creditApplied, '15.00');
+    t.is((await note({ invoiceId: paidInvoice.id, amount: '20.00' })).status, 201);
+    t.like(await readInvoice(c, older.id), { creditApplied: '35.00', amountDue: '15.00' });
+    t.like(await readInvoice(c, newer.id), { creditApplied: '0.00', amountDue: '50.00' });
+    t.is(await balanceOf(customer.id), '0.00');
+  },
+);
 
 test('credit notes number CN-{YEAR}-{SEQ} apart from invoices and restart each year', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '100.00' });

@@ -48,79 +48,85 @@ function documentedCodes(operation: Operation, status: number): string[] | undef
   return undefined;
 }
 
-test('requests generated from the document get documented answers, and conforming ones are not refused as invalid', async (t) => {
-  t.timeout(600_000);
-  const h = await FuzzHarness.start();
-  t.teardown(() => h.close());
-  const document = (await (await fetch(`${h.app.baseUrl}/api/openapi.json`)).json()) as Document;
-  const problems: string[] = [];
-  let sent = 0;
-  // Deletes last: they would take away what the other operations name.
-  const ordered = [
-    ...allRoutes.filter((r) => r.method !== 'delete'),
-    ...allRoutes.filter((r) => r.method === 'delete'),
-  ];
+test(
+  'requests generated from the document get documented answers, ' + 'and conforming ones are not refused as invalid',
+  async (t) => {
+    t.timeout(600_000);
+    const h = await FuzzHarness.start();
+    t.teardown(() => h.close());
+    const document = (await (await fetch(`${h.app.baseUrl}/api/openapi.json`)).json()) as Document;
+    const problems: string[] = [];
+    let sent = 0;
+    // Deletes last: they would take away what the other operations name.
+    const ordered = [
+      ...allRoutes.filter((r) => r.method !== 'delete'),
+      ...allRoutes.filter((r) => r.method === 'delete'),
+    ];
 
-  async function send(
-    route: AnyRoute,
-    operation: Operation,
-    path: string,
-    body: unknown,
-    conformingRequest: boolean,
-  ): Promise<void> {
-    const text = body === undefined ? undefined : serialise(body);
-    const res = await h.send(route, path, text);
-    sent += 1;
-    const label = `${routeName(route)} ${path} ${text?.slice(0, 200) ?? ''} -> ${res.status} ${res.text.slice(0, 200)}`;
-    if (!operation.responses[String(res.status)]) problems.push(`undocumented status: ${label}`);
-    const code = (res.body as { error?: { code?: string } } | undefined)?.error?.code;
-    const codes = res.status >= 400 ? documentedCodes(operation, res.status) : undefined;
-    if (code && codes && !codes.includes(code)) problems.push(`undocumented code: ${label}`);
-    if (!conformingRequest) {
-      if (res.status !== 400) problems.push(`a body without a required field was not refused: ${label}`);
-      return;
+    async function send(
+      route: AnyRoute,
+      operation: Operation,
+      path: string,
+      body: unknown,
+      conformingRequest: boolean,
+    ): Promise<void> {
+      const text = body === undefined ? undefined : serialise(body);
+      const res = await h.send(route, path, text);
+      sent += 1;
+      const label =
+        `${routeName(route)} ${path} ${text?.slice(0, 200) ?? ''} -> ` + `${res.status} ${res.text.slice(0, 200)}`;
+      if (!operation.responses[String(res.status)]) problems.push(`undocumented status: ${label}`);
+      const code = (res.body as { error?: { code?: string } } | undefined)?.error?.code;
+      const codes = res.status >= 400 ? documentedCodes(operation, res.status) : undefined;
+      if (code && codes && !codes.includes(code)) problems.push(`undocumented code: ${label}`);
+      if (!conformingRequest) {
+        if (res.status !== 400) problems.push(`a body without a required field was not refused: ${label}`);
+        return;
+      }
+      if (code === 'invalid_request') {
+        const paths = ((res.body as { error: { details?: { path: string }[] } }).error.details ?? []).map(
+          (d) => d.path,
+        );
+        const stated = STATED_IN_WORDS[routeName(route)] ?? [];
+        if (paths.length === 0 || paths.some((p) => !stated.includes(p)))
+          problems.push(`a conforming request refused for a rule the document does not state: ${label}`);
+      }
     }
-    if (code === 'invalid_request') {
-      const paths = ((res.body as { error: { details?: { path: string }[] } }).error.details ?? []).map((d) => d.path);
-      const stated = STATED_IN_WORDS[routeName(route)] ?? [];
-      if (paths.length === 0 || paths.some((p) => !stated.includes(p)))
-        problems.push(`a conforming request refused for a rule the document does not state: ${label}`);
-    }
-  }
 
-  for (const route of ordered) {
-    const operation = document.paths[route.path.replace(/:(\w+)/g, '{$1}')]![route.method]!;
-    const bodySchema = operation.requestBody?.content['application/json']?.schema;
-    const query = operation.parameters.filter((p) => p.in === 'query');
-    const idFor = h.idsFor(route);
-    const queryShape: JsonSchema = {
-      type: 'object',
-      properties: Object.fromEntries(query.map((p) => [p.name, p.schema])),
-      required: query.filter((p) => p.required).map((p) => p.name),
-    };
-    const samples = fc.sample(
-      fc.record({
-        body: bodySchema ? conforming(bodySchema, { plain: true, idFor }) : fc.constant(undefined),
-        query: conforming(queryShape, { plain: true, idFor }),
-      }),
-      { numRuns: RUNS, seed: 19 },
-    );
-    const path = fillPath(route, h.existingParams(route));
-    for (const sample of samples) {
-      const query = sample.query as Record<string, unknown>;
-      // ?wait=true waits 5 minutes for a sweep that no worker runs here (test/lifecycle covers it).
-      if (routeName(route) === 'POST /api/billing/cron/lifecycle') delete query.wait;
-      const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
-      await send(route, operation, `${path}${qs ? `?${qs}` : ''}`, sample.body, true);
+    for (const route of ordered) {
+      const operation = document.paths[route.path.replace(/:(\w+)/g, '{$1}')]![route.method]!;
+      const bodySchema = operation.requestBody?.content['application/json']?.schema;
+      const query = operation.parameters.filter((p) => p.in === 'query');
+      const idFor = h.idsFor(route);
+      const queryShape: JsonSchema = {
+        type: 'object',
+        properties: Object.fromEntries(query.map((p) => [p.name, p.schema])),
+        required: query.filter((p) => p.required).map((p) => p.name),
+      };
+      const samples = fc.sample(
+        fc.record({
+          body: bodySchema ? conforming(bodySchema, { plain: true, idFor }) : fc.constant(undefined),
+          query: conforming(queryShape, { plain: true, idFor }),
+        }),
+        { numRuns: RUNS, seed: 19 },
+      );
+      const path = fillPath(route, h.existingParams(route));
+      for (const sample of samples) {
+        const query = sample.query as Record<string, unknown>;
+        // ?wait=true waits 5 minutes for a sweep that no worker runs here (test/lifecycle covers it).
+        if (routeName(route) === 'POST /api/billing/cron/lifecycle') delete query.wait;
+        const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+        await send(route, operation, `${path}${qs ? `?${qs}` : ''}`, sample.body, true);
+      }
+      // The same body without each of its required fields in turn, for the operations that have a body.
+      const first = samples[0]?.body as Record<string, unknown> | undefined;
+      for (const field of bodySchema?.required ?? []) {
+        if (!first || route.rawBody) break;
+        const { [field]: _dropped, ...rest } = first;
+        await send(route, operation, path, rest, false);
+      }
     }
-    // The same body without each of its required fields in turn, for the operations that have a body.
-    const first = samples[0]?.body as Record<string, unknown> | undefined;
-    for (const field of bodySchema?.required ?? []) {
-      if (!first || route.rawBody) break;
-      const { [field]: _dropped, ...rest } = first;
-      await send(route, operation, path, rest, false);
-    }
-  }
-  t.deepEqual(problems, []);
-  t.true(sent > allRoutes.length * RUNS, `only ${sent} requests`);
-});
+    t.deepEqual(problems, []);
+    t.true(sent > allRoutes.length * RUNS, `only ${sent} requests`);
+  },
+);

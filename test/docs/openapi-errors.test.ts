@@ -116,8 +116,13 @@ test('a route declares only its own codes: none that its shape already brings, n
   }
 });
 
-test('the Idempotency-Key parameter has no example, so "Try it out" in /docs does not send one key for every create', (t) => {
-  const keys = operations.flatMap(([, operation]) => operation.parameters.filter((p) => p.name === 'Idempotency-Key'));
-  t.true(keys.length > 10);
-  for (const key of keys) t.false('example' in key);
-});
+test(
+  'the Idempotency-Key parameter has no example, ' + 'so "Try it out" in /docs does not send one key for every create',
+  (t) => {
+    const keys = operations.flatMap(([, operation]) =>
+      operation.parameters.filter((p) => p.name === 'Idempotency-Key'),
+    );
+    t.true(keys.length > 10);
+    for (const key of keys) t.false('example' in key);
+  },
+);

@@ -78,7 +78,8 @@ test(
     ).catch(() => -1);
     t.true(
       waited >= 0,
-      `${await processed()} of ${TOTAL} processed, ${await pending()} jobs still to run; ${second.output().slice(-2000)}`,
+      `${await processed()} of ${TOTAL} processed, ${await pending()} jobs still to run; ` +
+        second.output().slice(-2000),
     );
 
     t.is(await count(`select count(*) as n from provider_events where status <> 'processed'`), 0);

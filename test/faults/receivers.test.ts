@@ -142,10 +142,12 @@ test.serial(
     const o = await outcome();
     const { healthy, hanging, resetting, silent, latencies } = o;
     t.log(
-      `healthy endpoints: ${latencies.length} deliveries, event-to-arrival p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${quantile(latencies, 1)} ms`,
+      `healthy endpoints: ${latencies.length} deliveries, event-to-arrival p50 ${quantile(latencies, 0.5)} ms, p99 ` +
+        `${quantile(latencies, 0.99)} ms, max ${quantile(latencies, 1)} ms`,
     );
     t.log(
-      `bad endpoints meanwhile: hanging got ${hanging.map((r) => r.requests()).join('+')} requests, resetting ${resetting.map((r) => r.requests()).join('+')}, silent TCP ${silent.connections()} connections`,
+      `bad endpoints meanwhile: hanging got ${hanging.map((r) => r.requests()).join('+')} requests, resetting ` +
+        `${resetting.map((r) => r.requests()).join('+')}, silent TCP ${silent.connections()} connections`,
     );
     t.true(o.waitedMs >= 0, `healthy endpoints got ${healthy.map((r) => r.arrivals.length).join(', ')} of ${EVENTS}`);
     for (const r of healthy)

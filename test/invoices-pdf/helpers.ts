@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { request } from '../helpers/http.ts';
+import { request, type Json } from '../helpers/http.ts';
 
 /** The text of every page of a PDF, lines joined with newlines (pdfjs-dist, no system tool needed). */
 export async function pdfText(pdf: Uint8Array): Promise<string> {
@@ -31,7 +31,7 @@ export interface BinaryResponse {
   headers: Headers;
   bytes: Buffer;
   /** The body parsed as JSON when it is JSON. */
-  json: any;
+  json: Json;
 }
 
 /** A GET whose answer may be binary (the shared request helper decodes bodies as text). */

@@ -125,7 +125,8 @@ test.serial('scripts do not run and nothing is fetched while rendering', async (
   const { port } = server.address() as { port: number };
   try {
     const pdf = await browser.render(
-      `<!doctype html><p id="p">static</p><img src="http://127.0.0.1:${port}/img.png"><link rel="stylesheet" href="http://127.0.0.1:${port}/s.css"><script>document.getElementById('p').textContent = 'scripted'</script>`,
+      `<!doctype html><p id="p">static</p><img src="http://127.0.0.1:${port}/img.png"><link rel="stylesheet" ` +
+        `href="http://127.0.0.1:${port}/s.css"><script>document.getElementById('p').textContent = 'scripted'</script>`,
     );
     const text = await pdfText(pdf);
     t.true(text.includes('static'));

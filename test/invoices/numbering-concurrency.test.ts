@@ -25,101 +25,106 @@ const now = new Date(`${YEAR}-05-01T12:00:00Z`);
 const seqOf = (n: string) => Number(n.split('-')[2]);
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-test('concurrent creations mixed with rollbacks, refusals and a killed session leave the numbers gapless and unique', async (t) => {
-  const customers = await Promise.all(Array.from({ length: 5 }, () => insertCustomer(app.db)));
-  const plan = await makePlan(app.db, '12.00');
-  const input = (i: number) => ({
-    customerId: customers[i % customers.length]!.id,
-    lineItems: [line('3.00')],
-    currency: 'USD',
-    status: (i % 2 ? 'issued' : 'draft') as 'issued' | 'draft',
-  });
-  const seenByFailures: string[] = [];
+test(
+  'concurrent creations mixed with rollbacks, ' + 'refusals and a killed session leave the numbers gapless and unique',
+  async (t) => {
+    const customers = await Promise.all(Array.from({ length: 5 }, () => insertCustomer(app.db)));
+    const plan = await makePlan(app.db, '12.00');
+    const input = (i: number) => ({
+      customerId: customers[i % customers.length]!.id,
+      lineItems: [line('3.00')],
+      currency: 'USD',
+      status: (i % 2 ? 'issued' : 'draft') as 'issued' | 'draft',
+    });
+    const seenByFailures: string[] = [];
 
-  const committed = async (i: number) =>
-    (await createInvoice(app.db, input(i), SYSTEM_ACTOR, { now })).invoice.invoice_number;
-  const subscribed = async (i: number) => {
-    await createSubscription(
-      app.db,
-      { customerId: customers[i % customers.length]!.id, planId: plan.id, billingCycle: 'monthly' },
-      SYSTEM_ACTOR,
-      { now },
-    );
-  };
-  // Takes a number, holds the counter a little, then fails: the number must come back.
-  const rolledBack = async (i: number) => {
-    await t.throwsAsync(
-      app.db.transaction(async (trx) => {
-        seenByFailures.push((await createInvoice(trx, input(i), SYSTEM_ACTOR, { now })).invoice.invoice_number);
-        await pause(i % 7);
-        throw new Error('fails after numbering');
-      }),
-      { message: 'fails after numbering' },
-    );
-  };
-  const unknownCustomer = async (i: number) => {
-    const error = await t.throwsAsync(
-      createInvoice(app.db, { ...input(i), customerId: '00000000-0000-4000-8000-00000000dead' }, SYSTEM_ACTOR, { now }),
-    );
-    t.is((error as { code?: string }).code, 'customer_not_found');
-  };
-  // A session that dies holding the counter (its process crashed): the server rolls it back. The kill comes
-  // from a connection of its own: the app's pool may be all queued on the counter that session holds.
-  const killer = createKnex(app.database.url, 1);
-  t.teardown(() => killer.destroy());
-  const killed = async (i: number) => {
-    const own = createKnex(app.database.url, 1);
-    try {
+    const committed = async (i: number) =>
+      (await createInvoice(app.db, input(i), SYSTEM_ACTOR, { now })).invoice.invoice_number;
+    const subscribed = async (i: number) => {
+      await createSubscription(
+        app.db,
+        { customerId: customers[i % customers.length]!.id, planId: plan.id, billingCycle: 'monthly' },
+        SYSTEM_ACTOR,
+        { now },
+      );
+    };
+    // Takes a number, holds the counter a little, then fails: the number must come back.
+    const rolledBack = async (i: number) => {
       await t.throwsAsync(
-        own.transaction(async (trx) => {
+        app.db.transaction(async (trx) => {
           seenByFailures.push((await createInvoice(trx, input(i), SYSTEM_ACTOR, { now })).invoice.invoice_number);
-          const { rows } = await trx.raw('select pg_backend_pid() as pid');
-          await killer.raw('select pg_terminate_backend(?)', [rows[0].pid]);
-          await trx.raw('select 1');
+          await pause(i % 7);
+          throw new Error('fails after numbering');
+        }),
+        { message: 'fails after numbering' },
+      );
+    };
+    const unknownCustomer = async (i: number) => {
+      const error = await t.throwsAsync(
+        createInvoice(app.db, { ...input(i), customerId: '00000000-0000-4000-8000-00000000dead' }, SYSTEM_ACTOR, {
+          now,
         }),
       );
-    } finally {
-      await own.destroy();
-    }
-  };
+      t.is((error as { code?: string }).code, 'customer_not_found');
+    };
+    // A session that dies holding the counter (its process crashed): the server rolls it back. The kill comes
+    // from a connection of its own: the app's pool may be all queued on the counter that session holds.
+    const killer = createKnex(app.database.url, 1);
+    t.teardown(() => killer.destroy());
+    const killed = async (i: number) => {
+      const own = createKnex(app.database.url, 1);
+      try {
+        await t.throwsAsync(
+          own.transaction(async (trx) => {
+            seenByFailures.push((await createInvoice(trx, input(i), SYSTEM_ACTOR, { now })).invoice.invoice_number);
+            const { rows } = await trx.raw('select pg_backend_pid() as pid');
+            await killer.raw('select pg_terminate_backend(?)', [rows[0].pid]);
+            await trx.raw('select 1');
+          }),
+        );
+      } finally {
+        await own.destroy();
+      }
+    };
 
-  const creation = (i: number): Promise<unknown> => {
-    if (i % 30 === 13) return killed(i);
-    if (i % 9 === 4) return rolledBack(i);
-    if (i % 9 === 7) return unknownCustomer(i);
-    if (i % 6 === 5) return subscribed(i);
-    return committed(i);
-  };
-  // 16 at a time on the app's 10 connections: always some queued on the counter, none waiting for a connection
-  // long enough to time out on a busy machine.
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < 90) await creation(next++);
-    }),
-  );
+    const creation = (i: number): Promise<unknown> => {
+      if (i % 30 === 13) return killed(i);
+      if (i % 9 === 4) return rolledBack(i);
+      if (i % 9 === 7) return unknownCustomer(i);
+      if (i % 6 === 5) return subscribed(i);
+      return committed(i);
+    };
+    // 16 at a time on the app's 10 connections: always some queued on the counter, none waiting for a connection
+    // long enough to time out on a busy machine.
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < 90) await creation(next++);
+      }),
+    );
 
-  const numbers = (await app
-    .db('invoices')
-    .where('invoice_number', 'like', `INV-${YEAR}-%`)
-    .pluck('invoice_number')) as string[];
-  const seqs = numbers.map(seqOf).sort((a, b) => a - b);
-  t.true(numbers.length > 50);
-  t.deepEqual(
-    seqs,
-    Array.from({ length: numbers.length }, (_, i) => i + 1),
-    'gapless from 1 and unique',
-  );
-  t.is(
-    (await app.db('document_counters').where({ kind: 'INV', year: YEAR }).first()).last_seq,
-    numbers.length,
-    'the counter ends at the last number used',
-  );
-  t.true(seenByFailures.length >= 12, 'nine rollbacks and three killed sessions took numbers');
-  // Each number a failed creation took was given back: used again by a later creation, unless none came after it.
-  for (const n of seenByFailures) t.true(numbers.includes(n) || seqOf(n) > numbers.length, n);
-  t.true(seenByFailures.filter((n) => numbers.includes(n)).length >= seenByFailures.length / 2);
-});
+    const numbers = (await app
+      .db('invoices')
+      .where('invoice_number', 'like', `INV-${YEAR}-%`)
+      .pluck('invoice_number')) as string[];
+    const seqs = numbers.map(seqOf).sort((a, b) => a - b);
+    t.true(numbers.length > 50);
+    t.deepEqual(
+      seqs,
+      Array.from({ length: numbers.length }, (_, i) => i + 1),
+      'gapless from 1 and unique',
+    );
+    t.is(
+      (await app.db('document_counters').where({ kind: 'INV', year: YEAR }).first()).last_seq,
+      numbers.length,
+      'the counter ends at the last number used',
+    );
+    t.true(seenByFailures.length >= 12, 'nine rollbacks and three killed sessions took numbers');
+    // Each number a failed creation took was given back: used again by a later creation, unless none came after it.
+    for (const n of seenByFailures) t.true(numbers.includes(n) || seqOf(n) > numbers.length, n);
+    t.true(seenByFailures.filter((n) => numbers.includes(n)).length >= seenByFailures.length / 2);
+  },
+);
 
 /** The statements `work` sends through the app's knex, in order. */
 async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {

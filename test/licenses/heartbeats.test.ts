@@ -219,48 +219,52 @@ test(
   },
 );
 
-test('a device that stops heartbeating loses its seat after twice the interval; one that keeps heartbeating never does', async (t) => {
-  const license = await issueLicense(kit, { maxActivations: 2, heartbeatIntervalSeconds: 10 });
-  await activate(license.licenseKey, 'steady', 'quiet');
+test(
+  'a device that stops heartbeating loses its seat after twice the interval; ' +
+    'one that keeps heartbeating never does',
+  async (t) => {
+    const license = await issueLicense(kit, { maxActivations: 2, heartbeatIntervalSeconds: 10 });
+    await activate(license.licenseKey, 'steady', 'quiet');
 
-  // Eight intervals pass: steady checks in every 8 s; quiet stops after its validate.
-  const holders: string[] = [];
-  for (let round = 1; round <= 10; round++) {
-    await silentFor(license.id, 'steady', 8);
-    const quietSilence = round * 8;
-    await silentFor(license.id, 'quiet', quietSilence);
-    t.is((await heartbeat(license.licenseKey, 'steady')).status, 200, `round ${round}`);
-    // A newcomer that got in keeps heartbeating, however long this loop takes on a loaded machine.
-    for (const holder of holders) t.is((await heartbeat(license.licenseKey, holder)).status, 200, holder);
-    const newcomer = await validate(kit, license.licenseKey, `newcomer-${round}`);
-    if (newcomer.body.valid) holders.push(`newcomer-${round}`);
-    if (quietSilence <= 20) {
-      // Not yet past twice the interval (20 s): the license is full.
-      t.like(
-        newcomer.body,
-        { valid: false, error: 'activation_limit_reached', currentActivations: 2 },
-        `round ${round}`,
-      );
-    } else if (round === 3) {
-      t.like(newcomer.body, { valid: true, currentActivations: 2 }, `round ${round}: quiet's seat is free`);
-    } else {
-      t.like(
-        newcomer.body,
-        { valid: false, error: 'activation_limit_reached' },
-        `round ${round}: the newcomer holds the seat`,
-      );
+    // Eight intervals pass: steady checks in every 8 s; quiet stops after its validate.
+    const holders: string[] = [];
+    for (let round = 1; round <= 10; round++) {
+      await silentFor(license.id, 'steady', 8);
+      const quietSilence = round * 8;
+      await silentFor(license.id, 'quiet', quietSilence);
+      t.is((await heartbeat(license.licenseKey, 'steady')).status, 200, `round ${round}`);
+      // A newcomer that got in keeps heartbeating, however long this loop takes on a loaded machine.
+      for (const holder of holders) t.is((await heartbeat(license.licenseKey, holder)).status, 200, holder);
+      const newcomer = await validate(kit, license.licenseKey, `newcomer-${round}`);
+      if (newcomer.body.valid) holders.push(`newcomer-${round}`);
+      if (quietSilence <= 20) {
+        // Not yet past twice the interval (20 s): the license is full.
+        t.like(
+          newcomer.body,
+          { valid: false, error: 'activation_limit_reached', currentActivations: 2 },
+          `round ${round}`,
+        );
+      } else if (round === 3) {
+        t.like(newcomer.body, { valid: true, currentActivations: 2 }, `round ${round}: quiet's seat is free`);
+      } else {
+        t.like(
+          newcomer.body,
+          { valid: false, error: 'activation_limit_reached' },
+          `round ${round}: the newcomer holds the seat`,
+        );
+      }
     }
-  }
-  t.deepEqual(await liveDevices(license.id, 10), ['newcomer-3', 'steady']);
-  // The dead device must validate again, and there is no seat for it.
-  t.deepEqual((await heartbeat(license.licenseKey, 'quiet')).body, { valid: false, error: 'device_not_activated' });
-  t.like((await validate(kit, license.licenseKey, 'quiet')).body, {
-    valid: false,
-    error: 'activation_limit_reached',
-    currentActivations: 2,
-  });
-  t.is((await getLicense(kit, license.licenseKey)).currentActivations, 2);
-});
+    t.deepEqual(await liveDevices(license.id, 10), ['newcomer-3', 'steady']);
+    // The dead device must validate again, and there is no seat for it.
+    t.deepEqual((await heartbeat(license.licenseKey, 'quiet')).body, { valid: false, error: 'device_not_activated' });
+    t.like((await validate(kit, license.licenseKey, 'quiet')).body, {
+      valid: false,
+      error: 'activation_limit_reached',
+      currentActivations: 2,
+    });
+    t.is((await getLicense(kit, license.licenseKey)).currentActivations, 2);
+  },
+);
 
 test(
   'the boundary: silent for 17 s of a 10 s interval is live, for 21 s dead (a seat is free exactly when due, before ' +

@@ -32,25 +32,28 @@ test('a new key has the default layout LIC-XXXX-XXXX-XXXX in Crockford base32', 
   t.regex(license.licenseKey, DEFAULT_KEY_PATTERN);
 });
 
-test('200 keys: every character from the Crockford alphabet, every key unique, the whole alphabet in use', async (t) => {
-  const customer = await createCustomer(kit);
-  const product = await createProduct(kit);
-  const keys: string[] = [];
-  // Ten at a time: quick, and the admin API is not rate limited.
-  for (let i = 0; i < 20; i++) {
-    const batch = await Promise.all(
-      Array.from({ length: 10 }, () => issueLicense(kit, { customerId: customer.id, productId: product.id })),
-    );
-    keys.push(...batch.map((l) => l.licenseKey));
-  }
-  t.is(keys.length, 200);
-  t.is(new Set(keys).size, 200);
-  for (const key of keys) t.regex(key, DEFAULT_KEY_PATTERN);
-  const drawn = new Set(keys.flatMap((k) => k.slice(4).replaceAll('-', '').split('')));
-  for (const ch of drawn) t.true(CROCKFORD.includes(ch), ch);
-  // 2400 draws from 32 characters: missing one by chance has odds below 1e-30.
-  t.is(drawn.size, 32);
-});
+test(
+  '200 keys: every character from the Crockford alphabet, ' + 'every key unique, the whole alphabet in use',
+  async (t) => {
+    const customer = await createCustomer(kit);
+    const product = await createProduct(kit);
+    const keys: string[] = [];
+    // Ten at a time: quick, and the admin API is not rate limited.
+    for (let i = 0; i < 20; i++) {
+      const batch = await Promise.all(
+        Array.from({ length: 10 }, () => issueLicense(kit, { customerId: customer.id, productId: product.id })),
+      );
+      keys.push(...batch.map((l) => l.licenseKey));
+    }
+    t.is(keys.length, 200);
+    t.is(new Set(keys).size, 200);
+    for (const key of keys) t.regex(key, DEFAULT_KEY_PATTERN);
+    const drawn = new Set(keys.flatMap((k) => k.slice(4).replaceAll('-', '').split('')));
+    for (const ch of drawn) t.true(CROCKFORD.includes(ch), ch);
+    // 2400 draws from 32 characters: missing one by chance has odds below 1e-30.
+    t.is(drawn.size, 32);
+  },
+);
 
 test('the alphabet of the generator is Crockford base32 without I, L, O, U', (t) => {
   t.is(KEY_ALPHABET, CROCKFORD);

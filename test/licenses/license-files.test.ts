@@ -24,7 +24,6 @@ import { createTestDatabase } from '../helpers/db.ts';
 import { parseLicenseFile, verifyLicenseFile } from '../../docs/verify-license-file.mjs';
 import {
   inDays,
-  issueLicense,
   licenseWithDevice,
   startLicenseApp,
   updateLicense,
@@ -86,45 +85,48 @@ async function activatedLicense(body: Record<string, unknown> = {}): Promise<Lic
   return licenseWithDevice(kit, { features: { pro: true, seats: 5 }, ...body });
 }
 
-test('a device checkout answers {licenseFile, issuedAt, expiresAt} in D-101 layout, valid for 30 days by default', async (t) => {
-  const license = await activatedLicense({ maxActivations: 3 });
-  const res = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' });
-  t.is(res.status, 200, res.text);
-  t.deepEqual(Object.keys(res.body).sort(), ['expiresAt', 'issuedAt', 'licenseFile']);
-  t.regex(res.body.issuedAt, ISO);
-  t.is(Date.parse(res.body.expiresAt) - Date.parse(res.body.issuedAt), 30 * DAY_MS);
+test(
+  'a device checkout answers {licenseFile, issuedAt, ' + 'expiresAt} in D-101 layout, valid for 30 days by default',
+  async (t) => {
+    const license = await activatedLicense({ maxActivations: 3 });
+    const res = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device' });
+    t.is(res.status, 200, res.text);
+    t.deepEqual(Object.keys(res.body).sort(), ['expiresAt', 'issuedAt', 'licenseFile']);
+    t.regex(res.body.issuedAt, ISO);
+    t.is(Date.parse(res.body.expiresAt) - Date.parse(res.body.issuedAt), 30 * DAY_MS);
 
-  const { lines, inner, payload } = unpack(res.body.licenseFile);
-  t.is(lines[0], '-----BEGIN LICENSE FILE-----');
-  t.is(lines.at(-2), '-----END LICENSE FILE-----');
-  t.is(lines.at(-1), '', 'ends with a newline');
-  const body = lines.slice(1, -2);
-  t.true(
-    body.slice(0, -1).every((l) => l.length === 64),
-    'lines of 64',
-  );
-  t.true(body.at(-1)!.length >= 1 && body.at(-1)!.length <= 64);
-  t.deepEqual(Object.keys(inner).sort(), ['alg', 'enc', 'kid', 'sig']);
-  t.is(inner.alg, 'base64+ed25519');
-  t.deepEqual((await jwks()).keys.map((k: { kid: string }) => k.kid).includes(inner.kid), true);
-  t.deepEqual(payload, {
-    license: {
-      id: license.id,
-      licenseKey: license.licenseKey,
-      customerId: license.customerId,
-      productId: license.productId,
-      status: 'active',
-      features: { pro: true, seats: 5 },
-      maxActivations: 3,
-      expiresAt: null,
-    },
-    deviceId: 'known-device',
-    issuedAt: res.body.issuedAt,
-    expiresAt: res.body.expiresAt,
-  });
-  // A checkout reads: it registers and refreshes nothing.
-  t.is((await kit.admin(`/api/licenses/${license.licenseKey}`)).body.currentActivations, 1);
-});
+    const { lines, inner, payload } = unpack(res.body.licenseFile);
+    t.is(lines[0], '-----BEGIN LICENSE FILE-----');
+    t.is(lines.at(-2), '-----END LICENSE FILE-----');
+    t.is(lines.at(-1), '', 'ends with a newline');
+    const body = lines.slice(1, -2);
+    t.true(
+      body.slice(0, -1).every((l) => l.length === 64),
+      'lines of 64',
+    );
+    t.true(body.at(-1)!.length >= 1 && body.at(-1)!.length <= 64);
+    t.deepEqual(Object.keys(inner).sort(), ['alg', 'enc', 'kid', 'sig']);
+    t.is(inner.alg, 'base64+ed25519');
+    t.deepEqual((await jwks()).keys.map((k: { kid: string }) => k.kid).includes(inner.kid), true);
+    t.deepEqual(payload, {
+      license: {
+        id: license.id,
+        licenseKey: license.licenseKey,
+        customerId: license.customerId,
+        productId: license.productId,
+        status: 'active',
+        features: { pro: true, seats: 5 },
+        maxActivations: 3,
+        expiresAt: null,
+      },
+      deviceId: 'known-device',
+      issuedAt: res.body.issuedAt,
+      expiresAt: res.body.expiresAt,
+    });
+    // A checkout reads: it registers and refreshes nothing.
+    t.is((await kit.admin(`/api/licenses/${license.licenseKey}`)).body.currentActivations, 1);
+  },
+);
 
 test('the verifier in docs/ accepts a fresh file and refuses one with a character of enc changed', async (t) => {
   const license = await activatedLicense();
@@ -177,25 +179,28 @@ test('an expired file is refused by the verifier; the file never outlives its li
   t.is(capped.body.expiresAt, (await kit.admin(`/api/licenses/${license.licenseKey}`)).body.expiresAt);
 });
 
-test('ttlSeconds is honoured from 3600 to 31536000; outside, not an integer or not a number is 400 naming it', async (t) => {
-  const license = await activatedLicense();
-  for (const ttlSeconds of [3600, 31_536_000]) {
-    const res = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device', ttlSeconds });
-    t.is(res.status, 200, res.text);
-    t.is(Date.parse(res.body.expiresAt) - Date.parse(res.body.issuedAt), ttlSeconds * 1000);
-  }
-  for (const ttlSeconds of [3599, 31_536_001, 0, -3600, 3600.5, '3600', null]) {
-    const device = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device', ttlSeconds });
-    t.is(device.status, 400, `${ttlSeconds}`);
-    t.deepEqual(
-      device.body.error.details.map((d: { path: string }) => d.path),
-      ['ttlSeconds'],
-    );
-    const admin = await adminCheckout(license.licenseKey, { ttlSeconds });
-    t.is(admin.status, 400, `admin ${ttlSeconds}`);
-    t.is(admin.body.error.code, 'invalid_request');
-  }
-});
+test(
+  'ttlSeconds is honoured from 3600 to 31536000; ' + 'outside, not an integer or not a number is 400 naming it',
+  async (t) => {
+    const license = await activatedLicense();
+    for (const ttlSeconds of [3600, 31_536_000]) {
+      const res = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device', ttlSeconds });
+      t.is(res.status, 200, res.text);
+      t.is(Date.parse(res.body.expiresAt) - Date.parse(res.body.issuedAt), ttlSeconds * 1000);
+    }
+    for (const ttlSeconds of [3599, 31_536_001, 0, -3600, 3600.5, '3600', null]) {
+      const device = await checkout({ licenseKey: license.licenseKey, deviceId: 'known-device', ttlSeconds });
+      t.is(device.status, 400, `${ttlSeconds}`);
+      t.deepEqual(
+        device.body.error.details.map((d: { path: string }) => d.path),
+        ['ttlSeconds'],
+      );
+      const admin = await adminCheckout(license.licenseKey, { ttlSeconds });
+      t.is(admin.status, 400, `admin ${ttlSeconds}`);
+      t.is(admin.body.error.code, 'invalid_request');
+    }
+  },
+);
 
 test('the setting licenses.file_ttl_days is the default TTL', async (t) => {
   const kitB = await startLicenseApp();
@@ -295,27 +300,30 @@ test('suspended, revoked and expired licenses are refused with D-34 codes on bot
   }
 });
 
-test('an admin checks out a file with or without a device, active or not on the license, with one audit row each', async (t) => {
-  const license = await activatedLicense();
-  const keys = await jwks();
-  for (const body of [{}, { deviceId: 'air-gapped-host' }, { deviceId: 'known-device', ttlSeconds: 7200 }]) {
-    const res = await adminCheckout(license.licenseKey, body);
-    t.is(res.status, 200, res.text);
-    const result = verifyLicenseFile(res.body.licenseFile, keys);
-    t.true(result.valid);
-    t.is(result.payload.deviceId, (body as { deviceId?: string }).deviceId ?? null);
-  }
-  const rows = await kit.app
-    .db('audit_log')
-    .where({ action: 'license.checkout', target_id: license.licenseKey })
-    .orderBy('created_at');
-  t.is(rows.length, 3);
-  t.is(rows[0].after.deviceId ?? null, null, 'no device named');
-  t.is(rows[1].after.deviceId, 'air-gapped-host');
-  t.deepEqual(Object.keys(rows[2].after).sort(), ['deviceId', 'expiresAt', 'issuedAt', 'kid']);
-  // Admin routes need the admin session.
-  t.is((await request(kit.app.baseUrl, `/api/licenses/${license.licenseKey}/checkout`, { body: {} })).status, 401);
-});
+test(
+  'an admin checks out a file with or without a device, ' + 'active or not on the license, with one audit row each',
+  async (t) => {
+    const license = await activatedLicense();
+    const keys = await jwks();
+    for (const body of [{}, { deviceId: 'air-gapped-host' }, { deviceId: 'known-device', ttlSeconds: 7200 }]) {
+      const res = await adminCheckout(license.licenseKey, body);
+      t.is(res.status, 200, res.text);
+      const result = verifyLicenseFile(res.body.licenseFile, keys);
+      t.true(result.valid);
+      t.is(result.payload.deviceId, (body as { deviceId?: string }).deviceId ?? null);
+    }
+    const rows = await kit.app
+      .db('audit_log')
+      .where({ action: 'license.checkout', target_id: license.licenseKey })
+      .orderBy('created_at');
+    t.is(rows.length, 3);
+    t.is(rows[0].after.deviceId ?? null, null, 'no device named');
+    t.is(rows[1].after.deviceId, 'air-gapped-host');
+    t.deepEqual(Object.keys(rows[2].after).sort(), ['deviceId', 'expiresAt', 'issuedAt', 'kid']);
+    // Admin routes need the admin session.
+    t.is((await request(kit.app.baseUrl, `/api/licenses/${license.licenseKey}/checkout`, { body: {} })).status, 401);
+  },
+);
 
 test.serial(
   'the JWKS lists every key as D-100 says; rotation makes a new current key, audited once, and old files still verify',

@@ -131,7 +131,8 @@ async function endState(db: Knex) {
     .select('i.invoice_number', 'l.position', 'l.description', 'l.unit_price', 'l.amount');
   const events = (
     await db.raw(
-      `select type, data - 'invoiceId' - 'updatedAt' as data from events order by type, data->>'invoiceNumber', data->>'id'`,
+      `select type, data - 'invoiceId' - 'updatedAt' as data from events order by type, data->>'invoiceNumber', ` +
+        `data->>'id'`,
     )
   ).rows;
   const ledger = await db('credit_ledger')

@@ -12,7 +12,7 @@ import { registerWorkers } from '../../src/queue/workers.ts';
 import { createSubscription, updateSubscription } from '../../src/subscriptions/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
-import { request } from '../helpers/http.ts';
+import { request, type Json } from '../helpers/http.ts';
 import { invoicesOf, makePlan, newCustomer } from '../subscriptions/fixtures.ts';
 import { at, CRON_SECRET, cron, day, numberingProblems } from './fixtures.ts';
 
@@ -79,7 +79,7 @@ test.serial(
       SYSTEM_ACTOR,
     );
 
-    const summaries: Record<string, any> = {};
+    const summaries: Record<string, Json> = {};
     for (const asOf of sweepDates()) {
       // Resumed between sweeps: the period that ended during the pause restarts at the resume time (D-44).
       if (asOf.startsWith('2025-04-15'))

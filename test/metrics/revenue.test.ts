@@ -5,6 +5,7 @@
 import test from 'ava';
 import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import type { Knex } from 'knex';
+import type { Json } from '../helpers/http.ts';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { runLifecycleSweep } from '../../src/lifecycle/sweep.ts';
 import { markOverdueInvoices } from '../../src/lifecycle/overdue.ts';
@@ -33,9 +34,9 @@ const DAY = 86_400_000;
 const revenue = async () => {
   const res = await api('/api/metrics/revenue');
   if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
-  return res.body as { at: string; currencies: any[]; mostOverdue: any[] };
+  return res.body as { at: string; currencies: Json[]; mostOverdue: Json[] };
 };
-const inCurrency = (body: { currencies: any[] }, currency: string) =>
+const inCurrency = (body: { currencies: Json[] }, currency: string) =>
   body.currencies.find((c) => c.currency === currency);
 
 // Serial: each test owns its currencies, and the overdue one runs before the time travel marks old invoices overdue.

@@ -14,8 +14,11 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
-const tally = (statuses: string[]) =>
-  statuses.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
+const tally = (statuses: string[]) => {
+  const counts: Record<string, number> = {};
+  for (const s of statuses) counts[s] = (counts[s] ?? 0) + 1;
+  return counts;
+};
 
 test('20 concurrent payments of the full amount: exactly one 201, the rest 400 amount_exceeds_due', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '250.00' });
@@ -48,45 +51,51 @@ test('20 concurrent partial payments that together exceed the total never overpa
   t.like(await readInvoice(c, invoice.id), { status: 'issued', amountPaid: '98.00', amountDue: '2.00' });
 });
 
-test('20 concurrent payments with one provider reference on one invoice: one 201, the rest 409 duplicate_payment', async (t) => {
-  const invoice = await makeInvoice(c, { unitPrice: '100.00' });
-  const answers = await Promise.all(
-    Array.from({ length: 20 }, () =>
-      pay(c, {
-        invoiceId: invoice.id,
-        amount: '1.00',
-        paymentMethod: 'provider_a',
-        providerReference: 'pi_same_invoice',
-      }),
-    ),
-  );
-  t.deepEqual(tally(answers.map((r) => (r.status === 201 ? '201' : `${r.status} ${r.body.error.code}`))), {
-    '201': 1,
-    '409 duplicate_payment': 19,
-  });
-  t.is((await readInvoice(c, invoice.id)).amountPaid, '1.00');
-});
+test(
+  '20 concurrent payments with one provider reference on one invoice: ' + 'one 201, the rest 409 duplicate_payment',
+  async (t) => {
+    const invoice = await makeInvoice(c, { unitPrice: '100.00' });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        pay(c, {
+          invoiceId: invoice.id,
+          amount: '1.00',
+          paymentMethod: 'provider_a',
+          providerReference: 'pi_same_invoice',
+        }),
+      ),
+    );
+    t.deepEqual(tally(answers.map((r) => (r.status === 201 ? '201' : `${r.status} ${r.body.error.code}`))), {
+      '201': 1,
+      '409 duplicate_payment': 19,
+    });
+    t.is((await readInvoice(c, invoice.id)).amountPaid, '1.00');
+  },
+);
 
-test('concurrent payments with one provider reference on different invoices: the unique index lets one through', async (t) => {
-  const invoices = await Promise.all(Array.from({ length: 10 }, () => makeInvoice(c)));
-  const answers = await Promise.all(
-    invoices.map((i) =>
-      pay(c, { invoiceId: i.id, amount: '5.00', paymentMethod: 'provider_c', providerReference: 'ord_many' }),
-    ),
-  );
-  t.deepEqual(tally(answers.map((r) => (r.status === 201 ? '201' : `${r.status} ${r.body.error.code}`))), {
-    '201': 1,
-    '409 duplicate_payment': 9,
-  });
-  const paid = await app
-    .db('invoices')
-    .whereIn(
-      'id',
-      invoices.map((i) => i.id),
-    )
-    .where('amount_paid', '>', 0);
-  t.is(paid.length, 1);
-});
+test(
+  'concurrent payments with one provider reference on different invoices: ' + 'the unique index lets one through',
+  async (t) => {
+    const invoices = await Promise.all(Array.from({ length: 10 }, () => makeInvoice(c)));
+    const answers = await Promise.all(
+      invoices.map((i) =>
+        pay(c, { invoiceId: i.id, amount: '5.00', paymentMethod: 'provider_c', providerReference: 'ord_many' }),
+      ),
+    );
+    t.deepEqual(tally(answers.map((r) => (r.status === 201 ? '201' : `${r.status} ${r.body.error.code}`))), {
+      '201': 1,
+      '409 duplicate_payment': 9,
+    });
+    const paid = await app
+      .db('invoices')
+      .whereIn(
+        'id',
+        invoices.map((i) => i.id),
+      )
+      .where('amount_paid', '>', 0);
+    t.is(paid.length, 1);
+  },
+);
 
 test(
   'recordPayment: a replayed provider event is duplicate_payment even once the invoice is paid, and the caller ' +
@@ -134,23 +143,26 @@ test('recordPayment validates like the route: a number amount is invalid_request
   t.is((error as AppError).code, 'invalid_request');
 });
 
-test('the unique index decides between two uncommitted payments with one reference on different invoices', async (t) => {
-  const [a, b] = await Promise.all([makeInvoice(c), makeInvoice(c)]);
-  const trx = await app.db.transaction();
-  await recordPayment(
-    trx,
-    { invoiceId: a.id, amount: '5.00', paymentMethod: 'provider_b', providerReference: 'inv_race' },
-    SYSTEM_ACTOR,
-  );
-  // The second insert waits on the first's uncommitted index entry (the pre-check cannot see it yet).
-  const second = recordPayment(
-    app.db,
-    { invoiceId: b.id, amount: '5.00', paymentMethod: 'provider_b', providerReference: 'inv_race' },
-    SYSTEM_ACTOR,
-  );
-  await waitUntilBlocked(app.db, await backendPid(trx));
-  await trx.commit();
-  const error = await t.throwsAsync(second, { instanceOf: AppError });
-  t.is((error as AppError).code, 'duplicate_payment');
-  t.is((await readInvoice(c, b.id)).amountPaid, '0.00');
-});
+test(
+  'the unique index decides between two uncommitted ' + 'payments with one reference on different invoices',
+  async (t) => {
+    const [a, b] = await Promise.all([makeInvoice(c), makeInvoice(c)]);
+    const trx = await app.db.transaction();
+    await recordPayment(
+      trx,
+      { invoiceId: a.id, amount: '5.00', paymentMethod: 'provider_b', providerReference: 'inv_race' },
+      SYSTEM_ACTOR,
+    );
+    // The second insert waits on the first's uncommitted index entry (the pre-check cannot see it yet).
+    const second = recordPayment(
+      app.db,
+      { invoiceId: b.id, amount: '5.00', paymentMethod: 'provider_b', providerReference: 'inv_race' },
+      SYSTEM_ACTOR,
+    );
+    await waitUntilBlocked(app.db, await backendPid(trx));
+    await trx.commit();
+    const error = await t.throwsAsync(second, { instanceOf: AppError });
+    t.is((error as AppError).code, 'duplicate_payment');
+    t.is((await readInvoice(c, b.id)).amountPaid, '0.00');
+  },
+);

@@ -5,7 +5,7 @@ import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertCustomer } from '../helpers/factories.ts';
-import { request } from '../helpers/http.ts';
+import { request, type Json } from '../helpers/http.ts';
 import {
   hmacHex,
   postProviderA,
@@ -92,7 +92,7 @@ test.serial(
     const other = JSON.stringify({ ...event, id: 'evt_other' });
     const now = Math.floor(Date.now() / 1000);
     const before = await countRows('provider_events');
-    const cases: [string, Promise<{ status: number; body: any }>][] = [
+    const cases: [string, Promise<{ status: number; body: Json }>][] = [
       [
         'signature of the right secret over another body',
         postProviderA(app.baseUrl, body, {
@@ -188,19 +188,23 @@ test('provider_b invoices.paid records a payment on external_id; invoices.expire
   t.is((await readInvoice(c, other.id)).status, 'issued');
 });
 
-test('provider_c order_created records a payment (cents); the event id is the body digest, so a resend is a duplicate', async (t) => {
-  const invoice = await makeInvoice(c, { unitPrice: '12.50' });
-  const event = providerCEvent('order_created', { invoice_id: invoice.id }, { total: 1250, currency: 'USD' });
-  const body = JSON.stringify(event);
-  t.is((await postProviderC(app.baseUrl, body)).status, 200);
-  t.is((await postProviderC(app.baseUrl, body)).status, 200);
-  const digest = (await import('node:crypto')).createHash('sha256').update(body).digest('hex');
-  t.is((await settled(storedEvent('provider_c', digest)))!.status, 'processed');
-  t.is((await app.db('provider_events').where({ provider: 'provider_c', event_id: digest })).length, 1);
-  t.is((await paymentsOf(invoice.id)).length, 1);
-  t.is((await readInvoice(c, invoice.id)).status, 'paid');
-  t.is(hmacHex('k', 'x').length, 64);
-});
+test(
+  'provider_c order_created records a payment (cents); the event id is the body digest, so a resend is a ' +
+    'duplicate',
+  async (t) => {
+    const invoice = await makeInvoice(c, { unitPrice: '12.50' });
+    const event = providerCEvent('order_created', { invoice_id: invoice.id }, { total: 1250, currency: 'USD' });
+    const body = JSON.stringify(event);
+    t.is((await postProviderC(app.baseUrl, body)).status, 200);
+    t.is((await postProviderC(app.baseUrl, body)).status, 200);
+    const digest = (await import('node:crypto')).createHash('sha256').update(body).digest('hex');
+    t.is((await settled(storedEvent('provider_c', digest)))!.status, 'processed');
+    t.is((await app.db('provider_events').where({ provider: 'provider_c', event_id: digest })).length, 1);
+    t.is((await paymentsOf(invoice.id)).length, 1);
+    t.is((await readInvoice(c, invoice.id)).status, 'paid');
+    t.is(hmacHex('k', 'x').length, 64);
+  },
+);
 
 test('a payment for an already paid invoice becomes store credit, once, even when replayed', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '20.00' });
@@ -289,70 +293,82 @@ test('a currency that is not the invoice currency is failed with the reason, not
   t.is((await paymentsOf(invoice.id)).length, 0);
 });
 
-test('subscription status events map onto ours; an older event arriving later changes nothing; canceled is final', async (t) => {
-  const sub = await newSubscription(c);
-  const now = Math.floor(Date.now() / 1000);
-  const newer = providerAEvent.subscriptionUpdated(sub.id, 'past_due', now);
-  const older = providerAEvent.subscriptionUpdated(sub.id, 'active', now - 60);
-  await postProviderA(app.baseUrl, newer);
-  await settled(storedEvent('provider_a', newer.id));
-  await postProviderA(app.baseUrl, older);
-  t.is((await settled(storedEvent('provider_a', older.id)))!.status, 'ignored');
-  t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'past_due');
+test(
+  'subscription status events map onto ours; ' + 'an older event arriving later changes nothing; canceled is final',
+  async (t) => {
+    const sub = await newSubscription(c);
+    const now = Math.floor(Date.now() / 1000);
+    const newer = providerAEvent.subscriptionUpdated(sub.id, 'past_due', now);
+    const older = providerAEvent.subscriptionUpdated(sub.id, 'active', now - 60);
+    await postProviderA(app.baseUrl, newer);
+    await settled(storedEvent('provider_a', newer.id));
+    await postProviderA(app.baseUrl, older);
+    t.is((await settled(storedEvent('provider_a', older.id)))!.status, 'ignored');
+    t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'past_due');
 
-  const cancelled = providerCEvent(
-    'subscription_updated',
-    { subscription_id: sub.id },
-    { status: 'cancelled', updated_at: new Date(Date.now() + 1000).toISOString() },
-  );
-  await postProviderC(app.baseUrl, cancelled);
-  await waitFor(
-    () => app.db('subscriptions').where({ id: sub.id }).first(),
-    (s) => s.status === 'canceled',
-  );
-  const revive = providerCEvent(
-    'subscription_updated',
-    { subscription_id: sub.id },
-    { status: 'active', updated_at: new Date(Date.now() + 5000).toISOString() },
-  );
-  const reviveBody = JSON.stringify(revive);
-  await postProviderC(app.baseUrl, reviveBody);
-  // provider_c's events carry no id: the body's digest is the one stored.
-  const revived = await settled(storedEvent('provider_c', createHash('sha256').update(reviveBody).digest('hex')));
-  t.not(revived?.status ?? 'received', 'received', 'the revive was applied');
-  t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'canceled');
-  const types = (await app.db('events').whereRaw("data->>'id' = ?", [sub.id]).orderBy('created_at')).map((e) => e.type);
-  t.deepEqual(types, ['subscription.created', 'subscription.updated', 'subscription.canceled']);
-});
+    const cancelled = providerCEvent(
+      'subscription_updated',
+      { subscription_id: sub.id },
+      { status: 'cancelled', updated_at: new Date(Date.now() + 1000).toISOString() },
+    );
+    await postProviderC(app.baseUrl, cancelled);
+    await waitFor(
+      () => app.db('subscriptions').where({ id: sub.id }).first(),
+      (s) => s.status === 'canceled',
+    );
+    const revive = providerCEvent(
+      'subscription_updated',
+      { subscription_id: sub.id },
+      { status: 'active', updated_at: new Date(Date.now() + 5000).toISOString() },
+    );
+    const reviveBody = JSON.stringify(revive);
+    await postProviderC(app.baseUrl, reviveBody);
+    // provider_c's events carry no id: the body's digest is the one stored.
+    const revived = await settled(storedEvent('provider_c', createHash('sha256').update(reviveBody).digest('hex')));
+    t.not(revived?.status ?? 'received', 'received', 'the revive was applied');
+    t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'canceled');
+    const types = (await app.db('events').whereRaw("data->>'id' = ?", [sub.id]).orderBy('created_at')).map(
+      (e) => e.type,
+    );
+    t.deepEqual(types, ['subscription.created', 'subscription.updated', 'subscription.canceled']);
+  },
+);
 
-test('provider_a invoice.payment_failed: payment.failed, the subscription past_due, dunning.started once', async (t) => {
-  const sub = await newSubscription(c);
-  const invoice = await app.db('invoices').where({ subscription_id: sub.id }).first();
-  const first = providerAEvent.paymentFailed(invoice.id, sub.id);
-  const second = providerAEvent.paymentFailed(invoice.id, sub.id);
-  await postProviderA(app.baseUrl, first);
-  await settled(storedEvent('provider_a', first.id));
-  await postProviderA(app.baseUrl, second);
-  await settled(storedEvent('provider_a', second.id));
-  t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'past_due');
-  const events = await app.db('events').whereRaw("data->>'invoiceId' = ?", [invoice.id]).orderBy('created_at');
-  t.deepEqual(
-    events.map((e) => e.type).filter((x) => x.startsWith('payment') || x.startsWith('dunning')),
-    ['payment.failed', 'dunning.started', 'payment.failed'],
-  );
-  const started = events.find((e) => e.type === 'dunning.started')!;
-  t.like(started.data, { invoiceId: invoice.id, subscriptionId: sub.id, attempt: 1 });
-  t.truthy(started.data.nextAttemptAt);
-  // Paying the invoice resolves dunning and reactivates.
-  await postProviderA(app.baseUrl, providerAEvent.invoicePaid(invoice.id, 3000, 'USD'));
-  await waitFor(
-    () => app.db('subscriptions').where({ id: sub.id }).first(),
-    (s) => s.status === 'active',
-  );
-  t.truthy(
-    await app.db('events').where({ type: 'dunning.resolved' }).whereRaw("data->>'invoiceId' = ?", [invoice.id]).first(),
-  );
-});
+test(
+  'provider_a invoice.payment_failed: ' + 'payment.failed, the subscription past_due, dunning.started once',
+  async (t) => {
+    const sub = await newSubscription(c);
+    const invoice = await app.db('invoices').where({ subscription_id: sub.id }).first();
+    const first = providerAEvent.paymentFailed(invoice.id, sub.id);
+    const second = providerAEvent.paymentFailed(invoice.id, sub.id);
+    await postProviderA(app.baseUrl, first);
+    await settled(storedEvent('provider_a', first.id));
+    await postProviderA(app.baseUrl, second);
+    await settled(storedEvent('provider_a', second.id));
+    t.is((await app.db('subscriptions').where({ id: sub.id }).first()).status, 'past_due');
+    const events = await app.db('events').whereRaw("data->>'invoiceId' = ?", [invoice.id]).orderBy('created_at');
+    t.deepEqual(
+      events.map((e) => e.type).filter((x) => x.startsWith('payment') || x.startsWith('dunning')),
+      ['payment.failed', 'dunning.started', 'payment.failed'],
+    );
+    const started = events.find((e) => e.type === 'dunning.started')!;
+    t.like(started.data, { invoiceId: invoice.id, subscriptionId: sub.id, attempt: 1 });
+    t.truthy(started.data.nextAttemptAt);
+    // Paying the invoice resolves dunning and reactivates.
+    await postProviderA(app.baseUrl, providerAEvent.invoicePaid(invoice.id, 3000, 'USD'));
+    await waitFor(
+      () => app.db('subscriptions').where({ id: sub.id }).first(),
+      (s) => s.status === 'active',
+    );
+    t.truthy(
+      await app
+        .db('events')
+        .where({ type: 'dunning.resolved' })
+        .whereRaw("data->>'invoiceId' = ?", [invoice.id])
+        .first(),
+    );
+  },
+);
 
 test('provider event list needs an admin session', async (t) => {
   t.is((await request(app.baseUrl, '/api/billing/provider-events')).status, 401);

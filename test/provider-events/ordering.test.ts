@@ -75,7 +75,9 @@ test(
       Number(
         (
           await app.db.raw(
-            "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%from \"subscriptions\"%for update%'",
+            `select count(*) as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'
+                and query ilike '%from "subscriptions"%for update%'`,
           )
         ).rows[0].n,
       );

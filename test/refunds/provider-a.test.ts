@@ -3,7 +3,8 @@ import { AppError } from '../../src/errors.ts';
 import { RefundGatewayError } from '../../src/refunds/gateway.ts';
 import { toMinorUnits } from '../../src/money.ts';
 import { providerARefundGateway } from '../../src/refunds/provider-a-refund-gateway.ts';
-import { createRefund, resumePendingRefunds } from '../../src/refunds/service.ts';
+import { resumePendingRefunds } from '../../src/refunds/resume.ts';
+import { createRefund } from '../../src/refunds/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { request } from '../helpers/http.ts';
 import { adminCtx, readInvoice, snapshot, type Ctx } from '../payments/fixtures.ts';
@@ -188,7 +189,9 @@ test.serial(
       t.like(pending, { status: 'pending', amount: '10.00', provider_refund_id: null, call_lease_until: null }, cause);
       t.is(
         message,
-        `${cause}; whether the refund was made is unknown: 10.00 USD stay reserved as pending refund ${pending.id}, and asking for the same refund again (this payment, this amount) completes it without refunding twice`,
+        `${cause}; whether the refund was made is unknown: 10.00 USD stay reserved as pending refund ` +
+          `${pending.id}, and asking for the same refund again (this payment, this amount) completes it without ` +
+          `refunding twice`,
       );
       // Nothing is refunded on the payment; the reservation holds the amount back from other refunds.
       t.like(await readPayment(c, payment.id), { status: 'succeeded', refundedAmount: '0.00' });
@@ -260,22 +263,25 @@ test('the payment is not locked during the provider call, and its reservation ho
   t.like(await readPayment(c, payment.id), { refundedAmount: '100.00', status: 'refunded' });
 });
 
-test('concurrent provider_a refunds never exceed the payment, and only the admitted ones reach the provider', async (t) => {
-  const intent = nextReference();
-  provider.behave(intent, { delayMs: 50 });
-  const { payment } = await makePayment(c, {
-    amount: '100.00',
-    paymentMethod: 'provider_a',
-    providerReference: intent,
-  });
-  const answers = await Promise.all(
-    Array.from({ length: 10 }, () => refund(c, { paymentId: payment.id, amount: '30.00' })),
-  );
-  t.is(answers.filter((r) => r.status === 201).length, 3);
-  t.true(answers.filter((r) => r.status !== 201).every((r) => r.body.error.code === 'amount_exceeds_refundable'));
-  t.is(requestsFor(intent).length, 3);
-  t.like(await readPayment(c, payment.id), { refundedAmount: '90.00', status: 'partially_refunded' });
-});
+test(
+  'concurrent provider_a refunds never exceed the payment, ' + 'and only the admitted ones reach the provider',
+  async (t) => {
+    const intent = nextReference();
+    provider.behave(intent, { delayMs: 50 });
+    const { payment } = await makePayment(c, {
+      amount: '100.00',
+      paymentMethod: 'provider_a',
+      providerReference: intent,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => refund(c, { paymentId: payment.id, amount: '30.00' })),
+    );
+    t.is(answers.filter((r) => r.status === 201).length, 3);
+    t.true(answers.filter((r) => r.status !== 201).every((r) => r.body.error.code === 'amount_exceeds_refundable'));
+    t.is(requestsFor(intent).length, 3);
+    t.like(await readPayment(c, payment.id), { refundedAmount: '90.00', status: 'partially_refunded' });
+  },
+);
 
 test('under an Idempotency-Key a provider_a refund is made once and replayed', async (t) => {
   const intent = nextReference();
@@ -289,31 +295,40 @@ test('under an Idempotency-Key a provider_a refund is made once and replayed', a
   t.is((await readPayment(c, payment.id)).refundedAmount, '5.00');
 });
 
-test('resumePendingRefunds finishes reservations a stopped process left behind, with the same Idempotency-Key', async (t) => {
-  const confirmed = nextReference();
-  const declined = nextReference();
-  provider.behave(declined, { status: 400, body: { error: { message: 'Charge already refunded' } } });
-  const a = await makePayment(c, { amount: '10.00', paymentMethod: 'provider_a', providerReference: confirmed });
-  const b = await makePayment(c, { amount: '10.00', paymentMethod: 'provider_a', providerReference: declined });
-  const c2 = await makePayment(c, { amount: '10.00', paymentMethod: 'provider_a', providerReference: nextReference() });
-  const longAgo = new Date(Date.now() - 60 * 60_000);
-  const [stale] = await app
-    .db('refunds')
-    .insert({ payment_id: a.payment.id, amount: '4.00', status: 'pending', created_at: longAgo })
-    .returning('id');
-  await app.db('refunds').insert({ payment_id: b.payment.id, amount: '4.00', status: 'pending', created_at: longAgo });
-  // A reservation a live request may still be working on is left alone.
-  await app.db('refunds').insert({ payment_id: c2.payment.id, amount: '4.00', status: 'pending' });
+test(
+  'resumePendingRefunds finishes reservations a stopped process left behind, ' + 'with the same Idempotency-Key',
+  async (t) => {
+    const confirmed = nextReference();
+    const declined = nextReference();
+    provider.behave(declined, { status: 400, body: { error: { message: 'Charge already refunded' } } });
+    const a = await makePayment(c, { amount: '10.00', paymentMethod: 'provider_a', providerReference: confirmed });
+    const b = await makePayment(c, { amount: '10.00', paymentMethod: 'provider_a', providerReference: declined });
+    const c2 = await makePayment(c, {
+      amount: '10.00',
+      paymentMethod: 'provider_a',
+      providerReference: nextReference(),
+    });
+    const longAgo = new Date(Date.now() - 60 * 60_000);
+    const [stale] = await app
+      .db('refunds')
+      .insert({ payment_id: a.payment.id, amount: '4.00', status: 'pending', created_at: longAgo })
+      .returning('id');
+    await app
+      .db('refunds')
+      .insert({ payment_id: b.payment.id, amount: '4.00', status: 'pending', created_at: longAgo });
+    // A reservation a live request may still be working on is left alone.
+    await app.db('refunds').insert({ payment_id: c2.payment.id, amount: '4.00', status: 'pending' });
 
-  const outcome = await resumePendingRefunds(app.db, { config: config() });
-  t.deepEqual(outcome, { completed: 1, released: 1, left: 0 });
-  t.is(requestsFor(confirmed)[0]!.headers['idempotency-key'], stale.id);
-  t.like(await app.db('refunds').where({ id: stale.id }).first(), { status: 'succeeded' });
-  t.like(await readPayment(c, a.payment.id), { refundedAmount: '4.00', status: 'partially_refunded' });
-  t.is((await app.db('refunds').where({ payment_id: b.payment.id })).length, 0);
-  t.is((await readPayment(c, b.payment.id)).refundedAmount, '0.00');
-  t.is((await app.db('refunds').where({ payment_id: c2.payment.id }).first()).status, 'pending');
-});
+    const outcome = await resumePendingRefunds(app.db, { config: config() });
+    t.deepEqual(outcome, { completed: 1, released: 1, left: 0 });
+    t.is(requestsFor(confirmed)[0]!.headers['idempotency-key'], stale.id);
+    t.like(await app.db('refunds').where({ id: stale.id }).first(), { status: 'succeeded' });
+    t.like(await readPayment(c, a.payment.id), { refundedAmount: '4.00', status: 'partially_refunded' });
+    t.is((await app.db('refunds').where({ payment_id: b.payment.id })).length, 0);
+    t.is((await readPayment(c, b.payment.id)).refundedAmount, '0.00');
+    t.is((await app.db('refunds').where({ payment_id: c2.payment.id }).first()).status, 'pending');
+  },
+);
 
 test('pending refunds are listed with their status', async (t) => {
   const { payment } = await makePayment(c, { amount: '10.00', paymentMethod: 'manual' });

@@ -10,7 +10,8 @@ import { providerARefundGateway } from '../../src/refunds/provider-a-refund-gate
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { resumePendingRefundsHandler } from '../../src/refunds/resume-pending.handler.ts';
 import { resumePendingRefundsJob } from '../../src/refunds/resume-pending.job.ts';
-import { createRefund, resumePendingRefunds } from '../../src/refunds/service.ts';
+import { resumePendingRefunds } from '../../src/refunds/resume.ts';
+import { createRefund } from '../../src/refunds/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startFakeProviderA, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { request } from '../helpers/http.ts';
@@ -144,17 +145,24 @@ test('under an Idempotency-Key: provider_a refunds but answers 500; the same req
   t.is(keysSent(intent).length, 2);
 });
 
-test('the digest of a keyed request differs per key and per body, so different requests are different refunds', async (t) => {
-  const intent = nextReference();
-  const { payment } = await makePayment(c, { amount: '20.00', paymentMethod: 'provider_a', providerReference: intent });
-  t.is((await refund(c, { paymentId: payment.id, amount: '5.00' }, { 'Idempotency-Key': 'k-one' })).status, 201);
-  t.is((await refund(c, { paymentId: payment.id, amount: '5.00' }, { 'Idempotency-Key': 'k-two' })).status, 201);
-  const keys = keysSent(intent);
-  t.is(keys.length, 2);
-  t.not(keys[0], keys[1]);
-  t.is(refundsAt(intent).length, 2);
-  t.like(await readPayment(c, payment.id), { refundedAmount: '10.00' });
-});
+test(
+  'the digest of a keyed request differs per key and per body, ' + 'so different requests are different refunds',
+  async (t) => {
+    const intent = nextReference();
+    const { payment } = await makePayment(c, {
+      amount: '20.00',
+      paymentMethod: 'provider_a',
+      providerReference: intent,
+    });
+    t.is((await refund(c, { paymentId: payment.id, amount: '5.00' }, { 'Idempotency-Key': 'k-one' })).status, 201);
+    t.is((await refund(c, { paymentId: payment.id, amount: '5.00' }, { 'Idempotency-Key': 'k-two' })).status, 201);
+    const keys = keysSent(intent);
+    t.is(keys.length, 2);
+    t.not(keys[0], keys[1]);
+    t.is(refundsAt(intent).length, 2);
+    t.like(await readPayment(c, payment.id), { refundedAmount: '10.00' });
+  },
+);
 
 test.serial(
   'the sweep finishes an unknown outcome nobody asked for again, under its key, and leaves a live call alone',

@@ -251,7 +251,8 @@ for (const route of routesOf('apiKey')) {
       const missing = names.filter((n) => theirs[n] === undefined);
       if (missing.length > 0)
         return t.fail(
-          `no fixture for :${missing.join(', :')} of ${routeName(route)}: teach test/security/world.ts existingParam about it`,
+          `no fixture for :${missing.join(', :')} of ${routeName(route)}: teach test/security/world.ts ` +
+            `existingParam about it`,
         );
       await assertRefused(
         t,

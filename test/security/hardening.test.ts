@@ -44,8 +44,11 @@ function sourceFiles(dir: string): string[] {
 
 // Secret-looking operands of `===`, `!==`, `==`, `!=`, Buffer#equals or localeCompare.
 const SECRET_NAME = /secret|token|signature|password|api_?key|hmac|digest|\bsig\b/i;
-const COMPARISON =
-  /([\w.$[\]'"`-]+)\s*(?:===|!==|==|!=)\s*([\w.$[\]'"`-]+)|([\w.$[\]()]+)\.(?:equals|localeCompare)\(\s*([\w.$[\]'"`-]+)/g;
+const OPERAND = String.raw`[\w.$[\]'"${'`'}-]+`;
+const COMPARISON = new RegExp(
+  String.raw`(${OPERAND})\s*(?:===|!==|==|!=)\s*(${OPERAND})|([\w.$[\]()]+)\.(?:equals|localeCompare)\(\s*(${OPERAND})`,
+  'g',
+);
 // Operands that make a comparison a type, presence or public-constant check rather than a comparison of secrets.
 const NOT_A_SECRET = /^(?:undefined|null|true|false|\d+|'[^']*'|"[^"]*"|`[^`]*`|[A-Z][A-Z0-9_]*)$/;
 
@@ -93,7 +96,8 @@ test('secretsEqual: equal, unequal, different lengths and empty values, without 
 // ---- Secrets in logs and in the database --------------------------------------------------------------
 
 test.serial(
-  'no secret reaches the logs: password, session token, API key, cron secret, webhook and IdP secrets (logged at trace)',
+  'no secret reaches the logs: password, session token, API key, cron secret, webhook and IdP secrets (logged at ' +
+    'trace)',
   async (t) => {
     const { email, password } = await loginAs(app.baseUrl, app.db, 'admin');
     const login = await request(app.baseUrl, '/api/auth/login', { body: { email, password } });
@@ -239,21 +243,24 @@ test('passwords are hashed with Argon2id, m=64 MiB, t=3, p=4, a 16-byte salt and
   t.is(Buffer.from(match![3]!, 'base64').length, 32);
 });
 
-test('API keys carry 256 random bits after a recognisable prefix; session tokens 256 bits; both stored as SHA-256', async (t) => {
-  const [customer] = await app
-    .db('customers')
-    .insert({ name: 'Key Bits', email: `kb-${randomBytes(4).toString('hex')}@example.test` })
-    .returning('id');
-  const res = await request(app.baseUrl, '/api/api-keys', {
-    cookie: adminCookie,
-    body: { name: 'bits', customerId: customer.id },
-  });
-  const match = /^bsk_([A-Za-z0-9_-]+)$/.exec(res.body.key);
-  t.truthy(match);
-  t.is(Buffer.from(match![1]!, 'base64url').length, 32);
-  t.is((await app.db('api_keys').where({ id: res.body.id }).first('key_hash')).key_hash, sha256Hex(res.body.key));
-  t.is(Buffer.from(tokenOf(adminCookie), 'base64url').length, 32);
-});
+test(
+  'API keys carry 256 random bits after a recognisable prefix; ' + 'session tokens 256 bits; both stored as SHA-256',
+  async (t) => {
+    const [customer] = await app
+      .db('customers')
+      .insert({ name: 'Key Bits', email: `kb-${randomBytes(4).toString('hex')}@example.test` })
+      .returning('id');
+    const res = await request(app.baseUrl, '/api/api-keys', {
+      cookie: adminCookie,
+      body: { name: 'bits', customerId: customer.id },
+    });
+    const match = /^bsk_([A-Za-z0-9_-]+)$/.exec(res.body.key);
+    t.truthy(match);
+    t.is(Buffer.from(match![1]!, 'base64url').length, 32);
+    t.is((await app.db('api_keys').where({ id: res.body.id }).first('key_hash')).key_hash, sha256Hex(res.body.key));
+    t.is(Buffer.from(tokenOf(adminCookie), 'base64url').length, 32);
+  },
+);
 
 // ---- Headers -----------------------------------------------------------------------------------------
 
@@ -267,49 +274,60 @@ function assertSecurityHeaders(t: import('ava').ExecutionContext, headers: Heade
   t.is(headers.get('access-control-allow-origin'), null, `${label}: no CORS`);
 }
 
-test('security headers on every kind of answer: JSON, errors, unknown routes, the docs page; no CORS for other origins', async (t) => {
-  const origin = { origin: 'https://evil.example' };
-  const answers = {
-    health: await request(app.baseUrl, '/healthz', { headers: origin }),
-    'admin JSON': await request(app.baseUrl, '/api/settings', { cookie: adminCookie, headers: origin }),
-    'a 401': await request(app.baseUrl, '/api/settings', { headers: origin }),
-    'a 404': await request(app.baseUrl, '/nope', { headers: origin }),
-    'a 415': await request(app.baseUrl, '/api/products', {
-      cookie: adminCookie,
-      rawBody: 'a=b',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...origin },
-    }),
-    'the docs page': await request(app.baseUrl, '/docs', { headers: origin }),
-    'a preflight': await request(app.baseUrl, '/api/products', {
-      method: 'OPTIONS',
-      headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
-    }),
-  };
-  for (const [label, res] of Object.entries(answers)) assertSecurityHeaders(t, res.headers, label);
-  t.is(answers['a 401'].status, 401);
-  t.false((answers['a preflight'].headers.get('access-control-allow-methods') ?? '').includes('POST'));
-});
+test(
+  'security headers on every kind of answer: JSON, errors, unknown routes, the docs page; no CORS for other ' +
+    'origins',
+  async (t) => {
+    const origin = { origin: 'https://evil.example' };
+    const answers = {
+      health: await request(app.baseUrl, '/healthz', { headers: origin }),
+      'admin JSON': await request(app.baseUrl, '/api/settings', { cookie: adminCookie, headers: origin }),
+      'a 401': await request(app.baseUrl, '/api/settings', { headers: origin }),
+      'a 404': await request(app.baseUrl, '/nope', { headers: origin }),
+      'a 415': await request(app.baseUrl, '/api/products', {
+        cookie: adminCookie,
+        rawBody: 'a=b',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...origin },
+      }),
+      'the docs page': await request(app.baseUrl, '/docs', { headers: origin }),
+      'a preflight': await request(app.baseUrl, '/api/products', {
+        method: 'OPTIONS',
+        headers: {
+          ...origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      }),
+    };
+    for (const [label, res] of Object.entries(answers)) assertSecurityHeaders(t, res.headers, label);
+    t.is(answers['a 401'].status, 401);
+    t.false((answers['a preflight'].headers.get('access-control-allow-methods') ?? '').includes('POST'));
+  },
+);
 
-test('API answers are not stored by caches (Cache-Control: no-store), login and a shown-once API key included', async (t) => {
-  const { email, password } = await loginAs(app.baseUrl, app.db, 'admin');
-  const login = await request(app.baseUrl, '/api/auth/login', { body: { email, password } });
-  const [customer] = await app
-    .db('customers')
-    .insert({ name: 'Cache Test', email: `cache-${randomBytes(4).toString('hex')}@example.test` })
-    .returning('id');
-  const key = await request(app.baseUrl, '/api/api-keys', {
-    cookie: adminCookie,
-    body: { name: 'cache', customerId: customer.id },
-  });
-  for (const [label, res] of Object.entries({
-    login,
-    key,
-    settings: await request(app.baseUrl, '/api/settings', { cookie: adminCookie }),
-    error: await request(app.baseUrl, '/api/settings'),
-  })) {
-    t.regex(res.headers.get('cache-control') ?? '', /no-store/, label);
-  }
-});
+test(
+  'API answers are not stored by caches (Cache-Control: no-store), ' + 'login and a shown-once API key included',
+  async (t) => {
+    const { email, password } = await loginAs(app.baseUrl, app.db, 'admin');
+    const login = await request(app.baseUrl, '/api/auth/login', { body: { email, password } });
+    const [customer] = await app
+      .db('customers')
+      .insert({ name: 'Cache Test', email: `cache-${randomBytes(4).toString('hex')}@example.test` })
+      .returning('id');
+    const key = await request(app.baseUrl, '/api/api-keys', {
+      cookie: adminCookie,
+      body: { name: 'cache', customerId: customer.id },
+    });
+    for (const [label, res] of Object.entries({
+      login,
+      key,
+      settings: await request(app.baseUrl, '/api/settings', { cookie: adminCookie }),
+      error: await request(app.baseUrl, '/api/settings'),
+    })) {
+      t.regex(res.headers.get('cache-control') ?? '', /no-store/, label);
+    }
+  },
+);
 
 test('HSTS is sent over https (behind a trusted proxy) and not over plain http', async (t) => {
   const proxied = await startTestApp({ TRUST_PROXY: 'true' });
@@ -372,7 +390,8 @@ const SIMPLE_BODIES: [string, string][] = [
 ];
 
 test.serial(
-  'CSRF: a form-encoded, multipart or text/plain POST/PUT with the session cookie is refused 415 on every cookie route and changes nothing',
+  'CSRF: a form-encoded, multipart or text/plain POST/PUT with the session cookie is refused 415 on every cookie ' +
+    'route and changes nothing',
   async (t) => {
     const fingerprint = await fingerprintQuery(app.db);
     // The cookie routes: the admin API, and logout (which takes the cookie too).

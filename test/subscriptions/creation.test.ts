@@ -79,7 +79,8 @@ test.serial("inside a caller's transaction nothing commits early: its rollback l
 });
 
 test.serial(
-  "concurrent creations for one customer spend its credit once, however its id is written (the lock is the stored id's)",
+  'concurrent creations for one customer spend its credit once, however its id is written ' +
+    "(the lock is the stored id's)",
   async (t) => {
     const customer = await newCustomer(database.knex);
     await database

@@ -71,7 +71,7 @@ export interface ConsoleAction {
   page: ConsolePage;
 }
 
-export type ConsoleRoute = ConsolePage<any> | ConsoleExport<any> | ConsoleAction;
+export type ConsoleRoute = ConsolePage | ConsoleExport | ConsoleAction;
 
 export const definePage = <S extends z.ZodType>(page: Omit<ConsolePage<S>, 'kind'>): ConsolePage<S> => ({
   kind: 'page',

@@ -5,7 +5,6 @@ import { createCreditBody } from '../../credits/schema.ts';
 import { updateCustomerBody } from '../../customers/schema.ts';
 import { updateCustomer } from '../../customers/service.ts';
 import { getCustomer } from '../../reporting/customer-view.ts';
-import { notFound } from '../../errors.ts';
 import { eventId } from '../../events/schema.ts';
 import { listCustomerEvents } from '../../events/service.ts';
 import { uuid } from '../../http/schemas.ts';
@@ -251,11 +250,14 @@ export const grantCreditAction = defineAction({
     );
     const { entry, applications, balanceAfter } = await grantCredit(deps.db, input, actor);
     const spent = applications.length
-      ? `; ${money(sumMoney(applications.map((a) => a.amount)).toString(), entry.currency)} applied to ${applications.map((a) => a.invoice.invoice_number).join(', ')}`
+      ? `; ${money(sumMoney(applications.map((a) => a.amount)).toString(), entry.currency)} applied to ` +
+        `${applications.map((a) => a.invoice.invoice_number).join(', ')}`
       : '';
     return {
       redirect: `/admin/customers/${id}`,
-      notice: `Granted ${money(entry.amount, entry.currency)} of store credit${spent}. Balance: ${money(balanceAfter, entry.currency)}.`,
+      notice:
+        `Granted ${money(entry.amount, entry.currency)} of store credit${spent}. Balance: ` +
+        `${money(balanceAfter, entry.currency)}.`,
     };
   },
 });

@@ -3,54 +3,40 @@
  * notes, the PDF, the invoice's events and their webhook deliveries, the actions on it (C-6) and its audit entries
  * (C-11).
  */
-import type { AuditRow } from '../../audit/repo.ts';
 import { auditEntriesOf } from '../../audit/service.ts';
 import { listCreditNotes } from '../../credit-notes/service.ts';
 import { notFound } from '../../errors.ts';
 import { listInvoiceEvents } from '../../events/service.ts';
-import { uuid } from '../../http/schemas.ts';
 import type { Db } from '../../db/knex.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import { invoicePdfPath } from '../../invoices/schema.ts';
 import { customerNames } from '../../customers/service.ts';
 import { getInvoice } from '../../invoices/service.ts';
-import { formatMoney, money as decimal } from '../../money.ts';
+import { formatMoney } from '../../money.ts';
 import { findPayment, listPayments } from '../../payments/service.ts';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { listDeliveriesOfEvents } from '../../webhooks/service.ts';
-import type { FormState } from '../components/Form.tsx';
 import { AuditTrail } from '../components/AuditTrail.tsx';
 import { date, dateTime, money, unitPrice } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
 import { uuidParam } from '../http/params.ts';
 import { definePage, type PageInput } from '../http/route.ts';
-import { CreditNoteForm, FORMS, PaymentForm, RefundForm, StatusForm } from './invoices-forms.tsx';
-import type {
-  CreditNoteRow,
-  DeliveryRow,
-  EventRow,
-  InvoiceRow,
-  LineItemRow,
-  PaymentRow,
-  RefundRow,
-} from './invoices-types.ts';
+import { CreditNoteForm, PaymentForm, StatusForm } from './invoices-forms.tsx';
+import type { LineItemRow } from './invoices-types.ts';
+import {
+  Amounts,
+  Payments,
+  Refunds,
+  CreditNotes,
+  Events,
+  Deliveries,
+  type InvoicePageData,
+} from './invoices-detail-parts.tsx';
 
 /** What an invoice's page shows at most of its own lists; an invoice never comes near these in practice. */
 const RELATED_LIMIT = 500;
 const EVENT_LIMIT = 100;
-
-interface InvoicePageData {
-  invoice: InvoiceRow;
-  lines: LineItemRow[];
-  customerName: string | undefined;
-  payments: PaymentRow[];
-  refunds: Map<string, RefundRow[]>;
-  creditNotes: CreditNoteRow[];
-  events: EventRow[];
-  deliveries: DeliveryRow[];
-  audit: AuditRow[];
-}
 
 async function loadInvoicePage(db: Db, id: string): Promise<InvoicePageData> {
   const { invoice, lines } = await getInvoice(db, uuidParam(id, 'Invoice'));
@@ -83,163 +69,6 @@ async function loadInvoicePage(db: Db, id: string): Promise<InvoicePageData> {
     deliveries,
     audit,
   };
-}
-
-const refundable = (p: PaymentRow) => decimal(p.amount).minus(p.refunded_amount).gt(0);
-
-function Amounts({ invoice }: { invoice: InvoiceRow }) {
-  const m = (v: string) => money(v, invoice.currency);
-  return (
-    <dl class="props amounts">
-      <dt>Subtotal</dt>
-      <dd class="num">{m(invoice.subtotal)}</dd>
-      <dt>{`Tax (${invoice.tax_rate}%)`}</dt>
-      <dd class="num">{m(invoice.tax_amount)}</dd>
-      <dt>Total</dt>
-      <dd class="num">{m(invoice.total)}</dd>
-      <dt>Credit applied</dt>
-      <dd class="num">{m(invoice.credit_applied)}</dd>
-      <dt>Credited (credit notes)</dt>
-      <dd class="num">{m(invoice.credited_amount)}</dd>
-      <dt>Amount paid</dt>
-      <dd class="num">{m(invoice.amount_paid)}</dd>
-      <dt>
-        <strong>Amount due</strong>
-      </dt>
-      <dd class="num">
-        <strong>{m(amountDue(invoice).toString())}</strong>
-      </dd>
-    </dl>
-  );
-}
-
-function Payments({
-  data,
-  csrf,
-  state,
-  refundOf,
-}: {
-  data: InvoicePageData;
-  csrf: string;
-  state?: FormState;
-  refundOf?: string;
-}) {
-  const refundState = (p: PaymentRow) => (state?.name === FORMS.refund && refundOf === p.id ? state : undefined);
-  return (
-    <div class="wide">
-      <Table
-        rows={data.payments}
-        empty="No payments."
-        columns={[
-          { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
-          { header: 'Method', cell: (p) => p.payment_method },
-          { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
-          { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
-          { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
-          { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
-          {
-            header: 'Refund',
-            cell: (p) => <RefundForm payment={p} refundable={refundable(p)} csrf={csrf} state={refundState(p)} />,
-          },
-        ]}
-      />
-    </div>
-  );
-}
-
-function Refunds({ data }: { data: InvoicePageData }) {
-  const rows = data.payments.flatMap((p) => (data.refunds.get(p.id) ?? []).map((r) => ({ ...r, payment: p })));
-  return (
-    <div class="wide">
-      <Table
-        rows={rows}
-        empty="No refunds."
-        columns={[
-          { header: 'Created', cell: (r) => dateTime(r.created_at) },
-          {
-            header: 'Payment',
-            cell: (r) =>
-              `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} (${money(r.payment.amount, r.currency)})`,
-          },
-          { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
-          { header: 'Reason', cell: (r) => r.reason ?? '' },
-          { header: 'Status', cell: (r) => <span class="status">{r.status}</span> },
-        ]}
-      />
-    </div>
-  );
-}
-
-function CreditNotes({ rows }: { rows: CreditNoteRow[] }) {
-  return (
-    <div class="wide">
-      <Table
-        rows={rows}
-        empty="No credit notes."
-        columns={[
-          { header: 'Number', cell: (n: CreditNoteRow) => <span class="nowrap">{n.number}</span> },
-          { header: 'Created', cell: (n) => dateTime(n.created_at) },
-          { header: 'Amount', numeric: true, cell: (n) => money(n.amount, n.currency) },
-          {
-            header: 'To store credit',
-            numeric: true,
-            cell: (n) => money(formatMoney(n.to_balance, n.currency), n.currency),
-          },
-          { header: 'Reason', cell: (n) => n.reason ?? '' },
-        ]}
-      />
-    </div>
-  );
-}
-
-function Events({ events }: { events: EventRow[] }) {
-  return (
-    <div class="wide">
-      <Table
-        rows={events}
-        empty="No events."
-        columns={[
-          { header: 'Created', cell: (e: EventRow) => dateTime(e.created_at) },
-          { header: 'Type', cell: (e) => e.type },
-          {
-            header: 'Amount',
-            numeric: true,
-            cell: (e) =>
-              typeof e.data.amount === 'string' && typeof e.data.currency === 'string'
-                ? money(e.data.amount, e.data.currency)
-                : '',
-          },
-          { header: 'Event id', cell: (e) => <code>{e.id}</code> },
-        ]}
-      />
-    </div>
-  );
-}
-
-function Deliveries({ rows }: { rows: DeliveryRow[] }) {
-  return (
-    <div class="wide">
-      <Table
-        rows={rows}
-        empty="No webhook deliveries."
-        columns={[
-          { header: 'Created', cell: (d: DeliveryRow) => dateTime(d.created_at) },
-          {
-            header: 'Event',
-            cell: (d) => (
-              <>
-                {d.event_type} <code>{d.event_id}</code>
-              </>
-            ),
-          },
-          { header: 'Endpoint', cell: (d) => d.endpoint_url },
-          { header: 'Status', cell: (d) => <span class="status">{d.status}</span> },
-          { header: 'Attempts', numeric: true, cell: (d) => String(d.attempt_count) },
-          { header: 'Delivered', cell: (d) => dateTime(d.delivered_at) },
-        ]}
-      />
-    </div>
-  );
 }
 
 /** The invoice's page; `refundOf` names the payment whose refund form a refusal re-renders. */

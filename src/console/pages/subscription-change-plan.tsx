@@ -18,7 +18,8 @@ import { Table } from '../components/Table.tsx';
 import { field } from '../http/form.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import { uuidParam } from '../http/params.ts';
-import { booleanField, FORMS, renderSubscriptionPage, subscriptionPage } from './subscription-detail.tsx';
+import { booleanField, renderSubscriptionPage, subscriptionPage } from './subscription-detail.tsx';
+import { FORMS } from './subscription-detail-parts.tsx';
 import { planLabel, subscriptionUrl } from './subscriptions-parts.tsx';
 
 const previewQuery = z.object({ newPlanId: z.string().optional(), prorate: z.string().optional() });

@@ -70,24 +70,29 @@ const STYLE = `
   @page { size: A4; margin: 18mm 16mm 20mm; }
   * { box-sizing: border-box; }
   html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-  body { margin: 0; font-family: "Open Sans", "DejaVu Sans", "Liberation Sans", Arial, sans-serif; font-size: 10pt; line-height: 1.45; color: #1f2933; }
-  header { display: flex; justify-content: space-between; align-items: flex-start; border-bottom: 2px solid #1f2933; padding-bottom: 12pt; }
+  body { margin: 0; font-family: "Open Sans", "DejaVu Sans", "Liberation Sans", Arial, sans-serif; font-size: 10pt;
+    line-height: 1.45; color: #1f2933; }
+  header { display: flex; justify-content: space-between; align-items: flex-start; border-bottom: 2px solid #1f2933;
+    padding-bottom: 12pt; }
   .seller-name { font-size: 16pt; font-weight: 700; margin: 0 0 4pt; }
   .muted { color: #616e7c; }
   .doc-title { text-align: right; }
   .doc-title h1 { font-size: 22pt; letter-spacing: 2pt; margin: 0; font-weight: 700; }
   .doc-number { font-size: 11pt; font-weight: 600; margin-top: 2pt; }
-  .status { display: inline-block; margin-top: 6pt; padding: 2pt 8pt; border-radius: 10pt; font-size: 8.5pt; font-weight: 700; letter-spacing: 0.5pt; border: 1px solid currentColor; }
+  .status { display: inline-block; margin-top: 6pt; padding: 2pt 8pt; border-radius: 10pt; font-size: 8.5pt;
+    font-weight: 700; letter-spacing: 0.5pt; border: 1px solid currentColor; }
   .status-draft { color: #616e7c; } .status-issued { color: #2563eb; } .status-paid { color: #15803d; }
   .status-overdue { color: #b91c1c; } .status-void { color: #7c2d12; }
   .parties { display: flex; justify-content: space-between; gap: 24pt; margin: 18pt 0; }
   .parties section { flex: 1; }
-  .label { text-transform: uppercase; font-size: 7.5pt; letter-spacing: 0.8pt; color: #616e7c; margin: 0 0 4pt; font-weight: 600; }
+  .label { text-transform: uppercase; font-size: 7.5pt; letter-spacing: 0.8pt; color: #616e7c; margin: 0 0 4pt;
+    font-weight: 600; }
   .customer-name { font-weight: 700; font-size: 11pt; }
   dl.meta { display: grid; grid-template-columns: auto auto; gap: 2pt 12pt; margin: 0; justify-content: end; }
   dl.meta dt { color: #616e7c; text-align: right; } dl.meta dd { margin: 0; text-align: right; font-weight: 600; }
   table.lines { width: 100%; border-collapse: collapse; margin-top: 6pt; }
-  table.lines th { text-align: left; font-size: 8pt; text-transform: uppercase; letter-spacing: 0.6pt; color: #616e7c; border-bottom: 1px solid #cbd2d9; padding: 6pt 4pt; }
+  table.lines th { text-align: left; font-size: 8pt; text-transform: uppercase; letter-spacing: 0.6pt; color: #616e7c;
+    border-bottom: 1px solid #cbd2d9; padding: 6pt 4pt; }
   table.lines td { padding: 7pt 4pt; border-bottom: 1px solid #e4e7eb; vertical-align: top; }
   table.lines tr { break-inside: avoid; }
   .num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
@@ -172,7 +177,9 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
   </section>
 </div>
 <table class="lines">
-  <thead><tr><th>Description</th><th class="num">Quantity</th><th class="num">Unit price</th><th class="num">Amount</th></tr></thead>
+  <thead>
+    <tr><th>Description</th><th class="num">Quantity</th><th class="num">Unit price</th><th class="num">Amount</th></tr>
+  </thead>
   <tbody>${rows}</tbody>
 </table>
 <table class="totals">
@@ -185,7 +192,9 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
   <tr class="due"><td>Amount due</td><td class="num">${e(currency)} ${e(due)}</td></tr>
 </table>
 <footer>
-  ${e(seller.name)}${seller.email ? ` · ${e(seller.email)}` : ''} · Invoice ${e(invoice.invoice_number)}${invoice.status === 'void' ? ' · This invoice has been voided and is not payable.' : ''}
+  ${e(seller.name)}${seller.email ? ` · ${e(seller.email)}` : ''} · Invoice ${e(invoice.invoice_number)}${
+    invoice.status === 'void' ? ' · This invoice has been voided and is not payable.' : ''
+  }
 </footer>
 </body>
 </html>`;

@@ -1,0 +1,190 @@
+/**
+ * The sections of an invoice's page (invoices-detail.tsx): amounts, payments and their refunds, credit notes, events
+ * and their webhook deliveries.
+ */
+import type { AuditRow } from '../../audit/repo.ts';
+import { amountDue } from '../../pricing/amount-due.ts';
+import { formatMoney, money as decimal } from '../../money.ts';
+import type { FormState } from '../components/Form.tsx';
+import { dateTime, money } from '../components/format.ts';
+import { Table } from '../components/Table.tsx';
+import { FORMS, RefundForm } from './invoices-forms.tsx';
+import type {
+  CreditNoteRow,
+  DeliveryRow,
+  EventRow,
+  InvoiceRow,
+  LineItemRow,
+  PaymentRow,
+  RefundRow,
+} from './invoices-types.ts';
+
+export interface InvoicePageData {
+  invoice: InvoiceRow;
+  lines: LineItemRow[];
+  customerName: string | undefined;
+  payments: PaymentRow[];
+  refunds: Map<string, RefundRow[]>;
+  creditNotes: CreditNoteRow[];
+  events: EventRow[];
+  deliveries: DeliveryRow[];
+  audit: AuditRow[];
+}
+
+const refundable = (p: PaymentRow) => decimal(p.amount).minus(p.refunded_amount).gt(0);
+
+export function Amounts({ invoice }: { invoice: InvoiceRow }) {
+  const m = (v: string) => money(v, invoice.currency);
+  return (
+    <dl class="props amounts">
+      <dt>Subtotal</dt>
+      <dd class="num">{m(invoice.subtotal)}</dd>
+      <dt>{`Tax (${invoice.tax_rate}%)`}</dt>
+      <dd class="num">{m(invoice.tax_amount)}</dd>
+      <dt>Total</dt>
+      <dd class="num">{m(invoice.total)}</dd>
+      <dt>Credit applied</dt>
+      <dd class="num">{m(invoice.credit_applied)}</dd>
+      <dt>Credited (credit notes)</dt>
+      <dd class="num">{m(invoice.credited_amount)}</dd>
+      <dt>Amount paid</dt>
+      <dd class="num">{m(invoice.amount_paid)}</dd>
+      <dt>
+        <strong>Amount due</strong>
+      </dt>
+      <dd class="num">
+        <strong>{m(amountDue(invoice).toString())}</strong>
+      </dd>
+    </dl>
+  );
+}
+
+export function Payments({
+  data,
+  csrf,
+  state,
+  refundOf,
+}: {
+  data: InvoicePageData;
+  csrf: string;
+  state?: FormState;
+  refundOf?: string;
+}) {
+  const refundState = (p: PaymentRow) => (state?.name === FORMS.refund && refundOf === p.id ? state : undefined);
+  return (
+    <div class="wide">
+      <Table
+        rows={data.payments}
+        empty="No payments."
+        columns={[
+          { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
+          { header: 'Method', cell: (p) => p.payment_method },
+          { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
+          { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
+          { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
+          { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
+          {
+            header: 'Refund',
+            cell: (p) => <RefundForm payment={p} refundable={refundable(p)} csrf={csrf} state={refundState(p)} />,
+          },
+        ]}
+      />
+    </div>
+  );
+}
+
+export function Refunds({ data }: { data: InvoicePageData }) {
+  const rows = data.payments.flatMap((p) => (data.refunds.get(p.id) ?? []).map((r) => ({ ...r, payment: p })));
+  return (
+    <div class="wide">
+      <Table
+        rows={rows}
+        empty="No refunds."
+        columns={[
+          { header: 'Created', cell: (r) => dateTime(r.created_at) },
+          {
+            header: 'Payment',
+            cell: (r) =>
+              `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} ` +
+              `(${money(r.payment.amount, r.currency)})`,
+          },
+          { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
+          { header: 'Reason', cell: (r) => r.reason ?? '' },
+          { header: 'Status', cell: (r) => <span class="status">{r.status}</span> },
+        ]}
+      />
+    </div>
+  );
+}
+
+export function CreditNotes({ rows }: { rows: CreditNoteRow[] }) {
+  return (
+    <div class="wide">
+      <Table
+        rows={rows}
+        empty="No credit notes."
+        columns={[
+          { header: 'Number', cell: (n: CreditNoteRow) => <span class="nowrap">{n.number}</span> },
+          { header: 'Created', cell: (n) => dateTime(n.created_at) },
+          { header: 'Amount', numeric: true, cell: (n) => money(n.amount, n.currency) },
+          {
+            header: 'To store credit',
+            numeric: true,
+            cell: (n) => money(formatMoney(n.to_balance, n.currency), n.currency),
+          },
+          { header: 'Reason', cell: (n) => n.reason ?? '' },
+        ]}
+      />
+    </div>
+  );
+}
+
+export function Events({ events }: { events: EventRow[] }) {
+  return (
+    <div class="wide">
+      <Table
+        rows={events}
+        empty="No events."
+        columns={[
+          { header: 'Created', cell: (e: EventRow) => dateTime(e.created_at) },
+          { header: 'Type', cell: (e) => e.type },
+          {
+            header: 'Amount',
+            numeric: true,
+            cell: (e) =>
+              typeof e.data.amount === 'string' && typeof e.data.currency === 'string'
+                ? money(e.data.amount, e.data.currency)
+                : '',
+          },
+          { header: 'Event id', cell: (e) => <code>{e.id}</code> },
+        ]}
+      />
+    </div>
+  );
+}
+
+export function Deliveries({ rows }: { rows: DeliveryRow[] }) {
+  return (
+    <div class="wide">
+      <Table
+        rows={rows}
+        empty="No webhook deliveries."
+        columns={[
+          { header: 'Created', cell: (d: DeliveryRow) => dateTime(d.created_at) },
+          {
+            header: 'Event',
+            cell: (d) => (
+              <>
+                {d.event_type} <code>{d.event_id}</code>
+              </>
+            ),
+          },
+          { header: 'Endpoint', cell: (d) => d.endpoint_url },
+          { header: 'Status', cell: (d) => <span class="status">{d.status}</span> },
+          { header: 'Attempts', numeric: true, cell: (d) => String(d.attempt_count) },
+          { header: 'Delivered', cell: (d) => dateTime(d.delivered_at) },
+        ]}
+      />
+    </div>
+  );
+}
