@@ -7,7 +7,28 @@ import { iso } from '../http/schemas.ts';
 import type { ProductRow } from '../products/repo.ts';
 import { productSummaryResponse, serialiseProductSummary } from '../products/schema.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
-import { serialiseSubscription, subscriptionResponse } from '../subscriptions/schema.ts';
+import { SUBSCRIPTION_EXAMPLE, serialiseSubscription, subscriptionResponse } from '../subscriptions/schema.ts';
+
+/** The customer the document shows as an example, bare, with its products, and with its subscriptions. */
+const CUSTOMER_EXAMPLE = {
+  id: EXAMPLE_ID.customer,
+  name: 'Jane Doe',
+  email: 'jane.doe@acme.example',
+  company: 'Acme Corp',
+  tier: 'professional',
+  billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
+  taxId: 'US123456789',
+  paymentMethod: null,
+  healthScore: 92,
+  creditBalance: '25.00',
+  creditBalances: { USD: '25.00' },
+  createdAt: '2026-01-05T09:30:00.000Z',
+  updatedAt: '2026-01-05T09:30:00.000Z',
+};
+const CUSTOMER_WITH_PRODUCTS_EXAMPLE = {
+  ...CUSTOMER_EXAMPLE,
+  products: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas' }],
+};
 
 export const customerResponse = z
   .object({
@@ -25,89 +46,15 @@ export const customerResponse = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.customer,
-        name: 'Jane Doe',
-        email: 'jane.doe@acme.example',
-        company: 'Acme Corp',
-        tier: 'professional',
-        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
-        taxId: 'US123456789',
-        paymentMethod: null,
-        healthScore: 92,
-        creditBalance: '25.00',
-        creditBalances: { USD: '25.00' },
-        createdAt: '2026-01-05T09:30:00.000Z',
-        updatedAt: '2026-01-05T09:30:00.000Z',
-      },
-    ],
-  });
+  .meta({ examples: [CUSTOMER_EXAMPLE] });
 /** A customer in lists and search results: with its products. */
 export const customerWithProductsResponse = customerResponse
   .extend({ products: z.array(productSummaryResponse) })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.customer,
-        name: 'Jane Doe',
-        email: 'jane.doe@acme.example',
-        company: 'Acme Corp',
-        tier: 'professional',
-        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
-        taxId: 'US123456789',
-        paymentMethod: null,
-        healthScore: 92,
-        creditBalance: '25.00',
-        creditBalances: { USD: '25.00' },
-        createdAt: '2026-01-05T09:30:00.000Z',
-        updatedAt: '2026-01-05T09:30:00.000Z',
-        products: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas' }],
-      },
-    ],
-  });
+  .meta({ examples: [CUSTOMER_WITH_PRODUCTS_EXAMPLE] });
 /** The single read: with products and subscriptions. */
 export const customerDetailResponse = customerWithProductsResponse
   .extend({ subscriptions: z.array(subscriptionResponse) })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.customer,
-        name: 'Jane Doe',
-        email: 'jane.doe@acme.example',
-        company: 'Acme Corp',
-        tier: 'professional',
-        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
-        taxId: 'US123456789',
-        paymentMethod: null,
-        healthScore: 92,
-        creditBalance: '25.00',
-        creditBalances: { USD: '25.00' },
-        createdAt: '2026-01-05T09:30:00.000Z',
-        updatedAt: '2026-01-05T09:30:00.000Z',
-        products: [{ id: EXAMPLE_ID.product, name: 'Acme Analytics', productType: 'saas' }],
-        subscriptions: [
-          {
-            id: EXAMPLE_ID.subscription,
-            customerId: EXAMPLE_ID.customer,
-            planId: EXAMPLE_ID.plan,
-            status: 'active',
-            billingCycle: 'monthly',
-            currentPeriodStart: '2026-01-05T09:30:00.000Z',
-            currentPeriodEnd: '2026-02-05T09:30:00.000Z',
-            cancelAtPeriodEnd: false,
-            canceledAt: null,
-            trialEnd: null,
-            pausedAt: null,
-            couponId: null,
-            createdAt: '2026-01-05T09:30:00.000Z',
-            updatedAt: '2026-01-05T09:30:00.000Z',
-          },
-        ],
-      },
-    ],
-  });
+  .meta({ examples: [{ ...CUSTOMER_WITH_PRODUCTS_EXAMPLE, subscriptions: [SUBSCRIPTION_EXAMPLE] }] });
 
 /** A customer row with what the answers derive from other tables. */
 export interface CustomerRecord extends CustomerRow {

@@ -54,6 +54,24 @@ export const listSubscriptionsQuery = pageQuery.extend({
   status: z.enum(SUBSCRIPTION_STATUSES).optional(),
 });
 
+/** The subscription the document shows as an example (also inside a customer's detail). */
+export const SUBSCRIPTION_EXAMPLE = {
+  id: EXAMPLE_ID.subscription,
+  customerId: EXAMPLE_ID.customer,
+  planId: EXAMPLE_ID.plan,
+  status: 'active',
+  billingCycle: 'monthly',
+  currentPeriodStart: '2026-01-05T09:30:00.000Z',
+  currentPeriodEnd: '2026-02-05T09:30:00.000Z',
+  cancelAtPeriodEnd: false,
+  canceledAt: null,
+  trialEnd: null,
+  pausedAt: null,
+  couponId: null,
+  createdAt: '2026-01-05T09:30:00.000Z',
+  updatedAt: '2026-01-05T09:30:00.000Z',
+};
+
 export const subscriptionResponse = z
   .object({
     id: z.uuid(),
@@ -71,26 +89,7 @@ export const subscriptionResponse = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.subscription,
-        customerId: EXAMPLE_ID.customer,
-        planId: EXAMPLE_ID.plan,
-        status: 'active',
-        billingCycle: 'monthly',
-        currentPeriodStart: '2026-01-05T09:30:00.000Z',
-        currentPeriodEnd: '2026-02-05T09:30:00.000Z',
-        cancelAtPeriodEnd: false,
-        canceledAt: null,
-        trialEnd: null,
-        pausedAt: null,
-        couponId: null,
-        createdAt: '2026-01-05T09:30:00.000Z',
-        updatedAt: '2026-01-05T09:30:00.000Z',
-      },
-    ],
-  });
+  .meta({ examples: [SUBSCRIPTION_EXAMPLE] });
 
 /** The interface's Subscription, also the subscription.* event payload (D-74). */
 export function serialiseSubscription(row: SubscriptionRow) {
