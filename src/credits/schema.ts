@@ -40,23 +40,22 @@ export const ledgerEntryFields = {
   createdAt: z.string(),
 };
 
+/** The ledger entry the document shows as an example (also the base of a created credit's). */
+export const LEDGER_ENTRY_EXAMPLE = {
+  id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001',
+  customerId: EXAMPLE_ID.customer,
+  kind: 'credit',
+  amount: '25.00',
+  currency: 'USD',
+  description: 'Goodwill credit for the January outage',
+  invoiceId: null,
+  creditNoteId: null,
+  balanceAfter: '25.00',
+  createdAt: '2026-01-05T09:30:00.000Z',
+};
+
 /** A ledger entry; amounts are signed (applications are negative); balanceAfter is the balance right after it. */
-export const ledgerEntryResponse = z.object(ledgerEntryFields).meta({
-  examples: [
-    {
-      id: 'c0e3f405-6172-4839-a04b-5c6d7e8f9001',
-      customerId: EXAMPLE_ID.customer,
-      kind: 'credit',
-      amount: '25.00',
-      currency: 'USD',
-      description: 'Goodwill credit for the January outage',
-      invoiceId: null,
-      creditNoteId: null,
-      balanceAfter: '25.00',
-      createdAt: '2026-01-05T09:30:00.000Z',
-    },
-  ],
-});
+export const ledgerEntryResponse = z.object(ledgerEntryFields).meta({ examples: [LEDGER_ENTRY_EXAMPLE] });
 
 export function serialiseLedgerEntry(row: LedgerEntryRow, balanceAfter: string) {
   return {
