@@ -5,13 +5,9 @@ import { createInvoices, type Clock, type InvoiceDetail, type NewInvoice } from 
 import { findInvoicedPeriods } from '../invoices/service.ts';
 import type { LineInput } from '../pricing/lines.ts';
 import { periodLines } from '../pricing/plan-lines.ts';
+import type { Period } from '../pricing/proration.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { updateSubscriptionRow, type SubscriptionRow } from './repo.ts';
-
-export interface Period {
-  start: Date;
-  end: Date;
-}
 
 /** A subscription's invoice for one billing period. */
 export type PeriodInvoiceRequest = NewInvoice & { subscriptionId: string; period: Period };

@@ -13,7 +13,8 @@ import type { Clock } from '../invoices/service.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { requirePlan, requireUsablePlan } from '../plans/service.ts';
 import { periodLines } from '../pricing/plan-lines.ts';
-import { invoicePeriod, periodInvoice, type Period } from './invoicing.ts';
+import type { Period } from '../pricing/proration.ts';
+import { invoicePeriod, periodInvoice } from './invoicing.ts';
 import { boundary } from './periods.ts';
 import {
   findSubscriptionRow,
