@@ -6,6 +6,7 @@
 import test from 'ava';
 import { renewDueSubscriptions } from '../../src/subscriptions/renew-due.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { makePlan } from '../subscriptions/fixtures.ts';
 import { countRows, numberingProblems } from './fixtures.ts';
 
 let db: TestDatabase;
@@ -24,21 +25,7 @@ test.serial(
     'row each',
   async (t) => {
     const [customer] = await db.knex('customers').insert({ name: 'C', email: 'c@concurrent.test' }).returning('id');
-    const [product] = await db
-      .knex('products')
-      .insert({ name: 'P', product_type: 'saas', price: '10' })
-      .returning('id');
-    const [plan] = await db
-      .knex('plans')
-      .insert({
-        product_id: product.id,
-        name: 'Monthly',
-        pricing_model: 'flat',
-        billing_cycle: 'monthly',
-        base_price: '9.00',
-        currency: 'USD',
-      })
-      .returning('id');
+    const plan = await makePlan(db.knex, '9.00');
     await db.knex('webhook_endpoints').insert({
       url: 'https://receiver.invalid/hook',
       events: ['invoice.created'],
@@ -112,21 +99,7 @@ test.serial(
       .knex('customers')
       .insert({ name: 'Paused', email: 'paused@concurrent.test' })
       .returning('id');
-    const [product] = await db
-      .knex('products')
-      .insert({ name: 'Q', product_type: 'saas', price: '10' })
-      .returning('id');
-    const [plan] = await db
-      .knex('plans')
-      .insert({
-        product_id: product.id,
-        name: 'Monthly',
-        pricing_model: 'flat',
-        billing_cycle: 'monthly',
-        base_price: '9.00',
-        currency: 'USD',
-      })
-      .returning('id');
+    const plan = await makePlan(db.knex, '9.00');
     // Due after the test above's sweep, before its subscriptions' next periods end (July).
     const anchor = new Date('2025-05-25T09:00:00.000Z');
     const periodEnd = new Date('2025-06-25T09:00:00.000Z');
