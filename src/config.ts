@@ -24,6 +24,11 @@ const configSchema = z.object({
    * pool): set it to PostgreSQL itself when DATABASE_URL is a transaction-mode pooler (docs/operations.md).
    */
   DATABASE_SESSION_URL: optionalString,
+  /**
+   * `false` behind a transaction-mode pooler that does not track protocol-level prepared statements (PgBouncer
+   * before 1.21, or `max_prepared_statements = 0`): the few prepared statements then run unnamed.
+   */
+  DB_NAMED_STATEMENTS: boolean.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise; `json` or `pretty` to force one. */
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),

@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
+import { queryPrepared, type PreparedStatement } from '../db/prepared.ts';
 
 export interface UserRow {
   id: string;
@@ -52,8 +52,8 @@ export async function insertSession(
   return (row as { id: string }).id;
 }
 
-// Prepared: every admin request reads it (figures in db/prepared-read.ts).
-const LIVE_SESSION: PreparedRead = {
+// Prepared: every admin request reads it (figures in db/prepared.ts).
+const LIVE_SESSION: PreparedStatement = {
   name: 'auth.live-session',
   text: `select s.id as session_id, u.id as user_id, u.email, u.role
            from sessions s join users u on u.id = s.user_id
@@ -62,7 +62,7 @@ const LIVE_SESSION: PreparedRead = {
 
 /** The session behind a token hash, with its user, unless it has expired. Runs before every admin request. */
 export async function findLiveSession(db: Db, tokenHash: string): Promise<SessionUserRow | undefined> {
-  const [row] = await readPrepared<SessionUserRow>(db, LIVE_SESSION, [tokenHash]);
+  const [row] = await queryPrepared<SessionUserRow>(db, LIVE_SESSION, [tokenHash]);
   return row;
 }
 

@@ -35,7 +35,7 @@ export async function openDatabase(
   } else {
     await assertReachable(url);
   }
-  const knex = createKnex(url, config.DB_POOL_MAX);
+  const knex = createKnex(url, config.DB_POOL_MAX, config.DB_NAMED_STATEMENTS);
   return {
     url,
     knex,

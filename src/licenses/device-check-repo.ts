@@ -1,6 +1,6 @@
 /** Validate's one statement (D-34, D-102): check a device against its license and register it when it can. */
 import type { Db } from '../db/knex.ts';
-import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
+import { queryPrepared, type PreparedStatement } from '../db/prepared.ts';
 import { deadSql, silentSql } from './dead-device-sql.ts';
 import { canActivateSql, type ActivationRow, type LicenseRow } from './repo.ts';
 
@@ -15,9 +15,9 @@ export interface DeviceCheck {
 
 /**
  * Validate's statement (see checkDevice): $1 the key, $2 the device id, $3 its name. Prepared: planning it cost
- * more than running it (figures in db/prepared-read.ts).
+ * more than running it (figures in db/prepared.ts).
  */
-const CHECK_DEVICE: PreparedRead = {
+const CHECK_DEVICE: PreparedStatement = {
   name: 'licenses.check-device',
   text: `with l as (select * from licenses where license_key = $1),
      seen as (
@@ -72,7 +72,7 @@ export async function checkDevice(
   deviceId: string,
   deviceName: string,
 ): Promise<DeviceCheck | undefined> {
-  const [row] = await readPrepared<{
+  const [row] = await queryPrepared<{
     license: Record<string, unknown>;
     activation: Record<string, unknown> | null;
     added_count: number | null;

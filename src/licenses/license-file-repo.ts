@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
+import { queryPrepared, type PreparedStatement } from '../db/prepared.ts';
 import type { LicenseRow } from './repo.ts';
 import { deadSql } from './dead-device-sql.ts';
 import type { KeyEncryption } from './signing-key-crypto.ts';
@@ -18,8 +18,8 @@ export interface CheckoutRow
   now: Date;
 }
 
-// Prepared: as a knex query the checkout missed its aim (figures in db/prepared-read.ts).
-const CHECKOUT: PreparedRead = {
+// Prepared: as a knex query the checkout missed its aim (figures in db/prepared.ts).
+const CHECKOUT: PreparedStatement = {
   name: 'licenses.checkout',
   text: `with l as (
        select id, license_key, customer_id, product_id, status, max_activations, features, expires_at,
@@ -41,6 +41,6 @@ const CHECKOUT: PreparedRead = {
  * another process is seen at once.
  */
 export async function findCheckoutRow(db: Db, key: string, deviceId: string | null): Promise<CheckoutRow | undefined> {
-  const [row] = await readPrepared<CheckoutRow>(db, CHECKOUT, [key, deviceId]);
+  const [row] = await queryPrepared<CheckoutRow>(db, CHECKOUT, [key, deviceId]);
   return row;
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
+import { queryPrepared, type PreparedStatement } from '../db/prepared.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
 export interface LicenseRow {
@@ -66,14 +66,14 @@ export async function insertLicenseRow(
   return created as LicenseRow;
 }
 
-// Prepared: the verify path (figures in db/prepared-read.ts).
-const LICENSE_BY_KEY: PreparedRead = {
+// Prepared: the verify path (figures in db/prepared.ts).
+const LICENSE_BY_KEY: PreparedStatement = {
   name: 'licenses.by-key',
   text: `select ${LICENSE_COLUMNS.join(', ')} from licenses where license_key = $1`,
 };
 
 export async function findLicenseByKey(db: Db, key: string): Promise<LicenseRow | undefined> {
-  const [row] = await readPrepared<LicenseRow>(db, LICENSE_BY_KEY, [key]);
+  const [row] = await queryPrepared<LicenseRow>(db, LICENSE_BY_KEY, [key]);
   return row;
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { readPrepared, type PreparedRead } from '../db/prepared-read.ts';
+import { queryPrepared, type PreparedStatement } from '../db/prepared.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
 export interface ProductRow {
@@ -57,14 +57,14 @@ export function listProductRows(db: Db, page: PageQuery): Promise<Page<ProductRo
   return paginate<ProductRow>(db('products').select(COLUMNS), 'products', page);
 }
 
-// Prepared: the benchmarked admin read (figures in db/prepared-read.ts).
-const FIND_PRODUCT: PreparedRead = {
+// Prepared: the benchmarked admin read (figures in db/prepared.ts).
+const FIND_PRODUCT: PreparedStatement = {
   name: 'products.find',
   text: `select ${COLUMNS.join(', ')} from products where id = $1`,
 };
 
 export async function findProductRow(db: Db, id: string): Promise<ProductRow | undefined> {
-  const [row] = await readPrepared<ProductRow>(db, FIND_PRODUCT, [id]);
+  const [row] = await queryPrepared<ProductRow>(db, FIND_PRODUCT, [id]);
   return row;
 }
 

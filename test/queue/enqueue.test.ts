@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import pg from 'pg';
-import { APPLY_PROVIDER_EVENT_RETRY_LIMIT, applyProviderEventJob } from '../../src/provider-events/apply-event.job.ts';
+import { APPLY_PROVIDER_EVENT_RETRY_LIMIT } from '../../src/provider-events/apply-event.job.ts';
 import { storeProviderEvent } from '../../src/provider-events/service.ts';
+import { renderInvoicePdfJob } from '../../src/invoices/pdf/render-pdf.job.ts';
 import { purgeExpiredJob } from '../../src/housekeeping/purge-expired.job.ts';
 import { enqueue } from '../../src/queue/enqueue.ts';
 import { jobHandlers } from '../../src/process/jobs.ts';
@@ -84,45 +85,73 @@ const jobsOf = async (eventId: string) =>
     )
   ).rows;
 
-test.serial(
-  'a stored provider event has one job with the queue options send gives, notifies, and a duplicate adds neither',
-  async (t) => {
-    const listener = new pg.Client({ connectionString: app.database.url });
-    await listener.connect();
+/** Listens on pg-boss's notify channel while `work` runs; answers the queue names heard. */
+async function notificationsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const listener = new pg.Client({ connectionString: app.database.url });
+  await listener.connect();
+  try {
     const channel = (
       await listener.query(`select ('pgboss_' || left(encode(sha224('pgboss'::bytea), 'hex'), 24)) as c`)
     ).rows[0].c as string;
     const heard: string[] = [];
     listener.on('notification', (n) => heard.push(String(n.payload)));
     await listener.query(`listen ${pg.escapeIdentifier(channel)}`);
-    try {
-      const id = randomUUID();
-      t.true(await storeProviderEvent(app.db, received('evt_gated_1', id)));
-      t.truthy((await app.db('provider_events').where({ id }).first())?.id);
-      const [job, ...more] = await jobsOf('evt_gated_1');
-      t.is(more.length, 0);
-      // What `send` would have written for this queue (apply-event.job.ts).
-      t.like(job, {
-        data: { eventId: id },
-        retry_limit: APPLY_PROVIDER_EVENT_RETRY_LIMIT,
-        retry_delay: 2,
-        retry_backoff: true,
-        expire_seconds: 120,
-        state: 'created',
-      });
-      const deadline = Date.now() + 5000;
-      while (!heard.includes(applyProviderEventJob.name) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50));
-      t.true(heard.includes(applyProviderEventJob.name), 'the queue asks for a notify: the workers are woken');
+    await work();
+    // A notification arrives after the commit; a marker sent last bounds the wait.
+    await app.db.raw('select pg_notify(?, ?)', [channel, 'marker']);
+    const deadline = Date.now() + 5000;
+    while (!heard.includes('marker') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return heard.filter((name) => name !== 'marker');
+  } finally {
+    await listener.end();
+  }
+}
 
-      const again = randomUUID();
-      t.false(await storeProviderEvent(app.db, received('evt_gated_1', again)));
-      t.is((await jobsOf('evt_gated_1')).length, 1, 'a duplicate queues nothing');
-    } finally {
-      await listener.end();
-    }
+test.serial(
+  'a stored provider event has one job with the queue options send gives, and a duplicate adds neither',
+  async (t) => {
+    const id = randomUUID();
+    const heard = await notificationsDuring(async () =>
+      t.true(await storeProviderEvent(app.db, received('evt_gated_1', id))),
+    );
+    t.truthy((await app.db('provider_events').where({ id }).first())?.id);
+    const [job, ...more] = await jobsOf('evt_gated_1');
+    t.is(more.length, 0);
+    // What `send` would have written for this queue (apply-event.job.ts).
+    t.like(job, {
+      data: { eventId: id },
+      retry_limit: APPLY_PROVIDER_EVENT_RETRY_LIMIT,
+      retry_delay: 2,
+      retry_backoff: true,
+      expire_seconds: 120,
+      state: 'created',
+    });
+    // Its queue is polled (apply-event.job.ts says why), so the acknowledgement sends no NOTIFY.
+    t.deepEqual(heard, []);
+
+    const again = randomUUID();
+    t.false(await storeProviderEvent(app.db, received('evt_gated_1', again)));
+    t.is((await jobsOf('evt_gated_1')).length, 1, 'a duplicate queues nothing');
   },
 );
+
+test.serial('a job of a queue that asks for a notify wakes its workers at commit, not before', async (t) => {
+  const heard = await notificationsDuring(() =>
+    app.db.transaction(async (trx) => {
+      await enqueue(trx, renderInvoicePdfJob, { invoiceId: randomUUID(), contentVersion: 1 });
+    }),
+  );
+  t.deepEqual(heard, [renderInvoicePdfJob.name]);
+  const rolledBack = await notificationsDuring(() =>
+    app.db
+      .transaction(async (trx) => {
+        await enqueue(trx, renderInvoicePdfJob, { invoiceId: randomUUID(), contentVersion: 1 });
+        throw new Error('roll back');
+      })
+      .catch(() => {}),
+  );
+  t.deepEqual(rolledBack, []);
+});
 
 test.serial('a provider event stored in a rolled-back transaction leaves neither the row nor the job', async (t) => {
   const id = randomUUID();
