@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
@@ -25,10 +26,9 @@ export interface AuditFilters {
   action?: string;
 }
 
-/** Rows in the order given, in one statement. */
-export async function insertAuditRows(db: Db, rows: AuditInsert[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.raw(
+/** The statement that inserts `rows` in the order given, unrun: insertAuditRows runs it, or a write embeds it. */
+export function auditRowsInsert(db: Db, rows: AuditInsert[]): Knex.Raw {
+  return db.raw(
     `insert into audit_log (actor, actor_email, action, target_type, target_id, before, after, request_id, ip)
      select v.actor, v.actor_email, v.action, v.target_type, v.target_id, v.before, v.after, v.request_id, v.ip
        from rows from (jsonb_to_recordset(?::jsonb) as (actor text, actor_email text, action text,
@@ -37,6 +37,11 @@ export async function insertAuditRows(db: Db, rows: AuditInsert[]): Promise<void
       order by v.n`,
     [JSON.stringify(rows)],
   );
+}
+
+/** Rows in the order given, in one statement. */
+export async function insertAuditRows(db: Db, rows: AuditInsert[]): Promise<void> {
+  if (rows.length > 0) await auditRowsInsert(db, rows);
 }
 
 export function listAuditRows(db: Db, page: PageQuery, filters: AuditFilters): Promise<Page<AuditRow>> {

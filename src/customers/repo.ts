@@ -58,8 +58,10 @@ export type CustomerCreate = Pick<
   'id' | 'name' | 'email' | 'company' | 'tier' | 'billing_address' | 'tax_id' | 'payment_method'
 >;
 
-export async function insertCustomerRow(db: Db, row: CustomerCreate): Promise<CustomerRow> {
-  const [created] = await db('customers').insert(row).returning(COLUMNS);
+/** Inserts the customer; `alongside` (another statement, e.g. its audit rows) runs in the same statement. */
+export async function insertCustomerRow(db: Db, row: CustomerCreate, alongside?: Knex.Raw): Promise<CustomerRow> {
+  const into: Knex.QueryBuilder = alongside ? db.with('alongside', alongside).table('customers') : db('customers');
+  const [created] = await into.insert(row).returning(COLUMNS);
   return created as CustomerRow;
 }
 

@@ -26,7 +26,7 @@ async function preparedOnConnection(namedStatements: boolean): Promise<{ sums: n
         [1, 2],
         [3, 4],
       ])
-        sums.push((await queryPrepared<{ sum: number }>(trx, statement, [a, b]))[0].sum);
+        sums.push(Number((await queryPrepared<{ sum: number }>(trx, statement, [a, b]))[0]?.sum));
       const prepared = (await trx.raw('select name from pg_prepared_statements order by name')).rows.map(
         (r: { name: string }) => r.name,
       );
