@@ -52,9 +52,9 @@ export async function recordAudits(trx: Db, actor: Actor, entries: AuditEntry[])
 }
 
 /**
- * The audit rows of `entries` as a statement to run inside another write (a `with` clause of its insert), for the
- * one create whose bench missed its aim with a transaction of three statements (customers/service.ts says why).
- * One statement commits or fails whole, as the transaction did.
+ * The audit rows of `entries` as a statement, unrun, for a write that carries it in its own statement (a `with`
+ * clause): where a transaction's round trips missed a bench aim (the customer create) or held a lock longer (the
+ * invoice create's number counter); docs/decisions.md, issue 32. Build it on the db or transaction that runs it.
  */
 export function auditStatement(db: Db, actor: Actor, entries: AuditEntry[]): Knex.Raw {
   return auditRowsInsert(

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
@@ -19,10 +20,11 @@ export async function insertEventsWithDeliveries(
   db: Db,
   rows: { id: string; type: string; data: unknown }[],
   channel: string,
+  alongside?: Knex.Raw,
 ): Promise<void> {
   if (rows.length === 0) return;
   await db.raw(
-    `with recorded as (
+    `with ${alongside ? 'alongside as (?), ' : ''}recorded as (
        insert into events (id, type, data)
        select v.id, v.type, v.data
          from rows from (jsonb_to_recordset(?::jsonb) as (id text, type text, data jsonb))
@@ -37,7 +39,7 @@ export async function insertEventsWithDeliveries(
        returning 1
      )
      select pg_notify(?, null) from (select 1 from delivered limit 1) as any_delivery`,
-    [JSON.stringify(rows), channel],
+    [...(alongside ? [alongside] : []), JSON.stringify(rows), channel],
   );
 }
 

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { pooledRandomBytes } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../db/paginate.ts';
@@ -33,12 +34,17 @@ export interface RecordedEvent {
 /**
  * Records events (D-70) in the order given, one or many (a sweep batch records hundreds), with their webhook
  * deliveries (fanout.ts), by one insert. Call it with the transaction of the change they describe: the events and
- * their deliveries exist exactly when the change does. Answers each event's id and type, in order.
+ * their deliveries exist exactly when the change does. Answers each event's id and type, in order. `alongside`
+ * (another write's statement, e.g. audit/service.ts auditStatement) runs in the same statement: one round trip less
+ * where a lock is held until the commit (invoices/service.ts says where).
  */
-export async function recordEvents(trx: Db, events: NewEvent[]): Promise<RecordedEvent[]> {
-  if (events.length === 0) return [];
+export async function recordEvents(trx: Db, events: NewEvent[], alongside?: Knex.Raw): Promise<RecordedEvent[]> {
+  if (events.length === 0) {
+    if (alongside) await alongside;
+    return [];
+  }
   const rows = events.map((e) => ({ id: newEventId(), type: e.type, data: e.data }));
-  await insertEventsWithDeliveries(trx, rows, DELIVERIES_DUE_CHANNEL);
+  await insertEventsWithDeliveries(trx, rows, DELIVERIES_DUE_CHANNEL, alongside);
   return rows.map(({ id, type }) => ({ id, type }));
 }
 

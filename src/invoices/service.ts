@@ -31,7 +31,7 @@ import {
 import { updateAndSettle } from './settle.ts';
 import { canTransition } from './transitions.ts';
 import type { Actor } from '../actor.ts';
-import { recordAudits } from '../audit/service.ts';
+import { auditStatement, recordAudits } from '../audit/service.ts';
 import { auditedInvoice, STATUS_ACTIONS } from './audit.ts';
 import { visibleToCustomer } from './customer-view.ts';
 
@@ -53,15 +53,15 @@ export async function createInvoice(
       throw isForeignKeyViolation(error, INVOICE_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
     });
     const { invoice, lines } = created!.detail;
-    await recordEvents(trx, created!.events);
-    await recordAudits(trx, actor, [
-      {
-        action: 'invoice.create',
-        targetType: 'invoice',
-        targetId: invoice.id,
-        after: { ...auditedInvoice(invoice), line_count: lines.length },
-      },
-    ]);
+    const audit = {
+      action: 'invoice.create',
+      targetType: 'invoice',
+      targetId: invoice.id,
+      after: { ...auditedInvoice(invoice), line_count: lines.length },
+    };
+    // The year's number counter stays locked until the commit and every creation queues on it: the events and the
+    // audit row are one statement, not two (docs/decisions.md, issue 32).
+    await recordEvents(trx, created!.events, auditStatement(trx, actor, [audit]));
     return created!.detail;
   });
 }
