@@ -26,6 +26,7 @@ import type { Knex } from 'knex';
 import { fromKnex } from 'pg-boss';
 import puppeteer, { type Browser } from 'puppeteer';
 import { createKnex } from '../src/db/knex.ts';
+import { childProcessEnvironment } from '../src/config.ts';
 import { chromiumArgs, resolveChromium } from '../src/invoices/pdf/chromium.ts';
 import { loadInvoiceDocument } from '../src/invoices/pdf/document.ts';
 import { PDF_CONCURRENCY, PDF_TABS, renderInvoicePdfJob } from '../src/invoices/pdf/render-pdf.job.ts';
@@ -128,7 +129,7 @@ async function measureBare(name: string, htmls: string[], warmup: string[], conc
     executablePath,
     args: chromiumArgs(),
     headless: 'shell',
-    env: { ...process.env, ...env },
+    env: childProcessEnvironment(env),
   });
   try {
     await renderBare(browser, warmup, concurrency);

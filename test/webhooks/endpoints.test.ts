@@ -173,7 +173,7 @@ test(
   },
 );
 
-test('the issue 33 probes (NAT64 of the metadata service, IPv4-compatible loopback) are refused at create and update', async (t) => {
+test('the NAT64 and IPv4-compatible probes of issue 33 are refused at create and update', async (t) => {
   const strict = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
   try {
     const { cookie: strictCookie } = await loginAsAdmin(strict.baseUrl, strict.db);
