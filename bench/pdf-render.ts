@@ -199,7 +199,14 @@ export async function measurePdfRendering(
   say('starting the pdf worker (workers/pdf.ts)');
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/pdf.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      // A production start needs one (issue 33); the bench's database holds no secret it would open.
+      ENCRYPTION_KEY: 'pdf-bench-encryption-key-0123456789abcdef',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
