@@ -26,6 +26,7 @@ import type { Knex } from 'knex';
 import { fromKnex } from 'pg-boss';
 import puppeteer, { type Browser } from 'puppeteer';
 import { createKnex } from '../src/db/knex.ts';
+import { childProcessEnvironment } from '../src/config.ts';
 import { chromiumArgs, resolveChromium } from '../src/invoices/pdf/chromium.ts';
 import { loadInvoiceDocument } from '../src/invoices/pdf/document.ts';
 import { PDF_CONCURRENCY, PDF_TABS, renderInvoicePdfJob } from '../src/invoices/pdf/render-pdf.job.ts';
@@ -128,7 +129,7 @@ async function measureBare(name: string, htmls: string[], warmup: string[], conc
     executablePath,
     args: chromiumArgs(),
     headless: 'shell',
-    env: { ...process.env, ...env },
+    env: childProcessEnvironment(env),
   });
   try {
     await renderBare(browser, warmup, concurrency);
@@ -198,7 +199,14 @@ export async function measurePdfRendering(
   say('starting the pdf worker (workers/pdf.ts)');
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/pdf.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      // A production start needs one (issue 33); the bench's database holds no secret it would open.
+      ENCRYPTION_KEY: 'pdf-bench-encryption-key-0123456789abcdef',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

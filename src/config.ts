@@ -37,8 +37,17 @@ const configSchema = z.object({
   CRON_SECRET: optionalString,
   LICENSE_KEY_PREFIX: optionalString,
   /**
-   * Encrypts the license signing keys' private halves at rest (D-100); old and new comma-separated while it changes.
+   * Encrypts the secrets kept in the database (license signing keys, webhook endpoint secrets, the identity
+   * provider's client secret: `crypto/envelope.ts`); new and old comma-separated while it changes. Required in
+   * production. Each key at least 32 characters (`openssl rand -base64 32`).
    */
+  ENCRYPTION_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[^,]{32,}(,[^,]{32,})*$/, 'must be keys of at least 32 characters, comma-separated')
+      .optional(),
+  ),
+  /** The older name of ENCRYPTION_KEY (issue 21, license signing keys only): still read, after ENCRYPTION_KEY. */
   LICENSE_SIGNING_SECRET: optionalString,
   AUTH_SESSION_EXPIRY_DAYS: optionalString,
   WEBHOOK_ALLOW_PRIVATE_URLS: boolean.default(false),
@@ -90,10 +99,52 @@ export function loadConfig(
 }
 
 /**
- * The environment a child process (Chromium) starts with: everything this process was given, which is
- * not our configuration (PATH, HOME, fontconfig's variables) and so is passed through unparsed, with
- * `extra` on top.
+ * What a child process (Chromium) may inherit of this process's environment: the variables a browser needs to find
+ * its libraries, fonts, locale, time zone and a home, which are not our configuration and so are passed through
+ * unparsed. Nothing else: the service's environment holds its secrets (database URL, keys, provider secrets).
  */
+const CHILD_PROCESS_VARIABLES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TMPDIR',
+  'TEMP',
+  'TMP',
+  'TZ',
+  'LANG',
+  'LANGUAGE',
+  'FONTCONFIG_FILE',
+  'FONTCONFIG_PATH',
+  'LD_LIBRARY_PATH',
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_DATA_HOME',
+  'XDG_DATA_DIRS',
+  'XDG_RUNTIME_DIR',
+]);
+
+/** The environment a child process (Chromium) starts with: the allowed variables of ours, with `extra` on top. */
 export function childProcessEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, ...extra };
+  const passed = Object.entries(process.env).filter(
+    ([name, value]) => value !== undefined && (CHILD_PROCESS_VARIABLES.has(name) || name.startsWith('LC_')),
+  );
+  return { ...Object.fromEntries(passed), ...extra };
+}
+
+/**
+ * What a production start needs beyond a valid configuration, each a sentence naming the variable; the start
+ * refuses to run while any is missing (`process/boot.ts`).
+ */
+export function productionProblems(config: Config): string[] {
+  if (config.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  if (!config.ENCRYPTION_KEY && !config.LICENSE_SIGNING_SECRET)
+    problems.push(
+      'ENCRYPTION_KEY must be set in production: it encrypts the secrets kept in the database (license signing ' +
+        'keys, webhook endpoint secrets, the identity provider client secret); generate one with ' +
+        '`openssl rand -base64 32`',
+    );
+  return problems;
 }

@@ -5,6 +5,7 @@
  */
 import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
+import type { Keyring } from '../crypto/envelope.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { getSettingCached } from '../settings/cache.ts';
@@ -22,9 +23,9 @@ export interface CheckedOutFile {
   kid: string;
 }
 
-/** What a checkout needs besides its input: the secrets that open the signing key, and setting overrides. */
+/** What a checkout needs besides its input: the keyring that opens the signing key, and setting overrides. */
 export interface CheckoutContext {
-  secrets: string[];
+  keyring: Keyring;
   settings: SettingOverrides;
 }
 
@@ -59,7 +60,7 @@ async function writeFile(
   const current =
     row.kid && row.key_encryption
       ? { kid: row.kid, encryption: row.key_encryption }
-      : await currentSigningKey(db, context.secrets);
+      : await currentSigningKey(db, context.keyring);
   const payload: LicenseFilePayload = {
     license: {
       id: row.id,
@@ -75,7 +76,7 @@ async function writeFile(
     issuedAt: issuedAt.toISOString(),
     expiresAt: expiresAt.toISOString(),
   };
-  const privateKey = await signingKeyOf(db, current, context.secrets);
+  const privateKey = await signingKeyOf(db, current, context.keyring);
   return { licenseFile: signLicenseFile(payload, current.kid, privateKey), issuedAt, expiresAt, kid: current.kid };
 }
 

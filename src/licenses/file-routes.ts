@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { keyringOf } from '../crypto/envelope.ts';
 import { defineRoute } from '../http/route.ts';
 import { iso } from '../http/schemas.ts';
 import { checkOutAsAdmin, checkOutForDevice, type CheckedOutFile, type CheckoutContext } from './file-checkout.ts';
@@ -11,14 +12,14 @@ import {
 } from './license-file-schema.ts';
 import { limitPublic } from './routes.ts';
 import { keyParams } from './schema.ts';
-import { publishedSigningKeys, rotateSigningKey, signingSecrets } from './signing-keys.ts';
+import { publishedSigningKeys, rotateSigningKey } from './signing-keys.ts';
 
 // Parsed once per configuration, not per request.
 const contexts = new WeakMap<Config, CheckoutContext>();
 function checkoutContext(config: Config): CheckoutContext {
   let context = contexts.get(config);
   if (!context) {
-    context = { secrets: signingSecrets(config.LICENSE_SIGNING_SECRET), settings: config };
+    context = { keyring: keyringOf(config), settings: config };
     contexts.set(config, context);
   }
   return context;
@@ -58,7 +59,7 @@ export const licenseFileRoutes = [
     errors: [],
     handler: async ({ deps, actor }) => ({
       status: 201,
-      body: await rotateSigningKey(deps.db, checkoutContext(deps.config).secrets, actor),
+      body: await rotateSigningKey(deps.db, checkoutContext(deps.config).keyring, actor),
     }),
   }),
   defineRoute({

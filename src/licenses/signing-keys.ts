@@ -7,11 +7,11 @@ import type { KeyObject } from 'node:crypto';
 import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
-import { AppError } from '../errors.ts';
+import { keyringProblem, plaintextToReseal, SealedSecretError, type Keyring } from '../crypto/envelope.ts';
 import {
   generateSigningKeyPair,
   openPrivateKey,
-  privateKeyFromPem,
+  privateKeyContext,
   sealPrivateKey,
   signingJwk,
   type KeyEncryption,
@@ -28,23 +28,11 @@ import {
   retireCurrentSigningKeyRow,
   updatePrivateKey,
   type SigningKeyInsert,
-  type SigningKeyRow,
 } from './signing-keys-repo.ts';
 
-/**
- * LICENSE_SIGNING_SECRET as a list: the first seals, any of them opens. Several, comma-separated, while
- * the secret changes (as the providers' secrets): the release step re-seals every key with the first.
- */
-export function signingSecrets(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
-
-async function newKeyRow(secrets: string[]): Promise<SigningKeyInsert> {
+async function newKeyRow(keyring: Keyring): Promise<SigningKeyInsert> {
   const pair = generateSigningKeyPair();
-  const sealed = await sealPrivateKey(pair.kid, pair.privateKey, secrets[0]);
+  const sealed = await sealPrivateKey(pair.kid, pair.privateKey, keyring);
   return {
     kid: pair.kid,
     public_key: pair.publicKey,
@@ -54,62 +42,32 @@ async function newKeyRow(secrets: string[]): Promise<SigningKeyInsert> {
 }
 
 /** Creates the first key unless one is current; safe when several processes do it at once. */
-export async function ensureSigningKey(db: Db, secrets: string[]): Promise<void> {
+export async function ensureSigningKey(db: Db, keyring: Keyring): Promise<void> {
   if (await findCurrentSigningKeyRow(db)) return;
-  await insertFirstSigningKeyRow(db, await newKeyRow(secrets));
-}
-
-type Opened = { key: KeyObject; sealedWith?: number } | { problem: string };
-
-/** Why a key stored so cannot sign under these secrets (a sentence naming the variable), or undefined. */
-function storageProblem(kid: string, encrypted: boolean, secrets: string[]): string | undefined {
-  if (!encrypted && secrets.length > 0)
-    return (
-      `License signing key ${kid} is stored unencrypted while LICENSE_SIGNING_SECRET is set: ` +
-      `run the release step, which encrypts it`
-    );
-  if (encrypted && secrets.length === 0)
-    return `License signing key ${kid} is encrypted: set LICENSE_SIGNING_SECRET to the secret it was stored with`;
-  return undefined;
-}
-
-/** The private key of a row and the index of the secret that opened it, or why it cannot be opened. */
-async function openRow(row: SigningKeyRow, secrets: string[]): Promise<Opened> {
-  if (row.private_key_encryption === 'none') return { key: privateKeyFromPem(row.private_key) };
-  const problem = storageProblem(row.kid, true, secrets);
-  if (problem) return { problem };
-  for (const [index, secret] of secrets.entries()) {
-    const key = await openPrivateKey(row.kid, row.private_key, secret);
-    if (key) return { key, sealedWith: index };
-  }
-  return {
-    problem:
-      `LICENSE_SIGNING_SECRET does not decrypt license signing key ${row.kid}: set the secret it was stored ` +
-      `with (old and new comma-separated while changing it)`,
-  };
+  await insertFirstSigningKeyRow(db, await newKeyRow(keyring));
 }
 
 /**
- * The release step (D-100): creates the first key when none exists, seals with the first secret every
- * key stored unencrypted or under an older secret, and fails with one line naming LICENSE_SIGNING_SECRET
- * when the current key cannot be opened (the secret was lost or mistyped). A rotated key no secret opens
- * is left as it is: its private half never signs again. Returns the kids it re-sealed.
+ * The release step (D-100, issue 33): creates the first key when none exists, seals with the first key of
+ * ENCRYPTION_KEY every key stored unencrypted, in issue 21's envelope or under an older key, and fails (a
+ * SealedSecretError naming the variable) when the current key cannot be opened (the key was lost or mistyped). A
+ * rotated key no given key opens is left as it is: its private half never signs again. Returns the kids it re-sealed.
  */
-export async function prepareSigningKeys(db: Db, secrets: string[]): Promise<string[]> {
-  await ensureSigningKey(db, secrets);
+export async function prepareSigningKeys(db: Db, keyring: Keyring): Promise<string[]> {
+  await ensureSigningKey(db, keyring);
   return inTransaction(db, async (trx) => {
     await lockSigningKeys(trx);
     const resealed: string[] = [];
     for (const row of await listSigningKeyRows(trx)) {
-      const plain = row.private_key_encryption === 'none';
-      const opened = await openRow(row, secrets);
-      if (!('key' in opened)) {
-        if (row.rotated_at === null) throw new AppError('setup_failed', opened.problem);
-        continue;
+      let pem: string | undefined;
+      try {
+        pem = await plaintextToReseal(keyring, row.private_key, privateKeyContext(row.kid));
+      } catch (error) {
+        if (error instanceof SealedSecretError && row.rotated_at !== null) continue;
+        throw error;
       }
-      const stale = secrets.length > 0 && (plain || opened.sealedWith !== 0);
-      if (!stale) continue;
-      const sealed = await sealPrivateKey(row.kid, opened.key, secrets[0]);
+      if (pem === undefined) continue;
+      const sealed = await sealPrivateKey(row.kid, pem, keyring);
       await updatePrivateKey(trx, row.kid, {
         private_key: sealed.privateKey,
         private_key_encryption: sealed.encryption,
@@ -132,22 +90,20 @@ export interface CurrentKey {
 }
 
 /**
- * The private key of `current`, decrypted once per process. Whether it may be used under these secrets is
+ * The private key of `current`, decrypted once per process. Whether it may be used under this keyring is
  * decided on every call: a key stored unencrypted while a secret is set is refused, not used quietly. The
  * failure is a plain Error: logged with its sentence, answered as internal_error.
  */
-export async function signingKeyOf(db: Db, current: CurrentKey, secrets: string[]): Promise<KeyObject> {
-  const problem = storageProblem(current.kid, current.encryption !== 'none', secrets);
-  if (problem) throw new Error(problem);
+export async function signingKeyOf(db: Db, current: CurrentKey, keyring: Keyring): Promise<KeyObject> {
+  const problem = keyringProblem(keyring, current.encryption !== 'none', `license signing key ${current.kid}`);
+  if (problem) throw new SealedSecretError(problem);
   const cacheKey = `${current.kid}:${current.encryption}`;
   let opening = openedKeys.get(cacheKey);
   if (!opening) {
     opening = (async () => {
       const row = await findSigningKeyRow(db, current.kid);
       if (!row) throw new Error(`License signing key ${current.kid} does not exist`);
-      const opened = await openRow(row, secrets);
-      if (!('key' in opened)) throw new Error(opened.problem);
-      return opened.key;
+      return openPrivateKey(row.kid, row.private_key, keyring);
     })();
     openedKeys.set(cacheKey, opening);
     // A failure is not kept: the next request tries again (after the release step fixed it).
@@ -157,8 +113,8 @@ export async function signingKeyOf(db: Db, current: CurrentKey, secrets: string[
 }
 
 /** The current key, creating the first one when none exists yet (a database the release step never ran on). */
-export async function currentSigningKey(db: Db, secrets: string[]): Promise<CurrentKey> {
-  await ensureSigningKey(db, secrets);
+export async function currentSigningKey(db: Db, keyring: Keyring): Promise<CurrentKey> {
+  await ensureSigningKey(db, keyring);
   const row = (await findCurrentSigningKeyRow(db))!;
   return { kid: row.kid, encryption: row.private_key_encryption };
 }
@@ -172,8 +128,8 @@ export async function publishedSigningKeys(db: Db): Promise<{ keys: SigningJwk[]
  * POST /api/licenses/signing-keys/rotate: a new current key; the old one stays published so the files it
  * signed still verify. One audit row, naming the kids only.
  */
-export async function rotateSigningKey(db: Db, secrets: string[], actor: Actor): Promise<SigningJwk> {
-  const row = await newKeyRow(secrets);
+export async function rotateSigningKey(db: Db, keyring: Keyring, actor: Actor): Promise<SigningJwk> {
+  const row = await newKeyRow(keyring);
   return inTransaction(db, async (trx) => {
     await lockSigningKeys(trx);
     const retired = await retireCurrentSigningKeyRow(trx);

@@ -1,15 +1,16 @@
 import type { AppDeps } from '../app-deps.ts';
 import { ensureFirstAdmin } from '../auth/first-admin.ts';
-import { loadConfig, type Config } from '../config.ts';
+import { loadConfig, productionProblems, type Config } from '../config.ts';
 import { migrateLatest } from '../db/migrate.ts';
 import { openDatabase, type OpenDatabase } from '../db/open.ts';
-import { prepareSigningKeys, signingSecrets } from '../licenses/signing-keys.ts';
+import { AppError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { warnUnconfiguredProviders } from '../providers/configured.ts';
 import { createBoss, createQueues, setBoss, type Boss } from '../queue/boss.ts';
 import { assertSettingOverridesValid } from '../settings/service.ts';
 import { jobDefinitions } from './jobs.ts';
 import type { Opened } from './run.ts';
+import { sealSecretsAtRest } from './seal-secrets.ts';
 
 export interface Booted {
   config: Config;
@@ -30,6 +31,9 @@ export async function boot(
   opened?: Opened,
 ): Promise<Booted> {
   const config = loadConfig();
+  // Issue 33: production does not start with what only development may lack (an encryption key for secrets at rest).
+  const missing = productionProblems(config);
+  if (missing.length > 0) throw new AppError('setup_failed', missing.join('; '));
   // Environment overrides of settings are configuration too: a bad one stops the process (D-9).
   assertSettingOverridesValid(config);
   const logger = createLogger(config, name);
@@ -49,9 +53,9 @@ export async function boot(
   const deps: AppDeps = { db: database.knex, config, logger };
   if (options.release) {
     await ensureFirstAdmin(deps);
-    // D-100: the license signing key exists (and is sealed with LICENSE_SIGNING_SECRET) before anything serves.
-    const resealed = await prepareSigningKeys(deps.db, signingSecrets(config.LICENSE_SIGNING_SECRET));
-    if (resealed.length > 0) logger.info({ kids: resealed }, 'sealed license signing keys with LICENSE_SIGNING_SECRET');
+    // D-100 and issue 33: the license signing key exists, and every secret at rest is sealed with the first
+    // ENCRYPTION_KEY, before anything serves.
+    await sealSecretsAtRest(deps);
   }
   return { config, database, boss, deps };
 }

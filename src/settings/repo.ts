@@ -1,8 +1,13 @@
 import type { Db } from '../db/knex.ts';
 
-export async function selectSettingRows(db: Db, keys?: string[]): Promise<Map<string, unknown>> {
+export async function selectSettingRows(
+  db: Db,
+  keys?: string[],
+  options: { lock?: boolean } = {},
+): Promise<Map<string, unknown>> {
   const query = db('settings').select('key', 'value');
   if (keys) query.whereIn('key', keys);
+  if (options.lock) query.forUpdate();
   const rows = (await query) as { key: string; value: unknown }[];
   return new Map(rows.map((r) => [r.key, r.value]));
 }

@@ -2,6 +2,16 @@ import type { Actor } from '../actor.ts';
 import { REDACTED } from '../audit/changes.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Config } from '../config.ts';
+import {
+  isSealed,
+  keyringOf,
+  openSecret,
+  plaintextToReseal,
+  sealSecret,
+  tryOpenSecret,
+  type Keyring,
+  type SealContext,
+} from '../crypto/envelope.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, type ErrorDetail } from '../errors.ts';
@@ -18,19 +28,28 @@ import {
 import { selectSettingRows, upsertSettingRows } from './repo.ts';
 
 /**
- * The environment overrides of settings (D-12), as config.ts parsed them: callers pass `deps.config`,
- * so a test app's own environment counts. A variable left out overrides nothing.
+ * What of the configuration settings reads take, as config.ts parsed it: the environment overrides of settings
+ * (D-12), and the keys that open secret settings (ENCRYPTION_KEY, issue 33). Callers pass `deps.config`, so a test
+ * app's own environment counts. A variable left out overrides nothing.
  */
-export type SettingOverrides = Partial<Pick<Config, SettingEnvVar>>;
+export type SettingOverrides = Partial<Pick<Config, SettingEnvVar | 'ENCRYPTION_KEY' | 'LICENSE_SIGNING_SECRET'>>;
+
+/** The settings stored sealed (`secret: true`). */
+type SecretSettingKey = {
+  [K in SettingKey]: (typeof settingDefinitions)[K] extends { secret: true } ? K : never;
+}[SettingKey];
 
 /**
  * A read of a setting that an environment variable overrides must be given the overrides (forgetting
- * them would silently ignore the variable); a read of settings no variable overrides need not, so code
- * without the config at hand (dunning) can still read those.
+ * them would silently ignore the variable), and so must a read of a secret setting (its keys open it); a read
+ * of other settings need not, so code without the config at hand (dunning) can still read those.
  */
-export type OverridesFor<K extends SettingKey> = [SettingEnvVar<K>] extends [never]
+export type OverridesFor<K extends SettingKey> = [SettingEnvVar<K> | Extract<K, SecretSettingKey>] extends [never]
   ? [overrides?: SettingOverrides]
   : [overrides: SettingOverrides];
+
+/** How the envelope knows a secret setting: by its key. */
+const secretContext = (key: SettingKey): SealContext => ({ aad: `settings:${key}`, label: `setting ${key}` });
 
 /** An environment value is text; a setting may be a number or a list, so JSON is tried after the raw text. */
 function parseOverride(key: SettingKey, raw: string): unknown {
@@ -54,6 +73,8 @@ function resolve(key: SettingKey, stored: unknown, overrides: Partial<Config> | 
   const fromEnv = def.env ? overrides?.[def.env] : undefined;
   if (typeof fromEnv === 'string' && fromEnv !== '') return parseOverride(key, fromEnv);
   if (stored === undefined) return def.default;
+  // A sealed secret is longer than its plaintext's limit; it was checked before it was sealed.
+  if (def.secret && typeof stored === 'string' && isSealed(stored)) return stored;
   const parsed = def.schema.safeParse(stored);
   return parsed.success ? parsed.data : def.default;
 }
@@ -69,8 +90,13 @@ export async function getSetting<K extends SettingKey>(
   key: K,
   ...[overrides]: OverridesFor<K>
 ): Promise<SettingValue<K>> {
-  const rows = await selectSettingRows(db, [key]);
-  return resolve(key, rows.get(key), overrides) as SettingValue<K>;
+  return (await getSettings(db, [key], ...([overrides] as OverridesFor<K>)))[key];
+}
+
+/** A secret setting's plaintext (issue 33); throws SealedSecretError, naming ENCRYPTION_KEY, when it cannot. */
+function opened(key: SettingKey, value: unknown, overrides: SettingOverrides | undefined): Promise<unknown> | unknown {
+  if (!settingDef(key).secret || typeof value !== 'string') return value;
+  return openSecret(keyringOf(overrides ?? {}), value, secretContext(key));
 }
 
 /** Several settings in one query. */
@@ -80,7 +106,8 @@ export async function getSettings<K extends SettingKey>(
   ...[overrides]: OverridesFor<K>
 ): Promise<{ [P in K]: SettingValue<P> }> {
   const rows = await selectSettingRows(db, keys);
-  return Object.fromEntries(keys.map((k) => [k, resolve(k, rows.get(k), overrides)])) as { [P in K]: SettingValue<P> };
+  const values = await Promise.all(keys.map((k) => opened(k, resolve(k, rows.get(k), overrides), overrides)));
+  return Object.fromEntries(keys.map((k, i) => [k, values[i]])) as { [P in K]: SettingValue<P> };
 }
 
 /** Every setting for the admin API, secrets masked. */
@@ -152,6 +179,46 @@ function settingsAudit(before: Map<string, unknown>, valid: Partial<Record<Setti
 }
 
 /**
+ * The values to store: secret ones sealed (issue 33). `before` (the stored rows) gets the plaintext of the secrets
+ * it holds, where the keys open them, so the audit sees whether a secret changed rather than its envelope.
+ */
+async function sealedSecrets(
+  before: Map<string, unknown>,
+  valid: Partial<Record<SettingKey, unknown>>,
+  keyring: Keyring,
+): Promise<Partial<Record<SettingKey, unknown>>> {
+  const stored = { ...valid };
+  for (const key of Object.keys(valid) as SettingKey[]) {
+    if (!settingDef(key).secret || typeof valid[key] !== 'string') continue;
+    stored[key] = await sealSecret(keyring, valid[key], secretContext(key));
+    const was = before.get(key);
+    if (typeof was !== 'string') continue;
+    const open = await tryOpenSecret(keyring, was, secretContext(key));
+    if ('plaintext' in open) before.set(key, open.plaintext);
+  }
+  return stored;
+}
+
+/**
+ * The release step: every secret setting stored as `updateSettings` would store it now (sealed with the first
+ * key). Throws SealedSecretError (naming ENCRYPTION_KEY) when one cannot be opened. Returns the keys it sealed.
+ */
+export async function sealSecretSettings(db: Db, keyring: Keyring): Promise<SettingKey[]> {
+  const keys = (Object.keys(settingDefinitions) as SettingKey[]).filter((key) => settingDef(key).secret);
+  return inTransaction(db, async (trx) => {
+    const sealed: SettingKey[] = [];
+    for (const [key, value] of await selectSettingRows(trx, keys, { lock: true })) {
+      if (typeof value !== 'string' || !isSettingKey(key)) continue;
+      const plaintext = await plaintextToReseal(keyring, value, secretContext(key));
+      if (plaintext === undefined) continue;
+      await upsertSettingRows(trx, { [key]: await sealSecret(keyring, plaintext, secretContext(key)) });
+      sealed.push(key);
+    }
+    return sealed;
+  });
+}
+
+/**
  * Validates every given key and value, then stores them together with their audit row; nothing is stored
  * (and nothing audited) when one is bad.
  */
@@ -175,7 +242,7 @@ export async function updateSettings(
     if (problems.length > 0)
       throw new AppError('invalid_request', `Invalid settings: ${problems[0]!.message}`, { details: problems });
     const before = await selectSettingRows(trx, Object.keys(valid));
-    await upsertSettingRows(trx, valid);
+    await upsertSettingRows(trx, await sealedSecrets(before, valid, keyringOf(overrides)));
     await recordAudits(trx, actor, [settingsAudit(before, valid)]);
   });
   return listSettings(db, overrides);

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../app-deps.ts';
+import { keyringOf } from '../crypto/envelope.ts';
 import { serialiseEvent } from '../events/schema.ts';
 import { type DeliveriesListener, listenForDueDeliveries } from './deliveries-listener.ts';
 import {
@@ -9,6 +10,7 @@ import {
 } from './dispatch-repo.ts';
 import { EndpointHealthBook } from './endpoint-health.ts';
 import { attemptOutcome } from './retry-schedule.ts';
+import { openEndpointSecret } from './secret-at-rest.ts';
 import { closeWebhookConnections, DELIVERY_TIMEOUT_MS, postWebhook } from './send.ts';
 import { signatureHeaders } from './sign.ts';
 
@@ -169,13 +171,13 @@ export class DeliveryDispatcher {
     const body = JSON.stringify(
       serialiseEvent({ ...event, data: delivery.event_data, created_at: delivery.event_created_at }),
     );
-    const headers = signatureHeaders(
-      delivery.secret,
-      event,
-      body,
-      Math.floor(Date.now() / 1000),
-      delivery.previous_secret,
-    );
+    // Stored sealed (issue 33); a secret no key opens fails the attempt before sending, logged, and the lease retries.
+    const keyring = keyringOf(config);
+    const secret = await openEndpointSecret(keyring, delivery.secret, delivery.endpoint_id);
+    const previous = delivery.previous_secret
+      ? await openEndpointSecret(keyring, delivery.previous_secret, delivery.endpoint_id)
+      : null;
+    const headers = signatureHeaders(secret, event, body, Math.floor(Date.now() / 1000), previous);
     const sent = await postWebhook(delivery.url, body, headers, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS });
     const outcome = attemptOutcome(config, delivery.id, delivery.attempt_count, sent);
     this.#health.learn(delivery.endpoint_id, sent.ok);

@@ -99,6 +99,24 @@ export async function rotateEndpointSecretRow(
   return row as EndpointRow | undefined;
 }
 
+/** Every endpoint's stored secrets (the release step seals them), locked when asked. */
+export async function listEndpointSecretRows(
+  db: Db,
+  options: { lock?: boolean } = {},
+): Promise<Pick<EndpointRow, 'id' | 'secret' | 'previous_secret'>[]> {
+  const query = db('webhook_endpoints').select('id', 'secret', 'previous_secret').orderBy('id');
+  return options.lock ? query.forUpdate() : query;
+}
+
+/** Stores an endpoint's secrets as given (sealed again), nothing else: not a change an admin made. */
+export async function updateEndpointSecretColumns(
+  db: Db,
+  id: string,
+  stored: Pick<EndpointRow, 'secret' | 'previous_secret'>,
+): Promise<void> {
+  await db('webhook_endpoints').where({ id }).update(stored);
+}
+
 export async function deleteEndpointRow(db: Db, id: string): Promise<number> {
   return db('webhook_endpoints').where({ id }).delete();
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keyringOf } from '../crypto/envelope.ts';
 import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams, pageQuery } from '../http/schemas.ts';
@@ -39,12 +40,12 @@ export const webhookRoutes = [
     },
     errors: [],
     handler: async ({ deps, body, actor }) => {
-      const row = await createEndpoint(deps.db, body, deps.config, actor);
+      const { endpoint, secret } = await createEndpoint(deps.db, body, deps.config, actor);
       // An Idempotency-Key replay does not show the secret again.
       return {
         status: 201,
-        body: { ...serialiseEndpoint(row), secret: row.secret },
-        replayBody: serialiseEndpoint(row),
+        body: { ...serialiseEndpoint(endpoint), secret },
+        replayBody: serialiseEndpoint(endpoint),
       };
     },
   }),
@@ -94,7 +95,7 @@ export const webhookRoutes = [
     },
     errors: [],
     handler: async ({ deps, params, actor }) => {
-      const { endpoint, secret } = await rotateEndpointSecret(deps.db, params.id, actor);
+      const { endpoint, secret } = await rotateEndpointSecret(deps.db, params.id, keyringOf(deps.config), actor);
       // An Idempotency-Key replay does not show the secret again.
       return { body: { ...serialiseEndpoint(endpoint), secret }, replayBody: serialiseEndpoint(endpoint) };
     },

@@ -3,7 +3,9 @@ import type { Config } from '../config.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../db/paginate.ts';
+import { keyringOf, type Keyring } from '../crypto/envelope.ts';
 import { checkDestination, UnsafeDestinationError } from './destination.ts';
+import { sealEndpointSecret } from './secret-at-rest.ts';
 import type { Actor } from '../actor.ts';
 import type { Fields } from '../audit/changes.ts';
 import { recordAudits } from '../audit/service.ts';
@@ -76,15 +78,18 @@ function audited(row: EndpointRow): Fields {
   };
 }
 
+/** A new endpoint and its secret (given or generated), answered once: the row holds it sealed (issue 33). */
 export async function createEndpoint(
   db: Db,
   input: CreateEndpointInput,
   config: Config,
   actor: Actor,
-): Promise<EndpointRow> {
+): Promise<{ endpoint: EndpointRow; secret: string }> {
   const url = await validateEndpointUrl(input.url, config);
+  const secret = input.secret ?? generateSecret();
+  const sealed = await sealEndpointSecret(keyringOf(config), secret);
   return inTransaction(db, async (trx) => {
-    const row = await insertEndpoint(trx, { url, events: input.events, secret: input.secret ?? generateSecret() });
+    const row = await insertEndpoint(trx, { url, events: input.events, secret: sealed });
     await recordAudits(trx, actor, [
       {
         action: 'webhook_endpoint.create',
@@ -93,7 +98,7 @@ export async function createEndpoint(
         after: audited(row),
       },
     ]);
-    return row;
+    return { endpoint: row, secret };
   });
 }
 
@@ -128,7 +133,7 @@ export async function updateEndpoint(
   if (input.url !== undefined) changes.url = await validateEndpointUrl(input.url, config);
   if (input.events !== undefined) changes.events = input.events;
   if (input.enabled !== undefined) changes.enabled = input.enabled;
-  if (input.secret !== undefined) changes.secret = input.secret;
+  if (input.secret !== undefined) changes.secret = await sealEndpointSecret(keyringOf(config), input.secret);
   return inTransaction(db, async (trx) => {
     const before = await lockEndpoint(trx, id);
     if (!before) throw notFound('Webhook endpoint');
@@ -157,13 +162,15 @@ export const SECRET_ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 export async function rotateEndpointSecret(
   db: Db,
   id: string,
+  keyring: Keyring,
   actor: Actor,
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
+  const secret = generateSecret();
+  const sealed = await sealEndpointSecret(keyring, secret);
   return inTransaction(db, async (trx) => {
     const before = await lockEndpoint(trx, id);
     if (!before) throw notFound('Webhook endpoint');
-    const secret = generateSecret();
-    const after = (await rotateEndpointSecretRow(trx, id, secret, SECRET_ROTATION_GRACE_SECONDS))!;
+    const after = (await rotateEndpointSecretRow(trx, id, sealed, SECRET_ROTATION_GRACE_SECONDS))!;
     await recordAudits(trx, actor, [
       {
         action: 'webhook_endpoint.rotate_secret',

@@ -203,7 +203,7 @@ test(
   'the invoice page shows header, lines, amounts, payments with refunds, credit notes, PDF link, events and ' +
     'deliveries',
   async (t) => {
-    const endpoint = await createEndpoint(
+    const { endpoint } = await createEndpoint(
       db(),
       { url: 'http://127.0.0.1:9/hooks/invoice-page', events: ['*'] },
       kit.app.deps.config,

@@ -67,7 +67,7 @@ test(
     const license = await api('/api/licenses', {
       body: { customerId: c.id, productId: product.id, maxActivations: 2 },
     });
-    const endpoint = await createEndpoint(
+    const { endpoint } = await createEndpoint(
       db,
       { url: 'http://127.0.0.1:9/hooks/labels', events: ['*'] },
       kit.app.deps.config,

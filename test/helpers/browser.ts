@@ -3,6 +3,7 @@
  * hands its endpoint to every test file (TEST_BROWSER_WS); a file run alone launches its own.
  */
 import puppeteer, { type Browser, type Page } from 'puppeteer';
+import { childProcessEnvironment } from '../../src/config.ts';
 import { chromiumArgs, resolveChromium } from '../../src/invoices/pdf/chromium.ts';
 
 export async function launchChromium(): Promise<Browser> {
@@ -10,7 +11,7 @@ export async function launchChromium(): Promise<Browser> {
   return puppeteer.launch({
     executablePath,
     args: chromiumArgs(),
-    env: { ...process.env, ...env },
+    env: childProcessEnvironment(env),
     headless: true,
     pipe: false,
   });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { AppError } from '../../src/errors.ts';
+import { SealedSecretError } from '../../src/crypto/envelope.ts';
 import { ensureSigningKey, prepareSigningKeys } from '../../src/licenses/signing-keys.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startHttpServer } from '../../src/web/server.ts';
@@ -31,6 +31,9 @@ import {
   type License,
   type LicenseKit,
 } from './fixtures.ts';
+
+/** A keyring of these keys (crypto/envelope.ts), first seals. */
+const ring = (...secrets: string[]) => ({ secrets });
 
 const run = promisify(execFile);
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -409,7 +412,7 @@ test('with LICENSE_SIGNING_SECRET the private key is stored sealed, not as a PEM
   t.is(row.private_key_encryption, 'scrypt-aes-256-gcm');
   t.notRegex(row.private_key, /BEGIN|PRIVATE KEY/);
   t.throws(() => createPrivateKey(row.private_key));
-  t.regex(row.private_key, /^v1(\.[A-Za-z0-9_-]+){4}$/);
+  t.regex(row.private_key, /^v2(\.[A-Za-z0-9_-]+){4}$/);
   t.true(verifyLicenseFile(res.body.licenseFile, await jwks(sealed)).valid);
   // Rotation seals the new key too.
   t.is(
@@ -430,26 +433,25 @@ test(
     t.teardown(() => database.drop());
     const db = database.knex;
     // Two releases at once create one key.
-    await Promise.all(Array.from({ length: 8 }, () => ensureSigningKey(db, [])));
+    await Promise.all(Array.from({ length: 8 }, () => ensureSigningKey(db, ring())));
     t.is((await db('license_signing_keys').select('kid')).length, 1);
-    t.deepEqual(await prepareSigningKeys(db, []), []);
+    t.deepEqual(await prepareSigningKeys(db, ring()), []);
 
     // Unencrypted, then the secret is set: release seals it.
     const kid = (await db('license_signing_keys').first('kid')).kid;
-    t.deepEqual(await prepareSigningKeys(db, ['first secret']), [kid]);
+    t.deepEqual(await prepareSigningKeys(db, ring('first secret')), [kid]);
     t.is((await db('license_signing_keys').first()).private_key_encryption, 'scrypt-aes-256-gcm');
-    t.deepEqual(await prepareSigningKeys(db, ['first secret']), [], 'sealed with the first secret: nothing to do');
+    t.deepEqual(await prepareSigningKeys(db, ring('first secret')), [], 'sealed with the first secret: nothing to do');
 
     // Without the secret, or with another one, release fails with one line naming the variable.
     for (const secrets of [[], ['mistyped secret']]) {
-      const error = await t.throwsAsync(prepareSigningKeys(db, secrets), { instanceOf: AppError });
-      t.is(error!.code, 'setup_failed');
-      t.regex(error!.message, /LICENSE_SIGNING_SECRET/);
+      const error = await t.throwsAsync(prepareSigningKeys(db, ring(...secrets)), { instanceOf: SealedSecretError });
+      t.regex(error!.message, /ENCRYPTION_KEY/);
       t.false(error!.message.includes('\n'));
     }
     // Changing the secret: new,old re-seals with the new one, which then suffices alone.
-    t.deepEqual(await prepareSigningKeys(db, ['second secret', 'first secret']), [kid]);
-    t.deepEqual(await prepareSigningKeys(db, ['second secret']), []);
+    t.deepEqual(await prepareSigningKeys(db, ring('second secret', 'first secret')), [kid]);
+    t.deepEqual(await prepareSigningKeys(db, ring('second secret')), []);
   },
 );
 
@@ -488,14 +490,12 @@ test(
     });
     t.is(refused.status, 500);
     t.is(refused.body.error.code, 'internal_error');
-    t.false(refused.text.includes('LICENSE_SIGNING_SECRET'), 'the caller is not told the set-up');
+    t.false(refused.text.includes('ENCRYPTION_KEY'), 'the caller is not told the set-up');
     t.true(
-      errors.some((line) =>
-        line.includes('stored unencrypted while LICENSE_SIGNING_SECRET is set: run the release step'),
-      ),
+      errors.some((line) => line.includes('stored unencrypted while ENCRYPTION_KEY is set: run the release step')),
       errors.join(''),
     );
-    await prepareSigningKeys(plain.app.db, ['now set']);
+    await prepareSigningKeys(plain.app.db, ring('now set'));
     const signed = await request(withSecret.baseUrl, '/api/licenses/checkout', {
       body: { licenseKey: license.licenseKey, deviceId: 'known-device' },
     });
@@ -508,8 +508,8 @@ test('concurrent rotations leave exactly one current key and every key published
   const database = await createTestDatabase();
   t.teardown(() => database.drop());
   const { rotateSigningKey } = await import('../../src/licenses/signing-keys.ts');
-  await ensureSigningKey(database.knex, []);
-  await Promise.all(Array.from({ length: 5 }, () => rotateSigningKey(database.knex, [], { type: 'system' })));
+  await ensureSigningKey(database.knex, ring());
+  await Promise.all(Array.from({ length: 5 }, () => rotateSigningKey(database.knex, ring(), { type: 'system' })));
   const rows = await database.knex('license_signing_keys').select('kid', 'rotated_at');
   t.is(rows.length, 6);
   t.is(rows.filter((r) => r.rotated_at === null).length, 1);

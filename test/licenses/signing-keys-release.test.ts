@@ -1,7 +1,7 @@
 /**
  * D-100 through the real release step (`npm run release`, src/release.ts): it creates the signing key,
- * two releases at once create one, a secret set later seals it, and a wrong secret stops the release
- * with one line naming LICENSE_SIGNING_SECRET.
+ * two releases at once create one, a secret set later (LICENSE_SIGNING_SECRET, the older name of ENCRYPTION_KEY)
+ * seals it, and a wrong secret stops the release with one line naming ENCRYPTION_KEY.
  */
 import test from 'ava';
 import { databaseOfThisFile, roleArgs, spawnService } from '../faults/processes.ts';
@@ -32,7 +32,7 @@ test.serial('two releases at once create one current key, stored unencrypted wit
 });
 
 test.serial(
-  'a release with LICENSE_SIGNING_SECRET seals the key; one with a wrong secret stops naming the variable',
+  'a release with LICENSE_SIGNING_SECRET seals the key; one with a wrong secret stops naming ENCRYPTION_KEY',
   async (t) => {
     t.timeout(120_000);
     const [before] = await keys();
@@ -47,7 +47,7 @@ test.serial(
     t.is(wrong.code, 1);
     t.regex(
       wrong.output,
-      /^release: LICENSE_SIGNING_SECRET does not decrypt license signing key \S+: set the secret it was stored with/m,
+      /^release: ENCRYPTION_KEY does not decrypt the license signing key \S+: set the key it was stored with/m,
     );
     t.false(wrong.output.includes('release secret'));
     t.is((await keys())[0]!.private_key, after!.private_key, 'nothing changed');

@@ -173,6 +173,46 @@ test(
   },
 );
 
+test('the NAT64 and IPv4-compatible probes of issue 33 are refused at create and update', async (t) => {
+  const strict = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
+  try {
+    const { cookie: strictCookie } = await loginAsAdmin(strict.baseUrl, strict.db);
+    for (const [url, address] of [
+      ['http://[64:ff9b::a9fe:a9fe]/latest', '64:ff9b::a9fe:a9fe'],
+      ['http://[::127.0.0.1]:3999', '::7f00:1'],
+    ] as const) {
+      const res = await request(strict.baseUrl, base, {
+        cookie: strictCookie,
+        body: { url, events: ['invoice.paid'] },
+      });
+      t.is(res.status, 400, `${url}: ${res.text}`);
+      t.is(res.body.error.code, 'invalid_request');
+      t.deepEqual(res.body.error.details, [
+        { path: 'url', message: `host [${address}] resolves to ${address}, not a public address` },
+      ]);
+    }
+    t.is(Number((await strict.db('webhook_endpoints').count('* as n').first())!.n), 0, 'nothing was stored');
+    const created = await request(strict.baseUrl, base, {
+      cookie: strictCookie,
+      body: { url: 'https://93.184.215.14/hook', events: ['invoice.paid'] },
+    });
+    t.is(created.status, 201, created.text);
+    const moved = await request(strict.baseUrl, `${base}/${created.body.id}`, {
+      method: 'PUT',
+      cookie: strictCookie,
+      body: { url: 'http://[64:ff9b::a9fe:a9fe]/latest' },
+    });
+    t.is(moved.status, 400, moved.text);
+    t.is(moved.body.error.details[0].path, 'url');
+    t.is(
+      (await strict.db('webhook_endpoints').where({ id: created.body.id }).first()).url,
+      'https://93.184.215.14/hook',
+    );
+  } finally {
+    await strict.close();
+  }
+});
+
 test('https is required in production', async (t) => {
   const { validateEndpointUrl } = await import('../../src/webhooks/service.ts');
   await t.throwsAsync(

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { isBlockedAddress, pinnedLookup } from '../../src/webhooks/destination.ts';
+import { pinnedLookup } from '../../src/webhooks/destination.ts';
+import { isBlockedAddress } from '../../src/webhooks/public-address.ts';
 import {
   DEFAULT_RETRY_SCHEDULE_SECONDS,
   nextAttemptDelayMs,

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { auditEntriesOf } from '../../audit/service.ts';
+import { keyringOf } from '../../crypto/envelope.ts';
 import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { DELIVERY_STATUSES, updateEndpointBody } from '../../webhooks/schema.ts';
@@ -235,7 +236,7 @@ export const rotateWebhookSecretAction = defineAction({
   page: webhookPage,
   async run({ deps, params, actor }) {
     const id = endpointIdOf(params);
-    const { secret } = await rotateEndpointSecret(deps.db, id, actor);
+    const { secret } = await rotateEndpointSecret(deps.db, id, keyringOf(deps.config), actor);
     return {
       redirect: webhookUrl(id),
       notice: `Secret rotated. The new signing secret, shown only this once: ${secret}`,

@@ -83,15 +83,15 @@ export const createWebhookAction = defineAction({
   form: 'create',
   page: webhooksPage,
   async run({ deps, form, actor }) {
-    const created = await createEndpoint(
+    const { endpoint, secret } = await createEndpoint(
       deps.db,
       parseOrThrow(createEndpointBody, endpointFields(form), 'body'),
       deps.config,
       actor,
     );
     return {
-      redirect: webhookUrl(created.id),
-      notice: `Endpoint created. Its signing secret, shown only this once: ${created.secret}`,
+      redirect: webhookUrl(endpoint.id),
+      notice: `Endpoint created. Its signing secret, shown only this once: ${secret}`,
     };
   },
 });
