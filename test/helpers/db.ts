@@ -35,7 +35,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   await admin.end();
   const url = databaseUrl(adminUrl, name);
-  const knex = createKnex(url, 10);
+  // scripts/pgbouncer-check.ts: the app's pool goes through a transaction-mode pooler, as DATABASE_URL would in
+  // production; `url` (pg-boss, spawned processes) stays on the server itself, as DATABASE_SESSION_URL would.
+  const pooler = process.env.TEST_POOLER_URL;
+  const knex = createKnex(pooler ? databaseUrl(pooler, name) : url, 10, process.env.DB_NAMED_STATEMENTS !== 'false');
   return {
     url,
     knex,
