@@ -1,5 +1,6 @@
 import { defineRoute } from '../http/route.ts';
 import { AppError } from '../errors.ts';
+import { servedOverHttps } from '../http/cookies.ts';
 import { loginBody, loginResponse } from './schema.ts';
 import { login, logoutByToken } from './service.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
@@ -25,7 +26,7 @@ export const authRoutes = [
         { email: body.email, password: body.password, ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
         deps.config,
       );
-      setSessionCookie(ctx, result.token, result.expiresAt, deps.config.NODE_ENV === 'production');
+      setSessionCookie(ctx, result.token, result.expiresAt, servedOverHttps(ctx, deps.config));
       return { status: 200, body: { user: result.user } };
     },
   }),
@@ -45,7 +46,7 @@ export const authRoutes = [
       const token = readSessionCookie(ctx);
       if (!token || !(await logoutByToken(deps.db, token)))
         throw new AppError('unauthenticated', 'No live session to log out of');
-      clearSessionCookie(ctx, deps.config.NODE_ENV === 'production');
+      clearSessionCookie(ctx, servedOverHttps(ctx, deps.config));
       return { status: 204 };
     },
   }),
