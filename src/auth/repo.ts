@@ -7,6 +7,9 @@ export interface UserRow {
   password_hash: string | null;
   role: string;
   auth_source: 'local' | 'idp';
+  /** The identity provider's issuer and `sub` of the user, once an IdP login is this user (issue 33). */
+  idp_issuer: string | null;
+  idp_subject: string | null;
   created_at: Date;
 }
 
@@ -21,6 +24,10 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
   return db('users').whereRaw('lower(email) = lower(?)', [email]).first();
 }
 
+export async function findUserByIdpSubject(db: Db, issuer: string, subject: string): Promise<UserRow | undefined> {
+  return db('users').where({ idp_issuer: issuer, idp_subject: subject }).first();
+}
+
 export async function countUsers(db: Db): Promise<number> {
   const row = await db('users').count<{ count: number }>('* as count').first();
   return Number(row?.count ?? 0);
@@ -28,7 +35,8 @@ export async function countUsers(db: Db): Promise<number> {
 
 export async function insertUser(
   db: Db,
-  user: { email: string; password_hash: string | null; role: string; auth_source: 'local' | 'idp' },
+  user: Pick<UserRow, 'email' | 'password_hash' | 'role' | 'auth_source'> &
+    Partial<Pick<UserRow, 'idp_issuer' | 'idp_subject'>>,
 ): Promise<UserRow> {
   const [row] = await db('users').insert(user).returning('*');
   return row as UserRow;
@@ -37,7 +45,7 @@ export async function insertUser(
 export async function updateUser(
   db: Db,
   id: string,
-  changes: Partial<Pick<UserRow, 'password_hash' | 'role' | 'auth_source' | 'email'>>,
+  changes: Partial<Pick<UserRow, 'password_hash' | 'role' | 'auth_source' | 'email' | 'idp_issuer' | 'idp_subject'>>,
 ): Promise<void> {
   await db('users')
     .where({ id })

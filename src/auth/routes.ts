@@ -16,10 +16,11 @@ export const authRoutes = [
     responses: {
       200: { description: 'Logged in', schema: loginResponse },
       401: { description: 'invalid_credentials' },
+      403: { description: 'forbidden (identity provider: an unverified email of an existing account)' },
       429: { description: 'rate_limited' },
       502: { description: 'identity_provider_error' },
     },
-    errors: ['invalid_credentials', 'rate_limited', 'identity_provider_error'],
+    errors: ['invalid_credentials', 'forbidden', 'rate_limited', 'identity_provider_error'],
     handler: async ({ deps, body, ctx }) => {
       const result = await login(
         deps.db,

@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { authenticateWithIdp } from './idp.ts';
+import { userForIdpIdentity } from './idp-users.ts';
 import { beginLoginAttempt, forgetLoginAttempt, recordLoginFailed } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
 import {
@@ -59,11 +60,7 @@ async function verifyWithIdp(
 ): Promise<UserRow | undefined> {
   const identity = await authenticateWithIdp(db, email, password, overrides);
   if (!identity) return undefined;
-  const role = identity.isAdmin ? ADMIN_ROLE : NON_ADMIN_IDP_ROLE;
-  const existing = await findUserByEmail(db, identity.email);
-  if (!existing) return insertUser(db, { email: identity.email, password_hash: null, role, auth_source: 'idp' });
-  await updateUser(db, existing.id, { role, auth_source: 'idp' });
-  return { ...existing, role, auth_source: 'idp' };
+  return userForIdpIdentity(db, identity, identity.isAdmin ? ADMIN_ROLE : NON_ADMIN_IDP_ROLE);
 }
 
 /**
