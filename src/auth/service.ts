@@ -8,8 +8,8 @@ import { authenticateWithIdp } from './idp.ts';
 import { userForIdpIdentity } from './idp-users.ts';
 import { beginLoginAttempt, forgetLoginAttempt, recordLoginFailed } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
+import { clearLoginFailures } from './login-failures-repo.ts';
 import {
-  clearLoginFailures,
   deleteSession,
   findLiveSession,
   findUserByEmail,
@@ -101,7 +101,7 @@ export async function login(
     throw invalidCredentials();
   }
   await forgetLoginAttempt(db, attemptId);
-  await clearLoginFailures(db, input.email);
+  await clearLoginFailures(db, input.email, input.ip);
 
   // A fresh token every login: a cookie planted before login never becomes a session (no fixation).
   const token = randomToken(32);
