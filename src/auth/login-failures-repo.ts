@@ -31,13 +31,14 @@ export async function markLoginFailed(db: Db, id: string): Promise<void> {
 interface StatsRow {
   address_failures: number;
   address_pending: number;
-  address_latest: Date | null;
   account_failures: number;
   account_pending: number;
   account_latest: Date | null;
   account_addresses: number;
   account_pending_addresses: number;
   pair_failures: number;
+  pair_pending: number;
+  pair_latest: Date | null;
 }
 
 /**
@@ -56,21 +57,23 @@ export async function loginFailureStats(
   const result = await db.raw<{ rows: StatsRow[] }>(
     `select count(*) filter (where ip = :ip and not pending)::int as address_failures,
             count(*) filter (where ip = :ip and pending and created_at > :pendingSince)::int as address_pending,
-            max(created_at) filter (where ip = :ip and not pending) as address_latest,
             count(*) filter (where email = :email and not pending)::int as account_failures,
             count(*) filter (where email = :email and pending and created_at > :pendingSince)::int as account_pending,
             max(created_at) filter (where email = :email and not pending) as account_latest,
             count(distinct ip) filter (where email = :email and not pending)::int as account_addresses,
             count(distinct ip) filter (where email = :email and pending and created_at > :pendingSince)::int
               as account_pending_addresses,
-            count(*) filter (where email = :email and ip = :ip and not pending)::int as pair_failures
+            count(*) filter (where email = :email and ip = :ip and not pending)::int as pair_failures,
+            count(*) filter (where email = :email and ip = :ip and pending and created_at > :pendingSince)::int
+              as pair_pending,
+            max(created_at) filter (where email = :email and ip = :ip and not pending) as pair_latest
        from login_failures
       where created_at > :since and (email = :email or ip = :ip)`,
     bindings,
   );
   const row = result.rows[0]!;
   return {
-    address: { failures: row.address_failures, pending: row.address_pending, latest: row.address_latest },
+    address: { failures: row.address_failures, pending: row.address_pending },
     account: {
       failures: row.account_failures,
       pending: row.account_pending,
@@ -78,7 +81,7 @@ export async function loginFailureStats(
       addresses: row.account_addresses,
       pendingAddresses: row.account_pending_addresses,
     },
-    pairFailures: row.pair_failures,
+    pair: { failures: row.pair_failures, pending: row.pair_pending, latest: row.pair_latest },
   };
 }
 

@@ -11,8 +11,6 @@ import {
 } from './login-failures-repo.ts';
 import { throttleVerdict } from './login-throttle-rules.ts';
 
-export { FREE_FAILURES } from './login-throttle-rules.ts';
-
 /** How long an attempt waits for others still being checked before it is refused, and how often it looks. */
 const TURN_WAIT_MS = 5_000;
 const TURN_POLL_MS = 25;
