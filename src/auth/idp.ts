@@ -3,8 +3,14 @@ import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 
+/** Who the provider says signed in: its issuer and `sub` are the key (issue 33); the email is only a claim. */
 export interface IdpIdentity {
-  email: string;
+  issuer: string;
+  subject: string;
+  /** The `email` claim, if the token has one (never the name typed at sign-in). */
+  email: string | undefined;
+  /** `email_verified: true` in the token: the provider vouches that the user holds the address. */
+  emailVerified: boolean;
   isAdmin: boolean;
 }
 
@@ -77,7 +83,7 @@ export async function authenticateWithIdp(
   const tokens = (await response.json().catch(() => ({}))) as { access_token?: unknown };
   if (typeof tokens.access_token !== 'string') throw idpFailure('no access_token in the token response');
 
-  let claims: JWTPayload & { realm_access?: { roles?: unknown }; email?: unknown; preferred_username?: unknown };
+  let claims: JWTPayload & { realm_access?: { roles?: unknown }; email?: unknown; email_verified?: unknown };
   try {
     ({ payload: claims } = await jwtVerify(tokens.access_token, jwksFor(realmUrl), {
       issuer: realmUrl,
@@ -86,7 +92,13 @@ export async function authenticateWithIdp(
   } catch {
     throw idpFailure('access token signature or claims are invalid');
   }
+  if (typeof claims.sub !== 'string' || claims.sub === '') throw idpFailure('the access token has no sub claim');
   const roles = Array.isArray(claims.realm_access?.roles) ? claims.realm_access.roles : [];
-  const tokenEmail = typeof claims.email === 'string' ? claims.email : email;
-  return { email: tokenEmail, isAdmin: roles.includes(s['auth.idp.admin_role']) };
+  return {
+    issuer: realmUrl,
+    subject: claims.sub,
+    email: typeof claims.email === 'string' && claims.email.trim() !== '' ? claims.email.trim() : undefined,
+    emailVerified: claims.email_verified === true,
+    isAdmin: roles.includes(s['auth.idp.admin_role']),
+  };
 }

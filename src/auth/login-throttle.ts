@@ -2,13 +2,14 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import {
-  countLoginFailures,
   deleteLoginFailure,
   insertLoginAttempt,
   lockLoginAttempts,
+  loginFailureStats,
   markLoginFailed,
   nthLatestLoginFailure,
-} from './repo.ts';
+} from './login-failures-repo.ts';
+import { throttleVerdict } from './login-throttle-rules.ts';
 
 /** How long an attempt waits for others still being checked before it is refused, and how often it looks. */
 const TURN_WAIT_MS = 5_000;
@@ -17,16 +18,14 @@ const TURN_POLL_MS = 25;
 const ABANDONED_AFTER_MS = 30_000;
 
 /**
- * D-16: `max` failed logins in the window for one email, or from one IP, refuse further attempts, even with
- * the right password. The check and the record are one step (issue 20): under locks on the email and the IP
- * (advisory, so every web process takes the same ones), the attempt is counted and recorded as pending before
- * its password is checked. While failures plus attempts still being checked reach `max`, a new attempt waits
- * (up to TURN_WAIT_MS) for them to end instead of being checked: so however many attempts race in however
- * many processes, at most `max` wrong passwords are checked per window for an email or an IP, and right ones
- * arriving together (a team behind one address) are let through in turn, not refused. Answers the attempt's
- * row: the caller marks it failed (recordLoginFailed) on wrong credentials and deletes it
- * (forgetLoginAttempt) otherwise. Retry-After counts to the moment every blocking count has dropped below
- * `max` again (the max-th latest failure leaving the window).
+ * D-16 with issue 33's rules (login-throttle-rules.ts: by address and by account, growing delays, a right password
+ * from an address that has not failed goes through). The check and the record are one step (issue 20): under
+ * locks on the email and the IP (advisory, so every web process takes the same ones), the attempt is judged and
+ * recorded as pending before its password is checked. While attempts still being checked could prove failures
+ * that refuse it, a new attempt waits (up to TURN_WAIT_MS) for them to end instead of being checked: so however
+ * many attempts race in however many processes, the rules hold as if they came one by one, and right ones
+ * arriving together (a team behind one address) are let through in turn. Answers the attempt's row: the caller
+ * marks it failed (recordLoginFailed) on wrong credentials and deletes it (forgetLoginAttempt) otherwise.
  */
 export async function beginLoginAttempt(
   db: Db,
@@ -39,22 +38,23 @@ export async function beginLoginAttempt(
   const since = new Date(Date.now() - windowMs);
   const deadline = Date.now() + TURN_WAIT_MS;
   for (;;) {
-    const admitted = await inTransaction(db, async (trx) => {
+    const judged = await inTransaction(db, async (trx) => {
       await lockLoginAttempts(trx, email, ip);
-      const counts = await countLoginFailures(trx, email, ip, since, new Date(Date.now() - ABANDONED_AFTER_MS));
-      if (counts.byEmail >= max || counts.byIp >= max) return { counts, refused: true };
-      // Attempts being checked might all prove failures: this one waits its turn rather than pass the limit.
-      if (counts.byEmail + counts.pendingByEmail >= max || counts.byIp + counts.pendingByIp >= max)
-        return { counts, refused: false };
-      return insertLoginAttempt(trx, email, ip);
+      const stats = await loginFailureStats(trx, email, ip, since, new Date(Date.now() - ABANDONED_AFTER_MS));
+      const verdict = throttleVerdict(stats, max, Date.now());
+      return verdict.kind === 'admit' ? insertLoginAttempt(trx, email, ip) : verdict;
     });
-    if (typeof admitted === 'string') return admitted;
-    if (admitted.refused || Date.now() >= deadline) return refuse(db, email, ip, since, windowMs, max, admitted.counts);
+    if (typeof judged === 'string') return judged;
+    if (judged.kind === 'refuse') return refuse(db, email, ip, since, windowMs, max, judged);
+    if (Date.now() >= deadline) return refuse(db, email, ip, since, windowMs, max, { until: 0, full: [] });
     await new Promise((resolve) => setTimeout(resolve, TURN_POLL_MS));
   }
 }
 
-/** The 429 with Retry-After: to when every blocking count has dropped below `max` (at least 1 s). */
+/**
+ * The 429 with Retry-After: to the end of the delay that refuses, and to when every full count has dropped below
+ * `max` again (its max-th latest failure leaving the window); at least 1 s.
+ */
 async function refuse(
   db: Db,
   email: string,
@@ -62,18 +62,16 @@ async function refuse(
   since: Date,
   windowMs: number,
   max: number,
-  counts: { byEmail: number; byIp: number },
+  refusal: { until: number; full: ('ip' | 'email')[] },
 ): Promise<never> {
-  const { byEmail, byIp } = counts;
-  const [emailAt, ipAt] = await Promise.all([
-    byEmail >= max ? nthLatestLoginFailure(db, 'email', email, since, max) : undefined,
-    byIp >= max ? nthLatestLoginFailure(db, 'ip', ip, since, max) : undefined,
-  ]);
-  // A row that vanished between the two queries leaves a full window: a safe over-estimate.
-  const freeAt = (at: Date | undefined) => (at ?? new Date()).getTime() + windowMs;
-  let until = 0;
-  if (byEmail >= max) until = Math.max(until, freeAt(emailAt));
-  if (byIp >= max) until = Math.max(until, freeAt(ipAt));
+  const lastsUntil = await Promise.all(
+    refusal.full.map(async (by) => {
+      const at = await nthLatestLoginFailure(db, by, by === 'ip' ? ip : email, since, max);
+      // A row that vanished since the verdict leaves a full window: a safe over-estimate.
+      return (at ?? new Date()).getTime() + windowMs;
+    }),
+  );
+  const until = Math.max(refusal.until, ...lastsUntil);
   const retryAfter = Math.max(1, Math.ceil((until - Date.now()) / 1000));
   throw new AppError('rate_limited', 'Too many failed logins; try again later', {
     headers: { 'Retry-After': String(retryAfter) },

@@ -7,6 +7,9 @@ export interface UserRow {
   password_hash: string | null;
   role: string;
   auth_source: 'local' | 'idp';
+  /** The identity provider's issuer and `sub` of the user, once an IdP login is this user (issue 33). */
+  idp_issuer: string | null;
+  idp_subject: string | null;
   created_at: Date;
 }
 
@@ -21,6 +24,10 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
   return db('users').whereRaw('lower(email) = lower(?)', [email]).first();
 }
 
+export async function findUserByIdpSubject(db: Db, issuer: string, subject: string): Promise<UserRow | undefined> {
+  return db('users').where({ idp_issuer: issuer, idp_subject: subject }).first();
+}
+
 export async function countUsers(db: Db): Promise<number> {
   const row = await db('users').count<{ count: number }>('* as count').first();
   return Number(row?.count ?? 0);
@@ -28,7 +35,8 @@ export async function countUsers(db: Db): Promise<number> {
 
 export async function insertUser(
   db: Db,
-  user: { email: string; password_hash: string | null; role: string; auth_source: 'local' | 'idp' },
+  user: Pick<UserRow, 'email' | 'password_hash' | 'role' | 'auth_source'> &
+    Partial<Pick<UserRow, 'idp_issuer' | 'idp_subject'>>,
 ): Promise<UserRow> {
   const [row] = await db('users').insert(user).returning('*');
   return row as UserRow;
@@ -37,7 +45,7 @@ export async function insertUser(
 export async function updateUser(
   db: Db,
   id: string,
-  changes: Partial<Pick<UserRow, 'password_hash' | 'role' | 'auth_source' | 'email'>>,
+  changes: Partial<Pick<UserRow, 'password_hash' | 'role' | 'auth_source' | 'email' | 'idp_issuer' | 'idp_subject'>>,
 ): Promise<void> {
   await db('users')
     .where({ id })
@@ -68,89 +76,4 @@ export async function findLiveSession(db: Db, tokenHash: string): Promise<Sessio
 
 export async function deleteSession(db: Db, id: string): Promise<void> {
   await db('sessions').where({ id }).delete();
-}
-
-/**
- * Serialises login attempts of one email and of one IP (until the transaction ends), in every process: the
- * email's lock is always taken before the IP's, so two attempts never wait on each other in a circle.
- */
-export async function lockLoginAttempts(trx: Db, email: string, ip: string): Promise<void> {
-  await trx.raw(
-    'select pg_advisory_xact_lock(hashtext(?), hashtext(?)), pg_advisory_xact_lock(hashtext(?), hashtext(?))',
-    ['login_failures.email', email.toLowerCase(), 'login_failures.ip', ip],
-  );
-}
-
-/** Records an attempt as a failure up front (it is deleted if the attempt turns out not to be one). */
-/** An attempt whose password is about to be checked: pending until it proves a failure (markLoginFailed). */
-export async function insertLoginAttempt(db: Db, email: string, ip: string): Promise<string> {
-  const [row] = await db('login_failures').insert({ email: email.toLowerCase(), ip, pending: true }).returning('id');
-  return String((row as { id: string | number }).id);
-}
-
-export async function deleteLoginFailure(db: Db, id: string): Promise<void> {
-  await db('login_failures').where({ id }).delete();
-}
-
-/** The pending attempt was wrong credentials: from now on it is a failure. */
-export async function markLoginFailed(db: Db, id: string): Promise<void> {
-  await db('login_failures').where({ id }).update({ pending: false });
-}
-
-/**
- * Failures, and attempts still being checked, in the window for this email and for this IP. A pending attempt
- * older than `pendingSince` was abandoned (its process died mid-check) and no longer holds a turn.
- */
-export async function countLoginFailures(
-  db: Db,
-  email: string,
-  ip: string,
-  since: Date,
-  pendingSince: Date,
-): Promise<{ byEmail: number; byIp: number; pendingByEmail: number; pendingByIp: number }> {
-  const row = await db('login_failures')
-    .where('created_at', '>', since)
-    .andWhere((q) => q.where('email', email.toLowerCase()).orWhere('ip', ip))
-    .select(
-      db.raw('count(*) filter (where email = ? and not pending)::int as by_email', [email.toLowerCase()]),
-      db.raw('count(*) filter (where ip = ? and not pending)::int as by_ip', [ip]),
-      db.raw('count(*) filter (where email = ? and pending and created_at > ?)::int as pending_by_email', [
-        email.toLowerCase(),
-        pendingSince,
-      ]),
-      db.raw('count(*) filter (where ip = ? and pending and created_at > ?)::int as pending_by_ip', [ip, pendingSince]),
-    )
-    .first();
-  return {
-    byEmail: row?.by_email ?? 0,
-    byIp: row?.by_ip ?? 0,
-    pendingByEmail: row?.pending_by_email ?? 0,
-    pendingByIp: row?.pending_by_ip ?? 0,
-  };
-}
-
-/**
- * The time of the n-th most recent failure for an email or an IP since `since`: once it leaves the
- * window fewer than n remain, so it tells when a throttled client may try again.
- */
-export async function nthLatestLoginFailure(
-  db: Db,
-  by: 'email' | 'ip',
-  value: string,
-  since: Date,
-  n: number,
-): Promise<Date | undefined> {
-  const row = await db('login_failures')
-    .where(by, by === 'email' ? value.toLowerCase() : value)
-    .where('created_at', '>', since)
-    .where('pending', false)
-    .orderBy('created_at', 'desc')
-    .offset(n - 1)
-    .first('created_at');
-  return row?.created_at;
-}
-
-export async function clearLoginFailures(db: Db, email: string): Promise<void> {
-  // Other attempts still being checked stay: each ends as a failure or is removed by its own request.
-  await db('login_failures').where('email', email.toLowerCase()).where('pending', false).delete();
 }

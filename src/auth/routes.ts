@@ -1,5 +1,6 @@
 import { defineRoute } from '../http/route.ts';
 import { AppError } from '../errors.ts';
+import { servedOverHttps } from '../http/cookies.ts';
 import { loginBody, loginResponse } from './schema.ts';
 import { login, logoutByToken } from './service.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
@@ -15,17 +16,18 @@ export const authRoutes = [
     responses: {
       200: { description: 'Logged in', schema: loginResponse },
       401: { description: 'invalid_credentials' },
+      403: { description: 'forbidden (identity provider: an unverified email of an existing account)' },
       429: { description: 'rate_limited' },
       502: { description: 'identity_provider_error' },
     },
-    errors: ['invalid_credentials', 'rate_limited', 'identity_provider_error'],
+    errors: ['invalid_credentials', 'forbidden', 'rate_limited', 'identity_provider_error'],
     handler: async ({ deps, body, ctx }) => {
       const result = await login(
         deps.db,
         { email: body.email, password: body.password, ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
         deps.config,
       );
-      setSessionCookie(ctx, result.token, result.expiresAt, deps.config.NODE_ENV === 'production');
+      setSessionCookie(ctx, result.token, result.expiresAt, servedOverHttps(ctx, deps.config));
       return { status: 200, body: { user: result.user } };
     },
   }),
@@ -45,7 +47,7 @@ export const authRoutes = [
       const token = readSessionCookie(ctx);
       if (!token || !(await logoutByToken(deps.db, token)))
         throw new AppError('unauthenticated', 'No live session to log out of');
-      clearSessionCookie(ctx, deps.config.NODE_ENV === 'production');
+      clearSessionCookie(ctx, servedOverHttps(ctx, deps.config));
       return { status: 204 };
     },
   }),

@@ -5,10 +5,11 @@ import { AppError } from '../errors.ts';
 import { issuesToDetails } from '../http/validate.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { authenticateWithIdp } from './idp.ts';
+import { userForIdpIdentity } from './idp-users.ts';
 import { beginLoginAttempt, forgetLoginAttempt, recordLoginFailed } from './login-throttle.ts';
 import { burnPasswordCheck, hashPassword, isLegacyHash, verifyPassword } from './passwords.ts';
+import { clearLoginFailures } from './login-failures-repo.ts';
 import {
-  clearLoginFailures,
   deleteSession,
   findLiveSession,
   findUserByEmail,
@@ -59,11 +60,7 @@ async function verifyWithIdp(
 ): Promise<UserRow | undefined> {
   const identity = await authenticateWithIdp(db, email, password, overrides);
   if (!identity) return undefined;
-  const role = identity.isAdmin ? ADMIN_ROLE : NON_ADMIN_IDP_ROLE;
-  const existing = await findUserByEmail(db, identity.email);
-  if (!existing) return insertUser(db, { email: identity.email, password_hash: null, role, auth_source: 'idp' });
-  await updateUser(db, existing.id, { role, auth_source: 'idp' });
-  return { ...existing, role, auth_source: 'idp' };
+  return userForIdpIdentity(db, identity, identity.isAdmin ? ADMIN_ROLE : NON_ADMIN_IDP_ROLE);
 }
 
 /**
@@ -104,7 +101,7 @@ export async function login(
     throw invalidCredentials();
   }
   await forgetLoginAttempt(db, attemptId);
-  await clearLoginFailures(db, input.email);
+  await clearLoginFailures(db, input.email, input.ip);
 
   // A fresh token every login: a cookie planted before login never becomes a session (no fixation).
   const token = randomToken(32);

@@ -1,24 +1,20 @@
 import type { Context } from 'koa';
+import { clearCookie, setCookie } from '../http/cookies.ts';
 
+/**
+ * The session cookie keeps the name the interface gives it (`session`, D-11) over HTTPS too: API clients name it.
+ * Planting one (from a sibling subdomain) never becomes the victim's session (a new token at every login) and the
+ * console's CSRF token is derived from the session the cookie names (console/http/csrf.ts).
+ */
 export const SESSION_COOKIE = 'session';
 
-/** Set-Cookie for a new session (D-11): HttpOnly, SameSite=Lax, Path=/, Secure in production. */
-export function setSessionCookie(ctx: Context, token: string, expiresAt: Date, secure: boolean): void {
-  const parts = [
-    `${SESSION_COOKIE}=${token}`,
-    'HttpOnly',
-    'SameSite=Lax',
-    'Path=/',
-    `Expires=${expiresAt.toUTCString()}`,
-  ];
-  if (secure) parts.push('Secure');
-  ctx.append('Set-Cookie', parts.join('; '));
+/** Set-Cookie for a new session (D-11): HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS (issue 33). */
+export function setSessionCookie(ctx: Context, token: string, expiresAt: Date, https: boolean): void {
+  setCookie(ctx, SESSION_COOKIE, token, { https, sameSite: 'Lax', expires: expiresAt });
 }
 
-export function clearSessionCookie(ctx: Context, secure: boolean): void {
-  const parts = [`${SESSION_COOKIE}=`, 'HttpOnly', 'SameSite=Lax', 'Path=/', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT'];
-  if (secure) parts.push('Secure');
-  ctx.append('Set-Cookie', parts.join('; '));
+export function clearSessionCookie(ctx: Context, https: boolean): void {
+  clearCookie(ctx, SESSION_COOKIE, { https, sameSite: 'Lax' });
 }
 
 export function readSessionCookie(ctx: Context): string | undefined {

@@ -10,12 +10,13 @@ import type { AppDeps } from '../app-deps.ts';
 import { authenticateAdminSession } from '../auth/service.ts';
 import { readSessionCookie } from '../auth/session-cookie.ts';
 import { AppError } from '../errors.ts';
+import { servedOverHttps } from '../http/cookies.ts';
 import { errorStatus } from '../http/error-status.ts';
 import { requestLog } from '../http/request-context.ts';
 import { ErrorPage } from './components/ErrorPage.tsx';
 import type { FormState } from './components/Form.tsx';
 import { withRefusal } from './components/Refusal.tsx';
-import { checkedForm, csrfToken, requireCsrf } from './http/csrf.ts';
+import { checkedForm, requireCsrf, sessionCsrfToken } from './http/csrf.ts';
 import { csvLine } from './http/csv.ts';
 import { consoleHeaders, redirectWithNotice, sendPage, takeNotice } from './http/render.ts';
 import type { ConsoleAction, ConsoleExport, ConsolePage, ConsoleRoute, ConsoleViewer } from './http/route.ts';
@@ -27,12 +28,11 @@ const STYLESHEET = new URL('./assets/console.css', import.meta.url);
 /** The admin a page is rendered for, by request: an error page shows the navigation when there is one (C-3). */
 const viewers = new WeakMap<Context, ConsoleViewer>();
 
-const csrfOf = (ctx: Context, deps: AppDeps) => csrfToken(ctx, deps.config.NODE_ENV === 'production');
-
 /** The viewer of an admin session: the API's admin check (auth/service.ts), the same for every console request. */
 async function adminViewer(ctx: Context, deps: AppDeps): Promise<ConsoleViewer> {
-  const session = await authenticateAdminSession(deps.db, readSessionCookie(ctx));
-  return { userId: session.user_id, email: session.email, csrf: csrfOf(ctx, deps) };
+  const token = readSessionCookie(ctx);
+  const session = await authenticateAdminSession(deps.db, token);
+  return { userId: session.user_id, email: session.email, csrf: sessionCsrfToken(token!) };
 }
 
 /** The admin behind the session cookie, or a redirect to the login page (C-1) / a refusal for other roles (C-7). */
@@ -87,7 +87,7 @@ async function servePage(route: ConsolePage, ctx: Context, deps: AppDeps, viewer
     params: ctx.params,
     query: queryOf(route, ctx),
     viewer,
-    notice: takeNotice(ctx),
+    notice: takeNotice(ctx, servedOverHttps(ctx, deps.config)),
   });
   sendPage(ctx, page);
 }
@@ -121,7 +121,7 @@ async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, vi
     };
     const done = await route.run({ deps, ctx, params: ctx.params, form, viewer, actor });
     if ('again' in done) sendPage(ctx, await pageWith({ name: route.form, values: done.again }));
-    else redirectWithNotice(ctx, done.redirect, done.notice);
+    else redirectWithNotice(ctx, servedOverHttps(ctx, deps.config), done.redirect, done.notice);
   } catch (error) {
     if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;
     sendPage(

@@ -1,5 +1,5 @@
 import * as crypto from 'node:crypto';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** `bytes` random bytes from the CSPRNG as base64url. */
 export function randomToken(bytes = 32): string {
@@ -22,4 +22,9 @@ export function secretsEqual(a: string | Buffer, b: string | Buffer): boolean {
   const da = createHash('sha256').update(a).digest();
   const db = createHash('sha256').update(b).digest();
   return timingSafeEqual(da, db) && Buffer.byteLength(a) === Buffer.byteLength(b);
+}
+
+/** HMAC-SHA256 of `message` under `key`, base64url (43 characters). */
+export function hmacSha256(key: string | Buffer, message: string): string {
+  return createHmac('sha256', key).update(message).digest('base64url');
 }

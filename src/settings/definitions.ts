@@ -52,7 +52,9 @@ export const settingDefinitions = {
   'auth.login_max_failures': {
     schema: z.number().int().min(1).max(1000),
     default: 10,
-    description: 'Failed logins allowed per email and per IP in the window.',
+    description:
+      'Failed logins in the window that refuse an IP, and an account to an IP that keeps guessing it; ' +
+      'as many IPs failing for one account make new IPs wait (growing delays).',
   },
   'auth.login_window_minutes': {
     schema: z.number().int().min(1).max(1440),

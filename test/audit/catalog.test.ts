@@ -6,7 +6,7 @@ import test from 'ava';
 import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createProduct } from '../../src/products/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
+import { consoleCsrf, loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 import { auditMark, expectNoAudit, expectOneAudit } from './fixtures.ts';
 
@@ -22,19 +22,18 @@ test.after.always(async () => app?.close());
 const api = (path: string, options: Parameters<typeof request>[2] = {}) =>
   request(app.baseUrl, path, { cookie, ...options });
 
-// The console's double-submit CSRF token (src/console/http/csrf.ts): the same value in the cookie and the field.
-const CSRF = 'c'.repeat(43);
 /** A console form post as a browser sends it; answers the status (303 when done, the page's status when refused). */
 async function consolePost(path: string, fields: Record<string, string>, requestId?: string): Promise<number> {
+  const csrf = await consoleCsrf(app.baseUrl, cookie);
   const res = await fetch(`${app.baseUrl}${path}`, {
     method: 'POST',
     redirect: 'manual',
     headers: {
-      cookie: `${cookie}; console_csrf=${CSRF}`,
+      cookie,
       'content-type': 'application/x-www-form-urlencoded',
       ...(requestId ? { 'x-request-id': requestId } : {}),
     },
-    body: new URLSearchParams({ _csrf: CSRF, ...fields }).toString(),
+    body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
   });
   await res.arrayBuffer();
   return res.status;

@@ -15,6 +15,7 @@ import {
   type LicenseKit,
 } from '../licenses/fixtures.ts';
 import { auditMark, auditTableText, expectNoAudit, expectOneAudit } from './fixtures.ts';
+import { consoleCsrf } from '../helpers/auth.ts';
 
 let kit: LicenseKit;
 test.before(async () => {
@@ -25,18 +26,16 @@ test.after.always(async () => kit?.close());
 const db = () => kit.app.db;
 const put = (key: string, body: Record<string, unknown>) => kit.admin(`/api/licenses/${key}`, { method: 'PUT', body });
 
-// A double-submit CSRF token of our own choosing: the console only checks that the field repeats the cookie.
-const CSRF = 'a'.repeat(43);
-
 /** A console form post as a browser sends it; answers the status (303 on success). */
 async function consolePost(path: string, fields: Record<string, string>): Promise<number> {
+  const csrf = await consoleCsrf(kit.app.baseUrl, kit.cookie);
   const res = await fetch(`${kit.app.baseUrl}${path}`, {
     method: 'POST',
     redirect: 'manual',
-    body: new URLSearchParams({ _csrf: CSRF, ...fields }).toString(),
+    body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      cookie: `${kit.cookie}; console_csrf=${CSRF}`,
+      cookie: kit.cookie,
       'x-request-id': 'req-console-lic',
     },
   });

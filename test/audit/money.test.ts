@@ -9,7 +9,7 @@ import { recordAudits } from '../../src/audit/service.ts';
 import { actorOf } from '../../src/http/principal.ts';
 import { allRoutes } from '../../src/web/routes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
+import { consoleCsrf, loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { startFakeProviders, type FakeProviderA } from '../helpers/fake-providers.ts';
 import { request } from '../helpers/http.ts';
@@ -34,13 +34,11 @@ test.after.always(async () => {
 const api = (path: string, options: Parameters<typeof request>[2] = {}) =>
   request(app.baseUrl, path, { cookie, ...options });
 
-// The console's CSRF check is a double submit: the same token in its cookie and in the form's `_csrf` field.
-const CSRF = 'c'.repeat(43);
 /** A console form post as the browser makes it; the answer after following the 303 (or the refusal's page). */
-const consolePost = (path: string, fields: Record<string, string>) =>
+const consolePost = async (path: string, fields: Record<string, string>) =>
   request(app.baseUrl, path, {
-    cookie: `${cookie}; console_csrf=${CSRF}`,
-    rawBody: new URLSearchParams({ _csrf: CSRF, ...fields }).toString(),
+    cookie,
+    rawBody: new URLSearchParams({ _csrf: await consoleCsrf(app.baseUrl, cookie), ...fields }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
 

@@ -33,16 +33,12 @@ async function consolePost(
   fields: Record<string, string>,
 ): Promise<{ status: number; location: string | null; html: string }> {
   const got = await fetch(`${app.baseUrl}${page}`, { headers: { cookie } });
-  const csrfCookie = got.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('console_csrf='))!
-    .split(';')[0]!;
   const token = /name="_csrf" value="([^"]+)"/.exec(await got.text())![1]!;
   const res = await fetch(`${app.baseUrl}${action}`, {
     method: 'POST',
     redirect: 'manual',
     headers: {
-      cookie: `${cookie}; ${csrfCookie}`,
+      cookie,
       'content-type': 'application/x-www-form-urlencoded',
       'x-request-id': 'req-console-ops',
     },

@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
+import { consoleCsrf, loginAsAdmin } from '../helpers/auth.ts';
 import { request } from '../helpers/http.ts';
 import { auditMark, auditTableText, expectNoAudit, expectOneAudit } from './fixtures.ts';
 
@@ -24,13 +24,13 @@ const api = (path: string, options: Parameters<typeof request>[2] = {}) =>
 const secrets = new Set<string>();
 const remember = async (id: string) => secrets.add((await app.db('webhook_endpoints').where({ id }).first()).secret);
 
-/** A console form post (C-6) with a CSRF token of our choosing in both the cookie and the field; answers the status. */
+/** A console form post (C-6) with its session's CSRF token in the field; answers the status. */
 async function consolePost(path: string, fields: Record<string, string> = {}): Promise<number> {
-  const token = 'T'.repeat(43);
+  const token = await consoleCsrf(app.baseUrl, cookie);
   const res = await fetch(`${app.baseUrl}${path}`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { cookie: `${cookie}; console_csrf=${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ _csrf: token, ...fields }),
   });
   return res.status;

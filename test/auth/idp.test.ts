@@ -179,3 +179,97 @@ test.serial('an identity provider that is down is 502 identity_provider_error', 
   }
   t.is((await login('alice@corp.test', 'alice-pw')).status, 200, 'back once the realm is reachable');
 });
+
+// ---- Issue 33, item 8: users keyed on `sub`; a verified email to link a local user; no role from a claim ----
+
+const userRow = (email: string) => app.db('users').whereRaw('lower(email) = lower(?)', [email]).first();
+
+/** A local user with a password, as the CLI or the first-admin step makes it. */
+async function localUser(email: string, role: string) {
+  await createLocalUser(app.db, { email, password: 'local password', role });
+  return userRow(email);
+}
+
+test.serial('an unverified email claim does not take over a local admin: refused, the row unchanged', async (t) => {
+  const before = await localUser('boss@corp.test', 'admin');
+  // Anyone who can set an email at the realm (self-service profile, a realm admin elsewhere) without verifying it.
+  idp.users.set('mallory', { password: 'mallory-pw', email: 'boss@corp.test', emailVerified: false, roles: [] });
+  const sessions = await sessionCount();
+  const res = await login('mallory', 'mallory-pw');
+  t.is(res.status, 403, res.text);
+  t.is(res.body.error.code, 'forbidden');
+  t.regex(res.body.error.message, /not verified/);
+  t.deepEqual(await userRow('boss@corp.test'), before);
+  t.is(await sessionCount(), sessions);
+  // No email_verified claim at all is not a verified email either.
+  idp.users.set('mallory2', { password: 'mallory-pw', email: 'BOSS@corp.test', roles: ['billing-admin'] });
+  t.is((await login('mallory2', 'mallory-pw')).status, 403);
+  t.deepEqual(await userRow('boss@corp.test'), before);
+});
+
+test.serial(
+  'the typed name is never the user: a token without an email claim does not reach a local admin',
+  async (t) => {
+    const before = await localUser('root@corp.test', 'admin');
+    // A realm username that looks like the admin's email, with no email of its own.
+    idp.users.set('root@corp.test', { password: 'root-pw', roles: ['billing-admin'] });
+    const res = await login('root@corp.test', 'root-pw');
+    t.is(res.status, 502, res.text);
+    t.regex(res.body.error.message, /no email claim/);
+    t.deepEqual(await userRow('root@corp.test'), before);
+    t.deepEqual(res.headers.getSetCookie(), []);
+  },
+);
+
+test.serial(
+  "a verified email links a local user once (sub stored); a claim never changes a local user's role",
+  async (t) => {
+    const admin = await localUser('dana@corp.test', 'admin');
+    idp.users.set('dana', { password: 'dana-pw', email: 'dana@corp.test', emailVerified: true, roles: [] });
+    const res = await login('dana', 'dana-pw');
+    t.is(res.status, 200, res.text);
+    t.deepEqual(res.body.user, { id: admin.id, email: 'dana@corp.test', role: 'admin' });
+    const linked = await userRow('dana@corp.test');
+    t.is(linked.idp_subject, 'sub-dana');
+    t.is(linked.role, 'admin', 'the realm does not give dana the admin role: the local admin stays admin');
+    t.is(linked.password_hash, admin.password_hash, 'the local password is kept for a switch back to local');
+    t.is((await request(app.baseUrl, '/api/settings', { cookie: sessionCookie(res) })).status, 200);
+
+    // A local user of another role is not promoted by the realm's admin role either.
+    const support = await localUser('sam@corp.test', 'support');
+    idp.users.set('sam', { password: 'sam-pw', email: 'sam@corp.test', emailVerified: true, roles: ['billing-admin'] });
+    t.is((await login('sam', 'sam-pw')).body.user.role, 'support');
+    t.is((await userRow('sam@corp.test')).role, support.role);
+  },
+);
+
+test.serial(
+  'users are keyed on sub: a changed email claim is the same user, another sub never takes a linked row',
+  async (t) => {
+    idp.users.set('erin', {
+      password: 'erin-pw',
+      email: 'erin@corp.test',
+      emailVerified: true,
+      roles: ['billing-admin'],
+    });
+    const first = await login('erin', 'erin-pw');
+    t.is(first.status, 200);
+    idp.users.get('erin')!.email = 'erin.new@corp.test';
+    const second = await login('erin', 'erin-pw');
+    t.is(second.status, 200);
+    t.is(second.body.user.id, first.body.user.id, 'the same row, found by sub');
+    t.is(await userRow('erin.new@corp.test'), undefined, 'no second row for the new email');
+
+    // Another realm account whose verified email is erin's (e.g. re-created): erin's row is linked to erin's sub.
+    idp.users.set('erin-again', {
+      password: 'erin-pw',
+      email: 'erin@corp.test',
+      emailVerified: true,
+      sub: 'sub-other',
+      roles: ['billing-admin'],
+    });
+    const other = await login('erin-again', 'erin-pw');
+    t.is(other.status, 403, other.text);
+    t.is((await userRow('erin@corp.test')).idp_subject, 'sub-erin');
+  },
+);

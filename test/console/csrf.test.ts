@@ -119,3 +119,61 @@ test(
     t.is(json.status, 415);
   },
 );
+
+/** A console form post with the session `cookie` (and whatever else is in it) and these fields. */
+const formPost = (path: string, cookie: string, fields: Record<string, string>) =>
+  request(kit.app.baseUrl, path, {
+    method: 'POST',
+    rawBody: new URLSearchParams(fields).toString(),
+    cookie,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    redirect: 'manual',
+  });
+
+/** The `_csrf` field of a console page, as the signed-in browser behind `cookie` gets it. */
+async function pageToken(cookie: string): Promise<string> {
+  const page = await request(kit.app.baseUrl, '/admin/customers', { cookie });
+  return /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+}
+
+const customersNamed = (email: string) => kit.app.db('customers').where({ email }).count({ n: '*' }).first();
+
+// Serial: they write, so they run before the test that checks that nothing changes.
+test.serial(
+  'issue 33: a forged matching cookie/field pair with a real admin session is 403 and creates nothing',
+  async (t) => {
+    // Someone who can plant a cookie (a sibling subdomain, plain HTTP) plants the pair's cookie half.
+    const forged = 'f'.repeat(43);
+    const res = await formPost('/admin/customers', `${session}; console_csrf=${forged}`, {
+      _csrf: forged,
+      name: 'Forged',
+      email: 'forged@example.test',
+    });
+    // Before issue 33 this was the 303 to the new customer's page.
+    t.is(res.status, 403, res.text.slice(0, 200));
+    t.is(Number((await customersNamed('forged@example.test'))?.n), 0);
+  },
+);
+
+test.serial(
+  "issue 33: the token is the session's own: another admin's token is refused, the page's own is taken",
+  async (t) => {
+    const other = await loginAsAdmin(kit.app.baseUrl, kit.app.db);
+    const othersToken = await pageToken(other.cookie);
+    const refused = await formPost('/admin/customers', session, {
+      _csrf: othersToken,
+      name: 'Other',
+      email: 'other-token@example.test',
+    });
+    t.is(refused.status, 403);
+    t.is(Number((await customersNamed('other-token@example.test'))?.n), 0);
+
+    const own = await formPost('/admin/customers', session, {
+      _csrf: await pageToken(session),
+      name: 'Own',
+      email: 'own-token@example.test',
+    });
+    t.is(own.status, 303, own.text.slice(0, 200));
+    t.is(Number((await customersNamed('own-token@example.test'))?.n), 1);
+  },
+);

@@ -20,3 +20,22 @@ export async function loginAs(
 }
 
 export const loginAsAdmin = (baseUrl: string, db: Knex) => loginAs(baseUrl, db, 'admin');
+
+const csrfBySession = new Map<string, Promise<string>>();
+
+/**
+ * The console's CSRF token of the session behind `cookie`, as its pages carry it in `_csrf` (bound to the session,
+ * issue 33): read once per session from the overview page, like a browser that opened the console.
+ */
+export function consoleCsrf(baseUrl: string, cookie: string): Promise<string> {
+  let token = csrfBySession.get(cookie);
+  if (!token) {
+    token = request(baseUrl, '/admin', { cookie }).then((page) => {
+      const found = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
+      if (!found) throw new Error(`no _csrf field on /admin (status ${page.status})`);
+      return found;
+    });
+    csrfBySession.set(cookie, token);
+  }
+  return token;
+}

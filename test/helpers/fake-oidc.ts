@@ -11,7 +11,12 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 
 export interface FakeIdpUser {
   password: string;
-  email: string;
+  /** The `email` claim; absent: the token carries none. */
+  email?: string;
+  /** The `email_verified` claim; absent: the token carries none. */
+  emailVerified?: boolean;
+  /** The `sub` claim; `sub-<username>` unless given. */
+  sub?: string;
   roles: string[];
 }
 
@@ -77,7 +82,8 @@ export async function startFakeOidc(options: { clientId?: string; clientSecret?:
     const key = fake.signingMode === 'realm' ? realmKey : rogueKey;
     const kid = fake.signingMode === 'rogue-realm-kid' ? realmKey.kid : key.kid;
     return new SignJWT({
-      email: user.email,
+      ...(user.email === undefined ? {} : { email: user.email }),
+      ...(user.emailVerified === undefined ? {} : { email_verified: user.emailVerified }),
       preferred_username: username,
       azp: fake.clientId,
       typ: 'Bearer',
@@ -85,7 +91,7 @@ export async function startFakeOidc(options: { clientId?: string; clientSecret?:
     })
       .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
       .setIssuer(realmUrl)
-      .setSubject(`sub-${username}`)
+      .setSubject(user.sub ?? `sub-${username.toLowerCase()}`)
       .setAudience('account')
       .setIssuedAt()
       .setExpirationTime('5m')

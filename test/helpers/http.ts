@@ -20,6 +20,8 @@ export interface RequestOptions {
   cookie?: string;
   bearer?: string;
   headers?: Record<string, string>;
+  /** `manual` to see a redirect (its status, Location and Set-Cookie) instead of following it. */
+  redirect?: RequestRedirect;
 }
 
 /** One HTTP request to the app over loopback; JSON in and out. */
@@ -41,6 +43,7 @@ export async function request<T = Json>(
     method: options.method ?? (body === undefined ? 'GET' : 'POST'),
     headers,
     body: Buffer.isBuffer(body) ? new Uint8Array(body) : body,
+    redirect: options.redirect ?? 'follow',
   });
   const text = await response.text();
   let parsed: unknown = text;

@@ -1,20 +1,25 @@
 import type { Context } from 'koa';
-
-const OPTIONS = { httpOnly: true, sameSite: 'strict', path: '/admin', overwrite: true } as const;
+import { clearCookie, hostOnlyName, setCookie } from '../../http/cookies.ts';
 
 /**
  * Carries a value from an action's 303 to the next page (a confirmation, a secret shown once): HttpOnly,
- * SameSite=Strict, scoped to the console, and cleared as it is read, so a reload no longer shows it.
+ * SameSite=Strict, and cleared as it is read, so a reload no longer shows it. Over HTTPS it is `Secure` and named
+ * `__Host-<name>` (issue 33): a planted one cannot pass for a confirmation or a new key.
  */
-export function setOneUseCookie(ctx: Context, name: string, value: string, maxAgeMs?: number): void {
-  ctx.cookies.set(name, encodeURIComponent(value), { ...OPTIONS, ...(maxAgeMs ? { maxAge: maxAgeMs } : {}) });
+export function setOneUseCookie(ctx: Context, https: boolean, name: string, value: string, maxAgeMs?: number): void {
+  setCookie(ctx, hostOnlyName(name, https), encodeURIComponent(value), {
+    https,
+    sameSite: 'Strict',
+    ...(maxAgeMs ? { expires: new Date(Date.now() + maxAgeMs) } : {}),
+  });
 }
 
 /** The value, once: the cookie is cleared as it is read. */
-export function takeOneUseCookie(ctx: Context, name: string): string | undefined {
-  const raw = ctx.cookies.get(name);
+export function takeOneUseCookie(ctx: Context, https: boolean, name: string): string | undefined {
+  const cookieName = hostOnlyName(name, https);
+  const raw = ctx.cookies.get(cookieName);
   if (!raw) return undefined;
-  ctx.cookies.set(name, '', { ...OPTIONS, expires: new Date(0) });
+  clearCookie(ctx, cookieName, { https, sameSite: 'Strict' });
   try {
     return decodeURIComponent(raw);
   } catch {

@@ -28,13 +28,13 @@ export function sendPage(ctx: Context, page: VNode, status = 200): void {
 const NOTICE_COOKIE = 'console_notice';
 
 /** A 303 after a successful action, with its confirmation carried to the next page in a one-use cookie. */
-export function redirectWithNotice(ctx: Context, location: string, notice: string): void {
-  setOneUseCookie(ctx, NOTICE_COOKIE, notice.slice(0, 200));
+export function redirectWithNotice(ctx: Context, https: boolean, location: string, notice: string): void {
+  setOneUseCookie(ctx, https, NOTICE_COOKIE, notice.slice(0, 200));
   ctx.status = 303;
   ctx.redirect(location);
 }
 
 /** The confirmation of the action that led here, once. */
-export function takeNotice(ctx: Context): string | undefined {
-  return takeOneUseCookie(ctx, NOTICE_COOKIE);
+export function takeNotice(ctx: Context, https: boolean): string | undefined {
+  return takeOneUseCookie(ctx, https, NOTICE_COOKIE);
 }

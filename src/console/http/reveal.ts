@@ -6,14 +6,14 @@ const REVEAL_MS = 60_000;
 
 /**
  * A secret shown once (a new API key): carried from the action's 303 to the next page in a one-use cookie
- * that lives a minute, so it is never stored by the service and a reload of the page no longer shows it.
- * The redirect keeps C-6 (a reload never posts the form again).
+ * that lives a minute (`Secure` over HTTPS, issue 33), so it is never stored by the service and a reload of the
+ * page no longer shows it. The redirect keeps C-6 (a reload never posts the form again).
  */
-export function revealOnce(ctx: Context, secret: string): void {
-  setOneUseCookie(ctx, REVEAL_COOKIE, secret, REVEAL_MS);
+export function revealOnce(ctx: Context, https: boolean, secret: string): void {
+  setOneUseCookie(ctx, https, REVEAL_COOKIE, secret, REVEAL_MS);
 }
 
 /** The secret to show on this page, once. */
-export function takeReveal(ctx: Context): string | undefined {
-  return takeOneUseCookie(ctx, REVEAL_COOKIE);
+export function takeReveal(ctx: Context, https: boolean): string | undefined {
+  return takeOneUseCookie(ctx, https, REVEAL_COOKIE);
 }

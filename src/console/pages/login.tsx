@@ -5,7 +5,8 @@ import { isAdmin, login, logoutByToken } from '../../auth/service.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../auth/session-cookie.ts';
 import { AppError } from '../../errors.ts';
 import { errorStatus } from '../../http/error-status.ts';
-import { csrfToken, csrfValid } from '../http/csrf.ts';
+import { servedOverHttps } from '../../http/cookies.ts';
+import { signInCsrfToken, signInCsrfValid } from '../http/csrf.ts';
 import { field, readForm } from '../http/form.ts';
 import { sendPage } from '../http/render.ts';
 
@@ -76,19 +77,18 @@ function LoginPage({ csrf, next, email, error }: { csrf: string; next: string; e
   );
 }
 
-const secure = (deps: AppDeps) => deps.config.NODE_ENV === 'production';
-
 /** C-2: the sign-in form and sign-out, on the API's session model (same cookie, throttling, IdP and roles). */
 export function loginRoutes(deps: AppDeps): ((router: Router) => void)[] {
+  const https = (ctx: Context) => servedOverHttps(ctx, deps.config);
   const show = (ctx: Context, props: { next: string; email?: string; error?: string }, status = 200) =>
-    sendPage(ctx, LoginPage({ csrf: csrfToken(ctx, secure(deps)), ...props }), status);
+    sendPage(ctx, LoginPage({ csrf: signInCsrfToken(ctx, https(ctx)), ...props }), status);
   return [
     (router) => router.get(LOGIN_PATH, (ctx) => show(ctx, { next: safeNext(ctx.query.next) })),
     (router) =>
       router.post(LOGIN_PATH, async (ctx) => {
         const form = await readForm(ctx);
         const next = safeNext(form.next);
-        if (!csrfValid(ctx, form._csrf))
+        if (!signInCsrfValid(ctx, https(ctx), form._csrf))
           return show(ctx, { next, error: 'The form has expired: please sign in again.' }, 403);
         const email = field(form, 'email') ?? '';
         try {
@@ -106,7 +106,7 @@ export function loginRoutes(deps: AppDeps): ((router: Router) => void)[] {
             await logoutByToken(deps.db, result.token);
             return show(ctx, { next, email, error: 'This account is not an admin.' }, 403);
           }
-          setSessionCookie(ctx, result.token, result.expiresAt, secure(deps));
+          setSessionCookie(ctx, result.token, result.expiresAt, https(ctx));
           ctx.status = 303;
           ctx.redirect(next);
         } catch (error) {
@@ -119,7 +119,7 @@ export function loginRoutes(deps: AppDeps): ((router: Router) => void)[] {
       router.post('/admin/logout', async (ctx) => {
         const token = readSessionCookie(ctx);
         if (token) await logoutByToken(deps.db, token);
-        clearSessionCookie(ctx, secure(deps));
+        clearSessionCookie(ctx, https(ctx));
         ctx.status = 303;
         ctx.redirect('/admin/login');
       }),

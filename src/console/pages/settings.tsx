@@ -16,6 +16,7 @@ import { Layout } from '../components/Layout.tsx';
 import type { FormValues } from '../http/form.ts';
 import { createFormQuery } from '../http/params.ts';
 import { takeReveal, revealOnce } from '../http/reveal.ts';
+import { servedOverHttps } from '../../http/cookies.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import { API_KEY_FORMS, apiKeyBody, ApiKeysSection } from './settings-api-keys.tsx';
 
@@ -141,7 +142,7 @@ export const settingsPage = definePage({
           names={names}
           csrf={viewer.csrf}
           state={state}
-          revealed={takeReveal(ctx)}
+          revealed={takeReveal(ctx, servedOverHttps(ctx, deps.config))}
           create={query.create !== undefined ? { customerId: query.customerId } : undefined}
         />
       </Layout>
@@ -178,7 +179,7 @@ export const createApiKeyAction = defineAction({
   page: settingsPage,
   async run({ deps, ctx, form, actor }) {
     const { row, key } = await createApiKey(deps.db, parseOrThrow(createApiKeyBody, apiKeyBody(form), 'body'), actor);
-    revealOnce(ctx, key);
+    revealOnce(ctx, servedOverHttps(ctx, deps.config), key);
     return { redirect: '/admin/settings#api-keys', notice: `API key ${row.name} (${row.prefix}…) created.` };
   },
 });
