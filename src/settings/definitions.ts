@@ -30,7 +30,7 @@ export const settingDefinitions = {
   'auth.idp.realm_url': {
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).or(z.literal('')),
     default: '',
-    description: 'Identity provider realm URL.',
+    description: 'Identity provider realm URL (http or https).',
   },
   'auth.idp.client_id': { schema: z.string().max(200), default: '', description: 'Identity provider client id.' },
   'auth.idp.client_secret': {
