@@ -36,6 +36,11 @@ export const ERROR_CODES = [
   'forbidden',
   /** Unknown route, unknown or malformed id in the path. */
   'not_found',
+  /**
+   * A known path asked with a method it does not take (PATCH on a customer, DELETE on the settings): the answer's
+   * `Allow` header lists the methods it takes (issue 33; before, a 404 said the path did not exist).
+   */
+  'method_not_allowed',
   /** Generic duplicate. */
   'conflict',
   /** Customer email already used, case-insensitively (D-22). */

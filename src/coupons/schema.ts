@@ -1,22 +1,19 @@
 import { z } from 'zod';
 import { iso, pageQuery, timestampInput, withoutControls } from '../http/schemas.ts';
-import { currencyCode, DECIMAL_PATTERN, formatMoney, moneyString } from '../money.ts';
+import { positiveMoneyString } from '../money-input.ts';
+import { currencyCode, formatMoney } from '../money.ts';
+import { positivePercentString } from '../percent.ts';
 import type { CouponRow } from './repo.ts';
 
 export const COUPON_DURATIONS = ['once', 'repeating', 'forever'] as const;
-
-const percentOff = z
-  .string({ error: 'must be a decimal string in (0, 100]' })
-  .regex(DECIMAL_PATTERN, 'must be a decimal string in (0, 100]')
-  .refine((v) => Number(v) > 0 && Number(v) <= 100, 'must be in (0, 100]');
 
 export const createCouponBody = z
   .object({
     code: withoutControls(z.string())
       .trim()
       .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _'),
-    percentOff: percentOff.optional(),
-    amountOff: moneyString.refine((v) => Number(v) > 0, 'must be greater than 0').optional(),
+    percentOff: positivePercentString.optional(),
+    amountOff: positiveMoneyString.optional(),
     currency: currencyCode.optional().meta({ description: 'Required with amountOff, and only then' }),
     duration: z.enum(COUPON_DURATIONS, { error: `must be one of ${COUPON_DURATIONS.join(', ')}` }),
     durationInCycles: z

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../errors.ts';
-import { routeErrorsByStatus } from '../http/route-errors.ts';
+import { refusesUnknownInput, routeErrorsByStatus } from '../http/route-errors.ts';
+import { idempotencyKey } from '../idempotency/key.ts';
 import { STATED_RULES } from './stated-rules.ts';
 import { usesIdempotency, type AnyRoute, type AuthKind, type RouteResponseDoc } from '../http/route.ts';
 
@@ -50,13 +51,25 @@ function asciiDigits(node: unknown): unknown {
   );
 }
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+/** Whether a zod schema is an object that names all its fields (no catchall): one whose other fields are refused. */
+const isClosedObject = (schema: z.ZodType) => {
+  const def = (schema as unknown as { _zod: { def: { type: string; catchall?: unknown } } })._zod.def;
+  return def.type === 'object' && def.catchall === undefined;
+};
+
+/**
+ * The JSON Schema of a zod schema. A request's objects are `closed` when the route refuses the fields they do not
+ * name (D-90, http/unknown-fields.ts): zod states that only of an answer's objects, so the document says it here.
+ */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output', closed = false): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => {
-      if (io === 'input') Object.assign(jsonSchema, STATED_RULES.get(zodSchema as unknown as z.ZodType));
+      if (io !== 'input') return;
+      if (closed && isClosedObject(zodSchema as unknown as z.ZodType)) jsonSchema.additionalProperties = false;
+      Object.assign(jsonSchema, STATED_RULES.get(zodSchema as unknown as z.ZodType));
     },
   }) as Record<string, unknown>;
   return asciiDigits(rest) as Record<string, unknown>;
@@ -142,7 +155,9 @@ const DESCRIPTION = [
   '',
   '**Errors** are `{"error": {"code", "message", "details": [{"path", "message"}]}}`; `code` is one of the codes ' +
     'listed under each status,',
-  'and a 400 `invalid_request` names each bad field in `details[].path`. Unknown fields are refused, not ignored.',
+  'and a 400 `invalid_request` names each bad field in `details[].path`. Unknown fields are refused, not ignored;',
+  'so is a body of `null` (send no body instead). A method a path does not take is a 405 `method_not_allowed`, ' +
+    'with `Allow`.',
   '',
   '**Paging.** Lists answer a JSON array in creation order: `limit` (1-500, default 100) and `startingAfter=<last ' +
     'id>`; a',
@@ -183,7 +198,7 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
         description:
           'A new unique string per intended action, such as a UUID (optional; leave it empty when trying a ' +
           'request here): a retry with the same key and request answers the first answer again (D-6)',
-        schema: { type: 'string', maxLength: 255 },
+        schema: jsonSchema(idempotencyKey, 'input'),
       });
     }
     for (const header of route.headers ?? [])
@@ -209,7 +224,13 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
             requestBody: {
               required: true,
               ...(route.rawBody ? { description: route.rawBody.description } : {}),
-              content: content('application/json', jsonSchema(bodySchema, 'input'), bodySchema),
+              // The code a body answers when its only problems are fields the schema does not name (D-90).
+              ...(route.unknownFieldCode ? { 'x-unknown-field-code': route.unknownFieldCode } : {}),
+              content: content(
+                'application/json',
+                jsonSchema(bodySchema, 'input', refusesUnknownInput(route)),
+                bodySchema,
+              ),
             },
           }
         : {}),

@@ -54,10 +54,15 @@ async function readJsonBody(ctx: Context, next: Next): Promise<void> {
     throw new AppError('unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json)');
   }
   if (raw.length === 0) return next();
+  let body: unknown;
   try {
-    ctx.state.body = JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new AppError('invalid_request', 'Request body is not valid JSON');
   }
+  // `null` is a JSON value, not the absence of a body: read as none it became `{}` (issue 33: a cron call with
+  // `null` ran the sweep, a settings PUT answered 200). No operation takes it, so it is refused here, once.
+  if (body === null) throw new AppError('invalid_request', 'Request body must not be null (send no body instead)');
+  ctx.state.body = body;
   return next();
 }

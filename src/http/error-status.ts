@@ -16,6 +16,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   invalid_cron_secret: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   email_taken: 409,
   product_in_use: 409,

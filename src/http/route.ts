@@ -73,6 +73,11 @@ export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
    * route's shape (auth kind, parameters, body, idempotency: `route-errors.ts`) are added there, not here.
    */
   errors: readonly ErrorCode[];
+  /**
+   * The code a body answers when its only problems are fields its schema does not name (D-90), when not
+   * `invalid_request`: PUT /api/settings's unknown keys are `unknown_setting` (D-12). The document states it.
+   */
+  unknownFieldCode?: ErrorCode;
   /** POSTs of the admin and v1 APIs honour Idempotency-Key unless this is false. */
   idempotent?: boolean;
   /**

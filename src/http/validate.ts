@@ -74,12 +74,14 @@ const UNKNOWN_FIELD = 'unknown field';
 /**
  * Parses `value` or throws one AppError listing every problem: each field the schema does not name
  * (D-90; path params name only what the route's path holds, so they are not walked), then what zod refused.
+ * The error's code is `code`, or `unknownCode` when unknown fields are all there is.
  */
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,
   value: unknown,
   where: 'body' | 'query' | 'params',
   code: ErrorCode = 'invalid_request',
+  unknownCode: ErrorCode = code,
 ): z.output<S> {
   const prefix = where === 'body' ? '' : where;
   const unknown = where === 'params' ? [] : unknownFieldPaths(schema, value);
@@ -95,5 +97,6 @@ export function parseOrThrow<S extends z.ZodType>(
     details.push(...issuesToDetails(result.error, prefix));
   }
   const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
-  throw new AppError(code, `Invalid ${where}: ${summary}`, { details });
+  const onlyUnknown = details.length === unknown.length;
+  throw new AppError(onlyUnknown ? unknownCode : code, `Invalid ${where}: ${summary}`, { details });
 }

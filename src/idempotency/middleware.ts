@@ -4,9 +4,9 @@ import { sha256Hex } from '../crypto/tokens.ts';
 import { errorBody, errorStatus } from '../http/error-status.ts';
 import { AppError } from '../errors.ts';
 import type { Principal } from '../http/principal.ts';
+import { IDEMPOTENCY_KEY_RULE, idempotencyKey } from './key.ts';
 import { findStoredResponse, storeResponse, tryLockKey } from './repo.ts';
 
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['location', 'link', 'retry-after'];
 
 function scopeOf(principal: Principal | undefined): string {
@@ -47,9 +47,9 @@ export function idempotency(deps: AppDeps): Middleware {
   return async (ctx: Context, next: Next) => {
     const key = ctx.get('idempotency-key');
     if (!key) return next();
-    if (!KEY_PATTERN.test(key)) {
-      throw new AppError('invalid_request', 'Idempotency-Key must be 1-255 printable ASCII characters', {
-        details: [{ path: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }],
+    if (!idempotencyKey.safeParse(key).success) {
+      throw new AppError('invalid_request', `Idempotency-Key ${IDEMPOTENCY_KEY_RULE}`, {
+        details: [{ path: 'Idempotency-Key', message: IDEMPOTENCY_KEY_RULE }],
       });
     }
     const scope = scopeOf(ctx.state.principal as Principal | undefined);

@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import { freeText, iso, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
-import {
-  currencyCode,
-  DECIMAL_PATTERN,
-  DEFAULT_CURRENCY,
-  formatMoney,
-  formatUnitPrice,
-  moneyString,
-} from '../money.ts';
+import { currencyCode, DEFAULT_CURRENCY, formatMoney, formatUnitPrice, moneyString } from '../money.ts';
+import { percentString } from '../percent.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
@@ -26,10 +20,7 @@ export const lineItemInput = z.object({
 });
 
 /** Percent as a decimal string, 0..100 (D-51). */
-export const taxRate = z
-  .string({ error: 'must be a decimal string such as "8.25"' })
-  .regex(DECIMAL_PATTERN, 'must be a decimal string such as "8.25"')
-  .refine((v) => Number(v) >= 0 && Number(v) <= 100, 'must be between 0 and 100');
+export const taxRate = percentString;
 
 /** The most lines an invoice is created with (the console's form grows up to it). */
 export const MAX_LINE_ITEMS = 500;

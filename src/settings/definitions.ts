@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { DECIMAL_PATTERN } from '../money.ts';
+import { percentString } from '../percent.ts';
 
 interface SettingDef {
   schema: z.ZodType;
@@ -11,11 +11,6 @@ interface SettingDef {
   secret?: boolean;
   description: string;
 }
-
-const percent = z
-  .string()
-  .regex(DECIMAL_PATTERN, 'must be a decimal string')
-  .refine((v) => Number(v) >= 0 && Number(v) <= 100, 'must be between 0 and 100');
 
 /** Every setting the service knows, with its schema and default. Unknown keys are refused. */
 export const settingDefinitions = {
@@ -30,12 +25,12 @@ export const settingDefinitions = {
   'auth.provider': {
     schema: z.enum(['local', 'idp']),
     default: 'local',
-    description: '`idp` logs in through the OpenID Connect identity provider.',
+    description: '`idp` logs in through the OpenID Connect identity provider (needs its realm URL and client id).',
   },
   'auth.idp.realm_url': {
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).or(z.literal('')),
     default: '',
-    description: 'Identity provider realm URL.',
+    description: 'Identity provider realm URL (http or https).',
   },
   'auth.idp.client_id': { schema: z.string().max(200), default: '', description: 'Identity provider client id.' },
   'auth.idp.client_secret': {
@@ -78,7 +73,7 @@ export const settingDefinitions = {
     description: 'Public license requests per minute per IP.',
   },
   'billing.default_tax_rate': {
-    schema: percent,
+    schema: percentString,
     default: '0',
     description: 'Tax rate in percent applied when an invoice names none.',
   },
@@ -98,7 +93,7 @@ export const settingDefinitions = {
         'must list days in increasing order, each once',
       ),
     default: [1, 3, 5, 7],
-    description: 'Days after the first failure at which charges are retried.',
+    description: 'Days after the first failure at which charges are retried, in increasing order, each once.',
   },
   'billing.dunning_final_action': {
     schema: z.enum(['cancel', 'leave_past_due']),

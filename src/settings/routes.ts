@@ -26,6 +26,7 @@ export const settingsRoutes = [
       400: { description: 'unknown_setting, invalid_request' },
     },
     errors: ['unknown_setting'],
+    unknownFieldCode: 'unknown_setting',
     handler: async ({ deps, body, actor }) => ({ body: await updateSettings(deps.db, body, deps.config, actor) }),
   }),
 ];

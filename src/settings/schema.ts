@@ -1,15 +1,24 @@
 import { z } from 'zod';
+import { type SettingKey, settingDefinitions } from './definitions.ts';
 
-/** GET and PUT /api/settings: settings by key; the service validates each key and value (definitions.ts). */
-export const settingsObject = z.record(z.string(), z.unknown());
+const keys = Object.keys(settingDefinitions) as SettingKey[];
+/** Each setting's value schema, with its description, from definitions.ts (the one list of settings). */
+const described = (key: SettingKey) => {
+  const def = settingDefinitions[key];
+  return def.schema.meta({ description: def.description });
+};
 
-/** PUT /api/settings: only the keys given change. */
-export const settingsBody = settingsObject.meta({
+/**
+ * PUT /api/settings: only the keys given change, each by its own schema; a key that is not a setting is refused
+ * (`unknown_setting`, D-12), so the document lists the real keys (issue 33). The service checks them again for
+ * the callers that do not come through a route.
+ */
+export const settingsBody = z.object(Object.fromEntries(keys.map((key) => [key, described(key).optional()]))).meta({
   examples: [{ 'company.name': 'Acme Billing Ltd', 'billing.payment_terms_days': 30 }],
 });
 
 /** Every setting, the write-only ones masked. */
-export const settingsResponse = settingsObject.meta({
+export const settingsResponse = z.object(Object.fromEntries(keys.map((key) => [key, described(key)]))).meta({
   examples: [
     {
       'auth.session_expiry_days': 7,

@@ -35,8 +35,11 @@ export const updateSubscriptionBody = z
     message: 'give status or cancelAtPeriodEnd',
     path: ['status'],
   })
-  // The refinement above, said in the document: at least one of the two fields.
-  .meta({ minProperties: 1, examples: [{ cancelAtPeriodEnd: true }] });
+  // The refinement above, said in the document: at least one of the two fields (both together are fine).
+  .meta({
+    anyOf: [{ required: ['status'] }, { required: ['cancelAtPeriodEnd'] }],
+    examples: [{ cancelAtPeriodEnd: true }],
+  });
 export type UpdateSubscriptionInput = z.infer<typeof updateSubscriptionBody>;
 
 /**

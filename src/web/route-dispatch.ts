@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
+import { AppError } from '../errors.ts';
 
 /*
  * @koa/router tests every route's regular expression on every request and composes a fresh middleware chain
@@ -63,7 +64,25 @@ function composeOnce(middleware: Middleware[]): Step {
 
 const NONE: Entry[] = [];
 
-/** The router's routes as one Koa middleware; a request no route matches goes on to `next`. */
+/** The order `Allow` lists methods in (RFC 9110 sets none; one order keeps the header the same for a path). */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * A known path asked with a method none of its routes takes: 405 with `Allow` (RFC 9110 15.5.6), in the error
+ * shape of every other refusal, rather than a 404 that says the path does not exist. Nothing of the request is read.
+ */
+function methodNotAllowed(method: string, matching: Entry[]): AppError {
+  const methods = new Set(matching.flatMap((entry) => [...entry.methods]));
+  const allow = METHOD_ORDER.filter((m) => methods.has(m)).join(', ');
+  return new AppError('method_not_allowed', `${method} is not allowed here; allowed: ${allow}`, {
+    headers: { Allow: allow },
+  });
+}
+
+/**
+ * The router's routes as one Koa middleware; a request whose path no route matches goes on to `next`, one whose path
+ * matches under other methods only is refused with 405.
+ */
 export function dispatchRoutes(router: Router): Middleware {
   const buckets = new Map<string, Entry[]>();
   // Routes whose start is not literal are tried for every request, in their place among the others.
@@ -88,7 +107,8 @@ export function dispatchRoutes(router: Router): Middleware {
   };
   return (ctx: Context, next: Next) => {
     const path = ctx.path;
-    for (const entry of candidatesOf(path)) {
+    const candidates = candidatesOf(path);
+    for (const entry of candidates) {
       if (!entry.methods.has(ctx.method) || !entry.layer.match(path)) continue;
       const layer = entry.layer;
       const params = layer.params(path, layer.captures(path));
@@ -100,6 +120,9 @@ export function dispatchRoutes(router: Router): Middleware {
       routed._matchedRoute = entry.path;
       return entry.run(ctx, next);
     }
+    // Only when no route answers: the matching is done again for the request that is refused anyway.
+    const matching = candidates.filter((entry) => entry.layer.match(path));
+    if (matching.length > 0) return Promise.reject(methodNotAllowed(ctx.method, matching));
     return next();
   };
 }

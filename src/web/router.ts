@@ -50,7 +50,9 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     // A route without a query schema names no query field, so any it is sent is unknown (D-90).
     if (!route.query && refusesUnknownInput(route) && ctx.querystring !== '')
       parseOrThrow(NO_FIELDS, ctx.query, 'query');
-    const body = route.body ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body') : undefined;
+    const body = route.body
+      ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body', 'invalid_request', route.unknownFieldCode)
+      : undefined;
     // Likewise a body sent to a route that takes none (a rotation, a retry): its fields would be ignored, so they
     // are refused.
     if (!route.body && ctx.state.body !== undefined && refusesUnknownInput(route))

@@ -36,6 +36,8 @@ const STATED_IN_WORDS: Record<string, string[]> = {
   'POST /api/billing/coupons': ['durationInCycles', 'currency', 'expiresAt'],
   // subscriptionId: "a subscription of this customer, billed in this currency" (the world's, not the value's shape).
   'POST /api/billing/invoices': ['currency', 'subscriptionId'],
+  // "in increasing order, each once" and "needs its realm URL and client id" (issue 33: the keys are documented).
+  'PUT /api/settings': ['billing.dunning_schedule_days', 'auth.provider'],
 };
 
 /** The codes the document lists under `status`, also beside a body of the operation's own (anyOf). */

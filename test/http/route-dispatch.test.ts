@@ -28,12 +28,31 @@ test('paths match case-insensitively and with a trailing slash, as @koa/router m
   t.is((await request(app.baseUrl, '/healthz/')).status, 200);
 });
 
-test('HEAD answers a GET route; a method no route has is a 404 in the error shape', async (t) => {
+test('HEAD answers a GET route; a method a known path does not take is a 405 with Allow (issue 33)', async (t) => {
   const head = await fetch(`${app.baseUrl}/api/products/${productId}`, { method: 'HEAD', headers: { cookie } });
   t.is(head.status, 200);
-  const wrong = await request(app.baseUrl, `/api/products/${productId}`, { method: 'POST', cookie, body: {} });
-  t.is(wrong.status, 404);
-  t.is(wrong.body.error.code, 'not_found');
+  const cases: [string, string, string][] = [
+    ['POST', `/api/products/${productId}`, 'GET, HEAD, PUT, DELETE'],
+    ['PATCH', `/API/Products/${productId}/`, 'GET, HEAD, PUT, DELETE'],
+    ['DELETE', '/api/settings', 'GET, HEAD, PUT'],
+    ['PUT', '/api/billing/cron/lifecycle', 'POST'],
+    // Two routes' paths match: either one's methods are allowed.
+    ['POST', '/api/licenses/signing-keys', 'GET, HEAD, PUT, DELETE'],
+  ];
+  for (const [method, path, allow] of cases) {
+    const wrong = await request(app.baseUrl, path, { method, cookie, body: {} });
+    t.is(wrong.status, 405, `${method} ${path}`);
+    t.is(wrong.headers.get('allow'), allow, `${method} ${path}`);
+    t.is(wrong.body.error.code, 'method_not_allowed');
+    t.regex(wrong.body.error.message, new RegExp(`${method}.*${allow}`));
+  }
+  // Without credentials too: the path and its methods are public in the document; nothing is read or run.
+  t.is((await request(app.baseUrl, '/api/settings', { method: 'DELETE' })).status, 405);
+  // A path no route has is still a 404, whatever the method.
+  const unknown = await request(app.baseUrl, '/api/no-such-thing', { method: 'PATCH', body: {} });
+  t.is(unknown.status, 404);
+  t.is(unknown.body.error.code, 'not_found');
+  t.is(unknown.headers.get('allow'), null);
 });
 
 test('the first route registered wins within a bucket: signing-keys is not a license key', async (t) => {

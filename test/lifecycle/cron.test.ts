@@ -5,6 +5,7 @@ import test from 'ava';
 import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { request } from '../helpers/http.ts';
 import { CRON_SECRET, cron, countRows } from './fixtures.ts';
 
 let app: TestApp;
@@ -40,6 +41,18 @@ test.serial('bad input is 400 and enqueues nothing', async (t) => {
     t.is(res.status, 400);
     t.is(((await res.json()) as { error: { code: string } }).error.code, 'invalid_request');
   }
+  t.is((await runs()).length, 0);
+  t.is(await sweepJobs(), 0);
+});
+
+test.serial('a JSON null body is 400 invalid_request, not an empty one: no sweep runs (issue 33)', async (t) => {
+  const res = await request(app.baseUrl, '/api/billing/cron/lifecycle?wait=true', {
+    method: 'POST',
+    headers: { 'x-cron-secret': CRON_SECRET, 'content-type': 'application/json' },
+    rawBody: 'null',
+  });
+  t.is(res.status, 400, res.text);
+  t.is(res.body.error.code, 'invalid_request');
   t.is((await runs()).length, 0);
   t.is(await sweepJobs(), 0);
 });

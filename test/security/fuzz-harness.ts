@@ -91,6 +91,7 @@ function expectedFromSchema(
   value: unknown,
   prefix: string,
   refused: Expected,
+  unknownCode = refused.code,
 ): Expected {
   // D-90: every field the schema does not name is refused and named, beside what zod refuses.
   const unknown = unknownFieldPaths(schema, value).map((path) =>
@@ -105,6 +106,7 @@ function expectedFromSchema(
   const unstorable = unstorablePaths(result.data, prefix).filter(
     (p) => !anyText.some((a) => p === a || p.startsWith(`${a}.`)),
   );
+  if (unknown.length > 0 && unstorable.length === 0) return { ...refused, code: unknownCode, paths: unknown };
   return unknown.length + unstorable.length > 0 ? { ...refused, paths: [...unknown, ...unstorable] } : {};
 }
 
@@ -334,11 +336,17 @@ export class FuzzHarness {
     } catch {
       return { status: 400, code: 'invalid_request' };
     }
+    // A body of null is refused as such (issue 33); no body at all is an empty object.
+    if (parsed === null) return { status: 400, code: 'invalid_request' };
     if (!route.body) return {};
-    return expectedFromSchema(route.body, this.bodySchema(route), parsed ?? {}, '', {
-      status: 400,
-      code: 'invalid_request',
-    });
+    return expectedFromSchema(
+      route.body,
+      this.bodySchema(route),
+      parsed ?? {},
+      '',
+      { status: 400, code: 'invalid_request' },
+      route.unknownFieldCode,
+    );
   }
 
   /** For a route with a query schema; koa reads the query with node's querystring, and so does this. */

@@ -22,6 +22,7 @@ export interface JsonSchema {
   const?: unknown;
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
   minimum?: number;
   maximum?: number;
   minProperties?: number;

@@ -9,7 +9,7 @@ import { customerNames } from '../../customers/service.ts';
 import { notFound } from '../../errors.ts';
 import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
-import { settingsObject } from '../../settings/schema.ts';
+import { settingsBody } from '../../settings/schema.ts';
 import { describeSettings, updateSettings, type SettingDescription } from '../../settings/service.ts';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
@@ -157,7 +157,7 @@ export const updateSettingsAction = defineAction({
   page: settingsPage,
   async run({ deps, form, actor }) {
     const body = parseOrThrow(
-      settingsObject,
+      settingsBody,
       changedSettings(form, await describeSettings(deps.db, deps.config)),
       'body',
     );
