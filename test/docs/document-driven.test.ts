@@ -36,6 +36,8 @@ const STATED_IN_WORDS: Record<string, string[]> = {
   'POST /api/billing/coupons': ['durationInCycles', 'currency', 'expiresAt'],
   // subscriptionId: "a subscription of this customer, billed in this currency" (the world's, not the value's shape).
   'POST /api/billing/invoices': ['currency', 'subscriptionId'],
+  // expiresAt "In the future" (the clock's, not the value's shape).
+  'POST /api/api-keys': ['expiresAt'],
 };
 
 /** The codes the document lists under `status`, also beside a body of the operation's own (anyOf). */
