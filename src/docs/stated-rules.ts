@@ -13,8 +13,10 @@ import { currencyCode, ISO_4217_CODES, nonNegativeMoneyString } from '../money.t
 // Days the calendar has in every year from 1 to 9999 (29 February, which only leap years have, is said in words).
 // The year is four digits but 0000, written by the place of its last non-zero digit.
 const YEAR = '([0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)';
-const DATE =
-  `${YEAR}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))`;
+const LONG_MONTHS = '(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])';
+const SHORT_MONTHS = '(0[469]|11)-(0[1-9]|[12][0-9]|30)';
+const FEBRUARY = '02-(0[1-9]|1[0-9]|2[0-8])';
+const DATE = `${YEAR}-(${LONG_MONTHS}|${SHORT_MONTHS}|${FEBRUARY})`;
 const TIME = `([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?`;
 const OFFSET = `(Z|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])`;
 
