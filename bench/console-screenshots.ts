@@ -61,6 +61,8 @@ function runDemo(databaseUrl: string): Promise<void> {
         ...process.env,
         DATABASE_URL: databaseUrl,
         NODE_ENV: 'development',
+        // The demo runs the lifecycle sweep week by week through the past year (issue 33: off by default).
+        LIFECYCLE_ALLOW_AS_OF: 'true',
         ADMIN_EMAIL: ADMIN.email,
         ADMIN_PASSWORD: ADMIN.password,
       },

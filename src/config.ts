@@ -67,6 +67,11 @@ const configSchema = z.object({
   PROVIDER_B_CALLBACK_TOKEN: optionalString,
   PROVIDER_C_WEBHOOK_SECRET: optionalString,
   LIFECYCLE_SCHEDULE: optionalString,
+  /**
+   * Lets the lifecycle sweep run as of another time than now (the cron body's `asOf`, `npm run lifecycle --as-of`,
+   * the demo): for tests and staging only. Off, whatever NODE_ENV says: users move time with test clocks (issue 33).
+   */
+  LIFECYCLE_ALLOW_AS_OF: boolean.default(false),
   TRUST_PROXY: boolean.default(false),
   /** Proxies in front of the service that append to X-Forwarded-For; only their entries are trusted. */
   PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),

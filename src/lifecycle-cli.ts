@@ -2,13 +2,13 @@
  * `npm run lifecycle [-- --as-of 2026-01-31]`: one lifecycle sweep in this process (for a Heroku-style
  * scheduler), with no worker needed. Prints the summary as JSON on stdout; exits 1 when the sweep failed.
  * When a sweep is already queued this process takes it over; when one is running it waits for it and
- * prints that one's summary. `--as-of` is refused in production (D-81).
+ * prints that one's summary. `--as-of` is refused unless LIFECYCLE_ALLOW_AS_OF=true (D-81, issue 33).
  */
 import { parseArgs } from 'node:util';
 import { boot } from './process/boot.ts';
 import { timestampInput } from './http/schemas.ts';
 import { runLifecycleInProcess } from './lifecycle/runs.ts';
-import { asOfHonoured } from './lifecycle/service.ts';
+import { refuseAsOfUnlessAllowed } from './lifecycle/service.ts';
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { 'as-of': { type: 'string' } }, strict: true });
 const { deps, boss, database } = await boot('lifecycle-cli', { release: false, supervise: false });
@@ -16,7 +16,7 @@ let code = 1;
 try {
   let asOf: Date | null = null;
   if (values['as-of'] !== undefined) {
-    if (!asOfHonoured(deps.config.NODE_ENV)) throw new Error('--as-of is not accepted in production (D-81)');
+    refuseAsOfUnlessAllowed(deps.config.LIFECYCLE_ALLOW_AS_OF, '--as-of');
     asOf = timestampInput.parse(values['as-of']);
   }
   const run = await runLifecycleInProcess(deps, asOf);

@@ -7,7 +7,7 @@ export const createApiKeyBody = z
   .object({
     name: nameText(200),
     customerId: uuid,
-    expiresAt: timestampInput.optional(),
+    expiresAt: timestampInput.optional().meta({ description: 'In the future' }),
   })
   .meta({ examples: [{ name: 'Acme production', customerId: EXAMPLE_ID.customer, expiresAt: '2030-01-01' }] });
 

@@ -6,7 +6,6 @@
  */
 import type { AppDeps } from '../app-deps.ts';
 import { runLifecycleInProcess } from '../lifecycle/runs.ts';
-import { asOfHonoured } from '../lifecycle/service.ts';
 import type { LifecycleSummary } from '../lifecycle/sweep.ts';
 import { createCatalog } from './catalog.ts';
 import { Collections, type Payer } from './collections.ts';
@@ -55,10 +54,10 @@ async function sweep(deps: AppDeps, asOf: Date): Promise<LifecycleSummary> {
 }
 
 export async function seedDemo(deps: AppDeps, options: DemoOptions = {}): Promise<DemoResult> {
-  if (!asOfHonoured(deps.config.NODE_ENV))
+  if (!deps.config.LIFECYCLE_ALLOW_AS_OF)
     throw new Error(
-      'the demo moves the lifecycle sweep through the past year (D-81), which production refuses: run it with ' +
-        'NODE_ENV development',
+      'the demo moves the lifecycle sweep through the past year (D-81), which is refused unless ' +
+        'LIFECYCLE_ALLOW_AS_OF=true: run it with that set (never on a production database)',
     );
   const log = options.log ?? (() => {});
   const end = options.now ?? new Date();

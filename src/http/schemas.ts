@@ -59,7 +59,8 @@ function isRealTimestamp(v: string): boolean {
   const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = m
     .slice(1)
     .map((part) => (part === undefined ? undefined : Number(part)));
-  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  // setUTCFullYear: Date.UTC would read years 0-99 as 1900-1999.
+  const daysInMonth = new Date(new Date(0).setUTCFullYear(year!, month!, 0)).getUTCDate();
   return (
     month! >= 1 &&
     month! <= 12 &&
@@ -73,13 +74,32 @@ function isRealTimestamp(v: string): boolean {
   );
 }
 
-/** Timestamps in requests: a full ISO 8601 timestamp or `YYYY-MM-DD` (D-4), a day the calendar has. */
+const instantOf = (v: string) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
+
+/**
+ * Issue 33: the years a timestamp may name and fall in (UTC). PostgreSQL has no year 0 (it answered a 500), and
+ * no due date or expiry is meant for year 10000; both ends are checked on the text and on the instant, which an
+ * offset can move across a year.
+ */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+function isWithinYears(v: string): boolean {
+  const time = instantOf(v).getTime();
+  return !v.startsWith('0000') && time >= FIRST_INSTANT && time <= LAST_INSTANT;
+}
+
+/**
+ * Timestamps in requests: a full ISO 8601 timestamp or `YYYY-MM-DD` (D-4), a day the calendar has, within years 1
+ * to 9999. The one date schema of the API, the console's forms and the command line.
+ */
 export const timestampInput = z
   .string()
   .refine((v) => isRealTimestamp(v) && !Number.isNaN(Date.parse(v)), {
     message: 'must be an ISO 8601 timestamp or YYYY-MM-DD',
+    abort: true,
   })
-  .transform((v) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v));
+  .refine(isWithinYears, { message: 'must be between 0001-01-01 and 9999-12-31 (UTC)' })
+  .transform(instantOf);
 
 /** D-5 paging: `limit` (default 100, max 500) and `startingAfter` (the last id of the previous page). */
 export function pagingQuery(id: z.ZodType<string> = uuid) {

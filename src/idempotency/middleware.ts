@@ -66,7 +66,8 @@ export function idempotency(deps: AppDeps): Middleware {
           throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
         }
         ctx.status = stored.response_status;
-        if (stored.response_body !== null) ctx.body = stored.response_body;
+        // Parsed and sent again: JSON.stringify gives back the very text it was stored from.
+        if (stored.response_body !== null) ctx.body = JSON.parse(stored.response_body);
         for (const [name, value] of Object.entries(stored.response_headers ?? {})) ctx.set(name, value);
         ctx.set('Idempotent-Replayed', 'true');
         return;

@@ -4,7 +4,8 @@ import { IDEMPOTENCY_RETENTION_HOURS } from '../housekeeping/service.ts';
 export interface StoredResponse {
   request_hash: string;
   response_status: number;
-  response_body: unknown;
+  /** The answer's JSON text, as sent (text, not jsonb: jsonb refuses `\u0000`, which a refusal may echo). */
+  response_body: string | null;
   response_headers: Record<string, string> | null;
 }
 

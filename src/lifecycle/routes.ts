@@ -21,6 +21,7 @@ export const lifecycleRoutes = [
         description: 'Queued or joined (also when ?wait=true waited 5 minutes); Retry-After when waiting ran out',
         schema: cronAcceptedResponse,
       },
+      400: { description: 'invalid_request: a bad body, or an `asOf` without LIFECYCLE_ALLOW_AS_OF=true' },
       401: { description: 'invalid_cron_secret; nothing is enqueued' },
       500: { description: 'lifecycle_run_failed: with ?wait=true, the sweep failed' },
     },
@@ -28,10 +29,10 @@ export const lifecycleRoutes = [
     handler: async ({ deps, query, body, actor }) => {
       const request = {
         asOf: body.asOf ?? null,
-        environment: deps.config.NODE_ENV,
+        asOfAllowed: deps.config.LIFECYCLE_ALLOW_AS_OF,
         waitMs: query.wait ? CRON_WAIT_MS : null,
       };
-      const outcome = await triggerLifecycle(deps.db, request, actor, deps.logger);
+      const outcome = await triggerLifecycle(deps.db, request, actor);
       if (outcome.kind === 'finished') return { status: 200, body: { jobId: outcome.run.id, ...outcome.summary } };
       return {
         status: 202,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { timestampInput } from '../http/schemas.ts';
 
-/** POST /api/billing/cron/lifecycle body: optional; `asOf` counts only outside production (D-81). */
+/** POST /api/billing/cron/lifecycle body: optional; `asOf` is refused unless LIFECYCLE_ALLOW_AS_OF=true (D-81). */
 export const cronLifecycleBody = z
   .object({ asOf: timestampInput.optional() })
   .meta({ examples: [{ asOf: '2026-02-01T00:00:00Z' }] });

@@ -1,8 +1,6 @@
 import { newUuid } from '../crypto/ids.ts';
-import type { Logger } from 'pino';
 import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
-import type { Config } from '../config.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
@@ -51,16 +49,22 @@ export async function requestLifecycleRun(
   throw new Error('could not open or join a lifecycle run');
 }
 
-/** D-81: moving time is for tests and staging; production always sweeps as of now. */
-export function asOfHonoured(environment: Config['NODE_ENV']): boolean {
-  return environment !== 'production';
+/**
+ * D-81 as issue 33 hardened it: the sweep runs as of another time than now only where the operator allowed it
+ * (LIFECYCLE_ALLOW_AS_OF=true: tests, staging), whatever NODE_ENV says; elsewhere the input that asks for it
+ * (`field`) is refused, never silently ignored. Users move time with test clocks.
+ */
+export function refuseAsOfUnlessAllowed(allowed: boolean, field: string): void {
+  if (allowed) return;
+  const message = 'is refused: moving the lifecycle sweep through time needs LIFECYCLE_ALLOW_AS_OF=true';
+  throw new AppError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });
 }
 
 export interface CronRequest {
   /** The `asOf` the caller asked for; null for now. */
   asOf: Date | null;
-  /** NODE_ENV, which decides whether `asOf` counts (D-81). */
-  environment: Config['NODE_ENV'];
+  /** LIFECYCLE_ALLOW_AS_OF: whether an `asOf` may be asked for at all. */
+  asOfAllowed: boolean;
   /** How long to wait for the sweep's summary; null to answer at once. */
   waitMs: number | null;
 }
@@ -74,15 +78,9 @@ export type CronOutcome =
  * The cron endpoint's and the console's "run now" use case: request (or join) a run and, with `waitMs`, wait for its
  * summary.
  */
-export async function triggerLifecycle(
-  db: Db,
-  request: CronRequest,
-  actor: Actor,
-  logger?: Pick<Logger, 'warn'>,
-): Promise<CronOutcome> {
-  const asOf = asOfHonoured(request.environment) ? request.asOf : null;
-  if (request.asOf && asOf === null) logger?.warn('cron lifecycle: body asOf ignored in production');
-  const { run } = await requestLifecycleRun(db, asOf, actor);
+export async function triggerLifecycle(db: Db, request: CronRequest, actor: Actor): Promise<CronOutcome> {
+  if (request.asOf !== null) refuseAsOfUnlessAllowed(request.asOfAllowed, 'asOf');
+  const { run } = await requestLifecycleRun(db, request.asOf, actor);
   if (request.waitMs === null) return { kind: 'pending', run };
   const done = (await waitForRun(db, run.id, request.waitMs)) ?? run;
   if (done.status === 'succeeded')

@@ -26,6 +26,8 @@ export class Opened {
 }
 
 const PARENT_CHECK_MS = 1000;
+/** The longest a process shuts down after an unhandled rejection (the queue's graceful stop takes up to 30 s). */
+const UNHANDLED_EXIT_MS = 40_000;
 
 /**
  * Runs a process of the service (D-93): `start` opens what it needs and records each closer in `opened`.
@@ -35,6 +37,8 @@ const PARENT_CHECK_MS = 1000;
  * - SIGTERM or SIGINT closes everything in reverse order, then exits; a second signal exits at once.
  * - When the parent that started it exits (npm killed, a supervisor gone), it shuts down too, so
  *   `npm start` never leaves a node process serving, with its PostgreSQL and Chromium, without a parent.
+ * - A rejection nobody handled is a bug whose damage is unknown: it is logged and the process shuts down as on
+ *   SIGTERM, then exits with code 1 (its supervisor restarts it), rather than Node's abrupt exit mid-write.
  */
 export async function runProcess(name: string, start: (opened: Opened) => Promise<void>): Promise<void> {
   const opened = new Opened();
@@ -57,6 +61,14 @@ export async function runProcess(name: string, start: (opened: Opened) => Promis
       void shutdown(signal);
     });
   }
+  process.on('unhandledRejection', (reason) => {
+    if (opened.logger) opened.logger.fatal({ err: reason }, 'unhandled rejection; shutting down');
+    else process.stderr.write(`${name}: unhandled rejection: ${describeError(reason)}\n`);
+    if (closing) process.exit(1);
+    // Closing may wait on what the lost promise broke: the exit must not.
+    setTimeout(() => process.exit(1), UNHANDLED_EXIT_MS).unref();
+    void shutdown('unhandled rejection', 1);
+  });
   const parent = process.ppid;
   setInterval(() => {
     if (process.ppid !== parent) void shutdown('parent process exited');
@@ -71,10 +83,10 @@ export async function runProcess(name: string, start: (opened: Opened) => Promis
     if (error instanceof AppError && error.code === 'setup_failed') {
       process.stderr.write(`${name}: ${error.message}\n`);
     } else {
-      process.stderr.write(
-        `${name}: could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
+      process.stderr.write(`${name}: could not start: ${describeError(error)}\n`);
     }
     process.exit(1);
   }
 }
+
+const describeError = (error: unknown) => (error instanceof Error ? (error.stack ?? error.message) : String(error));

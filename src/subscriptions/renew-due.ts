@@ -40,7 +40,9 @@ function turnstile(): () => { turn: Promise<void>; leave: () => void } {
     const turn = tail;
     let pass!: () => void;
     tail = new Promise<void>((resolve) => (pass = resolve));
-    return { turn, leave: () => void turn.then(pass) };
+    // `turn` never rejects; with a handler for both outcomes the derived promise never can either (Node 22 exits on
+    // an unhandled rejection).
+    return { turn, leave: () => void turn.then(pass, pass) };
   };
 }
 
@@ -57,6 +59,9 @@ function turnstile(): () => { turn: Promise<void>; leave: () => void } {
  * store credit follow the renewal order exactly as with one batch at a time: a run resumed after a crash ends where
  * an uninterrupted one does. (A batch that fails as a whole gives its numbers back to the batches after it; its
  * subscriptions, renewed one by one, take later ones.)
+ *
+ * A loop that fails (its claim or its heartbeat) fails the sweep, but only once every loop has stopped: the others
+ * take no new batch after the failure, so nothing commits after the caller is told (issue 33).
  */
 export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDueOptions = {}): Promise<SweepRenewals> {
   const { batchSize = RENEWAL_BATCH_SIZE, concurrency = RENEWAL_CONCURRENCY, clock = {}, logger, onBatch } = options;
@@ -71,9 +76,11 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
   };
   const claimQueue = turnstile();
   const issueQueue = turnstile();
+  // The first loop failure: the other loops finish the batch they hold and claim no more.
+  let failure: { error: unknown } | undefined;
 
   const loop = async () => {
-    for (;;) {
+    while (!failure) {
       let claimed: string[] = [];
       let issueSlot: { turn: Promise<void>; leave: () => void } | undefined;
       try {
@@ -82,7 +89,7 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
           await claimSlot.turn;
           let subs: SubscriptionRow[];
           try {
-            subs = await claimDueSubscriptions(trx, asOf, batchSize, [...skip]);
+            subs = failure ? [] : await claimDueSubscriptions(trx, asOf, batchSize, [...skip]);
             issueSlot = issueQueue();
           } finally {
             claimSlot.leave();
@@ -126,6 +133,14 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
       await onBatch?.();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, loop));
+  const stopOthers = (error: unknown) => {
+    if (failure) logger?.error({ err: error }, 'another renewal loop failed too');
+    else failure = { error };
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, () => loop().catch(stopOthers)));
+  if (failure) {
+    logger?.error({ ...totals }, 'renewals stopped after a loop failed; what they committed stands');
+    throw failure.error;
+  }
   return totals;
 }

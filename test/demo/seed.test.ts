@@ -100,3 +100,10 @@ test('a second run sees the demo and adds nothing', async (t) => {
   t.is(await count('invoices'), before);
   t.is(await count('customers'), 40);
 });
+
+test('without LIFECYCLE_ALLOW_AS_OF the demo refuses (it moves the sweep in time) and writes nothing', async (t) => {
+  const before = [await count('customers'), await count('invoices'), await count('lifecycle_runs')];
+  const off = { ...app.deps, config: { ...app.deps.config, LIFECYCLE_ALLOW_AS_OF: false } };
+  await t.throwsAsync(seedDemo(off, { now }), { message: /LIFECYCLE_ALLOW_AS_OF=true/ });
+  t.deepEqual([await count('customers'), await count('invoices'), await count('lifecycle_runs')], before);
+});

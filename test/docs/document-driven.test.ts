@@ -38,6 +38,8 @@ const STATED_IN_WORDS: Record<string, string[]> = {
   'POST /api/billing/invoices': ['currency', 'subscriptionId'],
   // "in increasing order, each once" and "needs its realm URL and client id" (issue 33: the keys are documented).
   'PUT /api/settings': ['billing.dunning_schedule_days', 'auth.provider'],
+  // expiresAt "In the future" (the clock's, not the value's shape).
+  'POST /api/api-keys': ['expiresAt'],
 };
 
 /** The codes the document lists under `status`, also beside a body of the operation's own (anyOf). */

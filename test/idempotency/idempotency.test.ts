@@ -133,3 +133,28 @@ test('an unusable key value is a 400', async (t) => {
   t.is(res.status, 400);
   t.is(await countKeys(customer.id), 0);
 });
+
+test(
+  'a refusal that echoes text jsonb cannot hold (NUL in a field name or a value, a lone surrogate) is stored and ' +
+    'replayed byte for byte (issue 33)',
+  async (t) => {
+    const customers = await app.db('customers').count('* as n').first();
+    for (const [n, raw] of [
+      '{"\\u0000":1}',
+      '{"name":"x","email":"a@example.test","nick\\u0000name":"\\u0000"}',
+      '{"name":"\\u0000","email":"nul@example.test"}',
+      '{"\\ud800":"\\udc00"}',
+    ].entries()) {
+      const headers = { 'idempotency-key': `nul-${n}`, 'content-type': 'application/json' };
+      const first = await request(app.baseUrl, '/api/customers', { rawBody: raw, cookie, headers });
+      t.is(first.status, 400, `${raw}: ${first.text}`);
+      t.is(first.body.error?.code, 'invalid_request', raw);
+      const again = await request(app.baseUrl, '/api/customers', { rawBody: raw, cookie, headers });
+      t.is(again.status, 400, raw);
+      t.is(again.headers.get('idempotent-replayed'), 'true', raw);
+      t.is(again.text, first.text, `${raw}: the same answer`);
+      t.is(again.headers.get('content-type'), first.headers.get('content-type'));
+    }
+    t.deepEqual(await app.db('customers').count('* as n').first(), customers);
+  },
+);

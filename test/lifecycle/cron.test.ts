@@ -1,4 +1,7 @@
-/** The cron endpoint (D-80, D-81): the secret, enqueue-or-join, asOf outside production only, and npm run lifecycle. */
+/**
+ * The cron endpoint (D-80, D-81): the secret, enqueue-or-join, asOf only with LIFECYCLE_ALLOW_AS_OF=true (issue 33;
+ * the suite sets it, test/run.ts), and npm run lifecycle.
+ */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import test from 'ava';
@@ -6,6 +9,9 @@ import { jobHandlers } from '../../src/process/jobs.ts';
 import { registerWorkers } from '../../src/queue/workers.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { request } from '../helpers/http.ts';
+import { SYSTEM_ACTOR } from '../../src/actor.ts';
+import { createSubscription } from '../../src/subscriptions/service.ts';
+import { makePlan, newCustomer } from '../subscriptions/fixtures.ts';
 import { CRON_SECRET, cron, countRows } from './fixtures.ts';
 
 let app: TestApp;
@@ -130,22 +136,73 @@ test.serial('?wait=true answers 200 with the summary fields of D-80', async (t) 
   t.like(await app.db('lifecycle_runs').where({ id: res.body.jobId }).first(), { status: 'succeeded' });
 });
 
-test.serial('in production a body asOf is ignored: the sweep runs as of now', async (t) => {
-  const prod = await startTestApp({ CRON_SECRET, NODE_ENV: 'production' });
+test.serial(
+  'without LIFECYCLE_ALLOW_AS_OF (whatever NODE_ENV says) a body asOf is 400 naming it and changes nothing: no ' +
+    'invoice raised, nothing marked overdue, no run; npm run lifecycle refuses --as-of',
+  async (t) => {
+    const off = await startTestApp({ CRON_SECRET, NODE_ENV: 'development', LIFECYCLE_ALLOW_AS_OF: 'false' });
+    try {
+      await registerWorkers(off.boss, off.deps, ['lifecycle'], jobHandlers);
+      // Due by the probe's date: the subscription renews in December, its first invoice falls due before 2027-01-05.
+      const customer = await newCustomer(off.db);
+      const plan = await makePlan(off.db, '10.00');
+      await createSubscription(
+        off.db,
+        { customerId: customer.id, planId: plan.id, billingCycle: 'monthly' },
+        SYSTEM_ACTOR,
+        {
+          now: new Date(Date.now() - 20 * 86_400_000),
+        },
+      );
+      const invoices = async () => off.db('invoices').select('id', 'status').orderBy('id');
+      const before = await invoices();
+      t.true(before.length >= 1);
+
+      for (const wait of [true, false]) {
+        const res = await cron(off, { asOf: '2027-01-05', wait });
+        t.is(res.status, 400, res.text);
+        t.is(res.body.error.code, 'invalid_request');
+        t.deepEqual(
+          res.body.error.details.map((d: { path: string }) => d.path),
+          ['asOf'],
+        );
+        t.regex(res.body.error.message, /LIFECYCLE_ALLOW_AS_OF/);
+      }
+      t.deepEqual(await invoices(), before, 'no invoice raised, none marked overdue');
+      t.is(await countRows(off.db, 'lifecycle_runs'), 0);
+      t.is(await countRows(off.db, 'pgboss.job', (q) => q.where({ name: 'lifecycle.sweep' })), 0);
+
+      const cli = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', 'src/lifecycle-cli.ts', '--as-of', '2027-01-05'],
+        {
+          env: { ...process.env, DATABASE_URL: off.database.url, LIFECYCLE_ALLOW_AS_OF: '', LOG_LEVEL: 'silent' },
+        },
+      ).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      t.is(cli.code, 1);
+      t.regex(cli.stderr, /--as-of.*LIFECYCLE_ALLOW_AS_OF/);
+      t.deepEqual(await invoices(), before);
+      t.is(await countRows(off.db, 'lifecycle_runs'), 0);
+
+      // Without asOf the endpoint runs as of now.
+      const now = await cron(off, { wait: true });
+      t.is(now.status, 200, now.text);
+    } finally {
+      await off.close();
+    }
+  },
+);
+
+test.serial('LIFECYCLE_ALLOW_AS_OF=true decides, not NODE_ENV: in production the body asOf counts', async (t) => {
+  const prod = await startTestApp({ CRON_SECRET, NODE_ENV: 'production', LIFECYCLE_ALLOW_AS_OF: 'true' });
   try {
-    const queued = await cron(prod, { asOf: '2020-01-01' });
-    t.is(queued.status, 202);
-    t.is(
-      (await prod.db('lifecycle_runs').where({ id: queued.body.jobId }).first()).as_of,
-      null,
-      'no asOf stored: fixed when it starts',
-    );
     await registerWorkers(prod.boss, prod.deps, ['lifecycle'], jobHandlers);
-    const before = Date.now();
     const res = await cron(prod, { asOf: '2020-01-01', wait: true });
     t.is(res.status, 200, res.text);
-    t.is(res.body.jobId, queued.body.jobId, 'joined the queued run');
-    t.true(Math.abs(Date.parse(res.body.asOf) - before) < 60_000, res.body.asOf);
+    t.is(res.body.asOf, '2020-01-01T00:00:00.000Z');
   } finally {
     await prod.close();
   }

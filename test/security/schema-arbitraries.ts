@@ -3,7 +3,8 @@
  * made from the same zod schemas): values that fit it, and hostile values against it.
  */
 import fc from 'fast-check';
-import { TEXT_PATTERNS } from '../../src/http/schemas.ts';
+import { STATED_RULES } from '../../src/docs/stated-rules.ts';
+import { TEXT_PATTERNS, timestampInput } from '../../src/http/schemas.ts';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -76,6 +77,8 @@ export const SCRIPT_PAYLOADS = [
 export const UNICODE_EDGES = [
   '\u0000',
   'nul\u0000inside',
+  'ends with nul\u0000',
+  '\u0000\u0000',
   '\ud800',
   'lone\udc00low',
   'cut \ud83d',
@@ -138,7 +141,15 @@ export const ID_EDGES = [
 ];
 export const TEMPORAL_EDGES = [
   '2026-02-30',
+  // Years 0 and 10000, typed or reached through the offset (issue 33: year 0 answered a 500).
   '0000-01-01',
+  '0000-06-15T10:00:00Z',
+  '0001-01-01T00:30:00+01:00',
+  '10000-01-01',
+  '+010000-01-01T00:00:00Z',
+  '9999-12-31T23:00:00-05:00',
+  '0001-01-01',
+  '9999-12-31',
   '9999-12-31T23:59:59.999Z',
   '+275760-09-13T00:00:00.000Z',
   '2026-13-01',
@@ -190,6 +201,8 @@ export const hostileKey: fc.Arbitrary<string> = fc.oneof(
     'constructor',
     'prototype',
     'a\u0000b',
+    '\u0000',
+    'key\u0000',
     '\ud800',
     'k'.repeat(101),
     '$where',
@@ -380,6 +393,9 @@ const URI_EDGES = [
   'https://example.test/\u0000',
 ];
 
+/** The document's pattern of every timestamp field (one zod schema, stated once: src/docs/stated-rules.ts). */
+const TIMESTAMP_PATTERN = STATED_RULES.get(timestampInput)?.pattern;
+
 /** Values at and just past the schema's limits, and near-misses of its formats. */
 function boundary(s: JsonSchema): fc.Arbitrary<unknown> {
   const values: unknown[] = [];
@@ -395,7 +411,8 @@ function boundary(s: JsonSchema): fc.Arbitrary<unknown> {
       );
     if (minLength !== undefined && minLength > 0) values.push('x'.repeat(minLength - 1));
     values.push(' ', '   padded   ');
-    if (s.format === 'uuid') values.push(...ID_EDGES);
+    if (s.pattern === TIMESTAMP_PATTERN) values.push(...TEMPORAL_EDGES);
+    else if (s.format === 'uuid') values.push(...ID_EDGES);
     else if (s.format === 'uri') values.push(...URI_EDGES);
     else if (s.pattern?.includes('\\d')) values.push(...MONEY_EDGES);
     else if (!hasFormatPattern(s) && !s.enum) values.push(...TEMPORAL_EDGES, ...CURRENCY_EDGES);

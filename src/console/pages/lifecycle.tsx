@@ -79,9 +79,8 @@ export const runLifecycleAction = defineAction({
   async run({ deps, actor }) {
     const outcome = await triggerLifecycle(
       deps.db,
-      { asOf: null, environment: deps.config.NODE_ENV, waitMs: null },
+      { asOf: null, asOfAllowed: deps.config.LIFECYCLE_ALLOW_AS_OF, waitMs: null },
       actor,
-      deps.logger,
     );
     const joined = outcome.run.status === 'running' ? 'is running' : 'is queued';
     return {
