@@ -145,6 +145,10 @@ export function childProcessEnvironment(extra: Record<string, string> = {}): Nod
 export function productionProblems(config: Config): string[] {
   if (config.NODE_ENV !== 'production') return [];
   const problems: string[] = [];
+  // Without it the start would run an embedded PostgreSQL in a local folder: a quick start's database, not one to
+  // keep customers' money in.
+  if (!config.DATABASE_URL)
+    problems.push('DATABASE_URL must be set in production: the embedded PostgreSQL is for development only');
   if (!config.ENCRYPTION_KEY && !config.LICENSE_SIGNING_SECRET)
     problems.push(
       'ENCRYPTION_KEY must be set in production: it encrypts the secrets kept in the database (license signing ' +
