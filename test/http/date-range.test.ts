@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { loginAsAdmin } from '../helpers/auth.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
+import { OUT_OF_RANGE_DATES } from '../security/schema-arbitraries.ts';
 
 let app: TestApp;
 let cookie: string;
@@ -20,14 +21,7 @@ test.after.always(async () => app?.close());
 const count = async (table: string) => Number((await app.db(table).count({ n: '*' }).first())!.n);
 
 // Year 0 typed, or reached by the offset; year 10000 typed, or reached by the offset.
-const OUT_OF_RANGE = [
-  '0000-01-01',
-  '0000-06-15T10:00:00Z',
-  '0001-01-01T00:30:00+01:00',
-  '10000-01-01',
-  '+010000-01-01T00:00:00Z',
-  '9999-12-31T23:00:00-05:00',
-];
+const OUT_OF_RANGE = OUT_OF_RANGE_DATES;
 
 test.serial('API: a dueDate in year 0 or year 10000 is 400 naming dueDate, nothing created', async (t) => {
   const customer = await insertCustomer(app.db);

@@ -139,15 +139,18 @@ export const ID_EDGES = [
   '-1',
   "' OR 1=1 --",
 ];
-export const TEMPORAL_EDGES = [
-  '2026-02-30',
-  // Years 0 and 10000, typed or reached through the offset (issue 33: year 0 answered a 500).
+/** Years 0 and 10000, typed or reached through the offset (issue 33: year 0 answered a 500). */
+export const OUT_OF_RANGE_DATES = [
   '0000-01-01',
   '0000-06-15T10:00:00Z',
   '0001-01-01T00:30:00+01:00',
   '10000-01-01',
   '+010000-01-01T00:00:00Z',
   '9999-12-31T23:00:00-05:00',
+];
+export const TEMPORAL_EDGES = [
+  '2026-02-30',
+  ...OUT_OF_RANGE_DATES,
   '0001-01-01',
   '9999-12-31',
   '9999-12-31T23:59:59.999Z',
