@@ -26,7 +26,7 @@ export interface AuditFilters {
   action?: string;
 }
 
-/** The statement that inserts `rows` in the order given, unrun: insertAuditRows runs it, or a write embeds it. */
+/** The statement that inserts `rows` in the order given, unrun: the caller runs it alone or embeds it in a write. */
 export function auditRowsInsert(db: Db, rows: AuditInsert[]): Knex.Raw {
   return db.raw(
     `insert into audit_log (actor, actor_email, action, target_type, target_id, before, after, request_id, ip)
@@ -37,11 +37,6 @@ export function auditRowsInsert(db: Db, rows: AuditInsert[]): Knex.Raw {
       order by v.n`,
     [JSON.stringify(rows)],
   );
-}
-
-/** Rows in the order given, in one statement. */
-export async function insertAuditRows(db: Db, rows: AuditInsert[]): Promise<void> {
-  if (rows.length > 0) await auditRowsInsert(db, rows);
 }
 
 export function listAuditRows(db: Db, page: PageQuery, filters: AuditFilters): Promise<Page<AuditRow>> {

@@ -3,14 +3,7 @@ import type { Db } from '../db/knex.ts';
 import type { Page, PageQuery } from '../db/paginate.ts';
 import { actorName, type Actor } from '../actor.ts';
 import { changedFields, type Fields } from './changes.ts';
-import {
-  auditRowsInsert,
-  insertAuditRows,
-  listAuditRows,
-  type AuditFilters,
-  type AuditInsert,
-  type AuditRow,
-} from './repo.ts';
+import { auditRowsInsert, listAuditRows, type AuditFilters, type AuditInsert, type AuditRow } from './repo.ts';
 
 /** One admin action on one object, as the service that did it describes it (C-11). */
 export interface AuditEntry {
@@ -45,10 +38,7 @@ function toRow(actor: Actor, entry: AuditEntry): AuditInsert {
  * rolled-back action leaves none.
  */
 export async function recordAudits(trx: Db, actor: Actor, entries: AuditEntry[]): Promise<void> {
-  await insertAuditRows(
-    trx,
-    entries.map((e) => toRow(actor, e)),
-  );
+  if (entries.length > 0) await auditStatement(trx, actor, entries);
 }
 
 /**
