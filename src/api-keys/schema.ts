@@ -13,6 +13,18 @@ export const createApiKeyBody = z
 
 export const listApiKeysQuery = pageQuery.extend({ customerId: uuid.optional() });
 
+/** The key the document shows as an example; its create answer adds the key itself. */
+const API_KEY_EXAMPLE = {
+  id: EXAMPLE_ID.apiKey,
+  name: 'Acme production',
+  customerId: EXAMPLE_ID.customer,
+  prefix: 'sk_live_4f9a',
+  expiresAt: '2030-01-01T00:00:00.000Z',
+  revokedAt: null,
+  lastUsedAt: null,
+  createdAt: '2026-01-05T09:30:00.000Z',
+};
+
 export const apiKeyResponse = z
   .object({
     id: z.uuid(),
@@ -24,34 +36,9 @@ export const apiKeyResponse = z
     lastUsedAt: z.string().nullable(),
     createdAt: z.string(),
   })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.apiKey,
-        name: 'Acme production',
-        customerId: EXAMPLE_ID.customer,
-        prefix: 'sk_live_4f9a',
-        expiresAt: '2030-01-01T00:00:00.000Z',
-        revokedAt: null,
-        lastUsedAt: null,
-        createdAt: '2026-01-05T09:30:00.000Z',
-      },
-    ],
-  });
+  .meta({ examples: [API_KEY_EXAMPLE] });
 export const createdApiKeyResponse = apiKeyResponse.extend({ key: z.string() }).meta({
-  examples: [
-    {
-      id: EXAMPLE_ID.apiKey,
-      name: 'Acme production',
-      customerId: EXAMPLE_ID.customer,
-      prefix: 'sk_live_4f9a',
-      expiresAt: '2030-01-01T00:00:00.000Z',
-      revokedAt: null,
-      lastUsedAt: null,
-      createdAt: '2026-01-05T09:30:00.000Z',
-      key: 'sk_live_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a',
-    },
-  ],
+  examples: [{ ...API_KEY_EXAMPLE, key: 'sk_live_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a' }],
 });
 
 export function serialiseApiKey(row: ApiKeyRow) {

@@ -41,6 +41,18 @@ export type UpdateEndpointInput = z.infer<typeof updateEndpointBody>;
 
 export const deliveryParams = z.object({ id: uuid, deliveryId: uuid });
 
+/** The endpoint the document shows as an example; a create or rotation answer adds its secret. */
+const ENDPOINT_EXAMPLE = {
+  id: EXAMPLE_ID.endpoint,
+  url: EXAMPLE_WEBHOOK_URL,
+  events: ['invoice.paid', 'subscription.canceled'],
+  enabled: true,
+  createdAt: '2026-01-05T09:30:00.000Z',
+  updatedAt: '2026-01-05T09:30:00.000Z',
+  secretRotatedAt: null,
+  previousSecretExpiresAt: null,
+};
+
 export const endpointResponse = z
   .object({
     id: z.string(),
@@ -57,35 +69,10 @@ export const endpointResponse = z
         'Until when the secret a rotation replaced still signs (a second webhook-signature); null when none does',
     }),
   })
-  .meta({
-    examples: [
-      {
-        id: EXAMPLE_ID.endpoint,
-        url: EXAMPLE_WEBHOOK_URL,
-        events: ['invoice.paid', 'subscription.canceled'],
-        enabled: true,
-        createdAt: '2026-01-05T09:30:00.000Z',
-        updatedAt: '2026-01-05T09:30:00.000Z',
-        secretRotatedAt: null,
-        previousSecretExpiresAt: null,
-      },
-    ],
-  });
+  .meta({ examples: [ENDPOINT_EXAMPLE] });
 /** The endpoint with its secret: the answer of a create or a rotation, shown once. */
 export const createdEndpointResponse = endpointResponse.extend({ secret: z.string() }).meta({
-  examples: [
-    {
-      id: EXAMPLE_ID.endpoint,
-      url: EXAMPLE_WEBHOOK_URL,
-      events: ['invoice.paid', 'subscription.canceled'],
-      enabled: true,
-      createdAt: '2026-01-05T09:30:00.000Z',
-      updatedAt: '2026-01-05T09:30:00.000Z',
-      secretRotatedAt: null,
-      previousSecretExpiresAt: null,
-      secret: 'whsec_8f2b6c1e9d4a7f3b5e0c2d8a6f1b9e4c',
-    },
-  ],
+  examples: [{ ...ENDPOINT_EXAMPLE, secret: 'whsec_8f2b6c1e9d4a7f3b5e0c2d8a6f1b9e4c' }],
 });
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
