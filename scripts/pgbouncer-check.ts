@@ -39,10 +39,12 @@ if (!['named', 'unnamed', 'both'].includes(mode)) {
   console.error('usage: scripts/pgbouncer-check.ts [named|unnamed|both]');
   process.exit(2);
 }
-if (spawnSync('pgbouncer', ['--version']).status !== 0) {
+const probe = spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' });
+if (probe.status !== 0) {
   console.error('pgbouncer is not installed: apt-get install pgbouncer');
   process.exit(2);
 }
+const version = probe.stdout.split('\n')[0];
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'billing-pgbouncer-'));
 // The server and PgBouncer run as the unprivileged postgres user when we are root: they must reach the folder.
@@ -87,7 +89,6 @@ if (pooler.exitCode !== null) {
   process.exit(1);
 }
 const poolerUrl = `postgres://${serverUrl.username}:x@127.0.0.1:${poolerPort}/postgres`;
-const version = spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
 
 async function runSubset(named: boolean): Promise<{ code: number; summary: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/run.ts', ...SUBSET], {
