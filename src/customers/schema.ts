@@ -22,6 +22,16 @@ const email = withoutControls(z.string({ error: 'must be an email address' }))
   .pipe(emailAddress)
   .meta({ format: 'email', pattern: emailAddress.def.pattern?.source ?? z.regexes.email.source });
 
+/** The customer the document shows as a create body; the answers' example (reporting/) is this one stored. */
+export const CUSTOMER_INPUT_EXAMPLE = {
+  name: 'Jane Doe',
+  email: 'jane.doe@acme.example',
+  company: 'Acme Corp',
+  tier: 'professional',
+  billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
+  taxId: 'US123456789',
+};
+
 /**
  * POST /api/customers. healthScore and creditBalance are derived (D-22): not fields here, so refused if sent
  * (D-90).
@@ -39,18 +49,7 @@ export const createCustomerBody = z
     taxId: optionalField(plainText(100)),
     paymentMethod: optionalField(plainText(200)),
   })
-  .meta({
-    examples: [
-      {
-        name: 'Jane Doe',
-        email: 'jane.doe@acme.example',
-        company: 'Acme Corp',
-        tier: 'professional',
-        billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
-        taxId: 'US123456789',
-      },
-    ],
-  });
+  .meta({ examples: [CUSTOMER_INPUT_EXAMPLE] });
 export type CreateCustomerInput = z.infer<typeof createCustomerBody>;
 
 /** PUT /api/customers/:id: any of the create fields; only the fields sent change, null clears an optional one. */

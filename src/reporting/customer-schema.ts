@@ -1,7 +1,7 @@
 /** The customer API's answers: a customer with what other domains know of it (D-22). */
 import { z } from 'zod';
 import type { CustomerRow } from '../customers/repo.ts';
-import { CUSTOMER_TIERS } from '../customers/schema.ts';
+import { CUSTOMER_INPUT_EXAMPLE, CUSTOMER_TIERS } from '../customers/schema.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 import { iso } from '../http/schemas.ts';
 import type { ProductRow } from '../products/repo.ts';
@@ -12,12 +12,7 @@ import { SUBSCRIPTION_EXAMPLE, serialiseSubscription, subscriptionResponse } fro
 /** The customer the document shows as an example, bare, with its products, and with its subscriptions. */
 const CUSTOMER_EXAMPLE = {
   id: EXAMPLE_ID.customer,
-  name: 'Jane Doe',
-  email: 'jane.doe@acme.example',
-  company: 'Acme Corp',
-  tier: 'professional',
-  billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
-  taxId: 'US123456789',
+  ...CUSTOMER_INPUT_EXAMPLE,
   paymentMethod: null,
   healthScore: 92,
   creditBalance: '25.00',
