@@ -2,6 +2,9 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
+export const TAX_EXEMPT = ['none', 'exempt', 'reverse'] as const;
+export type TaxExempt = (typeof TAX_EXEMPT)[number];
+
 export interface CustomerRow {
   id: string;
   name: string;
@@ -11,6 +14,10 @@ export interface CustomerRow {
   billing_address: string | null;
   tax_id: string | null;
   payment_method: string | null;
+  /** T-2: the rates this customer's invoices carry when their plan names none. */
+  tax_rate_ids: string[];
+  /** T-3. */
+  tax_exempt: TaxExempt;
   health_score: number;
   created_at: Date;
   updated_at: Date;
@@ -25,6 +32,8 @@ export interface CustomerWrite {
   billing_address?: string | null;
   tax_id?: string | null;
   payment_method?: string | null;
+  tax_rate_ids?: string[];
+  tax_exempt?: TaxExempt;
 }
 
 // Never `select *`: the generated `search` tsvector is for the index, not for answers.
@@ -37,6 +46,8 @@ const COLUMNS = [
   'billing_address',
   'tax_id',
   'payment_method',
+  'tax_rate_ids',
+  'tax_exempt',
   'health_score',
   'created_at',
   'updated_at',
@@ -55,7 +66,16 @@ export async function findCustomerRow(db: Db, id: string): Promise<CustomerRow |
 /** The columns a create writes; the others take their defaults. */
 export type CustomerCreate = Pick<
   CustomerRow,
-  'id' | 'name' | 'email' | 'company' | 'tier' | 'billing_address' | 'tax_id' | 'payment_method'
+  | 'id'
+  | 'name'
+  | 'email'
+  | 'company'
+  | 'tier'
+  | 'billing_address'
+  | 'tax_id'
+  | 'payment_method'
+  | 'tax_rate_ids'
+  | 'tax_exempt'
 >;
 
 /** Inserts the customer; `alongside` (another statement, e.g. its audit rows) runs in the same statement. */
@@ -140,4 +160,14 @@ export async function customerHasBillingHistory(db: Db, customerId: string): Pro
     [customerId, customerId],
   );
   return result.rows[0]?.found ?? false;
+}
+
+/** What issuing needs to tax these customers' invoices (T-2, T-3), in one statement. */
+export type CustomerTaxProfile = Pick<CustomerRow, 'id' | 'tax_rate_ids' | 'tax_exempt' | 'tax_id'>;
+
+export async function findTaxProfileRows(db: Db, ids: string[]): Promise<CustomerTaxProfile[]> {
+  if (ids.length === 0) return [];
+  return db('customers')
+    .whereIn('id', [...new Set(ids)])
+    .select('id', 'tax_rate_ids', 'tax_exempt', 'tax_id');
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { EXAMPLE_ID } from '../http/example-ids.ts';
 import { freeText, lookupText, nameText, plainText, withoutControls } from '../http/schemas.ts';
+import { taxRateIdsInput } from '../tax-rates/schema.ts';
+import { TAX_EXEMPT } from './repo.ts';
 
 export const CUSTOMER_TIERS = ['starter', 'professional', 'enterprise'] as const;
 
@@ -30,6 +33,8 @@ export const CUSTOMER_INPUT_EXAMPLE = {
   tier: 'professional',
   billingAddress: '1 Main Street\nSpringfield, IL 62701\nUS',
   taxId: 'US123456789',
+  taxRateIds: [EXAMPLE_ID.taxRate],
+  taxExempt: 'none',
 };
 
 /**
@@ -48,6 +53,13 @@ export const createCustomerBody = z
     billingAddress: optionalField(freeText(2000)),
     taxId: optionalField(plainText(100)),
     paymentMethod: optionalField(plainText(200)),
+    taxRateIds: taxRateIdsInput.optional().meta({
+      description: "Tax rates of this customer's invoices when their plan names none (T-2); active ones only",
+    }),
+    taxExempt: z
+      .enum(TAX_EXEMPT, { error: `must be one of ${TAX_EXEMPT.join(', ')}` })
+      .optional()
+      .meta({ description: 'T-3: exempt or reverse (no tax; reverse needs a taxId and puts the note on invoices)' }),
   })
   .meta({ examples: [CUSTOMER_INPUT_EXAMPLE] });
 export type CreateCustomerInput = z.infer<typeof createCustomerBody>;

@@ -21,7 +21,7 @@ import {
   type LineItemRow,
 } from './repo.ts';
 import type { LineInput } from '../pricing/lines.ts';
-import { priceInvoice } from '../pricing/totals.ts';
+import { loadTaxContext, priceWithTaxes, storedTaxes, TAX_SETTINGS, type TaxedPrice } from './taxes.ts';
 
 export interface Clock {
   now?: Date;
@@ -40,8 +40,10 @@ export interface NewInvoice {
   subscriptionId?: string | null;
   currency: string;
   lineItems: LineInput[];
-  /** Percent; the `billing.default_tax_rate` setting when absent. */
+  /** Percent (D-51); when absent, the named rates of T-2, else the `billing.default_tax_rate` setting. */
   taxRate?: string;
+  /** T-2: the invoice's tax rates (a subscription's: its plan's, when it names any); a line's own list wins. */
+  taxRateIds?: string[];
   /** Issued invoices without one are due after `billing.payment_terms_days`. */
   dueDate?: Date | null;
   status: 'draft' | 'issued';
@@ -98,40 +100,36 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
   return issued(inputs, invoices, lines);
 }
 
-interface Priced {
+interface Priced extends TaxedPrice {
   input: NewInvoice;
   id: string;
-  taxRate: string;
-  totals: ReturnType<typeof priceInvoice>;
   /** For an issued invoice: its due date. */
   dueDate: Date | null;
 }
 
-/** Every invoice priced (a negative total refused), with the settings it needs read once for all. */
+/** Every invoice priced with its taxes (a negative total refused), what they need read once for all. */
 async function priceInputs(trx: Db, inputs: NewInvoice[], clock: Clock): Promise<Priced[]> {
   const now = clock.now ?? new Date();
-  const { 'billing.default_tax_rate': defaultTaxRate, 'billing.payment_terms_days': termsDays } = await getSettings(
-    trx,
-    ['billing.default_tax_rate', 'billing.payment_terms_days'],
-    clock.settings,
-  );
+  const settings = await getSettings(trx, ['billing.payment_terms_days', ...TAX_SETTINGS], clock.settings);
+  const termsDays = settings['billing.payment_terms_days'];
+  const taxes = await loadTaxContext(trx, inputs, settings);
   return inputs.map((input) => {
-    const taxRate = input.taxRate ?? defaultTaxRate;
-    const totals = priceInvoice(input.lineItems, taxRate, input.currency);
-    if (totals.total.isNegative()) {
+    const price = priceWithTaxes(input, taxes);
+    if (price.totals.total.isNegative()) {
       throw new AppError('invalid_request', 'The invoice total must not be negative', {
         details: [{ path: 'lineItems', message: 'the lines add up to a negative total' }],
       });
     }
     const dueDate = input.status === 'issued' ? dueDateAt(now, termsDays, input.dueDate) : (input.dueDate ?? null);
-    return { input, id: input.id ?? newUuid(), taxRate, totals, dueDate };
+    return { ...price, input, id: input.id ?? newUuid(), dueDate };
   });
 }
 
 /** Each invoice's lines, numbered from 1, under the invoice id chosen for it. */
 function lineRows(priced: Priced[]): LineItemInsert[] {
-  return priced.flatMap(({ totals, id }) =>
+  return priced.flatMap(({ totals, id, lineRateIds }) =>
     totals.lines.map((l, position) => ({
+      tax_rate_ids: lineRateIds[position] ?? [],
       invoice_id: id,
       position: position + 1,
       description: l.description,
@@ -146,7 +144,7 @@ function lineRows(priced: Priced[]): LineItemInsert[] {
 function invoiceRows(priced: Priced[], spend: CreditSpend, now: Date): InvoiceBulkInsert[] {
   const issuedIds = priced.filter((p) => p.input.status === 'issued').map((p) => p.id);
   const applied = new Map(issuedIds.map((id, i) => [id, spend.applied[i]!]));
-  return priced.map(({ input, id, taxRate, totals, dueDate }) => {
+  return priced.map(({ input, id, taxRate, totals, dueDate, taxes, taxExempt, customerTaxId }) => {
     const issue = input.status === 'issued';
     const credit = applied.get(id) ?? money(0);
     const settled = issue && totals.total.minus(credit).isZero();
@@ -159,6 +157,9 @@ function invoiceRows(priced: Priced[], spend: CreditSpend, now: Date): InvoiceBu
       tax_rate: taxRate,
       subtotal: totals.subtotal.toString(),
       tax_amount: totals.taxAmount.toString(),
+      taxes: storedTaxes(taxes, input.currency),
+      tax_exempt: taxExempt,
+      customer_tax_id: taxExempt === 'reverse' ? customerTaxId : null,
       total: totals.total.toString(),
       credit_applied: credit.toString(),
       due_date: dueDate,

@@ -1,5 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
+import type { StoredTax } from './taxes.ts';
 
 export type InvoiceStatus = 'draft' | 'issued' | 'paid' | 'overdue' | 'void';
 
@@ -24,6 +25,11 @@ export interface InvoiceRow {
   overdue_at: Date | null;
   period_start: Date | null;
   period_end: Date | null;
+  /** T-5: the taxes it was priced with, copied at creation (amounts in the currency's output form). */
+  taxes: StoredTax[];
+  /** T-3: the customer's exemption when the invoice was created; a reverse charge keeps the tax id it showed. */
+  tax_exempt: 'none' | 'exempt' | 'reverse';
+  customer_tax_id: string | null;
   content_version: number;
   created_at: Date;
   updated_at: Date;
@@ -37,6 +43,8 @@ export interface LineItemRow {
   quantity: number;
   unit_price: string;
   amount: string;
+  /** T-5: the rates this line was priced with. */
+  tax_rate_ids: string[];
 }
 
 export type InvoiceInsert = Pick<
@@ -149,11 +157,11 @@ export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
 export async function insertLineItems(db: Db, lines: LineItemInsert[]): Promise<LineItemRow[]> {
   if (lines.length === 0) return [];
   const result = await db.raw<{ rows: LineItemRow[] }>(
-    `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
-     select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
+    `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount, tax_rate_ids)
+     select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount, l.tax_rate_ids
        from rows from (jsonb_to_recordset(?::jsonb) as (invoice_id uuid, position integer, description text,
-            quantity integer, unit_price numeric, amount numeric)) with ordinality as l(invoice_id, position,
-            description, quantity, unit_price, amount, n)
+            quantity integer, unit_price numeric, amount numeric, tax_rate_ids uuid[])) with ordinality as
+            l(invoice_id, position, description, quantity, unit_price, amount, tax_rate_ids, n)
       order by l.n
      returning *`,
     [JSON.stringify(lines)],
@@ -187,16 +195,18 @@ export async function insertNumberedInvoices(db: Db, year: number, rows: Invoice
     `with ${CLAIM_NUMBERS}
      insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal,
                            tax_amount, total, credit_applied, due_date, issued_at, paid_at, period_start, period_end,
-                           created_at)
+                           created_at, taxes, tax_exempt, customer_tax_id)
      select v.id, v.customer_id, v.subscription_id, ${NTH_NUMBER}, v.status, v.currency, v.tax_rate, v.subtotal,
             v.tax_amount, v.total, v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end,
-            v.created_at
+            v.created_at, v.taxes, v.tax_exempt, v.customer_tax_id
        from rows from (jsonb_to_recordset(?::jsonb) as (id uuid, customer_id uuid, subscription_id uuid, status text,
             currency text, tax_rate numeric, subtotal numeric, tax_amount numeric, total numeric,
             credit_applied numeric, due_date timestamptz, issued_at timestamptz, paid_at timestamptz,
-            period_start timestamptz, period_end timestamptz, created_at timestamptz))
+            period_start timestamptz, period_end timestamptz, created_at timestamptz, taxes jsonb, tax_exempt text,
+            customer_tax_id text))
             with ordinality as v(id, customer_id, subscription_id, status, currency, tax_rate, subtotal, tax_amount,
-            total, credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, n)
+            total, credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, taxes,
+            tax_exempt, customer_tax_id, n)
       cross join counter
       order by v.n
      returning *`,

@@ -3,7 +3,10 @@ import { freeText, iso, pageQuery, timestampInput, uuid } from '../http/schemas.
 import { currencyCode, DEFAULT_CURRENCY, formatMoney, formatUnitPrice, moneyString } from '../money.ts';
 import { percentString } from '../percent.ts';
 import { amountDue } from '../pricing/amount-due.ts';
+import { flatRateTaxes } from '../pricing/taxes.ts';
+import { taxRateIdsInput } from '../tax-rates/schema.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
+import { REVERSE_CHARGE_NOTE, storedTaxes, type StoredTax } from './taxes.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'overdue', 'void'] as const;
@@ -17,6 +20,7 @@ export const lineItemInput = z.object({
     .min(1, 'must be an integer >= 1')
     .max(1_000_000_000),
   unitPrice: moneyString,
+  taxRateIds: taxRateIdsInput.optional().meta({ description: "T-2: this line's own rates (win over the invoice's)" }),
 });
 
 /** Percent as a decimal string, 0..100 (D-51). */
@@ -37,8 +41,17 @@ export const createInvoiceBody = z
       .meta({ description: "A subscription of this invoice's customer whose plan bills in this invoice's currency" }),
     dueDate: timestampInput.optional(),
     currency: currencyCode.default(DEFAULT_CURRENCY),
-    taxRate: taxRate.optional(),
+    taxRate: taxRate.optional().meta({ description: "D-51's one percent; not with taxRateIds" }),
+    taxRateIds: taxRateIdsInput.optional().meta({
+      description: "T-2: the invoice's tax rates; when absent, the customer's, else the default setting's",
+    }),
     status: z.enum(['draft', 'issued'], { error: 'must be draft or issued' }).default('draft'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.taxRate === undefined) return;
+    const named = body.taxRateIds !== undefined || body.lineItems.some((l) => l.taxRateIds !== undefined);
+    if (named)
+      ctx.addIssue({ code: 'custom', path: ['taxRate'], message: 'give either taxRate or taxRateIds, not both' });
   })
   .meta({
     examples: [
@@ -73,6 +86,17 @@ export const lineItemResponse = z.object({
   quantity: z.number().int(),
   unitPrice: z.string(),
   amount: z.string(),
+  taxRateIds: z.array(z.uuid()),
+});
+
+/** T-5: one rate's share of an invoice (or of a credit note, T-6). */
+export const taxEntryResponse = z.object({
+  taxRateId: z.uuid().nullable().meta({ description: "null for D-51's one percent, named Tax" }),
+  name: z.string(),
+  percentage: z.string(),
+  inclusive: z.boolean(),
+  taxableAmount: z.string(),
+  amount: z.string(),
 });
 
 export const invoiceResponse = z
@@ -87,6 +111,9 @@ export const invoiceResponse = z
     subtotal: z.string(),
     taxRate: z.string(),
     taxAmount: z.string(),
+    taxes: z.array(taxEntryResponse),
+    taxExempt: z.enum(['none', 'exempt', 'reverse']),
+    taxNote: z.string().nullable().meta({ description: "T-3: a reverse charge's note with the customer's tax ID" }),
     total: z.string(),
     amountPaid: z.string(),
     creditApplied: z.string(),
@@ -110,12 +137,30 @@ export const invoiceResponse = z
         status: 'issued',
         currency: 'USD',
         lineItems: [
-          { description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00', amount: '300.00' },
-          { description: 'Priority support (January)', quantity: 1, unitPrice: '99.00', amount: '99.00' },
+          { description: 'Onboarding workshop', quantity: 2, unitPrice: '150.00', amount: '300.00', taxRateIds: [] },
+          {
+            description: 'Priority support (January)',
+            quantity: 1,
+            unitPrice: '99.00',
+            amount: '99.00',
+            taxRateIds: [],
+          },
         ],
         subtotal: '399.00',
         taxRate: '8.25',
         taxAmount: '32.92',
+        taxes: [
+          {
+            taxRateId: null,
+            name: 'Tax',
+            percentage: '8.25',
+            inclusive: false,
+            taxableAmount: '399.00',
+            amount: '32.92',
+          },
+        ],
+        taxExempt: 'none',
+        taxNote: null,
         total: '431.92',
         amountPaid: '0.00',
         creditApplied: '0.00',
@@ -131,6 +176,18 @@ export const invoiceResponse = z
       },
     ],
   });
+
+/** T-5: the taxes an invoice was priced with; one created before named rates reports its D-51 percent. */
+export function invoiceTaxes(invoice: InvoiceRow): StoredTax[] {
+  if (invoice.taxes.length > 0 || invoice.tax_exempt !== 'none') return invoice.taxes;
+  return storedTaxes(flatRateTaxes(invoice.tax_rate, invoice.subtotal, invoice.tax_amount), invoice.currency);
+}
+
+/** T-3: what a reverse-charge invoice says, with the customer's tax ID it was issued to. */
+export function taxNote(invoice: Pick<InvoiceRow, 'tax_exempt' | 'customer_tax_id'>): string | null {
+  if (invoice.tax_exempt !== 'reverse') return null;
+  return `${REVERSE_CHARGE_NOTE}. Customer tax ID: ${invoice.customer_tax_id ?? ''}`;
+}
 
 export function invoicePdfPath(id: string): string {
   return `/api/billing/invoices/${id}/pdf`;
@@ -150,10 +207,14 @@ export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfU
       quantity: l.quantity,
       unitPrice: formatUnitPrice(l.unit_price, invoice.currency),
       amount: m(l.amount),
+      taxRateIds: l.tax_rate_ids,
     })),
     subtotal: m(invoice.subtotal),
     taxRate: invoice.tax_rate,
     taxAmount: m(invoice.tax_amount),
+    taxes: invoiceTaxes(invoice),
+    taxExempt: invoice.tax_exempt,
+    taxNote: taxNote(invoice),
     total: m(invoice.total),
     amountPaid: m(invoice.amount_paid),
     creditApplied: m(invoice.credit_applied),

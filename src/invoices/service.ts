@@ -29,6 +29,7 @@ import {
   type InvoiceStatus,
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
+import { loadTaxContext, priceWithTaxes, TAX_SETTINGS, type TaxedInput, type TaxedPrice } from './taxes.ts';
 import { canTransition } from './transitions.ts';
 import type { Actor } from '../actor.ts';
 import { auditStatement, recordAudits } from '../audit/service.ts';
@@ -110,6 +111,12 @@ async function voidInvoice(trx: Db, invoice: InvoiceRow, now: Date): Promise<Inv
     });
   }
   return updateInvoiceRow(trx, invoice.id, { status: 'void', voided_at: now });
+}
+
+/** An invoice's prices and taxes as issuing would compute them now, without writing anything (a preview). */
+export async function priceNewInvoice(db: Db, input: TaxedInput, clock: Clock = {}): Promise<TaxedPrice> {
+  const settings = await getSettings(db, [...TAX_SETTINGS], clock.settings);
+  return priceWithTaxes(input, await loadTaxContext(db, [input], settings));
 }
 
 export async function getInvoice(db: Db, id: string): Promise<InvoiceDetail> {

@@ -10,6 +10,8 @@ export interface PlanRow {
   billing_cycle: BillingCycle;
   base_price: string;
   currency: string;
+  /** T-2: the rates of this plan's subscription lines (else the customer's). */
+  tax_rate_ids: string[];
   active: boolean;
   created_at: Date;
   updated_at: Date;
@@ -46,7 +48,7 @@ export async function listPlanRows(
 export async function updatePlanRow(
   db: Db,
   id: string,
-  changes: Partial<Pick<PlanRow, 'name' | 'active'>>,
+  changes: Partial<Pick<PlanRow, 'name' | 'active' | 'tax_rate_ids'>>,
 ): Promise<PlanRow | undefined> {
   const [row] = await db('plans')
     .where({ id })

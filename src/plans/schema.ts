@@ -4,6 +4,7 @@ import { currencyCode, formatMoney, nonNegativeMoneyString } from '../money.ts';
 import { BILLING_CYCLES } from './cycles.ts';
 import type { PlanRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
+import { taxRateIdsInput } from '../tax-rates/schema.ts';
 
 export const PRICING_MODELS = ['flat'] as const;
 
@@ -19,6 +20,9 @@ export const createPlanBody = z
     billingCycle,
     basePrice: nonNegativeMoneyString,
     currency: currencyCode,
+    taxRateIds: taxRateIdsInput.optional().meta({
+      description: "Tax rates of this plan's subscription invoices (T-2); else the customer's; active ones only",
+    }),
   })
   .meta({
     examples: [
@@ -36,7 +40,7 @@ export type CreatePlanInput = z.infer<typeof createPlanBody>;
 
 /** Prices are immutable (D-40): a new price is a new plan. */
 export const updatePlanBody = z
-  .object({ name: nameText(200).optional(), active: z.boolean().optional() })
+  .object({ name: nameText(200).optional(), active: z.boolean().optional(), taxRateIds: taxRateIdsInput.optional() })
   .meta({ examples: [{ name: 'Analytics Pro (monthly, legacy)', active: false }] });
 
 export const listPlansQuery = pageQuery.extend({
@@ -56,6 +60,7 @@ export const planResponse = z
     billingCycle,
     basePrice: z.string(),
     currency: z.string(),
+    taxRateIds: z.array(z.uuid()),
     active: z.boolean(),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -70,6 +75,7 @@ export const planResponse = z
         billingCycle: 'monthly',
         basePrice: '49.00',
         currency: 'USD',
+        taxRateIds: [],
         active: true,
         createdAt: '2026-01-05T09:30:00.000Z',
         updatedAt: '2026-01-05T09:30:00.000Z',
@@ -86,6 +92,7 @@ export function serialisePlan(row: PlanRow) {
     billingCycle: row.billing_cycle,
     basePrice: formatMoney(row.base_price, row.currency),
     currency: row.currency,
+    taxRateIds: row.tax_rate_ids,
     active: row.active,
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,

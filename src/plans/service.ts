@@ -6,6 +6,7 @@ import { AppError, notFound } from '../errors.ts';
 import type { PageQuery } from '../db/paginate.ts';
 import { assertCurrencyPrecision } from '../money-input.ts';
 import { assertProductExists } from '../products/service.ts';
+import { requireUsableTaxRates } from '../tax-rates/service.ts';
 import {
   findPlanRow,
   findPlanRows,
@@ -20,15 +21,17 @@ import type { CreatePlanInput } from './schema.ts';
 
 /** A plan's fields as the audit log records them: all a plan is (its price never changes, D-40). */
 function audited(row: PlanRow): Record<string, unknown> {
-  const { product_id, name, pricing_model, billing_cycle, base_price, currency, active } = row;
-  return { product_id, name, pricing_model, billing_cycle, base_price, currency, active };
+  const { product_id, name, pricing_model, billing_cycle, base_price, currency, active, tax_rate_ids } = row;
+  return { product_id, name, pricing_model, billing_cycle, base_price, currency, active, tax_rate_ids };
 }
 
 export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promise<PlanRow> {
   return inTransaction(db, async (trx) => {
     assertCurrencyPrecision(input.basePrice, input.currency, 'basePrice');
     await assertProductExists(trx, input.productId);
+    await requireUsableTaxRates(trx, input.taxRateIds ?? [], 'taxRateIds');
     const created = await insertPlanRow(trx, {
+      tax_rate_ids: input.taxRateIds ?? [],
       product_id: input.productId,
       name: input.name,
       pricing_model: input.pricingModel,
@@ -58,17 +61,22 @@ export async function getPlan(db: Db, id: string): Promise<PlanRow> {
   return row;
 }
 
-/** Renames or (de)activates a plan (D-40: its price never changes). */
+/**
+ * Renames or (de)activates a plan, or changes the tax rates of its next invoices (D-40: its price never changes;
+ * T-5: issued invoices keep theirs).
+ */
 export async function updatePlan(
   db: Db,
   id: string,
-  changes: { name?: string; active?: boolean },
+  input: { name?: string; active?: boolean; taxRateIds?: string[] },
   actor: Actor,
 ): Promise<PlanRow> {
-  const nothing = changes.name === undefined && changes.active === undefined;
+  const changes = { name: input.name, active: input.active, tax_rate_ids: input.taxRateIds };
+  const nothing = Object.values(changes).every((v) => v === undefined);
   return inTransaction(db, async (trx) => {
     const before = await lockPlanRow(trx, id);
     if (!before) throw notFound('Plan');
+    await requireUsableTaxRates(trx, input.taxRateIds ?? [], 'taxRateIds');
     // An accepted update is an admin action even when it changes nothing: it is recorded (with no field).
     const after = nothing ? before : (await updatePlanRow(trx, id, changes))!;
     await recordAudits(trx, actor, [

@@ -7,6 +7,8 @@ export interface LineInput {
   description: string;
   quantity: number;
   unitPrice: string;
+  /** T-2: this line's own tax rates (ids), which win over its invoice's; absent: the invoice's. */
+  taxRateIds?: string[];
 }
 
 export interface PricedLine extends LineInput {

@@ -1,6 +1,6 @@
 /** The customer API's answers: a customer with what other domains know of it (D-22). */
 import { z } from 'zod';
-import type { CustomerRow } from '../customers/repo.ts';
+import { TAX_EXEMPT, type CustomerRow } from '../customers/repo.ts';
 import { CUSTOMER_INPUT_EXAMPLE, CUSTOMER_TIERS } from '../customers/schema.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 import { iso } from '../http/schemas.ts';
@@ -35,6 +35,8 @@ export const customerResponse = z
     billingAddress: z.string().nullable(),
     taxId: z.string().nullable(),
     paymentMethod: z.string().nullable(),
+    taxRateIds: z.array(z.uuid()),
+    taxExempt: z.enum(TAX_EXEMPT),
     healthScore: z.number().int(),
     creditBalance: z.string(),
     creditBalances: z.record(z.string(), z.string()),
@@ -70,6 +72,8 @@ export function serialiseCustomer(record: CustomerRecord) {
     billingAddress: record.billing_address,
     taxId: record.tax_id,
     paymentMethod: record.payment_method,
+    taxRateIds: record.tax_rate_ids,
+    taxExempt: record.tax_exempt,
     healthScore: record.health_score,
     creditBalance: record.creditBalance,
     creditBalances: record.creditBalances,

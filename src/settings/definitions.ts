@@ -77,6 +77,12 @@ export const settingDefinitions = {
     default: '0',
     description: 'Tax rate in percent applied when an invoice names none.',
   },
+  'billing.default_tax_rate_ids': {
+    schema: z.array(z.uuid({ error: 'must be a UUID' })).max(5, 'must name at most 5 tax rates'),
+    default: [],
+    description:
+      'Tax rates (ids) of invoices whose plan and customer name none (T-2); archived or unknown ids apply to nothing.',
+  },
   'billing.payment_terms_days': {
     schema: z.number().int().min(0).max(365),
     default: 14,

@@ -13,16 +13,14 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordEvents } from '../events/service.ts';
 import { AppError } from '../errors.ts';
-import type { Clock, InvoiceDetail } from '../invoices/service.ts';
+import { priceNewInvoice, type Clock, type InvoiceDetail } from '../invoices/service.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { requirePlan, requireUsablePlan } from '../plans/service.ts';
 import type { LineInput } from '../pricing/lines.ts';
 import { periodLines, prorationLines } from '../pricing/plan-lines.ts';
 import { proratedAmount } from '../pricing/proration.ts';
-import { priceInvoice } from '../pricing/totals.ts';
-import { getSettings } from '../settings/service.ts';
 import type { Period } from '../pricing/proration.ts';
-import { invoiceProration, issuePeriodInvoice } from './invoicing.ts';
+import { invoiceProration, issuePeriodInvoice, planTaxRateIds } from './invoicing.ts';
 import { updateSubscriptionRow, type SubscriptionChanges, type SubscriptionRow } from './repo.ts';
 import type { ChangePlanInput } from './schema.ts';
 import { assertLive, auditedSubscription, freshPeriod, getSubscription, lockLiveSubscription } from './service.ts';
@@ -146,7 +144,7 @@ async function loadPlanChange(db: Db, sub: SubscriptionRow, input: ChangePlanInp
 
 export interface PlanChangePreview extends PlanChange {
   subscription: SubscriptionRow;
-  /** The charge's invoice as it would be priced (tax at the default rate); null without a charge. */
+  /** The charge's invoice as it would be priced (with the taxes it would carry); null without a charge. */
   chargeTotals: { subtotal: string; taxRate: string; taxAmount: string; total: string } | null;
 }
 
@@ -161,8 +159,16 @@ export async function previewPlanChange(
   const sub = assertLive(await getSubscription(db, id));
   const change = await loadPlanChange(db, sub, input, now);
   if (!change.charge) return { ...change, subscription: sub, chargeTotals: null };
-  const { 'billing.default_tax_rate': taxRate } = await getSettings(db, ['billing.default_tax_rate'], clock.settings);
-  const totals = priceInvoice(change.charge.lines, taxRate, change.newPlan.currency);
+  const { totals, taxRate } = await priceNewInvoice(
+    db,
+    {
+      customerId: sub.customer_id,
+      currency: change.newPlan.currency,
+      lineItems: change.charge.lines,
+      taxRateIds: planTaxRateIds(change.newPlan),
+    },
+    clock,
+  );
   return {
     ...change,
     subscription: sub,
@@ -185,7 +191,7 @@ async function issueCharge(
   const { charge, newPlan } = change;
   if (!charge) return { subscription: sub, invoice: null };
   if (charge.period) return issuePeriodInvoice(trx, sub, newPlan, charge.period, charge, clock);
-  return { subscription: sub, invoice: await invoiceProration(trx, sub, newPlan.currency, charge.lines, clock) };
+  return { subscription: sub, invoice: await invoiceProration(trx, sub, newPlan, charge.lines, clock) };
 }
 
 /**

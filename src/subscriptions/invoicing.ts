@@ -12,6 +12,11 @@ import { updateSubscriptionRow, type SubscriptionRow } from './repo.ts';
 /** A subscription's invoice for one billing period. */
 export type PeriodInvoiceRequest = NewInvoice & { subscriptionId: string; period: Period };
 
+/** T-2: a subscription's lines carry its plan's rates; a plan that names none leaves them to the customer's. */
+export function planTaxRateIds(plan: Pick<PlanRow, 'tax_rate_ids'>): string[] | undefined {
+  return plan.tax_rate_ids.length > 0 ? plan.tax_rate_ids : undefined;
+}
+
 /** The invoice of one billing period (billing in advance, D-42): issued at once, for the period it names. */
 export function periodInvoice(
   sub: Pick<SubscriptionRow, 'id' | 'customer_id'>,
@@ -24,6 +29,7 @@ export function periodInvoice(
     subscriptionId: sub.id,
     currency: plan.currency,
     lineItems: lines,
+    taxRateIds: planTaxRateIds(plan),
     status: 'issued',
     period,
   };
@@ -73,15 +79,19 @@ export async function issuePeriodInvoice(
 export async function invoiceProration(
   trx: Db,
   sub: SubscriptionRow,
-  currency: string,
+  plan: PlanRow,
   lineItems: LineInput[],
   clock: Clock,
 ): Promise<InvoiceDetail> {
-  const [issued] = await createInvoices(
-    trx,
-    [{ customerId: sub.customer_id, subscriptionId: sub.id, lineItems, currency, status: 'issued' }],
-    clock,
-  );
+  const invoice: NewInvoice = {
+    customerId: sub.customer_id,
+    subscriptionId: sub.id,
+    lineItems,
+    currency: plan.currency,
+    taxRateIds: planTaxRateIds(plan),
+    status: 'issued',
+  };
+  const [issued] = await createInvoices(trx, [invoice], clock);
   await recordEvents(trx, issued!.events);
   return issued!.detail;
 }

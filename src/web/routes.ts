@@ -25,6 +25,7 @@ import { refundRoutes } from '../refunds/routes.ts';
 import { settingsRoutes } from '../settings/routes.ts';
 import { settlementRoutes } from '../settlement/routes.ts';
 import { subscriptionRoutes } from '../subscriptions/routes.ts';
+import { taxRateRoutes } from '../tax-rates/routes.ts';
 import { v1Routes } from '../v1/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 
@@ -40,6 +41,7 @@ const domainRoutes: AnyRoute[] = [
   ...invoiceRoutes,
   ...planRoutes,
   ...couponRoutes,
+  ...taxRateRoutes,
   ...subscriptionRoutes,
   ...invoicePdfRoutes,
   ...settlementRoutes,

@@ -37,6 +37,8 @@ const ON_CREATED: Record<string, { by: string; field: string }> = {
   'PUT /api/billing/plans/:id': { by: 'POST /api/billing/plans', field: 'id' },
   // The example issues an invoice, so it needs a draft one: the one POST /api/billing/invoices's example made.
   'PUT /api/billing/invoices/:id': { by: 'POST /api/billing/invoices', field: 'id' },
+  // The example archives the rate, which the world's other examples (customers, plans, invoices) still name.
+  'PUT /api/billing/tax-rates/:id': { by: 'POST /api/billing/tax-rates', field: 'id' },
 };
 
 const successStatuses = (route: AnyRoute) =>
@@ -81,6 +83,7 @@ test(
         delivery: world.deliveryId,
         providerEvent: providerEvent?.id,
         apiKey: a.apiKeyId,
+        taxRate: world.taxRateId,
         licenseKey: a.licenseKey,
         deviceId: a.deviceId,
       };

@@ -28,6 +28,9 @@ function invoice(overrides: Partial<InvoiceRow> = {}): InvoiceRow {
     overdue_at: null,
     period_start: null,
     period_end: null,
+    taxes: [],
+    tax_exempt: 'none',
+    customer_tax_id: null,
     content_version: 1,
     created_at: at,
     updated_at: at,
@@ -43,6 +46,7 @@ const line = (description: string, overrides: Partial<LineItemRow> = {}): LineIt
   quantity: 2,
   unit_price: '617.25',
   amount: '1234.5',
+  tax_rate_ids: [],
   ...overrides,
 });
 

@@ -30,6 +30,7 @@ export interface World {
   b: CustomerWorld;
   endpointId: string;
   deliveryId: string;
+  taxRateId: string;
 }
 
 async function created(
@@ -123,11 +124,12 @@ export async function buildWorld(app: TestApp, cookie: string): Promise<World> {
     url: 'http://127.0.0.1:9/never-called',
     events: ['*'],
   });
+  const taxRate = await created(app, cookie, '/api/billing/tax-rates', { name: 'VAT DE', percentage: '19' });
   const a = await customerWorld(app, cookie, 'Alice');
   const b = await customerWorld(app, cookie, 'Bob');
   const delivery = await app.db('webhook_deliveries').where({ endpoint_id: endpoint.id }).first('id');
   if (!delivery) throw new Error('world setup: no webhook delivery was created');
-  return { a, b, endpointId: endpoint.id, deliveryId: delivery.id };
+  return { a, b, endpointId: endpoint.id, deliveryId: delivery.id, taxRateId: taxRate.id };
 }
 
 /**
@@ -151,6 +153,7 @@ export function existingParam(route: AnyRoute, name: string, world: World, owner
     'api-keys': owner.apiKeyId,
     endpoints: world.endpointId,
     deliveries: world.deliveryId,
+    'tax-rates': world.taxRateId,
   };
   return collection === undefined ? undefined : byCollection[collection];
 }

@@ -1,0 +1,122 @@
+/**
+ * Which taxes an invoice carries (taxes.md T-2, T-3) and its prices with them: the rates are resolved here, once,
+ * for issuing and the change-plan preview; the arithmetic is pricing/'s. The rates and the customer's exemption are
+ * copied onto the invoice (T-5), so what it says never changes afterwards.
+ */
+import { customerTaxProfiles, type CustomerTaxProfile } from '../customers/service.ts';
+import type { Db } from '../db/knex.ts';
+import { formatMoney } from '../money.ts';
+import { flatRateTaxes, priceTaxedInvoice, type TaxEntry, type TaxTerms } from '../pricing/taxes.ts';
+import { priceInvoice, type InvoiceTotals } from '../pricing/totals.ts';
+import type { SettingValue } from '../settings/definitions.ts';
+import { findTaxRates } from '../tax-rates/service.ts';
+import type { LineInput } from '../pricing/lines.ts';
+
+/** The note a reverse-charge invoice carries (T-3), with the customer's tax id beside it. */
+export const REVERSE_CHARGE_NOTE = 'Reverse charge: VAT to be accounted for by the recipient';
+
+/** What an invoice to price says about its taxes. */
+export interface TaxedInput {
+  customerId: string;
+  currency: string;
+  lineItems: LineInput[];
+  /** D-51's one percent; the `billing.default_tax_rate` setting when neither it nor a named rate applies. */
+  taxRate?: string;
+  /** T-2: the invoice's rates (a subscription's: its plan's); each line's own list wins. */
+  taxRateIds?: string[];
+}
+
+export interface TaxedPrice {
+  totals: InvoiceTotals;
+  /** D-51's percent: 0 when named rates (or an exemption) priced the invoice. */
+  taxRate: string;
+  taxes: TaxEntry[];
+  /** The rate ids each line was priced with, in line order. */
+  lineRateIds: string[][];
+  taxExempt: CustomerTaxProfile['tax_exempt'];
+  customerTaxId: string | null;
+}
+
+/** Everything pricing a batch of invoices needs, read in three queries for the whole batch. */
+export interface TaxContext {
+  customers: Map<string, CustomerTaxProfile>;
+  rates: Map<string, TaxTerms & { active: boolean }>;
+  defaultRateIds: string[];
+  defaultTaxRate: string;
+}
+
+/** The settings pricing reads (callers read them with their own in one query). */
+export const TAX_SETTINGS = ['billing.default_tax_rate', 'billing.default_tax_rate_ids'] as const;
+type TaxSettings = { [K in (typeof TAX_SETTINGS)[number]]: SettingValue<K> };
+
+export async function loadTaxContext(
+  db: Db,
+  inputs: readonly TaxedInput[],
+  settings: TaxSettings,
+): Promise<TaxContext> {
+  const { 'billing.default_tax_rate': defaultTaxRate, 'billing.default_tax_rate_ids': defaultRateIds } = settings;
+  const customers = await customerTaxProfiles(
+    db,
+    inputs.map((i) => i.customerId),
+  );
+  const ids = [
+    ...defaultRateIds,
+    ...[...customers.values()].flatMap((c) => c.tax_rate_ids),
+    ...inputs.flatMap((i) => [...(i.taxRateIds ?? []), ...i.lineItems.flatMap((l) => l.taxRateIds ?? [])]),
+  ];
+  return { customers, rates: await findTaxRates(db, ids), defaultRateIds, defaultTaxRate };
+}
+
+const nonEmpty = (ids: string[] | undefined) => (ids && ids.length > 0 ? ids : undefined);
+
+/**
+ * T-2..T-5: an exempt or reverse-charge customer's invoice carries no tax; else each line takes its own rates, or
+ * the invoice's, or the customer's, or the default setting's (archived rates apply to nothing). An invoice with no
+ * named rate on any line is priced by D-51's one percent: its own `taxRate`, else the default setting.
+ */
+export function priceWithTaxes(input: TaxedInput, context: TaxContext): TaxedPrice {
+  const customer = context.customers.get(input.customerId);
+  const taxExempt = customer?.tax_exempt ?? 'none';
+  const customerTaxId = customer?.tax_id ?? null;
+  const untaxed = input.lineItems.map(() => []);
+  if (taxExempt !== 'none') {
+    const totals = priceInvoice(input.lineItems, '0', input.currency);
+    return { totals, taxRate: '0', taxes: [], lineRateIds: untaxed, taxExempt, customerTaxId };
+  }
+  const invoiceRates = input.taxRate
+    ? []
+    : (nonEmpty(input.taxRateIds) ?? nonEmpty(customer?.tax_rate_ids) ?? context.defaultRateIds);
+  const ratesOf = input.lineItems.map((line) =>
+    (line.taxRateIds ?? invoiceRates).flatMap((id) => {
+      const rate = context.rates.get(id);
+      return rate?.active ? [rate] : [];
+    }),
+  );
+  if (ratesOf.some((rates) => rates.length > 0)) {
+    const totals = priceTaxedInvoice(input.lineItems, ratesOf, input.currency);
+    const lineRateIds = ratesOf.map((rates) => rates.map((r) => r.id));
+    return { totals, taxRate: '0', taxes: totals.taxes, lineRateIds, taxExempt, customerTaxId };
+  }
+  const taxRate = input.taxRate ?? context.defaultTaxRate;
+  const totals = priceInvoice(input.lineItems, taxRate, input.currency);
+  const taxes = flatRateTaxes(taxRate, totals.subtotal, totals.taxAmount);
+  return { totals, taxRate, taxes, lineRateIds: untaxed, taxExempt, customerTaxId };
+}
+
+/** A tax entry as an invoice stores and answers it: amounts in the currency's output form. */
+export interface StoredTax {
+  taxRateId: string | null;
+  name: string;
+  percentage: string;
+  inclusive: boolean;
+  taxableAmount: string;
+  amount: string;
+}
+
+export function storedTaxes(taxes: readonly TaxEntry[], currency: string): StoredTax[] {
+  return taxes.map((t) => ({
+    ...t,
+    taxableAmount: formatMoney(t.taxableAmount, currency),
+    amount: formatMoney(t.amount, currency),
+  }));
+}

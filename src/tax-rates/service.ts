@@ -1,0 +1,95 @@
+import type { Actor } from '../actor.ts';
+import { recordAudits } from '../audit/service.ts';
+import type { Db } from '../db/knex.ts';
+import { inTransaction } from '../db/knex.ts';
+import type { PageQuery } from '../db/paginate.ts';
+import { AppError, notFound } from '../errors.ts';
+import {
+  findTaxRateRow,
+  findTaxRateRows,
+  insertTaxRateRow,
+  listTaxRateRows,
+  lockTaxRateRow,
+  updateTaxRateRow,
+  type TaxRateRow,
+} from './repo.ts';
+import type { CreateTaxRateInput, UpdateTaxRateInput } from './schema.ts';
+
+export type { TaxRateRow };
+
+/** A rate's fields as the audit log records them. */
+function audited(row: TaxRateRow): Record<string, unknown> {
+  const { name, percentage, inclusive, country, description, active } = row;
+  return { name, percentage, inclusive, country, description, active };
+}
+
+export function createTaxRate(db: Db, input: CreateTaxRateInput, actor: Actor): Promise<TaxRateRow> {
+  return inTransaction(db, async (trx) => {
+    const created = await insertTaxRateRow(trx, {
+      name: input.name,
+      percentage: input.percentage,
+      inclusive: input.inclusive,
+      country: input.country ?? null,
+      description: input.description ?? null,
+    });
+    await recordAudits(trx, actor, [
+      { action: 'tax_rate.create', targetType: 'tax_rate', targetId: created.id, after: audited(created) },
+    ]);
+    return created;
+  });
+}
+
+export function listTaxRates(db: Db, page: PageQuery, filters: { active?: boolean } = {}) {
+  return listTaxRateRows(db, page, filters);
+}
+
+export async function getTaxRate(db: Db, id: string): Promise<TaxRateRow> {
+  const row = await findTaxRateRow(db, id);
+  if (!row) throw notFound('Tax rate');
+  return row;
+}
+
+/** T-1: renames, describes or archives a rate; its terms never change (the schema refuses them). */
+export function updateTaxRate(db: Db, id: string, changes: UpdateTaxRateInput, actor: Actor): Promise<TaxRateRow> {
+  return inTransaction(db, async (trx) => {
+    const before = await lockTaxRateRow(trx, id);
+    if (!before) throw notFound('Tax rate');
+    const { name, description, active } = changes;
+    const after = await updateTaxRateRow(trx, id, { name, description, active });
+    await recordAudits(trx, actor, [
+      {
+        action: 'tax_rate.update',
+        targetType: 'tax_rate',
+        targetId: id,
+        before: audited(before),
+        after: audited(after),
+      },
+    ]);
+    return after;
+  });
+}
+
+/** Many rates by id in one query, whatever their state (issuing skips archived ones itself). */
+export function findTaxRates(db: Db, ids: readonly string[]): Promise<Map<string, TaxRateRow>> {
+  return findTaxRateRows(db, ids);
+}
+
+/**
+ * T-2: the rates a plan, a customer or an admin invoice names must exist and be active, and a list may hold one
+ * inclusive rate at most (two prices-include-tax rates on one line cannot both be inside its amount). Answers them
+ * in the order given; refuses with a 400 naming `path` (e.g. `taxRateIds`, `lineItems.0.taxRateIds`).
+ */
+export async function requireUsableTaxRates(db: Db, ids: readonly string[], path: string): Promise<TaxRateRow[]> {
+  if (ids.length === 0) return [];
+  const found = await findTaxRateRows(db, ids);
+  const refuse = (message: string) =>
+    new AppError('invalid_request', `${path}: ${message}`, { details: [{ path, message }] });
+  const rows = ids.map((id) => {
+    const row = found.get(id);
+    if (!row) throw refuse(`tax rate ${id} does not exist`);
+    if (!row.active) throw refuse(`tax rate ${id} (${row.name}) is archived`);
+    return row;
+  });
+  if (rows.filter((r) => r.inclusive).length > 1) throw refuse('must name at most one inclusive tax rate');
+  return rows;
+}
