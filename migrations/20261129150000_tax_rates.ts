@@ -24,7 +24,7 @@ export async function up(knex: Knex): Promise<void> {
       add column tax_exempt text not null default 'none' check (tax_exempt in ('none', 'exempt', 'reverse'));
     alter table invoices add column taxes jsonb not null default '[]',
       add column tax_exempt text not null default 'none' check (tax_exempt in ('none', 'exempt', 'reverse')),
-      add column customer_tax_id text;
+      add column buyer_tax_id text;
     alter table invoice_line_items add column tax_rate_ids uuid[] not null default '{}';
     alter table credit_notes add column taxes jsonb not null default '[]';
   `);
@@ -34,7 +34,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     alter table credit_notes drop column taxes;
     alter table invoice_line_items drop column tax_rate_ids;
-    alter table invoices drop column taxes, drop column tax_exempt, drop column customer_tax_id;
+    alter table invoices drop column taxes, drop column tax_exempt, drop column buyer_tax_id;
     alter table customers drop column tax_rate_ids, drop column tax_exempt;
     alter table plans drop column tax_rate_ids;
     drop table tax_rates;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
+import type { StoredTax } from '../invoices/taxes.ts';
 
 export interface CreditNoteRow {
   id: string;
@@ -10,6 +11,8 @@ export interface CreditNoteRow {
   amount: string;
   currency: string;
   reason: string | null;
+  /** T-6: its share of the invoice's taxes. */
+  taxes: StoredTax[];
   created_at: Date;
   /** The part that went to the customer's credit balance rather than the invoice. */
   to_balance: string;
@@ -28,7 +31,10 @@ function selectCreditNotes(db: Db): Knex.QueryBuilder {
 }
 
 export async function insertCreditNoteRow(db: Db, row: Omit<StoredCreditNote, 'id'>): Promise<StoredCreditNote> {
-  const [created] = await db('credit_notes').insert(row).returning('*');
+  // A JS array would be sent as a PostgreSQL array: the jsonb column takes its JSON text.
+  const [created] = await db('credit_notes')
+    .insert({ ...row, taxes: JSON.stringify(row.taxes) })
+    .returning('*');
   return created as StoredCreditNote;
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import { formatMoney, money } from '../money.ts';
 import { optionalNote, positiveMoneyString } from '../money-input.ts';
+import { taxEntryResponse } from '../invoices/schema.ts';
 import type { CreditNoteRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
@@ -28,6 +29,7 @@ export const creditNoteResponse = z
     reason: z.string().nullable(),
     creditedToInvoice: z.string().describe('the part that lowered the amount due'),
     creditedToBalance: z.string().describe("the part added to the customer's store credit"),
+    taxes: z.array(taxEntryResponse).describe("T-6: its share of the invoice's taxes"),
     createdAt: z.string(),
   })
   .meta({
@@ -42,6 +44,16 @@ export const creditNoteResponse = z
         reason: 'Two days of degraded service',
         creditedToInvoice: '5.00',
         creditedToBalance: '0.00',
+        taxes: [
+          {
+            taxRateId: null,
+            name: 'Tax',
+            percentage: '8.25',
+            inclusive: false,
+            taxableAmount: '4.62',
+            amount: '0.38',
+          },
+        ],
         createdAt: '2026-01-05T09:30:00.000Z',
       },
     ],
@@ -59,6 +71,7 @@ export function serialiseCreditNote(row: CreditNoteRow) {
     reason: row.reason,
     creditedToInvoice: m(money(row.amount).minus(row.to_balance)),
     creditedToBalance: m(row.to_balance),
+    taxes: row.taxes,
     createdAt: iso(row.created_at)!,
   };
 }

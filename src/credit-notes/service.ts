@@ -7,6 +7,7 @@ import { amountDue } from '../pricing/amount-due.ts';
 import { nextDocumentNumber } from '../invoices/numbering.ts';
 import { findInvoice, lockInvoice, lockOpenInvoices } from '../invoices/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
+import { creditedTaxes } from '../invoices/taxes.ts';
 import { formatMoney, money, Money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import {
@@ -65,6 +66,7 @@ export async function createCreditNote(
       amount: storedAmount(input.amount, invoice.currency),
       currency: invoice.currency,
       reason: input.reason,
+      taxes: creditedTaxes(invoice, input.amount),
       created_at: now,
     });
     let toBalance = amount;

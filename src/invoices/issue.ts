@@ -159,7 +159,7 @@ function invoiceRows(priced: Priced[], spend: CreditSpend, now: Date): InvoiceBu
       tax_amount: totals.taxAmount.toString(),
       taxes: storedTaxes(taxes, input.currency),
       tax_exempt: taxExempt,
-      customer_tax_id: taxExempt === 'reverse' ? customerTaxId : null,
+      buyer_tax_id: taxExempt === 'reverse' ? customerTaxId : null,
       total: totals.total.toString(),
       credit_applied: credit.toString(),
       due_date: dueDate,

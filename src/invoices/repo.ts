@@ -29,7 +29,7 @@ export interface InvoiceRow {
   taxes: StoredTax[];
   /** T-3: the customer's exemption when the invoice was created; a reverse charge keeps the tax id it showed. */
   tax_exempt: 'none' | 'exempt' | 'reverse';
-  customer_tax_id: string | null;
+  buyer_tax_id: string | null;
   content_version: number;
   created_at: Date;
   updated_at: Date;
@@ -195,18 +195,18 @@ export async function insertNumberedInvoices(db: Db, year: number, rows: Invoice
     `with ${CLAIM_NUMBERS}
      insert into invoices (id, customer_id, subscription_id, invoice_number, status, currency, tax_rate, subtotal,
                            tax_amount, total, credit_applied, due_date, issued_at, paid_at, period_start, period_end,
-                           created_at, taxes, tax_exempt, customer_tax_id)
+                           created_at, taxes, tax_exempt, buyer_tax_id)
      select v.id, v.customer_id, v.subscription_id, ${NTH_NUMBER}, v.status, v.currency, v.tax_rate, v.subtotal,
             v.tax_amount, v.total, v.credit_applied, v.due_date, v.issued_at, v.paid_at, v.period_start, v.period_end,
-            v.created_at, v.taxes, v.tax_exempt, v.customer_tax_id
+            v.created_at, v.taxes, v.tax_exempt, v.buyer_tax_id
        from rows from (jsonb_to_recordset(?::jsonb) as (id uuid, customer_id uuid, subscription_id uuid, status text,
             currency text, tax_rate numeric, subtotal numeric, tax_amount numeric, total numeric,
             credit_applied numeric, due_date timestamptz, issued_at timestamptz, paid_at timestamptz,
             period_start timestamptz, period_end timestamptz, created_at timestamptz, taxes jsonb, tax_exempt text,
-            customer_tax_id text))
+            buyer_tax_id text))
             with ordinality as v(id, customer_id, subscription_id, status, currency, tax_rate, subtotal, tax_amount,
             total, credit_applied, due_date, issued_at, paid_at, period_start, period_end, created_at, taxes,
-            tax_exempt, customer_tax_id, n)
+            tax_exempt, buyer_tax_id, n)
       cross join counter
       order by v.n
      returning *`,

@@ -3,10 +3,9 @@ import { freeText, iso, pageQuery, timestampInput, uuid } from '../http/schemas.
 import { currencyCode, DEFAULT_CURRENCY, formatMoney, formatUnitPrice, moneyString } from '../money.ts';
 import { percentString } from '../percent.ts';
 import { amountDue } from '../pricing/amount-due.ts';
-import { flatRateTaxes } from '../pricing/taxes.ts';
 import { taxRateIdsInput } from '../tax-rates/schema.ts';
 import type { InvoiceRow, LineItemRow } from './repo.ts';
-import { REVERSE_CHARGE_NOTE, storedTaxes, type StoredTax } from './taxes.ts';
+import { invoiceTaxes, taxNote } from './taxes.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 export const INVOICE_STATUSES = ['draft', 'issued', 'paid', 'overdue', 'void'] as const;
@@ -176,18 +175,6 @@ export const invoiceResponse = z
       },
     ],
   });
-
-/** T-5: the taxes an invoice was priced with; one created before named rates reports its D-51 percent. */
-export function invoiceTaxes(invoice: InvoiceRow): StoredTax[] {
-  if (invoice.taxes.length > 0 || invoice.tax_exempt !== 'none') return invoice.taxes;
-  return storedTaxes(flatRateTaxes(invoice.tax_rate, invoice.subtotal, invoice.tax_amount), invoice.currency);
-}
-
-/** T-3: what a reverse-charge invoice says, with the customer's tax ID it was issued to. */
-export function taxNote(invoice: Pick<InvoiceRow, 'tax_exempt' | 'customer_tax_id'>): string | null {
-  if (invoice.tax_exempt !== 'reverse') return null;
-  return `${REVERSE_CHARGE_NOTE}. Customer tax ID: ${invoice.customer_tax_id ?? ''}`;
-}
 
 export function invoicePdfPath(id: string): string {
   return `/api/billing/invoices/${id}/pdf`;

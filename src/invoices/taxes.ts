@@ -6,11 +6,12 @@
 import { customerTaxProfiles, type CustomerTaxProfile } from '../customers/service.ts';
 import type { Db } from '../db/knex.ts';
 import { formatMoney } from '../money.ts';
-import { flatRateTaxes, priceTaxedInvoice, type TaxEntry, type TaxTerms } from '../pricing/taxes.ts';
+import { flatRateTaxes, priceTaxedInvoice, proportionalTaxes, type TaxEntry, type TaxTerms } from '../pricing/taxes.ts';
 import { priceInvoice, type InvoiceTotals } from '../pricing/totals.ts';
 import type { SettingValue } from '../settings/definitions.ts';
 import { findTaxRates } from '../tax-rates/service.ts';
 import type { LineInput } from '../pricing/lines.ts';
+import type { InvoiceRow } from './repo.ts';
 
 /** The note a reverse-charge invoice carries (T-3), with the customer's tax id beside it. */
 export const REVERSE_CHARGE_NOTE = 'Reverse charge: VAT to be accounted for by the recipient';
@@ -119,4 +120,27 @@ export function storedTaxes(taxes: readonly TaxEntry[], currency: string): Store
     taxableAmount: formatMoney(t.taxableAmount, currency),
     amount: formatMoney(t.amount, currency),
   }));
+}
+
+/** T-5: the taxes an invoice was priced with; one created before named rates reports its D-51 percent. */
+export function invoiceTaxes(
+  invoice: Pick<InvoiceRow, 'taxes' | 'tax_exempt' | 'tax_rate' | 'subtotal' | 'tax_amount' | 'currency'>,
+): StoredTax[] {
+  if (invoice.taxes.length > 0 || invoice.tax_exempt !== 'none') return invoice.taxes;
+  return storedTaxes(flatRateTaxes(invoice.tax_rate, invoice.subtotal, invoice.tax_amount), invoice.currency);
+}
+
+/** T-3: what a reverse-charge invoice says, with the customer's tax ID it was issued to. */
+export function taxNote(invoice: Pick<InvoiceRow, 'tax_exempt' | 'buyer_tax_id'>): string | null {
+  if (invoice.tax_exempt !== 'reverse') return null;
+  return `${REVERSE_CHARGE_NOTE}. Customer tax ID: ${invoice.buyer_tax_id ?? ''}`;
+}
+
+/** T-6: the taxes a credit of `amount` on `invoice` reverses, in proportion to the invoice's total. */
+export function creditedTaxes(
+  invoice: Parameters<typeof invoiceTaxes>[0] & Pick<InvoiceRow, 'total'>,
+  amount: string,
+): StoredTax[] {
+  const taxes = proportionalTaxes(invoiceTaxes(invoice), amount, invoice.total, invoice.currency);
+  return storedTaxes(taxes, invoice.currency);
 }

@@ -42,6 +42,8 @@ test('POST creates a customer with every field; absent optional fields are null'
     billingAddress: null,
     taxId: null,
     paymentMethod: null,
+    taxRateIds: [],
+    taxExempt: 'none',
     healthScore: 100,
     creditBalance: '0.00',
   });
@@ -57,7 +59,9 @@ test('POST creates a customer with every field; absent optional fields are null'
     'name',
     'paymentMethod',
     'products',
+    'taxExempt',
     'taxId',
+    'taxRateIds',
     'tier',
     'updatedAt',
   ]);

@@ -30,7 +30,7 @@ function invoice(overrides: Partial<InvoiceRow> = {}): InvoiceRow {
     period_end: null,
     taxes: [],
     tax_exempt: 'none',
-    customer_tax_id: null,
+    buyer_tax_id: null,
     content_version: 1,
     created_at: at,
     updated_at: at,

@@ -29,7 +29,10 @@ test('create answers 201 with the invoice shape; draft by default; USD by defaul
     paidAt: null,
     subscriptionId: null,
   });
-  t.deepEqual(res.body.lineItems, [{ description: 'Seats', quantity: 2, unitPrice: '12.50', amount: '25.00' }]);
+  t.deepEqual(res.body.lineItems, [
+    { description: 'Seats', quantity: 2, unitPrice: '12.50', amount: '25.00', taxRateIds: [] },
+  ]);
+  t.deepEqual(res.body.taxes, []);
   t.is(res.body.pdfUrl, `/api/billing/invoices/${res.body.id}/pdf`);
   t.regex(res.body.createdAt, /Z$/);
   const read = await request(app.baseUrl, `/api/billing/invoices/${res.body.id}`, { cookie });

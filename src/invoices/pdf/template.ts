@@ -6,6 +6,7 @@ import type { CustomerRow } from '../../customers/repo.ts';
 import { formatMoney, formatUnitPrice, groupDigits, money } from '../../money.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import type { InvoiceRow, LineItemRow } from '../repo.ts';
+import { invoiceTaxes, taxNote, type StoredTax } from '../taxes.ts';
 
 export interface Seller {
   name: string;
@@ -101,8 +102,18 @@ const STYLE = `
   .totals td { padding: 4pt 4pt; }
   .totals tr.total td { border-top: 1px solid #1f2933; font-weight: 700; font-size: 11pt; padding-top: 6pt; }
   .totals tr.due td { background: #f0f4f8; font-weight: 700; font-size: 12pt; padding: 8pt 4pt; }
+  .taxes { margin-top: 10pt; margin-left: auto; width: 55%; font-size: 9pt; break-inside: avoid; }
+  .taxes ul { margin: 2pt 0 0; padding-left: 12pt; }
+  .tax-note { margin-top: 10pt; font-weight: 700; }
   footer { margin-top: 28pt; padding-top: 8pt; border-top: 1px solid #e4e7eb; font-size: 8.5pt; color: #616e7c; }
 `;
+
+/** T-7: a rate's line as the PDF, the hosted page and the console print it: `VAT DE 19% on 100.00: 19.00`. */
+export function taxLine(tax: StoredTax, currency: string): string {
+  const on = displayAmount(tax.taxableAmount, currency);
+  const line = `${tax.name} ${displayRate(tax.percentage)}% on ${on}: ${displayAmount(tax.amount, currency)}`;
+  return tax.inclusive ? `${line} (included in prices)` : line;
+}
 
 /** The invoice page. Everything interpolated below passes through escapeHtml (or a formatter of ours). */
 export function renderInvoiceHtml(doc: InvoiceDocument): string {
@@ -139,6 +150,16 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
   const optional = (label: string, value: string) =>
     money(value).isZero() ? '' : `<tr><td>${label}</td><td class="num">-${amount(value)}</td></tr>`;
   const due = displayAmount(amountDue(invoice), currency);
+  // T-7: one line per rate under the totals; the Tax row names the one percent of an invoice that has one (D-51).
+  const taxes = invoiceTaxes(invoice);
+  const taxLabel =
+    taxes.length === 1 && taxes[0]!.taxRateId === null ? `Tax (${e(displayRate(invoice.tax_rate))}%)` : 'Tax';
+  const breakdown = taxes.map((t) => `<li>${e(taxLine(t, currency))}</li>`).join('');
+  const note = taxNote(invoice);
+  const taxSummary = [
+    taxes.length > 0 ? `<section class="taxes"><p class="label">Tax breakdown</p><ul>${breakdown}</ul></section>` : '',
+    note ? `<p class="tax-note">${e(note)}</p>` : '',
+  ].join('');
 
   return `<!doctype html>
 <html lang="en">
@@ -184,13 +205,14 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
 </table>
 <table class="totals">
   <tr><td>Subtotal</td><td class="num">${amount(invoice.subtotal)}</td></tr>
-  <tr><td>Tax (${e(displayRate(invoice.tax_rate))}%)</td><td class="num">${amount(invoice.tax_amount)}</td></tr>
+  <tr><td>${taxLabel}</td><td class="num">${amount(invoice.tax_amount)}</td></tr>
   <tr class="total"><td>Total</td><td class="num">${e(currency)} ${amount(invoice.total)}</td></tr>
   ${optional('Amount paid', invoice.amount_paid)}
   ${optional('Credit applied', invoice.credit_applied)}
   ${optional('Credit notes', invoice.credited_amount)}
   <tr class="due"><td>Amount due</td><td class="num">${e(currency)} ${e(due)}</td></tr>
 </table>
+${taxSummary}
 <footer>
   ${e(seller.name)}${seller.email ? ` · ${e(seller.email)}` : ''} · Invoice ${e(invoice.invoice_number)}${
     invoice.status === 'void' ? ' · This invoice has been voided and is not payable.' : ''
