@@ -1,6 +1,9 @@
 import { defineRoute } from '../http/route.ts';
 import { settingsBody, settingsResponse } from './schema.ts';
+import { requireUsableTaxRates } from '../tax-rates/service.ts';
 import { listSettings, updateSettings } from './service.ts';
+
+const DEFAULT_RATES = 'billing.default_tax_rate_ids';
 
 // deps.config carries the environment overrides (D-12), so they win over stored rows here too.
 export const settingsRoutes = [
@@ -27,6 +30,12 @@ export const settingsRoutes = [
     },
     errors: ['unknown_setting'],
     unknownFieldCode: 'unknown_setting',
-    handler: async ({ deps, body, actor }) => ({ body: await updateSettings(deps.db, body, deps.config, actor) }),
+    handler: async ({ deps, body, actor }) => {
+      // T-2: default rates must exist and be active when set, as a plan's or a customer's must.
+      const rateIds = body[DEFAULT_RATES];
+      if (Array.isArray(rateIds) && rateIds.every((id) => typeof id === 'string'))
+        await requireUsableTaxRates(deps.db, rateIds, DEFAULT_RATES);
+      return { body: await updateSettings(deps.db, body, deps.config, actor) };
+    },
   }),
 ];
