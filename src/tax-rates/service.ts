@@ -69,6 +69,11 @@ export function updateTaxRate(db: Db, id: string, changes: UpdateTaxRateInput, a
   });
 }
 
+/** Every rate, oldest first (the console's choices on plan and customer forms; a company has a handful). */
+export async function allTaxRates(db: Db): Promise<TaxRateRow[]> {
+  return (await listTaxRateRows(db, { limit: 500 }, {})).rows;
+}
+
 /** Many rates by id in one query, whatever their state (issuing skips archived ones itself). */
 export function findTaxRates(db: Db, ids: readonly string[]): Promise<Map<string, TaxRateRow>> {
   return findTaxRateRows(db, ids);

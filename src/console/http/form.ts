@@ -64,3 +64,18 @@ export function typedField(form: FormValues, name: string): string | undefined {
   const value = form[name];
   return typeof value === 'string' ? value : undefined;
 }
+
+/** The hidden field a list of checkboxes posts beside them, so that "none ticked" is told apart from "not shown". */
+export const LIST_SHOWN = 'shown';
+
+/**
+ * A list of checkboxes named `name[0]`, `name[1]`, ... (only the ticked ones are posted): the ticked values, [] when
+ * the list was shown (its `name[shown]` marker) with none ticked, absent when the form had no such list.
+ */
+export function listField(form: FormValues, name: string): string[] | undefined {
+  const value = form[name];
+  if (!Array.isArray(value) && (typeof value !== 'object' || value === null)) return undefined;
+  return Object.entries(value)
+    .filter(([key, v]) => key !== LIST_SHOWN && typeof v === 'string')
+    .map(([, v]) => v as string);
+}

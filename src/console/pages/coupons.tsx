@@ -71,7 +71,7 @@ export const couponsPage = definePage({
     return (
       <Layout title="Coupons" viewer={viewer} section="Products" notice={notice}>
         <p class="crumbs">
-          <a href="/admin/products">Products</a>
+          <a href="/admin/products">Products</a> · <a href="/admin/tax-rates">Tax rates</a>
         </p>
         <h1>Coupons</h1>
         <details open={state?.name === FORM}>

@@ -15,6 +15,8 @@ import { sumMoney } from '../../money.ts';
 import { listPayments } from '../../payments/service.ts';
 import { findPlans } from '../../plans/service.ts';
 import { grantCredit } from '../../settlement/service.ts';
+import { allTaxRates } from '../../tax-rates/service.ts';
+import { rateLabel } from '../components/TaxRateChoice.tsx';
 import { z } from 'zod';
 import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
@@ -23,7 +25,15 @@ import { Layout } from '../components/Layout.tsx';
 import { uuidParam } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import type { FormValues } from '../http/form.ts';
-import { Amounts, creditAmounts, CustomerFields, customerFields, DEFAULT_CURRENCY, When } from './customers-parts.tsx';
+import {
+  Amounts,
+  creditAmounts,
+  CustomerFields,
+  customerFields,
+  DEFAULT_CURRENCY,
+  TAX_STATUS,
+  When,
+} from './customers-parts.tsx';
 import { newInvoiceUrl } from './invoices.tsx';
 import { newLicenseUrl } from './licenses.tsx';
 import { newApiKeyUrl } from './settings-api-keys.tsx';
@@ -105,8 +115,9 @@ export const customerPage = definePage({
   query: z.object({ timelineAfter: eventId.optional() }),
   async render({ deps, params, query, viewer, notice, state }) {
     const id = customerIdOf(params);
-    const data = await loadCustomer(deps.db, id, query.timelineAfter);
+    const [data, rates] = await Promise.all([loadCustomer(deps.db, id, query.timelineAfter), allTaxRates(deps.db)]);
     const { customer } = data;
+    const rateNames = new Map(rates.map((r) => [r.id, rateLabel(r)]));
     const lastEvent = data.timeline.rows.at(-1);
     const productNames = new Map(customer.products.map((p) => [p.id, p.name]));
     return (
@@ -154,6 +165,10 @@ export const customerPage = definePage({
             <dd class="pre">{customer.billing_address ?? '—'}</dd>
             <dt>Tax ID</dt>
             <dd>{customer.tax_id ?? '—'}</dd>
+            <dt>Tax status</dt>
+            <dd>{TAX_STATUS[customer.tax_exempt]}</dd>
+            <dt>Tax rates</dt>
+            <dd>{customer.tax_rate_ids.map((r) => rateNames.get(r) ?? r).join(', ') || '—'}</dd>
             <dt>Payment method</dt>
             <dd>{customer.payment_method ?? '—'}</dd>
             <dt>Products</dt>
@@ -171,7 +186,7 @@ export const customerPage = definePage({
         <details open={state?.name === 'edit'}>
           <summary>Edit profile</summary>
           <Form name="edit" action={`/admin/customers/${id}`} csrf={viewer.csrf} state={state} submit="Save changes">
-            <CustomerFields form="edit" state={state} current={customer} />
+            <CustomerFields form="edit" state={state} current={customer} rates={rates} />
           </Form>
         </details>
         <details open={state?.name === 'credit'}>

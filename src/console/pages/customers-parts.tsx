@@ -1,11 +1,21 @@
 /** What the customer pages share: the profile fields of the create and edit forms, and per-currency amounts. */
 import type { CustomerWrite } from '../../customers/repo.ts';
 import { CUSTOMER_TIERS } from '../../customers/schema.ts';
+import { TAX_EXEMPT } from '../../customers/repo.ts';
+import type { TaxRateRow } from '../../tax-rates/service.ts';
+import { TaxRateChoice } from '../components/TaxRateChoice.tsx';
 import type { CurrencyAmount } from '../../invoices/service.ts';
 import { money as decimal } from '../../money.ts';
 import { Field, kept, type FormState } from '../components/Form.tsx';
 import { dateTime, money } from '../components/format.ts';
-import type { FormValues } from '../http/form.ts';
+import { listField, type FormValues } from '../http/form.ts';
+
+/** A customer's tax status in words (T-3). */
+export const TAX_STATUS: Record<(typeof TAX_EXEMPT)[number], string> = {
+  none: 'Taxable',
+  exempt: 'Exempt (no tax)',
+  reverse: 'Reverse charge (no tax; the customer accounts for VAT)',
+};
 
 /** The currency a customer with no amounts at all is shown in (the API's `creditBalance` is USD, D-22). */
 export const DEFAULT_CURRENCY = 'USD';
@@ -28,6 +38,8 @@ export function customerFields(form: FormValues) {
     // A browser posts a textarea's line breaks as CRLF; the API's callers send LF, so the stored text agrees.
     billingAddress: optional('billingAddress')?.replace(/\r\n?/g, '\n') ?? null,
     taxId: optional('taxId'),
+    taxExempt: text('taxExempt'),
+    taxRateIds: listField(form, 'taxRateIds'),
   };
 }
 
@@ -42,10 +54,13 @@ export function CustomerFields({
   form,
   state,
   current = {},
+  rates,
 }: {
   form: string;
   state?: FormState;
   current?: ProfileValues;
+  /** The tax rates to choose from (T-7). */
+  rates: TaxRateRow[];
 }) {
   const value = (name: string, stored: string | null | undefined) => kept(state, form, name, stored ?? '');
   const mine = state?.name === form ? state : undefined;
@@ -69,6 +84,19 @@ export function CustomerFields({
         state={mine}
       />
       <Field label="Tax ID" name="taxId" value={value('taxId', current.tax_id)} state={mine} />
+      <Field
+        label="Tax status (exempt: no tax; reverse: reverse charge, needs a tax ID)"
+        name="taxExempt"
+        options={TAX_EXEMPT}
+        value={value('taxExempt', current.tax_exempt)}
+        state={mine}
+      />
+      <TaxRateChoice
+        rates={rates}
+        chosen={mine ? (listField(mine.values, 'taxRateIds') ?? []) : (current.tax_rate_ids ?? [])}
+        state={state}
+        form={form}
+      />
     </>
   );
 }

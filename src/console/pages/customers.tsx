@@ -3,6 +3,7 @@ import { createCustomerBody, CUSTOMER_TIERS } from '../../customers/schema.ts';
 import { createCustomer, type CustomerListFilters } from '../../customers/service.ts';
 import { customerBatches, listCustomers } from '../../reporting/customer-view.ts';
 import { openAmountsOfCustomers } from '../../invoices/service.ts';
+import { allTaxRates } from '../../tax-rates/service.ts';
 import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { formatMoney } from '../../money.ts';
@@ -58,7 +59,7 @@ export const customersPage = definePage({
         <details open={state?.name === 'create'}>
           <summary>New customer</summary>
           <Form name="create" action="/admin/customers" csrf={viewer.csrf} state={state} submit="Create customer">
-            <CustomerFields form="create" state={state} />
+            <CustomerFields form="create" state={state} rates={await allTaxRates(deps.db)} />
           </Form>
         </details>
         <form method="get" action="/admin/customers" class="filters">

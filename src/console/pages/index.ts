@@ -10,6 +10,7 @@ import { paymentRoutes } from './payments.tsx';
 import { productRoutes } from './products.tsx';
 import { settingsRoutes } from './settings.tsx';
 import { subscriptionRoutes } from './subscriptions.tsx';
+import { taxRateRoutes } from './tax-rates.tsx';
 import { webhookRoutes } from './webhooks.tsx';
 
 /** Every console page, export and action; login and logout are mounted apart (they need no session). */
@@ -22,6 +23,7 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...licenseRoutes,
   ...productRoutes,
   ...couponRoutes,
+  ...taxRateRoutes,
   ...webhookRoutes,
   ...lifecycleRoutes,
   ...settingsRoutes,

@@ -4,6 +4,8 @@
  */
 import type { AuditRow } from '../../audit/repo.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
+import { invoiceTaxes, taxNote } from '../../invoices/taxes.ts';
+import { taxBasis } from '../../invoices/pdf/template.ts';
 import { formatMoney, money as decimal } from '../../money.ts';
 import type { FormState } from '../components/Form.tsx';
 import { dateTime, money } from '../components/format.ts';
@@ -33,14 +35,36 @@ export interface InvoicePageData {
 
 const refundable = (p: PaymentRow) => decimal(p.amount).minus(p.refunded_amount).gt(0);
 
+/**
+ * T-7: one row per rate (`VAT DE 19% on 100.00`), or a bare Tax row for an untaxed invoice; then the reverse-charge
+ * note under the amounts (TaxNote).
+ */
+function taxRows(invoice: InvoiceRow): [string, string][] {
+  const taxes = invoiceTaxes(invoice);
+  if (taxes.length === 0) return [['Tax', money(invoice.tax_amount, invoice.currency)]];
+  return taxes.map((t) => [
+    `${taxBasis(t, invoice.currency)}${t.inclusive ? ' (included)' : ''}`,
+    money(t.amount, invoice.currency),
+  ]);
+}
+
+export function TaxNote({ invoice }: { invoice: InvoiceRow }) {
+  const note = taxNote(invoice);
+  return note ? <p class="tax-note">{note}</p> : null;
+}
+
 export function Amounts({ invoice }: { invoice: InvoiceRow }) {
   const m = (v: string) => money(v, invoice.currency);
   return (
     <dl class="props amounts">
       <dt>Subtotal</dt>
       <dd class="num">{m(invoice.subtotal)}</dd>
-      <dt>{`Tax (${invoice.tax_rate}%)`}</dt>
-      <dd class="num">{m(invoice.tax_amount)}</dd>
+      {taxRows(invoice).map(([label, amount]) => (
+        <>
+          <dt>{label}</dt>
+          <dd class="num">{amount}</dd>
+        </>
+      ))}
       <dt>Total</dt>
       <dd class="num">{m(invoice.total)}</dd>
       <dt>Credit applied</dt>

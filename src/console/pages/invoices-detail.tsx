@@ -26,6 +26,7 @@ import { CreditNoteForm, PaymentForm, StatusForm } from './invoices-forms.tsx';
 import type { LineItemRow } from './invoices-types.ts';
 import {
   Amounts,
+  TaxNote,
   Payments,
   Refunds,
   CreditNotes,
@@ -134,6 +135,7 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
       </div>
       <h2>Amounts</h2>
       <Amounts invoice={invoice} />
+      <TaxNote invoice={invoice} />
       <h2>Actions</h2>
       {invoice.status === 'void' && !state ? (
         <p class="empty">A void invoice takes no actions.</p>

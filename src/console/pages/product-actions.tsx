@@ -8,7 +8,7 @@ import { createPlanBody, updatePlanBody } from '../../plans/schema.ts';
 import { createPlan, getPlan, updatePlan } from '../../plans/service.ts';
 import { updateProductBody } from '../../products/schema.ts';
 import { deleteProduct, getProduct, updateProduct } from '../../products/service.ts';
-import { typedField } from '../http/form.ts';
+import { listField, typedField } from '../http/form.ts';
 import { defineAction } from '../http/route.ts';
 import { uuidParam } from '../http/params.ts';
 import { PRODUCT_FORMS, productPage, productUrl } from './product-detail.tsx';
@@ -65,7 +65,7 @@ export const createPlanAction = defineAction({
   },
 });
 
-/** `POST /admin/products/:id/plans/:planId`: the API's `PUT /api/billing/plans/:id` (name, active). */
+/** `POST /admin/products/:id/plans/:planId`: the API's `PUT /api/billing/plans/:id` (name, active, taxRateIds). */
 export const editPlanAction = defineAction({
   path: '/admin/products/:id/plans/:planId',
   form: PRODUCT_FORMS.planEdit,
@@ -77,7 +77,11 @@ export const editPlanAction = defineAction({
     if ((await getPlan(deps.db, planId)).product_id !== id) throw notFound('Plan');
     const body = parseOrThrow(
       updatePlanBody,
-      { name: typedField(form, 'name'), active: booleanField(form, 'active') },
+      {
+        name: typedField(form, 'name'),
+        active: booleanField(form, 'active'),
+        taxRateIds: listField(form, 'taxRateIds'),
+      },
       'body',
     );
     const plan = await updatePlan(deps.db, planId, body, actor);

@@ -6,6 +6,9 @@ import { listPlans } from '../../plans/service.ts';
 import { getProduct } from '../../products/service.ts';
 import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
+import { TaxRateChoice } from '../components/TaxRateChoice.tsx';
+import { listField } from '../http/form.ts';
+import { allTaxRates, type TaxRateRow } from '../../tax-rates/service.ts';
 import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
@@ -65,11 +68,13 @@ function PlanEdit({
   productId,
   viewer,
   state,
+  rates,
 }: {
   plan: Plan;
   productId: string;
   viewer: ConsoleViewer;
   state?: FormState;
+  rates: TaxRateRow[];
 }) {
   return (
     <details open={Boolean(state)}>
@@ -90,6 +95,12 @@ function PlanEdit({
           value={kept(state, PRODUCT_FORMS.planEdit, 'active', String(plan.active))}
           state={state}
         />
+        <TaxRateChoice
+          rates={rates}
+          chosen={state ? (listField(state.values, 'taxRateIds') ?? []) : plan.tax_rate_ids}
+          state={state}
+          form={PRODUCT_FORMS.planEdit}
+        />
       </Form>
     </details>
   );
@@ -105,9 +116,10 @@ export const productPage = definePage({
   async render({ deps, params, query, viewer, notice, state }) {
     const id = uuidParam(params.id, 'Product');
     const product = await getProduct(deps.db, id);
-    const [plans, audit] = await Promise.all([
+    const [plans, audit, rates] = await Promise.all([
       listPlans(deps.db, { limit: PLANS_PAGE, startingAfter: query.plansAfter, newestFirst: true }, { productId: id }),
       auditEntriesOf(deps.db, 'product', id),
+      allTaxRates(deps.db),
     ]);
     // A refused plan edit comes back with the plan's id in the action's URL: only that row's form shows it.
     const planState = (plan: Plan) =>
@@ -117,7 +129,8 @@ export const productPage = definePage({
     return (
       <Layout title={product.name} viewer={viewer} section="Products" notice={notice}>
         <p class="crumbs">
-          <a href="/admin/products">Products</a> · <a href="/admin/coupons">Coupons</a>
+          <a href="/admin/products">Products</a> · <a href="/admin/coupons">Coupons</a> ·{' '}
+          <a href="/admin/tax-rates">Tax rates</a>
         </p>
         <h1>{product.name}</h1>
         <Metrics product={product} />
@@ -217,7 +230,7 @@ export const productPage = definePage({
               state={state}
               submit="Create plan"
             >
-              <PlanFields form={PRODUCT_FORMS.plan} state={state} currency={product.currency} />
+              <PlanFields form={PRODUCT_FORMS.plan} state={state} currency={product.currency} rates={rates} />
             </Form>
           </details>
           <Table
@@ -231,7 +244,7 @@ export const productPage = definePage({
               { header: 'Created', cell: (p) => <When value={p.created_at} /> },
               {
                 header: 'Edit',
-                cell: (p) => <PlanEdit plan={p} productId={id} viewer={viewer} state={planState(p)} />,
+                cell: (p) => <PlanEdit plan={p} productId={id} viewer={viewer} state={planState(p)} rates={rates} />,
               },
             ]}
           />

@@ -6,7 +6,9 @@ import type { getProduct } from '../../products/service.ts';
 import { BILLING_CYCLES } from '../../plans/cycles.ts';
 import { Field, kept, type FormState } from '../components/Form.tsx';
 import { money } from '../components/format.ts';
-import { field, typedField, type FormValues } from '../http/form.ts';
+import { field, listField, typedField, type FormValues } from '../http/form.ts';
+import { TaxRateChoice } from '../components/TaxRateChoice.tsx';
+import type { TaxRateRow } from '../../tax-rates/service.ts';
 
 // Row types as the services answer them (a console page reads no domain's repo, not even for a type).
 export type Product = Awaited<ReturnType<typeof getProduct>>;
@@ -77,6 +79,7 @@ export function planFields(form: FormValues, productId: string) {
     billingCycle: field(form, 'billingCycle'),
     basePrice: typedField(form, 'basePrice'),
     currency: typedField(form, 'currency'),
+    taxRateIds: listField(form, 'taxRateIds'),
   };
 }
 
@@ -84,7 +87,17 @@ export function planFields(form: FormValues, productId: string) {
 export const planPrice = (plan: Plan) => `${money(plan.base_price, plan.currency)} / ${plan.billing_cycle}`;
 
 /** The create-plan form's fields (productId, name, pricingModel, billingCycle, basePrice, currency). */
-export function PlanFields({ form, state, currency }: { form: string; state?: FormState; currency: string }) {
+export function PlanFields({
+  form,
+  state,
+  currency,
+  rates,
+}: {
+  form: string;
+  state?: FormState;
+  currency: string;
+  rates: TaxRateRow[];
+}) {
   const mine = state?.name === form ? state : undefined;
   return (
     <>
@@ -105,6 +118,12 @@ export function PlanFields({ form, state, currency }: { form: string; state?: Fo
       />
       <Field label="Base price" name="basePrice" value={kept(state, form, 'basePrice')} state={mine} />
       <Field label="Currency" name="currency" value={kept(state, form, 'currency', currency)} state={mine} />
+      <TaxRateChoice
+        rates={rates}
+        chosen={mine ? (listField(mine.values, 'taxRateIds') ?? []) : []}
+        state={state}
+        form={form}
+      />
     </>
   );
 }

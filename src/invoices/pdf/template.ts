@@ -110,9 +110,13 @@ const STYLE = `
 
 /** T-7: a rate's line as the PDF, the hosted page and the console print it: `VAT DE 19% on 100.00: 19.00`. */
 export function taxLine(tax: StoredTax, currency: string): string {
-  const on = displayAmount(tax.taxableAmount, currency);
-  const line = `${tax.name} ${displayRate(tax.percentage)}% on ${on}: ${displayAmount(tax.amount, currency)}`;
+  const line = `${taxBasis(tax, currency)}: ${displayAmount(tax.amount, currency)}`;
   return tax.inclusive ? `${line} (included in prices)` : line;
+}
+
+/** A rate and what it was charged on: `VAT DE 19% on 100.00`. */
+export function taxBasis(tax: StoredTax, currency: string): string {
+  return `${tax.name} ${displayRate(tax.percentage)}% on ${displayAmount(tax.taxableAmount, currency)}`;
 }
 
 /** The invoice page. Everything interpolated below passes through escapeHtml (or a formatter of ours). */
