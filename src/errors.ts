@@ -79,6 +79,10 @@ export const ERROR_CODES = [
   'same_plan',
   /** An inactive plan cannot start subscriptions. */
   'plan_inactive',
+  /** A tax rate a body names does not exist (D-2, T-2). */
+  'tax_rate_not_found',
+  /** A tax rate a body names is archived: it applies to no new invoice (T-1, T-2). */
+  'tax_rate_inactive',
   /** An unknown, expired, exhausted or foreign-currency coupon (D-46). */
   'invalid_coupon',
   /**

@@ -51,10 +51,11 @@ export const createCustomerBody = z
       .nullable()
       .optional(),
     billingAddress: optionalField(freeText(2000)),
-    taxId: optionalField(plainText(100)),
+    taxId: optionalField(plainText(100)).meta({ description: 'Required while taxExempt is reverse (T-3)' }),
     paymentMethod: optionalField(plainText(200)),
     taxRateIds: taxRateIdsInput.optional().meta({
-      description: "Tax rates of this customer's invoices when their plan names none (T-2); active ones only",
+      description:
+        "Tax rates of this customer's invoices when their plan names none (T-2): active ones, at most one inclusive",
     }),
     taxExempt: z
       .enum(TAX_EXEMPT, { error: `must be one of ${TAX_EXEMPT.join(', ')}` })

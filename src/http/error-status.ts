@@ -36,6 +36,8 @@ export const errorStatus: Record<ErrorCode, number> = {
   currency_mismatch: 400,
   same_plan: 400,
   plan_inactive: 400,
+  tax_rate_not_found: 400,
+  tax_rate_inactive: 400,
   invalid_coupon: 400,
   coupon_code_taken: 409,
   subscription_canceled: 409,

@@ -39,7 +39,7 @@ export const invoiceRoutes = [
       201: { description: 'Created', schema: invoiceResponse },
       400: { description: 'invalid_request, customer_not_found, subscription_not_found' },
     },
-    errors: ['customer_not_found', 'subscription_not_found'],
+    errors: ['customer_not_found', 'subscription_not_found', 'tax_rate_not_found', 'tax_rate_inactive'],
     handler: async ({ deps, body, actor }) => {
       const { invoice, lines } = await createAdminInvoice(deps.db, body, actor, { settings: deps.config });
       return { status: 201, body: serialiseInvoice(invoice, lines) };

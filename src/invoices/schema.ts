@@ -19,7 +19,9 @@ export const lineItemInput = z.object({
     .min(1, 'must be an integer >= 1')
     .max(1_000_000_000),
   unitPrice: moneyString,
-  taxRateIds: taxRateIdsInput.optional().meta({ description: "T-2: this line's own rates (win over the invoice's)" }),
+  taxRateIds: taxRateIdsInput
+    .optional()
+    .meta({ description: "T-2: this line's own rates (win over the invoice's; active, at most one inclusive)" }),
 });
 
 /** Percent as a decimal string, 0..100 (D-51). */
@@ -40,9 +42,13 @@ export const createInvoiceBody = z
       .meta({ description: "A subscription of this invoice's customer whose plan bills in this invoice's currency" }),
     dueDate: timestampInput.optional(),
     currency: currencyCode.default(DEFAULT_CURRENCY),
-    taxRate: taxRate.optional().meta({ description: "D-51's one percent; not with taxRateIds" }),
+    taxRate: taxRate
+      .optional()
+      .meta({ description: "D-51's one percent; not with taxRateIds (the invoice's or a line's)" }),
     taxRateIds: taxRateIdsInput.optional().meta({
-      description: "T-2: the invoice's tax rates; when absent, the customer's, else the default setting's",
+      description:
+        "T-2: the invoice's tax rates (active, at most one inclusive); when absent, the customer's, else the " +
+        "default setting's; not with taxRate",
     }),
     status: z.enum(['draft', 'issued'], { error: 'must be draft or issued' }).default('draft'),
   })

@@ -19,7 +19,7 @@ export const planRoutes = [
       201: { description: 'Created', schema: planResponse },
       400: { description: 'invalid_request, invalid_amount, product_not_found' },
     },
-    errors: ['product_not_found', 'invalid_amount'],
+    errors: ['product_not_found', 'invalid_amount', 'tax_rate_not_found', 'tax_rate_inactive'],
     handler: async ({ deps, body, actor }) => ({
       status: 201,
       body: serialisePlan(await createPlan(deps.db, body, actor)),
@@ -52,11 +52,11 @@ export const planRoutes = [
     path: '/api/billing/plans/:id',
     auth: 'admin',
     tag,
-    summary: 'Rename or (de)activate a plan; prices never change',
+    summary: "Rename or (de)activate a plan, or change its next invoices' tax rates; prices never change",
     params: idParams,
     body: updatePlanBody,
     responses: { 200: { description: 'Plan', schema: planResponse }, 404: { description: 'not_found' } },
-    errors: [],
+    errors: ['tax_rate_not_found', 'tax_rate_inactive'],
     handler: async ({ deps, params, body, actor }) => ({
       body: serialisePlan(await updatePlan(deps.db, params.id, body, actor)),
     }),

@@ -21,7 +21,8 @@ export const createPlanBody = z
     basePrice: nonNegativeMoneyString,
     currency: currencyCode,
     taxRateIds: taxRateIdsInput.optional().meta({
-      description: "Tax rates of this plan's subscription invoices (T-2); else the customer's; active ones only",
+      description:
+        "Tax rates of this plan's subscription invoices (T-2); else the customer's; active, at most one inclusive",
     }),
   })
   .meta({
@@ -40,7 +41,13 @@ export type CreatePlanInput = z.infer<typeof createPlanBody>;
 
 /** Prices are immutable (D-40): a new price is a new plan. */
 export const updatePlanBody = z
-  .object({ name: nameText(200).optional(), active: z.boolean().optional(), taxRateIds: taxRateIdsInput.optional() })
+  .object({
+    name: nameText(200).optional(),
+    active: z.boolean().optional(),
+    taxRateIds: taxRateIdsInput
+      .optional()
+      .meta({ description: 'Rates of its next invoices (T-2): active, at most one inclusive' }),
+  })
   .meta({ examples: [{ name: 'Analytics Pro (monthly, legacy)', active: false }] });
 
 export const listPlansQuery = pageQuery.extend({

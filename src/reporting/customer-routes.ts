@@ -60,7 +60,7 @@ export const customerRoutes = [
       400: { description: 'invalid_request' },
       409: { description: 'email_taken' },
     },
-    errors: ['email_taken'],
+    errors: ['email_taken', 'tax_rate_not_found', 'tax_rate_inactive'],
     handler: async ({ deps, body, actor }) => ({
       status: 201,
       body: serialiseCustomer(newCustomerRecord(await createCustomer(deps.db, body, actor))),
@@ -80,7 +80,7 @@ export const customerRoutes = [
       404: { description: 'not_found' },
       409: { description: 'email_taken' },
     },
-    errors: ['email_taken'],
+    errors: ['email_taken', 'tax_rate_not_found', 'tax_rate_inactive'],
     handler: async ({ deps, params, body, actor }) => ({
       body: serialiseCustomer(await customerRecord(deps.db, await updateCustomer(deps.db, params.id, body, actor))),
     }),

@@ -28,7 +28,7 @@ export const settingsRoutes = [
       200: { description: 'Settings after the change', schema: settingsResponse },
       400: { description: 'unknown_setting, invalid_request' },
     },
-    errors: ['unknown_setting'],
+    errors: ['unknown_setting', 'tax_rate_not_found', 'tax_rate_inactive'],
     unknownFieldCode: 'unknown_setting',
     handler: async ({ deps, body, actor }) => {
       // T-2: default rates must exist and be active when set, as a plan's or a customer's must.

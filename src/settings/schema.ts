@@ -33,6 +33,7 @@ export const settingsResponse = z.object(Object.fromEntries(keys.map((key) => [k
       'licenses.file_ttl_days': 30,
       'licenses.rate_limit_per_minute': 600,
       'billing.default_tax_rate': '0',
+      'billing.default_tax_rate_ids': [],
       'billing.payment_terms_days': 30,
       'billing.dunning_schedule_days': [1, 3, 5, 7],
       'billing.dunning_final_action': 'cancel',

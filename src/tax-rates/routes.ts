@@ -50,7 +50,7 @@ export const taxRateRoutes = [
     summary: 'Get a tax rate',
     params: idParams,
     responses: { 200: { description: 'The tax rate', schema: taxRateResponse } },
-    errors: ['not_found'],
+    errors: [],
     handler: async ({ deps, params }) => ({ body: serialiseTaxRate(await getTaxRate(deps.db, params.id)) }),
   }),
   defineRoute({
@@ -62,7 +62,7 @@ export const taxRateRoutes = [
     params: idParams,
     body: updateTaxRateBody,
     responses: { 200: { description: 'The tax rate', schema: taxRateResponse } },
-    errors: ['not_found'],
+    errors: [],
     handler: async ({ deps, params, body, actor }) => ({
       body: serialiseTaxRate(await updateTaxRate(deps.db, params.id, body, actor)),
     }),

@@ -87,14 +87,15 @@ export function findTaxRates(db: Db, ids: readonly string[]): Promise<Map<string
 export async function requireUsableTaxRates(db: Db, ids: readonly string[], path: string): Promise<TaxRateRow[]> {
   if (ids.length === 0) return [];
   const found = await findTaxRateRows(db, ids);
-  const refuse = (message: string) =>
-    new AppError('invalid_request', `${path}: ${message}`, { details: [{ path, message }] });
+  const refuse = (code: 'tax_rate_not_found' | 'tax_rate_inactive' | 'invalid_request', message: string) =>
+    new AppError(code, `${path}: ${message}`, { details: [{ path, message }] });
   const rows = ids.map((id) => {
     const row = found.get(id);
-    if (!row) throw refuse(`tax rate ${id} does not exist`);
-    if (!row.active) throw refuse(`tax rate ${id} (${row.name}) is archived`);
+    if (!row) throw refuse('tax_rate_not_found', `tax rate ${id} does not exist`);
+    if (!row.active) throw refuse('tax_rate_inactive', `tax rate ${id} (${row.name}) is archived`);
     return row;
   });
-  if (rows.filter((r) => r.inclusive).length > 1) throw refuse('must name at most one inclusive tax rate');
+  if (rows.filter((r) => r.inclusive).length > 1)
+    throw refuse('invalid_request', 'must name at most one inclusive tax rate');
   return rows;
 }

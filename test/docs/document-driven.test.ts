@@ -35,11 +35,18 @@ const STATED_IN_WORDS: Record<string, string[]> = {
   // ... and currency "Required with amountOff, and only then", expiresAt "In the future".
   'POST /api/billing/coupons': ['durationInCycles', 'currency', 'expiresAt'],
   // subscriptionId: "a subscription of this customer, billed in this currency" (the world's, not the value's shape).
-  'POST /api/billing/invoices': ['currency', 'subscriptionId'],
+  'POST /api/billing/invoices': ['currency', 'subscriptionId', 'taxRate', 'taxRateIds'],
   // "in increasing order, each once" and "needs its realm URL and client id" (issue 33: the keys are documented).
-  'PUT /api/settings': ['billing.dunning_schedule_days', 'auth.provider'],
+  'PUT /api/settings': ['billing.dunning_schedule_days', 'auth.provider', 'billing.default_tax_rate_ids'],
   // expiresAt "In the future" (the clock's, not the value's shape).
   'POST /api/api-keys': ['expiresAt'],
+  // taxRateIds "at most one inclusive" (the rates' terms, not the ids' shape); taxId "needed with reverse".
+  'POST /api/billing/plans': ['taxRateIds'],
+  'PUT /api/billing/plans/:id': ['taxRateIds'],
+  'POST /api/customers': ['taxRateIds', 'taxId'],
+  'PUT /api/customers/:id': ['taxRateIds', 'taxId'],
+  // "Refused: cannot be changed" (T-1).
+  'PUT /api/billing/tax-rates/:id': ['percentage', 'inclusive'],
 };
 
 /** The codes the document lists under `status`, also beside a body of the operation's own (anyOf). */

@@ -136,6 +136,7 @@ test('T-2: refused rate lists are 400 naming the field and create nothing', asyn
     },
   });
   t.is(plan.status, 400);
+  t.is(plan.body.error.code, 'tax_rate_inactive');
   t.is(plan.body.error.details[0].path, 'taxRateIds');
   const refusedCustomer = await api('/api/customers', {
     body: { name: 'Refused', email: 'refused-rates@example.test', taxRateIds: [archived] },
