@@ -1,6 +1,6 @@
 /** Every benchmark `npm run bench` runs, in order. A new one is a small `*.bench.ts` file and a line here. */
 import { createCustomer } from './create-customer.bench.ts';
-import { createInvoice } from './create-invoice.bench.ts';
+import { createInvoice, createInvoiceTwoRates } from './create-invoice.bench.ts';
 import { createSubscription } from './create-subscription.bench.ts';
 import { getProduct } from './get-product.bench.ts';
 import type { Benchmark } from './harness.ts';
@@ -15,6 +15,7 @@ export const benchmarks: Benchmark[] = [
   getProduct,
   createCustomer,
   createInvoice,
+  createInvoiceTwoRates,
   createSubscription,
   verifyLicense,
   validateKnownDevice,

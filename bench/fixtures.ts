@@ -10,7 +10,7 @@ const HISTORY_MONTHS = 12;
 export async function seedRows(
   knex: Knex,
   options: { history?: boolean } = {},
-): Promise<{ productIds: string[]; customerIds: string[]; planIds: string[] }> {
+): Promise<{ productIds: string[]; customerIds: string[]; planIds: string[]; taxRateIds: string[] }> {
   const products = Array.from({ length: PRODUCTS }, (_, i) => ({
     name: `Bench Product ${i + 1}`,
     product_type: ['licensed', 'saas', 'api'][i % 3]!,
@@ -36,6 +36,13 @@ export async function seedRows(
     currency: 'USD',
   }));
   const planRows: Array<{ id: string }> = await knex('plans').insert(plans).returning('id');
+  // Two exclusive rates, as a US state and city tax or a VAT with a levy (issue 38's bench).
+  const taxRateRows: Array<{ id: string }> = await knex('tax_rates')
+    .insert([
+      { name: 'Bench State', percentage: '6.25' },
+      { name: 'Bench City', percentage: '2' },
+    ])
+    .returning('id');
   if (options.history !== false)
     await seedHistory(
       knex,
@@ -48,6 +55,7 @@ export async function seedRows(
     productIds: productRows.map((r) => r.id),
     customerIds: customerRows.map((r) => r.id),
     planIds: planRows.map((r) => r.id),
+    taxRateIds: taxRateRows.map((r) => r.id),
   };
 }
 

@@ -156,6 +156,8 @@ export interface Fixtures {
   customerIds: string[];
   /** Active monthly plans of the first products. */
   planIds: string[];
+  /** Two active exclusive tax rates. */
+  taxRateIds: string[];
   /** Active licenses, each with one device activated in setup (bench/license-fixtures.ts). */
   knownDevices: Array<{ licenseKey: string; deviceId: string }>;
   /** Active licenses with maxActivations null, for activating new devices. */
@@ -188,6 +190,8 @@ export interface Benchmark {
   aim?: number;
   /** A latency aim instead: p99 at most this many ms. */
   aimP99Ms?: number;
+  /** Also compared with another benchmark of the run (by name): its req/s over that one's, at least `aim`. */
+  compareTo?: { name: string; aim: number };
   /** Environment the service needs for this load (e.g. a webhook secret); set when the service starts. */
   serviceEnv?: Record<string, string>;
   load(fixtures: Fixtures): LoadSpec;

@@ -172,6 +172,16 @@ async function main(): Promise<number> {
   );
   console.log(formatTable(results));
 
+  const comparisons = selected.flatMap((benchmark) => {
+    const other = benchmark.compareTo && results.find((r) => r.name === benchmark.compareTo!.name);
+    const own = results.find((r) => r.name === benchmark.name);
+    if (!benchmark.compareTo || !other || !own) return [];
+    const ratio = own.measurement.requestsPerSecond / other.measurement.requestsPerSecond;
+    const aim = benchmark.compareTo.aim;
+    return [{ name: benchmark.name, of: other.name, ratio, aim, aimMet: ratio >= aim }];
+  });
+  for (const c of comparisons) console.log(`${c.name}: ${c.ratio.toFixed(2)} of ${c.of} in this run (aim >= ${c.aim})`);
+
   const failures = results.flatMap((row) => {
     const problem = problemOf(row.measurement);
     return problem ? [`${row.name}: ${problem}`] : [];
@@ -189,6 +199,7 @@ async function main(): Promise<number> {
     options,
     poolMax: Number(POOL_MAX),
     results: results.map((row) => ({ ...row, ratio: ratioOf(row) ?? null, aimMet: aimMet(row) ?? null })),
+    comparisons,
     failures,
   };
   writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);

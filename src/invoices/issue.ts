@@ -42,8 +42,10 @@ export interface NewInvoice {
   lineItems: LineInput[];
   /** Percent (D-51); when absent, the named rates of T-2, else the `billing.default_tax_rate` setting. */
   taxRate?: string;
-  /** T-2: the invoice's tax rates (a subscription's: its plan's, when it names any); a line's own list wins. */
+  /** T-2: the rates the caller names (refused when unknown or archived); a line's own list wins. */
   taxRateIds?: string[];
+  /** T-2: a subscription's plan's rates (archived ones apply to nothing). */
+  planTaxRateIds?: string[];
   /** Issued invoices without one are due after `billing.payment_terms_days`. */
   dueDate?: Date | null;
   status: 'draft' | 'issued';

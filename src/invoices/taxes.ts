@@ -9,7 +9,7 @@ import { formatMoney } from '../money.ts';
 import { flatRateTaxes, priceTaxedInvoice, proportionalTaxes, type TaxEntry, type TaxTerms } from '../pricing/taxes.ts';
 import { priceInvoice, type InvoiceTotals } from '../pricing/totals.ts';
 import type { SettingValue } from '../settings/definitions.ts';
-import { findTaxRates } from '../tax-rates/service.ts';
+import { checkUsableTaxRates, findTaxRates } from '../tax-rates/service.ts';
 import type { LineInput } from '../pricing/lines.ts';
 import type { InvoiceRow } from './repo.ts';
 
@@ -23,8 +23,13 @@ export interface TaxedInput {
   lineItems: LineInput[];
   /** D-51's one percent; the `billing.default_tax_rate` setting when neither it nor a named rate applies. */
   taxRate?: string;
-  /** T-2: the invoice's rates (a subscription's: its plan's); each line's own list wins. */
+  /**
+   * T-2: the rates the caller names for the invoice (an admin's), refused when unknown or archived; each line's own
+   * list (`lineItems[i].taxRateIds`, refused alike) wins.
+   */
   taxRateIds?: string[];
+  /** T-2: a subscription's plan's rates: archived ones apply to nothing; the customer's when it names none. */
+  planTaxRateIds?: string[];
 }
 
 export interface TaxedPrice {
@@ -63,9 +68,20 @@ export async function loadTaxContext(
   const ids = [
     ...defaultRateIds,
     ...[...customers.values()].flatMap((c) => c.tax_rate_ids),
-    ...inputs.flatMap((i) => [...(i.taxRateIds ?? []), ...i.lineItems.flatMap((l) => l.taxRateIds ?? [])]),
+    ...inputs.flatMap((i) => [
+      ...(i.taxRateIds ?? []),
+      ...(i.planTaxRateIds ?? []),
+      ...i.lineItems.flatMap((l) => l.taxRateIds ?? []),
+    ]),
   ];
-  return { customers, rates: await findTaxRates(db, ids), defaultRateIds, defaultTaxRate };
+  const rates = await findTaxRates(db, ids);
+  // The rates a caller names are refused when they cannot apply (T-2), from the same read.
+  for (const input of inputs) {
+    checkUsableTaxRates(rates, input.taxRateIds ?? [], 'taxRateIds');
+    for (const [i, line] of input.lineItems.entries())
+      checkUsableTaxRates(rates, line.taxRateIds ?? [], `lineItems.${i}.taxRateIds`);
+  }
+  return { customers, rates, defaultRateIds, defaultTaxRate };
 }
 
 const nonEmpty = (ids: string[] | undefined) => (ids && ids.length > 0 ? ids : undefined);
@@ -86,7 +102,10 @@ export function priceWithTaxes(input: TaxedInput, context: TaxContext): TaxedPri
   }
   const invoiceRates = input.taxRate
     ? []
-    : (nonEmpty(input.taxRateIds) ?? nonEmpty(customer?.tax_rate_ids) ?? context.defaultRateIds);
+    : (nonEmpty(input.taxRateIds) ??
+      nonEmpty(input.planTaxRateIds) ??
+      nonEmpty(customer?.tax_rate_ids) ??
+      context.defaultRateIds);
   const ratesOf = input.lineItems.map((line) =>
     (line.taxRateIds ?? invoiceRates).flatMap((id) => {
       const rate = context.rates.get(id);

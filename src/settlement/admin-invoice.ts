@@ -2,7 +2,7 @@
  * POST /api/billing/invoices: an admin's invoice, which may name a subscription. The subscription must exist, be
  * the invoice's customer's and bill in the invoice's currency (an invoice of one customer filed under another's
  * subscription would show on the wrong account). invoices/ knows nothing of subscriptions, so this use case checks
- * it before it issues through invoices/, in the same transaction. The tax rates it names must be usable (T-2).
+ * it before it issues through invoices/, in the same transaction (issuing refuses tax rates it cannot apply, T-2).
  */
 import type { Actor } from '../actor.ts';
 import type { Db } from '../db/knex.ts';
@@ -11,7 +11,6 @@ import { AppError } from '../errors.ts';
 import { createInvoice, type Clock, type InvoiceDetail, type NewInvoice } from '../invoices/service.ts';
 import { findPlan } from '../plans/service.ts';
 import { findSubscription } from '../subscriptions/service.ts';
-import { requireUsableTaxRates } from '../tax-rates/service.ts';
 
 export async function createAdminInvoice(
   db: Db,
@@ -21,9 +20,6 @@ export async function createAdminInvoice(
 ): Promise<InvoiceDetail> {
   return inTransaction(db, async (trx) => {
     if (input.subscriptionId) await assertInvoiceableSubscription(trx, input, input.subscriptionId);
-    await requireUsableTaxRates(trx, input.taxRateIds ?? [], 'taxRateIds');
-    for (const [i, line] of input.lineItems.entries())
-      await requireUsableTaxRates(trx, line.taxRateIds ?? [], `lineItems.${i}.taxRateIds`);
     return createInvoice(trx, input, actor, clock);
   });
 }

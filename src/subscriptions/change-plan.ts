@@ -165,7 +165,7 @@ export async function previewPlanChange(
       customerId: sub.customer_id,
       currency: change.newPlan.currency,
       lineItems: change.charge.lines,
-      taxRateIds: planTaxRateIds(change.newPlan),
+      planTaxRateIds: planTaxRateIds(change.newPlan),
     },
     clock,
   );

@@ -29,7 +29,7 @@ export function periodInvoice(
     subscriptionId: sub.id,
     currency: plan.currency,
     lineItems: lines,
-    taxRateIds: planTaxRateIds(plan),
+    planTaxRateIds: planTaxRateIds(plan),
     status: 'issued',
     period,
   };
@@ -88,7 +88,7 @@ export async function invoiceProration(
     subscriptionId: sub.id,
     lineItems,
     currency: plan.currency,
-    taxRateIds: planTaxRateIds(plan),
+    planTaxRateIds: planTaxRateIds(plan),
     status: 'issued',
   };
   const [issued] = await createInvoices(trx, [invoice], clock);

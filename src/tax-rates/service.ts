@@ -86,7 +86,15 @@ export function findTaxRates(db: Db, ids: readonly string[]): Promise<Map<string
  */
 export async function requireUsableTaxRates(db: Db, ids: readonly string[], path: string): Promise<TaxRateRow[]> {
   if (ids.length === 0) return [];
-  const found = await findTaxRateRows(db, ids);
+  return checkUsableTaxRates(await findTaxRateRows(db, ids), ids, path);
+}
+
+/** requireUsableTaxRates's rule on rates already read (`found`: by id), for a caller that read them for more. */
+export function checkUsableTaxRates(
+  found: ReadonlyMap<string, TaxRateRow>,
+  ids: readonly string[],
+  path: string,
+): TaxRateRow[] {
   const refuse = (code: 'tax_rate_not_found' | 'tax_rate_inactive' | 'invalid_request', message: string) =>
     new AppError(code, `${path}: ${message}`, { details: [{ path, message }] });
   const rows = ids.map((id) => {
