@@ -11,7 +11,9 @@ import { priceInvoice, type InvoiceTotals } from '../pricing/totals.ts';
 import type { SettingValue } from '../settings/definitions.ts';
 import { checkUsableTaxRates, findTaxRates } from '../tax-rates/service.ts';
 import type { LineInput } from '../pricing/lines.ts';
-import type { InvoiceRow } from './repo.ts';
+import type { InvoiceRow, StoredTax } from './repo.ts';
+
+export type { StoredTax };
 
 /** The note a reverse-charge invoice carries (T-3), with the customer's tax id beside it. */
 export const REVERSE_CHARGE_NOTE = 'Reverse charge: VAT to be accounted for by the recipient';
@@ -121,16 +123,6 @@ export function priceWithTaxes(input: TaxedInput, context: TaxContext): TaxedPri
   const totals = priceInvoice(input.lineItems, taxRate, input.currency);
   const taxes = flatRateTaxes(taxRate, totals.subtotal, totals.taxAmount);
   return { totals, taxRate, taxes, lineRateIds: untaxed, taxExempt, customerTaxId };
-}
-
-/** A tax entry as an invoice stores and answers it: amounts in the currency's output form. */
-export interface StoredTax {
-  taxRateId: string | null;
-  name: string;
-  percentage: string;
-  inclusive: boolean;
-  taxableAmount: string;
-  amount: string;
 }
 
 export function storedTaxes(taxes: readonly TaxEntry[], currency: string): StoredTax[] {
