@@ -1,15 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
-
-/** A tax entry as an invoice stores and answers it (T-5): amounts in the currency's output form. */
-export interface StoredTax {
-  taxRateId: string | null;
-  name: string;
-  percentage: string;
-  inclusive: boolean;
-  taxableAmount: string;
-  amount: string;
-}
+import type { StoredTax } from './stored-tax.ts';
 
 export type InvoiceStatus = 'draft' | 'issued' | 'paid' | 'overdue' | 'void';
 

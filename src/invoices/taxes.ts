@@ -11,7 +11,8 @@ import { priceInvoice, type InvoiceTotals } from '../pricing/totals.ts';
 import type { SettingValue } from '../settings/definitions.ts';
 import { checkUsableTaxRates, findTaxRates } from '../tax-rates/service.ts';
 import type { LineInput } from '../pricing/lines.ts';
-import type { InvoiceRow, StoredTax } from './repo.ts';
+import type { InvoiceRow } from './repo.ts';
+import type { StoredTax } from './stored-tax.ts';
 
 export type { StoredTax };
 
