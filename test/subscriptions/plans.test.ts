@@ -40,11 +40,13 @@ test('POST /api/billing/plans: 201 with the D-40 fields, price normalised, curre
     'name',
     'pricingModel',
     'productId',
+    'taxRateIds',
     'updatedAt',
   ]);
   t.like(res.body, {
     productId: product.id,
     name: 'Pro monthly',
+    taxRateIds: [],
     pricingModel: 'flat',
     billingCycle: 'monthly',
     basePrice: '29.90',
