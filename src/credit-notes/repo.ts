@@ -1,3 +1,4 @@
+import type { ReasonCode } from '../money-input.ts';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
@@ -10,6 +11,7 @@ export interface CreditNoteRow {
   amount: string;
   currency: string;
   reason: string | null;
+  reason_code: ReasonCode | null;
   created_at: Date;
   /** The part that went to the customer's credit balance rather than the invoice. */
   to_balance: string;

@@ -65,6 +65,7 @@ export async function createCreditNote(
       amount: storedAmount(input.amount, invoice.currency),
       currency: invoice.currency,
       reason: input.reason,
+      reason_code: input.reasonCode ?? null,
       created_at: now,
     });
     let toBalance = amount;
@@ -108,6 +109,7 @@ export async function createCreditNote(
           creditNoteNumber: note.number,
           amount: formatMoney(note.amount, invoice.currency),
           reason: note.reason,
+          reasonCode: note.reason_code,
           toStoreCredit: storedAmount(toBalance, invoice.currency),
         },
       },

@@ -287,3 +287,8 @@ export async function invoiceNumberRows(db: Db, ids: string[]): Promise<{ id: st
   if (ids.length === 0) return [];
   return db('invoices').whereIn('id', ids).select('id', 'invoice_number');
 }
+
+export async function customerCurrencyRows(db: Db, customerId: string): Promise<string[]> {
+  const rows = await db('invoices').distinct('currency').where({ customer_id: customerId });
+  return rows.map((r: { currency: string }) => r.currency);
+}

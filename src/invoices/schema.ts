@@ -60,8 +60,10 @@ export type CreateInvoiceInput = z.infer<typeof createInvoiceBody>;
 export const updateInvoiceBody = z
   .object({
     status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }),
+    // C-12: why an invoice is marked paid (kept on the payment that settles it and on the audit row).
+    note: freeText(500).min(1, 'must not be empty').optional(),
   })
-  .meta({ examples: [{ status: 'issued' }] });
+  .meta({ examples: [{ status: 'paid', note: 'Cheque 004512 received at the office' }] });
 
 export const listInvoicesQuery = pageQuery.extend({
   status: z.enum(INVOICE_STATUSES).optional(),

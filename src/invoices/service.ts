@@ -24,6 +24,7 @@ import {
   markOverdueInvoiceRows,
   openAmountRows,
   updateInvoiceRow,
+  customerCurrencyRows,
   type InvoiceListFilters,
   type InvoiceRow,
   type InvoiceStatus,
@@ -242,4 +243,9 @@ export async function openAmountsOfCustomers(db: Db, customerIds: string[]): Pro
 export async function invoiceNumbers(db: Db, ids: string[]): Promise<Map<string, string>> {
   const rows = await invoiceNumberRows(db, [...new Set(ids)]);
   return new Map(rows.map((r) => [r.id, r.invoice_number]));
+}
+
+/** The currencies the customer has invoices in (C-14: where store credit can be spent). */
+export function invoiceCurrenciesOf(db: Db, customerId: string): Promise<string[]> {
+  return customerCurrencyRows(db, customerId);
 }

@@ -15,6 +15,9 @@ export interface PaymentRow {
   provider_reference: string | null;
   status: PaymentStatus;
   refunded_amount: string;
+  /** When the money arrived (C-13): what lists, exports and collected figures count by. */
+  received_at: Date;
+  note: string | null;
   created_at: Date;
 }
 
@@ -26,7 +29,7 @@ export async function insertPaymentRow(
   row: Pick<
     PaymentRow,
     'invoice_id' | 'customer_id' | 'amount' | 'currency' | 'payment_method' | 'provider_reference'
-  > & { created_at?: Date },
+  > & { created_at?: Date; received_at?: Date; note?: string | null },
 ): Promise<PaymentRow> {
   const [created] = await db('payments').insert(row).returning('*');
   return created as PaymentRow;
@@ -58,7 +61,7 @@ export async function updatePaymentRefunds(
   return row as PaymentRow;
 }
 
-/** What a list of payments may be narrowed by; `createdBefore` is exclusive. */
+/** What a list of payments may be narrowed by, on the day received (C-13); `createdBefore` is exclusive. */
 export interface PaymentListFilters {
   invoiceId?: string;
   customerId?: string;
@@ -72,7 +75,7 @@ export function listPaymentRows(db: Db, page: PageQuery, filters: PaymentListFil
   if (filters.invoiceId) query.where({ invoice_id: filters.invoiceId });
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.status) query.where({ status: filters.status });
-  if (filters.createdFrom) query.where('created_at', '>=', filters.createdFrom);
-  if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
+  if (filters.createdFrom) query.where('received_at', '>=', filters.createdFrom);
+  if (filters.createdBefore) query.where('received_at', '<', filters.createdBefore);
   return paginate<PaymentRow>(query, 'payments', page);
 }

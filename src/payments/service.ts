@@ -26,6 +26,8 @@ import { auditedInvoice } from '../invoices/audit.ts';
 
 export interface PaymentClock {
   now?: Date;
+  /** The audit row's action: `invoice.mark_paid` when marking paid settled the amount due (C-12). */
+  auditAction?: 'payment.record' | 'invoice.mark_paid';
 }
 
 function duplicatePayment(paymentMethod: string, providerReference: string, existingId?: string): AppError {
@@ -52,6 +54,20 @@ function assertDecimalAmount(amount: unknown): asserts amount is string {
     const message = 'must be a decimal string such as "10.00"';
     throw new AppError('invalid_request', `The amount ${message}`, { details: [{ path: 'amount', message }] });
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/** C-13: money is received neither in the future nor before the day its invoice was issued (UTC). */
+function assertReceivedWithin(receivedAt: Date, issuedAt: Date | null, now: Date): void {
+  let message: string | undefined;
+  if (receivedAt.getTime() > now.getTime()) message = 'must not be in the future';
+  else if (issuedAt && receivedAt.getTime() < Math.floor(issuedAt.getTime() / DAY_MS) * DAY_MS)
+    message = `must not be before the day the invoice was issued, ${issuedAt.toISOString().slice(0, 10)}`;
+  if (message)
+    throw new AppError('invalid_request', `The date received ${message}`, {
+      details: [{ path: 'receivedAt', message }],
+    });
 }
 
 /**
@@ -99,6 +115,8 @@ export async function recordPayment(
         const message = `must be greater than 0 and at most the amount due, ${dueText}`;
         throw new AppError('amount_exceeds_due', `The amount ${message}`, { details: [{ path: 'amount', message }] });
       }
+      const receivedAt = input.receivedAt ?? now;
+      assertReceivedWithin(receivedAt, invoice.issued_at, now);
       const payment = await insertPaymentRow(trx, {
         invoice_id: invoice.id,
         customer_id: invoice.customer_id,
@@ -106,6 +124,8 @@ export async function recordPayment(
         currency: invoice.currency,
         payment_method: input.paymentMethod,
         provider_reference: reference,
+        received_at: receivedAt,
+        note: input.note ?? null,
         created_at: now,
       });
       // D-54 order: the payment's event first; settling records invoice.paid after it.
@@ -119,7 +139,7 @@ export async function recordPayment(
       // On the invoice, whose page shows it; the payment is named in `after`.
       await recordAudits(trx, actor, [
         {
-          action: 'payment.record',
+          action: clock.auditAction ?? 'payment.record',
           targetType: 'invoice',
           targetId: invoice.id,
           before: auditedInvoice(invoice),
@@ -129,6 +149,8 @@ export async function recordPayment(
             amount: formatMoney(payment.amount, payment.currency),
             method: payment.payment_method,
             providerReference: payment.provider_reference,
+            receivedAt: payment.received_at.toISOString(),
+            ...(payment.note ? { note: payment.note } : {}),
           },
         },
       ]);

@@ -1,3 +1,4 @@
+import type { ReasonCode } from '../money-input.ts';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
@@ -12,6 +13,7 @@ export interface RefundRow {
   payment_id: string;
   amount: string;
   reason: string | null;
+  reason_code: ReasonCode | null;
   status: RefundStatus;
   provider_refund_id: string | null;
   /** While the provider is being asked for this pending refund; null or past: nobody is asking it now. */
@@ -27,7 +29,7 @@ const withCurrency = (row: StoredRefund, currency: string): RefundRow => ({ ...r
 
 export async function insertRefundRow(
   db: Db,
-  row: Pick<StoredRefund, 'id' | 'payment_id' | 'amount' | 'reason' | 'status' | 'call_lease_until'> & {
+  row: Pick<StoredRefund, 'id' | 'payment_id' | 'amount' | 'reason' | 'reason_code' | 'status' | 'call_lease_until'> & {
     created_at: Date;
   },
   currency: string,

@@ -11,30 +11,67 @@ import { getPayment } from '../../payments/service.ts';
 import { createRefundBody } from '../../refunds/schema.ts';
 import { createRefund } from '../../refunds/service.ts';
 import { issueCreditNote, receivePayment, setInvoiceStatus } from '../../settlement/service.ts';
-import { field } from '../http/form.ts';
-import { defineAction } from '../http/route.ts';
+import type { Db } from '../../db/knex.ts';
+import { getInvoice } from '../../invoices/service.ts';
+import { amountDue } from '../../pricing/amount-due.ts';
+import { field, type FormValues } from '../http/form.ts';
+import { askFirst, defineAction } from '../http/route.ts';
 import { invoicePage, paymentRefundPage } from './invoices-detail.tsx';
 import { uuidParam } from '../http/params.ts';
 import { FORMS } from './invoices-forms.tsx';
 
 const invoiceUrl = (id: string) => `/admin/invoices/${id}`;
 
+/** The fields of money going back (a refund, a credit note): amount, reason and its code (C-14). */
+const moneyBack = (form: FormValues) => ({
+  amount: field(form, 'amount')?.trim(),
+  reason: field(form, 'reason'),
+  reasonCode: field(form, 'reasonCode'),
+});
+
 export const invoiceStatusAction = defineAction({
   path: '/admin/invoices/:id/status',
   form: FORMS.status,
   page: invoicePage,
+  oneTime: true,
   async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Invoice');
-    const body = parseOrThrow(updateInvoiceBody, { status: field(form, 'status') }, 'body');
-    const { invoice } = await setInvoiceStatus(deps.db, id, body.status, actor, { settings: deps.config });
-    return { redirect: invoiceUrl(id), notice: `Invoice ${invoice.invoice_number} is now ${invoice.status}.` };
+    const body = parseOrThrow(updateInvoiceBody, { status: field(form, 'status'), note: field(form, 'note') }, 'body');
+    const to = body.status;
+    const asked = to === 'paid' || to === 'void' ? askFirst(form, await statusConsequence(deps.db, id, to)) : undefined;
+    if (asked) return asked;
+    const { invoice } = await setInvoiceStatus(
+      deps.db,
+      id,
+      body.status,
+      actor,
+      { settings: deps.config },
+      body.note ?? null,
+    );
+    const settled = body.status === 'paid' ? ' A manual payment of the amount due was recorded.' : '';
+    return {
+      redirect: invoiceUrl(id),
+      notice: `Invoice ${invoice.invoice_number} is now ${invoice.status}.${settled}`,
+    };
   },
 });
+
+/** What marking paid or voiding will do to the money, said before it is done (C-12). */
+async function statusConsequence(db: Db, id: string, to: 'paid' | 'void'): Promise<string> {
+  const { invoice } = await getInvoice(db, id);
+  const due = `${formatMoney(amountDue(invoice), invoice.currency)} ${invoice.currency}`;
+  return to === 'paid'
+    ? `Marking ${invoice.invoice_number} paid records a manual payment of ${due} (the amount due), referenced ` +
+        `marked_paid:${invoice.invoice_number}. To write the amount off instead, void the invoice.`
+    : `Voiding ${invoice.invoice_number} writes off ${due}: the customer will not be asked for it. ` +
+        'This cannot be undone.';
+}
 
 export const invoicePaymentAction = defineAction({
   path: '/admin/invoices/:id/payments',
   form: FORMS.payment,
   page: invoicePage,
+  oneTime: true,
   async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Invoice');
     const body = parseOrThrow(
@@ -44,6 +81,7 @@ export const invoicePaymentAction = defineAction({
         amount: field(form, 'amount')?.trim(),
         paymentMethod: field(form, 'paymentMethod'),
         providerReference: field(form, 'providerReference'),
+        receivedAt: field(form, 'receivedAt'),
       },
       'body',
     );
@@ -59,13 +97,10 @@ export const invoiceCreditNoteAction = defineAction({
   path: '/admin/invoices/:id/credit-notes',
   form: FORMS.creditNote,
   page: invoicePage,
+  oneTime: true,
   async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Invoice');
-    const body = parseOrThrow(
-      createCreditNoteBody,
-      { invoiceId: id, amount: field(form, 'amount')?.trim(), reason: field(form, 'reason') },
-      'body',
-    );
+    const body = parseOrThrow(createCreditNoteBody, { invoiceId: id, ...moneyBack(form) }, 'body');
     const note = await issueCreditNote(deps.db, body, actor);
     return {
       redirect: invoiceUrl(id),
@@ -78,13 +113,16 @@ export const paymentRefundAction = defineAction({
   path: '/admin/payments/:id/refunds',
   form: FORMS.refund,
   page: paymentRefundPage,
+  oneTime: true,
   async run({ deps, params, form, actor }) {
     const paymentId = uuidParam(params.id, 'Payment');
-    const body = parseOrThrow(
-      createRefundBody,
-      { paymentId, amount: field(form, 'amount')?.trim(), reason: field(form, 'reason') },
-      'body',
+    const body = parseOrThrow(createRefundBody, { paymentId, ...moneyBack(form) }, 'body');
+    const asked = askFirst(
+      form,
+      `Refunding ${formatMoney(body.amount, (await getPayment(deps.db, paymentId)).currency)} sends the money ` +
+        'back to the customer; this cannot be undone.',
     );
+    if (asked) return asked;
     const refund = await createRefund(deps.db, body, actor, { config: deps.config });
     const payment = await getPayment(deps.db, paymentId);
     return {

@@ -133,7 +133,7 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
         />
       </div>
       <h2>Amounts</h2>
-      <Amounts invoice={invoice} />
+      <Amounts invoice={invoice} creditNotes={data.creditNotes} />
       <h2>Actions</h2>
       {invoice.status === 'void' && !state ? (
         <p class="empty">A void invoice takes no actions.</p>
