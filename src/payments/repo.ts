@@ -79,3 +79,19 @@ export function listPaymentRows(db: Db, page: PageQuery, filters: PaymentListFil
   if (filters.createdBefore) query.where('received_at', '<', filters.createdBefore);
   return paginate<PaymentRow>(query, 'payments', page);
 }
+
+/** The newest payment of the invoice like this one (same amount, method, no reference, day received) since `since`. */
+export function findLikePaymentRow(
+  db: Db,
+  like: { invoiceId: string; amount: string; paymentMethod: string; receivedAt: Date },
+  since: Date,
+): Promise<PaymentRow | undefined> {
+  const day = like.receivedAt.toISOString().slice(0, 10);
+  return db('payments')
+    .where({ invoice_id: like.invoiceId, payment_method: like.paymentMethod, provider_reference: null })
+    .where('amount', like.amount)
+    .whereRaw("(received_at at time zone 'UTC')::date = ?::date", [day])
+    .where('created_at', '>=', since)
+    .orderBy('created_at', 'desc')
+    .first();
+}

@@ -10,6 +10,7 @@ import { DECIMAL_PATTERN, formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import {
   findPaymentByReference,
+  findLikePaymentRow,
   findPaymentRow,
   insertPaymentRow,
   listPaymentRows,
@@ -162,6 +163,22 @@ export async function recordPayment(
       throw duplicatePayment(input.paymentMethod, reference);
     throw error;
   }
+}
+
+/** How far back a payment just like a new one makes the console ask before recording it again (issue 34). */
+const LIKE_PAYMENT_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * A payment without a reference recorded on the invoice in the last hour with the same amount, method and day
+ * received: a second one is most likely the same money posted again (the back button, issue 34), so the console
+ * asks before recording it. A reference tells payments apart; the unique reference rule covers those.
+ */
+export function findLikeRecentPayment(
+  db: Db,
+  like: { invoiceId: string; amount: string; paymentMethod: string; receivedAt: Date },
+  now = new Date(),
+): Promise<PaymentRow | undefined> {
+  return findLikePaymentRow(db, like, new Date(now.getTime() - LIKE_PAYMENT_WINDOW_MS));
 }
 
 export async function getPayment(db: Db, id: string): Promise<PaymentRow> {

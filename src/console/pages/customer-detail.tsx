@@ -14,7 +14,7 @@ import { listLicenses } from '../../licenses/service.ts';
 import { sumMoney } from '../../money.ts';
 import { listPayments } from '../../payments/service.ts';
 import { findPlans } from '../../plans/service.ts';
-import { grantCredit } from '../../settlement/service.ts';
+import { customerCurrencies, grantCredit } from '../../settlement/service.ts';
 import { z } from 'zod';
 import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
@@ -23,7 +23,7 @@ import { Layout } from '../components/Layout.tsx';
 import { uuidParam } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import type { FormValues } from '../http/form.ts';
-import { Amounts, creditAmounts, CustomerFields, customerFields, DEFAULT_CURRENCY, When } from './customers-parts.tsx';
+import { Amounts, creditAmounts, CustomerFields, customerFields, When } from './customers-parts.tsx';
 import { newInvoiceUrl } from './invoices.tsx';
 import { newLicenseUrl } from './licenses.tsx';
 import { newApiKeyUrl } from './settings-api-keys.tsx';
@@ -46,7 +46,7 @@ const customerIdOf = (params: Record<string, string>) => uuidParam(params.id, 'C
 async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, timelineAfter: string | undefined) {
   const { customer, subscriptions } = await getCustomer(db, id);
   const newest = { limit: SECTION_SIZE, newestFirst: true };
-  const [owed, ledger, invoices, payments, licenses, apiKeys, timeline, plans, audit] = await Promise.all([
+  const [owed, ledger, invoices, payments, licenses, apiKeys, timeline, plans, audit, currencies] = await Promise.all([
     openAmountsOfCustomers(db, [id]),
     listCreditLedger(db, newest, { customerId: id }),
     listInvoices(db, newest, { customerId: id }),
@@ -56,6 +56,7 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
     listCustomerEvents(db, id, { ...newest, startingAfter: timelineAfter }),
     findPlans(db, [...new Set(subscriptions.map((s) => s.plan_id))]),
     auditEntriesOf(db, 'customer', id),
+    customerCurrencies(db, id),
   ]);
   // One lookup names the invoice of every payment, ledger entry and event shown.
   const invoiceIds = [
@@ -79,11 +80,15 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
     apiKeys,
     timeline,
     audit,
+    currencies,
   };
 }
 
-/** The grant form's fields: amount, currency (the API's default, USD, shown) and description. */
-function CreditFields({ state }: { state?: FormState }) {
+/**
+ * The grant form's fields: amount, currency and description. The currency is chosen among the customer's own
+ * (C-14: those of their invoices and subscriptions), never typed; credit in another could never be spent.
+ */
+function CreditFields({ state, currencies }: { state?: FormState; currencies: string[] }) {
   const mine = state?.name === 'credit' ? state : undefined;
   return (
     <>
@@ -91,7 +96,8 @@ function CreditFields({ state }: { state?: FormState }) {
       <Field
         label="Currency"
         name="currency"
-        value={kept(state, 'credit', 'currency', DEFAULT_CURRENCY)}
+        options={currencies}
+        value={kept(state, 'credit', 'currency', currencies[0])}
         state={mine}
       />
       <Field label="Description" name="description" value={kept(state, 'credit', 'description')} state={mine} />
@@ -176,15 +182,23 @@ export const customerPage = definePage({
         </details>
         <details open={state?.name === 'credit'}>
           <summary>Grant store credit</summary>
-          <Form
-            name="credit"
-            action={`/admin/customers/${id}/credits`}
-            csrf={viewer.csrf}
-            state={state}
-            submit="Grant credit"
-          >
-            <CreditFields state={state} />
-          </Form>
+          {data.currencies.length > 0 ? (
+            <Form
+              name="credit"
+              action={`/admin/customers/${id}/credits`}
+              csrf={viewer.csrf}
+              state={state}
+              submit="Grant credit"
+              once
+            >
+              <CreditFields state={state} currencies={data.currencies} />
+            </Form>
+          ) : (
+            <p class="empty">
+              Store credit is granted in a currency the customer is billed in: this customer has no invoice or
+              subscription yet.
+            </p>
+          )}
         </details>
         <LedgerSection rows={data.ledger.rows} hasMore={data.ledger.hasMore} numbers={data.numbers} />
         <SubscriptionsSection rows={data.subscriptions} plans={data.plans} />
@@ -236,6 +250,7 @@ export const grantCreditAction = defineAction({
   path: '/admin/customers/:id/credits',
   form: 'credit',
   page: customerPage,
+  oneTime: true,
   async run({ deps, params, form, actor }) {
     const id = customerIdOf(params);
     const input = parseOrThrow(

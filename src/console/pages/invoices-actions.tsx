@@ -7,12 +7,15 @@ import { parseOrThrow } from '../../http/validate.ts';
 import { updateInvoiceBody } from '../../invoices/schema.ts';
 import { formatMoney } from '../../money.ts';
 import { createPaymentBody } from '../../payments/schema.ts';
-import { getPayment } from '../../payments/service.ts';
+import { findLikeRecentPayment, getPayment } from '../../payments/service.ts';
+import { storedAmount } from '../../money-input.ts';
+import { label } from '../components/labels.ts';
+import type { z } from 'zod';
 import { createRefundBody } from '../../refunds/schema.ts';
 import { createRefund } from '../../refunds/service.ts';
 import { issueCreditNote, receivePayment, setInvoiceStatus } from '../../settlement/service.ts';
 import type { Db } from '../../db/knex.ts';
-import { getInvoice } from '../../invoices/service.ts';
+import { findInvoice, getInvoice } from '../../invoices/service.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import { field, type FormValues } from '../http/form.ts';
 import { askFirst, defineAction } from '../http/route.ts';
@@ -56,6 +59,26 @@ export const invoiceStatusAction = defineAction({
   },
 });
 
+/** A payment without a reference just like one recorded minutes ago asks first (the back button, C-13). */
+async function askIfRecordedAlready(db: Db, body: z.output<typeof createPaymentBody>, form: FormValues) {
+  const invoice = await findInvoice(db, body.invoiceId);
+  if (!invoice) return undefined;
+  const receivedAt = body.receivedAt ?? new Date();
+  const like = await findLikeRecentPayment(db, {
+    ...body,
+    amount: storedAmount(body.amount, invoice.currency),
+    receivedAt,
+  });
+  if (!like) return undefined;
+  const minutes = Math.max(0, Math.round((Date.now() - like.created_at.getTime()) / 60_000));
+  return askFirst(
+    form,
+    `A payment of ${formatMoney(like.amount, like.currency)} ${like.currency} (${label(like.payment_method)}, ` +
+      `received ${like.received_at.toISOString().slice(0, 10)}) was recorded on this invoice ${minutes} minutes ago. ` +
+      'Record a second, identical payment?',
+  );
+}
+
 /** What marking paid or voiding will do to the money, said before it is done (C-12). */
 async function statusConsequence(db: Db, id: string, to: 'paid' | 'void'): Promise<string> {
   const { invoice } = await getInvoice(db, id);
@@ -81,10 +104,14 @@ export const invoicePaymentAction = defineAction({
         amount: field(form, 'amount')?.trim(),
         paymentMethod: field(form, 'paymentMethod'),
         providerReference: field(form, 'providerReference'),
-        receivedAt: field(form, 'receivedAt'),
+        // Today's date means now: the payment keeps its time of day; another day is that day at 00:00 UTC.
+        receivedAt:
+          field(form, 'receivedAt') === new Date().toISOString().slice(0, 10) ? undefined : field(form, 'receivedAt'),
       },
       'body',
     );
+    const asked = body.providerReference ? undefined : await askIfRecordedAlready(deps.db, body, form);
+    if (asked) return asked;
     const payment = await receivePayment(deps.db, body, actor);
     return {
       redirect: invoiceUrl(id),
