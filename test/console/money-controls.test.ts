@@ -138,3 +138,107 @@ test('C-13: the same form posted twice (a double click) records one payment and 
   t.deepEqual(await paymentsOf(invoice.id).then((rows) => rows.length), 1);
   await close();
 });
+
+test('C-13: a payment takes the date it was received; the future and before issuing are refused', async (t) => {
+  const c = await customer(db());
+  const invoice = await invoiceFor(db(), c.id, { unitPrice: '50.00', at: new Date('2026-11-02T10:00:00Z') });
+  const url = `/admin/invoices/${invoice.id}`;
+  const { page, close } = await kit.adminPage(url);
+  await submitForm(page, `${url}/payments`, { amount: '20.00', receivedAt: '2099-01-01' });
+  t.regex(await pageText(page), /receivedAt: must not be in the future/);
+  t.is(await fieldValue(page, `${url}/payments`, 'amount'), '20.00', 'what was typed is kept');
+  await submitForm(page, `${url}/payments`, { amount: '20.00', receivedAt: '2026-11-01' });
+  t.regex(await pageText(page), /must not be before the day the invoice was issued, 2026-11-02/);
+  await submitForm(page, `${url}/payments`, { amount: '20.00', receivedAt: '2026-11-20' });
+  t.regex(await pageText(page), /Payment of 20\.00 USD recorded/);
+  const [payment] = await paymentsOf(invoice.id);
+  t.is(payment!.received_at.toISOString(), '2026-11-20T00:00:00.000Z');
+  t.regex(await page.$eval('#payments-table tbody tr td, .wide table tbody tr td', (td) => td.textContent!), /./);
+  t.true((await pageText(page)).includes('2026-11-20 00:00 UTC'));
+  await close();
+});
+
+test('C-14: store credit is offered in the customer currencies only; another currency is refused', async (t) => {
+  const c = await customer(db(), 'Société Générale de Test');
+  await invoiceFor(db(), c.id, { unitPrice: '10.00', currency: 'EUR' });
+  const url = `/admin/customers/${c.id}`;
+  const { page, close } = await kit.adminPage(url);
+  const options = await page.$$eval(`form[action="${url}/credits"] select[name=currency] option`, (os) =>
+    os.map((o) => (o as HTMLOptionElement).value),
+  );
+  // The walk-through: "A EUR customer was given 20.00 USD store credit" from a free-text field defaulting to USD.
+  t.deepEqual(options, ['EUR']);
+  await submitForm(page, `${url}/credits`, { amount: '20.00', description: 'Goodwill' });
+  t.regex(await pageText(page), /Granted 20\.00 EUR of store credit/);
+  const { cookie } = await loginAsAdmin(kit.app.baseUrl, db());
+  const before = await db()('credit_ledger').where({ customer_id: c.id }).count<{ count: string }[]>('* as count');
+  const usd = await request(kit.app.baseUrl, '/api/billing/credits', {
+    cookie,
+    body: { customerId: c.id, amount: '20.00', currency: 'USD' },
+  });
+  t.is(usd.status, 400);
+  t.is(usd.body.error.code, 'currency_mismatch');
+  t.deepEqual(
+    usd.body.error.details.map((d: { path: string }) => d.path),
+    ['currency'],
+  );
+  const after = await db()('credit_ledger').where({ customer_id: c.id }).count<{ count: string }[]>('* as count');
+  t.deepEqual(after, before, 'nothing written');
+  await close();
+});
+
+test('the invoice page reads the credit notes amount under "Credited (credit notes)"', async (t) => {
+  const c = await customer(db());
+  const invoice = await invoiceFor(db(), c.id, { unitPrice: '20.00' });
+  await payManually(db(), invoice.id, '20.00');
+  const url = `/admin/invoices/${invoice.id}`;
+  const { page, close } = await kit.adminPage(url);
+  await submitForm(page, `${url}/credit-notes`, {
+    amount: '5.00',
+    reason: 'Two days of degraded service',
+    reasonCode: 'service_issue',
+  });
+  // The walk-through: "Credited (credit notes) 0.00" directly above a 5.00 credit note.
+  const amounts = await amountsShown(page);
+  t.is(amounts['Credited (credit notes)'], '5.00 USD of which 5.00 USD to store credit');
+  t.regex(await pageText(page), /Service issue: Two days of degraded service/);
+  await close();
+});
+
+test('C-14: a refund needs a reason, takes a reason code and asks first', async (t) => {
+  const c = await customer(db());
+  const invoice = await invoiceFor(db(), c.id, { unitPrice: '30.00' });
+  await payManually(db(), invoice.id, '30.00', { method: 'bank_transfer', reference: 'BT-REFUND-1' });
+  const [payment] = await paymentsOf(invoice.id);
+  const url = `/admin/invoices/${invoice.id}`;
+  const action = `/admin/payments/${payment!.id}/refunds`;
+  const { page, close } = await kit.adminPage(url);
+  t.true(await page.$eval(`form[action="${action}"] [name=reason]`, (el) => (el as HTMLInputElement).required));
+  // Past the browser's own check, the service names the field.
+  await page.$eval(`form[action="${action}"] [name=reason]`, (el) => el.removeAttribute('required'));
+  await submitForm(page, action, { amount: '10.00', reason: '  ' });
+  t.regex(await pageText(page), /reason: is required/);
+  await submitForm(page, action, { amount: '10.00', reason: 'Charged twice', reasonCode: 'duplicate' });
+  t.regex(await pageText(page), /Please confirm\. Refunding 10\.00 sends the money back/);
+  t.is((await db()('refunds').where({ payment_id: payment!.id })).length, 0, 'nothing before the confirmation');
+  await submitForm(page, action, {});
+  t.regex(await pageText(page), /Refund of 10\.00 USD recorded/);
+  const [refund] = await db()('refunds').where({ payment_id: payment!.id });
+  t.like(refund, { amount: '10.00', reason: 'Charged twice', reason_code: 'duplicate' });
+  t.regex(await pageText(page), /Duplicate: Charged twice/);
+  const { cookie } = await loginAsAdmin(kit.app.baseUrl, db());
+  const noReason = await request(kit.app.baseUrl, '/api/billing/refunds', {
+    cookie,
+    body: { paymentId: payment!.id, amount: '1.00' },
+  });
+  t.is(noReason.status, 400);
+  t.is(noReason.body.error.details[0].path, 'reason');
+  const badCode = await request(kit.app.baseUrl, '/api/billing/refunds', {
+    cookie,
+    body: { paymentId: payment!.id, amount: '1.00', reason: 'Charged twice', reasonCode: 'bogus' },
+  });
+  t.is(badCode.status, 400);
+  t.is(badCode.body.error.details[0].path, 'reasonCode');
+  t.regex(badCode.body.error.details[0].message, /must be one of duplicate, fraudulent/);
+  await close();
+});
