@@ -20,7 +20,9 @@ export const createPaymentBody = z
       .nullish()
       .transform((v) => v ?? null),
     // C-13: the day the money arrived (a bank transfer of last week); not in the future, not before issuing.
-    receivedAt: timestampInput.optional(),
+    receivedAt: timestampInput
+      .optional()
+      .describe('when the money arrived (C-13): a date or date-time, not in the future, not before issuing; now'),
   })
   .meta({
     examples: [
@@ -29,7 +31,6 @@ export const createPaymentBody = z
         amount: '49.00',
         paymentMethod: 'bank_transfer',
         providerReference: 'WIRE-2026-0117',
-        receivedAt: '2026-01-03',
       },
     ],
   });

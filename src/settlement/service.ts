@@ -123,11 +123,9 @@ export async function customerCurrencies(db: Db, customerId: string): Promise<st
 
 async function assertCustomerCurrency(db: Db, customerId: string, currency: string): Promise<void> {
   const currencies = await customerCurrencies(db, customerId);
-  if (currencies.includes(currency)) return;
-  const message =
-    currencies.length === 0
-      ? 'the customer has no invoice or subscription yet, so store credit has no currency to be spent in'
-      : `must be a currency the customer is billed in: ${currencies.join(', ')}`;
+  // A customer billed in nothing yet may hold credit for a first invoice in any currency (docs/decisions.md).
+  if (currencies.length === 0 || currencies.includes(currency)) return;
+  const message = `must be a currency the customer is billed in: ${currencies.join(', ')}`;
   throw new AppError('currency_mismatch', `Store credit in ${currency} could not be spent: ${message}`, {
     details: [{ path: 'currency', message }],
   });

@@ -187,6 +187,7 @@ test(
     const payment = await payManually(db(), invoice.id, '50.00', { method: 'provider_a', reference: 'pi_console_1' });
     const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
     await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '12.34', reason: 'requested' });
+    await submitForm(page, `/admin/payments/${payment.id}/refunds`, {});
     t.deepEqual(await texts(page, '.notice'), ['Refund of 12.34 USD recorded.']);
     t.deepEqual(
       provider.requests.filter((r) => r.form.payment_intent === 'pi_console_1').map((r) => r.form.amount),
@@ -201,7 +202,8 @@ test(
       body: { error: { type: 'invalid_request_error', message: 'Refund declined' } },
     });
     await page.goto(`${kit.app.baseUrl}/admin/invoices/${invoice.id}`);
-    await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '1.00', reason: '' });
+    await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '1.00', reason: 'declined test' });
+    await submitForm(page, `/admin/payments/${payment.id}/refunds`, {});
     t.regex(await pageText(page), /provider_error/);
     t.is((await db()('refunds').where({ payment_id: payment.id })).length, 1);
     t.is((await db()('payments').where({ id: payment.id }).first()).refunded_amount, '12.34');

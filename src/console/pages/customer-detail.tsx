@@ -11,7 +11,7 @@ import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { invoiceNumbers, listInvoices, openAmountsOfCustomers } from '../../invoices/service.ts';
 import { listLicenses } from '../../licenses/service.ts';
-import { sumMoney } from '../../money.ts';
+import { DEFAULT_CURRENCY, ISO_4217_CODES, sumMoney } from '../../money.ts';
 import { listPayments } from '../../payments/service.ts';
 import { findPlans } from '../../plans/service.ts';
 import { customerCurrencies, grantCredit } from '../../settlement/service.ts';
@@ -90,14 +90,17 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
  */
 function CreditFields({ state, currencies }: { state?: FormState; currencies: string[] }) {
   const mine = state?.name === 'credit' ? state : undefined;
+  // A customer billed in nothing yet: credit for a first invoice, in any currency (USD offered first).
+  const offered =
+    currencies.length > 0 ? currencies : [DEFAULT_CURRENCY, ...ISO_4217_CODES.filter((c) => c !== DEFAULT_CURRENCY)];
   return (
     <>
       <Field label="Amount" name="amount" value={kept(state, 'credit', 'amount')} state={mine} />
       <Field
         label="Currency"
         name="currency"
-        options={currencies}
-        value={kept(state, 'credit', 'currency', currencies[0])}
+        options={offered}
+        value={kept(state, 'credit', 'currency', offered[0])}
         state={mine}
       />
       <Field label="Description" name="description" value={kept(state, 'credit', 'description')} state={mine} />
@@ -182,23 +185,16 @@ export const customerPage = definePage({
         </details>
         <details open={state?.name === 'credit'}>
           <summary>Grant store credit</summary>
-          {data.currencies.length > 0 ? (
-            <Form
-              name="credit"
-              action={`/admin/customers/${id}/credits`}
-              csrf={viewer.csrf}
-              state={state}
-              submit="Grant credit"
-              once
-            >
-              <CreditFields state={state} currencies={data.currencies} />
-            </Form>
-          ) : (
-            <p class="empty">
-              Store credit is granted in a currency the customer is billed in: this customer has no invoice or
-              subscription yet.
-            </p>
-          )}
+          <Form
+            name="credit"
+            action={`/admin/customers/${id}/credits`}
+            csrf={viewer.csrf}
+            state={state}
+            submit="Grant credit"
+            once
+          >
+            <CreditFields state={state} currencies={data.currencies} />
+          </Form>
         </details>
         <LedgerSection rows={data.ledger.rows} hasMore={data.ledger.hasMore} numbers={data.numbers} />
         <SubscriptionsSection rows={data.subscriptions} plans={data.plans} />

@@ -5,7 +5,7 @@
 import { createCreditNoteBody } from '../../credit-notes/schema.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { updateInvoiceBody } from '../../invoices/schema.ts';
-import { formatMoney } from '../../money.ts';
+import { formatMoney, money } from '../../money.ts';
 import { createPaymentBody } from '../../payments/schema.ts';
 import { findLikeRecentPayment, getPayment } from '../../payments/service.ts';
 import { storedAmount } from '../../money-input.ts';
@@ -15,7 +15,7 @@ import { createRefundBody } from '../../refunds/schema.ts';
 import { createRefund } from '../../refunds/service.ts';
 import { issueCreditNote, receivePayment, setInvoiceStatus } from '../../settlement/service.ts';
 import type { Db } from '../../db/knex.ts';
-import { findInvoice, getInvoice } from '../../invoices/service.ts';
+import { findInvoice } from '../../invoices/service.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import { field, type FormValues } from '../http/form.ts';
 import { askFirst, defineAction } from '../http/route.ts';
@@ -41,7 +41,8 @@ export const invoiceStatusAction = defineAction({
     const id = uuidParam(params.id, 'Invoice');
     const body = parseOrThrow(updateInvoiceBody, { status: field(form, 'status'), note: field(form, 'note') }, 'body');
     const to = body.status;
-    const asked = to === 'paid' || to === 'void' ? askFirst(form, await statusConsequence(deps.db, id, to)) : undefined;
+    const consequence = to === 'paid' || to === 'void' ? await statusConsequence(deps.db, id, to) : undefined;
+    const asked = consequence ? askFirst(form, consequence) : undefined;
     if (asked) return asked;
     const { invoice } = await setInvoiceStatus(
       deps.db,
@@ -51,11 +52,7 @@ export const invoiceStatusAction = defineAction({
       { settings: deps.config },
       body.note ?? null,
     );
-    const settled = body.status === 'paid' ? ' A manual payment of the amount due was recorded.' : '';
-    return {
-      redirect: invoiceUrl(id),
-      notice: `Invoice ${invoice.invoice_number} is now ${invoice.status}.${settled}`,
-    };
+    return { redirect: invoiceUrl(id), notice: `Invoice ${invoice.invoice_number} is now ${invoice.status}.` };
   },
 });
 
@@ -79,13 +76,23 @@ async function askIfRecordedAlready(db: Db, body: z.output<typeof createPaymentB
   );
 }
 
-/** What marking paid or voiding will do to the money, said before it is done (C-12). */
-async function statusConsequence(db: Db, id: string, to: 'paid' | 'void'): Promise<string> {
-  const { invoice } = await getInvoice(db, id);
-  const due = `${formatMoney(amountDue(invoice), invoice.currency)} ${invoice.currency}`;
-  return to === 'paid'
-    ? `Marking ${invoice.invoice_number} paid records a manual payment of ${due} (the amount due), referenced ` +
-        `marked_paid:${invoice.invoice_number}. To write the amount off instead, void the invoice.`
+/**
+ * What marking paid or voiding will do to the money, said before it is done (C-12); nothing to ask when the move
+ * moves no money (nothing due) or the service will refuse it anyway (voiding an invoice with payments).
+ */
+async function statusConsequence(db: Db, id: string, to: 'paid' | 'void'): Promise<string | undefined> {
+  const invoice = await findInvoice(db, id);
+  if (!invoice) return undefined;
+  const owed = amountDue(invoice);
+  const due = `${formatMoney(owed, invoice.currency)} ${invoice.currency}`;
+  if (to === 'paid')
+    return owed.gt(0) && (invoice.status === 'issued' || invoice.status === 'overdue')
+      ? `Marking ${invoice.invoice_number} paid records a manual payment of ${due} (the amount due), referenced ` +
+          `marked_paid:${invoice.invoice_number}. To write the amount off instead, void the invoice.`
+      : undefined;
+  if (invoice.status === 'void' || money(invoice.amount_paid).gt(0)) return undefined;
+  return invoice.status === 'draft'
+    ? `Voiding the draft ${invoice.invoice_number} cancels it; this cannot be undone.`
     : `Voiding ${invoice.invoice_number} writes off ${due}: the customer will not be asked for it. ` +
         'This cannot be undone.';
 }
@@ -144,14 +151,18 @@ export const paymentRefundAction = defineAction({
   async run({ deps, params, form, actor }) {
     const paymentId = uuidParam(params.id, 'Payment');
     const body = parseOrThrow(createRefundBody, { paymentId, ...moneyBack(form) }, 'body');
-    const asked = askFirst(
-      form,
-      `Refunding ${formatMoney(body.amount, (await getPayment(deps.db, paymentId)).currency)} sends the money ` +
-        'back to the customer; this cannot be undone.',
-    );
+    const payment = await getPayment(deps.db, paymentId);
+    // Asked only of a refund the service can make; one beyond what is left is refused at once.
+    const left = money(payment.amount).minus(payment.refunded_amount);
+    const asked = money(body.amount).lte(left)
+      ? askFirst(
+          form,
+          `Refunding ${formatMoney(body.amount, payment.currency)} ${payment.currency} sends the money back to the ` +
+            'customer; this cannot be undone.',
+        )
+      : undefined;
     if (asked) return asked;
     const refund = await createRefund(deps.db, body, actor, { config: deps.config });
-    const payment = await getPayment(deps.db, paymentId);
     return {
       redirect: invoiceUrl(payment.invoice_id),
       notice: `Refund of ${formatMoney(refund.amount, refund.currency)} ${refund.currency} recorded.`,

@@ -123,7 +123,8 @@ export function Refunds({ data }: { data: InvoicePageData }) {
           {
             header: 'Payment',
             cell: (r) =>
-              `${label(r.payment.payment_method)}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} ` +
+              `${label(r.payment.payment_method)}` +
+              `${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} ` +
               `(${money(r.payment.amount, r.currency)})`,
           },
           { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
