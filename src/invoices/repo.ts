@@ -1,3 +1,4 @@
+import { agingFilter, type AgingFilter } from './repo-filters.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
@@ -103,6 +104,8 @@ export interface InvoiceListFilters {
   createdBefore?: Date;
   /** Only invoices the customer was sent (no drafts): the customer's own view (invoices/customer-view.ts). */
   sentOnly?: boolean;
+  /** An aging bucket (C-16): open invoices in a currency due in [dueFrom, dueBefore) (`repo-filters.ts`). */
+  aging?: AgingFilter;
 }
 
 export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceListFilters): Promise<Page<InvoiceRow>> {
@@ -113,6 +116,7 @@ export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceL
   if (filters.createdFrom) query.where('created_at', '>=', filters.createdFrom);
   if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
   if (filters.sentOnly) query.whereNot({ status: 'draft' });
+  if (filters.aging) agingFilter(query, filters.aging);
   return paginate<InvoiceRow>(query, 'invoices', page);
 }
 
@@ -286,9 +290,4 @@ export async function openAmountRows(
 export async function invoiceNumberRows(db: Db, ids: string[]): Promise<{ id: string; invoice_number: string }[]> {
   if (ids.length === 0) return [];
   return db('invoices').whereIn('id', ids).select('id', 'invoice_number');
-}
-
-export async function customerCurrencyRows(db: Db, customerId: string): Promise<string[]> {
-  const rows = await db('invoices').distinct('currency').where({ customer_id: customerId });
-  return rows.map((r: { currency: string }) => r.currency);
 }

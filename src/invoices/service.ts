@@ -24,12 +24,12 @@ import {
   markOverdueInvoiceRows,
   openAmountRows,
   updateInvoiceRow,
-  customerCurrencyRows,
   type InvoiceListFilters,
   type InvoiceRow,
   type InvoiceStatus,
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
+import { customerCurrencyRows } from './repo-filters.ts';
 import { canTransition } from './transitions.ts';
 import type { Actor } from '../actor.ts';
 import { auditStatement, recordAudits } from '../audit/service.ts';

@@ -8,6 +8,7 @@ import { lifecycleRoutes } from './lifecycle.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
 import { productRoutes } from './products.tsx';
+import { reportRoutes } from './reports.tsx';
 import { settingsRoutes } from './settings.tsx';
 import { subscriptionRoutes } from './subscriptions.tsx';
 import { webhookRoutes } from './webhooks.tsx';
@@ -26,4 +27,5 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...lifecycleRoutes,
   ...settingsRoutes,
   ...auditLogRoutes,
+  ...reportRoutes,
 ];

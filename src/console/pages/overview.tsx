@@ -5,6 +5,7 @@ import { Layout } from '../components/Layout.tsx';
 import { MonthChart } from '../components/MonthChart.tsx';
 import { Table } from '../components/Table.tsx';
 import { definePage } from '../http/route.ts';
+import { ReportLinks } from './reports.tsx';
 
 function Card({ label, value, note }: { label: string; value: string; note?: string }) {
   return (
@@ -89,6 +90,7 @@ export const overviewPage = definePage({
     return (
       <Layout title="Overview" viewer={viewer} section="Overview" notice={notice}>
         <h1>Overview</h1>
+        <ReportLinks />
         <p class="muted">
           As of {dateTime(metrics.at)}. MRR counts active and past-due subscriptions at their next invoice's price,
           normalised to a month.
