@@ -119,6 +119,12 @@ function CreateInvoiceForm({
   );
 }
 
+/** What an aging link narrowed the list to, in words. */
+function agingWords(query: { aging?: string; currency?: string }): string {
+  const bucket = query.aging === 'current' ? 'not yet due' : `${query.aging} days past due`;
+  return `Open invoices${query.currency ? ` in ${query.currency}` : ''}${query.aging ? `, ${bucket}` : ''}.`;
+}
+
 export const invoicesPage = definePage({
   path: '/admin/invoices',
   query: invoicesPageQuery,
@@ -147,12 +153,7 @@ export const invoicesPage = definePage({
           values={query}
           exportPath="/admin/invoices/export.csv"
         />
-        {query.aging || query.currency ? (
-          <p class="muted">
-            {`Open invoices${query.currency ? ` in ${query.currency}` : ''}` +
-              `${query.aging ? `, ${query.aging === 'current' ? 'not yet due' : `${query.aging} days past due`}` : ''}.`}
-          </p>
-        ) : null}
+        {query.aging || query.currency ? <p class="muted">{agingWords(query)}</p> : null}
         <div class="wide">
           <Table
             rows={rows}
