@@ -18,7 +18,7 @@ import { ErrorPage } from './components/ErrorPage.tsx';
 import type { FormState } from './components/Form.tsx';
 import { withRefusal } from './components/Refusal.tsx';
 import { checkedForm, requireCsrf, sessionCsrfToken } from './http/csrf.ts';
-import { csvLine } from './http/csv.ts';
+import { CSV_BOM, csvLine } from './http/csv.ts';
 import { consoleHeaders, redirectWithNotice, sendPage, takeNotice } from './http/render.ts';
 import type {
   ActionDone,
@@ -110,7 +110,7 @@ async function serveExport(route: ConsoleExport, ctx: Context, deps: AppDeps): P
   // async generator (that it would answer as JSON, `{}`).
   ctx.body = Readable.from(
     (async function* () {
-      yield csvLine(route.header);
+      yield CSV_BOM + csvLine(route.header);
       for await (const row of rows) yield csvLine(row);
     })(),
   );

@@ -22,6 +22,7 @@ import {
   pendingRefundAskedAgain,
   pendingRefundTotal,
   releaseRefundLease,
+  type RefundListFilters,
   type RefundRow,
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
@@ -245,7 +246,7 @@ async function completeRefund(db: Db, refundId: string, providerRefundId: string
   });
 }
 
-export function listRefunds(db: Db, page: PageQuery, filters: { paymentId?: string }) {
+export function listRefunds(db: Db, page: PageQuery, filters: RefundListFilters) {
   return listRefundRows(db, page, filters);
 }
 

@@ -1,6 +1,7 @@
 import type { ConsoleRoute } from '../http/route.ts';
 import { auditLogRoutes } from './audit-log.tsx';
 import { couponRoutes } from './coupons.tsx';
+import { exportRoutes } from './exports.tsx';
 import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
 import { licenseRoutes } from './licenses.tsx';
@@ -15,6 +16,8 @@ import { webhookRoutes } from './webhooks.tsx';
 
 /** Every console page, export and action; login and logout are mounted apart (they need no session). */
 export const consolePages: readonly ConsoleRoute[] = [
+  // First: `/admin/subscriptions/export.csv` before `/admin/subscriptions/:id`.
+  ...exportRoutes,
   ...overviewRoutes,
   ...customerRoutes,
   ...invoiceRoutes,

@@ -3,6 +3,7 @@ import { customerNames } from '../../customers/service.ts';
 import { listInvoiceSummaries } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
+import { csvDay } from '../http/csv.ts';
 import { defineExport } from '../http/route.ts';
 import { everyBatch } from './invoices-filters.tsx';
 import { invoicesQuery, serviceFilters } from './invoices-query.ts';
@@ -23,10 +24,10 @@ const INVOICE_CSV_HEADER = [
   'creditedAmount',
   'amountDue',
   'dueDate',
-  'issuedAt',
-  'paidAt',
-  'voidedAt',
-  'createdAt',
+  'issuedAt (UTC)',
+  'paidAt (UTC)',
+  'voidedAt (UTC)',
+  'createdAt (UTC)',
 ] as const;
 
 export const invoicesExport = defineExport({
@@ -57,7 +58,7 @@ export const invoicesExport = defineExport({
           m(i.credit_applied),
           m(i.credited_amount),
           formatMoney(amountDue(i), i.currency),
-          i.due_date,
+          csvDay(i.due_date),
           i.issued_at,
           i.paid_at,
           i.voided_at,

@@ -124,13 +124,10 @@ const PAYMENT_CSV_HEADER = [
   'amount',
   'refundedAmount',
   'status',
-  'refunds',
-  'createdAt',
+  'note',
+  'receivedAt (UTC)',
+  'createdAt (UTC)',
 ] as const;
-
-/** A payment's refunds in one cell: `amount@ISO timestamp` each, `;` between them. */
-const refundsCell = (refunds: RefundRow[]) =>
-  refunds.map((r) => `${formatMoney(r.amount, r.currency)}@${r.created_at.toISOString()}`).join(';');
 
 export const paymentsExport = defineExport({
   path: '/admin/payments/export.csv',
@@ -139,7 +136,7 @@ export const paymentsExport = defineExport({
   header: PAYMENT_CSV_HEADER,
   async *rows({ deps, query }) {
     for await (const batch of everyBatch((page) => listPayments(deps.db, page, serviceFilters(query)))) {
-      const { invoices, names, refunds } = await relatedTo(deps.db, batch);
+      const { invoices, names } = await relatedTo(deps.db, batch);
       for (const p of batch) {
         yield [
           p.id,
@@ -153,7 +150,8 @@ export const paymentsExport = defineExport({
           formatMoney(p.amount, p.currency),
           formatMoney(p.refunded_amount, p.currency),
           p.status,
-          refundsCell(refunds.get(p.id) ?? []),
+          p.note,
+          p.received_at,
           p.created_at,
         ];
       }
