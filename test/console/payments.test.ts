@@ -127,7 +127,7 @@ test('C-4: 50 a page; the next page by cursor', async (t) => {
   await close();
 });
 
-test('CSV export: header, decimal amounts, ISO timestamps, refunds, the formula guard, and the filters', async (t) => {
+test('CSV export: header, decimal amounts, UTC date-times, the formula guard, and the filters', async (t) => {
   const { customer: c, made } = await paymentsOf('-2+3 Trading', [
     { amount: '12.50', at: new Date('2026-04-01T08:00:00Z'), reference: '@ref' },
     { amount: '7.00', at: new Date('2026-04-05T08:00:00Z') },
@@ -146,8 +146,9 @@ test('CSV export: header, decimal amounts, ISO timestamps, refunds, the formula 
     'amount',
     'refundedAmount',
     'status',
-    'refunds',
-    'createdAt',
+    'note',
+    'receivedAt (UTC)',
+    'createdAt (UTC)',
   ]);
   t.deepEqual(
     rows.map((r) => r[0]),
@@ -165,8 +166,9 @@ test('CSV export: header, decimal amounts, ISO timestamps, refunds, the formula 
     '12.50',
     '2.50',
     'partially_refunded',
-    '2.50@2026-04-02T08:00:00.000Z',
-    '2026-04-01T08:00:00.000Z',
+    '',
+    '2026-04-01 08:00:00',
+    '2026-04-01 08:00:00',
   ]);
   t.deepEqual(
     (await exported({ customerId: c.id, status: 'succeeded' })).slice(1).map((r) => r[0]),

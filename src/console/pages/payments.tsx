@@ -83,7 +83,7 @@ export const paymentsPage = definePage({
             empty="No payments match."
             next={nextPageUrl('/admin/payments', filterValues(query), rows.at(-1)?.id, hasMore)}
             columns={[
-              { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
+              { header: 'Received', cell: (p: PaymentRow) => dateTime(p.received_at) },
               {
                 header: 'Invoice',
                 cell: (p) => (
