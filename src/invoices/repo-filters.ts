@@ -29,3 +29,13 @@ export async function customerCurrencyRows(db: Db, customerId: string): Promise<
   const rows = await db('invoices').distinct('currency').where({ customer_id: customerId });
   return rows.map((r: { currency: string }) => r.currency);
 }
+
+/** Invoices whose number starts with `prefix` (case-insensitive: numbers are upper case), newest first (C-15). */
+export function invoiceRowsByNumber(db: Db, prefix: string, limit: number) {
+  const escaped = prefix.toUpperCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+  return db('invoices')
+    .where('invoice_number', 'like', `${escaped}%`)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .select('*');
+}

@@ -29,7 +29,7 @@ import {
   type InvoiceStatus,
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
-import { customerCurrencyRows } from './repo-filters.ts';
+import { customerCurrencyRows, invoiceRowsByNumber } from './repo-filters.ts';
 import { canTransition } from './transitions.ts';
 import type { Actor } from '../actor.ts';
 import { auditStatement, recordAudits } from '../audit/service.ts';
@@ -248,4 +248,9 @@ export async function invoiceNumbers(db: Db, ids: string[]): Promise<Map<string,
 /** The currencies the customer has invoices in (C-14: where store credit can be spent). */
 export function invoiceCurrenciesOf(db: Db, customerId: string): Promise<string[]> {
   return customerCurrencyRows(db, customerId);
+}
+
+/** Invoices found by the beginning of their number (the console's search, C-15). */
+export function findInvoicesByNumber(db: Db, prefix: string, limit = 20): Promise<InvoiceRow[]> {
+  return invoiceRowsByNumber(db, prefix, limit);
 }

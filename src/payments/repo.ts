@@ -95,3 +95,13 @@ export function findLikePaymentRow(
     .orderBy('created_at', 'desc')
     .first();
 }
+
+/** Payments whose provider reference starts with `prefix` (case-insensitive), newest first (C-15). */
+export function paymentRowsByReference(db: Db, prefix: string, limit: number): Promise<PaymentRow[]> {
+  const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return db('payments')
+    .where('provider_reference', 'ilike', `${escaped}%`)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .select('*');
+}

@@ -12,6 +12,7 @@ import {
   findPaymentByReference,
   findLikePaymentRow,
   findPaymentRow,
+  paymentRowsByReference,
   insertPaymentRow,
   listPaymentRows,
   lockPaymentRow,
@@ -210,4 +211,9 @@ export function setPaymentRefunds(
   refunds: Pick<PaymentRow, 'refunded_amount' | 'status'>,
 ): Promise<PaymentRow> {
   return updatePaymentRefunds(trx, id, refunds);
+}
+
+/** Payments found by the beginning of their provider reference (the console's search, C-15). */
+export function findPaymentsByReference(db: Db, prefix: string, limit = 20): Promise<PaymentRow[]> {
+  return paymentRowsByReference(db, prefix, limit);
 }

@@ -28,7 +28,7 @@ test.serial('an empty list says so and the export is only its header', async (t)
   t.is(await page.$('table'), null);
   await close();
   const csv = await fetch(`${kit.app.baseUrl}/admin/customers/export.csv`, { headers: { cookie: api.cookie } });
-  t.is(await csv.text(), 'id,name,email,company,tier,currency,creditBalance,openAmount,createdAt\r\n');
+  t.is(await csv.text(), 'id,name,email,company,tier,currency,creditBalance,openAmount,createdAt (UTC)\r\n');
 });
 
 test.serial(
@@ -351,7 +351,10 @@ test.serial(
       t.is(res.status, 200);
       t.is(res.headers.get('content-type'), 'text/csv; charset=utf-8');
       // C-17: the file starts with a byte order mark, so a spreadsheet reads UTF-8.
-      return (await res.text()).replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+      return (await res.text())
+        .replace(/^\uFEFF/, '')
+        .split('\r\n')
+        .filter(Boolean);
     };
     const all = await get('');
     t.is(all[0], 'id,name,email,company,tier,currency,creditBalance,openAmount,createdAt (UTC)');

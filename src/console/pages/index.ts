@@ -10,6 +10,7 @@ import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
 import { productRoutes } from './products.tsx';
 import { reportRoutes } from './reports.tsx';
+import { searchRoutes } from './search.tsx';
 import { settingsRoutes } from './settings.tsx';
 import { subscriptionRoutes } from './subscriptions.tsx';
 import { webhookRoutes } from './webhooks.tsx';
@@ -31,4 +32,5 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...settingsRoutes,
   ...auditLogRoutes,
   ...reportRoutes,
+  ...searchRoutes,
 ];
