@@ -39,3 +39,28 @@ export function invoiceRowsByNumber(db: Db, prefix: string, limit: number) {
     .limit(limit)
     .select('*');
 }
+
+export interface CurrencyTotalRow {
+  currency: string;
+  count: number;
+  total: string;
+  due: string;
+}
+
+/** Count, totals and amount due per currency of the invoices a list's filters keep (C-15). */
+export function invoiceTotalRows(filtered: Knex.QueryBuilder): Promise<CurrencyTotalRow[]> {
+  return filtered
+    .clone()
+    .clearSelect()
+    .select('currency')
+    .count({ count: '*' })
+    .select(
+      filtered.client.raw('sum(total)::text as total'),
+      filtered.client.raw(
+        `sum(case when status in ('issued', 'overdue')
+                  then greatest(total - amount_paid - credit_applied - credited_amount, 0) else 0 end)::text as due`,
+      ),
+    )
+    .groupBy('currency')
+    .orderBy('currency') as unknown as Promise<CurrencyTotalRow[]>;
+}

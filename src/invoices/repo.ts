@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { agingFilter, type AgingFilter } from './repo-filters.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
@@ -109,7 +110,12 @@ export interface InvoiceListFilters {
 }
 
 export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceListFilters): Promise<Page<InvoiceRow>> {
-  const query = db('invoices').select('*');
+  return paginate<InvoiceRow>(filteredInvoices(db, filters).select('*'), 'invoices', page);
+}
+
+/** The invoices a list's filters keep, for its page and its totals. */
+export function filteredInvoices(db: Db, filters: InvoiceListFilters): Knex.QueryBuilder {
+  const query = db('invoices');
   if (filters.status) query.where({ status: filters.status });
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.subscriptionId) query.where({ subscription_id: filters.subscriptionId });
@@ -117,7 +123,7 @@ export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceL
   if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
   if (filters.sentOnly) query.whereNot({ status: 'draft' });
   if (filters.aging) agingFilter(query, filters.aging);
-  return paginate<InvoiceRow>(query, 'invoices', page);
+  return query;
 }
 
 export async function findInvoiceRows(db: Db, ids: string[]): Promise<InvoiceRow[]> {

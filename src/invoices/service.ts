@@ -12,6 +12,7 @@ import { amountDue } from '../pricing/amount-due.ts';
 import { invoiceEventData } from './events.ts';
 import { createInvoices, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
 import {
+  filteredInvoices,
   findInvoicedPeriodRows,
   findInvoiceRow,
   INVOICE_CUSTOMER_FK,
@@ -29,7 +30,7 @@ import {
   type InvoiceStatus,
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
-import { customerCurrencyRows, invoiceRowsByNumber } from './repo-filters.ts';
+import { customerCurrencyRows, invoiceRowsByNumber, invoiceTotalRows } from './repo-filters.ts';
 import { canTransition } from './transitions.ts';
 import type { Actor } from '../actor.ts';
 import { auditStatement, recordAudits } from '../audit/service.ts';
@@ -253,4 +254,15 @@ export function invoiceCurrenciesOf(db: Db, customerId: string): Promise<string[
 /** Invoices found by the beginning of their number (the console's search, C-15). */
 export function findInvoicesByNumber(db: Db, prefix: string, limit = 20): Promise<InvoiceRow[]> {
   return invoiceRowsByNumber(db, prefix, limit);
+}
+
+/** How many invoices a list's filters keep and what they add up to, per currency (C-15). */
+export async function invoiceTotals(db: Db, filters: InvoiceListFilters) {
+  const rows = await invoiceTotalRows(filteredInvoices(db, filters));
+  return rows.map((r) => ({
+    currency: r.currency,
+    count: Number(r.count),
+    total: formatMoney(r.total, r.currency),
+    amountDue: formatMoney(r.due, r.currency),
+  }));
 }

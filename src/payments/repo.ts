@@ -71,13 +71,30 @@ export interface PaymentListFilters {
 }
 
 export function listPaymentRows(db: Db, page: PageQuery, filters: PaymentListFilters): Promise<Page<PaymentRow>> {
-  const query = db('payments').select('*');
+  return paginate<PaymentRow>(filteredPayments(db, filters).select('*'), 'payments', page);
+}
+
+function filteredPayments(db: Db, filters: PaymentListFilters) {
+  const query = db('payments');
   if (filters.invoiceId) query.where({ invoice_id: filters.invoiceId });
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.status) query.where({ status: filters.status });
   if (filters.createdFrom) query.where('received_at', '>=', filters.createdFrom);
   if (filters.createdBefore) query.where('received_at', '<', filters.createdBefore);
-  return paginate<PaymentRow>(query, 'payments', page);
+  return query;
+}
+
+/** Count, amount and refunded per currency of the payments a list's filters keep (C-15). */
+export async function paymentTotalRows(db: Db, filters: PaymentListFilters) {
+  const rows: { currency: string; count: string; amount: string; refunded: string }[] = await filteredPayments(
+    db,
+    filters,
+  )
+    .select('currency', db.raw('count(*)::text as count'))
+    .select(db.raw('sum(amount)::text as amount'), db.raw('sum(refunded_amount)::text as refunded'))
+    .groupBy('currency')
+    .orderBy('currency');
+  return rows;
 }
 
 /** The newest payment of the invoice like this one (same amount, method, no reference, day received) since `since`. */

@@ -13,6 +13,7 @@ import {
   findLikePaymentRow,
   findPaymentRow,
   paymentRowsByReference,
+  paymentTotalRows,
   insertPaymentRow,
   listPaymentRows,
   lockPaymentRow,
@@ -216,4 +217,14 @@ export function setPaymentRefunds(
 /** Payments found by the beginning of their provider reference (the console's search, C-15). */
 export function findPaymentsByReference(db: Db, prefix: string, limit = 20): Promise<PaymentRow[]> {
   return paymentRowsByReference(db, prefix, limit);
+}
+
+/** How many payments a list's filters keep and what they add up to, per currency (C-15). */
+export async function paymentTotals(db: Db, filters: PaymentListFilters) {
+  return (await paymentTotalRows(db, filters)).map((r) => ({
+    currency: r.currency,
+    count: Number(r.count),
+    amount: formatMoney(r.amount, r.currency),
+    refunded: formatMoney(r.refunded, r.currency),
+  }));
 }

@@ -7,6 +7,7 @@ import { csvDay } from '../http/csv.ts';
 import { defineExport } from '../http/route.ts';
 import { everyBatch } from './invoices-filters.tsx';
 import { invoicesQuery, serviceFilters } from './invoices-query.ts';
+import { pickCustomer } from './list-helpers.tsx';
 
 const INVOICE_CSV_HEADER = [
   'id',
@@ -36,7 +37,11 @@ export const invoicesExport = defineExport({
   query: invoicesQuery,
   header: INVOICE_CSV_HEADER,
   async *rows({ deps, query }) {
-    for await (const batch of everyBatch((page) => listInvoiceSummaries(deps.db, page, serviceFilters(query)))) {
+    // A customer picked by name exports that customer's rows; a name matching none or several exports none.
+    const pick = await pickCustomer(deps.db, query);
+    if (pick.kind !== 'id') return;
+    const filters = serviceFilters({ ...query, customerId: pick.customerId });
+    for await (const batch of everyBatch((page) => listInvoiceSummaries(deps.db, page, filters))) {
       const names = await customerNames(
         deps.db,
         batch.map((r) => r.customer_id),

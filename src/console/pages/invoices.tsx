@@ -2,7 +2,7 @@
 import { createInvoiceBody, INVOICE_STATUSES, MAX_LINE_ITEMS } from '../../invoices/schema.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import { customerNames } from '../../customers/service.ts';
-import { listInvoiceSummaries } from '../../invoices/service.ts';
+import { invoiceTotals, listInvoiceSummaries } from '../../invoices/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { createAdminInvoice } from '../../settlement/admin-invoice.ts';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
@@ -17,7 +17,8 @@ import { invoicePage } from './invoices-detail.tsx';
 import { invoicesExport } from './invoices-export.tsx';
 import { invoicesQuery, listFilters, serviceFilters } from './invoices-query.ts';
 import type { InvoiceRow } from './invoices-types.ts';
-import { FilterForm, firstPage } from './invoices-filters.tsx';
+import { FilterForm, firstPage, withFilters } from './invoices-filters.tsx';
+import { CustomerChoice, pickCustomer, Totals } from './list-helpers.tsx';
 
 const CREATE_FORM = 'create-invoice';
 const EMPTY_LINE_ROWS = 3;
@@ -129,11 +130,15 @@ export const invoicesPage = definePage({
   path: '/admin/invoices',
   query: invoicesPageQuery,
   async render({ deps, query, viewer, notice, state }) {
-    const { rows, hasMore } = await listInvoiceSummaries(
-      deps.db,
-      firstPage(query.startingAfter),
-      serviceFilters(query),
-    );
+    const pick = await pickCustomer(deps.db, query);
+    const filters = serviceFilters({ ...query, customerId: pick.kind === 'id' ? pick.customerId : undefined });
+    const [{ rows, hasMore }, totals] =
+      pick.kind === 'id'
+        ? await Promise.all([
+            listInvoiceSummaries(deps.db, firstPage(query.startingAfter), filters),
+            invoiceTotals(deps.db, filters),
+          ])
+        : [{ rows: [], hasMore: false }, []];
     const names = await customerNames(
       deps.db,
       rows.map((r) => r.customer_id),
@@ -154,6 +159,21 @@ export const invoicesPage = definePage({
           exportPath="/admin/invoices/export.csv"
         />
         {query.aging || query.currency ? <p class="muted">{agingWords(query)}</p> : null}
+        <CustomerChoice
+          pick={pick}
+          linkTo={(id) => withFilters('/admin/invoices', { ...query, customer: undefined, customerId: id })}
+        />
+        <Totals
+          noun={['invoice', 'invoices']}
+          rows={totals.map((r) => ({
+            currency: r.currency,
+            count: r.count,
+            sums: [
+              ['total', r.total],
+              ['amount due', r.amountDue],
+            ],
+          }))}
+        />
         <div class="wide">
           <Table
             rows={rows}

@@ -3,7 +3,8 @@ import type { Db } from '../../db/knex.ts';
 import { customerNames } from '../../customers/service.ts';
 import { findInvoicesByIds } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
-import { listPayments } from '../../payments/service.ts';
+import { listPayments, paymentTotals } from '../../payments/service.ts';
+import { CustomerChoice, pickCustomer, Totals } from './list-helpers.tsx';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
@@ -17,6 +18,7 @@ import {
   firstPage,
   moneyListQuery,
   type MoneyListFilters,
+  withFilters,
 } from './invoices-filters.tsx';
 import { PAYMENT_STATUSES, type InvoiceRow, type PaymentRow, type RefundRow } from './invoices-types.ts';
 
@@ -65,7 +67,15 @@ export const paymentsPage = definePage({
   path: '/admin/payments',
   query: paymentsQuery,
   async render({ deps, query, viewer, notice }) {
-    const { rows, hasMore } = await listPayments(deps.db, firstPage(query.startingAfter), serviceFilters(query));
+    const pick = await pickCustomer(deps.db, query);
+    const filters = serviceFilters({ ...query, customerId: pick.kind === 'id' ? pick.customerId : undefined });
+    const [{ rows, hasMore }, totals] =
+      pick.kind === 'id'
+        ? await Promise.all([
+            listPayments(deps.db, firstPage(query.startingAfter), filters),
+            paymentTotals(deps.db, filters),
+          ])
+        : [{ rows: [], hasMore: false }, []];
     const { invoices, names, refunds } = await relatedTo(deps.db, rows);
     const invoiceOf = (p: PaymentRow): InvoiceRow | undefined => invoices.get(p.invoice_id);
     return (
@@ -76,6 +86,26 @@ export const paymentsPage = definePage({
           statuses={PAYMENT_STATUSES}
           values={query}
           exportPath="/admin/payments/export.csv"
+        />
+        <p class="export">
+          <a href={withFilters('/admin/refunds/export.csv', { ...query, status: undefined })} download>
+            Export refunds CSV
+          </a>
+        </p>
+        <CustomerChoice
+          pick={pick}
+          linkTo={(id) => withFilters('/admin/payments', { ...query, customer: undefined, customerId: id })}
+        />
+        <Totals
+          noun={['payment', 'payments']}
+          rows={totals.map((r) => ({
+            currency: r.currency,
+            count: r.count,
+            sums: [
+              ['amount', r.amount],
+              ['refunded', r.refunded],
+            ],
+          }))}
         />
         <div class="wide">
           <Table
@@ -135,7 +165,11 @@ export const paymentsExport = defineExport({
   query: paymentsQuery,
   header: PAYMENT_CSV_HEADER,
   async *rows({ deps, query }) {
-    for await (const batch of everyBatch((page) => listPayments(deps.db, page, serviceFilters(query)))) {
+    // A customer picked by name exports that customer's rows; a name matching none or several exports none.
+    const pick = await pickCustomer(deps.db, query);
+    if (pick.kind !== 'id') return;
+    const filters = serviceFilters({ ...query, customerId: pick.customerId });
+    for await (const batch of everyBatch((page) => listPayments(deps.db, page, filters))) {
       const { invoices, names } = await relatedTo(deps.db, batch);
       for (const p of batch) {
         yield [
