@@ -60,8 +60,8 @@ export async function seedConsoleBook(knex: Knex, existingCustomers: number, pla
      select id, 1, 'Bench subscription', 1, total, total from invoices`,
   );
   await knex.raw(
-    `insert into payments (invoice_id, customer_id, amount, currency, payment_method, created_at)
-     select id, customer_id, total, currency, 'bank_transfer', paid_at from invoices where status = 'paid'`,
+    `insert into payments (invoice_id, customer_id, amount, currency, payment_method, received_at, created_at)
+     select id, customer_id, total, currency, 'bank_transfer', paid_at, paid_at from invoices where status = 'paid'`,
   );
   // Later creations continue the numbering where the bulk insert left it.
   await knex.raw(

@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js';
+import { z } from 'zod';
 import { freeText } from './http/schemas.ts';
 import { AppError } from './errors.ts';
 import { DECIMAL_PATTERN, minorUnits, money, moneyString } from './money.ts';
@@ -47,3 +48,16 @@ export const positiveMoneyString = moneyString.refine(
 export const optionalNote = freeText(1000)
   .nullish()
   .transform((v) => (v ? v : null));
+
+/** Why money went back (C-14): free text, required, 1-500 characters once trimmed. */
+export const requiredReason = freeText(500).min(1, 'must not be empty');
+
+/** The closed list of reason codes a refund or a credit note may carry (C-14), as Stripe's refund reasons. */
+export const REASON_CODES = ['duplicate', 'fraudulent', 'requested_by_customer', 'service_issue', 'other'] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** An optional reason code from the closed list (C-14); "" and null mean none. */
+export const optionalReasonCode = z
+  .enum(REASON_CODES, { error: `must be one of ${REASON_CODES.join(', ')}` })
+  .nullish()
+  .transform((v) => v ?? null);

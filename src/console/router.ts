@@ -10,6 +10,7 @@ import type { AppDeps } from '../app-deps.ts';
 import { authenticateAdminSession } from '../auth/service.ts';
 import { readSessionCookie } from '../auth/session-cookie.ts';
 import { AppError } from '../errors.ts';
+import { FORM_TOKEN_PATTERN, oncePerFormToken } from '../idempotency/form-tokens.ts';
 import { servedOverHttps } from '../http/cookies.ts';
 import { errorStatus } from '../http/error-status.ts';
 import { requestLog } from '../http/request-context.ts';
@@ -17,9 +18,16 @@ import { ErrorPage } from './components/ErrorPage.tsx';
 import type { FormState } from './components/Form.tsx';
 import { withRefusal } from './components/Refusal.tsx';
 import { checkedForm, requireCsrf, sessionCsrfToken } from './http/csrf.ts';
-import { csvLine } from './http/csv.ts';
+import { CSV_BOM, csvLine } from './http/csv.ts';
 import { consoleHeaders, redirectWithNotice, sendPage, takeNotice } from './http/render.ts';
-import type { ConsoleAction, ConsoleExport, ConsolePage, ConsoleRoute, ConsoleViewer } from './http/route.ts';
+import type {
+  ActionDone,
+  ConsoleAction,
+  ConsoleExport,
+  ConsolePage,
+  ConsoleRoute,
+  ConsoleViewer,
+} from './http/route.ts';
 import { LOGIN_PATH, loginRoutes } from './pages/login.tsx';
 import { consolePages } from './pages/index.ts';
 
@@ -102,7 +110,7 @@ async function serveExport(route: ConsoleExport, ctx: Context, deps: AppDeps): P
   // async generator (that it would answer as JSON, `{}`).
   ctx.body = Readable.from(
     (async function* () {
-      yield csvLine(route.header);
+      yield CSV_BOM + csvLine(route.header);
       for await (const row of rows) yield csvLine(row);
     })(),
   );
@@ -119,8 +127,14 @@ async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, vi
       requestId: ctx.state.requestId ?? null,
       ip: ctx.ip,
     };
-    const done = await route.run({ deps, ctx, params: ctx.params, form, viewer, actor });
-    if ('again' in done) sendPage(ctx, await pageWith({ name: route.form, values: done.again }));
+    const run = () => route.run({ deps, ctx, params: ctx.params, form, viewer, actor });
+    const token = route.oneTime && typeof form._once === 'string' ? form._once : undefined;
+    const done =
+      token && FORM_TOKEN_PATTERN.test(token)
+        ? await oncePerFormToken(deps.db, viewer.userId, token, run).then(replayNotice)
+        : await run();
+    if ('again' in done)
+      sendPage(ctx, await pageWith({ name: route.form, values: done.again, confirming: done.confirming }));
     else redirectWithNotice(ctx, servedOverHttps(ctx, deps.config), done.redirect, done.notice);
   } catch (error) {
     if (!(error instanceof AppError) || errorStatus[error.code] >= 500) throw error;
@@ -131,6 +145,12 @@ async function serveAction(route: ConsoleAction, ctx: Context, deps: AppDeps, vi
     );
   }
 }
+
+/** A resubmitted form answers its first result, saying that nothing new was recorded (C-13). */
+const replayNotice = (r: ActionDone & { replayed?: boolean }): ActionDone =>
+  'redirect' in r && r.replayed
+    ? { redirect: r.redirect, notice: `${r.notice} This form had already been submitted: nothing new was recorded.` }
+    : r;
 
 function mount(router: Router, deps: AppDeps, route: ConsoleRoute): void {
   const handler = async (ctx: Context) => {

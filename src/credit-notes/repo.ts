@@ -1,3 +1,4 @@
+import type { ReasonCode } from '../money-input.ts';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
@@ -13,6 +14,7 @@ export interface CreditNoteRow {
   reason: string | null;
   /** T-6: its share of the invoice's taxes. */
   taxes: StoredTax[];
+  reason_code: ReasonCode | null;
   created_at: Date;
   /** The part that went to the customer's credit balance rather than the invoice. */
   to_balance: string;

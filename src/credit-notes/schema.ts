@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import { formatMoney, money } from '../money.ts';
-import { optionalNote, positiveMoneyString } from '../money-input.ts';
 import { taxEntryResponse } from '../invoices/schema.ts';
+import {
+  optionalReasonCode,
+  positiveMoneyString,
+  REASON_CODES,
+  type ReasonCode,
+  requiredReason,
+} from '../money-input.ts';
 import type { CreditNoteRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
@@ -11,10 +17,24 @@ export const createCreditNoteBody = z
   .object({
     invoiceId: uuid,
     amount: positiveMoneyString,
-    reason: optionalNote,
+    reason: requiredReason,
+    reasonCode: optionalReasonCode,
   })
-  .meta({ examples: [{ invoiceId: EXAMPLE_ID.invoice, amount: '5.00', reason: 'Two days of degraded service' }] });
-export type CreateCreditNoteInput = z.output<typeof createCreditNoteBody>;
+  .meta({
+    examples: [
+      {
+        invoiceId: EXAMPLE_ID.invoice,
+        amount: '5.00',
+        reason: 'Two days of degraded service',
+        reasonCode: 'service_issue',
+      },
+    ],
+  });
+/** What the service takes: the parsed body; internal callers (tests, older paths) may give no reason or code. */
+export type CreateCreditNoteInput = Omit<z.output<typeof createCreditNoteBody>, 'reason' | 'reasonCode'> & {
+  reason: string | null;
+  reasonCode?: ReasonCode | null;
+};
 
 export const listCreditNotesQuery = pageQuery.extend({ invoiceId: uuid.optional(), customerId: uuid.optional() });
 
@@ -27,6 +47,7 @@ export const creditNoteResponse = z
     amount: z.string(),
     currency: z.string(),
     reason: z.string().nullable(),
+    reasonCode: z.enum(REASON_CODES).nullable(),
     creditedToInvoice: z.string().describe('the part that lowered the amount due'),
     creditedToBalance: z.string().describe("the part added to the customer's store credit"),
     taxes: z.array(taxEntryResponse).describe("T-6: its share of the invoice's taxes"),
@@ -42,6 +63,7 @@ export const creditNoteResponse = z
         amount: '5.00',
         currency: 'USD',
         reason: 'Two days of degraded service',
+        reasonCode: 'service_issue',
         creditedToInvoice: '5.00',
         creditedToBalance: '0.00',
         taxes: [
@@ -69,6 +91,7 @@ export function serialiseCreditNote(row: CreditNoteRow) {
     amount: m(row.amount),
     currency: row.currency,
     reason: row.reason,
+    reasonCode: row.reason_code,
     creditedToInvoice: m(money(row.amount).minus(row.to_balance)),
     creditedToBalance: m(row.to_balance),
     taxes: row.taxes,

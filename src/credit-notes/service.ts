@@ -67,6 +67,7 @@ export async function createCreditNote(
       currency: invoice.currency,
       reason: input.reason,
       taxes: creditedTaxes(invoice, input.amount),
+      reason_code: input.reasonCode ?? null,
       created_at: now,
     });
     let toBalance = amount;
@@ -110,6 +111,7 @@ export async function createCreditNote(
           creditNoteNumber: note.number,
           amount: formatMoney(note.amount, invoice.currency),
           reason: note.reason,
+          reasonCode: note.reason_code,
           toStoreCredit: storedAmount(toBalance, invoice.currency),
         },
       },

@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import { agingFilter, type AgingFilter } from './repo-filters.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 import type { StoredTax } from './stored-tax.ts';
@@ -111,17 +113,25 @@ export interface InvoiceListFilters {
   createdBefore?: Date;
   /** Only invoices the customer was sent (no drafts): the customer's own view (invoices/customer-view.ts). */
   sentOnly?: boolean;
+  /** An aging bucket (C-16): open invoices in a currency due in [dueFrom, dueBefore) (`repo-filters.ts`). */
+  aging?: AgingFilter;
 }
 
 export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceListFilters): Promise<Page<InvoiceRow>> {
-  const query = db('invoices').select('*');
+  return paginate<InvoiceRow>(filteredInvoices(db, filters).select('*'), 'invoices', page);
+}
+
+/** The invoices a list's filters keep, for its page and its totals. */
+export function filteredInvoices(db: Db, filters: InvoiceListFilters): Knex.QueryBuilder {
+  const query = db('invoices');
   if (filters.status) query.where({ status: filters.status });
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.subscriptionId) query.where({ subscription_id: filters.subscriptionId });
   if (filters.createdFrom) query.where('created_at', '>=', filters.createdFrom);
   if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
   if (filters.sentOnly) query.whereNot({ status: 'draft' });
-  return paginate<InvoiceRow>(query, 'invoices', page);
+  if (filters.aging) agingFilter(query, filters.aging);
+  return query;
 }
 
 export async function findInvoiceRows(db: Db, ids: string[]): Promise<InvoiceRow[]> {

@@ -64,7 +64,9 @@ export const invoiceRoutes = [
     path: '/api/billing/invoices/:id',
     auth: 'admin',
     tag,
-    summary: 'Change the status: draft->issued|void, issued->paid|void, overdue->paid|void',
+    summary:
+      'Change the status: draft->issued|void, issued->paid|void, overdue->paid|void; marking paid records ' +
+      'a manual payment of the amount due (C-12)',
     params: idParams,
     body: updateInvoiceBody,
     responses: {
@@ -74,9 +76,14 @@ export const invoiceRoutes = [
     },
     errors: ['invalid_status_transition', 'invoice_has_payments'],
     handler: async ({ deps, params, body, actor }) => {
-      const { invoice, lines } = await setInvoiceStatus(deps.db, params.id, body.status, actor, {
-        settings: deps.config,
-      });
+      const { invoice, lines } = await setInvoiceStatus(
+        deps.db,
+        params.id,
+        body.status,
+        actor,
+        { settings: deps.config },
+        body.note ?? null,
+      );
       return { body: serialiseInvoice(invoice, lines) };
     },
   }),

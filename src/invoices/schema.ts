@@ -78,6 +78,11 @@ export type CreateInvoiceInput = z.infer<typeof createInvoiceBody>;
 export const updateInvoiceBody = z
   .object({
     status: z.enum(SETTABLE_STATUSES, { error: `must be one of ${SETTABLE_STATUSES.join(', ')}` }),
+    // C-12: why an invoice is marked paid (kept on the payment that settles it and on the audit row).
+    note: freeText(500)
+      .min(1, 'must not be empty')
+      .optional()
+      .describe('marking paid: kept on the manual payment that settles the amount due, and on the audit row'),
   })
   .meta({ examples: [{ status: 'issued' }] });
 

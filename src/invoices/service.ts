@@ -12,6 +12,7 @@ import { amountDue } from '../pricing/amount-due.ts';
 import { invoiceEventData } from './events.ts';
 import { createInvoices, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
 import {
+  filteredInvoices,
   findInvoicedPeriodRows,
   findInvoiceRow,
   INVOICE_CUSTOMER_FK,
@@ -30,6 +31,7 @@ import {
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 import { loadTaxContext, priceWithTaxes, TAX_SETTINGS, type TaxedInput, type TaxedPrice } from './taxes.ts';
+import { customerCurrencyRows, invoiceRowsByNumber, invoiceTotalRows } from './repo-filters.ts';
 import { canTransition } from './transitions.ts';
 import type { Actor } from '../actor.ts';
 import { auditStatement, recordAudits } from '../audit/service.ts';
@@ -249,4 +251,25 @@ export async function openAmountsOfCustomers(db: Db, customerIds: string[]): Pro
 export async function invoiceNumbers(db: Db, ids: string[]): Promise<Map<string, string>> {
   const rows = await invoiceNumberRows(db, [...new Set(ids)]);
   return new Map(rows.map((r) => [r.id, r.invoice_number]));
+}
+
+/** The currencies the customer has invoices in (C-14: where store credit can be spent). */
+export function invoiceCurrenciesOf(db: Db, customerId: string): Promise<string[]> {
+  return customerCurrencyRows(db, customerId);
+}
+
+/** Invoices found by the beginning of their number (the console's search, C-15). */
+export function findInvoicesByNumber(db: Db, prefix: string, limit = 20): Promise<InvoiceRow[]> {
+  return invoiceRowsByNumber(db, prefix, limit);
+}
+
+/** How many invoices a list's filters keep and what they add up to, per currency (C-15). */
+export async function invoiceTotals(db: Db, filters: InvoiceListFilters) {
+  const rows = await invoiceTotalRows(filteredInvoices(db, filters));
+  return rows.map((r) => ({
+    currency: r.currency,
+    count: Number(r.count),
+    total: formatMoney(r.total, r.currency),
+    amountDue: formatMoney(r.due, r.currency),
+  }));
 }

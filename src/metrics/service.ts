@@ -1,8 +1,8 @@
 /**
  * Revenue metrics (console.md C-10, the Overview and GET /api/metrics/revenue), per currency, as of `at`.
  * MRR prices each subscription by the lines of its next invoice (pricing/plan-lines.ts periodLines:
- * the plan's price less a coupon still in force), normalised to a month, summed unrounded and rounded to
- * the currency once at the end.
+ * the plan's price less a coupon still in force), normalised to a month and rounded to the currency per
+ * subscription, then summed (C-18: the movements add up to the change exactly).
  */
 import type { Decimal } from 'decimal.js';
 import type { CouponRow } from '../coupons/repo.ts';
@@ -11,6 +11,7 @@ import type { Db } from '../db/knex.ts';
 import { lastEventAt } from '../events/service.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import { formatMoney, money } from '../money.ts';
+import { roundToCurrency } from '../pricing/rounding.ts';
 import { periodLines } from '../pricing/plan-lines.ts';
 import { priceInvoice } from '../pricing/totals.ts';
 import type { PlanRow } from '../plans/repo.ts';
@@ -90,14 +91,18 @@ interface Pricing {
   cyclesUsed: number;
 }
 
-/** A subscription's unrounded monthly contribution: its next invoice's lines (before tax) over the cycle's months. */
+/**
+ * A subscription's monthly contribution: its next invoice's lines (before tax) over the cycle's months, rounded to
+ * the currency's minor unit (C-10, C-18) before anything is summed, so start + movements = end exactly.
+ */
 function monthlyContribution({ plan, coupon, cyclesUsed }: Pricing): Decimal {
   const period = { start: new Date(0), end: new Date(0) };
   const { lines } = periodLines(plan, coupon, cyclesUsed, period);
-  return priceInvoice(lines, '0', plan.currency).subtotal.dividedBy(CYCLE_MONTHS[plan.billing_cycle]);
+  const monthly = priceInvoice(lines, '0', plan.currency).subtotal.dividedBy(CYCLE_MONTHS[plan.billing_cycle]);
+  return roundToCurrency(monthly, plan.currency);
 }
 
-/** Sums per currency, rounded once; `add` takes unrounded amounts. */
+/** Sums per currency of contributions already rounded (C-18). */
 class CurrencySums {
   readonly sums = new Map<string, Decimal>();
   add(currency: string, amount: Decimal) {

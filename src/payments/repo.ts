@@ -15,6 +15,9 @@ export interface PaymentRow {
   provider_reference: string | null;
   status: PaymentStatus;
   refunded_amount: string;
+  /** When the money arrived (C-13): what lists, exports and collected figures count by. */
+  received_at: Date;
+  note: string | null;
   created_at: Date;
 }
 
@@ -26,7 +29,7 @@ export async function insertPaymentRow(
   row: Pick<
     PaymentRow,
     'invoice_id' | 'customer_id' | 'amount' | 'currency' | 'payment_method' | 'provider_reference'
-  > & { created_at?: Date },
+  > & { created_at?: Date; received_at?: Date; note?: string | null },
 ): Promise<PaymentRow> {
   const [created] = await db('payments').insert(row).returning('*');
   return created as PaymentRow;
@@ -58,7 +61,7 @@ export async function updatePaymentRefunds(
   return row as PaymentRow;
 }
 
-/** What a list of payments may be narrowed by; `createdBefore` is exclusive. */
+/** What a list of payments may be narrowed by, on the day received (C-13); `createdBefore` is exclusive. */
 export interface PaymentListFilters {
   invoiceId?: string;
   customerId?: string;
@@ -68,11 +71,54 @@ export interface PaymentListFilters {
 }
 
 export function listPaymentRows(db: Db, page: PageQuery, filters: PaymentListFilters): Promise<Page<PaymentRow>> {
-  const query = db('payments').select('*');
+  return paginate<PaymentRow>(filteredPayments(db, filters).select('*'), 'payments', page);
+}
+
+function filteredPayments(db: Db, filters: PaymentListFilters) {
+  const query = db('payments');
   if (filters.invoiceId) query.where({ invoice_id: filters.invoiceId });
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.status) query.where({ status: filters.status });
-  if (filters.createdFrom) query.where('created_at', '>=', filters.createdFrom);
-  if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
-  return paginate<PaymentRow>(query, 'payments', page);
+  if (filters.createdFrom) query.where('received_at', '>=', filters.createdFrom);
+  if (filters.createdBefore) query.where('received_at', '<', filters.createdBefore);
+  return query;
+}
+
+/** Count, amount and refunded per currency of the payments a list's filters keep (C-15). */
+export async function paymentTotalRows(db: Db, filters: PaymentListFilters) {
+  const rows: { currency: string; count: string; amount: string; refunded: string }[] = await filteredPayments(
+    db,
+    filters,
+  )
+    .select('currency', db.raw('count(*)::text as count'))
+    .select(db.raw('sum(amount)::text as amount'), db.raw('sum(refunded_amount)::text as refunded'))
+    .groupBy('currency')
+    .orderBy('currency');
+  return rows;
+}
+
+/** The newest payment of the invoice like this one (same amount, method, no reference, day received) since `since`. */
+export function findLikePaymentRow(
+  db: Db,
+  like: { invoiceId: string; amount: string; paymentMethod: string; receivedAt: Date },
+  since: Date,
+): Promise<PaymentRow | undefined> {
+  const day = like.receivedAt.toISOString().slice(0, 10);
+  return db('payments')
+    .where({ invoice_id: like.invoiceId, payment_method: like.paymentMethod, provider_reference: null })
+    .where('amount', like.amount)
+    .whereRaw("(received_at at time zone 'UTC')::date = ?::date", [day])
+    .where('created_at', '>=', since)
+    .orderBy('created_at', 'desc')
+    .first();
+}
+
+/** Payments whose provider reference starts with `prefix` (case-insensitive), newest first (C-15). */
+export function paymentRowsByReference(db: Db, prefix: string, limit: number): Promise<PaymentRow[]> {
+  const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return db('payments')
+    .where('provider_reference', 'ilike', `${escaped}%`)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .select('*');
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, nameText, pageQuery, uuid } from '../http/schemas.ts';
+import { iso, nameText, pageQuery, timestampInput, uuid } from '../http/schemas.ts';
 import { formatMoney } from '../money.ts';
 import { positiveMoneyString } from '../money-input.ts';
 import { PAYMENT_METHODS, type PaymentMethod, type PaymentRow } from './repo.ts';
@@ -19,6 +19,10 @@ export const createPaymentBody = z
     providerReference: nameText(255)
       .nullish()
       .transform((v) => v ?? null),
+    // C-13: the day the money arrived (a bank transfer of last week); not in the future, not before issuing.
+    receivedAt: timestampInput
+      .optional()
+      .describe('when the money arrived (C-13): a date or date-time, not in the future, not before issuing; now'),
   })
   .meta({
     examples: [
@@ -37,6 +41,10 @@ export interface RecordPaymentInput {
   amount: string;
   paymentMethod: PaymentMethod;
   providerReference?: string | null;
+  /** When the money arrived (C-13); the recording moment when absent. */
+  receivedAt?: Date;
+  /** The admin's note (C-12: why an invoice was marked paid). */
+  note?: string | null;
 }
 
 export const listPaymentsQuery = pageQuery.extend({ invoiceId: uuid.optional(), customerId: uuid.optional() });
@@ -52,7 +60,9 @@ export const paymentResponse = z
     providerReference: z.string().nullable(),
     status: z.enum(['succeeded', 'partially_refunded', 'refunded']),
     refundedAmount: z.string(),
-    createdAt: z.string(),
+    receivedAt: z.string().describe('when the money arrived (C-13)'),
+    note: z.string().nullable(),
+    createdAt: z.string().describe('when the payment was recorded'),
   })
   .meta({
     examples: [
@@ -66,6 +76,8 @@ export const paymentResponse = z
         providerReference: 'WIRE-2026-0117',
         status: 'succeeded',
         refundedAmount: '0.00',
+        receivedAt: '2026-01-03T00:00:00.000Z',
+        note: null,
         createdAt: '2026-01-05T09:30:00.000Z',
       },
     ],
@@ -82,6 +94,8 @@ export function serialisePayment(row: PaymentRow) {
     providerReference: row.provider_reference,
     status: row.status,
     refundedAmount: formatMoney(row.refunded_amount, row.currency),
+    receivedAt: iso(row.received_at)!,
+    note: row.note,
     createdAt: iso(row.created_at)!,
   };
 }

@@ -10,7 +10,10 @@ import { DECIMAL_PATTERN, formatMoney, money } from '../money.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import {
   findPaymentByReference,
+  findLikePaymentRow,
   findPaymentRow,
+  paymentRowsByReference,
+  paymentTotalRows,
   insertPaymentRow,
   listPaymentRows,
   lockPaymentRow,
@@ -26,6 +29,8 @@ import { auditedInvoice } from '../invoices/audit.ts';
 
 export interface PaymentClock {
   now?: Date;
+  /** The audit row's action: `invoice.mark_paid` when marking paid settled the amount due (C-12). */
+  auditAction?: 'payment.record' | 'invoice.mark_paid';
 }
 
 function duplicatePayment(paymentMethod: string, providerReference: string, existingId?: string): AppError {
@@ -52,6 +57,20 @@ function assertDecimalAmount(amount: unknown): asserts amount is string {
     const message = 'must be a decimal string such as "10.00"';
     throw new AppError('invalid_request', `The amount ${message}`, { details: [{ path: 'amount', message }] });
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/** C-13: money is received neither in the future nor before the day its invoice was issued (UTC). */
+function assertReceivedWithin(receivedAt: Date, issuedAt: Date | null, now: Date): void {
+  let message: string | undefined;
+  if (receivedAt.getTime() > now.getTime()) message = 'must not be in the future';
+  else if (issuedAt && receivedAt.getTime() < Math.floor(issuedAt.getTime() / DAY_MS) * DAY_MS)
+    message = `must not be before the day the invoice was issued, ${issuedAt.toISOString().slice(0, 10)}`;
+  if (message)
+    throw new AppError('invalid_request', `The date received ${message}`, {
+      details: [{ path: 'receivedAt', message }],
+    });
 }
 
 /**
@@ -99,6 +118,8 @@ export async function recordPayment(
         const message = `must be greater than 0 and at most the amount due, ${dueText}`;
         throw new AppError('amount_exceeds_due', `The amount ${message}`, { details: [{ path: 'amount', message }] });
       }
+      const receivedAt = input.receivedAt ?? now;
+      assertReceivedWithin(receivedAt, invoice.issued_at, now);
       const payment = await insertPaymentRow(trx, {
         invoice_id: invoice.id,
         customer_id: invoice.customer_id,
@@ -106,6 +127,8 @@ export async function recordPayment(
         currency: invoice.currency,
         payment_method: input.paymentMethod,
         provider_reference: reference,
+        received_at: receivedAt,
+        note: input.note ?? null,
         created_at: now,
       });
       // D-54 order: the payment's event first; settling records invoice.paid after it.
@@ -119,7 +142,7 @@ export async function recordPayment(
       // On the invoice, whose page shows it; the payment is named in `after`.
       await recordAudits(trx, actor, [
         {
-          action: 'payment.record',
+          action: clock.auditAction ?? 'payment.record',
           targetType: 'invoice',
           targetId: invoice.id,
           before: auditedInvoice(invoice),
@@ -129,6 +152,8 @@ export async function recordPayment(
             amount: formatMoney(payment.amount, payment.currency),
             method: payment.payment_method,
             providerReference: payment.provider_reference,
+            receivedAt: payment.received_at.toISOString(),
+            ...(payment.note ? { note: payment.note } : {}),
           },
         },
       ]);
@@ -140,6 +165,22 @@ export async function recordPayment(
       throw duplicatePayment(input.paymentMethod, reference);
     throw error;
   }
+}
+
+/** How far back a payment just like a new one makes the console ask before recording it again (issue 34). */
+const LIKE_PAYMENT_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * A payment without a reference recorded on the invoice in the last hour with the same amount, method and day
+ * received: a second one is most likely the same money posted again (the back button, issue 34), so the console
+ * asks before recording it. A reference tells payments apart; the unique reference rule covers those.
+ */
+export function findLikeRecentPayment(
+  db: Db,
+  like: { invoiceId: string; amount: string; paymentMethod: string; receivedAt: Date },
+  now = new Date(),
+): Promise<PaymentRow | undefined> {
+  return findLikePaymentRow(db, like, new Date(now.getTime() - LIKE_PAYMENT_WINDOW_MS));
 }
 
 export async function getPayment(db: Db, id: string): Promise<PaymentRow> {
@@ -171,4 +212,19 @@ export function setPaymentRefunds(
   refunds: Pick<PaymentRow, 'refunded_amount' | 'status'>,
 ): Promise<PaymentRow> {
   return updatePaymentRefunds(trx, id, refunds);
+}
+
+/** Payments found by the beginning of their provider reference (the console's search, C-15). */
+export function findPaymentsByReference(db: Db, prefix: string, limit = 20): Promise<PaymentRow[]> {
+  return paymentRowsByReference(db, prefix, limit);
+}
+
+/** How many payments a list's filters keep and what they add up to, per currency (C-15). */
+export async function paymentTotals(db: Db, filters: PaymentListFilters) {
+  return (await paymentTotalRows(db, filters)).map((r) => ({
+    currency: r.currency,
+    count: Number(r.count),
+    amount: formatMoney(r.amount, r.currency),
+    refunded: formatMoney(r.refunded, r.currency),
+  }));
 }

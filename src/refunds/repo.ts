@@ -1,3 +1,4 @@
+import type { ReasonCode } from '../money-input.ts';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
@@ -12,6 +13,7 @@ export interface RefundRow {
   payment_id: string;
   amount: string;
   reason: string | null;
+  reason_code: ReasonCode | null;
   status: RefundStatus;
   provider_refund_id: string | null;
   /** While the provider is being asked for this pending refund; null or past: nobody is asking it now. */
@@ -27,7 +29,7 @@ const withCurrency = (row: StoredRefund, currency: string): RefundRow => ({ ...r
 
 export async function insertRefundRow(
   db: Db,
-  row: Pick<StoredRefund, 'id' | 'payment_id' | 'amount' | 'reason' | 'status' | 'call_lease_until'> & {
+  row: Pick<StoredRefund, 'id' | 'payment_id' | 'amount' | 'reason' | 'reason_code' | 'status' | 'call_lease_until'> & {
     created_at: Date;
   },
   currency: string,
@@ -140,12 +142,25 @@ export async function listStalePendingRefundIds(db: Db, before: Date, now: Date,
   return rows.map((r: { id: string }) => r.id);
 }
 
-export function listRefundRows(db: Db, page: PageQuery, filters: { paymentId?: string }): Promise<Page<RefundRow>> {
+/** A refund in a list: with its payment's invoice, customer and method (C-17: one row per refund). */
+export type RefundListRow = RefundRow & { invoice_id: string; customer_id: string; payment_method: string };
+
+export interface RefundListFilters {
+  paymentId?: string;
+  customerId?: string;
+  createdFrom?: Date;
+  createdBefore?: Date;
+}
+
+export function listRefundRows(db: Db, page: PageQuery, filters: RefundListFilters): Promise<Page<RefundListRow>> {
   const query = db('refunds')
     .join('payments', 'payments.id', 'refunds.payment_id')
-    .select('refunds.*', 'payments.currency');
+    .select('refunds.*', 'payments.currency', 'payments.invoice_id', 'payments.customer_id', 'payments.payment_method');
   if (filters.paymentId) query.where('refunds.payment_id', filters.paymentId);
-  return paginate<RefundRow>(query, 'refunds', page);
+  if (filters.customerId) query.where('payments.customer_id', filters.customerId);
+  if (filters.createdFrom) query.where('refunds.created_at', '>=', filters.createdFrom);
+  if (filters.createdBefore) query.where('refunds.created_at', '<', filters.createdBefore);
+  return paginate<RefundListRow>(query, 'refunds', page);
 }
 
 /** The refunds of these payments, oldest first, in one statement. */

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import { formatMoney } from '../money.ts';
-import { optionalNote, positiveMoneyString } from '../money-input.ts';
+import {
+  optionalReasonCode,
+  positiveMoneyString,
+  REASON_CODES,
+  type ReasonCode,
+  requiredReason,
+} from '../money-input.ts';
 import type { RefundRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
@@ -10,10 +16,24 @@ export const createRefundBody = z
   .object({
     paymentId: uuid,
     amount: positiveMoneyString,
-    reason: optionalNote,
+    reason: requiredReason,
+    reasonCode: optionalReasonCode,
   })
-  .meta({ examples: [{ paymentId: EXAMPLE_ID.payment, amount: '0.50', reason: 'Duplicate charge for January' }] });
-export type CreateRefundInput = z.output<typeof createRefundBody>;
+  .meta({
+    examples: [
+      {
+        paymentId: EXAMPLE_ID.payment,
+        amount: '0.50',
+        reason: 'Duplicate charge for January',
+        reasonCode: 'duplicate',
+      },
+    ],
+  });
+/** What the service takes: the parsed body; internal callers (tests, older paths) may give no reason or code. */
+export type CreateRefundInput = Omit<z.output<typeof createRefundBody>, 'reason' | 'reasonCode'> & {
+  reason: string | null;
+  reasonCode?: ReasonCode | null;
+};
 
 export const listRefundsQuery = pageQuery.extend({ paymentId: uuid.optional() });
 
@@ -24,6 +44,7 @@ export const refundResponse = z
     amount: z.string(),
     currency: z.string(),
     reason: z.string().nullable(),
+    reasonCode: z.enum(REASON_CODES).nullable(),
     status: z.enum(['pending', 'succeeded']),
     providerRefundId: z.string().nullable(),
     createdAt: z.string(),
@@ -36,6 +57,7 @@ export const refundResponse = z
         amount: '0.50',
         currency: 'USD',
         reason: 'Duplicate charge for January',
+        reasonCode: 'duplicate',
         status: 'succeeded',
         providerRefundId: null,
         createdAt: '2026-01-05T09:30:00.000Z',
@@ -50,6 +72,7 @@ export function serialiseRefund(row: RefundRow) {
     amount: formatMoney(row.amount, row.currency),
     currency: row.currency,
     reason: row.reason,
+    reasonCode: row.reason_code,
     status: row.status,
     providerRefundId: row.provider_refund_id,
     createdAt: iso(row.created_at)!,

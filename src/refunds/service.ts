@@ -22,6 +22,7 @@ import {
   pendingRefundAskedAgain,
   pendingRefundTotal,
   releaseRefundLease,
+  type RefundListFilters,
   type RefundRow,
 } from './repo.ts';
 import type { CreateRefundInput } from './schema.ts';
@@ -64,6 +65,7 @@ function auditRefund(trx: Db, actor: Actor, before: PaymentRow, after: PaymentRo
       payment_id: before.id,
       amount: formatMoney(refund.amount, before.currency),
       reason: refund.reason,
+      reasonCode: refund.reason_code,
       refunded_amount: formatMoney(after.refunded_amount, after.currency),
       payment_status: after.status,
     },
@@ -203,6 +205,7 @@ export async function createRefund(
         payment_id: payment.id,
         amount: storedAmount(input.amount, payment.currency),
         reason: input.reason,
+        reason_code: input.reasonCode ?? null,
         status: gateway ? 'pending' : 'succeeded',
         call_lease_until: gateway ? leaseEnd(now) : null,
         created_at: now,
@@ -243,7 +246,7 @@ async function completeRefund(db: Db, refundId: string, providerRefundId: string
   });
 }
 
-export function listRefunds(db: Db, page: PageQuery, filters: { paymentId?: string }) {
+export function listRefunds(db: Db, page: PageQuery, filters: RefundListFilters) {
   return listRefundRows(db, page, filters);
 }
 

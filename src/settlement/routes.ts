@@ -45,9 +45,13 @@ export const settlementRoutes = [
     body: createCreditBody,
     responses: {
       201: { description: 'Credited', schema: createdCreditResponse },
-      400: { description: 'invalid_request, invalid_amount, customer_not_found' },
+      400: {
+        description:
+          'invalid_request, invalid_amount, customer_not_found, ' +
+          'currency_mismatch (a currency the customer has no invoice or subscription in, C-14)',
+      },
     },
-    errors: ['customer_not_found', 'invalid_amount'],
+    errors: ['customer_not_found', 'invalid_amount', 'currency_mismatch'],
     handler: async ({ deps, body, actor }) => ({
       status: 201,
       body: serialiseCreatedCredit(await grantCredit(deps.db, body, actor)),

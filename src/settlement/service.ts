@@ -17,7 +17,18 @@ import { inTransaction } from '../db/knex.ts';
 import { endDunningIfPaid, resolveDunningOfSettledInvoices } from '../dunning/service.ts';
 import { addCustomerCredit } from '../invoices/credit.ts';
 import type { InvoiceStatus } from '../invoices/repo.ts';
-import { changeInvoiceStatus, type Clock, lockOpenInvoices } from '../invoices/service.ts';
+import {
+  changeInvoiceStatus,
+  type Clock,
+  getInvoice,
+  invoiceCurrenciesOf,
+  lockInvoice,
+  lockOpenInvoices,
+} from '../invoices/service.ts';
+import { findPlans } from '../plans/service.ts';
+import { planIdsOfCustomer } from '../subscriptions/service.ts';
+import { AppError } from '../errors.ts';
+import { amountDue } from '../pricing/amount-due.ts';
 import { assertCurrencyPrecision, storedAmount } from '../money-input.ts';
 import { formatMoney } from '../money.ts';
 import { applyProviderPayment, type ProviderPayment } from '../payments/provider-payment.ts';
@@ -55,14 +66,69 @@ export async function receiveProviderPayment(trx: Db, input: ProviderPayment) {
   return result;
 }
 
-export function setInvoiceStatus(db: Db, id: string, to: InvoiceStatus, actor: Actor, clock: Clock = {}) {
+/**
+ * PUT status (D-52). Marking paid is a settlement, not a write-off (C-12): an invoice with an amount due gets a
+ * `manual` payment of that amount, referenced `marked_paid:<number>`, with the admin's note, in the same
+ * transaction; writing off is `void`.
+ */
+export function setInvoiceStatus(
+  db: Db,
+  id: string,
+  to: InvoiceStatus,
+  actor: Actor,
+  clock: Clock = {},
+  note: string | null = null,
+) {
   const now = clock.now ?? new Date();
   return thenEndDunning(
     db,
     now,
-    (trx) => changeInvoiceStatus(trx, id, to, actor, { ...clock, now }),
+    async (trx) => {
+      if (to === 'paid' && (await settleAmountDue(trx, id, note, actor, now))) return getInvoice(trx, id);
+      return changeInvoiceStatus(trx, id, to, actor, { ...clock, now });
+    },
     (detail) => detail.invoice.customer_id,
   );
+}
+
+/** Records the amount due of an open invoice as a manual payment (C-12); false when nothing is due to settle. */
+async function settleAmountDue(trx: Db, id: string, note: string | null, actor: Actor, now: Date): Promise<boolean> {
+  const invoice = await lockInvoice(trx, id);
+  if (!invoice || (invoice.status !== 'issued' && invoice.status !== 'overdue')) return false;
+  const due = amountDue(invoice);
+  if (due.lte(0)) return false;
+  const input = {
+    invoiceId: id,
+    amount: storedAmount(due, invoice.currency),
+    paymentMethod: 'manual' as const,
+    providerReference: `marked_paid:${invoice.invoice_number}`,
+    note,
+  };
+  await recordPayment(trx, input, actor, { now, auditAction: 'invoice.mark_paid' });
+  return true;
+}
+
+/**
+ * The currencies a customer is billed in (C-14): those of their invoices and of their subscriptions' plans, sorted.
+ * Store credit in another currency could never be spent.
+ */
+export async function customerCurrencies(db: Db, customerId: string): Promise<string[]> {
+  const [invoiced, planIds] = await Promise.all([
+    invoiceCurrenciesOf(db, customerId),
+    planIdsOfCustomer(db, customerId),
+  ]);
+  const plans = await findPlans(db, planIds);
+  return [...new Set([...invoiced, ...[...plans.values()].map((p) => p.currency)])].sort();
+}
+
+async function assertCustomerCurrency(db: Db, customerId: string, currency: string): Promise<void> {
+  const currencies = await customerCurrencies(db, customerId);
+  // A customer billed in nothing yet may hold credit for a first invoice in any currency (docs/decisions.md).
+  if (currencies.length === 0 || currencies.includes(currency)) return;
+  const message = `must be a currency the customer is billed in: ${currencies.join(', ')}`;
+  throw new AppError('currency_mismatch', `Store credit in ${currency} could not be spent: ${message}`, {
+    details: [{ path: 'currency', message }],
+  });
 }
 
 /**
@@ -79,6 +145,7 @@ export async function grantCredit(db: Db, input: CreateCreditInput, actor: Actor
       now,
       async (trx) => {
         await assertCustomerExists(trx, input.customerId);
+        await assertCustomerCurrency(trx, input.customerId, input.currency);
         const open = await lockOpenInvoices(trx, input.customerId, input.currency);
         const granted = await addCustomerCredit(
           trx,

@@ -75,3 +75,8 @@ export async function listSubscriptionRows(
   if (filters.planId) query.where({ plan_id: filters.planId });
   return paginate<SubscriptionRow>(query, 'subscriptions', page);
 }
+
+export async function customerPlanIdRows(db: Db, customerId: string): Promise<string[]> {
+  const rows = await db('subscriptions').distinct('plan_id').where({ customer_id: customerId });
+  return rows.map((r: { plan_id: string }) => r.plan_id);
+}

@@ -17,6 +17,7 @@ import type { Period } from '../pricing/proration.ts';
 import { invoicePeriod, periodInvoice } from './invoicing.ts';
 import { boundary } from './periods.ts';
 import {
+  customerPlanIdRows,
   findSubscriptionRow,
   insertSubscriptionRow,
   SUBSCRIPTION_CUSTOMER_FK,
@@ -281,4 +282,9 @@ export async function updateSubscription(
     ]);
     return updated;
   });
+}
+
+/** The plans the customer has subscribed to, in any status (C-14: their currencies). */
+export function planIdsOfCustomer(db: Db, customerId: string): Promise<string[]> {
+  return customerPlanIdRows(db, customerId);
 }

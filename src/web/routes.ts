@@ -14,6 +14,7 @@ import { licenseFileRoutes } from '../licenses/file-routes.ts';
 import { licenseRoutes } from '../licenses/routes.ts';
 import { lifecycleRoutes } from '../lifecycle/routes.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
+import { reportRoutes } from '../reports/routes.ts';
 import { paymentMethodRoutes } from '../payment-methods/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { planRoutes } from '../plans/routes.ts';
@@ -57,6 +58,7 @@ const domainRoutes: AnyRoute[] = [
   ...providerEventRoutes,
   ...checkoutRoutes,
   ...metricsRoutes,
+  ...reportRoutes,
   ...auditRoutes,
 ];
 

@@ -381,7 +381,13 @@ test.serial(
     const paymentId = (await app.db('payments').where({ invoice_id: id }).first()).id as string;
     mark = await auditMark(app.db);
     t.is(
-      (await consolePost(`/admin/payments/${paymentId}/refunds`, { amount: '10.00', reason: 'partial' })).status,
+      (
+        await consolePost(`/admin/payments/${paymentId}/refunds`, {
+          amount: '10.00',
+          reason: 'partial',
+          confirm: 'yes',
+        })
+      ).status,
       200,
     );
     await expectOneAudit(t, app.db, mark, {

@@ -127,7 +127,7 @@ test('C-4: 50 a page; the next page by cursor', async (t) => {
   await close();
 });
 
-test('CSV export: header, decimal amounts, ISO timestamps, refunds, the formula guard, and the filters', async (t) => {
+test('CSV export: header, decimal amounts, UTC date-times, the formula guard, and the filters', async (t) => {
   const { customer: c, made } = await paymentsOf('-2+3 Trading', [
     { amount: '12.50', at: new Date('2026-04-01T08:00:00Z'), reference: '@ref' },
     { amount: '7.00', at: new Date('2026-04-05T08:00:00Z') },
@@ -146,8 +146,9 @@ test('CSV export: header, decimal amounts, ISO timestamps, refunds, the formula 
     'amount',
     'refundedAmount',
     'status',
-    'refunds',
-    'createdAt',
+    'note',
+    'receivedAt (UTC)',
+    'createdAt (UTC)',
   ]);
   t.deepEqual(
     rows.map((r) => r[0]),
@@ -165,8 +166,9 @@ test('CSV export: header, decimal amounts, ISO timestamps, refunds, the formula 
     '12.50',
     '2.50',
     'partially_refunded',
-    '2.50@2026-04-02T08:00:00.000Z',
-    '2026-04-01T08:00:00.000Z',
+    '',
+    '2026-04-01 08:00:00',
+    '2026-04-01 08:00:00',
   ]);
   t.deepEqual(
     (await exported({ customerId: c.id, status: 'succeeded' })).slice(1).map((r) => r[0]),
@@ -187,6 +189,7 @@ test(
     const payment = await payManually(db(), invoice.id, '50.00', { method: 'provider_a', reference: 'pi_console_1' });
     const { page, close } = await kit.adminPage(`/admin/invoices/${invoice.id}`);
     await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '12.34', reason: 'requested' });
+    await submitForm(page, `/admin/payments/${payment.id}/refunds`, {});
     t.deepEqual(await texts(page, '.notice'), ['Refund of 12.34 USD recorded.']);
     t.deepEqual(
       provider.requests.filter((r) => r.form.payment_intent === 'pi_console_1').map((r) => r.form.amount),
@@ -201,7 +204,8 @@ test(
       body: { error: { type: 'invalid_request_error', message: 'Refund declined' } },
     });
     await page.goto(`${kit.app.baseUrl}/admin/invoices/${invoice.id}`);
-    await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '1.00', reason: '' });
+    await submitForm(page, `/admin/payments/${payment.id}/refunds`, { amount: '1.00', reason: 'declined test' });
+    await submitForm(page, `/admin/payments/${payment.id}/refunds`, {});
     t.regex(await pageText(page), /provider_error/);
     t.is((await db()('refunds').where({ payment_id: payment.id })).length, 1);
     t.is((await db()('payments').where({ id: payment.id }).first()).refunded_amount, '12.34');

@@ -172,6 +172,12 @@ test.serial(
       ['canceled', 'canceled'],
     ] as const) {
       await submit(page, action, { status });
+      if (status === 'canceled') {
+        // Cancelling cannot be undone: it asks first (issue 34), and acts on the confirmation.
+        t.regex((await texts(page, '.confirm'))[0]!, /Please confirm\. Cancelling ends the subscription now/);
+        t.is((await subRow(sub.id)).status, 'active');
+        await submit(page, action, {});
+      }
       t.is(path(page), `/admin/subscriptions/${sub.id}`);
       t.is((await texts(page, '.notice'))[0], `The subscription is ${shown}.`);
       t.is((await subRow(sub.id)).status, status);

@@ -290,6 +290,10 @@ test.serial(
     t.like(await endpointRow(endpoint.id), { url: receiver.url('/edited'), events: ['*'], secret: endpoint.secret });
 
     await submit(page, `${action}/disable`, {});
+    // Disabling asks first (issue 34), and acts on the confirmation.
+    t.regex((await texts(page, '.confirm'))[0] ?? '', /Please confirm\. A disabled endpoint is sent no events/);
+    t.true((await endpointRow(endpoint.id)).enabled);
+    await submit(page, `${action}/disable`, {});
     t.regex((await texts(page, '.notice'))[0] ?? '', /Endpoint disabled/);
     t.false((await endpointRow(endpoint.id)).enabled);
     t.is(await page.$(`form[action="${action}/disable"]`), null);

@@ -14,8 +14,9 @@ test.before(async () => {
 });
 test.after.always(async () => app?.close());
 
+/** A credit note; the reason C-14 requires is given unless the test names its own. */
 const note = (body: Record<string, unknown>) =>
-  request(c.baseUrl, '/api/billing/credit-notes', { cookie: c.cookie, body });
+  request(c.baseUrl, '/api/billing/credit-notes', { cookie: c.cookie, body: { reason: 'Goodwill', ...body } });
 const balanceOf = async (customerId: string) =>
   (await request(c.baseUrl, `/api/customers/${customerId}`, { cookie: c.cookie })).body.creditBalance;
 const YEAR = new Date().getUTCFullYear();
@@ -37,9 +38,19 @@ test('on an unpaid invoice a credit note lowers the amount due; crediting the re
   for (const key of ['id', 'number', 'invoiceId', 'amount', 'reason', 'createdAt']) t.true(key in res.body, key);
   t.like(await readInvoice(c, invoice.id), { status: 'issued', creditedAmount: '30.00', amountDue: '70.00' });
 
-  const rest = await note({ invoiceId: invoice.id, amount: '70.00' });
+  const rest = await note({ invoiceId: invoice.id, amount: '70.00', reasonCode: 'service_issue' });
   t.is(rest.status, 201);
-  t.is(rest.body.reason, null);
+  t.like(rest.body, { reason: 'Goodwill', reasonCode: 'service_issue' });
+  // C-14: a credit note needs a reason in words; the code, when given, is one of the closed list.
+  for (const [body, path] of [
+    [{ reason: '  ' }, 'reason'],
+    [{ reason: null }, 'reason'],
+    [{ reasonCode: 'because' }, 'reasonCode'],
+  ] as const) {
+    const refused = await note({ invoiceId: invoice.id, amount: '1.00', ...body });
+    t.is(refused.status, 400);
+    t.is(refused.body.error.details[0].path, path);
+  }
   const paid = await readInvoice(c, invoice.id);
   t.like(paid, { status: 'paid', creditedAmount: '100.00', amountDue: '0.00' });
   t.truthy(paid.paidAt);

@@ -40,13 +40,15 @@ export async function subscribe(
 }
 
 /**
- * C-10 by the test's own arithmetic, in integer minor units: each subscription's net invoice amount
- * times the invoices it has a year (12 / months of its cycle), summed, then divided by 12 and rounded
- * half-up once. `digits` is the currency's minor unit.
+ * C-10 by the test's own arithmetic, in integer minor units: each subscription's net invoice amount over the
+ * months of its cycle, rounded half-up to the minor unit, then summed (C-18). `digits` is the currency's minor unit.
  */
 export function expectedMrr(subs: { netMinor: number; months: 1 | 3 | 12 }[], digits = 2): string {
-  const yearly = subs.reduce((sum, s) => sum + BigInt(s.netMinor) * BigInt(12 / s.months), 0n);
-  const minor = (yearly * 2n + 12n) / 24n; // half-up of yearly / 12 for a non-negative sum
+  // C-18: each subscription's monthly contribution is rounded (half up) to the minor unit, then they are summed.
+  const minor = subs.reduce(
+    (sum, s) => sum + (BigInt(s.netMinor) * 2n + BigInt(s.months)) / (2n * BigInt(s.months)),
+    0n,
+  );
   const text = minor.toString().padStart(digits + 1, '0');
   return digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }

@@ -92,8 +92,8 @@ test.serial(
       { netMinor: 749, months: 1 },
       { netMinor: 9999, months: 12 },
     ]);
-    t.is(usdMrr, '176.66');
-    t.like(usd, { mrr: usdMrr, arr: '2119.92', activeSubscriptions: 7, trialingSubscriptions: 1 });
+    t.is(usdMrr, '176.65');
+    t.like(usd, { mrr: usdMrr, arr: '2119.80', activeSubscriptions: 7, trialingSubscriptions: 1 });
     const eurMrr = expectedMrr([
       { netMinor: 1999, months: 1 },
       { netMinor: 1000, months: 3 },

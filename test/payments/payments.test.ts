@@ -45,6 +45,8 @@ test('a payment answers 201 with the D-54 shape and raises amountPaid', async (t
       'invoiceId',
       'paymentMethod',
       'providerReference',
+      'receivedAt',
+      'note',
       'refundedAmount',
       'status',
     ].sort(),

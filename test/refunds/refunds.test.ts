@@ -29,9 +29,9 @@ test('partial then full refund of a manual payment: statuses and amounts; the in
   for (const key of ['id', 'paymentId', 'amount', 'reason', 'status', 'createdAt']) t.true(key in first.body, key);
   t.like(await readPayment(c, payment.id), { status: 'partially_refunded', refundedAmount: '30.25', amount: '80.00' });
 
-  const rest = await refund(c, { paymentId: payment.id, amount: '49.75' });
+  const rest = await refund(c, { paymentId: payment.id, amount: '49.75', reasonCode: 'requested_by_customer' });
   t.is(rest.status, 201);
-  t.is(rest.body.reason, null);
+  t.like(rest.body, { reason: 'Goodwill', reasonCode: 'requested_by_customer' });
   t.like(await readPayment(c, payment.id), { status: 'refunded', refundedAmount: '80.00' });
   // A refund gives money back; it does not reopen the invoice.
   t.like(await readInvoice(c, invoice.id), { status: 'paid', amountPaid: '80.00', amountDue: '0.00' });
@@ -116,8 +116,14 @@ const refusals: [string, (id: string) => Record<string, unknown>, string, string
   ['an unknown payment', () => ({ paymentId: ZERO_UUID, amount: '1.00' }), 'payment_not_found'],
   ['a malformed payment id', () => ({ paymentId: 'pay_1', amount: '1.00' }), 'invalid_request'],
   [
-    'a reason of 1001 characters',
-    (id) => ({ paymentId: id, amount: '1.00', reason: 'x'.repeat(1001) }),
+    'a reason of 501 characters',
+    (id) => ({ paymentId: id, amount: '1.00', reason: 'x'.repeat(501) }),
+    'invalid_request',
+  ],
+  ['no reason (C-14)', (id) => ({ paymentId: id, amount: '1.00', reason: '' }), 'invalid_request'],
+  [
+    'a reason code off the list (C-14)',
+    (id) => ({ paymentId: id, amount: '1.00', reasonCode: 'changed_mind' }),
     'invalid_request',
   ],
 ];

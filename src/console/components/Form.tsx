@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { AppError } from '../../errors.ts';
@@ -12,6 +13,8 @@ export interface FormState {
   name: string;
   error?: AppError;
   values: FormValues;
+  /** Set when the action asks for confirmation first: what it will do. */
+  confirming?: string;
 }
 
 /** The id of the refused form's error on its page, where the page's refusal summary links (Refusal.tsx). */
@@ -64,6 +67,7 @@ export function Form({
   submit,
   scope,
   more,
+  once,
   children,
 }: {
   name: string;
@@ -74,15 +78,19 @@ export function Form({
   scope?: string;
   /** Buttons after the submit button, which stays first: the form's default, the one Enter presses. */
   more?: ComponentChildren;
+  /** A form that moves money carries a one-time token (C-13): its resubmit records nothing new. */
+  once?: boolean;
   children: ComponentChildren;
 }) {
   const mine = state?.name === name ? state : undefined;
-  const button = <button type="submit">{submit}</button>;
+  const button = <button type="submit">{mine?.confirming ? `Confirm: ${submit}` : submit}</button>;
   return (
     <form method="post" action={action} class="form">
       <input type="hidden" name="_csrf" value={csrf} />
       <input type="hidden" name="_form" value={name} />
+      {once ? <input type="hidden" name="_once" value={randomUUID()} /> : null}
       {mine ? <ErrorBox state={mine} /> : null}
+      {mine?.confirming ? <ConfirmBox text={mine.confirming} /> : null}
       <FieldIds.Provider value={scope ? `f-${name}-${scope}` : `f-${name}`}>{children}</FieldIds.Provider>
       {more ? (
         <div class="buttons">
@@ -93,6 +101,21 @@ export function Form({
         button
       )}
     </form>
+  );
+}
+
+/**
+ * What an action that cannot be undone will do, asked before it runs (a refund, marking paid, a cancellation):
+ * the form comes back with this text and `confirm=yes`, and only its second submit acts. Works without script.
+ */
+function ConfirmBox({ text }: { text: string }) {
+  return (
+    <div class="confirm" role="alert">
+      <p>
+        <strong>Please confirm.</strong> {text}
+      </p>
+      <input type="hidden" name="confirm" value="yes" />
+    </div>
   );
 }
 
@@ -115,6 +138,7 @@ export function Field({
   required,
   state,
   options,
+  labels,
 }: {
   label: string;
   name: string;
@@ -123,6 +147,8 @@ export function Field({
   required?: boolean;
   state?: FormState;
   options?: readonly string[];
+  /** What a person reads for each option (`requested_by_customer` reads "Requested by customer"). */
+  labels?: Readonly<Record<string, string>>;
 }) {
   const id = `${useContext(FieldIds)}-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const problems = state?.error?.details?.filter((d) => d.path === name || d.path.startsWith(`${name}.`)) ?? [];
@@ -140,7 +166,7 @@ export function Field({
         <select id={id} name={name} aria-invalid={invalid} aria-describedby={describedBy}>
           {options.map((o) => (
             <option value={o} selected={o === value}>
-              {o === '' ? '—' : o}
+              {o === '' ? '—' : (labels?.[o] ?? o)}
             </option>
           ))}
         </select>

@@ -69,6 +69,12 @@ export function Layout({ title, viewer, section, notice, children }: LayoutProps
               ))}
             </ul>
           </nav>
+          <form class="search" method="get" action="/admin/search">
+            <label class="visually-hidden" for="top-search">
+              Search invoices, customers, licenses and payments
+            </label>
+            <input id="top-search" name="q" type="search" placeholder="Search" />
+          </form>
           <form class="logout" method="post" action="/admin/logout">
             <input type="hidden" name="_csrf" value={viewer.csrf} />
             <span class="who">{viewer.email}</span> <button type="submit">Sign out</button>

@@ -1,4 +1,4 @@
-import { money as decimal } from '../../money.ts';
+import { money as decimal, groupDigits } from '../../money.ts';
 import { money } from './format.ts';
 
 export interface MonthValue {
@@ -11,11 +11,23 @@ export interface MonthValue {
 const WIDTH = 480;
 const HEIGHT = 200;
 const LEFT = 8;
-const TOP = 22;
+const TOP = 34;
 const BOTTOM = 24;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 const monthLabel = (month: string) => MONTHS[Number(month.slice(5, 7)) - 1]!;
+
+/**
+ * A bar's value printed above it (issue 34: not only on hover), short enough for its slot: whole units with
+ * separators below 10,000, then thousands (12.3k) and millions (1.2M); the exact amount is in the bar's title.
+ */
+export function barLabel(amount: string): string {
+  const value = decimal(amount);
+  const size = value.abs();
+  if (size.lt(10_000)) return groupDigits(value.toDecimalPlaces(0).toFixed(0));
+  if (size.lt(1_000_000)) return `${value.dividedBy(1000).toDecimalPlaces(1).toString()}k`;
+  return `${value.dividedBy(1_000_000).toDecimalPlaces(1).toString()}M`;
+}
 
 /**
  * A bar per month as an inline SVG (no script, C-8), scaled to its box's width by the viewBox. The
@@ -58,6 +70,9 @@ export function MonthChart({ title, currency, values }: { title: string; currenc
                 y={Math.min(h, zero)}
                 height={Math.max(Math.abs(zero - h), amounts[i]!.isZero() ? 0 : 1)}
               />
+              <text class="bar-value" x={x + slot / 2} y={Math.min(h, zero) - 3} text-anchor="middle">
+                {barLabel(v.amount)}
+              </text>
               <text class="month" x={x + slot / 2} y={HEIGHT - 6} text-anchor="middle">
                 {monthLabel(v.month)}
               </text>

@@ -55,7 +55,15 @@ export interface ActionInput {
  * What an action did: where to redirect (303) with which confirmation; or, for a form that is only being
  * filled in (an "Add a line" button), nothing at all: the page shows the form `again` with these values.
  */
-export type ActionDone = { redirect: string; notice: string } | { again: FormValues };
+export type ActionDone = { redirect: string; notice: string } | { again: FormValues; confirming?: string };
+
+/**
+ * An action that cannot be undone asks first (issue 34): without `confirm=yes` its form comes back open with
+ * `text` and a confirm button; undefined once confirmed.
+ */
+export function askFirst(form: FormValues, text: string): ActionDone | undefined {
+  return form.confirm === 'yes' ? undefined : { again: form, confirming: text };
+}
 
 /**
  * A form post (C-6): runs one domain service and answers where to redirect (303) with which
@@ -69,6 +77,8 @@ export interface ConsoleAction {
   run(input: ActionInput): Promise<ActionDone>;
   /** The page the form lives on: rendered again when `run` is refused. */
   page: ConsolePage;
+  /** The form moves money: its one-time token makes a resubmit answer the first result (C-13). */
+  oneTime?: boolean;
 }
 
 export type ConsoleRoute = ConsolePage | ConsoleExport | ConsoleAction;

@@ -11,10 +11,10 @@ import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { invoiceNumbers, listInvoices, openAmountsOfCustomers } from '../../invoices/service.ts';
 import { listLicenses } from '../../licenses/service.ts';
-import { sumMoney } from '../../money.ts';
+import { DEFAULT_CURRENCY, ISO_4217_CODES, sumMoney } from '../../money.ts';
 import { listPayments } from '../../payments/service.ts';
 import { findPlans } from '../../plans/service.ts';
-import { grantCredit } from '../../settlement/service.ts';
+import { customerCurrencies, grantCredit } from '../../settlement/service.ts';
 import { allTaxRates } from '../../tax-rates/service.ts';
 import { rateLabel } from '../components/TaxRateChoice.tsx';
 import { z } from 'zod';
@@ -25,15 +25,7 @@ import { Layout } from '../components/Layout.tsx';
 import { uuidParam } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import type { FormValues } from '../http/form.ts';
-import {
-  Amounts,
-  creditAmounts,
-  CustomerFields,
-  customerFields,
-  DEFAULT_CURRENCY,
-  TAX_STATUS,
-  When,
-} from './customers-parts.tsx';
+import { Amounts, creditAmounts, CustomerFields, customerFields, TAX_STATUS, When } from './customers-parts.tsx';
 import { newInvoiceUrl } from './invoices.tsx';
 import { newLicenseUrl } from './licenses.tsx';
 import { newApiKeyUrl } from './settings-api-keys.tsx';
@@ -56,7 +48,7 @@ const customerIdOf = (params: Record<string, string>) => uuidParam(params.id, 'C
 async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, timelineAfter: string | undefined) {
   const { customer, subscriptions } = await getCustomer(db, id);
   const newest = { limit: SECTION_SIZE, newestFirst: true };
-  const [owed, ledger, invoices, payments, licenses, apiKeys, timeline, plans, audit] = await Promise.all([
+  const [owed, ledger, invoices, payments, licenses, apiKeys, timeline, plans, audit, currencies] = await Promise.all([
     openAmountsOfCustomers(db, [id]),
     listCreditLedger(db, newest, { customerId: id }),
     listInvoices(db, newest, { customerId: id }),
@@ -66,6 +58,7 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
     listCustomerEvents(db, id, { ...newest, startingAfter: timelineAfter }),
     findPlans(db, [...new Set(subscriptions.map((s) => s.plan_id))]),
     auditEntriesOf(db, 'customer', id),
+    customerCurrencies(db, id),
   ]);
   // One lookup names the invoice of every payment, ledger entry and event shown.
   const invoiceIds = [
@@ -89,19 +82,27 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
     apiKeys,
     timeline,
     audit,
+    currencies,
   };
 }
 
-/** The grant form's fields: amount, currency (the API's default, USD, shown) and description. */
-function CreditFields({ state }: { state?: FormState }) {
+/**
+ * The grant form's fields: amount, currency and description. The currency is chosen among the customer's own
+ * (C-14: those of their invoices and subscriptions), never typed; credit in another could never be spent.
+ */
+function CreditFields({ state, currencies }: { state?: FormState; currencies: string[] }) {
   const mine = state?.name === 'credit' ? state : undefined;
+  // A customer billed in nothing yet: credit for a first invoice, in any currency (USD offered first).
+  const offered =
+    currencies.length > 0 ? currencies : [DEFAULT_CURRENCY, ...ISO_4217_CODES.filter((c) => c !== DEFAULT_CURRENCY)];
   return (
     <>
       <Field label="Amount" name="amount" value={kept(state, 'credit', 'amount')} state={mine} />
       <Field
         label="Currency"
         name="currency"
-        value={kept(state, 'credit', 'currency', DEFAULT_CURRENCY)}
+        options={offered}
+        value={kept(state, 'credit', 'currency', offered[0])}
         state={mine}
       />
       <Field label="Description" name="description" value={kept(state, 'credit', 'description')} state={mine} />
@@ -197,8 +198,9 @@ export const customerPage = definePage({
             csrf={viewer.csrf}
             state={state}
             submit="Grant credit"
+            once
           >
-            <CreditFields state={state} />
+            <CreditFields state={state} currencies={data.currencies} />
           </Form>
         </details>
         <LedgerSection rows={data.ledger.rows} hasMore={data.ledger.hasMore} numbers={data.numbers} />
@@ -251,6 +253,7 @@ export const grantCreditAction = defineAction({
   path: '/admin/customers/:id/credits',
   form: 'credit',
   page: customerPage,
+  oneTime: true,
   async run({ deps, params, form, actor }) {
     const id = customerIdOf(params);
     const input = parseOrThrow(

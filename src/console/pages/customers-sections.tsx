@@ -168,7 +168,7 @@ export function PaymentsSection({
         rows={rows}
         empty="No payments."
         columns={[
-          { header: 'Date', cell: (p) => <When value={p.created_at} /> },
+          { header: 'Received', cell: (p) => <When value={p.received_at} /> },
           { header: 'Invoice', cell: (p) => invoiceLink(p.invoice_id, numbers.get(p.invoice_id)) },
           { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
           { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },

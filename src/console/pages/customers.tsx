@@ -131,7 +131,7 @@ export const customersExport = defineExport({
   path: '/admin/customers/export.csv',
   filename: 'customers.csv',
   query: filtersQuery,
-  header: ['id', 'name', 'email', 'company', 'tier', 'currency', 'creditBalance', 'openAmount', 'createdAt'],
+  header: ['id', 'name', 'email', 'company', 'tier', 'currency', 'creditBalance', 'openAmount', 'createdAt (UTC)'],
   async *rows({ deps, query }) {
     for await (const batch of customerBatches(deps.db, query, EXPORT_BATCH)) {
       const owed = await openAmountsOfCustomers(

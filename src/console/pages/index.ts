@@ -1,6 +1,7 @@
 import type { ConsoleRoute } from '../http/route.ts';
 import { auditLogRoutes } from './audit-log.tsx';
 import { couponRoutes } from './coupons.tsx';
+import { exportRoutes } from './exports.tsx';
 import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
 import { licenseRoutes } from './licenses.tsx';
@@ -8,6 +9,8 @@ import { lifecycleRoutes } from './lifecycle.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
 import { productRoutes } from './products.tsx';
+import { reportRoutes } from './reports.tsx';
+import { searchRoutes } from './search.tsx';
 import { settingsRoutes } from './settings.tsx';
 import { subscriptionRoutes } from './subscriptions.tsx';
 import { taxRateRoutes } from './tax-rates.tsx';
@@ -15,6 +18,8 @@ import { webhookRoutes } from './webhooks.tsx';
 
 /** Every console page, export and action; login and logout are mounted apart (they need no session). */
 export const consolePages: readonly ConsoleRoute[] = [
+  // First: `/admin/subscriptions/export.csv` before `/admin/subscriptions/:id`.
+  ...exportRoutes,
   ...overviewRoutes,
   ...customerRoutes,
   ...invoiceRoutes,
@@ -28,4 +33,6 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...lifecycleRoutes,
   ...settingsRoutes,
   ...auditLogRoutes,
+  ...reportRoutes,
+  ...searchRoutes,
 ];

@@ -9,6 +9,7 @@ import { taxBasis } from '../../invoices/pdf/template.ts';
 import { formatMoney, money as decimal } from '../../money.ts';
 import type { FormState } from '../components/Form.tsx';
 import { dateTime, money } from '../components/format.ts';
+import { label } from '../components/labels.ts';
 import { Table } from '../components/Table.tsx';
 import { FORMS, RefundForm } from './invoices-forms.tsx';
 import type {
@@ -53,8 +54,15 @@ export function TaxNote({ invoice }: { invoice: InvoiceRow }) {
   return note ? <p class="tax-note">{note}</p> : null;
 }
 
-export function Amounts({ invoice }: { invoice: InvoiceRow }) {
+/**
+ * The invoice's amounts. "Credited (credit notes)" is what its credit notes credited, wherever it went: a note on
+ * a paid invoice goes to store credit and lowers nothing on the invoice, so the invoice's own `credited_amount`
+ * would read 0.00 above a 5.00 note (issue 34); the part that went to store credit is said beside it.
+ */
+export function Amounts({ invoice, creditNotes }: { invoice: InvoiceRow; creditNotes: CreditNoteRow[] }) {
   const m = (v: string) => money(v, invoice.currency);
+  const credited = creditNotes.reduce((sum, n) => sum.plus(n.amount), decimal(0));
+  const toBalance = creditNotes.reduce((sum, n) => sum.plus(n.to_balance), decimal(0));
   return (
     <dl class="props amounts">
       <dt>Subtotal</dt>
@@ -70,7 +78,12 @@ export function Amounts({ invoice }: { invoice: InvoiceRow }) {
       <dt>Credit applied</dt>
       <dd class="num">{m(invoice.credit_applied)}</dd>
       <dt>Credited (credit notes)</dt>
-      <dd class="num">{m(invoice.credited_amount)}</dd>
+      <dd class="num">
+        {m(formatMoney(credited, invoice.currency))}
+        {toBalance.gt(0) ? (
+          <span class="hint">{` of which ${m(formatMoney(toBalance, invoice.currency))} to store credit`}</span>
+        ) : null}
+      </dd>
       <dt>Amount paid</dt>
       <dd class="num">{m(invoice.amount_paid)}</dd>
       <dt>
@@ -82,6 +95,10 @@ export function Amounts({ invoice }: { invoice: InvoiceRow }) {
     </dl>
   );
 }
+
+/** A reason as the finance team reads it: its code in words, then the text. */
+const reasonText = (r: { reason: string | null; reason_code: string | null }) =>
+  [label(r.reason_code), r.reason ?? ''].filter(Boolean).join(': ');
 
 export function Payments({
   data,
@@ -101,9 +118,10 @@ export function Payments({
         rows={data.payments}
         empty="No payments."
         columns={[
-          { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
-          { header: 'Method', cell: (p) => p.payment_method },
+          { header: 'Received', cell: (p: PaymentRow) => dateTime(p.received_at) },
+          { header: 'Method', cell: (p) => label(p.payment_method) },
           { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
+          { header: 'Note', cell: (p) => p.note ?? '' },
           { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
           { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
           { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
@@ -129,11 +147,12 @@ export function Refunds({ data }: { data: InvoicePageData }) {
           {
             header: 'Payment',
             cell: (r) =>
-              `${r.payment.payment_method}${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} ` +
+              `${label(r.payment.payment_method)}` +
+              `${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} ` +
               `(${money(r.payment.amount, r.currency)})`,
           },
           { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
-          { header: 'Reason', cell: (r) => r.reason ?? '' },
+          { header: 'Reason', cell: (r) => reasonText(r) },
           { header: 'Status', cell: (r) => <span class="status">{r.status}</span> },
         ]}
       />
@@ -156,7 +175,7 @@ export function CreditNotes({ rows }: { rows: CreditNoteRow[] }) {
             numeric: true,
             cell: (n) => money(formatMoney(n.to_balance, n.currency), n.currency),
           },
-          { header: 'Reason', cell: (n) => n.reason ?? '' },
+          { header: 'Reason', cell: (n) => reasonText(n) },
         ]}
       />
     </div>

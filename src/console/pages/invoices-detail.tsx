@@ -134,7 +134,7 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
         />
       </div>
       <h2>Amounts</h2>
-      <Amounts invoice={invoice} />
+      <Amounts invoice={invoice} creditNotes={data.creditNotes} />
       <TaxNote invoice={invoice} />
       <h2>Actions</h2>
       {invoice.status === 'void' && !state ? (

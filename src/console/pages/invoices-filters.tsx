@@ -23,6 +23,8 @@ export function moneyListQuery<const S extends readonly [string, ...string[]]>(s
   return pagingQuery().extend({
     status: z.enum(statuses).optional(),
     customerId: uuid.optional(),
+    /** A customer picked by name, email or company (C-15), resolved to `customerId` when one matches. */
+    customer: z.string().trim().max(200).optional(),
     from: isoDay.optional(),
     to: isoDay.optional(),
   });
@@ -31,6 +33,7 @@ export function moneyListQuery<const S extends readonly [string, ...string[]]>(s
 export interface MoneyListFilters {
   status?: string;
   customerId?: string;
+  customer?: string;
   from?: string;
   to?: string;
 }
@@ -48,6 +51,7 @@ export function createdRange(filters: MoneyListFilters): { createdFrom?: Date; c
 export const filterValues = (q: MoneyListFilters): Record<string, string | undefined> => ({
   status: q.status,
   customerId: q.customerId,
+  customer: q.customerId ? undefined : q.customer,
   from: q.from,
   to: q.to,
 });
@@ -103,6 +107,10 @@ export function FilterForm({
               </option>
             ))}
           </select>
+        </p>
+        <p class="field">
+          <label for="filter-customer-text">Customer (name, email or company)</label>
+          <input id="filter-customer-text" name="customer" type="search" value={values.customer ?? ''} />
         </p>
         <p class="field">
           <label for="filter-customer">Customer ID</label>

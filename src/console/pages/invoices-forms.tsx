@@ -5,6 +5,8 @@
  */
 import type { ComponentChildren } from 'preact';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
+import { REASON_CODES } from '../../money-input.ts';
+import { labelsOf } from '../components/labels.ts';
 import { PAYMENT_METHODS, type InvoiceRow, type PaymentRow } from './invoices-types.ts';
 
 export const FORMS = {
@@ -13,6 +15,13 @@ export const FORMS = {
   creditNote: 'invoice-credit-note',
   refund: 'payment-refund',
 } as const;
+
+/** The status moves as the finance team says them: marking paid records a payment, voiding writes off (C-12). */
+const STATUS_WORDS = {
+  issued: 'Issued',
+  paid: 'Paid (record a manual payment of the amount due)',
+  void: 'Void (write off)',
+};
 
 /** The moves the page offers from each status (D-52); an admin never sees a button the service would refuse. */
 const OFFERED_STATUSES: Record<InvoiceRow['status'], string[]> = {
@@ -47,12 +56,21 @@ export function StatusForm({ invoice, csrf, state }: { invoice: InvoiceRow; csrf
         csrf={csrf}
         state={mine}
         submit="Change status"
+        once
       >
         <Field
           label="New status"
           name="status"
           options={options}
+          labels={STATUS_WORDS}
           value={kept(mine, FORMS.status, 'status', options[0])}
+          state={mine}
+        />
+        <Field
+          label="Note (optional; kept on the payment when marking paid)"
+          name="note"
+          type="textarea"
+          value={kept(mine, FORMS.status, 'note')}
           state={mine}
         />
       </Form>
@@ -72,6 +90,7 @@ export function PaymentForm({
   state?: FormState;
 }) {
   const mine = mineOf(state, FORMS.payment);
+  const today = new Date().toISOString().slice(0, 10);
   if (invoice.status !== 'issued' && invoice.status !== 'overdue' && !mine) return null;
   return (
     <Folded summary="Record a payment" open={Boolean(mine)}>
@@ -81,6 +100,7 @@ export function PaymentForm({
         csrf={csrf}
         state={mine}
         submit="Record payment"
+        once
       >
         <Field
           label={`Amount (${invoice.currency})`}
@@ -93,7 +113,16 @@ export function PaymentForm({
           label="Payment method"
           name="paymentMethod"
           options={PAYMENT_METHODS}
+          labels={labelsOf(PAYMENT_METHODS)}
           value={kept(mine, FORMS.payment, 'paymentMethod', 'bank_transfer')}
+          state={mine}
+        />
+        <Field
+          label="Date received"
+          name="receivedAt"
+          type="date"
+          value={kept(mine, FORMS.payment, 'receivedAt', today)}
+          required
           state={mine}
         />
         <Field
@@ -118,6 +147,7 @@ export function CreditNoteForm({ invoice, csrf, state }: { invoice: InvoiceRow; 
         csrf={csrf}
         state={mine}
         submit="Issue credit note"
+        once
       >
         <Field
           label={`Amount (${invoice.currency})`}
@@ -126,9 +156,26 @@ export function CreditNoteForm({ invoice, csrf, state }: { invoice: InvoiceRow; 
           required
           state={mine}
         />
-        <Field label="Reason (optional)" name="reason" value={kept(mine, FORMS.creditNote, 'reason')} state={mine} />
+        <ReasonFields state={mine} form={FORMS.creditNote} />
       </Form>
     </Folded>
+  );
+}
+
+/** Why money goes back (C-14): the reason in words, required, and a code from the closed list. */
+function ReasonFields({ state, form }: { state?: FormState; form: string }) {
+  return (
+    <>
+      <Field label="Reason" name="reason" value={kept(state, form, 'reason')} required state={state} />
+      <Field
+        label="Reason code"
+        name="reasonCode"
+        options={['', ...REASON_CODES]}
+        labels={labelsOf(REASON_CODES)}
+        value={kept(state, form, 'reasonCode')}
+        state={state}
+      />
+    </>
   );
 }
 
@@ -154,6 +201,7 @@ export function RefundForm({
         csrf={csrf}
         state={state}
         submit="Refund"
+        once
       >
         <Field
           label={`Amount (${payment.currency})`}
@@ -162,7 +210,7 @@ export function RefundForm({
           required
           state={state}
         />
-        <Field label="Reason (optional)" name="reason" value={kept(state, FORMS.refund, 'reason')} state={state} />
+        <ReasonFields state={state} form={FORMS.refund} />
       </Form>
     </Folded>
   );

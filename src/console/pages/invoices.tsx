@@ -2,9 +2,8 @@
 import { createInvoiceBody, INVOICE_STATUSES, MAX_LINE_ITEMS } from '../../invoices/schema.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import { customerNames } from '../../customers/service.ts';
-import { listInvoiceSummaries } from '../../invoices/service.ts';
+import { invoiceTotals, listInvoiceSummaries } from '../../invoices/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';
-import { formatMoney } from '../../money.ts';
 import { createAdminInvoice } from '../../settlement/admin-invoice.ts';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { date, dateTime, money } from '../components/format.ts';
@@ -12,19 +11,14 @@ import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { field, type FormValues } from '../http/form.ts';
 import { createFormQuery, createFormUrl } from '../http/params.ts';
-import { defineAction, defineExport, definePage } from '../http/route.ts';
+import { defineAction, definePage } from '../http/route.ts';
 import { invoiceActions } from './invoices-actions.tsx';
 import { invoicePage } from './invoices-detail.tsx';
+import { invoicesExport } from './invoices-export.tsx';
+import { invoicesQuery, listFilters, serviceFilters } from './invoices-query.ts';
 import type { InvoiceRow } from './invoices-types.ts';
-import {
-  createdRange,
-  everyBatch,
-  FilterForm,
-  filterValues,
-  firstPage,
-  moneyListQuery,
-  type MoneyListFilters,
-} from './invoices-filters.tsx';
+import { FilterForm, firstPage, withFilters } from './invoices-filters.tsx';
+import { CustomerChoice, pickCustomer, Totals } from './list-helpers.tsx';
 
 const CREATE_FORM = 'create-invoice';
 const EMPTY_LINE_ROWS = 3;
@@ -32,11 +26,8 @@ const LINE_FIELDS = ['description', 'quantity', 'unitPrice'] as const;
 /** The name of the create form's "Add a line" button: posted with it, the form only grows (C-8, no script). */
 const ADD_LINE = '_addLine';
 
-const invoicesQuery = moneyListQuery(INVOICE_STATUSES);
 /** The list's filters, and `create` (the page opens its create form, started with the filter's customer). */
 const invoicesPageQuery = invoicesQuery.extend(createFormQuery.shape);
-
-const serviceFilters = (q: MoneyListFilters) => ({ status: q.status, customerId: q.customerId, ...createdRange(q) });
 
 /** The posted line rows as typed, holes (rows never sent) left out. */
 function postedLines(form: FormValues): Record<string, string>[] {
@@ -129,15 +120,25 @@ function CreateInvoiceForm({
   );
 }
 
+/** What an aging link narrowed the list to, in words. */
+function agingWords(query: { aging?: string; currency?: string }): string {
+  const bucket = query.aging === 'current' ? 'not yet due' : `${query.aging} days past due`;
+  return `Open invoices${query.currency ? ` in ${query.currency}` : ''}${query.aging ? `, ${bucket}` : ''}.`;
+}
+
 export const invoicesPage = definePage({
   path: '/admin/invoices',
   query: invoicesPageQuery,
   async render({ deps, query, viewer, notice, state }) {
-    const { rows, hasMore } = await listInvoiceSummaries(
-      deps.db,
-      firstPage(query.startingAfter),
-      serviceFilters(query),
-    );
+    const pick = await pickCustomer(deps.db, query);
+    const filters = serviceFilters({ ...query, customerId: pick.kind === 'id' ? pick.customerId : undefined });
+    const [{ rows, hasMore }, totals] =
+      pick.kind === 'id'
+        ? await Promise.all([
+            listInvoiceSummaries(deps.db, firstPage(query.startingAfter), filters),
+            invoiceTotals(deps.db, filters),
+          ])
+        : [{ rows: [], hasMore: false }, []];
     const names = await customerNames(
       deps.db,
       rows.map((r) => r.customer_id),
@@ -157,11 +158,27 @@ export const invoicesPage = definePage({
           values={query}
           exportPath="/admin/invoices/export.csv"
         />
+        {query.aging || query.currency ? <p class="muted">{agingWords(query)}</p> : null}
+        <CustomerChoice
+          pick={pick}
+          linkTo={(id) => withFilters('/admin/invoices', { ...query, customer: undefined, customerId: id })}
+        />
+        <Totals
+          noun={['invoice', 'invoices']}
+          rows={totals.map((r) => ({
+            currency: r.currency,
+            count: r.count,
+            sums: [
+              ['total', r.total],
+              ['amount due', r.amountDue],
+            ],
+          }))}
+        />
         <div class="wide">
           <Table
             rows={rows}
             empty="No invoices match."
-            next={nextPageUrl('/admin/invoices', filterValues(query), rows.at(-1)?.id, hasMore)}
+            next={nextPageUrl('/admin/invoices', listFilters(query), rows.at(-1)?.id, hasMore)}
             columns={[
               {
                 header: 'Number',
@@ -205,66 +222,7 @@ export const createInvoiceAction = defineAction({
   },
 });
 
-const INVOICE_CSV_HEADER = [
-  'id',
-  'number',
-  'customerId',
-  'customerName',
-  'status',
-  'currency',
-  'subtotal',
-  'taxRate',
-  'taxAmount',
-  'total',
-  'amountPaid',
-  'creditApplied',
-  'creditedAmount',
-  'amountDue',
-  'dueDate',
-  'issuedAt',
-  'paidAt',
-  'voidedAt',
-  'createdAt',
-] as const;
-
-export const invoicesExport = defineExport({
-  path: '/admin/invoices/export.csv',
-  filename: 'invoices.csv',
-  query: invoicesQuery,
-  header: INVOICE_CSV_HEADER,
-  async *rows({ deps, query }) {
-    for await (const batch of everyBatch((page) => listInvoiceSummaries(deps.db, page, serviceFilters(query)))) {
-      const names = await customerNames(
-        deps.db,
-        batch.map((r) => r.customer_id),
-      );
-      for (const i of batch) {
-        const m = (v: string) => formatMoney(v, i.currency);
-        yield [
-          i.id,
-          i.invoice_number,
-          i.customer_id,
-          names.get(i.customer_id) ?? '',
-          i.status,
-          i.currency,
-          m(i.subtotal),
-          i.tax_rate,
-          m(i.tax_amount),
-          m(i.total),
-          m(i.amount_paid),
-          m(i.credit_applied),
-          m(i.credited_amount),
-          formatMoney(amountDue(i), i.currency),
-          i.due_date,
-          i.issued_at,
-          i.paid_at,
-          i.voided_at,
-          i.created_at,
-        ];
-      }
-    }
-  },
-});
-
 /** The export before the invoice page: `/admin/invoices/:id` would take `export.csv` as an id. */
+export { invoicesExport };
+
 export const invoiceRoutes = [invoicesExport, invoicesPage, createInvoiceAction, invoicePage, ...invoiceActions];

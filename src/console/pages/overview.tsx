@@ -1,9 +1,11 @@
 import { currentRevenueMetrics, type CurrencyMetrics } from '../../metrics/service.ts';
+import { formatMoney, money as decimal } from '../../money.ts';
 import { date, dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { MonthChart } from '../components/MonthChart.tsx';
 import { Table } from '../components/Table.tsx';
 import { definePage } from '../http/route.ts';
+import { ReportLinks } from './reports.tsx';
 
 function Card({ label, value, note }: { label: string; value: string; note?: string }) {
   return (
@@ -12,6 +14,27 @@ function Card({ label, value, note }: { label: string; value: string; note?: str
       <div class="value">{value}</div>
       {note ? <div class="label">{note}</div> : null}
     </div>
+  );
+}
+
+/** MRR at the start of this month: the end of the previous one (the series' second-to-last point). */
+const startMrr = (m: CurrencyMetrics) => m.series.at(-2)?.mrr ?? formatMoney('0', m.currency);
+
+/** The change of MRR since the start of the month in percent, one decimal; none from zero. */
+function growthNote(m: CurrencyMetrics): string {
+  const start = decimal(startMrr(m));
+  if (start.isZero()) return 'growth: n/a from 0';
+  const change = decimal(m.mrr).minus(start).dividedBy(start).times(100).toDecimalPlaces(1);
+  return `growth: ${change.gt(0) ? '+' : ''}${change.toFixed(1)}%`;
+}
+
+/** C-18: start + new + expansion - contraction - churn = end, written out so it can be checked by eye. */
+function movementsSentence(m: CurrencyMetrics): string {
+  const c = m.currency;
+  const v = m.movements;
+  return (
+    `${money(startMrr(m), c)} + ${money(v.new, c)} new + ${money(v.expansion, c)} expansion − ` +
+    `${money(v.contraction, c)} contraction − ${money(v.churn, c)} churn = ${money(m.mrr, c)}`
   );
 }
 
@@ -35,7 +58,9 @@ function CurrencySection({ m }: { m: CurrencyMetrics }) {
         <Card label="Collected this month" value={money(m.collectedThisMonth, c)} note="payments less refunds" />
       </div>
       <h3>MRR movements this month</h3>
+      <p class="movements">{movementsSentence(m)}</p>
       <div class="cards tight">
+        <Card label="Start of month" value={money(startMrr(m), c)} note={growthNote(m)} />
         <Card label="New" value={money(m.movements.new, c)} />
         <Card label="Expansion" value={money(m.movements.expansion, c)} />
         <Card label="Contraction" value={money(m.movements.contraction, c)} />
@@ -65,6 +90,7 @@ export const overviewPage = definePage({
     return (
       <Layout title="Overview" viewer={viewer} section="Overview" notice={notice}>
         <h1>Overview</h1>
+        <ReportLinks />
         <p class="muted">
           As of {dateTime(metrics.at)}. MRR counts active and past-due subscriptions at their next invoice's price,
           normalised to a month.

@@ -3,7 +3,8 @@ import type { Db } from '../../db/knex.ts';
 import { customerNames } from '../../customers/service.ts';
 import { findInvoicesByIds } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
-import { listPayments } from '../../payments/service.ts';
+import { listPayments, paymentTotals } from '../../payments/service.ts';
+import { CustomerChoice, pickCustomer, Totals } from './list-helpers.tsx';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
@@ -17,6 +18,7 @@ import {
   firstPage,
   moneyListQuery,
   type MoneyListFilters,
+  withFilters,
 } from './invoices-filters.tsx';
 import { PAYMENT_STATUSES, type InvoiceRow, type PaymentRow, type RefundRow } from './invoices-types.ts';
 
@@ -65,7 +67,15 @@ export const paymentsPage = definePage({
   path: '/admin/payments',
   query: paymentsQuery,
   async render({ deps, query, viewer, notice }) {
-    const { rows, hasMore } = await listPayments(deps.db, firstPage(query.startingAfter), serviceFilters(query));
+    const pick = await pickCustomer(deps.db, query);
+    const filters = serviceFilters({ ...query, customerId: pick.kind === 'id' ? pick.customerId : undefined });
+    const [{ rows, hasMore }, totals] =
+      pick.kind === 'id'
+        ? await Promise.all([
+            listPayments(deps.db, firstPage(query.startingAfter), filters),
+            paymentTotals(deps.db, filters),
+          ])
+        : [{ rows: [], hasMore: false }, []];
     const { invoices, names, refunds } = await relatedTo(deps.db, rows);
     const invoiceOf = (p: PaymentRow): InvoiceRow | undefined => invoices.get(p.invoice_id);
     return (
@@ -77,13 +87,33 @@ export const paymentsPage = definePage({
           values={query}
           exportPath="/admin/payments/export.csv"
         />
+        <p class="export">
+          <a href={withFilters('/admin/refunds/export.csv', { ...query, status: undefined })} download>
+            Export refunds CSV
+          </a>
+        </p>
+        <CustomerChoice
+          pick={pick}
+          linkTo={(id) => withFilters('/admin/payments', { ...query, customer: undefined, customerId: id })}
+        />
+        <Totals
+          noun={['payment', 'payments']}
+          rows={totals.map((r) => ({
+            currency: r.currency,
+            count: r.count,
+            sums: [
+              ['amount', r.amount],
+              ['refunded', r.refunded],
+            ],
+          }))}
+        />
         <div class="wide">
           <Table
             rows={rows}
             empty="No payments match."
             next={nextPageUrl('/admin/payments', filterValues(query), rows.at(-1)?.id, hasMore)}
             columns={[
-              { header: 'Created', cell: (p: PaymentRow) => dateTime(p.created_at) },
+              { header: 'Received', cell: (p: PaymentRow) => dateTime(p.received_at) },
               {
                 header: 'Invoice',
                 cell: (p) => (
@@ -124,13 +154,10 @@ const PAYMENT_CSV_HEADER = [
   'amount',
   'refundedAmount',
   'status',
-  'refunds',
-  'createdAt',
+  'note',
+  'receivedAt (UTC)',
+  'createdAt (UTC)',
 ] as const;
-
-/** A payment's refunds in one cell: `amount@ISO timestamp` each, `;` between them. */
-const refundsCell = (refunds: RefundRow[]) =>
-  refunds.map((r) => `${formatMoney(r.amount, r.currency)}@${r.created_at.toISOString()}`).join(';');
 
 export const paymentsExport = defineExport({
   path: '/admin/payments/export.csv',
@@ -138,8 +165,12 @@ export const paymentsExport = defineExport({
   query: paymentsQuery,
   header: PAYMENT_CSV_HEADER,
   async *rows({ deps, query }) {
-    for await (const batch of everyBatch((page) => listPayments(deps.db, page, serviceFilters(query)))) {
-      const { invoices, names, refunds } = await relatedTo(deps.db, batch);
+    // A customer picked by name exports that customer's rows; a name matching none or several exports none.
+    const pick = await pickCustomer(deps.db, query);
+    if (pick.kind !== 'id') return;
+    const filters = serviceFilters({ ...query, customerId: pick.customerId });
+    for await (const batch of everyBatch((page) => listPayments(deps.db, page, filters))) {
+      const { invoices, names } = await relatedTo(deps.db, batch);
       for (const p of batch) {
         yield [
           p.id,
@@ -153,7 +184,8 @@ export const paymentsExport = defineExport({
           formatMoney(p.amount, p.currency),
           formatMoney(p.refunded_amount, p.currency),
           p.status,
-          refundsCell(refunds.get(p.id) ?? []),
+          p.note,
+          p.received_at,
           p.created_at,
         ];
       }

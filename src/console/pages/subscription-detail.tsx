@@ -16,7 +16,7 @@ import { AuditTrail } from '../components/AuditTrail.tsx';
 import { dateTime } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { field, type FormValues } from '../http/form.ts';
-import { defineAction, definePage, type PageInput } from '../http/route.ts';
+import { askFirst, defineAction, definePage, type PageInput } from '../http/route.ts';
 import { TimelineSection } from './customers-sections.tsx';
 import { firstPage } from './invoices-filters.tsx';
 import { uuidParam } from '../http/params.ts';
@@ -79,6 +79,12 @@ export const subscriptionStatusAction = defineAction({
   async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Subscription');
     const body = parseOrThrow(updateSubscriptionBody, { status: field(form, 'status') }, 'body');
+    const current = await getSubscription(deps.db, id);
+    const asked =
+      body.status === 'canceled' && current.status !== 'canceled'
+        ? askFirst(form, 'Cancelling ends the subscription now: it is not invoiced again and cannot be resumed.')
+        : undefined;
+    if (asked) return asked;
     const sub = await updateSubscription(deps.db, id, body, actor, { settings: deps.config });
     return { redirect: subscriptionUrl(id), notice: `The subscription is ${sub.status}.` };
   },

@@ -21,7 +21,7 @@ import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Form } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
-import { defineAction, definePage } from '../http/route.ts';
+import { askFirst, defineAction, definePage } from '../http/route.ts';
 import { When } from './customers-parts.tsx';
 import {
   EndpointFields,
@@ -216,8 +216,12 @@ const toggleAction = (enabled: boolean) =>
     path: `/admin/webhooks/:id/${enabled ? 'enable' : 'disable'}`,
     form: enabled ? 'enable' : 'disable',
     page: webhookPage,
-    async run({ deps, params, actor }) {
+    async run({ deps, params, form, actor }) {
       const id = endpointIdOf(params);
+      const asked = enabled
+        ? undefined
+        : askFirst(form, 'A disabled endpoint is sent no events: they wait until it is enabled and redelivered.');
+      if (asked) return asked;
       await updateEndpoint(deps.db, id, parseOrThrow(updateEndpointBody, { enabled }, 'body'), deps.config, actor);
       return {
         redirect: webhookUrl(id),

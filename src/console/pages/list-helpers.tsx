@@ -1,0 +1,67 @@
+/**
+ * What every money list shares for finding things (C-15): a customer picked by name rather than id, and the count
+ * and sums of the filtered rows per currency.
+ */
+import { customerIdsMatching, customerNames } from '../../customers/service.ts';
+import type { Db } from '../../db/knex.ts';
+import { money } from '../components/format.ts';
+
+const CHOICES = 20;
+
+/** The `customer=<text>` filter resolved: one customer (its id), none, or several to choose from. */
+export type CustomerPick =
+  | { kind: 'id'; customerId?: string }
+  | { kind: 'none'; text: string }
+  | { kind: 'several'; text: string; choices: { id: string; name: string }[] };
+
+export async function pickCustomer(db: Db, query: { customerId?: string; customer?: string }): Promise<CustomerPick> {
+  if (query.customerId || !query.customer) return { kind: 'id', customerId: query.customerId };
+  const ids = await customerIdsMatching(db, query.customer, CHOICES + 1);
+  if (ids.length === 1) return { kind: 'id', customerId: ids[0] };
+  if (ids.length === 0) return { kind: 'none', text: query.customer };
+  const names = await customerNames(db, ids);
+  return {
+    kind: 'several',
+    text: query.customer,
+    choices: ids.slice(0, CHOICES).map((id) => ({ id, name: names.get(id) ?? id })),
+  };
+}
+
+/** When the text names no customer or several: say so, and offer each match as a link keeping the other filters. */
+export function CustomerChoice({ pick, linkTo }: { pick: CustomerPick; linkTo: (customerId: string) => string }) {
+  if (pick.kind === 'id') return null;
+  if (pick.kind === 'none') return <p class="empty">{`No customer matches “${pick.text}”.`}</p>;
+  return (
+    <div class="choice">
+      <p>{`Several customers match “${pick.text}”: choose one.`}</p>
+      <ul>
+        {pick.choices.map((c) => (
+          <li>
+            <a href={linkTo(c.id)}>{c.name}</a>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The count and sums of the filtered rows, per currency (never added across currencies). */
+export function Totals({
+  rows,
+  noun,
+}: {
+  rows: { currency: string; count: number; sums: [string, string][] }[];
+  noun: [string, string];
+}) {
+  if (rows.length === 0) return null;
+  return (
+    <ul class="totals" aria-label="Totals of the filtered rows">
+      {rows.map((r) => (
+        <li>
+          <strong>{`${r.count} ${r.count === 1 ? noun[0] : noun[1]}`}</strong>
+          {r.sums.map(([what, amount]) => ` · ${what} ${money(amount, r.currency)}`).join('')}
+        </li>
+      ))}
+    </ul>
+  );
+}
