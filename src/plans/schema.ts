@@ -4,8 +4,10 @@ import { currencyCode, formatMoney, nonNegativeMoneyString } from '../money.ts';
 import { BILLING_CYCLES } from './cycles.ts';
 import type { PlanRow } from './repo.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
+import { CHARGE_INPUT_EXAMPLE, chargeInput, chargeResponse, serialiseCharge } from '../metering/charge-schema.ts';
+import type { ChargeWithMetric } from '../metering/charges.ts';
 
-export const PRICING_MODELS = ['flat'] as const;
+export const PRICING_MODELS = ['flat', 'usage', 'hybrid'] as const;
 
 export const billingCycle = z.enum(BILLING_CYCLES, { error: `must be one of ${BILLING_CYCLES.join(', ')}` });
 
@@ -13,12 +15,12 @@ export const createPlanBody = z
   .object({
     productId: uuid,
     name: nameText(200),
-    pricingModel: z.enum(PRICING_MODELS, {
-      error: `must be one of ${PRICING_MODELS.join(', ')} (the only supported pricing model)`,
-    }),
+    pricingModel: z.enum(PRICING_MODELS, { error: `must be one of ${PRICING_MODELS.join(', ')}` }),
     billingCycle,
     basePrice: nonNegativeMoneyString,
     currency: currencyCode,
+    /** Usage charges, billed in arrears (U-3): none for flat, at least one for usage and hybrid. */
+    charges: z.array(chargeInput).max(20, 'must hold at most 20 charges').optional(),
   })
   .meta({
     examples: [
@@ -29,6 +31,15 @@ export const createPlanBody = z
         billingCycle: 'monthly',
         basePrice: '49.00',
         currency: 'USD',
+      },
+      {
+        productId: EXAMPLE_ID.product,
+        name: 'API (monthly, per call)',
+        pricingModel: 'hybrid',
+        billingCycle: 'monthly',
+        basePrice: '19.00',
+        currency: 'USD',
+        charges: [CHARGE_INPUT_EXAMPLE],
       },
     ],
   });
@@ -57,6 +68,7 @@ export const planResponse = z
     basePrice: z.string(),
     currency: z.string(),
     active: z.boolean(),
+    charges: z.array(chargeResponse),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -71,13 +83,17 @@ export const planResponse = z
         basePrice: '49.00',
         currency: 'USD',
         active: true,
+        charges: [],
         createdAt: '2026-01-05T09:30:00.000Z',
         updatedAt: '2026-01-05T09:30:00.000Z',
       },
     ],
   });
 
-export function serialisePlan(row: PlanRow) {
+/** A plan with its usage charges (U-3). */
+export type PlanWithCharges = PlanRow & { charges?: ChargeWithMetric[] };
+
+export function serialisePlan(row: PlanWithCharges) {
   return {
     id: row.id,
     productId: row.product_id,
@@ -87,6 +103,7 @@ export function serialisePlan(row: PlanRow) {
     basePrice: formatMoney(row.base_price, row.currency),
     currency: row.currency,
     active: row.active,
+    charges: (row.charges ?? []).map(serialiseCharge),
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
   };

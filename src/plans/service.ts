@@ -16,7 +16,10 @@ import {
   updatePlanRow,
   type PlanRow,
 } from './repo.ts';
-import type { CreatePlanInput } from './schema.ts';
+import { type CreatePlanInput, type PlanWithCharges } from './schema.ts';
+import { serialiseCharge } from '../metering/charge-schema.ts';
+import { assertCharges, chargesOfPlans, insertCharges } from '../metering/charges.ts';
+import { money } from '../money.ts';
 
 /** A plan's fields as the audit log records them: all a plan is (its price never changes, D-40). */
 function audited(row: PlanRow): Record<string, unknown> {
@@ -24,9 +27,19 @@ function audited(row: PlanRow): Record<string, unknown> {
   return { product_id, name, pricing_model, billing_cycle, base_price, currency, active };
 }
 
-export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promise<PlanRow> {
+/** U-3: a usage plan's price is its charges alone. */
+function assertBasePriceFits(input: CreatePlanInput): void {
+  if (input.pricingModel === 'usage' && !money(input.basePrice).isZero())
+    throw new AppError('invalid_request', 'A usage plan has no base price', {
+      details: [{ path: 'basePrice', message: 'must be "0" for pricingModel usage (use hybrid for both)' }],
+    });
+}
+
+export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promise<PlanWithCharges> {
   return inTransaction(db, async (trx) => {
     assertCurrencyPrecision(input.basePrice, input.currency, 'basePrice');
+    assertBasePriceFits(input);
+    await assertCharges(trx, input.pricingModel, input.charges ?? [], input.currency);
     await assertProductExists(trx, input.productId);
     const created = await insertPlanRow(trx, {
       product_id: input.productId,
@@ -36,20 +49,27 @@ export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promis
       base_price: input.basePrice,
       currency: input.currency,
     });
+    const charges = await insertCharges(trx, created.id, input.charges ?? []);
     await recordAudits(trx, actor, [
       {
         action: 'plan.create',
         targetType: 'plan',
         targetId: created.id,
-        after: audited(created),
+        after: { ...audited(created), ...(charges.length > 0 ? { charges: charges.map(serialiseCharge) } : {}) },
       },
     ]);
-    return created;
+    return { ...created, charges };
   });
 }
 
 export function listPlans(db: Db, page: PageQuery, filters: { productId?: string; active?: boolean }) {
   return listPlanRows(db, page, filters);
+}
+
+/** A page of plans, each with its usage charges (the API's list). */
+export async function listPlansWithCharges(db: Db, page: PageQuery, filters: { productId?: string; active?: boolean }) {
+  const plans = await listPlanRows(db, page, filters);
+  return { ...plans, rows: await withCharges(db, plans.rows) };
 }
 
 export async function getPlan(db: Db, id: string): Promise<PlanRow> {
@@ -58,13 +78,27 @@ export async function getPlan(db: Db, id: string): Promise<PlanRow> {
   return row;
 }
 
+/** Plans with their usage charges (the API's answers), in one more query. */
+export async function withCharges(db: Db, plans: PlanRow[]): Promise<PlanWithCharges[]> {
+  const charges = await chargesOfPlans(
+    db,
+    plans.map((p) => p.id),
+  );
+  return plans.map((p) => ({ ...p, charges: charges.get(p.id) ?? [] }));
+}
+
+/** A plan with its usage charges (U-3). */
+export async function getPlanWithCharges(db: Db, id: string): Promise<PlanWithCharges> {
+  return (await withCharges(db, [await getPlan(db, id)]))[0]!;
+}
+
 /** Renames or (de)activates a plan (D-40: its price never changes). */
 export async function updatePlan(
   db: Db,
   id: string,
   changes: { name?: string; active?: boolean },
   actor: Actor,
-): Promise<PlanRow> {
+): Promise<PlanWithCharges> {
   const nothing = changes.name === undefined && changes.active === undefined;
   return inTransaction(db, async (trx) => {
     const before = await lockPlanRow(trx, id);
@@ -80,7 +114,7 @@ export async function updatePlan(
         after: audited(after),
       },
     ]);
-    return after;
+    return (await withCharges(trx, [after]))[0]!;
   });
 }
 

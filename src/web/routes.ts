@@ -14,6 +14,7 @@ import { licenseFileRoutes } from '../licenses/file-routes.ts';
 import { licenseRoutes } from '../licenses/routes.ts';
 import { lifecycleRoutes } from '../lifecycle/routes.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
+import { metricRoutes } from '../metering/routes.ts';
 import { paymentMethodRoutes } from '../payment-methods/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { planRoutes } from '../plans/routes.ts';
@@ -39,6 +40,7 @@ const domainRoutes: AnyRoute[] = [
   ...licenseRoutes,
   ...invoiceRoutes,
   ...planRoutes,
+  ...metricRoutes,
   ...couponRoutes,
   ...subscriptionRoutes,
   ...invoicePdfRoutes,
