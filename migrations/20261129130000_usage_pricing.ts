@@ -90,6 +90,7 @@ export async function up(knex: Knex): Promise<void> {
       charge_id uuid not null,
       period_start timestamptz not null,
       period_end timestamptz not null,
+      aggregation text not null,
       quantity numeric not null,
       events bigint not null,
       latest_at timestamptz,

@@ -37,6 +37,8 @@ export interface LineItemRow {
   quantity: number;
   unit_price: string;
   amount: string;
+  /** A usage line's detail (U-11); null for other lines. */
+  usage?: unknown;
 }
 
 export type InvoiceInsert = Pick<
@@ -149,11 +151,11 @@ export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
 export async function insertLineItems(db: Db, lines: LineItemInsert[]): Promise<LineItemRow[]> {
   if (lines.length === 0) return [];
   const result = await db.raw<{ rows: LineItemRow[] }>(
-    `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount)
-     select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount
+    `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount, usage)
+     select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount, l.usage
        from rows from (jsonb_to_recordset(?::jsonb) as (invoice_id uuid, position integer, description text,
-            quantity integer, unit_price numeric, amount numeric)) with ordinality as l(invoice_id, position,
-            description, quantity, unit_price, amount, n)
+            quantity integer, unit_price numeric, amount numeric, usage jsonb)) with ordinality as l(invoice_id,
+            position, description, quantity, unit_price, amount, usage, n)
       order by l.n
      returning *`,
     [JSON.stringify(lines)],

@@ -73,6 +73,8 @@ export const lineItemResponse = z.object({
   quantity: z.number().int(),
   unitPrice: z.string(),
   amount: z.string(),
+  /** A usage line's metric, quantity, period and tiers (U-11); absent on other lines. */
+  usage: z.record(z.string(), z.unknown()).optional(),
 });
 
 export const invoiceResponse = z
@@ -150,6 +152,7 @@ export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfU
       quantity: l.quantity,
       unitPrice: formatUnitPrice(l.unit_price, invoice.currency),
       amount: m(l.amount),
+      ...(l.usage ? { usage: l.usage as Record<string, unknown> } : {}),
     })),
     subtotal: m(invoice.subtotal),
     taxRate: invoice.tax_rate,

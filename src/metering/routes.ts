@@ -72,7 +72,11 @@ export const metricRoutes = [
     tag,
     summary: "Delete a metric no plan's charge uses",
     params: idParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'not_found' }, 409: { description: 'metric_in_use' } },
+    responses: {
+      204: { description: 'Deleted' },
+      404: { description: 'not_found' },
+      409: { description: 'metric_in_use' },
+    },
     errors: ['metric_in_use'],
     handler: async ({ deps, params, actor }) => {
       await deleteMetric(deps.db, params.id, actor);

@@ -16,7 +16,7 @@ import {
   updatePlanRow,
   type PlanRow,
 } from './repo.ts';
-import { type CreatePlanInput, type PlanWithCharges } from './schema.ts';
+import type { CreatePlanInput, PlanWithCharges } from './schema.ts';
 import { serialiseCharge } from '../metering/charge-schema.ts';
 import { assertCharges, chargesOfPlans, insertCharges } from '../metering/charges.ts';
 import { money } from '../money.ts';

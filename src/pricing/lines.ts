@@ -7,6 +7,8 @@ export interface LineInput {
   description: string;
   quantity: number;
   unitPrice: string;
+  /** A usage line's quantity, period and tiers (U-11), stored with the line. */
+  usage?: unknown;
 }
 
 export interface PricedLine extends LineInput {

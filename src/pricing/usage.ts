@@ -6,6 +6,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { Money, money, sumMoney } from '../money.ts';
+import { type LineInput, lineAmount } from './lines.ts';
 import { roundToCurrency } from './rounding.ts';
 
 export const CHARGE_MODELS = ['per_unit', 'package', 'graduated', 'volume'] as const;
@@ -85,7 +86,10 @@ export function priceUsage(terms: ChargeTerms, quantity: Decimal | string, curre
   const q = money(quantity);
   switch (terms.model) {
     case 'per_unit':
-      return { amount: roundToCurrency(billable(q, terms.freeUnits).times(terms.unitPrice ?? '0'), currency), tiers: [] };
+      return {
+        amount: roundToCurrency(billable(q, terms.freeUnits).times(terms.unitPrice ?? '0'), currency),
+        tiers: [],
+      };
     case 'package': {
       const packages = billable(q, terms.freeUnits)
         .dividedBy(terms.packageSize ?? 1)
@@ -101,11 +105,26 @@ export function priceUsage(terms: ChargeTerms, quantity: Decimal | string, curre
 }
 
 /**
- * A negative adjustment an invoice cannot absorb (U-12): the lines' amounts as given while their sum stays >= 0;
- * otherwise the most negative total allowed (0) and the rest as store credit. `amounts` are the invoice's line
- * amounts; answers how much of `negative` (a sum of negative lines among them) becomes credit.
+ * U-12: an invoice whose lines would add up below 0. The lines `adjustable` says may shrink (negative usage
+ * adjustments) are raised toward 0, the last first, until the lines add up to 0; what was taken off them becomes store
+ * credit. Lines are priced as issuing prices them (lineAmount), so the invoice's subtotal is exactly 0 then.
  */
-export function unabsorbed(amounts: (Decimal | string)[]): Decimal {
-  const subtotal = sumMoney(amounts);
-  return subtotal.isNegative() ? subtotal.negated() : ZERO;
+export function absorbNegative<L extends LineInput>(
+  lines: L[],
+  currency: string,
+  adjustable: (line: L) => boolean,
+): { lines: L[]; credit: Decimal } {
+  let excess = sumMoney(lines.map((l) => lineAmount(l, currency))).negated();
+  if (!excess.gt(0)) return { lines, credit: ZERO };
+  const credit = excess;
+  const out = [...lines];
+  for (let i = out.length - 1; i >= 0 && excess.gt(0); i--) {
+    const line = out[i]!;
+    const amount = lineAmount(line, currency);
+    if (!adjustable(line) || !amount.isNegative()) continue;
+    const raise = Money.min(excess, amount.negated());
+    out[i] = { ...line, quantity: 1, unitPrice: amount.plus(raise).toString() };
+    excess = excess.minus(raise);
+  }
+  return { lines: out, credit: credit.minus(excess) };
 }

@@ -75,3 +75,10 @@ export async function listSubscriptionRows(
   if (filters.planId) query.where({ plan_id: filters.planId });
   return paginate<SubscriptionRow>(query, 'subscriptions', page);
 }
+
+export async function listSubscriptionRowsOfCustomers(db: Db, customerIds: string[]): Promise<SubscriptionRow[]> {
+  if (customerIds.length === 0) return [];
+  return db('subscriptions')
+    .whereIn('customer_id', [...new Set(customerIds)])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+}

@@ -15,6 +15,7 @@ import { licenseRoutes } from '../licenses/routes.ts';
 import { lifecycleRoutes } from '../lifecycle/routes.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
 import { metricRoutes } from '../metering/routes.ts';
+import { usageRoutes } from '../usage-api/routes.ts';
 import { paymentMethodRoutes } from '../payment-methods/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { planRoutes } from '../plans/routes.ts';
@@ -53,6 +54,7 @@ const domainRoutes: AnyRoute[] = [
   ...eventRoutes,
   ...webhookRoutes,
   ...v1Routes,
+  ...usageRoutes,
   ...lifecycleRoutes,
   ...providerEventRoutes,
   ...checkoutRoutes,

@@ -14,7 +14,9 @@ test.after.always(async () => app?.close());
 let n = 0;
 const code = (prefix = 'm') => `${prefix}_${++n}_${Date.now() % 100000}`;
 const metric = async (body: Record<string, unknown> = {}) => {
-  const res = await api('/api/billing/metrics', { body: { code: code(), name: 'Calls', aggregation: 'count', ...body } });
+  const res = await api('/api/billing/metrics', {
+    body: { code: code(), name: 'Calls', aggregation: 'count', ...body },
+  });
   if (res.status !== 201) throw new Error(res.text);
   return res.body;
 };
@@ -131,10 +133,17 @@ test.serial('U-3/U-4: refusals name the field and store nothing', async (t) => {
     [{ pricingModel: 'usage', basePrice: '5', charges: [perUnit] }, 'basePrice'],
     [{ pricingModel: 'usage', basePrice: '0', charges: [perUnit, perUnit] }, 'charges.1.metricId'],
     [
-      { pricingModel: 'usage', basePrice: '0', charges: [{ ...perUnit, metricId: '00000000-0000-4000-8000-000000000000' }] },
+      {
+        pricingModel: 'usage',
+        basePrice: '0',
+        charges: [{ ...perUnit, metricId: '00000000-0000-4000-8000-000000000000' }],
+      },
       'charges.0.metricId',
     ],
-    [{ pricingModel: 'usage', basePrice: '0', charges: [{ metricId: m.id, model: 'per_unit' }] }, 'charges.0.unitPrice'],
+    [
+      { pricingModel: 'usage', basePrice: '0', charges: [{ metricId: m.id, model: 'per_unit' }] },
+      'charges.0.unitPrice',
+    ],
     [{ pricingModel: 'usage', basePrice: '0', charges: [{ ...perUnit, packageSize: 3 }] }, 'charges.0.packageSize'],
     [
       { pricingModel: 'usage', basePrice: '0', charges: [{ ...perUnit, unitPrice: '0.0000000000001' }] },
