@@ -220,7 +220,8 @@ function rounds<T extends { event: { customerId: string; transactionId: string }
     const key = eventKey(item.event.customerId, item.event.transactionId);
     const n = seen.get(key) ?? 0;
     seen.set(key, n + 1);
-    (out[n] ??= []).push(item);
+    if (!out[n]) out[n] = [];
+    out[n]!.push(item);
   }
   return out;
 }
