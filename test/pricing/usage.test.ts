@@ -113,7 +113,7 @@ test('U-12: a negative adjustment an invoice cannot absorb is raised to a total 
   t.is(credit.toFixed(2), '3.50');
   t.deepEqual(
     fitted.map((l) => l.unitPrice),
-    ['10.00', '-4', '-6'],
+    ['10.00', '-4.00', '-6'],
   );
   t.is(absorbNegative(lines.slice(0, 2), 'USD', () => true).credit.toFixed(2), '0.00');
 });
