@@ -83,7 +83,7 @@ test('U-6: each rejection code, in the documented order, and one bad event never
   t.is(await stored(w.customer.id), 1);
 });
 
-test('U-6: the same transactionId with the same content is a duplicate; with other content it is refused', async (t) => {
+test('U-6: the same transactionId and content is a duplicate; with other content it is refused', async (t) => {
   const w = await world('sum');
   const id = txId();
   const at = new Date(Date.now() - 60_000).toISOString();

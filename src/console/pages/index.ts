@@ -4,6 +4,7 @@ import { couponRoutes } from './coupons.tsx';
 import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
 import { licenseRoutes } from './licenses.tsx';
+import { metricRoutes } from './metrics.tsx';
 import { lifecycleRoutes } from './lifecycle.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
@@ -22,6 +23,7 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...licenseRoutes,
   ...productRoutes,
   ...couponRoutes,
+  ...metricRoutes,
   ...webhookRoutes,
   ...lifecycleRoutes,
   ...settingsRoutes,
