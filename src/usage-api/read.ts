@@ -5,7 +5,7 @@ import { formatMoney } from '../money.ts';
 import { getPlan } from '../plans/service.ts';
 import { findSubscription } from '../subscriptions/service.ts';
 import { type PeriodUsage, usageOfPeriod } from '../usage/read.ts';
-import { billedPeriodsOf } from '../usage/service.ts';
+import { billedPeriodsOf, usageEventBatches } from '../usage/service.ts';
 
 /**
  * U-9: a subscription's usage in its current period, or in the closed period starting at `periodStart`. With
@@ -50,4 +50,16 @@ export function serialiseUsage(usage: PeriodUsage) {
     amount: formatMoney(usage.amount, usage.currency),
     charges: usage.charges.map((c) => ({ ...c, amount: formatMoney(c.amount, usage.currency) })),
   };
+}
+
+/** The events of a subscription's period (as subscriptionUsage picks it), in batches: the usage CSV export. */
+export async function* subscriptionUsageEvents(db: Db, subscriptionId: string, periodStart?: Date) {
+  const usage = await subscriptionUsage(db, subscriptionId, { periodStart });
+  const sub = (await findSubscription(db, subscriptionId))!;
+  yield* usageEventBatches(db, {
+    customerId: sub.customer_id,
+    subscriptionId,
+    from: usage.periodStart,
+    to: usage.periodEnd,
+  });
 }

@@ -227,20 +227,33 @@ export async function upsertBillings(db: Db, rows: BillingRow[]): Promise<void> 
     .merge(['quantity', 'amount', 'invoice_id', 'period_end', 'trial', 'updated_at']);
 }
 
-/** A subscription's events in [from, to), oldest first (the usage CSV export), at most `limit`. */
+/** A subscription's events in [from, to) after the keyset `after`, oldest first (the usage CSV export), `limit`. */
 export function eventsOfSubscription(
   db: Db,
-  customerId: string,
-  subscriptionId: string,
-  from: Date,
-  to: Date,
+  scope: { customerId: string; subscriptionId: string; from: Date; to: Date },
+  after: { timestamp: Date; seq: number } | null,
   limit: number,
-) {
-  return db('usage_events')
-    .where({ customer_id: customerId, subscription_id: subscriptionId })
-    .where('timestamp', '>=', from)
-    .where('timestamp', '<', to)
-    .orderBy([{ column: 'timestamp' }, { column: 'seq' }])
+): Promise<UsageEventRow[]> {
+  const query = db('usage_events as e')
+    .join('billable_metrics as m', 'm.id', 'e.metric_id')
+    .where({ 'e.customer_id': scope.customerId, 'e.subscription_id': scope.subscriptionId })
+    .where('e.timestamp', '>=', scope.from)
+    .where('e.timestamp', '<', scope.to)
+    .orderBy([{ column: 'e.timestamp' }, { column: 'e.seq' }])
     .limit(limit)
-    .select('transaction_id', 'timestamp', 'metric_id', 'charge_id', 'value', 'properties', 'received_at');
+    .select('e.transaction_id', 'e.timestamp', 'm.code as metric_code', 'e.charge_id', 'e.value', 'e.properties')
+    .select('e.seq', 'e.received_at');
+  if (after) query.whereRaw('(e.timestamp, e.seq) > (?, ?)', [after.timestamp, after.seq]);
+  return query;
+}
+
+export interface UsageEventRow {
+  transaction_id: string;
+  timestamp: Date;
+  metric_code: string;
+  charge_id: string;
+  value: string | null;
+  properties: unknown;
+  seq: number;
+  received_at: Date;
 }

@@ -10,6 +10,8 @@ import {
   type AggregateDelta,
   type AggregateKey,
   billedPeriods,
+  eventsOfSubscription,
+  type UsageEventRow,
   ensurePartitions,
   type EventInsert,
   eventKey,
@@ -148,4 +150,20 @@ export function storedEventKeys(db: Db, keys: { customerId: string; transactionI
 /** The closed periods of a subscription whose usage was billed, newest first. */
 export function billedPeriodsOf(db: Db, customerId: string, subscriptionId: string) {
   return billedPeriods(db, customerId, subscriptionId);
+}
+
+/** A subscription's events in a period, oldest first, in batches of `size` (keyset paging: the CSV export). */
+export async function* usageEventBatches(
+  db: Db,
+  scope: { customerId: string; subscriptionId: string; from: Date; to: Date },
+  size = 1000,
+): AsyncGenerator<UsageEventRow[]> {
+  let after: { timestamp: Date; seq: number } | null = null;
+  for (;;) {
+    const rows = await eventsOfSubscription(db, scope, after, size);
+    if (rows.length > 0) yield rows;
+    if (rows.length < size) return;
+    const last = rows.at(-1)!;
+    after = { timestamp: last.timestamp, seq: last.seq };
+  }
 }

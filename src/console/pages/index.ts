@@ -5,6 +5,7 @@ import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
 import { licenseRoutes } from './licenses.tsx';
 import { metricRoutes } from './metrics.tsx';
+import { usageExport } from './subscription-usage.tsx';
 import { lifecycleRoutes } from './lifecycle.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
@@ -24,6 +25,7 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...productRoutes,
   ...couponRoutes,
   ...metricRoutes,
+  usageExport,
   ...webhookRoutes,
   ...lifecycleRoutes,
   ...settingsRoutes,

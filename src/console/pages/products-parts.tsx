@@ -7,6 +7,8 @@ import { BILLING_CYCLES } from '../../plans/cycles.ts';
 import { Field, kept, type FormState } from '../components/Form.tsx';
 import { money } from '../components/format.ts';
 import { field, typedField, type FormValues } from '../http/form.ts';
+import type { MetricRow } from '../../metering/service.ts';
+import { ChargeRows, chargeFields } from './plan-charges.tsx';
 
 // Row types as the services answer them (a console page reads no domain's repo, not even for a type).
 export type Product = Awaited<ReturnType<typeof getProduct>>;
@@ -68,9 +70,10 @@ export function ProductFields({ form, state, current }: { form: string; state?: 
   );
 }
 
-/** The create-plan form as the API's JSON; the product is the page's. */
-export function planFields(form: FormValues, productId: string) {
+/** The create-plan form as the API's JSON; the product is the page's; `metricIds` maps charge metric codes to ids. */
+export function planFields(form: FormValues, productId: string, metricIds = new Map<string, string>()) {
   return {
+    charges: chargeFields(form, metricIds),
     productId,
     name: typedField(form, 'name'),
     pricingModel: field(form, 'pricingModel'),
@@ -84,7 +87,17 @@ export function planFields(form: FormValues, productId: string) {
 export const planPrice = (plan: Plan) => `${money(plan.base_price, plan.currency)} / ${plan.billing_cycle}`;
 
 /** The create-plan form's fields (productId, name, pricingModel, billingCycle, basePrice, currency). */
-export function PlanFields({ form, state, currency }: { form: string; state?: FormState; currency: string }) {
+export function PlanFields({
+  form,
+  state,
+  currency,
+  metrics = [],
+}: {
+  form: string;
+  state?: FormState;
+  currency: string;
+  metrics?: MetricRow[];
+}) {
   const mine = state?.name === form ? state : undefined;
   return (
     <>
@@ -105,6 +118,7 @@ export function PlanFields({ form, state, currency }: { form: string; state?: Fo
       />
       <Field label="Base price" name="basePrice" value={kept(state, form, 'basePrice')} state={mine} />
       <Field label="Currency" name="currency" value={kept(state, form, 'currency', currency)} state={mine} />
+      <ChargeRows form={form} state={state} metrics={metrics} />
     </>
   );
 }

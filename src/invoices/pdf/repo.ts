@@ -29,7 +29,8 @@ export async function findInvoiceForPdf(db: Db, invoiceId: string): Promise<Invo
          as current_pdf_stored,
        coalesce((select json_agg(json_build_object(
            'id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
-           'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text) order by l.position)
+           'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text, 'usage', l.usage)
+           order by l.position)
          from invoice_line_items l where l.invoice_id = i.id), '[]'::json) as line_items
      from invoices i join customers c on c.id = i.customer_id
      where i.id = ?`,
