@@ -24,13 +24,26 @@ export const tierInput = z.object({
 });
 
 export const chargeInput = z.object({
-  metricId: uuid,
-  model: z.enum(CHARGE_MODELS, { error: `must be one of ${CHARGE_MODELS.join(', ')}` }),
-  unitPrice: unitPrice.optional(),
-  freeUnits: quantity.optional(),
+  metricId: uuid.meta({ description: 'A billable metric; each metric at most once per plan' }),
+  model: z.enum(CHARGE_MODELS, { error: `must be one of ${CHARGE_MODELS.join(', ')}` }).meta({
+    description:
+      'per_unit takes unitPrice (and freeUnits); package takes packageSize and packagePrice (and freeUnits); ' +
+      'graduated and volume take tiers. A field the model does not take is refused.',
+  }),
+  unitPrice: unitPrice.optional().meta({ description: 'per_unit only: the price of one unit, up to 12 decimals' }),
+  freeUnits: quantity.optional().meta({ description: 'per_unit and package: units free of charge (default 0)' }),
   packageSize: z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000_000).optional(),
   packagePrice: nonNegativeMoneyString.optional(),
-  tiers: z.array(tierInput).min(1, 'must hold at least one tier').max(50, 'must hold at most 50 tiers').optional(),
+  tiers: z
+    .array(tierInput)
+    .min(1, 'must hold at least one tier')
+    .max(50, 'must hold at most 50 tiers')
+    .optional()
+    .meta({
+      description:
+        'graduated and volume only: ascending by upTo (above 0), only the last open (upTo null); ' +
+        'tier i covers (upTo(i-1), upTo(i)]',
+    }),
 });
 export type ChargeInput = z.infer<typeof chargeInput>;
 

@@ -13,7 +13,9 @@ const metricCode = z
   .regex(METRIC_CODE_PATTERN, 'must start with a lower-case letter, then up to 63 lower-case letters, digits or _');
 const aggregation = z.enum(AGGREGATIONS, { error: `must be one of ${AGGREGATIONS.join(', ')}` });
 /** The event property a metric reads (U-1). */
-const field = nameText(100);
+const field = nameText(100).meta({
+  description: 'The event property read: required for every aggregation but count, refused for count',
+});
 
 const METRIC_EXAMPLE = {
   code: 'api_calls',

@@ -17,10 +17,14 @@ export const createPlanBody = z
     name: nameText(200),
     pricingModel: z.enum(PRICING_MODELS, { error: `must be one of ${PRICING_MODELS.join(', ')}` }),
     billingCycle,
-    basePrice: nonNegativeMoneyString,
+    basePrice: nonNegativeMoneyString.meta({ description: 'The price per period, in advance; "0" for usage plans' }),
     currency: currencyCode,
     /** Usage charges, billed in arrears (U-3): none for flat, at least one for usage and hybrid. */
-    charges: z.array(chargeInput).max(20, 'must hold at most 20 charges').optional(),
+    charges: z
+      .array(chargeInput)
+      .max(20, 'must hold at most 20 charges')
+      .optional()
+      .meta({ description: 'Usage charges billed in arrears: none for flat, at least one for usage and hybrid' }),
   })
   .meta({
     examples: [

@@ -77,7 +77,11 @@ export const eventResultsResponse = z
     ],
   });
 
-export const usageQuery = z.object({ periodStart: timestampInput.optional() });
+export const usageQuery = z.object({
+  periodStart: timestampInput
+    .optional()
+    .meta({ description: 'The start of the current or a billed (closed) period; default the current one' }),
+});
 
 const tierResponse = z.object({
   upTo: z.string().nullable(),
