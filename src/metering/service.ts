@@ -80,6 +80,24 @@ export async function getMetric(db: Db, id: string): Promise<MetricRow> {
   return row;
 }
 
+/**
+ * Metrics by code as ingestion reads them for every batch, kept per process for a few seconds: a metric that a charge
+ * uses (the only kind an event can bill) keeps its code, aggregation and field (U-2); a new code is read at once.
+ */
+const METRIC_CACHE_MS = 5_000;
+const metricCache = new Map<string, { metric: MetricRow; until: number }>();
+
+export async function cachedMetricsByCode(db: Db, codes: string[]): Promise<Map<string, MetricRow>> {
+  const now = Date.now();
+  const missing = [...new Set(codes)].filter((c) => (metricCache.get(c)?.until ?? 0) < now);
+  if (missing.length > 0) {
+    if (metricCache.size > 10_000) metricCache.clear();
+    for (const [code, metric] of await metricsByCode(db, missing))
+      metricCache.set(code, { metric, until: now + METRIC_CACHE_MS });
+  }
+  return new Map(codes.flatMap((c) => (metricCache.has(c) ? [[c, metricCache.get(c)!.metric] as const] : [])));
+}
+
 /** Metrics by code (an ingestion batch's). */
 export async function metricsByCode(db: Db, codes: string[]): Promise<Map<string, MetricRow>> {
   return new Map((await findMetricRowsByCode(db, codes)).map((m) => [m.code, m]));

@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { inTransaction, type Db } from '../db/knex.ts';
-import { chargesOfPlans, type ChargeWithMetric } from '../metering/charges.ts';
-import { metricsByCode, type MetricRow } from '../metering/service.ts';
+import { cachedChargesOfPlans, type ChargeWithMetric } from '../metering/charges.ts';
+import { cachedMetricsByCode, type MetricRow } from '../metering/service.ts';
 import { DECIMAL_PATTERN, money } from '../money.ts';
 import { subscriptionsOfCustomers } from '../subscriptions/service.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
@@ -78,13 +78,13 @@ interface World {
 
 async function loadWorld(db: Db, events: EventInput[]): Promise<World> {
   const [metrics, subs] = await Promise.all([
-    metricsByCode(
+    cachedMetricsByCode(
       db,
       events.map((e) => e.metric),
     ),
     subscriptionsOfCustomers(db, [...new Set(events.map((e) => e.customerId))]),
   ]);
-  const charges = await chargesOfPlans(db, [...new Set(subs.map((s) => s.plan_id))]);
+  const charges = await cachedChargesOfPlans(db, [...new Set(subs.map((s) => s.plan_id))]);
   return { metrics, subs: new Map(subs.map((s) => [s.id, s])), charges };
 }
 
@@ -180,9 +180,12 @@ export async function ingestEvents(db: Db, events: EventInput[], now = new Date(
     db,
     ready.map((r) => r.event.timestamp),
   );
-  await inTransaction(db, async (trx) => {
-    // A transactionId twice in one batch: the later one is stored in a later round, so it meets the first's key.
-    for (const round of rounds(ready)) {
+  const batches = rounds(ready);
+  // One statement is one transaction; a transactionId twice in one batch takes a later round (it meets the first's
+  // key), and the rounds share one transaction.
+  const store = (work: (db: Db) => Promise<void>) => (batches.length > 1 ? inTransaction(db, work) : work(db));
+  await store(async (trx) => {
+    for (const round of batches) {
       const stored = await recordUsage(
         trx,
         round.map((r) => r.event),

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
-import { chargesOfPlan } from '../metering/charges.ts';
+import { cachedChargesOfPlans } from '../metering/charges.ts';
 import { formatMoney } from '../money.ts';
 import { getPlan } from '../plans/service.ts';
 import { findSubscription } from '../subscriptions/service.ts';
@@ -37,7 +37,7 @@ export async function subscriptionUsage(
     period,
     currency: plan.currency,
     trial: sub.status === 'trialing' && period === current,
-    charges: await chargesOfPlan(db, plan.id),
+    charges: (await cachedChargesOfPlans(db, [plan.id])).get(plan.id)!,
   });
 }
 
