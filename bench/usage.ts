@@ -44,6 +44,10 @@ const PERIOD_EVENTS = env('BENCH_USAGE_PERIOD_EVENTS', 1_000_000);
 const TABLE_EVENTS = Math.max(env('BENCH_USAGE_TABLE_EVENTS', 10_000_000), PERIOD_EVENTS);
 const POOL_MAX = '10';
 const say = (message: string) => console.error(`[bench usage] ${message}`);
+/** BENCH_CPU_PROF_DIR: the ingesting service runs under `node --cpu-prof`, its profiles written there. */
+const profile = process.env.BENCH_CPU_PROF_DIR
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+  : [];
 
 interface World {
   metricCode: string;
@@ -173,7 +177,7 @@ async function main(): Promise<number> {
     await ceiling.stop();
     const service = await startChildServer(
       'service',
-      roleArgs('web'),
+      [...profile, ...roleArgs('web')],
       { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'development', DB_POOL_MAX: POOL_MAX },
       '/readyz',
     );

@@ -5,7 +5,7 @@
  * concurrently it is sent: the key's unique index decides, and a retry waiting on a concurrent insert of the same
  * key sees it once that one commits.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { cachedChargesOfPlans, type ChargeWithMetric } from '../metering/charges.ts';
 import { cachedMetricsByCode, type MetricRow } from '../metering/service.ts';
@@ -52,7 +52,7 @@ function contentHash(event: EventInput): string {
     event.subscriptionId ?? null,
     canonical(event.properties ?? {}),
   ];
-  return createHash('sha256').update(JSON.stringify(content)).digest('base64url');
+  return hash('sha256', JSON.stringify(content), 'base64url');
 }
 
 /** The metric's field as a decimal string (a string for unique_count), null for count, undefined when invalid. */

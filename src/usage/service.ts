@@ -12,6 +12,8 @@ import {
   ensurePartitions,
   eventKey,
   findEventKeys,
+  type EventGroup,
+  type EventInsert,
   storeEvents,
 } from './repo.ts';
 
@@ -32,23 +34,22 @@ export interface UsageEvent {
   properties: Record<string, unknown> | undefined;
 }
 
-const partitionsKnown = new Set<string>();
-const monthOf = (d: Date) => d.toISOString().slice(0, 7);
+const partitionsKnown = new Set<number>();
+const monthOf = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
 
 /**
  * The month partitions these events need. Created ahead by the migration and on first use here: DDL on the parent
  * table, so it runs before (and outside) the ingesting transaction, once per month per process.
  */
 export async function preparePartitions(db: Db, timestamps: Date[]): Promise<void> {
-  const missing = [...new Map(timestamps.map((t) => [monthOf(t), t])).entries()].filter(
-    ([m]) => !partitionsKnown.has(m),
-  );
-  if (missing.length === 0) return;
-  await ensurePartitions(
-    db,
-    missing.map(([, t]) => t),
-  );
-  for (const [m] of missing) partitionsKnown.add(m);
+  const missing = new Map<number, Date>();
+  for (const t of timestamps) {
+    const month = monthOf(t);
+    if (!partitionsKnown.has(month)) missing.set(month, t);
+  }
+  if (missing.size === 0) return;
+  await ensurePartitions(db, [...missing.values()]);
+  for (const month of missing.keys()) partitionsKnown.add(month);
 }
 
 /**
@@ -57,23 +58,34 @@ export async function preparePartitions(db: Db, timestamps: Date[]): Promise<voi
  * existed (sent before, or by a concurrent retry that committed first).
  */
 export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<string>> {
-  const stored = await storeEvents(
-    trx,
-    events.map((e) => ({
-      customer_id: e.customerId,
+  const groups: EventGroup[] = [];
+  const index = new Map<string, number>();
+  const rows: EventInsert[] = events.map((e) => {
+    const id = `${e.subscriptionId}|${e.chargeId}|${e.period.start.getTime()}`;
+    let g = index.get(id);
+    if (g === undefined) {
+      g = groups.length;
+      index.set(id, g);
+      groups.push({
+        customer_id: e.customerId,
+        subscription_id: e.subscriptionId,
+        charge_id: e.chargeId,
+        metric_id: e.metric.id,
+        period_start: e.period.start.toISOString(),
+        period_end: e.period.end.toISOString(),
+        aggregation: e.metric.aggregation,
+      });
+    }
+    return {
+      g,
       transaction_id: e.transactionId,
       content_hash: e.contentHash,
       timestamp: e.timestamp.toISOString(),
-      metric_id: e.metric.id,
-      subscription_id: e.subscriptionId,
-      charge_id: e.chargeId,
-      period_start: e.period.start.toISOString(),
-      period_end: e.period.end.toISOString(),
-      aggregation: e.metric.aggregation,
       value: e.value,
       properties: e.properties ?? null,
-    })),
-  );
+    };
+  });
+  const stored = await storeEvents(trx, groups, rows);
   return new Set(stored.map((r) => eventKey(r.customer_id, r.transaction_id)));
 }
 
