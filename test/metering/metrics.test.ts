@@ -126,6 +126,11 @@ test.serial('U-3/U-4: refusals name the field and store nothing', async (t) => {
   const product = await productHttp(api);
   const base = { productId: product.id, name: 'P', billingCycle: 'monthly', currency: 'USD' };
   const perUnit = { metricId: m.id, model: 'per_unit', unitPrice: '1' };
+  const graduated = (bounds: (string | null)[]) => ({
+    pricingModel: 'usage',
+    basePrice: '0',
+    charges: [{ metricId: m.id, model: 'graduated', tiers: bounds.map((upTo) => ({ upTo, unitPrice: '1' })) }],
+  });
   const cases: [Record<string, unknown>, string][] = [
     [{ pricingModel: 'flat', basePrice: '1', charges: [perUnit] }, 'charges'],
     [{ pricingModel: 'usage', basePrice: '0' }, 'charges'],
@@ -169,41 +174,9 @@ test.serial('U-3/U-4: refusals name the field and store nothing', async (t) => {
       },
       'charges.0.tiers',
     ],
-    [
-      {
-        pricingModel: 'usage',
-        basePrice: '0',
-        charges: [
-          {
-            metricId: m.id,
-            model: 'graduated',
-            tiers: [
-              { upTo: '10', unitPrice: '1' },
-              { upTo: '5', unitPrice: '1' },
-              { upTo: null, unitPrice: '1' },
-            ],
-          },
-        ],
-      },
-      'charges.0.tiers',
-    ],
-    [
-      {
-        pricingModel: 'usage',
-        basePrice: '0',
-        charges: [
-          {
-            metricId: m.id,
-            model: 'graduated',
-            tiers: [
-              { upTo: null, unitPrice: '1' },
-              { upTo: null, unitPrice: '1' },
-            ],
-          },
-        ],
-      },
-      'charges.0.tiers',
-    ],
+    [graduated(['10', '5', null]), 'charges.0.tiers'],
+    [graduated([null, null]), 'charges.0.tiers'],
+    [graduated(['0', null]), 'charges.0.tiers'],
   ];
   const plans = await count('plans');
   const charges = await count('plan_charges');
