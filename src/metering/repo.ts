@@ -1,7 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 import type { ChargeModel, Tier } from '../pricing/usage.ts';
-import type { Aggregation } from './schema.ts';
+import type { Aggregation } from './aggregations.ts';
 
 export interface MetricRow {
   id: string;

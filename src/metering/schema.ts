@@ -3,8 +3,9 @@ import { EXAMPLE_ID } from '../http/example-ids.ts';
 import { freeText, iso, nameText, pageQuery } from '../http/schemas.ts';
 import type { MetricRow } from './repo.ts';
 
-export const AGGREGATIONS = ['count', 'sum', 'max', 'unique_count', 'latest'] as const;
-export type Aggregation = (typeof AGGREGATIONS)[number];
+import { AGGREGATIONS, type Aggregation } from './aggregations.ts';
+
+export { AGGREGATIONS, type Aggregation };
 
 export const METRIC_CODE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 

@@ -5,7 +5,7 @@
  * take row locks in the same order (no deadlock between retries of overlapping batches).
  */
 import type { Db } from '../db/knex.ts';
-import type { Aggregation } from '../metering/schema.ts';
+import type { Aggregation } from '../metering/aggregations.ts';
 
 /** What a batch's events share per aggregate: the subscription, charge, metric and period they count in. */
 export interface EventGroup {
