@@ -122,7 +122,8 @@ export async function giveUsageCharges(
        quantity, events)
      select s.customer_id, s.id, c.id, ?::timestamptz, ?::timestamptz + interval '1 month', c.aggregation,
        c.quantity, 1
-     from subscriptions s cross join (values (?::uuid, 'count', 12345), (?::uuid, 'max', 42)) as c(id, aggregation, quantity)
+     from subscriptions s
+       cross join (values (?::uuid, 'count', 12345), (?::uuid, 'max', 42)) as c(id, aggregation, quantity)
      where s.plan_id = ?`,
     [ANCHOR, ANCHOR, charges[0].id, charges[1].id, plan.id],
   );

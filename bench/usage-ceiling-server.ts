@@ -33,7 +33,8 @@ async function ingest(ctx: Context): Promise<void> {
   const { events } = await readJson(ctx);
   const { rows } = await pool.query(
     `insert into usage_ceiling_events (customer_id, transaction_id, metric, received_at)
-     select $1, t.transaction_id, t.metric, now() from jsonb_to_recordset($2::jsonb) as t(transaction_id text, metric text)
+     select $1, t.transaction_id, t.metric, now()
+     from jsonb_to_recordset($2::jsonb) as t(transaction_id text, metric text)
      on conflict do nothing returning transaction_id`,
     [keys[0].customer_id, JSON.stringify(events.map((e) => ({ transaction_id: e.transactionId, metric: e.metric })))],
   );

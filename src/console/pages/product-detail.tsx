@@ -235,6 +235,7 @@ export const productPage = definePage({
             columns={[
               { header: 'Name', cell: (p) => p.name },
               { header: 'Price', numeric: true, cell: (p) => <span class="nowrap">{planPrice(p)}</span> },
+              { header: 'Active', cell: (p) => (p.active ? 'yes' : 'no') },
               {
                 header: 'Usage charges',
                 cell: (p) =>
@@ -248,7 +249,6 @@ export const productPage = definePage({
                     '—'
                   ),
               },
-              { header: 'Active', cell: (p) => (p.active ? 'yes' : 'no') },
               { header: 'Created', cell: (p) => <When value={p.created_at} /> },
               {
                 header: 'Edit',

@@ -46,8 +46,10 @@ export function LineUsage({ usage, currency }: { usage: unknown; currency: strin
   );
 }
 
-export const usageExportUrl = (subscriptionId: string, periodStart?: Date) =>
-  `/admin/usage/export.csv?subscriptionId=${subscriptionId}${periodStart ? `&periodStart=${periodStart.toISOString()}` : ''}`;
+export const usageExportUrl = (subscriptionId: string, periodStart?: Date) => {
+  const period = periodStart ? `&periodStart=${periodStart.toISOString()}` : '';
+  return `/admin/usage/export.csv?subscriptionId=${subscriptionId}${period}`;
+};
 
 /** The subscription page's "Usage" section: the current period's charges, priced. */
 export function UsageSection({ usage }: { usage: PeriodUsage }) {
@@ -56,7 +58,8 @@ export function UsageSection({ usage }: { usage: PeriodUsage }) {
     <section id="usage" class="words" aria-labelledby="usage-h">
       <h2 id="usage-h">Usage this period</h2>
       <p class="muted">
-        {`${date(usage.periodStart)} to ${date(usage.periodEnd)}: ${money(usage.amount.toString(), usage.currency)} so far, billed when the period ends. `}
+        {`${date(usage.periodStart)} to ${date(usage.periodEnd)}: ` +
+          `${money(usage.amount.toString(), usage.currency)} so far, billed when the period ends. `}
         <a href={usageExportUrl(usage.subscriptionId)}>Export the period's events (CSV)</a>
       </p>
       <Table

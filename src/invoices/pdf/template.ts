@@ -127,10 +127,11 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
     customer.tax_id ? `<div>Tax ID: ${e(customer.tax_id)}</div>` : '',
   ].join('');
 
+  const usageAmount = (v: string) => displayAmount(v, currency);
   const rows = lines
     .map(
       (l) => `<tr>
-        <td class="description">${e(l.description)}${usageDetailHtml(l.usage, e, (v) => displayAmount(v, currency))}</td>
+        <td class="description">${e(l.description)}${usageDetailHtml(l.usage, e, usageAmount)}</td>
         <td class="num">${e(l.quantity)}</td>
         <td class="num">${unitPrice(l.unit_price)}</td>
         <td class="num">${amount(l.amount)}</td>

@@ -17,7 +17,8 @@ export function usageDetailHtml(usage: unknown, e: (v: unknown) => string, amoun
     : `${u.metricCode}: ${u.quantity}`;
   const tiers = u.tiers.map((t) => {
     const fee = t.flatFee !== '0' ? ` + ${amount(t.flatFee)}` : '';
-    return `<li>${e(`${t.upTo === null ? 'above' : `up to ${t.upTo}`}: ${t.units} × ${t.unitPrice}${fee} = ${t.amount}`)}</li>`;
+    const bound = t.upTo === null ? 'above' : `up to ${t.upTo}`;
+    return `<li>${e(`${bound}: ${t.units} × ${t.unitPrice}${fee} = ${t.amount}`)}</li>`;
   });
   return `<ul class="usage"><li>${e(quantity)}</li>${tiers.join('')}</ul>`;
 }
