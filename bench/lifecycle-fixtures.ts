@@ -72,3 +72,61 @@ export async function rawInvoiceInserts(knex: Knex, customerIds: string[], count
   }
   return count / ((performance.now() - started) / 1000);
 }
+
+/**
+ * Issue 35: `share` of the due subscriptions (10% by default, LIFECYCLE_BENCH_USAGE_SHARE) moved to a hybrid plan
+ * with two usage charges (per_unit and graduated), each with usage in the period that closes, so their renewal
+ * invoices carry two priced usage lines (one pending-usage read and one billing insert per batch).
+ */
+export async function giveUsageCharges(
+  knex: Knex,
+  share = Number(process.env.LIFECYCLE_BENCH_USAGE_SHARE ?? 0.1),
+): Promise<number> {
+  if (share <= 0) return 0;
+  const metrics = await knex('billable_metrics')
+    .insert([
+      { code: 'bench_calls', name: 'API calls', aggregation: 'count' },
+      { code: 'bench_gb', name: 'Storage', aggregation: 'max', field: 'gb' },
+    ])
+    .returning('id');
+  const [product] = await knex('products')
+    .insert({ name: 'Bench usage', product_type: 'api', price: '0' })
+    .returning('id');
+  const [plan] = await knex('plans')
+    .insert({
+      product_id: product.id,
+      name: 'Bench hybrid',
+      pricing_model: 'hybrid',
+      billing_cycle: 'monthly',
+      base_price: '29.00',
+      currency: 'USD',
+    })
+    .returning('id');
+  const tiers = [
+    { upTo: '10', unitPrice: '0', flatFee: null },
+    { upTo: null, unitPrice: '0.25', flatFee: '1.00' },
+  ];
+  const charges = await knex('plan_charges')
+    .insert([
+      { plan_id: plan.id, metric_id: metrics[0].id, position: 1, model: 'per_unit', unit_price: '0.0015' },
+      { plan_id: plan.id, metric_id: metrics[1].id, position: 2, model: 'graduated', tiers: JSON.stringify(tiers) },
+    ])
+    .returning('id');
+  const moved = await knex.raw(
+    `with chosen as (select id from subscriptions order by id limit (select ceil(count(*) * ?) from subscriptions))
+     update subscriptions s set plan_id = ? from chosen where s.id = chosen.id returning s.id, s.customer_id`,
+    [share, plan.id],
+  );
+  await knex.raw(
+    `insert into usage_aggregates (customer_id, subscription_id, charge_id, period_start, period_end, aggregation,
+       quantity, events)
+     select s.customer_id, s.id, c.id, ?::timestamptz, ?::timestamptz + interval '1 month', c.aggregation,
+       c.quantity, 1
+     from subscriptions s
+       cross join (values (?::uuid, 'count', 12345), (?::uuid, 'max', 42)) as c(id, aggregation, quantity)
+     where s.plan_id = ?`,
+    [ANCHOR, ANCHOR, charges[0].id, charges[1].id, plan.id],
+  );
+  await knex.raw('analyze subscriptions, usage_aggregates, plan_charges');
+  return moved.rows.length;
+}

@@ -32,6 +32,7 @@ import {
   COUNT,
   insertBenchEndpoint,
   rawInvoiceInserts,
+  giveUsageCharges,
   seedDueSubscriptions,
 } from './lifecycle-fixtures.ts';
 import { measureRenewalFloor } from './renewal-floor.ts';
@@ -63,6 +64,8 @@ async function main(): Promise<void> {
   say(`seeding ${COUNT} due subscriptions`);
   const seedStarted = performance.now();
   await seedDueSubscriptions(knex, customerIds, planIds);
+  const withUsage = await giveUsageCharges(knex);
+  say(`${withUsage} of them on a plan with two usage charges, with usage to bill`);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
 
   say(`raw ceiling: ${COUNT} invoice rows, ${CEILING_BATCH} per insert`);

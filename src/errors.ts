@@ -92,6 +92,10 @@ export const ERROR_CODES = [
   'provider_not_configured',
   /** Coupon codes are unique case-insensitively (D-46). */
   'coupon_code_taken',
+  /** A billable metric's code is taken (U-2). */
+  'metric_code_taken',
+  /** A billable metric a plan's charge uses cannot be deleted, nor its aggregation or field changed (U-2). */
+  'metric_in_use',
   /** A canceled subscription is final (D-44). */
   'subscription_canceled',
   /** A referenced subscription does not exist. */

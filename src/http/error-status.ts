@@ -40,6 +40,8 @@ export const errorStatus: Record<ErrorCode, number> = {
   tax_rate_inactive: 400,
   invalid_coupon: 400,
   coupon_code_taken: 409,
+  metric_code_taken: 409,
+  metric_in_use: 409,
   subscription_canceled: 409,
   subscription_not_found: 400,
   license_revoked: 409,

@@ -18,6 +18,8 @@ export const EXAMPLE_ID = {
   otherPlan: '7b2e3c40-af6d-4e30-9c91-4d5e6f7081aa',
   apiKey: 'f3a6b4c8-27e5-46b8-b419-c5d6e7f8091a',
   taxRate: '04b7c5d9-38f6-47c9-8520-d6e7f8091a2b',
+  metric: '0a4b5c6d-7e8f-4901-a2b3-c4d5e6f70812',
+  charge: '1b5c6d7e-8f90-4a12-b3c4-d5e6f7081923',
   /** A license key (D-30's format), not a UUID. */
   licenseKey: 'LIC-7K3M-Q9XW-2B8P',
   deviceId: 'laptop-7f3a2c',

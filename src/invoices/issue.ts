@@ -138,6 +138,7 @@ function lineRows(priced: Priced[]): LineItemInsert[] {
       quantity: l.quantity,
       unit_price: l.unitPrice,
       amount: l.amount.toString(),
+      usage: l.usage ?? null,
     })),
   );
 }

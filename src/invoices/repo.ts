@@ -47,6 +47,8 @@ export interface LineItemRow {
   amount: string;
   /** T-5: the rates this line was priced with. */
   tax_rate_ids: string[];
+  /** A usage line's detail (U-11); null for other lines. */
+  usage?: unknown;
 }
 
 export type InvoiceInsert = Pick<
@@ -167,11 +169,12 @@ export const INVOICE_CUSTOMER_FK = 'invoices_customer_id_fkey';
 export async function insertLineItems(db: Db, lines: LineItemInsert[]): Promise<LineItemRow[]> {
   if (lines.length === 0) return [];
   const result = await db.raw<{ rows: LineItemRow[] }>(
-    `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount, tax_rate_ids)
-     select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount, l.tax_rate_ids
+    `insert into invoice_line_items (invoice_id, position, description, quantity, unit_price, amount, tax_rate_ids,
+                                     usage)
+     select l.invoice_id, l.position, l.description, l.quantity, l.unit_price, l.amount, l.tax_rate_ids, l.usage
        from rows from (jsonb_to_recordset(?::jsonb) as (invoice_id uuid, position integer, description text,
-            quantity integer, unit_price numeric, amount numeric, tax_rate_ids uuid[])) with ordinality as
-            l(invoice_id, position, description, quantity, unit_price, amount, tax_rate_ids, n)
+            quantity integer, unit_price numeric, amount numeric, tax_rate_ids uuid[], usage jsonb)) with ordinality
+            as l(invoice_id, position, description, quantity, unit_price, amount, tax_rate_ids, usage, n)
       order by l.n
      returning *`,
     [JSON.stringify(lines)],

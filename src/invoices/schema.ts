@@ -107,6 +107,8 @@ export const taxEntryResponse = z.object({
   inclusive: z.boolean(),
   taxableAmount: z.string(),
   amount: z.string(),
+  /** A usage line's metric, quantity, period and tiers (U-11); absent on other lines. */
+  usage: z.record(z.string(), z.unknown()).optional(),
 });
 
 export const invoiceResponse = z
@@ -206,6 +208,7 @@ export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfU
       unitPrice: formatUnitPrice(l.unit_price, invoice.currency),
       amount: m(l.amount),
       taxRateIds: l.tax_rate_ids,
+      ...(l.usage ? { usage: l.usage as Record<string, unknown> } : {}),
     })),
     subtotal: m(invoice.subtotal),
     taxRate: invoice.tax_rate,

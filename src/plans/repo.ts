@@ -6,7 +6,7 @@ export interface PlanRow {
   id: string;
   product_id: string;
   name: string;
-  pricing_model: 'flat';
+  pricing_model: 'flat' | 'usage' | 'hybrid';
   billing_cycle: BillingCycle;
   base_price: string;
   currency: string;

@@ -3,7 +3,7 @@ import { listReply } from '../http/list-reply.ts';
 import { defineRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
 import { createPlanBody, listPlansQuery, planResponse, serialisePlan, updatePlanBody } from './schema.ts';
-import { createPlan, getPlan, listPlans, updatePlan } from './service.ts';
+import { createPlan, getPlanWithCharges, listPlansWithCharges, updatePlan } from './service.ts';
 
 const tag = 'Plans';
 
@@ -13,7 +13,7 @@ export const planRoutes = [
     path: '/api/billing/plans',
     auth: 'admin',
     tag,
-    summary: 'Create a pricing plan (pricingModel flat)',
+    summary: 'Create a pricing plan: flat (base price), usage (charges) or hybrid (both; U-3)',
     body: createPlanBody,
     responses: {
       201: { description: 'Created', schema: planResponse },
@@ -34,7 +34,8 @@ export const planRoutes = [
     query: listPlansQuery,
     responses: { 200: { description: 'Plans', schema: z.array(planResponse) } },
     errors: [],
-    handler: async ({ deps, query, ctx }) => listReply(ctx, await listPlans(deps.db, query, query), serialisePlan),
+    handler: async ({ deps, query, ctx }) =>
+      listReply(ctx, await listPlansWithCharges(deps.db, query, query), serialisePlan),
   }),
   defineRoute({
     method: 'get',
@@ -45,7 +46,7 @@ export const planRoutes = [
     params: idParams,
     responses: { 200: { description: 'Plan', schema: planResponse }, 404: { description: 'not_found' } },
     errors: [],
-    handler: async ({ deps, params }) => ({ body: serialisePlan(await getPlan(deps.db, params.id)) }),
+    handler: async ({ deps, params }) => ({ body: serialisePlan(await getPlanWithCharges(deps.db, params.id)) }),
   }),
   defineRoute({
     method: 'put',

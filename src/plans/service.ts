@@ -17,7 +17,10 @@ import {
   updatePlanRow,
   type PlanRow,
 } from './repo.ts';
-import type { CreatePlanInput } from './schema.ts';
+import type { CreatePlanInput, PlanWithCharges } from './schema.ts';
+import { serialiseCharge } from '../metering/charge-schema.ts';
+import { assertCharges, chargesOfPlans, insertCharges } from '../metering/charges.ts';
+import { money } from '../money.ts';
 
 /** A plan's fields as the audit log records them: all a plan is (its price never changes, D-40). */
 function audited(row: PlanRow): Record<string, unknown> {
@@ -25,9 +28,19 @@ function audited(row: PlanRow): Record<string, unknown> {
   return { product_id, name, pricing_model, billing_cycle, base_price, currency, active, tax_rate_ids };
 }
 
-export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promise<PlanRow> {
+/** U-3: a usage plan's price is its charges alone. */
+function assertBasePriceFits(input: CreatePlanInput): void {
+  if (input.pricingModel === 'usage' && !money(input.basePrice).isZero())
+    throw new AppError('invalid_request', 'A usage plan has no base price', {
+      details: [{ path: 'basePrice', message: 'must be "0" for pricingModel usage (use hybrid for both)' }],
+    });
+}
+
+export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promise<PlanWithCharges> {
   return inTransaction(db, async (trx) => {
     assertCurrencyPrecision(input.basePrice, input.currency, 'basePrice');
+    assertBasePriceFits(input);
+    await assertCharges(trx, input.pricingModel, input.charges ?? [], input.currency);
     await assertProductExists(trx, input.productId);
     await requireUsableTaxRates(trx, input.taxRateIds ?? [], 'taxRateIds');
     const created = await insertPlanRow(trx, {
@@ -39,15 +52,16 @@ export function createPlan(db: Db, input: CreatePlanInput, actor: Actor): Promis
       base_price: input.basePrice,
       currency: input.currency,
     });
+    const charges = await insertCharges(trx, created.id, input.charges ?? []);
     await recordAudits(trx, actor, [
       {
         action: 'plan.create',
         targetType: 'plan',
         targetId: created.id,
-        after: audited(created),
+        after: { ...audited(created), ...(charges.length > 0 ? { charges: charges.map(serialiseCharge) } : {}) },
       },
     ]);
-    return created;
+    return { ...created, charges };
   });
 }
 
@@ -55,10 +69,30 @@ export function listPlans(db: Db, page: PageQuery, filters: { productId?: string
   return listPlanRows(db, page, filters);
 }
 
+/** A page of plans, each with its usage charges (the API's list). */
+export async function listPlansWithCharges(db: Db, page: PageQuery, filters: { productId?: string; active?: boolean }) {
+  const plans = await listPlanRows(db, page, filters);
+  return { ...plans, rows: await withCharges(db, plans.rows) };
+}
+
 export async function getPlan(db: Db, id: string): Promise<PlanRow> {
   const row = await findPlanRow(db, id);
   if (!row) throw notFound('Plan');
   return row;
+}
+
+/** Plans with their usage charges (the API's answers), in one more query. */
+export async function withCharges(db: Db, plans: PlanRow[]): Promise<PlanWithCharges[]> {
+  const charges = await chargesOfPlans(
+    db,
+    plans.map((p) => p.id),
+  );
+  return plans.map((p) => ({ ...p, charges: charges.get(p.id) ?? [] }));
+}
+
+/** A plan with its usage charges (U-3). */
+export async function getPlanWithCharges(db: Db, id: string): Promise<PlanWithCharges> {
+  return (await withCharges(db, [await getPlan(db, id)]))[0]!;
 }
 
 /**
@@ -70,7 +104,7 @@ export async function updatePlan(
   id: string,
   input: { name?: string; active?: boolean; taxRateIds?: string[] },
   actor: Actor,
-): Promise<PlanRow> {
+): Promise<PlanWithCharges> {
   const changes = { name: input.name, active: input.active, tax_rate_ids: input.taxRateIds };
   const nothing = Object.values(changes).every((v) => v === undefined);
   return inTransaction(db, async (trx) => {
@@ -88,7 +122,7 @@ export async function updatePlan(
         after: audited(after),
       },
     ]);
-    return after;
+    return (await withCharges(trx, [after]))[0]!;
   });
 }
 

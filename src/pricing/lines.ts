@@ -9,6 +9,8 @@ export interface LineInput {
   unitPrice: string;
   /** T-2: this line's own tax rates (ids), which win over its invoice's; absent: the invoice's. */
   taxRateIds?: string[];
+  /** A usage line's quantity, period and tiers (U-11), stored with the line. */
+  usage?: unknown;
 }
 
 export interface PricedLine extends LineInput {

@@ -9,6 +9,7 @@ import { recordAudits } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
 import { findCoupon } from '../coupons/service.ts';
 import { addLedgerEntry } from '../credits/ledger.ts';
+import { usageAtPlanChange } from './usage-billing.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordEvents } from '../events/service.ts';
@@ -218,8 +219,18 @@ export async function changePlan(
         description: change.credit.description,
       });
     }
+    // U-10: the old plan's usage up to the change goes on the change's invoice (one of its own when there is none).
+    const usage = await usageAtPlanChange(trx, sub, change.oldPlan, change.at);
+    const lines = usage.fit(change.charge?.lines ?? []);
+    const charge = change.charge ? { ...change.charge, lines } : lines.length > 0 ? { lines, usesCoupon: false } : null;
     const swapped = await updateSubscriptionRow(trx, id, change.changes);
-    const { subscription: changed, invoice } = await issueCharge(trx, swapped, change, { ...clock, now });
+    const { subscription: changed, invoice } = await issueCharge(
+      trx,
+      swapped,
+      { ...change, charge },
+      { ...clock, now },
+    );
+    if (invoice) await usage.record(trx, invoice.invoice.id);
     await recordEvents(trx, [subscriptionEvent('subscription.updated', changed)]);
     await recordAudits(trx, actor, [
       {

@@ -9,6 +9,7 @@ import { createInvoices, type Clock, type CreatedInvoice } from '../invoices/iss
 import { findInvoicedPeriods, periodKey } from '../invoices/service.ts';
 import { findPlans } from '../plans/service.ts';
 import { updateRenewedSubscriptionRows } from './renewal-repo.ts';
+import { addUsageToRenewals } from './usage-billing.ts';
 import { lockSubscriptionRow, type SubscriptionRow } from './repo.ts';
 import {
   emptyResult,
@@ -89,12 +90,14 @@ export async function renewLockedSubscriptions(
   // sweep killed after committing some, or a concurrent path), and only their subscriptions are planned again.
   let planned = subs.map((sub) => planOne(sub, NOTHING_INVOICED));
   const candidates = planned.flatMap((p) =>
-    'requests' in p ? p.requests.map((r) => ({ subscriptionId: r.subscriptionId, periodStart: r.period.start })) : [],
+    'requests' in p
+      ? p.requests.flatMap((r) => (r.period ? [{ subscriptionId: r.subscriptionId, periodStart: r.period.start }] : []))
+      : [],
   );
   const invoiced = await findInvoicedPeriods(trx, candidates);
   if (invoiced.size > 0) {
     const stale = (p: (typeof planned)[number]) =>
-      'requests' in p && p.requests.some((r) => invoiced.has(periodKey(r.subscriptionId, r.period.start)));
+      'requests' in p && p.requests.some((r) => r.period && invoiced.has(periodKey(r.subscriptionId, r.period.start)));
     planned = planned.map((p, i) => (stale(p) ? planOne(subs[i]!, invoiced) : p));
   }
 
@@ -105,6 +108,8 @@ export async function renewLockedSubscriptions(
     else renewals.push(p);
   }
   if (renewals.length === 0) return out;
+  // Usage in arrears (issue 35): lines added to these invoices, a final invoice for a cancellation with usage.
+  const usage = await addUsageToRenewals(trx, renewals, plans, asOf);
 
   await updateRenewedSubscriptionRows(
     trx,
@@ -135,6 +140,7 @@ export async function renewLockedSubscriptions(
     ),
   );
   await recordEvents(trx, renewalEvents(renewals, issued));
+  await usage.record(trx);
   for (const renewal of renewals) addResult(out, renewal.result);
   return out;
 }

@@ -42,11 +42,23 @@ export function addResult(into: RenewalResult, more: RenewalResult): void {
 /** What renewing one subscription does, in order: its events, with the invoices (by request index) among them. */
 type Slot = { event: NewEvent } | { invoice: number };
 
+/** The period whose usage an invoice bills in arrears (U-10): the one that ended when the invoiced one began. */
+export interface ClosedPeriod {
+  start: Date;
+  end: Date;
+  /** A trial's usage is billed at 0 (U-8). */
+  trial: boolean;
+}
+
 export interface RenewalPlan {
   sub: SubscriptionRow;
   changed: boolean;
   slots: Slot[];
-  requests: (PeriodInvoiceRequest & { id: string })[];
+  requests: (Omit<PeriodInvoiceRequest, 'period'> & {
+    id: string;
+    period?: PeriodInvoiceRequest['period'];
+    closes?: ClosedPeriod;
+  })[];
   result: RenewalResult;
 }
 
@@ -81,6 +93,7 @@ export function planRenewal(
       break;
     }
     const endsTrial = sub.status === 'trialing';
+    const closes = { start: sub.current_period_start, end: sub.current_period_end, trial: endsTrial };
     const next = sub.period_number + 1;
     const bounds = periodBounds(sub.billing_anchor, sub.billing_cycle, next);
     sub = {
@@ -100,7 +113,7 @@ export function planRenewal(
     const { lines, usesCoupon } = periodLines(plan, coupon, sub.coupon_cycles_used, bounds);
     plan_.slots.push({ invoice: plan_.requests.length });
     // The invoice's id is chosen here so the audit row can name it before the invoice is issued.
-    plan_.requests.push({ ...periodInvoice(sub, plan, bounds, lines), id: newUuid() });
+    plan_.requests.push({ ...periodInvoice(sub, plan, bounds, lines), id: newUuid(), closes });
     if (usesCoupon) sub = { ...sub, coupon_cycles_used: sub.coupon_cycles_used + 1 };
     plan_.result.invoicesCreated += 1;
   }

@@ -80,3 +80,10 @@ export async function customerPlanIdRows(db: Db, customerId: string): Promise<st
   const rows = await db('subscriptions').distinct('plan_id').where({ customer_id: customerId });
   return rows.map((r: { plan_id: string }) => r.plan_id);
 }
+
+export async function listSubscriptionRowsOfCustomers(db: Db, customerIds: string[]): Promise<SubscriptionRow[]> {
+  if (customerIds.length === 0) return [];
+  return db('subscriptions')
+    .whereIn('customer_id', [...new Set(customerIds)])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+}

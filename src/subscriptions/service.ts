@@ -22,6 +22,7 @@ import {
   insertSubscriptionRow,
   SUBSCRIPTION_CUSTOMER_FK,
   listSubscriptionRows,
+  listSubscriptionRowsOfCustomers,
   lockSubscriptionRow,
   updateSubscriptionRow,
   type SubscriptionChanges,
@@ -128,6 +129,11 @@ export async function getSubscription(db: Db, id: string): Promise<SubscriptionR
 }
 
 /** The subscription, unlocked; undefined when there is none. */
+/** Every subscription of these customers, whatever its status (usage ingestion resolves events against them). */
+export function subscriptionsOfCustomers(db: Db, customerIds: string[]): Promise<SubscriptionRow[]> {
+  return listSubscriptionRowsOfCustomers(db, customerIds);
+}
+
 export function findSubscription(db: Db, id: string): Promise<SubscriptionRow | undefined> {
   return findSubscriptionRow(db, id);
 }

@@ -15,6 +15,8 @@ import { licenseRoutes } from '../licenses/routes.ts';
 import { lifecycleRoutes } from '../lifecycle/routes.ts';
 import { metricsRoutes } from '../metrics/routes.ts';
 import { reportRoutes } from '../reports/routes.ts';
+import { metricRoutes } from '../metering/routes.ts';
+import { usageRoutes } from '../usage-api/routes.ts';
 import { paymentMethodRoutes } from '../payment-methods/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { planRoutes } from '../plans/routes.ts';
@@ -41,6 +43,7 @@ const domainRoutes: AnyRoute[] = [
   ...licenseRoutes,
   ...invoiceRoutes,
   ...planRoutes,
+  ...metricRoutes,
   ...couponRoutes,
   ...taxRateRoutes,
   ...subscriptionRoutes,
@@ -54,6 +57,7 @@ const domainRoutes: AnyRoute[] = [
   ...eventRoutes,
   ...webhookRoutes,
   ...v1Routes,
+  ...usageRoutes,
   ...lifecycleRoutes,
   ...providerEventRoutes,
   ...checkoutRoutes,

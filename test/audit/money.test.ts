@@ -431,11 +431,12 @@ test.serial(
 test.serial(
   'v1: no route of the API-key API writes; its actor is recorded as api_key:<id>, and its reads leave no row',
   async (t) => {
-    // A v1 write would record its change with the key as actor; there is none yet, so any new one must come with its
-    // audit test.
+    // A v1 write would record its change with the key as actor; any new one must come with its audit test. The one
+    // there is, usage events (issue 35), changes no object: the events are data, kept with when they were received,
+    // and leave no audit row (docs/decisions.md, usage-based pricing).
     t.deepEqual(
       allRoutes.filter((r) => r.auth === 'apiKey' && r.method !== 'get').map((r) => `${r.method} ${r.path}`),
-      [],
+      ['post /api/v1/usage/events'],
     );
 
     const customer = await insertCustomer(app.db);
@@ -444,6 +445,11 @@ test.serial(
     let mark = await auditMark(app.db);
     t.is((await request(app.baseUrl, '/api/v1/customer', { bearer: key.body.key })).status, 200);
     t.is((await request(app.baseUrl, '/api/v1/invoices', { bearer: key.body.key })).status, 200);
+    const usage = await request(app.baseUrl, '/api/v1/usage/events', {
+      bearer: key.body.key,
+      body: { events: [{ transactionId: 'audit-1', metric: 'no_such_metric' }] },
+    });
+    t.is(usage.status, 200);
     await expectNoAudit(t, app.db, mark);
 
     // The actor a v1 route's handler is given, as the router builds it for an API key.

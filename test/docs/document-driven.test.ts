@@ -41,12 +41,27 @@ const STATED_IN_WORDS: Record<string, string[]> = {
   // expiresAt "In the future" (the clock's, not the value's shape).
   'POST /api/api-keys': ['expiresAt'],
   // taxRateIds "at most one inclusive" (the rates' terms, not the ids' shape); taxId "needed with reverse".
-  'POST /api/billing/plans': ['taxRateIds'],
   'PUT /api/billing/plans/:id': ['taxRateIds'],
   'POST /api/customers': ['taxRateIds', 'taxId'],
   'PUT /api/customers/:id': ['taxRateIds', 'taxId'],
   // "Refused: cannot be changed" (T-1).
   'PUT /api/billing/tax-rates/:id': ['percentage', 'inclusive'],
+  // Issue 35 (U-3, U-4): basePrice "0" for usage plans; charges by pricing model; each charge's fields by its model,
+  // its metric one that exists, once per plan; tiers ascending with the last open.
+  'POST /api/billing/plans': [
+    'taxRateIds',
+    'basePrice',
+    'charges',
+    ...Array.from({ length: 20 }, (_, i) =>
+      ['metricId', 'unitPrice', 'freeUnits', 'packageSize', 'packagePrice', 'tiers'].map((f) => `charges.${i}.${f}`),
+    ).flat(),
+  ],
+  // U-1: field "required for every aggregation but count, refused for count".
+  'POST /api/billing/metrics': ['field'],
+  'PUT /api/billing/metrics/:id': ['field'],
+  // U-9: periodStart "the start of the current or a billed period" (the subscription's, not the value's shape).
+  'GET /api/v1/subscriptions/:id/usage': ['periodStart'],
+  'GET /api/billing/subscriptions/:id/usage': ['periodStart'],
 };
 
 /** The codes the document lists under `status`, also beside a body of the operation's own (anyOf). */

@@ -30,6 +30,7 @@ const ON_CREATED: Record<string, { by: string; field: string }> = {
   'DELETE /api/products/:id': { by: 'POST /api/products', field: 'id' },
   'DELETE /api/customers/:id': { by: 'POST /api/customers', field: 'id' },
   'DELETE /api/api-keys/:id': { by: 'POST /api/api-keys', field: 'id' },
+  'DELETE /api/billing/metrics/:id': { by: 'POST /api/billing/metrics', field: 'id' },
   'DELETE /api/licenses/:key': { by: 'POST /api/licenses', field: 'licenseKey' },
   'DELETE /api/billing/payment-methods/:id': { by: 'POST /api/billing/payment-methods', field: 'id' },
   'DELETE /api/billing/webhooks/endpoints/:id': { by: 'POST /api/billing/webhooks/endpoints', field: 'id' },
@@ -86,6 +87,8 @@ test(
         taxRate: world.taxRateId,
         licenseKey: a.licenseKey,
         deviceId: a.deviceId,
+        metric: world.metricId,
+        charge: undefined,
       };
       const pairs = Object.entries(real).map(
         ([kind, value]) => [EXAMPLE_ID[kind as keyof typeof EXAMPLE_ID], value ?? 'missing'] as [string, string],

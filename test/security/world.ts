@@ -31,6 +31,8 @@ export interface World {
   endpointId: string;
   deliveryId: string;
   taxRateId: string;
+  /** A billable metric (issue 35) no example deletes. */
+  metricId: string;
 }
 
 async function created(
@@ -129,7 +131,12 @@ export async function buildWorld(app: TestApp, cookie: string): Promise<World> {
   const b = await customerWorld(app, cookie, 'Bob');
   const delivery = await app.db('webhook_deliveries').where({ endpoint_id: endpoint.id }).first('id');
   if (!delivery) throw new Error('world setup: no webhook delivery was created');
-  return { a, b, endpointId: endpoint.id, deliveryId: delivery.id, taxRateId: taxRate.id };
+  const metric = await created(app, cookie, '/api/billing/metrics', {
+    code: 'world_calls',
+    name: 'World calls',
+    aggregation: 'count',
+  });
+  return { a, b, endpointId: endpoint.id, deliveryId: delivery.id, taxRateId: taxRate.id, metricId: metric.id };
 }
 
 /**
@@ -154,6 +161,7 @@ export function existingParam(route: AnyRoute, name: string, world: World, owner
     endpoints: world.endpointId,
     deliveries: world.deliveryId,
     'tax-rates': world.taxRateId,
+    metrics: world.metricId,
   };
   return collection === undefined ? undefined : byCollection[collection];
 }

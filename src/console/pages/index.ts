@@ -5,6 +5,8 @@ import { exportRoutes } from './exports.tsx';
 import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
 import { licenseRoutes } from './licenses.tsx';
+import { metricRoutes } from './metrics.tsx';
+import { usageExport } from './subscription-usage.tsx';
 import { lifecycleRoutes } from './lifecycle.tsx';
 import { overviewRoutes } from './overview.tsx';
 import { paymentRoutes } from './payments.tsx';
@@ -29,6 +31,8 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...productRoutes,
   ...couponRoutes,
   ...taxRateRoutes,
+  ...metricRoutes,
+  usageExport,
   ...webhookRoutes,
   ...lifecycleRoutes,
   ...settingsRoutes,

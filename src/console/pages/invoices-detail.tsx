@@ -20,6 +20,7 @@ import { AuditTrail } from '../components/AuditTrail.tsx';
 import { date, dateTime, money, unitPrice } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
+import { LineUsage } from './subscription-usage.tsx';
 import { uuidParam } from '../http/params.ts';
 import { definePage, type PageInput } from '../http/route.ts';
 import { CreditNoteForm, PaymentForm, StatusForm } from './invoices-forms.tsx';
@@ -126,7 +127,18 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
           rows={data.lines}
           empty="No lines."
           columns={[
-            { header: 'Description', cell: (l: LineItemRow) => l.description },
+            {
+              header: 'Description',
+              cell: (l: LineItemRow) =>
+                l.usage ? (
+                  <>
+                    {l.description}
+                    <LineUsage usage={l.usage} currency={invoice.currency} />
+                  </>
+                ) : (
+                  l.description
+                ),
+            },
             { header: 'Quantity', numeric: true, cell: (l) => String(l.quantity) },
             { header: 'Unit price', numeric: true, cell: (l) => unitPrice(l.unit_price, invoice.currency) },
             { header: 'Amount', numeric: true, cell: (l) => money(l.amount, invoice.currency) },

@@ -9,6 +9,8 @@ import { createPlan, getPlan, updatePlan } from '../../plans/service.ts';
 import { updateProductBody } from '../../products/schema.ts';
 import { deleteProduct, getProduct, updateProduct } from '../../products/service.ts';
 import { listField, typedField } from '../http/form.ts';
+import { metricsByCode } from '../../metering/service.ts';
+import { chargeCodes } from './plan-charges.tsx';
 import { defineAction } from '../http/route.ts';
 import { uuidParam } from '../http/params.ts';
 import { PRODUCT_FORMS, productPage, productUrl } from './product-detail.tsx';
@@ -60,7 +62,9 @@ export const createPlanAction = defineAction({
   page: productPage,
   async run({ deps, params, form, actor }) {
     const id = uuidParam(params.id, 'Product');
-    const plan = await createPlan(deps.db, parseOrThrow(createPlanBody, planFields(form, id), 'body'), actor);
+    const metrics = await metricsByCode(deps.db, chargeCodes(form));
+    const ids = new Map([...metrics].map(([code, m]) => [code, m.id]));
+    const plan = await createPlan(deps.db, parseOrThrow(createPlanBody, planFields(form, id, ids), 'body'), actor);
     return { redirect: `${productUrl(id)}#plans`, notice: `Plan ${plan.name} created.` };
   },
 });

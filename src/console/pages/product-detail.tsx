@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { auditEntriesOf } from '../../audit/service.ts';
 import { uuid } from '../../http/schemas.ts';
 import { money as decimal } from '../../money.ts';
-import { listPlans } from '../../plans/service.ts';
+import { listPlansWithCharges } from '../../plans/service.ts';
+import { listMetrics } from '../../metering/service.ts';
+import { chargeSummary } from './plan-charges.tsx';
 import { getProduct } from '../../products/service.ts';
 import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
@@ -116,9 +118,14 @@ export const productPage = definePage({
   async render({ deps, params, query, viewer, notice, state }) {
     const id = uuidParam(params.id, 'Product');
     const product = await getProduct(deps.db, id);
-    const [plans, audit, rates] = await Promise.all([
-      listPlans(deps.db, { limit: PLANS_PAGE, startingAfter: query.plansAfter, newestFirst: true }, { productId: id }),
+    const [plans, audit, metrics, rates] = await Promise.all([
+      listPlansWithCharges(
+        deps.db,
+        { limit: PLANS_PAGE, startingAfter: query.plansAfter, newestFirst: true },
+        { productId: id },
+      ),
       auditEntriesOf(deps.db, 'product', id),
+      listMetrics(deps.db, { limit: 500 }),
       allTaxRates(deps.db),
     ]);
     // A refused plan edit comes back with the plan's id in the action's URL: only that row's form shows it.
@@ -130,7 +137,7 @@ export const productPage = definePage({
       <Layout title={product.name} viewer={viewer} section="Products" notice={notice}>
         <p class="crumbs">
           <a href="/admin/products">Products</a> · <a href="/admin/coupons">Coupons</a> ·{' '}
-          <a href="/admin/tax-rates">Tax rates</a>
+          <a href="/admin/tax-rates">Tax rates</a> · <a href="/admin/metrics">Metrics</a>
         </p>
         <h1>{product.name}</h1>
         <Metrics product={product} />
@@ -230,7 +237,13 @@ export const productPage = definePage({
               state={state}
               submit="Create plan"
             >
-              <PlanFields form={PRODUCT_FORMS.plan} state={state} currency={product.currency} rates={rates} />
+              <PlanFields
+                form={PRODUCT_FORMS.plan}
+                state={state}
+                currency={product.currency}
+                metrics={metrics.rows}
+                rates={rates}
+              />
             </Form>
           </details>
           <Table
@@ -241,6 +254,19 @@ export const productPage = definePage({
               { header: 'Name', cell: (p) => p.name },
               { header: 'Price', numeric: true, cell: (p) => <span class="nowrap">{planPrice(p)}</span> },
               { header: 'Active', cell: (p) => (p.active ? 'yes' : 'no') },
+              {
+                header: 'Usage charges',
+                cell: (p) =>
+                  p.charges?.length ? (
+                    <ul class="charges">
+                      {p.charges.map((c) => (
+                        <li>{chargeSummary(c, p.currency)}</li>
+                      ))}
+                    </ul>
+                  ) : (
+                    '—'
+                  ),
+              },
               { header: 'Created', cell: (p) => <When value={p.created_at} /> },
               {
                 header: 'Edit',

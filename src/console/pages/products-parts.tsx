@@ -9,6 +9,8 @@ import { money } from '../components/format.ts';
 import { field, listField, typedField, type FormValues } from '../http/form.ts';
 import { TaxRateChoice } from '../components/TaxRateChoice.tsx';
 import type { TaxRateRow } from '../../tax-rates/service.ts';
+import type { MetricRow } from '../../metering/service.ts';
+import { ChargeRows, chargeFields } from './plan-charges.tsx';
 
 // Row types as the services answer them (a console page reads no domain's repo, not even for a type).
 export type Product = Awaited<ReturnType<typeof getProduct>>;
@@ -70,9 +72,10 @@ export function ProductFields({ form, state, current }: { form: string; state?: 
   );
 }
 
-/** The create-plan form as the API's JSON; the product is the page's. */
-export function planFields(form: FormValues, productId: string) {
+/** The create-plan form as the API's JSON; the product is the page's; `metricIds` maps charge metric codes to ids. */
+export function planFields(form: FormValues, productId: string, metricIds = new Map<string, string>()) {
   return {
+    charges: chargeFields(form, metricIds),
     productId,
     name: typedField(form, 'name'),
     pricingModel: field(form, 'pricingModel'),
@@ -92,11 +95,13 @@ export function PlanFields({
   state,
   currency,
   rates,
+  metrics = [],
 }: {
   form: string;
   state?: FormState;
   currency: string;
   rates: TaxRateRow[];
+  metrics?: MetricRow[];
 }) {
   const mine = state?.name === form ? state : undefined;
   return (
@@ -118,6 +123,7 @@ export function PlanFields({
       />
       <Field label="Base price" name="basePrice" value={kept(state, form, 'basePrice')} state={mine} />
       <Field label="Currency" name="currency" value={kept(state, form, 'currency', currency)} state={mine} />
+      <ChargeRows form={form} state={state} metrics={metrics} />
       <TaxRateChoice
         rates={rates}
         chosen={mine ? (listField(mine.values, 'taxRateIds') ?? []) : []}

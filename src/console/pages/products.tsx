@@ -48,7 +48,8 @@ export const productsPage = definePage({
       <Layout title="Products" viewer={viewer} section="Products" notice={notice}>
         <h1>Products</h1>
         <p class="crumbs">
-          <a href="/admin/coupons">Coupons</a> · <a href="/admin/tax-rates">Tax rates</a>
+          <a href="/admin/coupons">Coupons</a> · <a href="/admin/tax-rates">Tax rates</a> ·{' '}
+          <a href="/admin/metrics">Metrics</a>
         </p>
         <details open={state?.name === 'create'}>
           <summary>New product</summary>

@@ -22,24 +22,28 @@ import { firstPage } from './invoices-filters.tsx';
 import { uuidParam } from '../http/params.ts';
 import { allPlans, subscriptionUrl } from './subscriptions-parts.tsx';
 import { FORMS, Props, Actions, Invoices } from './subscription-detail-parts.tsx';
+import { UsageSection } from './subscription-usage.tsx';
+import { subscriptionUsage } from '../../usage-api/read.ts';
 
 const EVENT_LIMIT = 100;
 
 /** Everything the page shows, each list one query (C-9). */
 async function loadSubscription(db: Db, id: string) {
   const sub = await getSubscription(db, uuidParam(id, 'Subscription'));
-  const [names, plans, coupon, invoices, events, audit] = await Promise.all([
+  const [names, plans, coupon, invoices, events, audit, usage] = await Promise.all([
     customerNames(db, [sub.customer_id]),
     allPlans(db),
     sub.coupon_id ? findCoupon(db, sub.coupon_id) : undefined,
     listInvoiceSummaries(db, firstPage(), { subscriptionId: sub.id }),
     listSubscriptionEvents(db, { id: sub.id, customerId: sub.customer_id }, EVENT_LIMIT),
     auditEntriesOf(db, 'subscription', sub.id),
+    subscriptionUsage(db, sub.id, {}),
   ]);
   const eventInvoices = events.flatMap((e) => (typeof e.data.invoiceId === 'string' ? [e.data.invoiceId] : []));
   const numbers = await invoiceNumbers(db, eventInvoices);
   const plan = plans.find((p) => p.id === sub.plan_id) ?? (await findPlans(db, [sub.plan_id])).get(sub.plan_id)!;
-  return { sub, customerName: names.get(sub.customer_id), plan, plans, coupon, invoices, events, numbers, audit };
+  const customerName = names.get(sub.customer_id);
+  return { sub, customerName, plan, plans, coupon, invoices, events, numbers, audit, usage };
 }
 
 /** The page, also rendered again with a refused action's error (C-6) or a refused preview's. */
@@ -56,6 +60,7 @@ export async function renderSubscriptionPage({ deps, params, viewer, notice, sta
       <Props sub={sub} customerName={data.customerName} plan={data.plan} coupon={data.coupon} />
       <h2>Actions</h2>
       <Actions sub={sub} plan={data.plan} plans={data.plans} csrf={viewer.csrf} state={state} />
+      <UsageSection usage={data.usage} />
       <Invoices rows={data.invoices.rows} hasMore={data.invoices.hasMore} />
       <TimelineSection id="events" title="Events" rows={data.events} numbers={data.numbers} />
       <AuditTrail rows={data.audit} targetType="subscription" targetId={sub.id} />

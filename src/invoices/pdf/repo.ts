@@ -30,7 +30,7 @@ export async function findInvoiceForPdf(db: Db, invoiceId: string): Promise<Invo
        coalesce((select json_agg(json_build_object(
            'id', l.id, 'invoice_id', l.invoice_id, 'position', l.position, 'description', l.description,
            'quantity', l.quantity, 'unit_price', l.unit_price::text, 'amount', l.amount::text,
-           'tax_rate_ids', l.tax_rate_ids) order by l.position)
+           'tax_rate_ids', l.tax_rate_ids, 'usage', l.usage) order by l.position)
          from invoice_line_items l where l.invoice_id = i.id), '[]'::json) as line_items
      from invoices i join customers c on c.id = i.customer_id
      where i.id = ?`,

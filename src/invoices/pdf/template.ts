@@ -2,6 +2,7 @@
  * The invoice as one self-contained HTML page for Chromium to print: no scripts, no external resources,
  * every value from the database escaped. Amounts go through formatMoney (the currency's minor units).
  */
+import { usageDetailHtml } from './usage-detail.ts';
 import type { CustomerRow } from '../../customers/repo.ts';
 import { formatMoney, formatUnitPrice, groupDigits, money } from '../../money.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
@@ -98,6 +99,7 @@ const STYLE = `
   table.lines tr { break-inside: avoid; }
   .num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
   .description { word-break: break-word; }
+  .usage { margin: 3pt 0 0; padding-left: 10pt; font-size: 8pt; color: #52606d; }
   .totals { margin-left: auto; margin-top: 12pt; width: 55%; border-collapse: collapse; break-inside: avoid; }
   .totals td { padding: 4pt 4pt; }
   .totals tr.total td { border-top: 1px solid #1f2933; font-weight: 700; font-size: 11pt; padding-top: 6pt; }
@@ -140,10 +142,11 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
     customer.tax_id ? `<div>Tax ID: ${e(customer.tax_id)}</div>` : '',
   ].join('');
 
+  const usageAmount = (v: string) => displayAmount(v, currency);
   const rows = lines
     .map(
       (l) => `<tr>
-        <td class="description">${e(l.description)}</td>
+        <td class="description">${e(l.description)}${usageDetailHtml(l.usage, e, usageAmount)}</td>
         <td class="num">${e(l.quantity)}</td>
         <td class="num">${unitPrice(l.unit_price)}</td>
         <td class="num">${amount(l.amount)}</td>

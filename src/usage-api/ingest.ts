@@ -1,0 +1,230 @@
+/**
+ * Usage event ingestion (U-5..U-8): a batch of up to 1,000 events checked one by one in U-6's order, the good ones
+ * stored in one transaction (usage/service.ts recordUsage: keys, events, aggregates), each event answered in order.
+ * A (customer, transactionId) sent again with the same content is a duplicate however often and however
+ * concurrently it is sent: the key's unique index decides, and a retry waiting on a concurrent insert of the same
+ * key sees it once that one commits.
+ */
+import { hash } from 'node:crypto';
+import { inTransaction, type Db } from '../db/knex.ts';
+import { cachedChargesOfPlans, type ChargeWithMetric } from '../metering/charges.ts';
+import { cachedMetricsByCode, type MetricRow } from '../metering/service.ts';
+import { DECIMAL_PATTERN, money } from '../money.ts';
+import { subscriptionsOfCustomers } from '../subscriptions/service.ts';
+import type { SubscriptionRow } from '../subscriptions/repo.ts';
+import { eventKey, preparePartitions, recordUsage, storedEventKeys, type UsageEvent } from '../usage/service.ts';
+import { type Period, periodOfEvent } from './event-period.ts';
+import type { EventInput, RejectionCode } from './schema.ts';
+
+/** U-6: how far back and ahead of the server's clock an event's timestamp may be. */
+export const WINDOW_PAST_MS = 35 * 86_400_000;
+export const WINDOW_FUTURE_MS = 5 * 60_000;
+
+export interface EventResult {
+  transactionId: string;
+  status: 'accepted' | 'duplicate' | 'rejected';
+  error?: { code: RejectionCode; message: string };
+}
+
+const rejected = (transactionId: string, code: RejectionCode, message: string): EventResult => ({
+  transactionId,
+  status: 'rejected',
+  error: { code, message },
+});
+
+/** Object keys sorted at every depth, so the same content hashes the same however its keys were ordered. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+}
+
+/** What U-6 compares for a reused transactionId: metric, timestamp, subscription and properties as sent. */
+function contentHash(event: EventInput): string {
+  const content = [
+    event.metric,
+    event.timestamp?.getTime() ?? null,
+    event.subscriptionId ?? null,
+    canonical(event.properties ?? {}),
+  ];
+  return hash('sha256', JSON.stringify(content), 'base64url');
+}
+
+/** The metric's field as a decimal string (a string for unique_count), null for count, undefined when invalid. */
+function readValue(metric: MetricRow, properties: Record<string, unknown> | undefined): string | null | undefined {
+  if (metric.aggregation === 'count') return null;
+  const raw = properties?.[metric.field!];
+  if (metric.aggregation === 'unique_count') {
+    if (typeof raw === 'string' && raw.length > 0 && raw.length <= 200) return raw;
+    return typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : undefined;
+  }
+  if (typeof raw === 'number' && Number.isFinite(raw)) return money(raw).toString();
+  if (typeof raw === 'string' && raw.length <= 40 && DECIMAL_PATTERN.test(raw)) return money(raw).toString();
+  return undefined;
+}
+
+const ACCEPTING: ReadonlySet<string> = new Set(['active', 'trialing', 'past_due']);
+
+interface World {
+  metrics: Map<string, MetricRow>;
+  subs: Map<string, SubscriptionRow>;
+  charges: Map<string, ChargeWithMetric[]>;
+}
+
+async function loadWorld(db: Db, events: EventInput[]): Promise<World> {
+  const [metrics, subs] = await Promise.all([
+    cachedMetricsByCode(
+      db,
+      events.map((e) => e.metric),
+    ),
+    subscriptionsOfCustomers(db, [...new Set(events.map((e) => e.customerId))]),
+  ]);
+  const charges = await cachedChargesOfPlans(db, [...new Set(subs.map((s) => s.plan_id))]);
+  return { metrics, subs: new Map(subs.map((s) => [s.id, s])), charges };
+}
+
+/** U-6's checks up to the subscription: the event ready to store, or its rejection. */
+function check(
+  event: EventInput,
+  world: World,
+  now: Date,
+): EventResult | { ready: Omit<UsageEvent, 'period'> & { sub?: SubscriptionRow } } {
+  const id = event.transactionId;
+  const metric = world.metrics.get(event.metric);
+  if (!metric) return rejected(id, 'unknown_metric', `No metric has the code ${event.metric}`);
+  const timestamp = event.timestamp ?? now;
+  if (timestamp.getTime() < now.getTime() - WINDOW_PAST_MS || timestamp.getTime() > now.getTime() + WINDOW_FUTURE_MS)
+    return rejected(id, 'timestamp_out_of_window', 'The timestamp is older than 35 days or more than 5 minutes ahead');
+  const value = readValue(metric, event.properties);
+  if (value === undefined)
+    return rejected(
+      id,
+      'invalid_property',
+      metric.aggregation === 'unique_count'
+        ? `properties.${metric.field} must be a string or a number`
+        : `properties.${metric.field} must be a finite decimal (a number or a decimal string)`,
+    );
+  const named = event.subscriptionId ? world.subs.get(event.subscriptionId) : undefined;
+  if (event.subscriptionId && named?.customer_id !== event.customerId)
+    return rejected(id, 'subscription_not_found', `Subscription ${event.subscriptionId} is not the customer's`);
+  return {
+    ready: {
+      customerId: event.customerId,
+      transactionId: id,
+      contentHash: contentHash(event),
+      timestamp,
+      metric,
+      subscriptionId: named?.id ?? '',
+      chargeId: '',
+      value,
+      properties: event.properties,
+      sub: named,
+    },
+  };
+}
+
+/** The subscription and charge an event bills, or why none (U-6 no_matching_charge, U-8). */
+function matchCharge(
+  ready: Omit<UsageEvent, 'period'> & { sub?: SubscriptionRow },
+  world: World,
+): { sub: SubscriptionRow; charge: ChargeWithMetric } | string {
+  const candidates = ready.sub
+    ? [ready.sub]
+    : [...world.subs.values()].filter((s) => s.customer_id === ready.customerId);
+  const matches = candidates.flatMap((sub) => {
+    const charge = world.charges.get(sub.plan_id)?.find((c) => c.metric_id === ready.metric.id);
+    const live = ACCEPTING.has(sub.status) && sub.created_at.getTime() <= ready.timestamp.getTime();
+    return charge && live ? [{ sub, charge }] : [];
+  });
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1)
+    return `Several subscriptions of the customer charge ${ready.metric.code}: name one in subscriptionId`;
+  return `No active, trialing or past due subscription of the customer charges ${ready.metric.code} at that time`;
+}
+
+/**
+ * Ingests one batch (U-5..U-8) for the customers its events name; answers one result per event, in order. The events
+ * are checked against one read of the metrics, subscriptions and charges, then stored in one transaction.
+ */
+export async function ingestEvents(db: Db, events: EventInput[], now = new Date()): Promise<EventResult[]> {
+  const world = await loadWorld(db, events);
+  const results: (EventResult | undefined)[] = events.map(() => undefined);
+  const ready: { index: number; event: UsageEvent }[] = [];
+  const unmatched: { index: number; event: Omit<UsageEvent, 'period'>; message: string }[] = [];
+  const closedPeriods = new Map<string, Promise<Period[]>>();
+  for (const [index, event] of events.entries()) {
+    const checked = check(event, world, now);
+    if (!('ready' in checked)) {
+      results[index] = checked;
+      continue;
+    }
+    const { sub: _named, ...base } = checked.ready;
+    const match = matchCharge(checked.ready, world);
+    const period = typeof match === 'string' ? null : await periodOfEvent(db, match.sub, base.timestamp, closedPeriods);
+    if (typeof match === 'string' || !period) {
+      unmatched.push({
+        index,
+        event: base,
+        message: typeof match === 'string' ? match : 'The subscription had no billing period then',
+      });
+      continue;
+    }
+    ready.push({ index, event: { ...base, subscriptionId: match.sub.id, chargeId: match.charge.id, period } });
+  }
+  await preparePartitions(
+    db,
+    ready.map((r) => r.event.timestamp),
+  );
+  const batches = rounds(ready);
+  // One statement is one transaction; a transactionId twice in one batch takes a later round (it meets the first's
+  // key), and the rounds share one transaction.
+  const store = (work: (db: Db) => Promise<void>) => (batches.length > 1 ? inTransaction(db, work) : work(db));
+  await store(async (trx) => {
+    for (const round of batches) {
+      const stored = await recordUsage(
+        trx,
+        round.map((r) => r.event),
+      );
+      for (const r of round)
+        if (stored.has(eventKey(r.event.customerId, r.event.transactionId)))
+          results[r.index] = { transactionId: r.event.transactionId, status: 'accepted' };
+    }
+    const seen = [...ready.filter((r) => !results[r.index]), ...unmatched];
+    const hashes = await storedEventKeys(
+      trx,
+      seen.map((s) => s.event),
+    );
+    for (const s of seen) {
+      const hash = hashes.get(eventKey(s.event.customerId, s.event.transactionId));
+      const id = s.event.transactionId;
+      if (hash === s.event.contentHash) results[s.index] = { transactionId: id, status: 'duplicate' };
+      else if (hash !== undefined)
+        results[s.index] = rejected(
+          id,
+          'transaction_id_reused',
+          `Transaction ${id} was sent before with other content`,
+        );
+      else results[s.index] = rejected(id, 'no_matching_charge', 'message' in s ? s.message : 'No charge matches');
+    }
+  });
+  return results.map((r) => r!);
+}
+
+/** Splits events into rounds holding each (customer, transactionId) at most once, first occurrences first. */
+function rounds<T extends { event: { customerId: string; transactionId: string } }>(items: T[]): T[][] {
+  const out: T[][] = [];
+  const seen = new Map<string, number>();
+  for (const item of items) {
+    const key = eventKey(item.event.customerId, item.event.transactionId);
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    if (!out[n]) out[n] = [];
+    out[n]!.push(item);
+  }
+  return out;
+}

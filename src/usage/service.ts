@@ -1,0 +1,119 @@
+/**
+ * Recording usage (U-5..U-8): events that passed every check are stored with their keys, and the running aggregate
+ * of each (subscription, charge, period) moves in the same transaction, so the next read counts them (U-7) without
+ * scanning events. The callers (usage-api/) check the events; this module knows no HTTP and no subscription table.
+ */
+import type { Db } from '../db/knex.ts';
+import type { MetricRow } from '../metering/service.ts';
+import {
+  billedPeriods,
+  eventsOfSubscription,
+  type UsageEventRow,
+  ensurePartitions,
+  eventKey,
+  findEventKeys,
+  type EventGroup,
+  type EventInsert,
+  storeEvents,
+} from './repo.ts';
+
+export { eventKey };
+
+/** An event ready to store: checked, its subscription, charge and period resolved. */
+export interface UsageEvent {
+  customerId: string;
+  transactionId: string;
+  contentHash: string;
+  timestamp: Date;
+  metric: MetricRow;
+  subscriptionId: string;
+  chargeId: string;
+  period: { start: Date; end: Date };
+  /** The metric's field as a decimal string (a string for unique_count); null for count. */
+  value: string | null;
+  properties: Record<string, unknown> | undefined;
+}
+
+const partitionsKnown = new Set<number>();
+const monthOf = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
+
+/**
+ * The month partitions these events need. Created ahead by the migration and on first use here: DDL on the parent
+ * table, so it runs before (and outside) the ingesting transaction, once per month per process.
+ */
+export async function preparePartitions(db: Db, timestamps: Date[]): Promise<void> {
+  const missing = new Map<number, Date>();
+  for (const t of timestamps) {
+    const month = monthOf(t);
+    if (!partitionsKnown.has(month)) missing.set(month, t);
+  }
+  if (missing.size === 0) return;
+  await ensurePartitions(db, [...missing.values()]);
+  for (const month of missing.keys()) partitionsKnown.add(month);
+}
+
+/**
+ * Stores `events` (checked, unique within the batch) in the caller's transaction: the new ones with their keys, their
+ * distinct values and the aggregates' moves. Answers the keys (eventKey) of the events stored; the others' keys
+ * existed (sent before, or by a concurrent retry that committed first).
+ */
+export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<string>> {
+  const groups: EventGroup[] = [];
+  const index = new Map<string, number>();
+  const rows: EventInsert[] = events.map((e) => {
+    const id = `${e.subscriptionId}|${e.chargeId}|${e.period.start.getTime()}`;
+    let g = index.get(id);
+    if (g === undefined) {
+      g = groups.length;
+      index.set(id, g);
+      groups.push({
+        customer_id: e.customerId,
+        subscription_id: e.subscriptionId,
+        charge_id: e.chargeId,
+        metric_id: e.metric.id,
+        period_start: e.period.start.toISOString(),
+        period_end: e.period.end.toISOString(),
+        aggregation: e.metric.aggregation,
+      });
+    }
+    return {
+      g,
+      transaction_id: e.transactionId,
+      content_hash: e.contentHash,
+      timestamp: e.timestamp.toISOString(),
+      value: e.value,
+      properties: e.properties ?? null,
+    };
+  });
+  const stored = await storeEvents(trx, groups, rows);
+  return new Set(stored.map((r) => eventKey(r.customer_id, r.transaction_id)));
+}
+
+/** The content hash stored for each of these (customer, transactionId) keys that exists. */
+export function storedEventKeys(db: Db, keys: { customerId: string; transactionId: string }[]) {
+  return findEventKeys(
+    db,
+    keys.map((k) => ({ customer_id: k.customerId, transaction_id: k.transactionId })),
+  );
+}
+
+/** The closed periods of a subscription whose usage was billed, newest first. */
+export function billedPeriodsOf(db: Db, customerId: string, subscriptionId: string) {
+  return billedPeriods(db, customerId, subscriptionId);
+}
+
+/** A subscription's events in a period, oldest first, in batches of `size` (keyset paging: the CSV export). */
+export async function* usageEventBatches(
+  db: Db,
+  scope: { customerId: string; subscriptionId: string; from: Date; to: Date },
+  size = 1000,
+): AsyncGenerator<UsageEventRow[]> {
+  let after: { timestamp: Date; seq: number } | null = null;
+  for (;;) {
+    const rows = await eventsOfSubscription(db, scope, after, size);
+    if (rows.length > 0) yield rows;
+    if (rows.length < size) return;
+    const last = rows.at(-1)!;
+    after = { timestamp: last.timestamp, seq: last.seq };
+  }
+}
