@@ -1,0 +1,90 @@
+/**
+ * An email's two parts from one content (M-3): the HTML part rendered with preact-render-to-string (as the console's
+ * pages) and its stylesheet inlined with juice, since mail clients drop <style> blocks; the text part written from
+ * the same content. Every value is escaped by preact.
+ */
+import juice from 'juice';
+import { render } from 'preact-render-to-string';
+import type { Company, MessageContent } from './messages.ts';
+
+const STYLE = `
+body { margin: 0; padding: 0; background: #f4f5f7; font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; color: #1f2933; }
+.wrap { max-width: 560px; margin: 0 auto; padding: 24px 16px; }
+.card { background: #ffffff; border: 1px solid #e4e7eb; border-radius: 6px; padding: 24px; }
+.company { font-size: 14px; color: #52606d; margin: 0 0 16px; }
+h1 { font-size: 20px; margin: 0 0 16px; }
+p { font-size: 15px; line-height: 1.5; margin: 0 0 12px; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
+th { text-align: left; font-weight: normal; color: #52606d; font-size: 14px; padding: 6px 8px 6px 0; }
+td { text-align: right; font-size: 14px; padding: 6px 0; font-weight: 600; word-break: break-all; }
+tr { border-bottom: 1px solid #e4e7eb; }
+.button { display: inline-block; background: #1f4ed8; color: #ffffff; text-decoration: none; padding: 10px 18px; border-radius: 4px; font-size: 15px; }
+.footer { font-size: 12px; color: #7b8794; margin: 16px 0 0; line-height: 1.5; }
+`;
+
+function EmailHtml({ content, company }: { content: MessageContent; company: Company }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{content.subject}</title>
+        <style>{STYLE}</style>
+      </head>
+      <body>
+        <div class="wrap">
+          <div class="card">
+            <p class="company">{company.name}</p>
+            <h1>{content.heading}</h1>
+            {content.paragraphs.map((p) => (
+              <p key={p}>{p}</p>
+            ))}
+            <table>
+              <tbody>
+                {content.facts.map(([label, value]) => (
+                  <tr key={label}>
+                    <th>{label}</th>
+                    <td>{value}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {content.action && (
+              <p>
+                <a class="button" href={content.action.url}>
+                  {content.action.label}
+                </a>
+              </p>
+            )}
+          </div>
+          <p class="footer">
+            {company.name}
+            {company.address && <br />}
+            {company.address}
+            {company.email && <br />}
+            {company.email && <>Questions? Write to {company.email}</>}
+          </p>
+        </div>
+      </body>
+    </html>
+  );
+}
+
+export function renderEmailHtml(content: MessageContent, company: Company): string {
+  return juice(`<!doctype html>${render(<EmailHtml content={content} company={company} />)}`);
+}
+
+export function renderEmailText(content: MessageContent, company: Company): string {
+  const width = Math.max(0, ...content.facts.map(([label]) => label.length));
+  const lines = [
+    content.heading,
+    '',
+    ...content.paragraphs.flatMap((p) => [p, '']),
+    ...content.facts.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`),
+  ];
+  if (content.action) lines.push('', `${content.action.label}: ${content.action.url}`);
+  lines.push('', '--', company.name);
+  if (company.address) lines.push(company.address);
+  if (company.email) lines.push(`Questions? Write to ${company.email}`);
+  return `${lines.join('\n')}\n`;
+}
