@@ -7,9 +7,12 @@ import type { AppDeps } from '../app-deps.ts';
 import { findCustomer } from '../customers/service.ts';
 import { hostedUrlOf } from '../hosted-invoices/service.ts';
 import { getInvoicePdf } from '../invoices/pdf/service.ts';
+import type { InvoiceRow } from '../invoices/repo.ts';
 import { findInvoice } from '../invoices/service.ts';
-import { getSettings } from '../settings/service.ts';
-import { messageContent, type Company } from './messages.ts';
+import { amountDue } from '../pricing/amount-due.ts';
+import { getProduct } from '../products/service.ts';
+import { companyDetails } from '../settings/company.ts';
+import { messageContent } from './messages.ts';
 import type { EmailRow } from './repo.ts';
 import { renderEmailHtml, renderEmailText } from './template.tsx';
 
@@ -23,9 +26,15 @@ export interface ComposedEmail {
 
 export type Composition = { kind: 'ready'; email: ComposedEmail } | { kind: 'waiting'; reason: string };
 
-export async function companyDetails(deps: Pick<AppDeps, 'db'>): Promise<Company> {
-  const s = await getSettings(deps.db, ['company.name', 'company.email', 'company.address']);
-  return { name: s['company.name'], email: s['company.email'], address: s['company.address'] };
+/** What an invoice email shows of its invoice when its facts were not written with it (`invoice.issued`). */
+function invoiceFacts(invoice: InvoiceRow | undefined): Record<string, unknown> {
+  if (!invoice) return {};
+  return {
+    total: invoice.total,
+    amountDue: amountDue(invoice).toString(),
+    currency: invoice.currency,
+    dueDate: invoice.due_date?.toISOString() ?? null,
+  };
 }
 
 async function parts(deps: AppDeps, email: EmailRow, customerName: string) {
@@ -33,9 +42,11 @@ async function parts(deps: AppDeps, email: EmailRow, customerName: string) {
     return { subject: email.subject, html: email.html, text: email.text_body };
   const invoiceId = typeof email.data.invoiceId === 'string' ? email.data.invoiceId : undefined;
   const invoice = invoiceId ? await findInvoice(deps.db, invoiceId) : undefined;
-  const company = await companyDetails(deps);
+  const company = await companyDetails(deps.db);
+  const product =
+    typeof email.data.productId === 'string' ? await getProduct(deps.db, email.data.productId) : undefined;
   const content = messageContent(email.type, {
-    data: email.data,
+    data: { ...invoiceFacts(invoice), ...(product ? { productName: product.name } : {}), ...email.data },
     company,
     customerName,
     invoiceNumber: invoice?.invoice_number,

@@ -12,7 +12,12 @@ import { messageIdHeader, smtpTransport } from './transport.ts';
 /** How long an email waiting for its invoice's PDF waits before it looks again. */
 const PDF_WAIT_MS = 1000;
 
-const composedColumns = (c: ComposedEmail) => ({ to_address: c.to, subject: c.subject, html: c.html, text_body: c.text });
+const composedColumns = (c: ComposedEmail) => ({
+  to_address: c.to,
+  subject: c.subject,
+  html: c.html,
+  text_body: c.text,
+});
 
 function errorText(err: unknown): string {
   const e = err as { message?: string; response?: string };
@@ -62,7 +67,10 @@ export async function deliverEmail(deps: AppDeps, email: EmailRow): Promise<Emai
       ...composedColumns(composed),
       status: 'sent',
       attempts: email.attempts + 1,
-      attempt_log: [...email.attempt_log, { at: now().toISOString(), outcome: 'sent', response: String(info.response) }],
+      attempt_log: [
+        ...email.attempt_log,
+        { at: now().toISOString(), outcome: 'sent', response: String(info.response) },
+      ],
       last_error: null,
       sent_at: now(),
       next_attempt_at: null,

@@ -5,11 +5,9 @@
 import { formatMoney, groupDigits } from '../money.ts';
 import type { EmailType } from './types.ts';
 
-export interface Company {
-  name: string;
-  email: string;
-  address: string;
-}
+import type { Company } from '../settings/company.ts';
+
+export type { Company };
 
 /** What a template is given: the email's facts as written with the change, and what compose read for it. */
 export interface MessageFacts {
@@ -148,7 +146,10 @@ const writers: Record<EmailType, Writer> = {
       ['License key', str(f.data.licenseKey)],
       ['Product', str(f.data.productName)],
       ['Expires', day(f.data.expiresAt) || 'Never'],
-      ['Device limit', f.data.maxDevices === null || f.data.maxDevices === undefined ? 'Unlimited' : str(f.data.maxDevices)],
+      [
+        'Device limit',
+        f.data.maxDevices === null || f.data.maxDevices === undefined ? 'Unlimited' : str(f.data.maxDevices),
+      ],
     ],
   }),
   'portal.code': (f) => ({

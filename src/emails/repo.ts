@@ -51,12 +51,12 @@ export function findEmailRow(db: Db, id: string): Promise<EmailRow | undefined> 
 }
 
 /**
- * Claims up to `limit` due emails for `leaseMs`: rows another worker holds are skipped, and a row whose lease ran out
+ * Claims up to `limit` due emails (the lease's end in whole milliseconds: it is the claim's mark, compared as a JS Date) for `leaseMs`: rows another worker holds are skipped, and a row whose lease ran out
  * (its worker died mid-send) is due again.
  */
 export async function claimDueEmails(db: Db, limit: number, leaseMs: number): Promise<EmailRow[]> {
   const { rows } = await db.raw<{ rows: EmailRow[] }>(
-    `update emails set lease_until = now() + make_interval(secs => ?), updated_at = now()
+    `update emails set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ?)), updated_at = now()
       where id in (
         select id from emails
          where status = 'queued' and next_attempt_at <= now() and (lease_until is null or lease_until < now())

@@ -14,12 +14,7 @@ import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
 import { findInvoice, lockInvoice } from '../invoices/service.ts';
-import {
-  findInvoiceIdByTokenHash,
-  insertMissingHostedLinks,
-  replaceHostedLinkRow,
-  selectHostedLinks,
-} from './repo.ts';
+import { findInvoiceIdByTokenHash, insertMissingHostedLinks, replaceHostedLinkRow, selectHostedLinks } from './repo.ts';
 
 type LinkConfig = Pick<Config, 'PUBLIC_BASE_URL' | 'PORT' | 'ENCRYPTION_KEY' | 'LICENSE_SIGNING_SECRET'>;
 
@@ -82,7 +77,12 @@ export async function replaceHostedLink(db: Db, config: LinkConfig, invoiceId: s
     const { token, row } = await newLink(config, invoiceId);
     await replaceHostedLinkRow(trx, row);
     await recordAudits(trx, actor, [
-      { action: 'invoice.replace_hosted_link', targetType: 'invoice', targetId: invoiceId, after: { hosted_link: 'replaced' } },
+      {
+        action: 'invoice.replace_hosted_link',
+        targetType: 'invoice',
+        targetId: invoiceId,
+        after: { hosted_link: 'replaced' },
+      },
     ]);
     return hostedUrl(config, token);
   });

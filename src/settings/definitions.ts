@@ -113,6 +113,12 @@ export const settingDefinitions = {
     default: [...EMAIL_TYPES],
     description: 'Email types sent to customers (M-4); the others are kept as skipped. portal.code is always sent.',
   },
+  'invoices.hosted_rate_limit_per_minute': {
+    schema: z.number().int().min(1).max(1_000_000),
+    default: 300,
+    description:
+      'Hosted invoice page requests (/i/...) per minute per IP, as the public license endpoints are limited.',
+  },
   'emails.trial_ending_days': {
     schema: z.number().int().min(1).max(60),
     default: 3,

@@ -10,6 +10,7 @@ import type { AnyRoute } from '../http/route.ts';
 import { couponRoutes } from '../coupons/routes.ts';
 import { invoiceRoutes } from '../invoices/routes.ts';
 import { invoicePdfRoutes } from '../invoices/pdf/routes.ts';
+import { hostedInvoiceRoutes } from '../hosted-invoices/routes.ts';
 import { licenseFileRoutes } from '../licenses/file-routes.ts';
 import { licenseRoutes } from '../licenses/routes.ts';
 import { lifecycleRoutes } from '../lifecycle/routes.ts';
@@ -42,6 +43,7 @@ const domainRoutes: AnyRoute[] = [
   ...couponRoutes,
   ...subscriptionRoutes,
   ...invoicePdfRoutes,
+  ...hostedInvoiceRoutes,
   ...settlementRoutes,
   ...paymentRoutes,
   ...refundRoutes,
