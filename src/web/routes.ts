@@ -10,6 +10,7 @@ import type { AnyRoute } from '../http/route.ts';
 import { couponRoutes } from '../coupons/routes.ts';
 import { invoiceRoutes } from '../invoices/routes.ts';
 import { invoicePdfRoutes } from '../invoices/pdf/routes.ts';
+import { emailRoutes } from '../emails/routes.ts';
 import { hostedInvoiceRoutes } from '../hosted-invoices/routes.ts';
 import { licenseFileRoutes } from '../licenses/file-routes.ts';
 import { licenseRoutes } from '../licenses/routes.ts';
@@ -44,6 +45,7 @@ const domainRoutes: AnyRoute[] = [
   ...subscriptionRoutes,
   ...invoicePdfRoutes,
   ...hostedInvoiceRoutes,
+  ...emailRoutes,
   ...settlementRoutes,
   ...paymentRoutes,
   ...refundRoutes,
