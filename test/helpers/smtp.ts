@@ -24,7 +24,8 @@ export interface FakeSmtp {
   close(): Promise<void>;
 }
 
-export async function startFakeSmtp(port = 0): Promise<FakeSmtp> {
+/** `delayMs`: how long the server takes to accept each message (an email in flight for that long). */
+export async function startFakeSmtp(port = 0, delayMs = 0): Promise<FakeSmtp> {
   const received: ReceivedMail[] = [];
   let toRefuse = 0;
   let refusedCount = 0;
@@ -46,21 +47,26 @@ export async function startFakeSmtp(port = 0): Promise<FakeSmtp> {
           return;
         }
         const raw = Buffer.concat(chunks);
-        simpleParser(raw).then(
-          (parsed) => {
-            received.push({
-              parsed,
-              raw,
-              to: session.envelope.rcptTo.map((r) => r.address),
-              messageId: parsed.messageId ?? '',
-            });
-            callback();
-          },
-          (err: Error) => callback(err),
-        );
+        const accepted = delayMs > 0 ? new Promise((r) => setTimeout(r, delayMs)) : Promise.resolve();
+        accepted
+          .then(() => simpleParser(raw))
+          .then(
+            (parsed) => {
+              received.push({
+                parsed,
+                raw,
+                to: session.envelope.rcptTo.map((r) => r.address),
+                messageId: parsed.messageId ?? '',
+              });
+              callback();
+            },
+            (err: Error) => callback(err),
+          );
       });
     },
   });
+  // A client killed mid-message (the kill test) resets its connection: the server's error, not the test's.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
