@@ -1,5 +1,6 @@
 import type { ConsoleRoute } from '../http/route.ts';
 import { auditLogRoutes } from './audit-log.tsx';
+import { emailRoutes } from './emails.tsx';
 import { couponRoutes } from './coupons.tsx';
 import { customerRoutes } from './customers.tsx';
 import { invoiceRoutes } from './invoices.tsx';
@@ -26,4 +27,5 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...lifecycleRoutes,
   ...settingsRoutes,
   ...auditLogRoutes,
+  ...emailRoutes,
 ];
