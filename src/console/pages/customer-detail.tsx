@@ -16,6 +16,8 @@ import { listPayments } from '../../payments/service.ts';
 import { findPlans } from '../../plans/service.ts';
 import { grantCredit } from '../../settlement/service.ts';
 import { z } from 'zod';
+import { listEmails } from '../../emails/service.ts';
+import { CustomerEmailsSection } from './emails.tsx';
 import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { money } from '../components/format.ts';
@@ -106,6 +108,7 @@ export const customerPage = definePage({
   async render({ deps, params, query, viewer, notice, state }) {
     const id = customerIdOf(params);
     const data = await loadCustomer(deps.db, id, query.timelineAfter);
+    const emails = await listEmails(deps.db, { limit: 10, newestFirst: true }, { customerId: id });
     const { customer } = data;
     const lastEvent = data.timeline.rows.at(-1);
     const productNames = new Map(customer.products.map((p) => [p.id, p.name]));
@@ -201,6 +204,7 @@ export const customerPage = definePage({
         />
         <LicensesSection rows={data.licenses.rows} productNames={productNames} now={new Date()} />
         <ApiKeysSection rows={data.apiKeys.rows} />
+        <CustomerEmailsSection rows={emails.rows} customerId={id} more={emails.hasMore} />
         <TimelineSection
           rows={data.timeline.rows}
           numbers={data.numbers}

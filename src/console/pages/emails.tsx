@@ -60,7 +60,38 @@ export function EmailsTable({ rows, empty, next }: { rows: EmailSummaryRow[]; em
   );
 }
 
-function Select({ name, label, options, value }: { name: string; label: string; options: readonly string[]; value?: string }) {
+/** The customer page's Emails (M-5): their newest ten, and the Emails page filtered to them. */
+export function CustomerEmailsSection({
+  rows,
+  customerId,
+  more,
+}: {
+  rows: EmailSummaryRow[];
+  customerId: string;
+  more: boolean;
+}) {
+  return (
+    <section id="emails" class="words" aria-labelledby="emails-h">
+      <h2 id="emails-h">Emails</h2>
+      <EmailsTable rows={rows} empty="No emails." />
+      <p>
+        <a href={`${EMAILS_LIST}?customerId=${customerId}`}>{more ? 'All emails' : 'Emails page'}</a>
+      </p>
+    </section>
+  );
+}
+
+function Select({
+  name,
+  label,
+  options,
+  value,
+}: {
+  name: string;
+  label: string;
+  options: readonly string[];
+  value?: string;
+}) {
   return (
     <p class="field">
       <label for={name}>{label}</label>
@@ -178,7 +209,8 @@ export const emailPage = definePage({
             <ol class="words">
               {email.attempt_log.map((a) => (
                 <li key={a.at}>
-                  <When value={new Date(a.at)} /> {a.outcome === 'sent' ? `sent: ${a.response ?? ''}` : `error: ${a.error ?? ''}`}
+                  <When value={new Date(a.at)} />{' '}
+                  {a.outcome === 'sent' ? `sent: ${a.response ?? ''}` : `error: ${a.error ?? ''}`}
                 </li>
               ))}
             </ol>
