@@ -109,37 +109,42 @@ export function HostedInvoicePage(view: HostedInvoiceView) {
         </div>
       </section>
       <section class="card">
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th>Description</th>
-                <th class="num">Qty</th>
-                <th class="num">Unit price</th>
-                <th class="num">Amount</th>
+        <table class="lines">
+          <thead>
+            <tr>
+              <th>Description</th>
+              <th class="num detail">Qty</th>
+              <th class="num detail">Unit price</th>
+              <th class="num">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.lines.map((line) => (
+              <tr key={line.id}>
+                <td>
+                  {line.description}
+                  <span class="line-detail">
+                    {line.quantity} × {unitPrice(line.unit_price, invoice.currency)}
+                  </span>
+                </td>
+                <td class="num detail">{line.quantity}</td>
+                <td class="num detail">{unitPrice(line.unit_price, invoice.currency)}</td>
+                <td class="num">{m(line.amount)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {view.lines.map((line) => (
-                <tr key={line.id}>
-                  <td>{line.description}</td>
-                  <td class="num">{line.quantity}</td>
-                  <td class="num">{unitPrice(line.unit_price, invoice.currency)}</td>
-                  <td class="num">{m(line.amount)}</td>
-                </tr>
-              ))}
-            </tbody>
-            <tfoot>
-              <Total label="Subtotal" value={m(invoice.subtotal)} />
-              <Total label={`Tax (${invoice.tax_rate}%)`} value={m(invoice.tax_amount)} />
-              <Total label="Total" value={m(invoice.total)} strong />
-              <Total label="Amount paid" value={m(invoice.amount_paid)} />
-              {!isZero(invoice.credit_applied) && <Total label="Credit applied" value={m(invoice.credit_applied)} />}
-              {!isZero(invoice.credited_amount) && <Total label="Credit notes" value={m(invoice.credited_amount)} />}
-              <Total label="Amount due" value={m(due.toString())} strong />
-            </tfoot>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </table>
+        <table class="totals">
+          <tbody>
+            <Total label="Subtotal" value={m(invoice.subtotal)} />
+            <Total label={`Tax (${invoice.tax_rate}%)`} value={m(invoice.tax_amount)} />
+            <Total label="Total" value={m(invoice.total)} strong />
+            <Total label="Amount paid" value={m(invoice.amount_paid)} />
+            {!isZero(invoice.credit_applied) && <Total label="Credit applied" value={m(invoice.credit_applied)} />}
+            {!isZero(invoice.credited_amount) && <Total label="Credit notes" value={m(invoice.credited_amount)} />}
+            <Total label="Amount due" value={m(due.toString())} strong />
+          </tbody>
+        </table>
       </section>
       <footer>
         {company.name}
@@ -154,7 +159,7 @@ const isZero = (v: string) => toDecimal(v).isZero();
 function Total({ label, value, strong }: { label: string; value: string; strong?: boolean }) {
   return (
     <tr class={strong ? 'total' : undefined}>
-      <th colSpan={3}>{label}</th>
+      <th>{label}</th>
       <td class="num">{value}</td>
     </tr>
   );
