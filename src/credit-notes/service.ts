@@ -68,25 +68,21 @@ export async function createCreditNote(
       reason: input.reason,
       created_at: now,
     });
-    await queueEmails(
-      trx,
-      [
-        {
-          type: 'credit_note.issued',
-          customerId: note.customer_id,
-          occasion: note.id,
-          data: {
-            creditNoteId: note.id,
-            creditNoteNumber: note.number,
-            invoiceId: note.invoice_id,
-            amount: note.amount,
-            currency: note.currency,
-            reason: note.reason,
-          },
+    await queueEmails(trx, [
+      {
+        type: 'credit_note.issued',
+        customerId: note.customer_id,
+        occasion: note.id,
+        data: {
+          creditNoteId: note.id,
+          creditNoteNumber: note.number,
+          invoiceId: note.invoice_id,
+          amount: note.amount,
+          currency: note.currency,
+          reason: note.reason,
         },
-      ],
-      now,
-    );
+      },
+    ]);
     let toBalance = amount;
     let after = invoice;
     if (invoice.status === 'issued' || invoice.status === 'overdue') {

@@ -155,7 +155,7 @@ export async function recordPaymentFailure(trx: Db, input: PaymentFailure): Prom
   if (!started) return { dunningStarted: false };
   await moveSubscription(trx, subscriptionId, ['active', 'trialing'], 'past_due', input.now, input.actor);
   await recordEvents(trx, [{ type: 'dunning.started', data: dunningEventData(started) }]);
-  await queueEmails(trx, [dunningEmail('payment.failed', started, invoice, 1, started.next_attempt_at)], input.now);
+  await queueEmails(trx, [dunningEmail('payment.failed', started, invoice, 1, started.next_attempt_at)]);
   return { dunningStarted: true };
 }
 
@@ -177,7 +177,7 @@ export async function recordRetryFailure(
   const next = nextAttemptAt(schedule, c.started_at, failures);
   if (next) {
     await updateCase(trx, c.id, { attempt: failures, next_attempt_at: next });
-    await queueEmails(trx, [dunningEmail('payment.failed', c, invoice, failures, next)], now);
+    await queueEmails(trx, [dunningEmail('payment.failed', c, invoice, failures, next)]);
     return { failed: false };
   }
   const closed = await updateCase(trx, c.id, {
@@ -188,7 +188,7 @@ export async function recordRetryFailure(
   });
   await recordEvents(trx, [{ type: 'dunning.failed', data: dunningEventData(closed) }]);
   const finalAction = await getSetting(trx, 'billing.dunning_final_action');
-  await queueEmails(trx, [dunningEmail('dunning.final', c, invoice, failures, null, finalAction)], now);
+  await queueEmails(trx, [dunningEmail('dunning.final', c, invoice, failures, null, finalAction)]);
   if (finalAction === 'cancel') {
     await moveSubscription(
       trx,

@@ -22,8 +22,8 @@ export interface NewEmail {
   data: Record<string, unknown>;
 }
 
-/** Writes the emails in `trx`; a type switched off (M-4) is kept as `skipped`. Answers the rows written. */
-export async function queueEmails(trx: Db, emails: NewEmail[], now = new Date()): Promise<EmailRow[]> {
+/** Writes the emails in `trx`, due at once; a type switched off (M-4) is kept as `skipped`. Answers the rows written. */
+export async function queueEmails(trx: Db, emails: NewEmail[]): Promise<EmailRow[]> {
   if (emails.length === 0) return [];
   const enabled = new Set<EmailType>(await getSetting(trx, 'emails.enabled_types'));
   return insertEmailRows(
@@ -36,7 +36,8 @@ export async function queueEmails(trx: Db, emails: NewEmail[], now = new Date())
         occasion: email.occasion,
         data: email.data,
         status: on ? 'queued' : 'skipped',
-        next_attempt_at: on ? now : null,
+        // Due when the change commits, whatever clock the change ran on (a sweep as of another day, a test clock).
+        next_attempt_at: on ? trx.fn.now() : null,
         message_id: randomUUID(),
       };
     }),

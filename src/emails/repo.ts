@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 import type { EmailStatus, EmailType } from './types.ts';
@@ -33,7 +34,9 @@ export interface EmailRow {
 }
 
 export type EmailInsert = Pick<EmailRow, 'type' | 'customer_id' | 'occasion' | 'data' | 'status' | 'message_id'> &
-  Partial<Pick<EmailRow, 'next_attempt_at' | 'to_address' | 'subject' | 'html' | 'text_body' | 'resent_from'>>;
+  Partial<Pick<EmailRow, 'to_address' | 'subject' | 'html' | 'text_body' | 'resent_from'>> & {
+    next_attempt_at?: Date | Knex.Raw | null;
+  };
 
 /** Inserts the emails; a second row for an occasion already emailed is left out (M-3: once per occasion). */
 export async function insertEmailRows(db: Db, rows: EmailInsert[]): Promise<EmailRow[]> {

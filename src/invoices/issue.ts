@@ -97,7 +97,6 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
   await queueEmails(
     trx,
     priced.filter((p) => p.input.status === 'issued').map((p) => invoiceIssuedEmail(p.id, p.input.customerId)),
-    now,
   );
   // From here to the caller's commit the year's counter row is locked.
   const invoices = await insertNumberedInvoices(trx, now.getUTCFullYear(), invoiceRows(priced, spend, now));

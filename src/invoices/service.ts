@@ -183,7 +183,7 @@ export async function changeInvoiceStatus(
     let changed: InvoiceRow;
     if (to === 'issued') {
       changed = await issue(trx, invoice, now, clock.settings);
-      await queueEmails(trx, [invoiceIssuedEmail(changed.id, changed.customer_id)], now);
+      await queueEmails(trx, [invoiceIssuedEmail(changed.id, changed.customer_id)]);
     } else if (to === 'void') changed = await voidInvoice(trx, invoice, now);
     else {
       // Marked paid by hand: payment arrived outside the service.

@@ -117,7 +117,7 @@ export async function recordPayment(
         { amount_paid: storedAmount(money(invoice.amount_paid).plus(amount), invoice.currency) },
         now,
       );
-      await queueEmails(trx, [paymentReceiptEmail(payment, amountDue(settled).toString())], now);
+      await queueEmails(trx, [paymentReceiptEmail(payment, amountDue(settled).toString())]);
       // On the invoice, whose page shows it; the payment is named in `after`.
       await recordAudits(trx, actor, [
         {

@@ -213,7 +213,7 @@ export async function createRefund(
     // Money that moved outside the service (bank transfer, manual, provider_b/c): recorded at once.
     if (!gateway) {
       await auditRefund(trx, actor, payment, await addRefundToPayment(trx, payment, refund.amount), refund);
-      await queueEmails(trx, [refundIssuedEmail(payment, refund)], now);
+      await queueEmails(trx, [refundIssuedEmail(payment, refund)]);
       return refund;
     }
     return {

@@ -34,8 +34,9 @@ export async function startEmailsWorld(env: Record<string, string> = {}): Promis
     c,
     async close() {
       await stopWorkers();
-      await closeSharedBrowser();
+      // The queue first (its pdf jobs end), then the browser they render in.
       await app.close();
+      await closeSharedBrowser();
       await smtp.close();
     },
   };
