@@ -40,6 +40,7 @@ export function EmailsTable({ rows, empty, next }: { rows: EmailSummaryRow[]; em
       rows={rows}
       empty={empty}
       next={next}
+      stack
       columns={[
         {
           header: 'Created',
