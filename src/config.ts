@@ -72,9 +72,9 @@ const configSchema = z.object({
    * the demo): for tests and staging only. Off, whatever NODE_ENV says: users move time with test clocks (issue 33).
    */
   LIFECYCLE_ALLOW_AS_OF: boolean.default(false),
-  /** The origin of every link the service gives out (K-1: hosted invoice pages, emails); default http://localhost:<PORT>. */
+  /** The origin of every link the service gives out (K-1: hosted invoice pages, emails); default localhost:<PORT>. */
   PUBLIC_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
-  /** Where emails go (M-1): `smtp://user:pass@host:port`, `smtps://` for TLS. Unset: every email is kept as `captured`. */
+  /** Where emails go (M-1): `smtp://user:pass@host:port`, `smtps://` for TLS. Unset: every email is `captured`. */
   SMTP_URL: optionalString.pipe(
     z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   ),

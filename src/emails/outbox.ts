@@ -22,7 +22,7 @@ export interface NewEmail {
   data: Record<string, unknown>;
 }
 
-/** Writes the emails in `trx`, due at once; a type switched off (M-4) is kept as `skipped`. Answers the rows written. */
+/** Writes the emails in `trx`, due at once; a type switched off (M-4) is kept as `skipped`. Answers the rows. */
 export async function queueEmails(trx: Db, emails: NewEmail[]): Promise<EmailRow[]> {
   if (emails.length === 0) return [];
   const enabled = new Set<EmailType>(await getSetting(trx, 'emails.enabled_types'));

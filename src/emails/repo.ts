@@ -54,7 +54,8 @@ export function findEmailRow(db: Db, id: string): Promise<EmailRow | undefined> 
 }
 
 /**
- * Claims up to `limit` due emails (the lease's end in whole milliseconds: it is the claim's mark, compared as a JS Date) for `leaseMs`: rows another worker holds are skipped, and a row whose lease ran out
+ * Claims up to `limit` due emails for `leaseMs` (its end in whole milliseconds: the claim's mark, compared as a JS
+ * Date): rows another worker holds are skipped, and a row whose lease ran out
  * (its worker died mid-send) is due again.
  */
 export async function claimDueEmails(db: Db, limit: number, leaseMs: number): Promise<EmailRow[]> {

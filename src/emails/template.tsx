@@ -3,24 +3,12 @@
  * pages) and its stylesheet inlined with juice, since mail clients drop <style> blocks; the text part written from
  * the same content. Every value is escaped by preact.
  */
+import { readFileSync } from 'node:fs';
 import juice from 'juice';
 import { render } from 'preact-render-to-string';
 import type { Company, MessageContent } from './messages.ts';
 
-const STYLE = `
-body { margin: 0; padding: 0; background: #f4f5f7; font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; color: #1f2933; }
-.wrap { max-width: 560px; margin: 0 auto; padding: 24px 16px; }
-.card { background: #ffffff; border: 1px solid #e4e7eb; border-radius: 6px; padding: 24px; }
-.company { font-size: 14px; color: #52606d; margin: 0 0 16px; }
-h1 { font-size: 20px; margin: 0 0 16px; }
-p { font-size: 15px; line-height: 1.5; margin: 0 0 12px; }
-table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
-th { text-align: left; font-weight: normal; color: #52606d; font-size: 14px; padding: 6px 8px 6px 0; }
-td { text-align: right; font-size: 14px; padding: 6px 0; font-weight: 600; word-break: break-all; }
-tr { border-bottom: 1px solid #e4e7eb; }
-.button { display: inline-block; background: #1f4ed8; color: #ffffff; text-decoration: none; padding: 10px 18px; border-radius: 4px; font-size: 15px; }
-.footer { font-size: 12px; color: #7b8794; margin: 16px 0 0; line-height: 1.5; }
-`;
+const STYLE = readFileSync(new URL('./assets/email.css', import.meta.url), 'utf8');
 
 function EmailHtml({ content, company }: { content: MessageContent; company: Company }) {
   return (

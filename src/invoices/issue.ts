@@ -104,7 +104,7 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
   return issued(inputs, invoices, lines);
 }
 
-/** M-3 `invoice.issued`, once per invoice; the template reads the invoice (number, total, due date) when it composes. */
+/** M-3 `invoice.issued`, once per invoice; the template reads the invoice (number, total, due) when it composes. */
 export function invoiceIssuedEmail(invoiceId: string, customerId: string) {
   return { type: 'invoice.issued' as const, customerId, occasion: invoiceId, data: { invoiceId } };
 }

@@ -85,7 +85,9 @@ test('a script in an email cannot run: not in the frame, not in the console', as
       message_id: randomUUID(),
       subject: 'Hostile <b>subject</b>',
       text_body: '<script>alert(1)</script>',
-      html: '<h1>Hi</h1><script>alert("frame")</script><img src=x onerror="alert(\'img\')"><script>parent.document.title="owned"</script>',
+      html:
+        '<h1>Hi</h1><script>alert("frame")</script><img src=x onerror="alert(1)">' +
+        '<script>parent.document.title="owned"</script>',
     })
     .returning('id');
   const { page, close, dialogs } = await kit.adminPage(`/admin/emails/${row.id}`);

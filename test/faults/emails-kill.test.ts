@@ -24,7 +24,7 @@ test.after.always(async () => {
   await smtp?.close();
 });
 
-test('emails worker SIGKILLed mid-batch: every email sent, only the in-flight ones twice, with their Message-ID', async (t) => {
+test('emails worker SIGKILLed mid-batch: all sent, only the in-flight ones twice, with their Message-ID', async (t) => {
   t.timeout(150_000);
   const TOTAL = 400;
   const customer = await insertCustomer(app.db);

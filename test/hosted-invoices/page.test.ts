@@ -56,7 +56,7 @@ async function openHosted(path: string, width: number) {
 }
 
 for (const width of [1280, 360]) {
-  test(`at ${width} px: the seller, number, lines and amounts, Pay buttons, PDF; only this host; the CSP`, async (t) => {
+  test(`at ${width} px: seller, number, lines and amounts, Pay buttons, PDF; only this host; the CSP`, async (t) => {
     const customer = await insertCustomer(app.db, { name: 'Dana Buyer' });
     const invoice = await makeInvoice(c, { customerId: customer.id, unitPrice: '250.00' });
     t.regex(invoice.hostedUrl, /^http:\/\/localhost:\d+\/i\/[A-Za-z0-9_-]{43}$/);

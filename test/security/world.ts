@@ -23,6 +23,8 @@ export interface CustomerWorld {
   paymentMethodId: string;
   apiKeyId: string;
   apiKey: string;
+  /** One of the customer's emails (the invoices' invoice.issued). */
+  emailId: string;
 }
 
 export interface World {
@@ -100,6 +102,8 @@ async function customerWorld(app: TestApp, cookie: string, name: string): Promis
     isDefault: true,
   });
   const key = await created(app, cookie, '/api/api-keys', { name: `${name} key`, customerId: customer.id });
+  const email = await app.db('emails').where({ customer_id: customer.id }).first('id');
+  if (!email) throw new Error('world setup: the customer has no email');
   return {
     customerId: customer.id,
     productId: product.id,
@@ -114,6 +118,7 @@ async function customerWorld(app: TestApp, cookie: string, name: string): Promis
     paymentMethodId: method.id,
     apiKeyId: key.id,
     apiKey: key.key,
+    emailId: email.id,
   };
 }
 
@@ -151,6 +156,7 @@ export function existingParam(route: AnyRoute, name: string, world: World, owner
     'api-keys': owner.apiKeyId,
     endpoints: world.endpointId,
     deliveries: world.deliveryId,
+    emails: owner.emailId,
   };
   return collection === undefined ? undefined : byCollection[collection];
 }
