@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import { getSetting } from '../settings/service.ts';
 import { insertEmailRows, type EmailRow } from './repo.ts';
-import { ALWAYS_SENT_EMAIL_TYPES, type EmailType } from './types.ts';
+import { ALWAYS_SENT_EMAIL_TYPES, type EmailType } from '../email-types.ts';
 
 /** One email a change causes: its type, the customer it goes to, the occasion it is sent once for, and its facts. */
 export interface NewEmail {

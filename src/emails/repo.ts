@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
-import type { EmailStatus, EmailType } from './types.ts';
+import type { EmailStatus, EmailType } from '../email-types.ts';
 
 export interface EmailAttempt {
   at: string;
@@ -58,7 +58,7 @@ export function findEmailRow(db: Db, id: string): Promise<EmailRow | undefined> 
  * Date): rows another worker holds are skipped, and a row whose lease ran out
  * (its worker died mid-send) is due again.
  */
-export async function claimDueEmails(db: Db, limit: number, leaseMs: number): Promise<EmailRow[]> {
+export async function claimDueEmailRows(db: Db, limit: number, leaseMs: number): Promise<EmailRow[]> {
   const { rows } = await db.raw<{ rows: EmailRow[] }>(
     `update emails set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ?)), updated_at = now()
       where id in (

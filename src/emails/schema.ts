@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { messageIdHeader } from './transport.ts';
+import { messageIdHeader } from './message-id.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 import { iso, pageQuery, uuid } from '../http/schemas.ts';
 import type { EmailRow, EmailSummaryRow } from './repo.ts';
-import { EMAIL_STATUSES, EMAIL_TYPES } from './types.ts';
+import { EMAIL_STATUSES, EMAIL_TYPES } from '../email-types.ts';
 
 export const listEmailsQuery = pageQuery.extend({
   customerId: uuid.optional(),

@@ -5,7 +5,15 @@ import { inTransaction, type Db } from '../db/knex.ts';
 import type { PageQuery } from '../db/paginate.ts';
 import { notFound } from '../errors.ts';
 import { randomUUID } from 'node:crypto';
-import { type EmailListFilters, type EmailRow, findEmailRow, insertEmailRows, listEmailRows } from './repo.ts';
+import {
+  claimDueEmailRows,
+  type EmailListFilters,
+  type EmailRow,
+  findEmailRow,
+  insertEmailRows,
+  listEmailRows,
+  updateClaimedEmail,
+} from './repo.ts';
 
 export type { EmailListFilters };
 
@@ -49,3 +57,11 @@ export async function resendEmail(db: Db, id: string, actor: Actor): Promise<Ema
     return copy!;
   });
 }
+
+/** The emails worker's claim (mailer/dispatcher.ts): due emails, each leased to this worker for `leaseMs`. */
+export function claimDueEmails(db: Db, limit: number, leaseMs: number): Promise<EmailRow[]> {
+  return claimDueEmailRows(db, limit, leaseMs);
+}
+
+/** What an attempt changed on a claimed email, written only while the claim's lease is still this worker's. */
+export const recordClaimedEmail = updateClaimedEmail;

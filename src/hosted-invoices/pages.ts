@@ -23,7 +23,7 @@ import { assertProviderConfigured } from '../providers/configured.ts';
 import { getSettingCached } from '../settings/cache.ts';
 import { companyDetails } from '../settings/company.ts';
 import { HOSTED_STYLESHEET_PATH, HostedInvoicePage, HostedMessagePage, type PayOption } from './page.tsx';
-import { findHostedInvoice } from './service.ts';
+import { findHostedInvoice } from '../invoices/hosted-links.ts';
 
 const STYLESHEET = new URL('./assets/hosted.css', import.meta.url);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/route.ts';
 import { idParams } from '../http/schemas.ts';
-import { replaceHostedLink } from './service.ts';
+import { replaceHostedLink } from '../invoices/hosted-links.ts';
 
 export const hostedUrlResponse = z
   .object({ hostedUrl: z.string() })

@@ -12,7 +12,7 @@ import {
 import { setInvoiceStatus } from '../settlement/service.ts';
 import { createAdminInvoice } from '../settlement/admin-invoice.ts';
 import { getInvoice, listInvoices } from './service.ts';
-import { hostedUrlOf, hostedUrlsOf } from '../hosted-invoices/service.ts';
+import { hostedUrlOf, hostedUrlsOf } from './hosted-links.ts';
 
 const tag = 'Invoices';
 

@@ -1,4 +1,4 @@
-import { dispatchEmailsHandler } from '../emails/dispatch.handler.ts';
+import { dispatchEmailsHandler } from '../mailer/dispatch.handler.ts';
 import { purgeExpiredHandler } from '../housekeeping/purge-expired.handler.ts';
 import { renderInvoicePdfHandler } from '../invoices/pdf/render-pdf.handler.ts';
 import { cullDeadDevicesHandler } from '../licenses/cull-devices.handler.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { percentString } from '../percent.ts';
-import { EMAIL_TYPES } from '../emails/types.ts';
+import { EMAIL_TYPES } from '../email-types.ts';
 
 interface SettingDef {
   schema: z.ZodType;

@@ -1,4 +1,4 @@
-import { hostedUrlOf, hostedUrlsOf } from '../../hosted-invoices/service.ts';
+import { hostedUrlOf, hostedUrlsOf } from '../hosted-links.ts';
 import { z } from 'zod';
 import { listReply } from '../../http/list-reply.ts';
 import { requireCustomerScope } from '../../http/principal.ts';

@@ -7,7 +7,7 @@
 import type { AppDeps } from '../app-deps.ts';
 import type { Background } from '../queue/job.ts';
 import { deliverEmail } from './deliver.ts';
-import { claimDueEmails } from './repo.ts';
+import { claimDueEmails } from '../emails/service.ts';
 import { closeSmtpTransports, SMTP_CONNECTIONS } from './transport.ts';
 
 export interface EmailDispatchLimits {

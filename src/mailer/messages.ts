@@ -3,7 +3,7 @@
  * most one button. template.tsx renders the same content as the HTML part and the text part, so they never differ.
  */
 import { formatMoney, groupDigits } from '../money.ts';
-import type { EmailType } from './types.ts';
+import type { EmailType } from '../email-types.ts';
 
 import type { Company } from '../settings/company.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { AppDeps } from '../app-deps.ts';
 import { findCustomer } from '../customers/service.ts';
-import { hostedUrlOf } from '../hosted-invoices/service.ts';
+import { hostedUrlOf } from '../invoices/hosted-links.ts';
 import { getInvoicePdf } from '../invoices/pdf/service.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
 import { findInvoice } from '../invoices/service.ts';
@@ -13,7 +13,7 @@ import { amountDue } from '../pricing/amount-due.ts';
 import { getProduct } from '../products/service.ts';
 import { companyDetails } from '../settings/company.ts';
 import { messageContent } from './messages.ts';
-import type { EmailRow } from './repo.ts';
+import type { EmailRow } from '../emails/repo.ts';
 import { renderEmailHtml, renderEmailText } from './template.tsx';
 
 export interface ComposedEmail {

@@ -12,9 +12,14 @@ import { keyringOf, openSecret, sealSecret, type SealContext } from '../crypto/e
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
-import type { InvoiceRow } from '../invoices/repo.ts';
-import { findInvoice, lockInvoice } from '../invoices/service.ts';
-import { findInvoiceIdByTokenHash, insertMissingHostedLinks, replaceHostedLinkRow, selectHostedLinks } from './repo.ts';
+import type { InvoiceRow } from './repo.ts';
+import { findInvoice, lockInvoice } from './service.ts';
+import {
+  findInvoiceIdByTokenHash,
+  insertMissingHostedLinks,
+  replaceHostedLinkRow,
+  selectHostedLinks,
+} from './hosted-links-repo.ts';
 
 type LinkConfig = Pick<Config, 'PUBLIC_BASE_URL' | 'PORT' | 'ENCRYPTION_KEY' | 'LICENSE_SIGNING_SECRET'>;
 

@@ -5,9 +5,11 @@
  */
 import type { AppDeps } from '../app-deps.ts';
 import { composeEmail, type ComposedEmail } from './compose.ts';
-import { type EmailRow, updateClaimedEmail } from './repo.ts';
+import type { EmailRow } from '../emails/repo.ts';
+import { recordClaimedEmail as updateClaimedEmail } from '../emails/service.ts';
 import { emailRetrySchedule, nextEmailAttemptAt } from './retry-schedule.ts';
-import { messageIdHeader, smtpTransport } from './transport.ts';
+import { messageIdHeader } from '../emails/message-id.ts';
+import { smtpTransport } from './transport.ts';
 
 /** How long an email waiting for its invoice's PDF waits before it looks again. */
 const PDF_WAIT_MS = 1000;

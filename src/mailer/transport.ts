@@ -3,7 +3,6 @@
  * open between emails rather than greeting the server for each.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Config } from '../config.ts';
 
 /** Connections one worker keeps to the SMTP server. */
 export const SMTP_CONNECTIONS = 4;
@@ -31,14 +30,4 @@ export function smtpTransport(url: string): Transporter {
 export function closeSmtpTransports(): void {
   for (const transport of transports.values()) transport.close();
   transports.clear();
-}
-
-/** The domain of MAIL_FROM's address, for Message-IDs. */
-export function mailDomain(config: Pick<Config, 'MAIL_FROM'>): string {
-  return /@([A-Za-z0-9.-]+)>?\s*$/.exec(config.MAIL_FROM)?.[1] ?? 'localhost';
-}
-
-/** The Message-ID header of an email row: fixed when the row is written, so a re-send carries the same one. */
-export function messageIdHeader(config: Pick<Config, 'MAIL_FROM'>, messageId: string): string {
-  return `<${messageId}@${mailDomain(config)}>`;
 }
