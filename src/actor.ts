@@ -7,6 +7,8 @@ export type Actor = (
   | { type: 'user'; userId: string; email: string }
   | { type: 'api_key'; apiKeyId: string }
   | { type: 'system' }
+  /** A customer acting on a customer-facing page (K-2): the hosted invoice page's Pay, the portal. */
+  | { type: 'customer'; customerId: string }
 ) & {
   /** The request that carried the action (its X-Request-Id), when one did. */
   requestId?: string | null;
@@ -20,5 +22,6 @@ export const SYSTEM_ACTOR: Actor = { type: 'system' };
 export function actorName(actor: Actor): string {
   if (actor.type === 'user') return actor.userId;
   if (actor.type === 'api_key') return `api_key:${actor.apiKeyId}`;
+  if (actor.type === 'customer') return `customer:${actor.customerId}`;
   return 'system';
 }

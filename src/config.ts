@@ -72,12 +72,34 @@ const configSchema = z.object({
    * the demo): for tests and staging only. Off, whatever NODE_ENV says: users move time with test clocks (issue 33).
    */
   LIFECYCLE_ALLOW_AS_OF: boolean.default(false),
+  /** The origin of every link the service gives out (K-1: hosted invoice pages, emails); default localhost:<PORT>. */
+  PUBLIC_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  /** Where emails go (M-1): `smtp://user:pass@host:port`, `smtps://` for TLS. Unset: every email is `captured`. */
+  SMTP_URL: optionalString.pipe(
+    z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  ),
+  /** The From of every email (M-1), e.g. `Billing <billing@example.com>`. */
+  MAIL_FROM: z.string().default('Billing <billing@localhost>'),
+  /** Delays in seconds between email attempts (M-2), e.g. `1,1,1`; unset = 10 s, 1 min, 5 min, 30 min, 2 h. */
+  EMAIL_RETRY_SCHEDULE_SECONDS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma list of seconds')
+      .optional(),
+  ),
+  /** How long a claimed email is held by the worker that claimed it; one killed mid-send leaves it due after this. */
+  EMAIL_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(120),
   TRUST_PROXY: boolean.default(false),
   /** Proxies in front of the service that append to X-Forwarded-For; only their entries are trusted. */
   PROXY_HOPS: z.coerce.number().int().min(1).max(10).default(1),
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** K-1: the origin of the links the service gives out, without a trailing slash. */
+export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
+}
 
 /** Every variable the service reads (the README's configuration table lists exactly these). */
 export const CONFIG_VARIABLES = Object.keys(configSchema.shape) as (keyof Config)[];

@@ -1,3 +1,4 @@
+import { queueEmails } from '../emails/outbox.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { addCustomerCredit } from '../invoices/credit.ts';
@@ -70,6 +71,21 @@ export async function createCreditNote(
       reason_code: input.reasonCode ?? null,
       created_at: now,
     });
+    await queueEmails(trx, [
+      {
+        type: 'credit_note.issued',
+        customerId: note.customer_id,
+        occasion: note.id,
+        data: {
+          creditNoteId: note.id,
+          creditNoteNumber: note.number,
+          invoiceId: note.invoice_id,
+          amount: note.amount,
+          currency: note.currency,
+          reason: note.reason,
+        },
+      },
+    ]);
     let toBalance = amount;
     let after = invoice;
     if (invoice.status === 'issued' || invoice.status === 'overdue') {

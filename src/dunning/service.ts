@@ -3,6 +3,7 @@
  * `billing.dunning_schedule_days` (days after the first failure); a payment by any path resolves the
  * case and reactivates; the last failed retry ends it with `billing.dunning_final_action`.
  */
+import { queueEmails } from '../emails/outbox.ts';
 import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
@@ -85,6 +86,29 @@ async function moveSubscription(
   }
 }
 
+/** M-3 `payment.failed` (each failed attempt of a case) and `dunning.final` (the case exhausted), once each. */
+function dunningEmail(
+  type: 'payment.failed' | 'dunning.final',
+  c: Pick<DunningCaseRow, 'id'>,
+  invoice: InvoiceRow,
+  attempt: number,
+  nextAttemptAt: Date | null,
+  finalAction?: string,
+) {
+  return {
+    type,
+    customerId: invoice.customer_id,
+    occasion: `${c.id}:${attempt}`,
+    data: {
+      invoiceId: invoice.id,
+      amountDue: amountDue(invoice).toString(),
+      currency: invoice.currency,
+      nextAttemptAt: nextAttemptAt?.toISOString() ?? null,
+      ...(finalAction ? { finalAction } : {}),
+    },
+  };
+}
+
 async function paymentFailedEvent(
   trx: Db,
   invoice: InvoiceRow,
@@ -131,6 +155,7 @@ export async function recordPaymentFailure(trx: Db, input: PaymentFailure): Prom
   if (!started) return { dunningStarted: false };
   await moveSubscription(trx, subscriptionId, ['active', 'trialing'], 'past_due', input.now, input.actor);
   await recordEvents(trx, [{ type: 'dunning.started', data: dunningEventData(started) }]);
+  await queueEmails(trx, [dunningEmail('payment.failed', started, invoice, 1, started.next_attempt_at)]);
   return { dunningStarted: true };
 }
 
@@ -152,6 +177,7 @@ export async function recordRetryFailure(
   const next = nextAttemptAt(schedule, c.started_at, failures);
   if (next) {
     await updateCase(trx, c.id, { attempt: failures, next_attempt_at: next });
+    await queueEmails(trx, [dunningEmail('payment.failed', c, invoice, failures, next)]);
     return { failed: false };
   }
   const closed = await updateCase(trx, c.id, {
@@ -161,7 +187,9 @@ export async function recordRetryFailure(
     closed_at: now,
   });
   await recordEvents(trx, [{ type: 'dunning.failed', data: dunningEventData(closed) }]);
-  if ((await getSetting(trx, 'billing.dunning_final_action')) === 'cancel') {
+  const finalAction = await getSetting(trx, 'billing.dunning_final_action');
+  await queueEmails(trx, [dunningEmail('dunning.final', c, invoice, failures, null, finalAction)]);
+  if (finalAction === 'cancel') {
     await moveSubscription(
       trx,
       c.subscription_id,

@@ -5,6 +5,7 @@
  * resumes and the sweep's batches all issue through createInvoices.
  */
 import { newUuid } from '../crypto/ids.ts';
+import { queueEmails } from '../emails/outbox.ts';
 import { planCreditSpend, recordCreditSpend, type CreditSpend } from '../credits/ledger.ts';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
@@ -96,10 +97,20 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
       })),
   );
   const lines = await insertLineItems(trx, lineRows(priced));
+  // The issued ones' emails (M-3) need no number: written before the counter is taken.
+  await queueEmails(
+    trx,
+    priced.filter((p) => p.input.status === 'issued').map((p) => invoiceIssuedEmail(p.id, p.input.customerId)),
+  );
   // From here to the caller's commit the year's counter row is locked.
   const invoices = await insertNumberedInvoices(trx, now.getUTCFullYear(), invoiceRows(priced, spend, now));
   await recordCreditSpend(trx, spend, new Map(invoices.map((i) => [i.id, i.invoice_number])));
   return issued(inputs, invoices, lines);
+}
+
+/** M-3 `invoice.issued`, once per invoice; the template reads the invoice (number, total, due) when it composes. */
+export function invoiceIssuedEmail(invoiceId: string, customerId: string) {
+  return { type: 'invoice.issued' as const, customerId, occasion: invoiceId, data: { invoiceId } };
 }
 
 interface Priced extends TaxedPrice {

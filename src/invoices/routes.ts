@@ -12,6 +12,7 @@ import {
 import { setInvoiceStatus } from '../settlement/service.ts';
 import { createAdminInvoice } from '../settlement/admin-invoice.ts';
 import { getInvoice, listInvoices } from './service.ts';
+import { hostedUrlOf, hostedUrlsOf } from './hosted-links.ts';
 
 const tag = 'Invoices';
 
@@ -25,8 +26,15 @@ export const invoiceRoutes = [
     query: listInvoicesQuery,
     responses: { 200: { description: 'Invoices', schema: z.array(invoiceResponse) } },
     errors: [],
-    handler: async ({ deps, query, ctx }) =>
-      listReply(ctx, await listInvoices(deps.db, query, query), (r) => serialiseInvoice(r.invoice, r.lines)),
+    handler: async ({ deps, query, ctx }) => {
+      const page = await listInvoices(deps.db, query, query);
+      const urls = await hostedUrlsOf(
+        deps.db,
+        deps.config,
+        page.rows.map((r) => r.invoice),
+      );
+      return listReply(ctx, page, (r) => serialiseInvoice(r.invoice, r.lines, undefined, urls.get(r.invoice.id)));
+    },
   }),
   defineRoute({
     method: 'post',
@@ -42,7 +50,10 @@ export const invoiceRoutes = [
     errors: ['customer_not_found', 'subscription_not_found', 'tax_rate_not_found', 'tax_rate_inactive'],
     handler: async ({ deps, body, actor }) => {
       const { invoice, lines } = await createAdminInvoice(deps.db, body, actor, { settings: deps.config });
-      return { status: 201, body: serialiseInvoice(invoice, lines) };
+      return {
+        status: 201,
+        body: serialiseInvoice(invoice, lines, undefined, await hostedUrlOf(deps.db, deps.config, invoice)),
+      };
     },
   }),
   defineRoute({
@@ -56,7 +67,7 @@ export const invoiceRoutes = [
     errors: [],
     handler: async ({ deps, params }) => {
       const { invoice, lines } = await getInvoice(deps.db, params.id);
-      return { body: serialiseInvoice(invoice, lines) };
+      return { body: serialiseInvoice(invoice, lines, undefined, await hostedUrlOf(deps.db, deps.config, invoice)) };
     },
   }),
   defineRoute({
@@ -84,7 +95,7 @@ export const invoiceRoutes = [
         { settings: deps.config },
         body.note ?? null,
       );
-      return { body: serialiseInvoice(invoice, lines) };
+      return { body: serialiseInvoice(invoice, lines, undefined, await hostedUrlOf(deps.db, deps.config, invoice)) };
     },
   }),
 ];

@@ -136,6 +136,10 @@ export const invoiceResponse = z
     paidAt: z.string().nullable(),
     voidedAt: z.string().nullable(),
     pdfUrl: z.string(),
+    hostedUrl: z
+      .string()
+      .nullable()
+      .meta({ description: 'The hosted invoice page (H-1), the same on every read; null for a draft' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -183,6 +187,7 @@ export const invoiceResponse = z
         paidAt: null,
         voidedAt: null,
         pdfUrl: `/api/billing/invoices/${EXAMPLE_ID.invoice}/pdf`,
+        hostedUrl: 'https://billing.example.com/i/q3Jx1m0h7JvQyVv1c8m2Zr6Jp0kq5o9s4H2bT7wLxYe',
         createdAt: '2026-01-05T09:30:00.000Z',
         updatedAt: '2026-01-05T09:30:00.000Z',
       },
@@ -193,7 +198,12 @@ export function invoicePdfPath(id: string): string {
   return `/api/billing/invoices/${id}/pdf`;
 }
 
-export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfUrl = invoicePdfPath(invoice.id)) {
+export function serialiseInvoice(
+  invoice: InvoiceRow,
+  lines: LineItemRow[],
+  pdfUrl = invoicePdfPath(invoice.id),
+  hostedUrl: string | null = null,
+) {
   const m = (v: string) => formatMoney(v, invoice.currency);
   return {
     id: invoice.id,
@@ -226,6 +236,7 @@ export function serialiseInvoice(invoice: InvoiceRow, lines: LineItemRow[], pdfU
     paidAt: iso(invoice.paid_at),
     voidedAt: iso(invoice.voided_at),
     pdfUrl,
+    hostedUrl,
     createdAt: iso(invoice.created_at)!,
     updatedAt: iso(invoice.updated_at)!,
   };

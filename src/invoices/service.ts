@@ -10,7 +10,15 @@ import { formatMoney, money } from '../money.ts';
 import { getSettings, type SettingOverrides } from '../settings/service.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import { invoiceEventData } from './events.ts';
-import { createInvoices, dueDateAt, type Clock, type InvoiceDetail, type NewInvoice } from './issue.ts';
+import {
+  createInvoices,
+  dueDateAt,
+  invoiceIssuedEmail,
+  type Clock,
+  type InvoiceDetail,
+  type NewInvoice,
+} from './issue.ts';
+import { queueEmails } from '../emails/outbox.ts';
 import {
   filteredInvoices,
   findInvoicedPeriodRows,
@@ -182,8 +190,10 @@ export async function changeInvoiceStatus(
       throw new AppError('invalid_status_transition', `An invoice cannot go from ${invoice.status} to ${to}`);
     }
     let changed: InvoiceRow;
-    if (to === 'issued') changed = await issue(trx, invoice, now, clock.settings);
-    else if (to === 'void') changed = await voidInvoice(trx, invoice, now);
+    if (to === 'issued') {
+      changed = await issue(trx, invoice, now, clock.settings);
+      await queueEmails(trx, [invoiceIssuedEmail(changed.id, changed.customer_id)]);
+    } else if (to === 'void') changed = await voidInvoice(trx, invoice, now);
     else {
       // Marked paid by hand: payment arrived outside the service.
       changed = await updateInvoiceRow(trx, invoice.id, { status: 'paid', paid_at: now });

@@ -1,3 +1,5 @@
+import { queueEmails } from '../emails/outbox.ts';
+import { licenseIssuedEmail } from './license-email.ts';
 import { SYSTEM_ACTOR, type Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
@@ -98,6 +100,7 @@ export async function createLicense(
           heartbeat_interval_seconds: input.heartbeatIntervalSeconds ?? null,
         });
         await recordEvents(trx, [{ type: 'license.created', data: licenseEventData(row) }]);
+        await queueEmails(trx, [licenseIssuedEmail(row)]);
         await recordAudits(trx, actor, [
           {
             action: 'license.create',

@@ -3,6 +3,7 @@ import { refreshHealthScores } from '../reporting/customer-view.ts';
 import { expireLicenses } from '../licenses/service.ts';
 import { refreshProductMetrics } from '../products/metrics.ts';
 import { renewDueSubscriptions } from '../subscriptions/renew-due.ts';
+import { queueReminders } from '../subscriptions/reminders.ts';
 import { autoChargeStep, dunningRetryStep } from './dunning-steps.ts';
 import { markOverdueInvoices } from './overdue.ts';
 
@@ -24,6 +25,8 @@ export interface LifecycleSummary {
   dunningFailed: number;
   productsRefreshed: number;
   healthScoresChanged: number;
+  /** Reminder emails written (trial.ending, renewal.upcoming), each once per occasion. */
+  remindersQueued: number;
   errors: number;
   /** Steps that failed as a whole (logged); the sweep went on with the next. */
   failedSteps: string[];
@@ -58,6 +61,7 @@ export function emptySummary(asOf: Date): LifecycleSummary {
     dunningFailed: 0,
     productsRefreshed: 0,
     healthScoresChanged: 0,
+    remindersQueued: 0,
     errors: 0,
     failedSteps: [],
     durationsMs: {},
@@ -103,6 +107,7 @@ export async function runLifecycleSweep(
     ['licenses', async () => ({ licensesExpired: await expireLicenses(db, asOf) })],
     ['autoCharge', () => autoChargeStep(deps, asOf)],
     ['dunning', () => dunningRetryStep(deps, asOf)],
+    ['reminders', async () => ({ remindersQueued: await queueReminders(db, asOf, heartbeat) })],
     ['productMetrics', async () => ({ productsRefreshed: (await refreshProductMetrics(db, asOf)).products })],
     ['healthScores', async () => ({ healthScoresChanged: await refreshHealthScores(db, asOf) })],
   ];

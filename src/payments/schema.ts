@@ -112,3 +112,19 @@ export function paymentEventData(row: PaymentRow, failureReason: string | null =
     failureReason,
   };
 }
+
+/** M-3 `payment.receipt`, once per payment: the amount, and what the invoice still owed after it. */
+export function paymentReceiptEmail(row: PaymentRow, amountStillDue: string) {
+  return {
+    type: 'payment.receipt' as const,
+    customerId: row.customer_id,
+    occasion: row.id,
+    data: {
+      paymentId: row.id,
+      invoiceId: row.invoice_id,
+      amount: row.amount,
+      currency: row.currency,
+      amountDue: amountStillDue,
+    },
+  };
+}

@@ -22,7 +22,8 @@ import {
   type PaymentListFilters,
   type PaymentRow,
 } from './repo.ts';
-import { paymentEventData, type RecordPaymentInput } from './schema.ts';
+import { paymentEventData, paymentReceiptEmail, type RecordPaymentInput } from './schema.ts';
+import { queueEmails } from '../emails/outbox.ts';
 import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice } from '../invoices/audit.ts';
@@ -139,6 +140,7 @@ export async function recordPayment(
         { amount_paid: storedAmount(money(invoice.amount_paid).plus(amount), invoice.currency) },
         now,
       );
+      await queueEmails(trx, [paymentReceiptEmail(payment, amountDue(settled).toString())]);
       // On the invoice, whose page shows it; the payment is named in `after`.
       await recordAudits(trx, actor, [
         {

@@ -1,3 +1,4 @@
+import { dispatchEmailsHandler } from '../mailer/dispatch.handler.ts';
 import { purgeExpiredHandler } from '../housekeeping/purge-expired.handler.ts';
 import { renderInvoicePdfHandler } from '../invoices/pdf/render-pdf.handler.ts';
 import { cullDeadDevicesHandler } from '../licenses/cull-devices.handler.ts';
@@ -21,6 +22,7 @@ export const jobHandlers: readonly JobHandler[] = [
   applyProviderEventHandler,
   cullDeadDevicesHandler,
   resumePendingRefundsHandler,
+  dispatchEmailsHandler,
 ];
 
 export const jobDefinitions: readonly JobDefinition[] = jobHandlers.map((handler) => handler.definition);

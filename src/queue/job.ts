@@ -4,7 +4,7 @@ import type { AppDeps } from '../app-deps.ts';
 import type { Config } from '../config.ts';
 
 /** The worker processes that scale separately; each has a Procfile line and a workers/ entry. */
-export const WORKER_GROUPS = ['pdf', 'webhooks', 'provider_events', 'lifecycle'] as const;
+export const WORKER_GROUPS = ['pdf', 'webhooks', 'provider_events', 'lifecycle', 'emails'] as const;
 export type WorkerGroup = (typeof WORKER_GROUPS)[number];
 
 export interface JobContext {

@@ -1,3 +1,4 @@
+import { queueEmails } from '../emails/outbox.ts';
 import { newUuid } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -215,6 +216,7 @@ export async function createRefund(
     // Money that moved outside the service (bank transfer, manual, provider_b/c): recorded at once.
     if (!gateway) {
       await auditRefund(trx, actor, payment, await addRefundToPayment(trx, payment, refund.amount), refund);
+      await queueEmails(trx, [refundIssuedEmail(payment, refund)]);
       return refund;
     }
     return {
@@ -232,6 +234,16 @@ export async function createRefund(
   throw unknownOutcome(outcome.error, reserved, options.requestIntent !== undefined);
 }
 
+/** M-3 `refund.issued`, once per refund, when it succeeds. */
+function refundIssuedEmail(payment: PaymentRow, refund: RefundRow) {
+  return {
+    type: 'refund.issued' as const,
+    customerId: payment.customer_id,
+    occasion: refund.id,
+    data: { refundId: refund.id, invoiceId: payment.invoice_id, amount: refund.amount, currency: refund.currency },
+  };
+}
+
 /** Turns a reservation the provider confirmed into a refund, under the payment's lock; its audit row goes with it. */
 async function completeRefund(db: Db, refundId: string, providerRefundId: string, actor: Actor): Promise<RefundRow> {
   return inTransaction(db, async (trx) => {
@@ -242,6 +254,7 @@ async function completeRefund(db: Db, refundId: string, providerRefundId: string
     // Already completed by someone else (a resume sweep racing a slow request): nothing more to add.
     if (!completed) return (await findRefundRow(trx, refundId))!;
     await auditRefund(trx, actor, payment!, await addRefundToPayment(trx, payment!, completed.amount), completed);
+    await queueEmails(trx, [refundIssuedEmail(payment!, completed)]);
     return completed;
   });
 }

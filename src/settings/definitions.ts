@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { percentString } from '../percent.ts';
+import { EMAIL_TYPES } from '../email-types.ts';
 
 interface SettingDef {
   schema: z.ZodType;
@@ -110,6 +111,25 @@ export const settingDefinitions = {
   'company.address': { schema: z.string().max(1000), default: '', description: 'Seller address on invoices.' },
   'company.email': { schema: z.string().max(320), default: '', description: 'Seller contact email on invoices.' },
   'company.tax_id': { schema: z.string().max(100), default: '', description: 'Seller tax id on invoices.' },
+  'emails.enabled_types': {
+    schema: z
+      .array(z.enum(EMAIL_TYPES, { error: `must be one of ${EMAIL_TYPES.join(', ')}` }))
+      .max(EMAIL_TYPES.length)
+      .refine((types) => new Set(types).size === types.length, 'must list each type once'),
+    default: [...EMAIL_TYPES],
+    description: 'Email types sent to customers (M-4); the others are kept as skipped. portal.code is always sent.',
+  },
+  'invoices.hosted_rate_limit_per_minute': {
+    schema: z.number().int().min(1).max(1_000_000),
+    default: 300,
+    description:
+      'Hosted invoice page requests (/i/...) per minute per IP, as the public license endpoints are limited.',
+  },
+  'emails.trial_ending_days': {
+    schema: z.number().int().min(1).max(60),
+    default: 3,
+    description: 'Days before a trial ends that the trial.ending email is sent.',
+  },
 } satisfies Record<string, SettingDef>;
 
 export type SettingKey = keyof typeof settingDefinitions;

@@ -41,6 +41,9 @@ export const settingsResponse = z.object(Object.fromEntries(keys.map((key) => [k
       'company.address': '1 Main Street\nSpringfield, IL 62701\nUS',
       'company.email': 'billing@acme.example',
       'company.tax_id': 'US987654321',
+      'invoices.hosted_rate_limit_per_minute': 300,
+      'emails.enabled_types': ['invoice.issued', 'payment.receipt', 'payment.failed', 'dunning.final', 'portal.code'],
+      'emails.trial_ending_days': 3,
     },
   ],
 });

@@ -10,6 +10,8 @@ import type { AnyRoute } from '../http/route.ts';
 import { couponRoutes } from '../coupons/routes.ts';
 import { invoiceRoutes } from '../invoices/routes.ts';
 import { invoicePdfRoutes } from '../invoices/pdf/routes.ts';
+import { emailRoutes } from '../emails/routes.ts';
+import { hostedInvoiceRoutes } from '../hosted-invoices/routes.ts';
 import { licenseFileRoutes } from '../licenses/file-routes.ts';
 import { licenseRoutes } from '../licenses/routes.ts';
 import { lifecycleRoutes } from '../lifecycle/routes.ts';
@@ -48,6 +50,8 @@ const domainRoutes: AnyRoute[] = [
   ...taxRateRoutes,
   ...subscriptionRoutes,
   ...invoicePdfRoutes,
+  ...hostedInvoiceRoutes,
+  ...emailRoutes,
   ...settlementRoutes,
   ...paymentRoutes,
   ...refundRoutes,

@@ -197,6 +197,7 @@ test.serial(
       'Payments',
       'Licenses',
       'API keys',
+      'Emails',
       'Timeline',
       'Audit log',
     ]);

@@ -23,6 +23,8 @@ export interface CustomerWorld {
   paymentMethodId: string;
   apiKeyId: string;
   apiKey: string;
+  /** One of the customer's emails (the invoices' invoice.issued). */
+  emailId: string;
 }
 
 export interface World {
@@ -103,6 +105,8 @@ async function customerWorld(app: TestApp, cookie: string, name: string): Promis
     isDefault: true,
   });
   const key = await created(app, cookie, '/api/api-keys', { name: `${name} key`, customerId: customer.id });
+  const email = await app.db('emails').where({ customer_id: customer.id }).first('id');
+  if (!email) throw new Error('world setup: the customer has no email');
   return {
     customerId: customer.id,
     productId: product.id,
@@ -117,6 +121,7 @@ async function customerWorld(app: TestApp, cookie: string, name: string): Promis
     paymentMethodId: method.id,
     apiKeyId: key.id,
     apiKey: key.key,
+    emailId: email.id,
   };
 }
 
@@ -162,6 +167,7 @@ export function existingParam(route: AnyRoute, name: string, world: World, owner
     deliveries: world.deliveryId,
     'tax-rates': world.taxRateId,
     metrics: world.metricId,
+    emails: owner.emailId,
   };
   return collection === undefined ? undefined : byCollection[collection];
 }

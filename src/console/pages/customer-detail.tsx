@@ -18,6 +18,8 @@ import { customerCurrencies, grantCredit } from '../../settlement/service.ts';
 import { allTaxRates } from '../../tax-rates/service.ts';
 import { rateLabel } from '../components/TaxRateChoice.tsx';
 import { z } from 'zod';
+import { listEmails } from '../../emails/service.ts';
+import { CustomerEmailsSection } from './emails.tsx';
 import { AuditTrail } from '../components/AuditTrail.tsx';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { money } from '../components/format.ts';
@@ -116,7 +118,11 @@ export const customerPage = definePage({
   query: z.object({ timelineAfter: eventId.optional() }),
   async render({ deps, params, query, viewer, notice, state }) {
     const id = customerIdOf(params);
-    const [data, rates] = await Promise.all([loadCustomer(deps.db, id, query.timelineAfter), allTaxRates(deps.db)]);
+    const [data, rates, emails] = await Promise.all([
+      loadCustomer(deps.db, id, query.timelineAfter),
+      allTaxRates(deps.db),
+      listEmails(deps.db, { limit: 10, newestFirst: true }, { customerId: id }),
+    ]);
     const { customer } = data;
     const rateNames = new Map(rates.map((r) => [r.id, rateLabel(r)]));
     const lastEvent = data.timeline.rows.at(-1);
@@ -218,6 +224,7 @@ export const customerPage = definePage({
         />
         <LicensesSection rows={data.licenses.rows} productNames={productNames} now={new Date()} />
         <ApiKeysSection rows={data.apiKeys.rows} />
+        <CustomerEmailsSection rows={emails.rows} customerId={id} more={emails.hasMore} />
         <TimelineSection
           rows={data.timeline.rows}
           numbers={data.numbers}

@@ -1,5 +1,6 @@
 import type { ConsoleRoute } from '../http/route.ts';
 import { auditLogRoutes } from './audit-log.tsx';
+import { emailRoutes } from './emails.tsx';
 import { couponRoutes } from './coupons.tsx';
 import { exportRoutes } from './exports.tsx';
 import { customerRoutes } from './customers.tsx';
@@ -39,4 +40,5 @@ export const consolePages: readonly ConsoleRoute[] = [
   ...auditLogRoutes,
   ...reportRoutes,
   ...searchRoutes,
+  ...emailRoutes,
 ];

@@ -1,3 +1,4 @@
+import { hostedUrlOf, hostedUrlsOf } from '../hosted-links.ts';
 import { z } from 'zod';
 import { listReply } from '../../http/list-reply.ts';
 import { requireCustomerScope } from '../../http/principal.ts';
@@ -31,7 +32,14 @@ export const v1InvoiceRoutes = [
     errors: [],
     handler: async ({ deps, principal, query, ctx }) => {
       const page = await listCustomerInvoices(deps.db, query, requireCustomerScope(principal), query.status);
-      return listReply(ctx, page, (r) => serialiseInvoice(r.invoice, r.lines, v1InvoicePdfPath(r.id)));
+      const urls = await hostedUrlsOf(
+        deps.db,
+        deps.config,
+        page.rows.map((r) => r.invoice),
+      );
+      return listReply(ctx, page, (r) =>
+        serialiseInvoice(r.invoice, r.lines, v1InvoicePdfPath(r.id), urls.get(r.invoice.id)),
+      );
     },
   }),
   defineRoute({
@@ -48,7 +56,8 @@ export const v1InvoiceRoutes = [
     errors: [],
     handler: async ({ deps, principal, params }) => {
       const { invoice, lines } = await getCustomerInvoice(deps.db, requireCustomerScope(principal), params.id);
-      return { body: serialiseInvoice(invoice, lines, v1InvoicePdfPath(invoice.id)) };
+      const hostedUrl = await hostedUrlOf(deps.db, deps.config, invoice);
+      return { body: serialiseInvoice(invoice, lines, v1InvoicePdfPath(invoice.id), hostedUrl) };
     },
   }),
   defineRoute({

@@ -1,0 +1,45 @@
+/**
+ * The email outbox (M-2): a domain that causes an email calls `queueEmails` with the transaction of its change, so
+ * the email exists exactly when the change does, like its events. Nothing is composed here: the emails worker
+ * composes and sends (emails/dispatcher.ts), so a change that causes hundreds (a sweep batch) writes one statement.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/knex.ts';
+import { getSetting } from '../settings/service.ts';
+import { insertEmailRows, type EmailRow } from './repo.ts';
+import { ALWAYS_SENT_EMAIL_TYPES, type EmailType } from '../email-types.ts';
+
+/** One email a change causes: its type, the customer it goes to, the occasion it is sent once for, and its facts. */
+export interface NewEmail {
+  type: EmailType;
+  customerId: string;
+  /**
+   * What makes it once per occasion (M-3): e.g. the invoice's id for `invoice.issued`, the payment's id for a
+   * receipt, `<subscription id>:<trial end>` for a reminder. A second email for the same occasion is not written.
+   */
+  occasion: string;
+  /** The facts as of the change (amounts, ids); the template reads them when it composes. */
+  data: Record<string, unknown>;
+}
+
+/** Writes the emails in `trx`, due at once; a type switched off (M-4) is kept as `skipped`. Answers the rows. */
+export async function queueEmails(trx: Db, emails: NewEmail[]): Promise<EmailRow[]> {
+  if (emails.length === 0) return [];
+  const enabled = new Set<EmailType>(await getSetting(trx, 'emails.enabled_types'));
+  return insertEmailRows(
+    trx,
+    emails.map((email) => {
+      const on = enabled.has(email.type) || ALWAYS_SENT_EMAIL_TYPES.includes(email.type);
+      return {
+        type: email.type,
+        customer_id: email.customerId,
+        occasion: email.occasion,
+        data: email.data,
+        status: on ? 'queued' : 'skipped',
+        // Due when the change commits, whatever clock the change ran on (a sweep as of another day, a test clock).
+        next_attempt_at: on ? trx.fn.now() : null,
+        message_id: randomUUID(),
+      };
+    }),
+  );
+}
