@@ -8,6 +8,8 @@ import { date, money, unitPrice } from '../console/components/format.ts';
 import type { InvoiceRow, LineItemRow } from '../invoices/repo.ts';
 import { money as toDecimal } from '../money.ts';
 import { amountDue } from '../pricing/amount-due.ts';
+import { taxLine } from '../invoices/pdf/template.ts';
+import { invoiceTaxes, taxNote } from '../invoices/taxes.ts';
 import type { Company } from '../settings/company.ts';
 
 export const HOSTED_STYLESHEET_PATH = '/i/assets/hosted.css';
@@ -57,6 +59,9 @@ export function HostedInvoicePage(view: HostedInvoiceView) {
   const { invoice, company } = view;
   const m = (v: string) => money(v, invoice.currency);
   const due = amountDue(invoice);
+  // T-7: one line per rate, as the PDF prints them, and a reverse charge's note.
+  const taxes = invoiceTaxes(invoice);
+  const note = taxNote(invoice);
   const payable = (invoice.status === 'issued' || invoice.status === 'overdue') && due.gt(0);
   return (
     <HostedLayout title={`Invoice ${invoice.invoice_number}`} company={company}>
@@ -137,7 +142,10 @@ export function HostedInvoicePage(view: HostedInvoiceView) {
         <table class="totals">
           <tbody>
             <Total label="Subtotal" value={m(invoice.subtotal)} />
-            <Total label={`Tax (${invoice.tax_rate}%)`} value={m(invoice.tax_amount)} />
+            <Total
+              label={taxes.length === 1 && taxes[0]!.taxRateId === null ? `Tax (${invoice.tax_rate}%)` : 'Tax'}
+              value={m(invoice.tax_amount)}
+            />
             <Total label="Total" value={m(invoice.total)} strong />
             <Total label="Amount paid" value={m(invoice.amount_paid)} />
             {!isZero(invoice.credit_applied) && <Total label="Credit applied" value={m(invoice.credit_applied)} />}
@@ -145,6 +153,17 @@ export function HostedInvoicePage(view: HostedInvoiceView) {
             <Total label="Amount due" value={m(due.toString())} strong />
           </tbody>
         </table>
+        {taxes.length > 0 && (
+          <div class="taxes">
+            <h2>Tax breakdown</h2>
+            <ul>
+              {taxes.map((t) => (
+                <li>{taxLine(t, invoice.currency)}</li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {note && <p class="tax-note">{note}</p>}
       </section>
       <footer>
         {company.name}
