@@ -241,7 +241,9 @@ test("D-51's taxRate still works and answers one entry named Tax; a credit note 
   t.deepEqual(res.body.taxes, [
     { taxRateId: null, name: 'Tax', percentage: '10', inclusive: false, taxableAmount: '200.00', amount: '20.00' },
   ]);
-  const note = await api('/api/billing/credit-notes', { body: { invoiceId: res.body.id, amount: '110.00' } });
+  const note = await api('/api/billing/credit-notes', {
+    body: { invoiceId: res.body.id, amount: '110.00', reason: 'Half the hours were not delivered' },
+  });
   t.is(note.status, 201, note.text);
   t.deepEqual(note.body.taxes, [
     { taxRateId: null, name: 'Tax', percentage: '10', inclusive: false, taxableAmount: '100.00', amount: '10.00' },
