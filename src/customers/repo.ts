@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
-export const TAX_EXEMPT = ['none', 'exempt', 'reverse'] as const;
-export type TaxExempt = (typeof TAX_EXEMPT)[number];
+import type { TaxExempt } from './schema.ts';
 
 export interface CustomerRow {
   id: string;

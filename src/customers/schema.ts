@@ -2,9 +2,12 @@ import { z } from 'zod';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 import { freeText, lookupText, nameText, plainText, withoutControls } from '../http/schemas.ts';
 import { taxRateIdsInput } from '../tax-rates/schema.ts';
-import { TAX_EXEMPT } from './repo.ts';
 
 export const CUSTOMER_TIERS = ['starter', 'professional', 'enterprise'] as const;
+
+/** T-3: a customer's tax status. */
+export const TAX_EXEMPT = ['none', 'exempt', 'reverse'] as const;
+export type TaxExempt = (typeof TAX_EXEMPT)[number];
 
 /** Optional free text: null or an empty string clears it. */
 const optionalField = (text: z.ZodString) =>

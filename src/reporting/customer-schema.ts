@@ -1,7 +1,7 @@
 /** The customer API's answers: a customer with what other domains know of it (D-22). */
 import { z } from 'zod';
-import { TAX_EXEMPT, type CustomerRow } from '../customers/repo.ts';
-import { CUSTOMER_INPUT_EXAMPLE, CUSTOMER_TIERS } from '../customers/schema.ts';
+import type { CustomerRow } from '../customers/repo.ts';
+import { CUSTOMER_INPUT_EXAMPLE, CUSTOMER_TIERS, TAX_EXEMPT } from '../customers/schema.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 import { iso } from '../http/schemas.ts';
 import type { ProductRow } from '../products/repo.ts';

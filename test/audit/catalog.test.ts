@@ -164,6 +164,7 @@ test.serial('plan create and update and coupon create through the API each leave
     basePrice: '29.90',
     currency: 'USD',
     active: true,
+    taxRateIds: [],
   });
 
   mark = await auditMark(app.db);

@@ -35,7 +35,13 @@ test.serial(
       request_id: 'req-audit-1',
       before: null,
     });
-    t.deepEqual(row.after, { name: 'Audit Co', email: 'audit@example.test', tier: 'starter' });
+    t.deepEqual(row.after, {
+      name: 'Audit Co',
+      email: 'audit@example.test',
+      tier: 'starter',
+      taxRateIds: [],
+      taxExempt: 'none',
+    });
     t.regex(row.ip ?? '', /127\.0\.0\.1/);
     t.regex(row.actor, /^[0-9a-f-]{36}$/);
 

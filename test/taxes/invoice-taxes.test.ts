@@ -234,7 +234,7 @@ test('T-5: an issued invoice keeps its taxes when its rate, plan or customer cha
   t.deepEqual((await api(`/api/billing/invoices/${id}`)).body, before.body);
 });
 
-test("D-51's taxRate still works and answers one entry named Tax; a credit note reverses its share (T-6)", async (t) => {
+test("D-51's taxRate still works, as one entry named Tax; a credit note reverses its share (T-6)", async (t) => {
   const c = await customer();
   const res = await invoice({ customerId: c.id, taxRate: '10', status: 'issued', lineItems: [line('200.00')] });
   t.like(res.body, { taxRate: '10', taxAmount: '20.00', total: '220.00' });

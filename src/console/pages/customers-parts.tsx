@@ -1,7 +1,6 @@
 /** What the customer pages share: the profile fields of the create and edit forms, and per-currency amounts. */
 import type { CustomerWrite } from '../../customers/repo.ts';
-import { CUSTOMER_TIERS } from '../../customers/schema.ts';
-import { TAX_EXEMPT } from '../../customers/repo.ts';
+import { CUSTOMER_TIERS, TAX_EXEMPT } from '../../customers/schema.ts';
 import type { TaxRateRow } from '../../tax-rates/service.ts';
 import { TaxRateChoice } from '../components/TaxRateChoice.tsx';
 import type { CurrencyAmount } from '../../invoices/service.ts';
