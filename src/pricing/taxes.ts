@@ -3,7 +3,8 @@
  * gross under its inclusive rate (one at most), whose net is gross / (1 + rate); every rate of a line applies to that
  * net. Each rate's tax is summed unrounded (exactly) over the invoice and rounded once, half up, to the currency.
  * For an inclusive rate the rounded net is the gross minus the rounded tax, so a tax-inclusive total never moves.
- * Discounts are negative lines carrying the same rates, so they reduce the net before tax. The invoice-wide percent of D-51 (`priceInvoice`) is the case of no named rate.
+ * Discounts are negative lines carrying the same rates, so they reduce the net before tax. The invoice-wide percent
+ * of D-51 (`priceInvoice`) is the case of no named rate.
  */
 import { Decimal } from 'decimal.js';
 import { money, sumMoney } from '../money.ts';
