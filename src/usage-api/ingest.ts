@@ -111,7 +111,7 @@ function check(
     );
   const named = event.subscriptionId ? world.subs.get(event.subscriptionId) : undefined;
   if (event.subscriptionId && named?.customer_id !== event.customerId)
-    return rejected(id, 'subscription_not_found', `Subscription ${event.subscriptionId} is not the customer's`);
+    return rejected(id, 'subscription_not_found', 'subscriptionId names no subscription of the customer');
   return {
     ready: {
       customerId: event.customerId,
