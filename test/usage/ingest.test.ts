@@ -223,7 +223,7 @@ test("U-9: another customer's subscription is 404 over v1; a periodStart that is
   t.is((await request(app.baseUrl, `/api/billing/subscriptions/${b.sub.id}/usage`)).status, 401);
 });
 
-test.serial('U-5: the admin route takes several customers' events; one without customerId is a 400', async (t) => {
+test.serial("U-5: the admin route takes several customers' events; one without customerId is a 400", async (t) => {
   const a = await world();
   const b = await world();
   const res = await request(app.baseUrl, '/api/billing/usage/events', {
