@@ -66,8 +66,8 @@ function readValue(metric: MetricRow, properties: Record<string, unknown> | unde
     if (typeof raw === 'string' && raw.length > 0 && raw.length <= 200) return raw;
     return typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : undefined;
   }
-  if (typeof raw === 'number' && Number.isFinite(raw)) return money(raw).toString();
-  if (typeof raw === 'string' && raw.length <= 40 && DECIMAL_PATTERN.test(raw)) return money(raw).toString();
+  if (typeof raw === 'number' && Number.isFinite(raw)) return money(raw).toFixed();
+  if (typeof raw === 'string' && raw.length <= 40 && DECIMAL_PATTERN.test(raw)) return money(raw).toFixed();
   return undefined;
 }
 
