@@ -113,7 +113,8 @@ export async function giveUsageCharges(
     ])
     .returning('id');
   const moved = await knex.raw(
-    `with chosen as (select id from subscriptions order by id limit (select ceil(count(*) * ?) from subscriptions))
+    `with due as (select id from subscriptions where status = 'active'),
+       chosen as (select id from due order by id limit (select ceil(count(*) * ?::numeric) from due))
      update subscriptions s set plan_id = ? from chosen where s.id = chosen.id returning s.id, s.customer_id`,
     [share, plan.id],
   );

@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     lines: await count(
       knex,
       `select count(*) as n from invoice_line_items l join invoices i on i.id = l.invoice_id where i.period_start ` +
-        `= ?::timestamptz + interval '1 month'`,
+        `= ?::timestamptz + interval '1 month' and l.usage is null`,
       [ANCHOR],
     ),
     invoiceCreatedEvents: await count(knex, `select count(*) as n from events where type = 'invoice.created'`),
@@ -138,6 +138,9 @@ async function main(): Promise<void> {
   };
   const databaseBytes = await count(knex, 'select pg_database_size(current_database()) as n');
   const wrong = Object.entries(checks).filter(([, n]) => n !== COUNT);
+  // Issue 35: two usage lines on each renewal of the subscriptions with usage charges.
+  const usageLines = await count(knex, 'select count(*) as n from invoice_line_items where usage is not null');
+  if (usageLines !== 2 * withUsage) wrong.push(['usageLines', usageLines]);
   if (wrong.length > 0 || summary.invoicesCreated !== COUNT)
     throw new Error(`the sweep did not renew everything: ${JSON.stringify({ checks, summary })}`);
 

@@ -53,10 +53,11 @@ function tierAmount(tier: Tier, units: Decimal): TierAmount {
   const flatFee = money(tier.flatFee ?? '0');
   return {
     upTo: tier.upTo,
-    units: units.toString(),
+    // toFixed(): plain notation however small or large (toString writes 1e-10).
+    units: units.toFixed(),
     unitPrice: tier.unitPrice,
-    flatFee: flatFee.toString(),
-    amount: units.times(tier.unitPrice).plus(flatFee).toString(),
+    flatFee: flatFee.toFixed(),
+    amount: units.times(tier.unitPrice).plus(flatFee).toFixed(),
   };
 }
 

@@ -6,6 +6,9 @@
  * key sees it once that one commits.
  */
 import { hash } from 'node:crypto';
+import type { Actor } from '../actor.ts';
+import { type AuditEntry, recordAudits } from '../audit/service.ts';
+import { newUuid } from '../crypto/ids.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { cachedChargesOfPlans, type ChargeWithMetric } from '../metering/charges.ts';
 import { cachedMetricsByCode, type MetricRow } from '../metering/service.ts';
@@ -63,8 +66,8 @@ function readValue(metric: MetricRow, properties: Record<string, unknown> | unde
     if (typeof raw === 'string' && raw.length > 0 && raw.length <= 200) return raw;
     return typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : undefined;
   }
-  if (typeof raw === 'number' && Number.isFinite(raw)) return money(raw).toString();
-  if (typeof raw === 'string' && raw.length <= 40 && DECIMAL_PATTERN.test(raw)) return money(raw).toString();
+  if (typeof raw === 'number' && Number.isFinite(raw)) return money(raw).toFixed();
+  if (typeof raw === 'string' && raw.length <= 40 && DECIMAL_PATTERN.test(raw)) return money(raw).toFixed();
   return undefined;
 }
 
@@ -111,7 +114,7 @@ function check(
     );
   const named = event.subscriptionId ? world.subs.get(event.subscriptionId) : undefined;
   if (event.subscriptionId && named?.customer_id !== event.customerId)
-    return rejected(id, 'subscription_not_found', `Subscription ${event.subscriptionId} is not the customer's`);
+    return rejected(id, 'subscription_not_found', 'subscriptionId names no subscription of the customer');
   return {
     ready: {
       customerId: event.customerId,
@@ -151,7 +154,12 @@ function matchCharge(
  * Ingests one batch (U-5..U-8) for the customers its events name; answers one result per event, in order. The events
  * are checked against one read of the metrics, subscriptions and charges, then stored in one transaction.
  */
-export async function ingestEvents(db: Db, events: EventInput[], now = new Date()): Promise<EventResult[]> {
+export async function ingestEvents(
+  db: Db,
+  events: EventInput[],
+  options: { now?: Date; actor?: Actor } = {},
+): Promise<EventResult[]> {
+  const now = options.now ?? new Date();
   const world = await loadWorld(db, events);
   const results: (EventResult | undefined)[] = events.map(() => undefined);
   const ready: { index: number; event: UsageEvent }[] = [];
@@ -183,7 +191,9 @@ export async function ingestEvents(db: Db, events: EventInput[], now = new Date(
   const batches = rounds(ready);
   // One statement is one transaction; a transactionId twice in one batch takes a later round (it meets the first's
   // key), and the rounds share one transaction.
-  const store = (work: (db: Db) => Promise<void>) => (batches.length > 1 ? inTransaction(db, work) : work(db));
+  // An admin's batch also leaves its audit row (C-11), in the same transaction.
+  const { actor } = options;
+  const store = (work: (db: Db) => Promise<void>) => (batches.length > 1 || actor ? inTransaction(db, work) : work(db));
   await store(async (trx) => {
     for (const round of batches) {
       const stored = await recordUsage(
@@ -211,8 +221,25 @@ export async function ingestEvents(db: Db, events: EventInput[], now = new Date(
         );
       else results[s.index] = rejected(id, 'no_matching_charge', 'message' in s ? s.message : 'No charge matches');
     }
+    if (actor) await recordAudits(trx, actor, [batchAudit(results)]);
   });
   return results.map((r) => r!);
+}
+
+/** The audit entry of an admin's batch (C-11): how many events it held and how each was answered. */
+function batchAudit(results: (EventResult | undefined)[]): AuditEntry {
+  const count = (status: EventResult['status']) => results.filter((r) => r?.status === status).length;
+  return {
+    action: 'usage.record',
+    targetType: 'usage_batch',
+    targetId: newUuid(),
+    after: {
+      events: results.length,
+      accepted: count('accepted'),
+      duplicate: count('duplicate'),
+      rejected: count('rejected'),
+    },
+  };
 }
 
 /** Splits events into rounds holding each (customer, transactionId) at most once, first occurrences first. */

@@ -45,7 +45,9 @@ export const usageRoutes = [
     responses: eventsResponses,
     errors: [],
     idempotent: false,
-    handler: async ({ deps, body }) => ({ body: { results: await ingestEvents(deps.db, body.events) } }),
+    handler: async ({ deps, body, actor }) => ({
+      body: { results: await ingestEvents(deps.db, body.events, { actor }) },
+    }),
   }),
   defineRoute({
     method: 'get',

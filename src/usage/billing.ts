@@ -65,13 +65,13 @@ function usageLine(
     chargeId: charge.id,
     metricCode: charge.metric.code,
     aggregation: charge.metric.aggregation,
-    quantity: money(row.quantity).toString(),
+    quantity: money(row.quantity).toFixed(),
     periodStart: row.period_start.toISOString(),
     periodEnd: row.period_end.toISOString(),
     tiers: price.tiers,
     ...(trial ? { trial: true } : {}),
     ...(billed
-      ? { adjustment: { billedQuantity: money(billed.quantity).toString(), billedAmount: billed.amount } }
+      ? { adjustment: { billedQuantity: money(billed.quantity).toFixed(), billedAmount: billed.amount } }
       : {}),
   };
   const line: UsageLine = billed

@@ -35,7 +35,7 @@ export async function usageOfPeriod(db: Db, subject: UsageSubject) {
       chargeId: charge.id,
       metricCode: charge.metric.code,
       aggregation: charge.metric.aggregation,
-      quantity: quantity.toString(),
+      quantity: quantity.toFixed(),
       amount: subject.trial ? money(0) : price.amount,
       tiers: price.tiers,
     };

@@ -1,7 +1,7 @@
 /**
  * Usage on the console (issue 35): the metrics pages with their refusals, charges on the plan form and the product
  * page, current usage on the subscription page with its CSV export, the tiers under an invoice's usage line. Each
- * page is also saved as a screenshot at 1280 and 360 px (docs/screenshots/usage-*.png).
+ * page is also opened at 1280 and 360 px, and saved as docs/screenshots/usage-*.png with USAGE_SCREENSHOTS=1.
  */
 import path from 'node:path';
 import test from 'ava';
@@ -26,9 +26,17 @@ const db = () => kit.app.db;
 const shots = path.resolve(import.meta.dirname, '../../docs/screenshots');
 const alertText = async (page: Parameters<typeof texts>[0]) => (await texts(page, '[role=alert]'))[0] ?? '';
 
-/** Saves `url` at 1280 and 360 px as docs/screenshots/<name>.png and <name>-360.png; answers whether it scrolls. */
+/**
+ * Saves `url` at 1280 and 360 px as docs/screenshots/<name>.png and <name>-360.png when USAGE_SCREENSHOTS=1 (so a
+ * test run leaves the tree as it was); the pages are opened at both widths either way.
+ */
 async function screenshot(url: string, name: string) {
   for (const width of [1280, 360]) {
+    if (process.env.USAGE_SCREENSHOTS !== '1') {
+      const { close } = await kit.adminPage(url, width);
+      await close();
+      continue;
+    }
     const { page, close } = await kit.adminPage(url, width);
     await page.screenshot({ path: path.join(shots, `${name}${width === 360 ? '-360' : ''}.png`), fullPage: true });
     await close();

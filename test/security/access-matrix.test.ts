@@ -282,8 +282,17 @@ for (const route of routesOf('apiKey')) {
       );
       if ((route.query as z.ZodObject | undefined)?.shape?.startingAfter && startingAfter)
         queries.push(`?startingAfter=${startingAfter}`);
+      // A v1 write (usage events, issue 35) naming customer B's subscription: answered per event, nothing of B's shown.
+      const body =
+        route.method === 'post'
+          ? {
+              body: {
+                events: [{ transactionId: 'matrix-1', metric: 'world_calls', subscriptionId: world.b.subscriptionId }],
+              },
+            }
+          : {};
       for (const query of queries) {
-        const res = await call(route, {}, { bearer: world.a.apiKey }, query);
+        const res = await call(route, {}, { bearer: world.a.apiKey, ...body }, query);
         t.true(res.status === 200, `${routeName(route)}${query}: ${res.status} ${res.text.slice(0, 200)}`);
         for (const id of idsOfB())
           t.false(res.text.includes(id), `${routeName(route)}${query} shows customer B's ${id}`);

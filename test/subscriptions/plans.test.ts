@@ -34,6 +34,7 @@ test('POST /api/billing/plans: 201 with the D-40 fields, price normalised, curre
     'active',
     'basePrice',
     'billingCycle',
+    'charges',
     'createdAt',
     'currency',
     'id',
@@ -52,6 +53,8 @@ test('POST /api/billing/plans: 201 with the D-40 fields, price normalised, curre
     basePrice: '29.90',
     currency: 'USD',
     active: true,
+    // A flat plan has no usage charges (U-3).
+    charges: [],
   });
   t.regex(res.body.id, /^[0-9a-f-]{36}$/);
   t.regex(res.body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -63,7 +66,7 @@ test('POST /api/billing/plans: 201 with the D-40 fields, price normalised, curre
   t.like(yen.body, { billingCycle: 'yearly', basePrice: '12000', currency: 'JPY' });
 });
 
-test('a pricingModel other than flat is a 400 that names the supported value; nothing is created', async (t) => {
+test('a pricingModel other than flat, usage or hybrid is a 400 naming the values; nothing created', async (t) => {
   const product = await productHttp(api);
   for (const pricingModel of ['tiered', 'per_unit', 'FLAT', '', 7, null]) {
     const res = await api('/api/billing/plans', { body: planBody(product.id, { pricingModel }) });
@@ -71,7 +74,7 @@ test('a pricingModel other than flat is a 400 that names the supported value; no
     t.is(res.body.error.code, 'invalid_request');
     const detail = res.body.error.details.find((d: { path: string }) => d.path === 'pricingModel');
     t.truthy(detail, JSON.stringify(res.body));
-    t.regex(detail.message, /flat/);
+    t.regex(detail.message, /flat, usage, hybrid/);
   }
   const missing = await api('/api/billing/plans', { body: { ...planBody(product.id), pricingModel: undefined } });
   t.is(missing.status, 400);

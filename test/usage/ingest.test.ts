@@ -223,7 +223,7 @@ test("U-9: another customer's subscription is 404 over v1; a periodStart that is
   t.is((await request(app.baseUrl, `/api/billing/subscriptions/${b.sub.id}/usage`)).status, 401);
 });
 
-test('U-5: the admin route takes events of several customers; an event without customerId is a 400', async (t) => {
+test.serial("U-5: the admin route takes several customers' events; one without customerId is a 400", async (t) => {
   const a = await world();
   const b = await world();
   const res = await request(app.baseUrl, '/api/billing/usage/events', {
@@ -239,6 +239,10 @@ test('U-5: the admin route takes events of several customers; an event without c
     res.body.results.map((r: { status: string }) => r.status),
     ['accepted', 'accepted'],
   );
+  // The admin's batch is an admin action: one audit row with its counts (C-11); v1 batches leave none.
+  const audits = await app.db('audit_log').where({ action: 'usage.record' });
+  t.is(audits.length, 1);
+  t.like(audits[0].after, { events: 2, accepted: 2 });
   const missing = await request(app.baseUrl, '/api/billing/usage/events', {
     cookie,
     body: { events: [{ transactionId: 'x', metric: a.metric.code }] },
