@@ -51,6 +51,11 @@ const SHOTS: Shot[] = [
   { name: 'lifecycle', path: '/admin/lifecycle' },
   { name: 'settings', path: '/admin/settings' },
   { name: 'audit-log', path: '/admin/audit-log' },
+  // Issue 34: the reports, the search and a name picked as the customer filter.
+  { name: 'reports-aging', path: '/admin/reports/aging' },
+  { name: 'reports-revenue', path: '/admin/reports/revenue' },
+  { name: 'search', path: '/admin/search?q=whitfield' },
+  { name: 'invoices-by-customer-name', path: '/admin/invoices?customer=whitfield' },
 ];
 
 function runDemo(databaseUrl: string): Promise<void> {

@@ -76,6 +76,13 @@ const UNKNOWN_FIELD = 'unknown field';
  * (D-90; path params name only what the route's path holds, so they are not walked), then what zod refused.
  * The error's code is `code`, or `unknownCode` when unknown fields are all there is.
  */
+/** A refusal's message in the words of the person who typed it (issue 34: not "Invalid body"), then each field. */
+const REFUSED_PART = {
+  body: 'Some fields need correcting',
+  query: 'Some query parameters need correcting',
+  params: 'The address names something that cannot exist',
+} as const;
+
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,
   value: unknown,
@@ -98,5 +105,5 @@ export function parseOrThrow<S extends z.ZodType>(
   }
   const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
   const onlyUnknown = details.length === unknown.length;
-  throw new AppError(onlyUnknown ? unknownCode : code, `Invalid ${where}: ${summary}`, { details });
+  throw new AppError(onlyUnknown ? unknownCode : code, `${REFUSED_PART[where]}: ${summary}`, { details });
 }

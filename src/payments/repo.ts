@@ -115,9 +115,10 @@ export function findLikePaymentRow(
 
 /** Payments whose provider reference starts with `prefix` (case-insensitive), newest first (C-15). */
 export function paymentRowsByReference(db: Db, prefix: string, limit: number): Promise<PaymentRow[]> {
-  const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const escaped = prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
   return db('payments')
-    .where('provider_reference', 'ilike', `${escaped}%`)
+    .whereNotNull('provider_reference')
+    .whereRaw('lower(provider_reference) like ?', [`${escaped}%`])
     .orderBy('created_at', 'desc')
     .limit(limit)
     .select('*');

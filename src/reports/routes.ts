@@ -1,6 +1,6 @@
 import { defineRoute } from '../http/route.ts';
 import { agingResponse, serialiseAging } from './schema.ts';
-import { agingReport } from './service.ts';
+import { agingReport, currentReport } from './service.ts';
 
 export const reportRoutes = [
   defineRoute({
@@ -12,6 +12,8 @@ export const reportRoutes = [
       'Open invoices by days past due (C-16): current, 1-30, 31-60, 61-90, 90+, per currency, with counts and amounts',
     responses: { 200: { description: 'The aging report', schema: agingResponse } },
     errors: [],
-    handler: async ({ deps }) => ({ body: serialiseAging(await agingReport(deps.db)) }),
+    handler: async ({ deps }) => ({
+      body: serialiseAging(await currentReport(deps.db, 'aging', () => agingReport(deps.db))),
+    }),
   }),
 ];

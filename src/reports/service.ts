@@ -4,6 +4,7 @@
  */
 import type { Db } from '../db/knex.ts';
 import { formatMoney, money } from '../money.ts';
+import { lastEventAt } from '../events/service.ts';
 import { currentRevenueMetrics, revenueMetrics } from '../metrics/service.ts';
 import { AGING_BUCKETS, type AgingBucket, agingRows, moneyByMonth } from './repo.ts';
 
@@ -129,4 +130,29 @@ export async function revenueReport(db: Db, from: string, to: string, now: Date 
       };
     }),
   };
+}
+
+/** How long a report is served again while nothing was recorded (bounds staleness anyway). */
+const CACHE_MS = 60_000;
+const cached = new WeakMap<object, Map<string, { until: number; value: Promise<unknown> }>>();
+
+/**
+ * A report as of now, kept per process and served again while no event has been recorded since (every invoice,
+ * payment, refund and credit note records one) and the day is the same; requests arriving while it is computed
+ * wait for that computation. Measured by bench/console.ts on 100,000 invoices at 8 connections on 2 cores: the
+ * revenue report computed each time answered in 1.5 s at the median (p99 2.7 s) against an aim of 300 ms.
+ */
+export async function currentReport<T>(db: Db, name: string, compute: () => Promise<T>): Promise<T> {
+  const now = Date.now();
+  const lastEvent = (await lastEventAt(db))?.toISOString() ?? '-';
+  const key = `${name} ${new Date(now).toISOString().slice(0, 10)} ${lastEvent}`;
+  const byKey = cached.get(db) ?? new Map<string, { until: number; value: Promise<unknown> }>();
+  cached.set(db, byKey);
+  const hit = byKey.get(key);
+  if (hit && hit.until > now) return hit.value as Promise<T>;
+  for (const [k, v] of byKey) if (k.startsWith(`${name} `) || v.until <= now) byKey.delete(k);
+  const value = compute();
+  byKey.set(key, { until: now + CACHE_MS, value });
+  value.catch(() => byKey.delete(key));
+  return value;
 }

@@ -262,7 +262,9 @@ test.serial(
     await expectOneAudit(t, app.db, mark, { action: 'subscription.change_plan', before: { planId: plan.id } });
 
     mark = await auditMark(app.db);
-    t.is((await consolePost(`/admin/subscriptions/${id}/status`, { _form: 'status', status: 'canceled' })).status, 303);
+    // Cancelling asks first (issue 34): the confirmed post acts.
+    const cancel = { _form: 'status', status: 'canceled', confirm: 'yes' };
+    t.is((await consolePost(`/admin/subscriptions/${id}/status`, cancel)).status, 303);
     await expectOneAudit(t, app.db, mark, {
       action: 'subscription.cancel',
       before: { status: 'active', cancelAtPeriodEnd: true },

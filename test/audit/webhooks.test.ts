@@ -232,7 +232,8 @@ test.serial(
 
     const steps: Array<[string, Record<string, string>, string]> = [
       [`/admin/webhooks/${id}`, { url: 'http://127.0.0.1:9/console-2', 'events[0]': '*' }, 'webhook_endpoint.update'],
-      [`/admin/webhooks/${id}/disable`, {}, 'webhook_endpoint.disable'],
+      // Disabling asks first (issue 34): the confirmed post acts.
+      [`/admin/webhooks/${id}/disable`, { confirm: 'yes' }, 'webhook_endpoint.disable'],
       [`/admin/webhooks/${id}/enable`, {}, 'webhook_endpoint.enable'],
       [`/admin/webhooks/${id}/rotate-secret`, {}, 'webhook_endpoint.rotate_secret'],
     ];

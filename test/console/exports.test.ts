@@ -31,7 +31,7 @@ async function download(path: string) {
   return got;
 }
 
-test('every export starts with a UTF-8 byte order mark; "Chloé" stays Chloé; date-times read YYYY-MM-DD HH:MM:SS', async (t) => {
+test('each export starts with a byte order mark; "Chloé" stays so; date-times read YYYY-MM-DD HH:MM:SS', async (t) => {
   const c = await customer(db(), 'Chloé Dupont');
   const at = new Date('2026-03-04T05:06:07Z');
   const invoice = await invoiceFor(db(), c.id, { unitPrice: '12.00', at });

@@ -35,7 +35,7 @@ test('the top bar search finds an invoice by number and a payment by reference, 
   await close();
 });
 
-test('C-15: a customer picked by name on the invoices list; several matches offer a choice; totals per currency', async (t) => {
+test('C-15: a customer picked by name on the invoices list; several offer a choice; totals per currency', async (t) => {
   const one = await customer(db(), 'Quetzal Partners');
   const two = await customer(db(), 'Quetzal Holdings');
   await invoiceFor(db(), one.id, { unitPrice: '10.00' });

@@ -83,7 +83,10 @@ test.serial(
       'billing.payment_terms_days': '400',
       'company.email': 'billing@acme.test',
     });
-    t.regex((await texts(page, '.error'))[0]!, /Invalid body: billing\.payment_terms_days: .*365.*invalid_request/);
+    t.regex(
+      (await texts(page, '.error'))[0]!,
+      /Some fields need correcting: billing\.payment_terms_days: .*365.*invalid_request/,
+    );
     t.is(await inputValue(page, '[name="billing.payment_terms_days"]'), '400');
     t.is(await inputValue(page, '[name="company.email"]'), 'billing@acme.test');
     t.is(await page.$eval('[name="billing.payment_terms_days"]', (i) => i.getAttribute('aria-invalid')), 'true');

@@ -20,7 +20,7 @@ test('login without a password says "password is required"', async (t) => {
   const res = await request(app.baseUrl, '/api/auth/login', { body: { email: 'a@example.test' } });
   t.is(res.status, 400);
   t.deepEqual(details(res), [['password', 'is required']]);
-  t.is(res.body.error.message, 'Invalid body: password: is required');
+  t.is(res.body.error.message, 'Some fields need correcting: password: is required');
 });
 
 test('a missing field is "is required" even where its schema words its other problems', async (t) => {

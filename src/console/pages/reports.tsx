@@ -5,7 +5,13 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
-import { type AgingBucket, agingReport, type RevenueMonth, revenueReport } from '../../reports/service.ts';
+import {
+  type AgingBucket,
+  agingReport,
+  currentReport,
+  type RevenueMonth,
+  revenueReport,
+} from '../../reports/service.ts';
 import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { Table } from '../components/Table.tsx';
@@ -31,7 +37,7 @@ export function ReportLinks() {
 export const agingPage = definePage({
   path: '/admin/reports/aging',
   async render({ deps, viewer, notice }) {
-    const report = await agingReport(deps.db);
+    const report = await currentReport(deps.db, 'aging', () => agingReport(deps.db));
     return (
       <Layout title="Aging report" viewer={viewer} section="Overview" notice={notice}>
         <h1>Aging report</h1>
@@ -103,7 +109,7 @@ export const revenuePage = definePage({
   query: revenueQuery,
   async render({ deps, viewer, notice, query }) {
     const { from, to } = monthRange(query);
-    const report = await revenueReport(deps.db, from, to);
+    const report = await currentReport(deps.db, `revenue ${from} ${to}`, () => revenueReport(deps.db, from, to));
     return (
       <Layout title="Revenue report" viewer={viewer} section="Overview" notice={notice}>
         <h1>Revenue report</h1>
