@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create table emails (
-      id uuid primary key default gen_random_uuid(),
+      id uuid primary key default uuidv7(),
       type text not null,
       customer_id uuid not null references customers(id) on delete cascade,
       occasion text not null,
