@@ -14,9 +14,11 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create table emails (
-      id uuid primary key default gen_random_uuid(),
+      id uuid primary key default uuidv7(),
       type text not null,
-      customer_id uuid not null references customers(id) on delete cascade,
+      -- Checked at commit, as invoice lines' key is: an invoice's email is written before the invoice, whose own key
+      -- must be the one that refuses an unknown customer (customer_not_found).
+      customer_id uuid not null references customers(id) on delete cascade deferrable initially deferred,
       occasion text not null,
       data jsonb not null default '{}',
       status text not null check (status in ('captured', 'queued', 'sent', 'failed', 'skipped')),

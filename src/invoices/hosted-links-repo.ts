@@ -31,3 +31,12 @@ export async function findInvoiceIdByTokenHash(db: Db, tokenHash: string): Promi
   const row = await db('hosted_invoice_links').select('invoice_id').where({ token_hash: tokenHash }).first();
   return row?.invoice_id;
 }
+
+export function listHostedLinkRows(db: Db): Promise<Pick<HostedLinkRow, 'invoice_id' | 'token'>[]> {
+  return db('hosted_invoice_links').select('invoice_id', 'token').orderBy('invoice_id');
+}
+
+/** Stores the token sealed again, unless it was replaced meanwhile (H-3). */
+export async function updateHostedLinkToken(db: Db, invoiceId: string, was: string, token: string): Promise<void> {
+  await db('hosted_invoice_links').where({ invoice_id: invoiceId, token: was }).update({ token });
+}

@@ -8,7 +8,14 @@
 import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { publicBaseUrl, type Config } from '../config.ts';
-import { keyringOf, openSecret, sealSecret, type SealContext } from '../crypto/envelope.ts';
+import {
+  type Keyring,
+  keyringOf,
+  openSecret,
+  plaintextToReseal,
+  sealSecret,
+  type SealContext,
+} from '../crypto/envelope.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -17,8 +24,10 @@ import { findInvoice, lockInvoice } from './service.ts';
 import {
   findInvoiceIdByTokenHash,
   insertMissingHostedLinks,
+  listHostedLinkRows,
   replaceHostedLinkRow,
   selectHostedLinks,
+  updateHostedLinkToken,
 } from './hosted-links-repo.ts';
 
 type LinkConfig = Pick<Config, 'PUBLIC_BASE_URL' | 'PORT' | 'ENCRYPTION_KEY' | 'LICENSE_SIGNING_SECRET'>;
@@ -99,4 +108,24 @@ export async function findHostedInvoice(db: Db, token: string): Promise<InvoiceR
   const invoice = invoiceId ? await findInvoice(db, invoiceId) : undefined;
   if (!invoice || invoice.status === 'draft') throw notFound('Invoice');
   return invoice;
+}
+
+/**
+ * The release step (process/seal-secrets.ts): every stored token as `sealSecret` would store it now (plaintext kept
+ * before ENCRYPTION_KEY was set, or sealed with an older key). Answers how many it sealed again.
+ */
+export async function sealHostedLinkTokens(db: Db, keyring: Keyring): Promise<number> {
+  let sealed = 0;
+  for (const row of await listHostedLinkRows(db)) {
+    const plaintext = await plaintextToReseal(keyring, row.token, context(row.invoice_id));
+    if (plaintext === undefined) continue;
+    await updateHostedLinkToken(
+      db,
+      row.invoice_id,
+      row.token,
+      await sealSecret(keyring, plaintext, context(row.invoice_id)),
+    );
+    sealed++;
+  }
+  return sealed;
 }

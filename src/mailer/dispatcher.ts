@@ -11,7 +11,7 @@ import { claimDueEmails } from '../emails/service.ts';
 import { closeSmtpTransports, SMTP_CONNECTIONS } from './transport.ts';
 
 export interface EmailDispatchLimits {
-  /** Emails claimed at once and delivered side by side (the pooled SMTP connections each take several). */
+  /** Emails in flight at once, delivered side by side (the pooled SMTP connections each take several). */
   batch: number;
   /** The idle poll. */
   pollMs: number;
@@ -25,6 +25,7 @@ export class EmailDispatcher {
   #stopped = false;
   #running: Promise<void> | undefined;
   #wake: (() => void) | undefined;
+  #wokenMeanwhile = false;
 
   constructor(deps: AppDeps, limits: EmailDispatchLimits = EMAIL_DISPATCH_LIMITS) {
     this.#deps = deps;
@@ -38,39 +39,58 @@ export class EmailDispatcher {
 
   /** Claims at once rather than at the next poll. */
   wake(): void {
-    this.#wake?.();
+    this.#signal();
+  }
+
+  #signal(): void {
+    if (this.#wake) this.#wake();
+    else this.#wokenMeanwhile = true;
   }
 
   /** Stops claiming and lets the batch in flight finish and be recorded. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#wake?.();
+    this.#signal();
     await this.#running;
     closeSmtpTransports();
   }
 
+  /**
+   * Claims as many as there is room for once half the slots are free, so the SMTP connections never wait for a whole
+   * batch's slowest send; a finished send wakes the loop, and so does the poll when nothing is in flight.
+   */
   async #loop(): Promise<void> {
     const leaseMs = this.#deps.config.EMAIL_LEASE_SECONDS * 1000;
+    const inFlight = new Set<Promise<void>>();
     while (!this.#stopped) {
-      let claimed = 0;
-      try {
-        const emails = await claimDueEmails(this.#deps.db, this.#limits.batch, leaseMs);
-        claimed = emails.length;
-        await Promise.all(
-          emails.map((email) =>
-            deliverEmail(this.#deps, email).catch((err) =>
-              this.#deps.logger.error({ err, emailId: email.id }, 'recording an email attempt failed'),
-            ),
-          ),
-        );
-      } catch (err) {
-        this.#deps.logger.error({ err }, 'claiming emails failed');
+      const room = this.#limits.batch - inFlight.size;
+      if (room >= this.#limits.batch / 2) {
+        try {
+          for (const email of await claimDueEmails(this.#deps.db, room, leaseMs)) {
+            const sending: Promise<void> = deliverEmail(this.#deps, email)
+              .then(() => undefined)
+              .catch((err) => this.#deps.logger.error({ err, emailId: email.id }, 'recording an email attempt failed'))
+              .finally(() => {
+                inFlight.delete(sending);
+                this.#signal();
+              });
+            inFlight.add(sending);
+          }
+        } catch (err) {
+          this.#deps.logger.error({ err }, 'claiming emails failed');
+        }
       }
-      if (claimed < this.#limits.batch && !this.#stopped) await this.#idle();
+      if (!this.#stopped) await this.#idle();
     }
+    await Promise.all(inFlight);
   }
 
+  /** Waits for a wake (or the poll); a wake that came while the loop was busy ends the wait at once. */
   #idle(): Promise<void> {
+    if (this.#wokenMeanwhile) {
+      this.#wokenMeanwhile = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, this.#limits.pollMs);
       const self = this;

@@ -8,6 +8,7 @@
 import type { AppDeps } from '../app-deps.ts';
 import { keyringOf, SealedSecretError } from '../crypto/envelope.ts';
 import { AppError } from '../errors.ts';
+import { sealHostedLinkTokens } from '../invoices/hosted-links.ts';
 import { prepareSigningKeys } from '../licenses/signing-keys.ts';
 import { sealSecretSettings } from '../settings/service.ts';
 import { sealEndpointSecrets } from '../webhooks/secret-at-rest.ts';
@@ -18,8 +19,9 @@ export async function sealSecretsAtRest({ db, config, logger }: AppDeps): Promis
     const kids = await prepareSigningKeys(db, keyring);
     const endpoints = await sealEndpointSecrets(db, keyring);
     const settings = await sealSecretSettings(db, keyring);
-    if (kids.length + endpoints.length + settings.length > 0)
-      logger.info({ kids, endpoints, settings }, 'sealed secrets at rest with the first ENCRYPTION_KEY');
+    const hostedLinks = await sealHostedLinkTokens(db, keyring);
+    if (kids.length + endpoints.length + settings.length + hostedLinks > 0)
+      logger.info({ kids, endpoints, settings, hostedLinks }, 'sealed secrets at rest with the first ENCRYPTION_KEY');
   } catch (error) {
     if (error instanceof SealedSecretError) throw new AppError('setup_failed', error.message);
     throw error;

@@ -260,6 +260,7 @@ test.serial("an empty customer's page says so in every section; an unknown id is
     'No payments.',
     'No licenses.',
     'No API keys.',
+    'No emails.',
     'No events yet.',
     'No admin action recorded on this yet.',
   ]);
