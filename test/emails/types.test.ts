@@ -110,7 +110,7 @@ test('payment.receipt, credit_note.issued and refund.issued name the amounts and
 
   const refund = await request(w.app.baseUrl, '/api/billing/refunds', {
     cookie: w.c.cookie,
-    body: { paymentId: paid.body.id, amount: '15.00' },
+    body: { paymentId: paid.body.id, amount: '15.00', reason: 'Seats not used' },
   });
   t.is(refund.status, 201, refund.text);
   const [refundMail] = await mailsMatching(w.smtp, `Refund for invoice ${invoice.invoiceNumber}`);
