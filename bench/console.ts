@@ -12,8 +12,6 @@
  * finding a customer (the search page and the customers list's `q`) under 100 ms, on the same book.
  */
 import os from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createKnex } from '../src/db/knex.ts';
 import { roleArgs } from '../test/faults/processes.ts';
 import { loginAsAdmin } from '../test/helpers/auth.ts';
@@ -21,7 +19,6 @@ import { ceilings } from './ceilings.ts';
 import { CONSOLE_CUSTOMERS, CONSOLE_INVOICES, seedConsoleBook } from './console-fixtures.ts';
 import { seedRows } from './fixtures.ts';
 import {
-  cleanUp,
   formatTable,
   measure,
   onCleanup,
@@ -31,6 +28,7 @@ import {
   type LoadOptions,
   type LoadSpec,
   type Row,
+  runBenchScript,
 } from './harness.ts';
 
 const say = (message: string) => console.error(`[bench console] ${message}`);
@@ -142,14 +140,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  let code = 1;
-  try {
-    code = await main();
-  } catch (error) {
-    console.error('\nCONSOLE BENCH FAILED:', error instanceof Error ? error.message : error);
-  } finally {
-    await cleanUp();
-  }
-  process.exit(code);
-}
+await runBenchScript(import.meta.url, 'CONSOLE', main);

@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { SYSTEM_ACTOR } from '../src/actor.ts';
@@ -23,7 +23,7 @@ import { createInvoice } from '../src/invoices/service.ts';
 import { EMAIL_DISPATCH_LIMITS } from '../src/mailer/dispatcher.ts';
 import { SMTP_CONNECTIONS } from '../src/mailer/transport.ts';
 import { roleArgs } from '../test/faults/processes.ts';
-import { cleanUp, measure, onCleanup, problemOf, startBenchDatabase, startChildServer } from './harness.ts';
+import { measure, onCleanup, problemOf, startBenchDatabase, startChildServer, runBenchScript } from './harness.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (message: string) => console.error(`[bench emails] ${message}`);
@@ -196,15 +196,4 @@ async function main(): Promise<void> {
   if (problem) throw new Error(`hosted page load: ${problem}`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  let code = 1;
-  try {
-    await main();
-    code = 0;
-  } catch (error) {
-    console.error('\nEMAILS BENCH FAILED:', error instanceof Error ? error.message : error);
-  } finally {
-    await cleanUp();
-  }
-  process.exit(code);
-}
+await runBenchScript(import.meta.url, 'EMAILS', main);

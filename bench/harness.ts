@@ -5,6 +5,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
@@ -376,4 +377,22 @@ export function formatTable(rows: Row[]): string {
       .join('  ')
       .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+/**
+ * A bench script's entry point: runs `main` only when this file is the one Node started (the scripts also export
+ * their parts), undoes what it set up, and exits with its code (`main` may answer one; a throw is 1).
+ */
+export async function runBenchScript(moduleUrl: string, label: string, main: () => Promise<unknown>): Promise<void> {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(path.resolve(process.argv[1])).href) return;
+  let code = 1;
+  try {
+    const answered = await main();
+    code = typeof answered === 'number' ? answered : 0;
+  } catch (error) {
+    console.error(`\n${label} BENCH FAILED:`, error instanceof Error ? error.message : error);
+  } finally {
+    await cleanUp();
+  }
+  process.exit(code);
 }

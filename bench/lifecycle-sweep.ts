@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { createKnex } from '../src/db/knex.ts';
 import { SYSTEM_ACTOR } from '../src/actor.ts';
@@ -23,7 +23,7 @@ import { waitForRun } from '../src/lifecycle/runs.ts';
 import type { LifecycleSummary } from '../src/lifecycle/sweep.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBoss, setBoss } from '../src/queue/boss.ts';
-import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
+import { onCleanup, startBenchDatabase, runBenchScript } from './harness.ts';
 import { seedRows } from './fixtures.ts';
 import {
   ANCHOR,
@@ -197,15 +197,4 @@ async function main(): Promise<void> {
   );
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  let code = 1;
-  try {
-    await main();
-    code = 0;
-  } catch (error) {
-    console.error('\nLIFECYCLE BENCH FAILED:', error instanceof Error ? error.message : error);
-  } finally {
-    await cleanUp();
-  }
-  process.exit(code);
-}
+await runBenchScript(import.meta.url, 'LIFECYCLE', main);

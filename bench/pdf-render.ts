@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { fromKnex } from 'pg-boss';
 import puppeteer, { type Browser } from 'puppeteer';
@@ -34,7 +34,7 @@ import { renderInvoiceHtml } from '../src/invoices/pdf/template.ts';
 import { createInvoice } from '../src/invoices/service.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBoss, getBoss, setBoss } from '../src/queue/boss.ts';
-import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
+import { onCleanup, startBenchDatabase, runBenchScript } from './harness.ts';
 import { SYSTEM_ACTOR } from '../src/actor.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -311,15 +311,4 @@ async function main(): Promise<void> {
   console.log('\nwritten to bench/results/pdf-latest.json');
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  let code = 1;
-  try {
-    await main();
-    code = 0;
-  } catch (error) {
-    console.error('\nPDF BENCH FAILED:', error instanceof Error ? error.message : error);
-  } finally {
-    await cleanUp();
-  }
-  process.exit(code);
-}
+await runBenchScript(import.meta.url, 'PDF', main);

@@ -11,13 +11,13 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { createKnex } from '../src/db/knex.ts';
 import { recordEvents } from '../src/events/service.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBoss, setBoss } from '../src/queue/boss.ts';
 import { DISPATCH_LIMITS } from '../src/webhooks/dispatcher.ts';
-import { cleanUp, onCleanup, startBenchDatabase } from './harness.ts';
+import { onCleanup, startBenchDatabase, runBenchScript } from './harness.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (message: string) => console.error(`[bench webhooks] ${message}`);
@@ -192,15 +192,4 @@ async function main(): Promise<void> {
   );
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  let code = 1;
-  try {
-    await main();
-    code = 0;
-  } catch (error) {
-    console.error('\nWEBHOOK BENCH FAILED:', error instanceof Error ? error.message : error);
-  } finally {
-    await cleanUp();
-  }
-  process.exit(code);
-}
+await runBenchScript(import.meta.url, 'WEBHOOK', main);
