@@ -16,7 +16,7 @@ import { DECIMAL_PATTERN, money } from '../money.ts';
 import { subscriptionsOfCustomers } from '../subscriptions/service.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import { eventKey, preparePartitions, recordUsage, storedEventKeys, type UsageEvent } from '../usage/service.ts';
-import { type Period, periodOfEvent } from './event-period.ts';
+import { type Placement, placeEvent, type SpanMemo } from './event-period.ts';
 import type { EventInput, RejectionCode } from './schema.ts';
 
 /** U-6: how far back and ahead of the server's clock an event's timestamp may be. */
@@ -131,19 +131,26 @@ function check(
   };
 }
 
-/** The subscription and charge an event bills, or why none (U-6 no_matching_charge, U-8). */
-function matchCharge(
+/**
+ * The subscription and charge an event bills and the period it counts in, or why none (U-6 no_matching_charge,
+ * U-8): among the subscription it names, else the customer's live ones, those with a charge of its metric then.
+ */
+async function matchCharge(
+  db: Db,
   ready: Omit<UsageEvent, 'period'> & { sub?: SubscriptionRow },
+  dated: boolean,
   world: World,
-): { sub: SubscriptionRow; charge: ChargeWithMetric } | string {
-  const candidates = ready.sub
-    ? [ready.sub]
-    : [...world.subs.values()].filter((s) => s.customer_id === ready.customerId);
-  const matches = candidates.flatMap((sub) => {
-    const charge = world.charges.get(sub.plan_id)?.find((c) => c.metric_id === ready.metric.id);
-    const live = ACCEPTING.has(sub.status) && sub.created_at.getTime() <= ready.timestamp.getTime();
-    return charge && live ? [{ sub, charge }] : [];
-  });
+  spans: SpanMemo,
+): Promise<{ sub: SubscriptionRow; placement: Placement } | string> {
+  const candidates = (
+    ready.sub ? [ready.sub] : [...world.subs.values()].filter((s) => s.customer_id === ready.customerId)
+  ).filter((sub) => ACCEPTING.has(sub.status) && sub.created_at.getTime() <= ready.timestamp.getTime());
+  const matches: { sub: SubscriptionRow; placement: Placement }[] = [];
+  for (const sub of candidates) {
+    const event = { metricId: ready.metric.id, at: ready.timestamp, dated };
+    const placement = await placeEvent(db, sub, world.charges.get(sub.plan_id) ?? [], event, spans);
+    if (placement) matches.push({ sub, placement });
+  }
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1)
     return `Several subscriptions of the customer charge ${ready.metric.code}: name one in subscriptionId`;
@@ -164,7 +171,7 @@ export async function ingestEvents(
   const results: (EventResult | undefined)[] = events.map(() => undefined);
   const ready: { index: number; event: UsageEvent }[] = [];
   const unmatched: { index: number; event: Omit<UsageEvent, 'period'>; message: string }[] = [];
-  const closedPeriods = new Map<string, Promise<Period[]>>();
+  const spans: SpanMemo = new Map();
   for (const [index, event] of events.entries()) {
     const checked = check(event, world, now);
     if (!('ready' in checked)) {
@@ -172,17 +179,13 @@ export async function ingestEvents(
       continue;
     }
     const { sub: _named, ...base } = checked.ready;
-    const match = matchCharge(checked.ready, world);
-    const period = typeof match === 'string' ? null : await periodOfEvent(db, match.sub, base.timestamp, closedPeriods);
-    if (typeof match === 'string' || !period) {
-      unmatched.push({
-        index,
-        event: base,
-        message: typeof match === 'string' ? match : 'The subscription had no billing period then',
-      });
+    const match = await matchCharge(db, checked.ready, event.timestamp !== undefined, world, spans);
+    if (typeof match === 'string') {
+      unmatched.push({ index, event: base, message: match });
       continue;
     }
-    ready.push({ index, event: { ...base, subscriptionId: match.sub.id, chargeId: match.charge.id, period } });
+    const { chargeId, period } = match.placement;
+    ready.push({ index, event: { ...base, subscriptionId: match.sub.id, chargeId, period } });
   }
   await preparePartitions(
     db,

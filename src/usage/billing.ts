@@ -145,15 +145,17 @@ export async function billUsage(trx: Db, invoices: UsageInvoice[]): Promise<Usag
         const row = rows.find((r) => r.charge_id === charge.id && r.period_start.getTime() === closed.start.getTime());
         if (row) taken.add(rowKey(row));
         if (row && row.billed_quantity !== null && row.billed_quantity !== undefined) continue;
+        // The span billed ends where the invoice closes it: a plan change's instant, not the period's end (U-10).
         add(
           charge,
-          row ??
-            ({
-              period_start: closed.start,
-              period_end: closed.end,
-              quantity: '0',
-              billed_quantity: null,
-            } as PendingUsageRow),
+          row
+            ? { ...row, period_end: closed.end }
+            : ({
+                period_start: closed.start,
+                period_end: closed.end,
+                quantity: '0',
+                billed_quantity: null,
+              } as PendingUsageRow),
           closed.trial,
         );
       }

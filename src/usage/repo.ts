@@ -178,6 +178,17 @@ export async function billedPeriods(
   return rows.map((r) => ({ start: r.period_start, end: r.period_end }));
 }
 
+/** What each charge of a subscription billed, for which span (a period, or its part before a plan change). */
+export async function billedSpans(
+  db: Db,
+  customerId: string,
+  subscriptionId: string,
+): Promise<{ charge_id: string; period_start: Date; period_end: Date }[]> {
+  return db('usage_billings')
+    .where({ customer_id: customerId, subscription_id: subscriptionId })
+    .select('charge_id', 'period_start', 'period_end');
+}
+
 /** An aggregate not billed yet or changed since it was billed, with what was billed (null when never). */
 export interface PendingUsageRow extends AggregateRow {
   billed_quantity: string | null;

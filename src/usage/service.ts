@@ -7,6 +7,7 @@ import type { Db } from '../db/knex.ts';
 import type { MetricRow } from '../metering/service.ts';
 import {
   billedPeriods,
+  billedSpans,
   eventsOfSubscription,
   type UsageEventRow,
   ensurePartitions,
@@ -100,6 +101,11 @@ export function storedEventKeys(db: Db, keys: { customerId: string; transactionI
 /** The closed periods of a subscription whose usage was billed, newest first. */
 export function billedPeriodsOf(db: Db, customerId: string, subscriptionId: string) {
   return billedPeriods(db, customerId, subscriptionId);
+}
+
+/** What each charge of a subscription billed, for which span: where a late event belongs (U-12). */
+export function billedSpansOf(db: Db, customerId: string, subscriptionId: string) {
+  return billedSpans(db, customerId, subscriptionId);
 }
 
 /** A subscription's events in a period, oldest first, in batches of `size` (keyset paging: the CSV export). */

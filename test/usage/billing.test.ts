@@ -203,6 +203,43 @@ test("U-10: a plan change bills the old plan's usage to it; the new plan's charg
   t.true(money(usageLines[0].amount).eq('2'));
 });
 
+test("U-12: a late event from before a plan change counts under the old plan's charge, at its price", async (t) => {
+  const w = await world();
+  const extra = await makeMetric(app.db);
+  const other = await makeUsagePlan(
+    app.db,
+    [
+      { metricId: w.metric.id, model: 'per_unit', unitPrice: '2' },
+      { metricId: extra.id, model: 'per_unit', unitPrice: '3' },
+    ],
+    '10.00',
+  );
+  await renewSubscription(app.db, w.sub.id, new Date());
+  for (let i = 0; i < 4; i++) await send(w.customer.id, w.metric.code, ago(1));
+  await changePlan(app.db, w.sub.id, { newPlanId: other.id, prorate: false }, SYSTEM_ACTOR);
+  // Arrives after the change, dated before it: the old charge's usage, not the new plan's.
+  await send(w.customer.id, w.metric.code, ago(1));
+  const [before] = await ingestEvents(app.db, [
+    { customerId: w.customer.id, transactionId: txId(), metric: extra.code, timestamp: ago(1) },
+  ]);
+  t.is(before!.status, 'rejected');
+  t.is(before!.error!.code, 'no_matching_charge');
+  const usage = (await request(app.baseUrl, `/api/billing/subscriptions/${w.sub.id}/usage`, { cookie })).body;
+  const byCharge = Object.fromEntries(
+    usage.charges.map((c: { chargeId: string; quantity: string }) => [c.chargeId, c.quantity]),
+  );
+  t.is(byCharge[w.plan.charges![0]!.id], '5');
+  t.is(byCharge[other.charges![0]!.id], '0');
+  await renewSubscription(app.db, w.sub.id, new Date(Date.now() + 40 * DAY));
+  const renewal = (await invoicesOf(app.db, w.sub.id))[3];
+  const adjustments = (await linesOf(app.db, renewal.id)).filter((l) => l.usage?.adjustment);
+  t.is(adjustments.length, 1);
+  t.is(adjustments[0].usage.chargeId, w.plan.charges![0]!.id);
+  t.regex(adjustments[0].description, /^Usage adjustment: /);
+  // The old graduated charge: 5 units at 1.00 against 4 billed, not the new plan's 2.00 a unit.
+  t.true(money(adjustments[0].amount).eq('1'));
+});
+
 test("U-8: a trial's usage is billed at 0 on the invoice that ends it", async (t) => {
   const metric = await makeMetric(app.db);
   const plan = await makeUsagePlan(app.db, [{ metricId: metric.id, model: 'per_unit', unitPrice: '1' }], '5.00');
