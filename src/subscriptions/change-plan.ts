@@ -145,7 +145,9 @@ async function loadPlanChange(db: Db, sub: SubscriptionRow, input: ChangePlanInp
 
 export interface PlanChangePreview extends PlanChange {
   subscription: SubscriptionRow;
-  /** The charge's invoice as it would be priced (with the taxes it would carry); null without a charge. */
+  /** The lines of the invoice the change issues: the charge's and the old plan's usage up to the change (U-10). */
+  invoiceLines: LineInput[];
+  /** That invoice as it would be priced (with the taxes it would carry); null when the change issues none. */
   chargeTotals: { subtotal: string; taxRate: string; taxAmount: string; total: string } | null;
 }
 
@@ -159,13 +161,14 @@ export async function previewPlanChange(
   const now = clock.now ?? new Date();
   const sub = assertLive(await getSubscription(db, id));
   const change = await loadPlanChange(db, sub, input, now);
-  if (!change.charge) return { ...change, subscription: sub, chargeTotals: null };
+  const { charge } = await chargeWithUsage(db, sub, change);
+  if (!charge) return { ...change, subscription: sub, invoiceLines: [], chargeTotals: null };
   const { totals, taxRate } = await priceNewInvoice(
     db,
     {
       customerId: sub.customer_id,
       currency: change.newPlan.currency,
-      lineItems: change.charge.lines,
+      lineItems: charge.lines,
       planTaxRateIds: planTaxRateIds(change.newPlan),
     },
     clock,
@@ -173,6 +176,7 @@ export async function previewPlanChange(
   return {
     ...change,
     subscription: sub,
+    invoiceLines: charge.lines,
     chargeTotals: {
       subtotal: totals.subtotal.toString(),
       taxRate,
@@ -180,6 +184,17 @@ export async function previewPlanChange(
       total: totals.total.toString(),
     },
   };
+}
+
+/**
+ * The change's charge with the old plan's usage up to the change on its invoice (U-10): an invoice of its own when
+ * the change charges nothing else. `usage.record` keeps what was billed once the invoice exists.
+ */
+async function chargeWithUsage(db: Db, sub: SubscriptionRow, change: PlanChange) {
+  const usage = await usageAtPlanChange(db, sub, change.oldPlan, change.at);
+  const lines = usage.fit(change.charge?.lines ?? []);
+  const charge = change.charge ? { ...change.charge, lines } : lines.length > 0 ? { lines, usesCoupon: false } : null;
+  return { usage, charge };
 }
 
 /** Issues the charge a change planned; the subscription carries its new fields already. */
@@ -220,9 +235,7 @@ export async function changePlan(
       });
     }
     // U-10: the old plan's usage up to the change goes on the change's invoice (one of its own when there is none).
-    const usage = await usageAtPlanChange(trx, sub, change.oldPlan, change.at);
-    const lines = usage.fit(change.charge?.lines ?? []);
-    const charge = change.charge ? { ...change.charge, lines } : lines.length > 0 ? { lines, usesCoupon: false } : null;
+    const { usage, charge } = await chargeWithUsage(trx, sub, change);
     const swapped = await updateSubscriptionRow(trx, id, change.changes);
     const { subscription: changed, invoice } = await issueCharge(
       trx,

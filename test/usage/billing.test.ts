@@ -1,7 +1,7 @@
 import test from 'ava';
 import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { money } from '../../src/money.ts';
-import { changePlan } from '../../src/subscriptions/change-plan.ts';
+import { changePlan, previewPlanChange } from '../../src/subscriptions/change-plan.ts';
 import { renewLockedSubscriptions, renewSubscription } from '../../src/subscriptions/renew.ts';
 import { lockSubscription, updateSubscription } from '../../src/subscriptions/service.ts';
 import { ingestEvents } from '../../src/usage-api/ingest.ts';
@@ -238,6 +238,24 @@ test("U-12: a late event from before a plan change counts under the old plan's c
   t.regex(adjustments[0].description, /^Usage adjustment: /);
   // The old graduated charge: 5 units at 1.00 against 4 billed, not the new plan's 2.00 a unit.
   t.true(money(adjustments[0].amount).eq('1'));
+});
+
+test("U-10: the change-plan preview shows the old plan's usage the change bills, as the change then issues it", async (t) => {
+  const w = await world();
+  const other = await makeUsagePlan(app.db, [{ metricId: w.metric.id, model: 'per_unit', unitPrice: '2' }], '10.00');
+  await renewSubscription(app.db, w.sub.id, new Date());
+  for (let i = 0; i < 12; i++) await send(w.customer.id, w.metric.code, ago(1));
+  const input = { newPlanId: other.id, prorate: false };
+  const preview = await previewPlanChange(app.db, w.sub.id, input);
+  t.is(preview.charge, null);
+  const usageLines = preview.invoiceLines.filter((l) => l.usage);
+  t.is(usageLines.length, 1);
+  t.is((usageLines[0]!.usage as { quantity: string }).quantity, '12');
+  // Graduated: 10 at 1.00, then 2 at 0.50 and the tier's flat fee of 2.00.
+  t.true(money(preview.chargeTotals!.subtotal).eq('13'));
+  await changePlan(app.db, w.sub.id, { ...input, prorationDate: preview.at }, SYSTEM_ACTOR);
+  const issued = (await invoicesOf(app.db, w.sub.id))[2];
+  t.true(money(issued.total).eq(preview.chargeTotals!.total));
 });
 
 test("U-8: a trial's usage is billed at 0 on the invoice that ends it", async (t) => {

@@ -83,7 +83,7 @@ function Outcome({ preview }: { preview: PlanChangePreview }) {
 function Figures({ preview }: { preview: PlanChangePreview }) {
   const currency = preview.newPlan.currency;
   const m = (v: string) => money(v, currency);
-  const { credit, charge, chargeTotals } = preview;
+  const { credit, invoiceLines, chargeTotals } = preview;
   return (
     <>
       <h2>Credit</h2>
@@ -98,11 +98,11 @@ function Figures({ preview }: { preview: PlanChangePreview }) {
         <p class="empty">No credit: nothing unused is paid for on the current plan.</p>
       )}
       <h2>Charge</h2>
-      {charge && chargeTotals ? (
+      {chargeTotals ? (
         <>
           <div class="wide">
             <Table
-              rows={charge.lines}
+              rows={invoiceLines}
               empty="No lines."
               columns={[
                 { header: 'Description', cell: (l) => l.description },
