@@ -199,12 +199,12 @@ export async function ingestEvents(
   const store = (work: (db: Db) => Promise<void>) => (batches.length > 1 || actor ? inTransaction(db, work) : work(db));
   await store(async (trx) => {
     for (const round of batches) {
-      const stored = await recordUsage(
+      const skipped = await recordUsage(
         trx,
         round.map((r) => r.event),
       );
       for (const r of round)
-        if (stored.has(eventKey(r.event.customerId, r.event.transactionId)))
+        if (!skipped.has(eventKey(r.event.customerId, r.event.transactionId)))
           results[r.index] = { transactionId: r.event.transactionId, status: 'accepted' };
     }
     const seen = [...ready.filter((r) => !results[r.index]), ...unmatched];

@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { cachedChargesOfPlans } from '../metering/charges.ts';
 import { formatMoney } from '../money.ts';
-import { getPlan } from '../plans/service.ts';
+import { planCurrency } from '../plans/service.ts';
 import { findSubscription } from '../subscriptions/service.ts';
 import { type PeriodUsage, usageOfPeriod } from '../usage/read.ts';
 import { billedPeriodsOf, usageEventBatches } from '../usage/service.ts';
@@ -19,7 +19,6 @@ export async function subscriptionUsage(
   const sub = await findSubscription(db, subscriptionId);
   if (!sub || (options.customerId !== undefined && sub.customer_id !== options.customerId))
     throw notFound('Subscription');
-  const plan = await getPlan(db, sub.plan_id);
   const current = { start: sub.current_period_start, end: sub.current_period_end };
   let period = current;
   if (options.periodStart && options.periodStart.getTime() !== current.start.getTime()) {
@@ -35,9 +34,9 @@ export async function subscriptionUsage(
     customerId: sub.customer_id,
     subscriptionId: sub.id,
     period,
-    currency: plan.currency,
+    currency: await planCurrency(db, sub.plan_id),
     trial: sub.status === 'trialing' && period === current,
-    charges: (await cachedChargesOfPlans(db, [plan.id])).get(plan.id)!,
+    charges: (await cachedChargesOfPlans(db, [sub.plan_id])).get(sub.plan_id)!,
   });
 }
 

@@ -35,7 +35,8 @@ export interface EventInsert {
  * skips it) is inserted; the new distinct values of unique_count charges; and each aggregate moved once by the
  * batch's stored events (U-1): count and sum add, max keeps the largest, latest the value of the latest timestamp
  * (ties: the later accepted), unique_count adds its new distinct values. Rows go in key order, so concurrent batches
- * lock in the same order. Answers the keys of the events stored.
+ * lock in the same order. Answers the keys of the events NOT stored (their keys existed): usually none, so the
+ * answer stays small however large the batch (a bench found 1,000 rows sent back and parsed to be a visible share).
  */
 export async function storeEvents(
   db: Db,
@@ -102,7 +103,8 @@ export async function storeEvents(
          latest_at = greatest(a.latest_at, excluded.latest_at),
          updated_at = now()
      )
-     select customer_id, transaction_id from stored`,
+     select customer_id, transaction_id from input
+     except all select customer_id, transaction_id from stored`,
     [JSON.stringify(events), JSON.stringify(groups)],
   );
   return rows;

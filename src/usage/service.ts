@@ -55,8 +55,8 @@ export async function preparePartitions(db: Db, timestamps: Date[]): Promise<voi
 
 /**
  * Stores `events` (checked, unique within the batch) in the caller's transaction: the new ones with their keys, their
- * distinct values and the aggregates' moves. Answers the keys (eventKey) of the events stored; the others' keys
- * existed (sent before, or by a concurrent retry that committed first).
+ * distinct values and the aggregates' moves. Answers the keys (eventKey) of the events not stored: their keys
+ * existed (sent before, or by a concurrent retry that committed first); the others are stored.
  */
 export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<string>> {
   const groups: EventGroup[] = [];
@@ -86,8 +86,8 @@ export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<st
       properties: e.properties ?? null,
     };
   });
-  const stored = await storeEvents(trx, groups, rows);
-  return new Set(stored.map((r) => eventKey(r.customer_id, r.transaction_id)));
+  const skipped = await storeEvents(trx, groups, rows);
+  return new Set(skipped.map((r) => eventKey(r.customer_id, r.transaction_id)));
 }
 
 /** The content hash stored for each of these (customer, transactionId) keys that exists. */
