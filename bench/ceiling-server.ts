@@ -4,11 +4,9 @@
  *
  *   node --import tsx bench/ceiling-server.ts select   GET  /products/:id  one select by primary key
  *   node --import tsx bench/ceiling-server.ts write    POST /customers     begin; insert; commit
- *
- * DATABASE_URL, PORT, HOST and DB_POOL_MAX come from the environment (bench/harness.ts sets them).
  */
 import Koa, { type Context } from 'koa';
-import pg from 'pg';
+import { ceilingPool, readJson, serveUntilStopped } from './ceiling-kit.ts';
 
 const kind = process.argv[2];
 if (kind !== 'select' && kind !== 'write') {
@@ -16,14 +14,7 @@ if (kind !== 'select' && kind !== 'write') {
   process.exit(2);
 }
 
-// The same pool size as the service gets, so the ratio measures code, not connection counts.
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX ?? 10) });
-
-async function readJson(ctx: Context): Promise<{ name: string; email: string }> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
+const pool = ceilingPool();
 
 async function selectProduct(ctx: Context, id: string): Promise<void> {
   const { rows } = await pool.query('select * from products where id = $1', [id]);
@@ -32,7 +23,7 @@ async function selectProduct(ctx: Context, id: string): Promise<void> {
 }
 
 async function insertCustomer(ctx: Context): Promise<void> {
-  const input = await readJson(ctx);
+  const input = await readJson<{ name: string; email: string }>(ctx);
   const client = await pool.connect();
   try {
     await client.query('begin');
@@ -60,15 +51,4 @@ app.use(async (ctx) => {
   else ctx.status = 404;
 });
 
-const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1');
-
-const shutdown = () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.end().finally(() => process.exit(0));
-};
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
-// The harness keeps our stdin open; when it dies without cleaning up, the pipe closes and we go too.
-process.stdin.on('end', shutdown);
-process.stdin.resume();
+serveUntilStopped(app, pool);

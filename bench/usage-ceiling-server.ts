@@ -4,20 +4,12 @@
  * with the same unique key (customer_id, transaction_id). Nothing else: no validation, no metric, no aggregate.
  *
  *   node --import tsx bench/usage-ceiling-server.ts     POST /usage/events
- *
- * DATABASE_URL, PORT, HOST and DB_POOL_MAX come from the environment (bench/harness.ts sets them).
  */
 import { createHash } from 'node:crypto';
 import Koa, { type Context } from 'koa';
-import pg from 'pg';
+import { ceilingPool, readJson, serveUntilStopped } from './ceiling-kit.ts';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX ?? 10) });
-
-async function readJson(ctx: Context): Promise<{ events: { transactionId: string; metric: string }[] }> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
+const pool = ceilingPool();
 
 async function ingest(ctx: Context): Promise<void> {
   const key = (ctx.get('authorization') ?? '').replace(/^Bearer /, '');
@@ -30,7 +22,7 @@ async function ingest(ctx: Context): Promise<void> {
     ctx.status = 401;
     return;
   }
-  const { events } = await readJson(ctx);
+  const { events } = await readJson<{ events: { transactionId: string; metric: string }[] }>(ctx);
   const { rows } = await pool.query(
     `insert into usage_ceiling_events (customer_id, transaction_id, metric, received_at)
      select $1, t.transaction_id, t.metric, now()
@@ -48,13 +40,4 @@ app.use(async (ctx) => {
   else ctx.status = 404;
 });
 
-const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1');
-const shutdown = () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.end().finally(() => process.exit(0));
-};
-process.on('SIGTERM', shutdown);
-process.on('SIGINT', shutdown);
-process.stdin.on('end', shutdown);
-process.stdin.resume();
+serveUntilStopped(app, pool);
