@@ -74,6 +74,8 @@ export const LIST_SHOWN = 'shown';
  */
 export function listField(form: FormValues, name: string): string[] | undefined {
   const value = form[name];
+  // A single `name=value` (a hand-written form, a script) is a list of one.
+  if (typeof value === 'string') return [value];
   if (!Array.isArray(value) && (typeof value !== 'object' || value === null)) return undefined;
   return Object.entries(value)
     .filter(([key, v]) => key !== LIST_SHOWN && typeof v === 'string')

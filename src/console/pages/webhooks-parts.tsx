@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '../../events/types.ts';
 import type { EndpointHealth } from '../../webhooks/service.ts';
 import { ErrorBox, Field, kept, type FormState } from '../components/Form.tsx';
 import { dateTime } from '../components/format.ts';
-import { field, type FormValues } from '../http/form.ts';
+import { field, type FormValues, listField } from '../http/form.ts';
 import { uuidParam } from '../http/params.ts';
 
 /** `*` (every event type, present and future) first, then each known type. */
@@ -12,19 +12,11 @@ export const EVENT_CHOICES = ['*', ...EVENT_TYPES] as const;
 export const webhookUrl = (id: string) => `/admin/webhooks/${id}`;
 export const endpointIdOf = (params: Record<string, string>) => uuidParam(params.id, 'Webhook endpoint');
 
-/**
- * The ticked event types: checkboxes `events[0]`, `events[1]`... (a form repeats no name, C-6), so an
- * unticked box is simply absent. None ticked is an empty list, for the API's schema to name.
- */
-export function checkedEvents(form: FormValues): string[] {
-  const value = form.events;
-  if (typeof value === 'string') return [value];
-  if (!value || typeof value !== 'object') return [];
-  return Object.values(value).filter((v): v is string => typeof v === 'string');
-}
-
 /** The form as the API's JSON (create's and PUT's): url as typed, the ticked events. */
-export const endpointFields = (form: FormValues) => ({ url: field(form, 'url') ?? '', events: checkedEvents(form) });
+export const endpointFields = (form: FormValues) => ({
+  url: field(form, 'url') ?? '',
+  events: listField(form, 'events') ?? [],
+});
 
 /** The url and events fields, starting from the stored endpoint, or from what was typed before a refusal. */
 export function EndpointFields({
@@ -37,7 +29,7 @@ export function EndpointFields({
   current?: { url: string; events: string[] };
 }) {
   const mine = state?.name === form ? state : undefined;
-  const ticked = new Set(mine ? checkedEvents(mine.values) : (current?.events ?? []));
+  const ticked = new Set(mine ? (listField(mine.values, 'events') ?? []) : (current?.events ?? []));
   const invalid = mine?.error?.details?.some((d) => d.path === 'events' || d.path.startsWith('events.'))
     ? true
     : undefined;
