@@ -133,7 +133,8 @@ export const settingDefinitions = {
     schema: z
       .array(z.enum(PORTAL_FEATURES, { error: `must be one of ${PORTAL_FEATURES.join(', ')}` }))
       .max(PORTAL_FEATURES.length)
-      .refine((features) => new Set(features).size === features.length, 'must list each feature once'),
+      .refine((features) => new Set(features).size === features.length, 'must list each feature once')
+      .meta({ uniqueItems: true }),
     default: [...PORTAL_FEATURES],
     description:
       'What customers may do in the portal (P-7): cancel, change_plan, billing_details, deactivate_devices. ' +

@@ -20,7 +20,7 @@ test.before(async () => {
 });
 test.after.always(async () => w?.close());
 
-test("another customer's subscription, license or invoice id in any portal URL is 404 and changes nothing", async (t) => {
+test("another customer's subscription, license or invoice id in a portal URL is 404, changing nothing", async (t) => {
   const mine = await makePortalCustomer(w, 'Mine');
   const theirs = await makePortalCustomer(w, 'Theirs');
   const cookie = await portalCookie(w, mine.customer.id);

@@ -80,7 +80,7 @@ for (const width of [1280, 360]) {
     await look(t, page, 'invoices', width);
   });
 
-  test(`at ${width} px: a subscription: Cancel at period end, Keep subscription, Change plan and Confirm change`, async (t) => {
+  test(`at ${width} px: Cancel at period end, Keep subscription, Change plan, Confirm change`, async (t) => {
     const world = await makePortalCustomer(w, `Subscriber ${width}`);
     const { page, close } = await portalPage(w, world.customer.id, width);
     t.teardown(close);
@@ -144,7 +144,7 @@ for (const width of [1280, 360]) {
     ]);
   });
 
-  test(`at ${width} px: Billing details: name, company, billingAddress, taxId; refusals beside the field`, async (t) => {
+  test(`at ${width} px: Billing details: name, company, billingAddress, taxId; refusals beside fields`, async (t) => {
     const world = await makePortalCustomer(w, `Payer ${width}`);
     const { page, close } = await portalPage(w, world.customer.id, width);
     t.teardown(close);

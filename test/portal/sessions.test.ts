@@ -81,7 +81,7 @@ test("the v1 route makes a link for the API key's customer", async (t) => {
   t.is(foreign.status, 400, 'a customerId is not a v1 field');
 });
 
-test('opening a link: 303 to /portal with portal_session HttpOnly, SameSite=Lax, 12 hours, stored hashed', async (t) => {
+test('a link: 303 to /portal, portal_session HttpOnly, SameSite=Lax, 12 hours, stored hashed', async (t) => {
   const customer = await insertCustomer(w.app.db);
   const link = await portalLink(w, customer.id);
   const res = await fetch(`${w.app.baseUrl}${link.path}`, { redirect: 'manual' });
@@ -97,7 +97,7 @@ test('opening a link: 303 to /portal with portal_session HttpOnly, SameSite=Lax,
 });
 
 for (const width of [1280, 360]) {
-  test(`at ${width} px: a link works once; used, expired and unknown links are a page linking to /portal/login`, async (t) => {
+  test(`at ${width} px: a link works once; used, expired, unknown links: a page linking to /portal/login`, async (t) => {
     const customer = await insertCustomer(w.app.db, { name: 'Once Only' });
     const link = await portalLink(w, customer.id);
     const first = await newPage(w.browser, width);

@@ -71,7 +71,8 @@ test('an unknown email gets the same page, and no code or email is made', async 
     async () =>
       (
         await w.app.db.raw(
-          "select output from pgboss.job where name = 'portal.send-code' and data->>'email' = ? and state = 'completed'",
+          "select output from pgboss.job where name = 'portal.send-code' and data->>'email' = ? " +
+            "and state = 'completed'",
           ['nobody@buyer.test'],
         )
       ).rows,
