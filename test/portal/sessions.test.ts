@@ -97,7 +97,7 @@ test('a link: 303 to /portal, portal_session HttpOnly, SameSite=Lax, 12 hours, s
 });
 
 for (const width of [1280, 360]) {
-  test(`at ${width} px: a link works once; used, expired, unknown links: a page linking to /portal/login`, async (t) => {
+  test(`at ${width} px: a link works once; used, expired, unknown links: a page leading to sign-in`, async (t) => {
     const customer = await insertCustomer(w.app.db, { name: 'Once Only' });
     const link = await portalLink(w, customer.id);
     const first = await newPage(w.browser, width);
