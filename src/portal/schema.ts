@@ -1,18 +1,7 @@
 import { z } from 'zod';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
-import { uuid, withoutControls } from '../http/schemas.ts';
-
-/** Where the portal's `Back to <host>` leads: an absolute http(s) URL (tabs and newlines refused first, D-95). */
-const returnUrl = withoutControls(z.string().max(2048, 'must be at most 2048 characters'))
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'https:' || url.protocol === 'http:';
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http or https URL')
-  .meta({ format: 'uri' });
+import { returnUrl } from '../checkout/schema.ts';
+import { uuid } from '../http/schemas.ts';
 
 /** POST /api/billing/portal-sessions (P-1). */
 export const adminPortalSessionBody = z
