@@ -16,7 +16,7 @@ import { AppError } from '../errors.ts';
 import { servedOverHttps } from '../http/cookies.ts';
 import { errorStatus } from '../http/error-status.ts';
 import { requestLog } from '../http/request-context.ts';
-import { portalFeatures } from '../portal/features.ts';
+import { portalSite } from '../portal/features.ts';
 import { authenticatePortalSession } from '../portal/sessions.ts';
 import { companyDetails } from '../settings/company.ts';
 import { ErrorPage } from './error-page.tsx';
@@ -36,10 +36,9 @@ const viewers = new WeakMap<Context, PortalViewer>();
 async function viewerOf(ctx: Context, deps: AppDeps): Promise<PortalViewer> {
   const token = readPortalCookie(ctx);
   const session = await authenticatePortalSession(deps.db, token);
-  const [customer, company, features] = await Promise.all([
+  const [customer, { company, features }] = await Promise.all([
     findCustomer(deps.db, session.customer_id),
-    companyDetails(deps.db),
-    portalFeatures(deps.db),
+    portalSite(deps.db),
   ]);
   const viewer: PortalViewer = {
     customerId: customer.id,

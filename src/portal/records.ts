@@ -3,7 +3,6 @@
  * by the page: another customer's invoice, subscription or license is not found (404), as if it did not exist.
  */
 import type { Config } from '../config.ts';
-import { findCustomer } from '../customers/service.ts';
 import type { Db } from '../db/knex.ts';
 import { notFound } from '../errors.ts';
 import { uuid } from '../http/schemas.ts';
@@ -36,8 +35,7 @@ export async function portalSubscriptions(db: Db, customerId: string) {
 
 /** P-3 Overview: what is owed (per currency), the subscriptions that run, the next invoice's date. */
 export async function portalOverview(db: Db, customerId: string) {
-  const [customer, owed, subscriptions] = await Promise.all([
-    findCustomer(db, customerId),
+  const [owed, subscriptions] = await Promise.all([
     openAmountsOfCustomers(db, [customerId]),
     portalSubscriptions(db, customerId),
   ]);
@@ -47,7 +45,7 @@ export async function portalOverview(db: Db, customerId: string) {
     .filter(({ sub }) => !sub.cancel_at_period_end && sub.status !== 'paused')
     .map(({ sub }) => sub.current_period_end.getTime());
   const nextInvoiceDate = renewals.length > 0 ? new Date(Math.min(...renewals)) : null;
-  return { customer, owed: owed.get(customerId) ?? [], live, nextInvoiceDate };
+  return { owed: owed.get(customerId) ?? [], live, nextInvoiceDate };
 }
 
 /** P-3 Invoices: every invoice the customer was sent (no drafts), newest first, a page at a time, with its links. */
