@@ -22,8 +22,7 @@ export function PortalLinkSection({
 }) {
   const [url, expiresAt] = link ? link.split(' ') : [];
   return (
-    <section id="portal" aria-labelledby="portal-h">
-      <h2 id="portal-h">Customer portal</h2>
+    <div id="portal" class="portal-link">
       {url ? (
         <p class="reveal" role="status">
           {'Send this link to the customer; it signs them in once, until '}
@@ -39,6 +38,6 @@ export function PortalLinkSection({
       >
         <p class="muted">A sign-in link to the customer's portal, valid for an hour and once.</p>
       </Form>
-    </section>
+    </div>
   );
 }
