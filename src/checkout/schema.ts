@@ -3,7 +3,7 @@ import { uuid, withoutControls } from '../http/schemas.ts';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
 
 // The URL parser drops tabs and newlines silently: they are refused before it sees them (D-95).
-const returnUrl = withoutControls(z.string().max(2048, 'must be at most 2048 characters'))
+export const returnUrl = withoutControls(z.string().max(2048, 'must be at most 2048 characters'))
   .refine((value) => {
     try {
       const url = new URL(value);

@@ -62,6 +62,11 @@ export async function findCustomerRow(db: Db, id: string): Promise<CustomerRow |
   return db('customers').where({ id }).first(COLUMNS);
 }
 
+/** The customer with this email, matched as the unique index `customers_email_lower` compares (D-22). */
+export async function findCustomerRowByEmail(db: Db, email: string): Promise<CustomerRow | undefined> {
+  return db('customers').whereRaw('lower(email) = lower(?)', [email]).first(COLUMNS);
+}
+
 /** The columns a create writes; the others take their defaults. */
 export type CustomerCreate = Pick<
   CustomerRow,

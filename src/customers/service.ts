@@ -14,6 +14,7 @@ import {
   findCustomerNameRows,
   EMAIL_UNIQUE_INDEX,
   findCustomerRow,
+  findCustomerRowByEmail,
   insertCustomerRow,
   listCustomerRows,
   lockCustomerRow,
@@ -163,6 +164,11 @@ export async function findCustomer(db: Db, id: string): Promise<CustomerRow> {
   const row = await findCustomerRow(db, id);
   if (!row) throw notFound('Customer');
   return row;
+}
+
+/** The customer whose email this is (case-insensitively, as D-22 makes emails unique), or undefined. */
+export function findCustomerByEmail(db: Db, email: string): Promise<CustomerRow | undefined> {
+  return findCustomerRowByEmail(db, email);
 }
 
 export async function updateCustomer(

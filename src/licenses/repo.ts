@@ -77,6 +77,10 @@ export async function findLicenseByKey(db: Db, key: string): Promise<LicenseRow 
   return row;
 }
 
+export async function findLicenseById(db: Db, id: string): Promise<LicenseRow | undefined> {
+  return db('licenses').where({ id }).first(LICENSE_COLUMNS);
+}
+
 /** The license row locked for the rest of the transaction: activations of one license happen one at a time. */
 export async function lockLicenseByKey(db: Db, key: string): Promise<LicenseRow | undefined> {
   return db('licenses').where({ license_key: key }).forUpdate().first();

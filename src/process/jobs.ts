@@ -8,6 +8,7 @@ import { refreshProductMetricsHandler } from '../products/refresh-metrics.handle
 import { resumePendingRefundsHandler } from '../refunds/resume-pending.handler.ts';
 import type { JobDefinition, JobHandler } from '../queue/job.ts';
 import { deliverWebhookHandler } from '../webhooks/deliver.handler.ts';
+import { sendPortalCodeHandler } from '../portal/send-code.handler.ts';
 
 /**
  * Every job the service runs, with its handler: the bootstraps hand it to registerWorkers, and its
@@ -23,6 +24,7 @@ export const jobHandlers: readonly JobHandler[] = [
   cullDeadDevicesHandler,
   resumePendingRefundsHandler,
   dispatchEmailsHandler,
+  sendPortalCodeHandler,
 ];
 
 export const jobDefinitions: readonly JobDefinition[] = jobHandlers.map((handler) => handler.definition);

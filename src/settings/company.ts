@@ -9,12 +9,18 @@ export interface Company {
   taxId: string;
 }
 
-export async function companyDetails(db: Db): Promise<Company> {
-  const s = await getSettings(db, ['company.name', 'company.email', 'company.address', 'company.tax_id']);
+/** The settings that make the company's details, for a caller reading them with others in one query. */
+export const COMPANY_SETTINGS = ['company.name', 'company.email', 'company.address', 'company.tax_id'] as const;
+
+export function companyOf(s: { [K in (typeof COMPANY_SETTINGS)[number]]: string }): Company {
   return {
     name: s['company.name'],
     email: s['company.email'],
     address: s['company.address'],
     taxId: s['company.tax_id'],
   };
+}
+
+export async function companyDetails(db: Db): Promise<Company> {
+  return companyOf(await getSettings(db, [...COMPANY_SETTINGS]));
 }

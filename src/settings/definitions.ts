@@ -3,6 +3,10 @@ import type { Config } from '../config.ts';
 import { percentString } from '../percent.ts';
 import { EMAIL_TYPES } from '../email-types.ts';
 
+/** P-7: what a customer may do in the portal; a feature left out shows no control and its POST is 403. */
+export const PORTAL_FEATURES = ['cancel', 'change_plan', 'billing_details', 'deactivate_devices'] as const;
+export type PortalFeature = (typeof PORTAL_FEATURES)[number];
+
 interface SettingDef {
   schema: z.ZodType;
   default: unknown;
@@ -124,6 +128,17 @@ export const settingDefinitions = {
     default: 300,
     description:
       'Hosted invoice page requests (/i/...) per minute per IP, as the public license endpoints are limited.',
+  },
+  'portal.features': {
+    schema: z
+      .array(z.enum(PORTAL_FEATURES, { error: `must be one of ${PORTAL_FEATURES.join(', ')}` }))
+      .max(PORTAL_FEATURES.length)
+      .refine((features) => new Set(features).size === features.length, 'must list each feature once')
+      .meta({ uniqueItems: true }),
+    default: [...PORTAL_FEATURES],
+    description:
+      'What customers may do in the portal (P-7): cancel, change_plan, billing_details, deactivate_devices. ' +
+      'A feature left out shows no control and its form is refused (403).',
   },
   'emails.trial_ending_days': {
     schema: z.number().int().min(1).max(60),

@@ -44,6 +44,7 @@ export const settingsResponse = z.object(Object.fromEntries(keys.map((key) => [k
       'invoices.hosted_rate_limit_per_minute': 300,
       'emails.enabled_types': ['invoice.issued', 'payment.receipt', 'payment.failed', 'dunning.final', 'portal.code'],
       'emails.trial_ending_days': 3,
+      'portal.features': ['cancel', 'change_plan', 'billing_details', 'deactivate_devices'],
     },
   ],
 });

@@ -9,6 +9,7 @@ import { consoleMiddleware } from '../console/router.ts';
 import { docsAssets } from '../docs/assets.ts';
 import { emailPreview } from '../console/emails-preview.ts';
 import { hostedInvoicePages } from '../hosted-invoices/pages.ts';
+import { portalPages } from '../portal-pages/router.ts';
 
 /** The Koa application, without listen(): the server entry point and the tests both build it here. */
 export function createApp(deps: AppDeps): Koa {
@@ -21,6 +22,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(consoleMiddleware(deps));
   // The hosted invoice pages (/i/...) answer with their own pages and the console's headers (K-2).
   app.use(hostedInvoicePages(deps));
+  // The customer portal (/portal...): its own session cookie, pages and headers (P-1..P-7, K-2).
+  app.use(portalPages(deps));
   app.use(securityHeaders);
   app.use(errorMiddleware(deps.logger));
   app.use(docsAssets);

@@ -19,6 +19,7 @@ import { metricsRoutes } from '../metrics/routes.ts';
 import { reportRoutes } from '../reports/routes.ts';
 import { metricRoutes } from '../metering/routes.ts';
 import { usageRoutes } from '../usage-api/routes.ts';
+import { portalRoutes } from '../portal/routes.ts';
 import { paymentMethodRoutes } from '../payment-methods/routes.ts';
 import { paymentRoutes } from '../payments/routes.ts';
 import { planRoutes } from '../plans/routes.ts';
@@ -68,6 +69,7 @@ const domainRoutes: AnyRoute[] = [
   ...metricsRoutes,
   ...reportRoutes,
   ...auditRoutes,
+  ...portalRoutes,
 ];
 
 /** Every route of the service: the router, the OpenAPI document and the access-control tests read this list. */

@@ -13,6 +13,7 @@ export interface JsonSchema {
   additionalProperties?: JsonSchema | boolean;
   propertyNames?: JsonSchema;
   items?: JsonSchema;
+  uniqueItems?: boolean;
   minItems?: number;
   maxItems?: number;
   minLength?: number;
@@ -302,6 +303,13 @@ export function conforming(s: JsonSchema, options: ConformingOptions = {}, depth
       return fc.constant(null);
     case 'array': {
       const minLength = s.minItems ?? 0;
+      // A list whose items must differ (`uniqueItems`, a setting listing features) gets distinct ones.
+      if (s.uniqueItems)
+        return fc.uniqueArray(conforming(s.items ?? {}, options, depth + 1), {
+          minLength,
+          maxLength: Math.max(minLength, Math.min(s.maxItems ?? 3, 3)),
+          selector: (v) => JSON.stringify(v),
+        });
       return fc.array(conforming(s.items ?? {}, options, depth + 1), {
         minLength,
         maxLength: Math.max(minLength, Math.min(s.maxItems ?? 3, 3)),

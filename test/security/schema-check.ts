@@ -23,6 +23,7 @@ export const CHECKED_KEYWORDS = new Set([
   'items',
   'minItems',
   'maxItems',
+  'uniqueItems',
   'properties',
   'required',
   'additionalProperties',
@@ -100,6 +101,7 @@ export function schemaProblems(schema: JsonSchema, value: unknown, path = ''): s
   if (Array.isArray(value)) {
     if (s.minItems !== undefined && value.length < s.minItems) problems.push(path);
     if (s.maxItems !== undefined && value.length > s.maxItems) problems.push(path);
+    if (s.uniqueItems && new Set(value.map((item) => JSON.stringify(item))).size !== value.length) problems.push(path);
     for (const [i, item] of s.items ? value.entries() : [])
       problems.push(...schemaProblems(s.items!, item, join(path, i)));
   }

@@ -32,6 +32,9 @@ import { newInvoiceUrl } from './invoices.tsx';
 import { newLicenseUrl } from './licenses.tsx';
 import { newApiKeyUrl } from './settings-api-keys.tsx';
 import { newSubscriptionUrl } from './subscriptions.tsx';
+import { PortalLinkSection } from './customer-portal-link.tsx';
+import { takeReveal } from '../http/reveal.ts';
+import { servedOverHttps } from '../../http/cookies.ts';
 import {
   ApiKeysSection,
   InvoicesSection,
@@ -116,7 +119,7 @@ function CreditFields({ state, currencies }: { state?: FormState; currencies: st
 export const customerPage = definePage({
   path: '/admin/customers/:id',
   query: z.object({ timelineAfter: eventId.optional() }),
-  async render({ deps, params, query, viewer, notice, state }) {
+  async render({ deps, ctx, params, query, viewer, notice, state }) {
     const id = customerIdOf(params);
     const [data, rates, emails] = await Promise.all([
       loadCustomer(deps.db, id, query.timelineAfter),
@@ -190,6 +193,12 @@ export const customerPage = definePage({
             </dd>
           </dl>
         </section>
+        <PortalLinkSection
+          customerId={id}
+          csrf={viewer.csrf}
+          state={state}
+          link={takeReveal(ctx, servedOverHttps(ctx, deps.config))}
+        />
         <details open={state?.name === 'edit'}>
           <summary>Edit profile</summary>
           <Form name="edit" action={`/admin/customers/${id}`} csrf={viewer.csrf} state={state} submit="Save changes">

@@ -12,6 +12,7 @@ import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineAction, defineExport, definePage } from '../http/route.ts';
 import { customerDetailRoutes } from './customer-detail.tsx';
+import { portalLinkAction } from './customer-portal-action.tsx';
 import {
   Amounts,
   creditAmounts,
@@ -162,4 +163,10 @@ export const customersExport = defineExport({
 });
 
 // The export comes before the detail page: `export.csv` would otherwise be read as a customer id.
-export const customerRoutes = [customersExport, customersPage, createCustomerAction, ...customerDetailRoutes];
+export const customerRoutes = [
+  customersExport,
+  customersPage,
+  createCustomerAction,
+  ...customerDetailRoutes,
+  portalLinkAction,
+];
