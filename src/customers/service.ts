@@ -25,6 +25,7 @@ import {
   type CustomerRow,
   type CustomerTaxProfile,
   type CustomerWrite,
+  CUSTOMER_SORTS,
 } from './repo.ts';
 import type { CreateCustomerInput, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
@@ -250,3 +251,6 @@ export type { CustomerTaxProfile };
 export async function customerTaxProfiles(db: Db, ids: string[]): Promise<Map<string, CustomerTaxProfile>> {
   return new Map((await findTaxProfileRows(db, ids)).map((r) => [r.id, r]));
 }
+
+/** The keys the customer list sorts by (C-15). */
+export const CUSTOMER_SORT_KEYS: readonly string[] = Object.keys(CUSTOMER_SORTS);

@@ -1,11 +1,41 @@
 import type { ComponentChildren } from 'preact';
+import type { ListSort } from '../../db/paginate.ts';
+import { nextSort, sortParam } from '../http/sort.ts';
 
 export interface Column<T> {
   header: string;
   cell: (row: T) => ComponentChildren;
   /** Right-aligned (amounts). */
   numeric?: boolean;
+  /** The list's sort key for this column (C-15): its header becomes a link that sorts by it. */
+  sort?: string;
 }
+
+/** How a sortable list orders its rows now, and its URL for another order (its filters kept, the cursor not). */
+export interface Sorting {
+  current?: ListSort;
+  href: (sort: string) => string;
+}
+
+/** A column's header: a link toggling its order when the list sorts by it, with an arrow on the column in use. */
+function Header<T>({ column, sorting }: { column: Column<T>; sorting?: Sorting }) {
+  if (!sorting || !column.sort) return <>{column.header}</>;
+  const active = sorting.current?.key === column.sort ? sorting.current : undefined;
+  const arrow = active ? (active.descending ? ' ▼' : ' ▲') : '';
+  return (
+    <a class="sort" href={sorting.href(sortParam(nextSort(sorting.current, column.sort)))}>
+      {column.header}
+      {arrow ? <span aria-hidden="true">{arrow}</span> : null}
+    </a>
+  );
+}
+
+const ariaSort = <T,>(column: Column<T>, sorting?: Sorting) =>
+  column.sort && sorting?.current?.key === column.sort
+    ? sorting.current.descending
+      ? 'descending'
+      : 'ascending'
+    : undefined;
 
 /**
  * C-4: a list is a table; an empty one says so; `next` links the following page by cursor. A `stack` table
@@ -19,12 +49,14 @@ export function Table<T>({
   empty,
   next,
   stack,
+  sorting,
 }: {
   rows: T[];
   columns: Column<T>[];
   empty: string;
   next?: string;
   stack?: boolean;
+  sorting?: Sorting;
 }) {
   if (rows.length === 0) return <p class="empty">{empty}</p>;
   const role = <R extends 'table' | 'rowgroup' | 'row' | 'columnheader' | 'cell'>(name: R) =>
@@ -35,8 +67,13 @@ export function Table<T>({
         <thead role={role('rowgroup')}>
           <tr role={role('row')}>
             {columns.map((c) => (
-              <th scope="col" role={role('columnheader')} class={c.numeric ? 'num' : undefined}>
-                {c.header}
+              <th
+                scope="col"
+                role={role('columnheader')}
+                class={c.numeric ? 'num' : undefined}
+                aria-sort={ariaSort(c, sorting)}
+              >
+                <Header column={c} sorting={sorting} />
               </th>
             ))}
           </tr>

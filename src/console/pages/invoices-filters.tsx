@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Page, PageQuery } from '../../db/paginate.ts';
 import { pagingQuery, uuid } from '../../http/schemas.ts';
+import { sortField } from '../http/sort.ts';
 
 export const PAGE_SIZE = 50;
 const EXPORT_BATCH = 500;
@@ -27,6 +28,7 @@ export function moneyListQuery<const S extends readonly [string, ...string[]]>(s
     customer: z.string().trim().max(200).optional(),
     from: isoDay.optional(),
     to: isoDay.optional(),
+    ...sortField,
   });
 }
 
@@ -36,6 +38,8 @@ export interface MoneyListFilters {
   customer?: string;
   from?: string;
   to?: string;
+  /** The list's order (C-15): kept by the filter form, not by the export. */
+  sort?: string;
 }
 
 /** `from` and `to` as the services take them: `to` includes its whole (UTC) day, so the bound is the next midnight. */
@@ -124,6 +128,7 @@ export function FilterForm({
           <label for="filter-to">Created to (inclusive)</label>
           <input id="filter-to" name="to" type="date" value={values.to ?? ''} />
         </p>
+        {values.sort ? <input type="hidden" name="sort" value={values.sort} /> : null}
         <button type="submit">Filter</button>
       </form>
       <p class="export">
