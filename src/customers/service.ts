@@ -88,7 +88,9 @@ function audited(row: CustomerCreate): Record<string, unknown> {
 async function assertTaxTerms(db: Db, customer: Pick<CustomerRow, 'tax_rate_ids' | 'tax_exempt' | 'tax_id'>) {
   if (customer.tax_exempt === 'reverse' && !customer.tax_id) {
     const message = 'is required when taxExempt is reverse (reverse-charge invoices show it)';
-    throw new AppError('invalid_request', `Invalid body: taxId: ${message}`, { details: [{ path: 'taxId', message }] });
+    throw new AppError('invalid_request', `Some fields need correcting: taxId: ${message}`, {
+      details: [{ path: 'taxId', message }],
+    });
   }
   await requireUsableTaxRates(db, customer.tax_rate_ids, 'taxRateIds');
 }

@@ -7,6 +7,8 @@ export interface Column<T> {
   cell: (row: T) => ComponentChildren;
   /** Right-aligned (amounts). */
   numeric?: boolean;
+  /** Kept on one line (dates, references): a date broken at its hyphens reads as two. */
+  nowrap?: boolean;
   /** The list's sort key for this column (C-15): its header becomes a link that sorts by it. */
   sort?: string;
 }
@@ -40,8 +42,10 @@ const ariaSort = <T,>(column: Column<T>, sorting?: Sorting) =>
 /**
  * C-4: a list is a table; an empty one says so; `next` links the following page by cursor. A `stack` table
  * becomes one block per row on a narrow screen, each cell on its own line under its column's name (the
- * stylesheet's `.stack`), for rows whose cells need the width (an audit entry's changes). Its roles keep it
- * a table for screen readers, which some drop when a table's display changes.
+ * stylesheet's `.stack`), for rows whose cells need the width (an audit entry's changes) and for money lists,
+ * whose amounts must stay on the screen (issue 34: at 360 px they had scrolled off). Its roles keep it a table
+ * for screen readers, which some drop when a table's display changes. A stacked sortable table keeps its
+ * sortable headers as a row of links above the rows.
  */
 export function Table<T>({
   rows,
@@ -62,7 +66,7 @@ export function Table<T>({
   const role = <R extends 'table' | 'rowgroup' | 'row' | 'columnheader' | 'cell'>(name: R) =>
     stack ? name : undefined;
   return (
-    <div class={stack ? 'table-wrap stack' : 'table-wrap'}>
+    <div class={`table-wrap${stack ? ' stack' : ''}${sorting ? ' sortable' : ''}`}>
       <table role={role('table')}>
         <thead role={role('rowgroup')}>
           <tr role={role('row')}>
@@ -70,7 +74,7 @@ export function Table<T>({
               <th
                 scope="col"
                 role={role('columnheader')}
-                class={c.numeric ? 'num' : undefined}
+                class={[c.numeric ? 'num' : '', sorting && !c.sort ? 'unsorted' : ''].join(' ').trim() || undefined}
                 aria-sort={ariaSort(c, sorting)}
               >
                 <Header column={c} sorting={sorting} />
@@ -82,7 +86,11 @@ export function Table<T>({
           {rows.map((row) => (
             <tr role={role('row')}>
               {columns.map((c) => (
-                <td role={role('cell')} data-label={stack ? c.header : undefined} class={c.numeric ? 'num' : undefined}>
+                <td
+                  role={role('cell')}
+                  data-label={stack ? c.header : undefined}
+                  class={c.numeric ? 'num' : c.nowrap ? 'nowrap' : undefined}
+                >
                   {c.cell(row)}
                 </td>
               ))}

@@ -1,3 +1,4 @@
+import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import { createCustomerBody, CUSTOMER_TIERS } from '../../customers/schema.ts';
 import { createCustomer, CUSTOMER_SORT_KEYS, type CustomerListFilters } from '../../customers/service.ts';
@@ -80,7 +81,7 @@ export const customersPage = definePage({
               <option value="">Any</option>
               {CUSTOMER_TIERS.map((t) => (
                 <option value={t} selected={t === query.tier}>
-                  {t}
+                  {label(t)}
                 </option>
               ))}
             </select>
@@ -98,6 +99,7 @@ export const customersPage = definePage({
             empty={query.q || query.tier ? 'No customers match these filters.' : 'No customers yet.'}
             next={nextPageUrl('/admin/customers', order.pageParams, rows.at(-1)?.id, hasMore)}
             sorting={order.sorting}
+            stack
             columns={[
               { header: 'Name', sort: 'name', cell: (c) => <a href={`/admin/customers/${c.id}`}>{c.name}</a> },
               { header: 'Email', sort: 'email', cell: (c) => c.email },

@@ -2,6 +2,7 @@
  * What the invoice and payment lists share (console.md "money"): the `status`, `customerId`, `from`, `to`
  * filters, their form, the export link that carries them, and the keyset batches a CSV export walks.
  */
+import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import type { Page, PageQuery } from '../../db/paginate.ts';
 import { pagingQuery, uuid } from '../../http/schemas.ts';
@@ -107,7 +108,7 @@ export function FilterForm({
             <option value="">Any</option>
             {statuses.map((s) => (
               <option value={s} selected={s === values.status}>
-                {s}
+                {label(s)}
               </option>
             ))}
           </select>

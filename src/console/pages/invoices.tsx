@@ -1,4 +1,5 @@
 /** `/admin/invoices` (console.md "money"): the list with its filters, the create form, and the CSV export. */
+import { statusWords } from '../components/labels.ts';
 import { createInvoiceBody, INVOICE_STATUSES, MAX_LINE_ITEMS } from '../../invoices/schema.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import { customerNames } from '../../customers/service.ts';
@@ -190,12 +191,13 @@ export const invoicesPage = definePage({
           }))}
         />
         <SortProblem problem={order.problem} />
-        <div class="wide">
+        <div class="wide words">
           <Table
             rows={rows}
             empty="No invoices match."
             next={nextPageUrl('/admin/invoices', order.pageParams, rows.at(-1)?.id, hasMore)}
             sorting={order.sorting}
+            stack
             columns={[
               {
                 header: 'Number',
@@ -212,7 +214,7 @@ export const invoicesPage = definePage({
                   <a href={`/admin/customers/${i.customer_id}`}>{names.get(i.customer_id) ?? i.customer_id}</a>
                 ),
               },
-              { header: 'Status', sort: 'status', cell: (i) => <span class="status">{i.status}</span> },
+              { header: 'Status', sort: 'status', cell: (i) => <span class="status">{statusWords(i.status)}</span> },
               { header: 'Total', sort: 'total', numeric: true, cell: (i) => money(i.total, i.currency) },
               {
                 header: 'Amount due',
@@ -220,8 +222,8 @@ export const invoicesPage = definePage({
                 numeric: true,
                 cell: (i) => money(amountDue(i).toString(), i.currency),
               },
-              { header: 'Due date', sort: 'dueDate', cell: (i) => date(i.due_date) },
-              { header: 'Created', sort: 'createdAt', cell: (i) => dateTime(i.created_at) },
+              { header: 'Due date', sort: 'dueDate', nowrap: true, cell: (i) => date(i.due_date) },
+              { header: 'Created', sort: 'createdAt', nowrap: true, cell: (i) => dateTime(i.created_at) },
             ]}
           />
         </div>

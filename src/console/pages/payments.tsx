@@ -1,4 +1,5 @@
 /** `/admin/payments` (console.md "money"): payments with their refunds, filtered in SQL, and the CSV export. */
+import { label, statusWords } from '../components/labels.ts';
 import type { Db } from '../../db/knex.ts';
 import { customerNames } from '../../customers/service.ts';
 import { findInvoicesByIds } from '../../invoices/service.ts';
@@ -66,8 +67,10 @@ function RefundList({ refunds }: { refunds: RefundRow[] }) {
     <ul class="plain">
       {refunds.map((r) => (
         <li>
-          {`${money(r.amount, r.currency)} · ` +
-            `${dateTime(r.created_at)}${r.reason ? ` · ${r.reason}` : ''}${r.status === 'pending' ? ' · pending' : ''}`}
+          <span class="nowrap">{money(r.amount, r.currency)}</span>
+          {' · '}
+          <span class="nowrap">{dateTime(r.created_at)}</span>
+          {`${r.reason ? ` · ${r.reason}` : ''}${r.status === 'pending' ? ' · pending' : ''}`}
         </li>
       ))}
     </ul>
@@ -124,14 +127,20 @@ export const paymentsPage = definePage({
           }))}
         />
         <SortProblem problem={order.problem} />
-        <div class="wide">
+        <div class="wide words">
           <Table
             rows={rows}
             empty="No payments match."
             next={nextPageUrl('/admin/payments', order.pageParams, rows.at(-1)?.id, hasMore)}
             sorting={order.sorting}
+            stack
             columns={[
-              { header: 'Received', sort: 'receivedAt', cell: (p: PaymentRow) => dateTime(p.received_at) },
+              {
+                header: 'Received',
+                sort: 'receivedAt',
+                nowrap: true,
+                cell: (p: PaymentRow) => dateTime(p.received_at),
+              },
               {
                 header: 'Invoice',
                 cell: (p) => (
@@ -146,8 +155,12 @@ export const paymentsPage = definePage({
                   <a href={`/admin/customers/${p.customer_id}`}>{names.get(p.customer_id) ?? p.customer_id}</a>
                 ),
               },
-              { header: 'Method', sort: 'method', cell: (p) => p.payment_method },
-              { header: 'Provider reference', sort: 'reference', cell: (p) => p.provider_reference ?? '' },
+              { header: 'Method', sort: 'method', cell: (p) => label(p.payment_method) },
+              {
+                header: 'Provider reference',
+                sort: 'reference',
+                cell: (p) => <span class="nowrap">{p.provider_reference ?? ''}</span>,
+              },
               { header: 'Amount', sort: 'amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
               {
                 header: 'Refunded',
@@ -155,7 +168,7 @@ export const paymentsPage = definePage({
                 numeric: true,
                 cell: (p) => money(p.refunded_amount, p.currency),
               },
-              { header: 'Status', sort: 'status', cell: (p) => <span class="status">{p.status}</span> },
+              { header: 'Status', sort: 'status', cell: (p) => <span class="status">{statusWords(p.status)}</span> },
               { header: 'Refunds', cell: (p) => <RefundList refunds={refunds.get(p.id) ?? []} /> },
             ]}
           />

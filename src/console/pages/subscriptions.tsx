@@ -1,4 +1,5 @@
 /** `/admin/subscriptions` (console.md "operations"): the list with its filters and the create form. */
+import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import { customerNames } from '../../customers/service.ts';
 import type { Db } from '../../db/knex.ts';
@@ -113,7 +114,7 @@ function FilterForm({ values, plans, sort }: { values: ListFilters; plans: PlanR
           <option value="">Any</option>
           {SUBSCRIPTION_STATUSES.map((s) => (
             <option value={s} selected={s === values.status}>
-              {s}
+              {label(s)}
             </option>
           ))}
         </select>
@@ -168,6 +169,7 @@ export const subscriptionsPage = definePage({
             empty={filtered ? 'No subscriptions match these filters.' : 'No subscriptions yet.'}
             next={nextPageUrl('/admin/subscriptions', order.pageParams, rows.at(-1)?.id, hasMore)}
             sorting={order.sorting}
+            stack
             columns={[
               {
                 header: 'Customer',
