@@ -21,7 +21,9 @@ export function assertCurrencyPrecision(amount: string, currency: string, path =
     places === 0
       ? `must be a whole number of ${currency}`
       : `must have at most ${places} decimal places in ${currency}`;
-  throw new AppError('invalid_amount', `Invalid amount: ${path}: ${message}`, { details: [{ path, message }] });
+  throw new AppError('invalid_amount', `The amount needs correcting: ${path}: ${message}`, {
+    details: [{ path, message }],
+  });
 }
 
 /** Whether `amount` has no more decimals than its currency's minor unit (D-91): "10.005" USD has not. */

@@ -27,7 +27,7 @@ export function createCoupon(db: Db, input: CreateCouponInput, actor: Actor, now
   if (input.amountOff !== undefined) assertCurrencyPrecision(input.amountOff, input.currency!, 'amountOff');
   // A coupon that could never be redeemed is a typo in its date (Stripe refuses a redeem_by in the past too).
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
-    throw new AppError('invalid_request', 'Invalid body: expiresAt: must be in the future', {
+    throw new AppError('invalid_request', 'Some fields need correcting: expiresAt: must be in the future', {
       details: [{ path: 'expiresAt', message: 'must be in the future' }],
     });
   }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
-import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
+import { paginate, type Page, type PageQuery, type SortColumns } from '../db/paginate.ts';
 
 import type { TaxExempt } from './schema.ts';
 
@@ -99,11 +99,20 @@ export interface CustomerFilters {
   tier?: string;
 }
 
+/** The columns the console's customer list sorts by (C-15): names in letters' order, whatever their case. */
+export const CUSTOMER_SORTS: SortColumns = {
+  name: 'lower(name)',
+  email: 'lower(email)',
+  company: "lower(coalesce(company, ''))",
+  tier: 'tier',
+  createdAt: 'created_at',
+};
+
 export function listCustomerRows(db: Db, page: PageQuery, filters: CustomerFilters = {}): Promise<Page<CustomerRow>> {
   const query = db('customers').select(COLUMNS);
   if (filters.tsquery) matchesSearch(query, filters.tsquery);
   if (filters.tier) query.where({ tier: filters.tier });
-  return paginate<CustomerRow>(query, 'customers', page);
+  return paginate<CustomerRow>(query, 'customers', page, CUSTOMER_SORTS);
 }
 
 /** Applies `changes`; undefined when there is no such customer. */

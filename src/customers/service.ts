@@ -26,6 +26,7 @@ import {
   type CustomerRow,
   type CustomerTaxProfile,
   type CustomerWrite,
+  CUSTOMER_SORTS,
 } from './repo.ts';
 import type { CreateCustomerInput, UpdateCustomerInput } from './schema.ts';
 import { prefixTsquery } from './search-query.ts';
@@ -88,7 +89,9 @@ function audited(row: CustomerCreate): Record<string, unknown> {
 async function assertTaxTerms(db: Db, customer: Pick<CustomerRow, 'tax_rate_ids' | 'tax_exempt' | 'tax_id'>) {
   if (customer.tax_exempt === 'reverse' && !customer.tax_id) {
     const message = 'is required when taxExempt is reverse (reverse-charge invoices show it)';
-    throw new AppError('invalid_request', `Invalid body: taxId: ${message}`, { details: [{ path: 'taxId', message }] });
+    throw new AppError('invalid_request', `Some fields need correcting: taxId: ${message}`, {
+      details: [{ path: 'taxId', message }],
+    });
   }
   await requireUsableTaxRates(db, customer.tax_rate_ids, 'taxRateIds');
 }
@@ -256,3 +259,6 @@ export type { CustomerTaxProfile };
 export async function customerTaxProfiles(db: Db, ids: string[]): Promise<Map<string, CustomerTaxProfile>> {
   return new Map((await findTaxProfileRows(db, ids)).map((r) => [r.id, r]));
 }
+
+/** The keys the customer list sorts by (C-15). */
+export const CUSTOMER_SORT_KEYS: readonly string[] = Object.keys(CUSTOMER_SORTS);

@@ -12,7 +12,8 @@ import { Collections, type Payer } from './collections.ts';
 import { issueLicenses, scheduleExtras, type ExtrasCounts } from './extras.ts';
 import { seededRandom } from './random.ts';
 import { createCustomers, planStory, type StoryCounts } from './story.ts';
-import { addDays, Timeline } from './timeline.ts';
+import { backdateSince, databaseNow, stampedTables } from './backdate.ts';
+import { addDays, type StepDating, Timeline } from './timeline.ts';
 
 export const DEMO_SEED = 20260117;
 
@@ -69,8 +70,13 @@ export async function seedDemo(deps: AppDeps, options: DemoOptions = {}): Promis
   if (!customers) return { status: 'already_seeded' };
   const catalog = await createCatalog(deps.db);
 
+  const tables = await stampedTables(deps.db);
+  const dating: StepDating = {
+    mark: () => databaseNow(deps.db),
+    move: (since, at) => backdateSince(deps.db, tables, since, at),
+  };
   const payers = new Map<string, Payer>();
-  const timeline: Timeline = new Timeline(() => collections.discover());
+  const timeline: Timeline = new Timeline(() => collections.discover(), dating);
   const collections = new Collections(
     deps.db,
     timeline,
@@ -88,11 +94,13 @@ export async function seedDemo(deps: AppDeps, options: DemoOptions = {}): Promis
   let invoicesOverdue = 0;
   const sweepAt = async (asOf: Date) => {
     await timeline.runThrough(asOf);
+    const since = await dating.mark();
     const summary = await sweep(deps, asOf);
     sweeps += 1;
     invoicesBySweeps += summary.invoicesCreated;
     invoicesOverdue += summary.invoicesOverdue;
     await collections.discover();
+    await dating.move(since, asOf);
   };
   let month = '';
   for (let asOf = addDays(start, 7); asOf < end; asOf = addDays(asOf, 7)) {

@@ -16,6 +16,7 @@ import type { Catalog, PlanKey } from './catalog.ts';
 import type { Payer } from './collections.ts';
 import { emailOf, PEOPLE, type DemoPerson } from './people.ts';
 import type { Random } from './random.ts';
+import { backdateSignUps } from './backdate.ts';
 import { addDays, DAY_MS, type Timeline } from './timeline.ts';
 
 export interface DemoCustomer {
@@ -175,6 +176,10 @@ export function planStory(ctx: StoryContext, customers: DemoCustomer[]): StoryCo
     });
 
     const joined = joinDate(ctx, index);
+    // Created before the story runs (its ids plan it), the customer is dated an hour before its first subscription.
+    timeline.add(addDays(joined, -1 / 24), `sign-up of ${person.name}`, (at) =>
+      backdateSignUps(deps.db, [{ customerId: customer.id, at }]),
+    );
     const plan: PlanKey = person.eu ? 'syncTeamEur' : ctx.random.pick(MAIN_PLANS[person.tier]);
     const fate = FATES[index];
     const trialDays = TRIALING.has(index) ? 14 : !fate && ctx.random.chance(0.25) ? 14 : undefined;

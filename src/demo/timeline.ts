@@ -15,12 +15,24 @@ interface Scheduled {
   run: (at: Date) => Promise<void>;
 }
 
+/**
+ * Dates what a step stamped with the real clock (backdate.ts): `mark` before the step, `move` after it to the
+ * step's date.
+ */
+export interface StepDating {
+  mark(): Promise<Date>;
+  move(since: Date, at: Date): Promise<void>;
+}
+
 export class Timeline {
   private pending: Scheduled[] = [];
   private counter = 0;
 
   /** `afterEach` runs after every action (the collections look for invoices the action issued). */
-  constructor(private readonly afterEach: (at: Date) => Promise<void> = async () => {}) {}
+  constructor(
+    private readonly afterEach: (at: Date) => Promise<void> = async () => {},
+    private readonly dating?: StepDating,
+  ) {}
 
   /** Schedules `run` at `at`; actions on the same instant run in the order they were added. */
   add(at: Date, label: string, run: (at: Date) => Promise<void>): void {
@@ -36,6 +48,7 @@ export class Timeline {
         a.at.getTime() < b.at.getTime() || (a.at.getTime() === b.at.getTime() && a.order < b.order) ? a : b,
       );
       this.pending.splice(this.pending.indexOf(next), 1);
+      const since = await this.dating?.mark();
       try {
         await next.run(next.at);
       } catch (error) {
@@ -46,6 +59,7 @@ export class Timeline {
         );
       }
       await this.afterEach(next.at);
+      if (since) await this.dating!.move(since, next.at);
     }
   }
 

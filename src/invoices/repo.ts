@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { agingFilter, type AgingFilter } from './repo-filters.ts';
 import type { Db } from '../db/knex.ts';
-import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
+import { paginate, type Page, type PageQuery, type SortColumns } from '../db/paginate.ts';
 
 import type { InvoiceChanges, InvoiceInsert, InvoiceRow, LineItemRow } from './rows.ts';
 
@@ -46,8 +46,20 @@ export interface InvoiceListFilters {
   aging?: AgingFilter;
 }
 
+/** The columns the console's invoice list sorts by (C-15); an undated invoice sorts after every due date. */
+export const INVOICE_SORTS: SortColumns = {
+  number: 'invoice_number',
+  status: 'status',
+  total: 'total',
+  // pricing/amount-due.ts's rule in SQL: nothing on a paid or void invoice, never below zero.
+  amountDue: `(case when status in ('paid', 'void') then 0
+    else greatest(total - amount_paid - credit_applied - credited_amount, 0) end)`,
+  dueDate: "coalesce(due_date, 'infinity'::date)",
+  createdAt: 'created_at',
+};
+
 export async function listInvoiceRows(db: Db, page: PageQuery, filters: InvoiceListFilters): Promise<Page<InvoiceRow>> {
-  return paginate<InvoiceRow>(filteredInvoices(db, filters).select('*'), 'invoices', page);
+  return paginate<InvoiceRow>(filteredInvoices(db, filters).select('*'), 'invoices', page, INVOICE_SORTS);
 }
 
 /** The invoices a list's filters keep, for its page and its totals. */

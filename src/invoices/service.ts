@@ -36,6 +36,7 @@ import {
   type InvoiceListFilters,
   type InvoiceRow,
   type InvoiceStatus,
+  INVOICE_SORTS,
 } from './repo.ts';
 import { updateAndSettle } from './settle.ts';
 import { loadTaxContext, priceWithTaxes, TAX_SETTINGS, type TaxedInput, type TaxedPrice } from './taxes.ts';
@@ -242,6 +243,9 @@ export function findInvoicedPeriods(
 }
 
 export { periodKey } from './repo.ts';
+
+/** The keys the invoice list sorts by (C-15). */
+export const INVOICE_SORT_KEYS: readonly string[] = Object.keys(INVOICE_SORTS);
 
 /** An amount in its currency, formatted to the currency's minor units. */
 export interface CurrencyAmount {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
+import { paginate, type Page, type PageQuery, type SortColumns } from '../db/paginate.ts';
 
 export const PAYMENT_METHODS = ['provider_a', 'provider_b', 'provider_c', 'bank_transfer', 'manual'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -70,8 +70,19 @@ export interface PaymentListFilters {
   createdBefore?: Date;
 }
 
+/** The columns the console's payment list sorts by (C-15). */
+export const PAYMENT_SORTS: SortColumns = {
+  receivedAt: 'received_at',
+  method: 'payment_method',
+  reference: "coalesce(provider_reference, '')",
+  amount: 'amount',
+  refunded: 'refunded_amount',
+  status: 'status',
+  createdAt: 'created_at',
+};
+
 export function listPaymentRows(db: Db, page: PageQuery, filters: PaymentListFilters): Promise<Page<PaymentRow>> {
-  return paginate<PaymentRow>(filteredPayments(db, filters).select('*'), 'payments', page);
+  return paginate<PaymentRow>(filteredPayments(db, filters).select('*'), 'payments', page, PAYMENT_SORTS);
 }
 
 function filteredPayments(db: Db, filters: PaymentListFilters) {

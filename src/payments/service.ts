@@ -21,6 +21,7 @@ import {
   updatePaymentRefunds,
   type PaymentListFilters,
   type PaymentRow,
+  PAYMENT_SORTS,
 } from './repo.ts';
 import { paymentEventData, paymentReceiptEmail, type RecordPaymentInput } from './schema.ts';
 import { queueEmails } from '../emails/outbox.ts';
@@ -230,3 +231,6 @@ export async function paymentTotals(db: Db, filters: PaymentListFilters) {
     refunded: formatMoney(r.refunded, r.currency),
   }));
 }
+
+/** The keys the payment list sorts by (C-15). */
+export const PAYMENT_SORT_KEYS: readonly string[] = Object.keys(PAYMENT_SORTS);

@@ -70,7 +70,7 @@ export const settingDefinitions = {
   'licenses.file_ttl_days': {
     schema: z.number().int().min(1).max(365),
     default: 30,
-    description: 'How long a license file checked out without ttlSeconds stays valid offline, in days (D-101).',
+    description: 'How long a license file checked out without ttlSeconds stays valid offline, in days.',
   },
   'licenses.rate_limit_per_minute': {
     schema: z.number().int().min(1).max(1_000_000),

@@ -233,14 +233,16 @@ export async function updateSettings(
     const unknownOnly = details.every((d) => d.message === 'unknown setting');
     throw new AppError(
       unknownOnly ? 'unknown_setting' : 'invalid_request',
-      `Invalid settings: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+      `Some settings need correcting: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
       { details },
     );
   }
   await inTransaction(db, async (trx) => {
     const problems = await idpProblems(trx, valid, overrides);
     if (problems.length > 0)
-      throw new AppError('invalid_request', `Invalid settings: ${problems[0]!.message}`, { details: problems });
+      throw new AppError('invalid_request', `Some settings need correcting: ${problems[0]!.message}`, {
+        details: problems,
+      });
     const before = await selectSettingRows(trx, Object.keys(valid));
     await upsertSettingRows(trx, await sealedSecrets(before, valid, keyringOf(overrides)));
     await recordAudits(trx, actor, [settingsAudit(before, valid)]);

@@ -39,7 +39,7 @@ async function assertInvoiceableSubscription(trx: Db, input: NewInvoice, subscri
   const plan = await findPlan(trx, sub.plan_id);
   if (plan && plan.currency !== input.currency) {
     const message = `must be ${plan.currency}, the currency of the subscription's plan`;
-    throw new AppError('invalid_request', `Invalid body: currency: ${message}`, {
+    throw new AppError('invalid_request', `Some fields need correcting: currency: ${message}`, {
       details: [{ path: 'currency', message }],
     });
   }

@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex.ts';
-import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
+import { paginate, type Page, type PageQuery, type SortColumns } from '../db/paginate.ts';
 import type { BillingCycle } from '../plans/cycles.ts';
 
 export type SubscriptionStatus = 'active' | 'paused' | 'canceled' | 'past_due' | 'trialing';
@@ -64,6 +64,15 @@ export async function updateSubscriptionRow(
   return row as SubscriptionRow;
 }
 
+/** The columns the console's subscription list sorts by (C-15); no trial sorts after every trial's end. */
+export const SUBSCRIPTION_SORTS: SortColumns = {
+  status: 'status',
+  cycle: 'billing_cycle',
+  currentPeriodEnd: 'current_period_end',
+  trialEnd: "coalesce(trial_end, 'infinity'::timestamptz)",
+  createdAt: 'created_at',
+};
+
 export async function listSubscriptionRows(
   db: Db,
   page: PageQuery,
@@ -73,7 +82,7 @@ export async function listSubscriptionRows(
   if (filters.customerId) query.where({ customer_id: filters.customerId });
   if (filters.status) query.where({ status: filters.status });
   if (filters.planId) query.where({ plan_id: filters.planId });
-  return paginate<SubscriptionRow>(query, 'subscriptions', page);
+  return paginate<SubscriptionRow>(query, 'subscriptions', page, SUBSCRIPTION_SORTS);
 }
 
 export async function customerPlanIdRows(db: Db, customerId: string): Promise<string[]> {

@@ -29,6 +29,7 @@ import {
   type SubscriptionInsert,
   type SubscriptionRow,
   type SubscriptionStatus,
+  SUBSCRIPTION_SORTS,
 } from './repo.ts';
 import { serialiseSubscription, type CreateSubscriptionInput, type UpdateSubscriptionInput } from './schema.ts';
 import { subscriptionEvent, transitionSubscription } from './transitions.ts';
@@ -294,3 +295,6 @@ export async function updateSubscription(
 export function planIdsOfCustomer(db: Db, customerId: string): Promise<string[]> {
   return customerPlanIdRows(db, customerId);
 }
+
+/** The keys the subscription list sorts by (C-15). */
+export const SUBSCRIPTION_SORT_KEYS: readonly string[] = Object.keys(SUBSCRIPTION_SORTS);

@@ -365,7 +365,7 @@ test.serial('the detail page shows plan, periods, invoices, coupon, events and i
   const audit = await rowsOf(page, 'section[aria-labelledby=audit-heading]');
   t.is(audit[0]![2], 'subscription.cancel_at_period_end');
   t.is(audit[0]![1], kit.admin.email);
-  t.regex(audit[0]![3]!, /cancelAtPeriodEnd: false → true/);
+  t.regex(audit[0]![3]!, /cancelAtPeriodEnd: No → Yes/);
   await close();
 });
 

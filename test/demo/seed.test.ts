@@ -5,6 +5,7 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { seedDemo, type DemoSummary } from '../../src/demo/seed.ts';
+import { revenueMetrics } from '../../src/metrics/service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { countRows, numberingProblems } from '../lifecycle/fixtures.ts';
 
@@ -92,6 +93,43 @@ test('licenses with device activations, and a webhook endpoint whose deliveries 
   t.is(summary.activations, await count('license_activations'));
   t.is(await count('webhook_endpoints'), 1);
   t.true((await count('webhook_deliveries')) > 0);
+});
+
+/** In how many calendar months (UTC) the rows of `table` were stamped by `column`. */
+async function monthsOf(table: string, column = 'created_at'): Promise<number> {
+  const { rows } = await app.db.raw(`select count(distinct to_char(??, 'YYYY-MM')) as n from ??`, [column, table]);
+  return Number(rows[0].n);
+}
+
+test('the book is dated as it happened: customers, subscriptions, invoices, payments and events over the year', async (t) => {
+  // The walk-through: "the demo book's records are all created at the seeding moment, so timelines are flat".
+  // Forty customers sign up over the year, the rest happens every month.
+  for (const [table, months] of [
+    ['customers', 8],
+    ['subscriptions', 11],
+    ['invoices', 12],
+    ['payments', 12],
+    ['events', 12],
+  ] as const)
+    t.true((await monthsOf(table)) >= months, `${table} stamped in ${await monthsOf(table)} months`);
+  t.true((await monthsOf('payments', 'received_at')) >= 11);
+  const late = await app.db.raw(
+    `select count(*)::int as n from customers c
+      where c.created_at > (select min(s.created_at) from subscriptions s where s.customer_id = c.id)`,
+  );
+  t.is(late.rows[0].n, 0, 'every customer signed up before its first subscription');
+  const stampedNow = await count('events', (q) => q.where('created_at', '>', new Date(now.getTime() + 60_000)));
+  t.is(stampedNow, 0, "no event after the book's today");
+  // A customer's timeline spans months, not one moment.
+  const spans = await app.db.raw(
+    `select max(created_at) - min(created_at) > interval '60 days' as spread from events
+      where data->>'customerId' is not null group by data->>'customerId'`,
+  );
+  t.true(spans.rows.filter((r: { spread: boolean }) => r.spread).length >= 20);
+  // The overview's chart: MRR grows over the year instead of appearing in its last month.
+  const usd = (await revenueMetrics(app.db, now)).currencies.find((c) => c.currency === 'USD')!;
+  const rising = usd.series.filter((m) => !/^0(\.0+)?$/.test(m.mrr)).length;
+  t.true(rising >= 11, `MRR above zero in ${rising} of ${usd.series.length} months`);
 });
 
 test('a second run sees the demo and adds nothing', async (t) => {

@@ -1,11 +1,15 @@
 import type { AuditRow } from '../../audit/repo.ts';
 import { dateTime } from './format.ts';
+import { knownWords } from './labels.ts';
 import { Table } from './Table.tsx';
 
-/** A changed field's value as one short line: strings as they are, anything else as JSON. */
+/**
+ * A changed field's value as one short line: the words of a value the console knows (`bank_transfer` reads
+ * "Bank transfer", `true` "Yes", issue 34), other strings as they are, anything else as JSON.
+ */
 function shown(value: unknown): string {
   if (value === null || value === undefined) return '(none)';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return knownWords(value) ?? (typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 /** The changed fields of an entry, one `field: before → after` line each. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
+import { fieldWords, label as words } from './labels.ts';
 import type { AppError } from '../../errors.ts';
 import type { FormValues } from '../http/form.ts';
 
@@ -20,12 +21,19 @@ export interface FormState {
 /** The id of the refused form's error on its page, where the page's refusal summary links (Refusal.tsx). */
 export const REFUSED_ID = 'refused';
 
-/** Each field the service's error names, with why. */
+/** The API's code of a refusal (C-6), kept for support and the API's readers, after the words and in smaller type. */
+export const ErrorCode = ({ code }: { code: string }) => (
+  <span class="error-code">
+    (error code <code>{code}</code>)
+  </span>
+);
+
+/** Each field the service's error names, with why, the field named in words. */
 export function ErrorDetails({ error }: { error: AppError }) {
   return error.details?.length ? (
     <ul>
       {error.details.map((d) => (
-        <li>{`${d.path}: ${d.message}`}</li>
+        <li>{d.path ? `${fieldWords(d.path)}: ${d.message}` : d.message}</li>
       ))}
     </ul>
   ) : null;
@@ -42,7 +50,7 @@ export function ErrorBox({ state }: { state: FormState }) {
   return (
     <div class="error" id={REFUSED_ID} tabindex={-1}>
       <p>
-        <strong>{error.message}</strong> <code>{error.code}</code>
+        <strong>{error.message}</strong> <ErrorCode code={error.code} />
       </p>
     </div>
   );
@@ -166,7 +174,7 @@ export function Field({
         <select id={id} name={name} aria-invalid={invalid} aria-describedby={describedBy}>
           {options.map((o) => (
             <option value={o} selected={o === value}>
-              {o === '' ? '—' : (labels?.[o] ?? o)}
+              {o === '' ? '—' : (labels?.[o] ?? words(o))}
             </option>
           ))}
         </select>

@@ -6,7 +6,7 @@
 import { createContext, type VNode } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { AppError } from '../../errors.ts';
-import { ErrorDetails, REFUSED_ID } from './Form.tsx';
+import { ErrorCode, ErrorDetails, REFUSED_ID } from './Form.tsx';
 
 /** The refusal a page is rendered again with; the layout reads it, so no page has to pass it down. */
 const Refusal = createContext<AppError | undefined>(undefined);
@@ -25,7 +25,7 @@ export function RefusalSummary({ error }: { error: AppError }) {
     <div class="error-summary" role="alert" aria-labelledby="refusal-h">
       <h2 id="refusal-h">Not done: the action was refused</h2>
       <p>
-        <strong>{error.message}</strong> <code>{error.code}</code>
+        <strong>{error.message}</strong> <ErrorCode code={error.code} />
       </p>
       <ErrorDetails error={error} />
       <p>

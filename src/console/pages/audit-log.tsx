@@ -3,6 +3,7 @@
  * newest first, filtered by actor (email, user id, `api_key:<id>`, `system`), target and action as the
  * API's `GET /api/audit-log` is, paged by cursor with the filters kept.
  */
+import { label } from '../components/labels.ts';
 import type { AuditRow } from '../../audit/repo.ts';
 import { listAuditLogQuery } from '../../audit/schema.ts';
 import { listAuditLog } from '../../audit/service.ts';
@@ -120,7 +121,7 @@ function FilterForm({ values }: { values: Filters }) {
           <option value="">Any</option>
           {types.map((t) => (
             <option value={t} selected={t === values.targetType}>
-              {t}
+              {label(t)}
             </option>
           ))}
         </select>

@@ -1,3 +1,4 @@
+import { label } from '../components/labels.ts';
 import { listApiKeys } from '../../api-keys/service.ts';
 import { auditEntriesOf } from '../../audit/service.ts';
 import { listCreditLedger } from '../../credits/service.ts';
@@ -180,7 +181,7 @@ export const customerPage = definePage({
             <dt>Tax rates</dt>
             <dd>{customer.tax_rate_ids.map((r) => rateNames.get(r) ?? r).join(', ') || '—'}</dd>
             <dt>Payment method</dt>
-            <dd>{customer.payment_method ?? '—'}</dd>
+            <dd>{label(customer.payment_method) || '—'}</dd>
             <dt>Products</dt>
             <dd>{customer.products.map((p) => p.name).join(', ') || '—'}</dd>
             <dt>Created</dt>

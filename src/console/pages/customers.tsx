@@ -1,6 +1,7 @@
+import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import { createCustomerBody, CUSTOMER_TIERS } from '../../customers/schema.ts';
-import { createCustomer, type CustomerListFilters } from '../../customers/service.ts';
+import { createCustomer, CUSTOMER_SORT_KEYS, type CustomerListFilters } from '../../customers/service.ts';
 import { customerBatches, listCustomers } from '../../reporting/customer-view.ts';
 import { openAmountsOfCustomers } from '../../invoices/service.ts';
 import { allTaxRates } from '../../tax-rates/service.ts';
@@ -11,6 +12,8 @@ import { Form } from '../components/Form.tsx';
 import { Layout } from '../components/Layout.tsx';
 import { nextPageUrl, Table } from '../components/Table.tsx';
 import { defineAction, defineExport, definePage } from '../http/route.ts';
+import { sortField } from '../http/sort.ts';
+import { listOrder, listUrl, SortProblem } from './list-helpers.tsx';
 import { customerDetailRoutes } from './customer-detail.tsx';
 import { portalLinkAction } from './customer-portal-action.tsx';
 import {
@@ -31,10 +34,10 @@ const filtersQuery = z.object({
 });
 
 /** The URL of this list (or its export) with the given filters. */
-function withFilters(path: string, filters: CustomerListFilters): string {
-  const params = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => Boolean(e[1])));
-  return params.size ? `${path}?${params}` : path;
-}
+const withFilters = (path: string, filters: CustomerListFilters) => listUrl(path, { ...filters });
+
+/** The list's sortable columns by key (C-15), as their headers read. */
+const SORT_LABELS = { name: 'Name', email: 'Email', company: 'Company', tier: 'Tier', createdAt: 'Created' };
 
 /**
  * `/admin/customers?q=&tier=` (console.md): newest first, by cursor. `q` matches as /api/search/customers
@@ -42,12 +45,17 @@ function withFilters(path: string, filters: CustomerListFilters): string {
  */
 export const customersPage = definePage({
   path: '/admin/customers',
-  query: filtersQuery.extend({ startingAfter: uuid.optional() }),
+  query: filtersQuery.extend({ startingAfter: uuid.optional(), ...sortField }),
   async render({ deps, query, viewer, notice, state }) {
     const filters = { q: query.q, tier: query.tier };
+    const order = listOrder('/admin/customers', filters, {
+      sort: query.sort,
+      keys: CUSTOMER_SORT_KEYS,
+      labels: SORT_LABELS,
+    });
     const { rows, hasMore } = await listCustomers(
       deps.db,
-      { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true },
+      { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true, sort: order.sort },
       filters,
     );
     const owed = await openAmountsOfCustomers(
@@ -74,26 +82,30 @@ export const customersPage = definePage({
               <option value="">Any</option>
               {CUSTOMER_TIERS.map((t) => (
                 <option value={t} selected={t === query.tier}>
-                  {t}
+                  {label(t)}
                 </option>
               ))}
             </select>
           </p>
+          {query.sort ? <input type="hidden" name="sort" value={query.sort} /> : null}
           <button type="submit">Filter</button>
           <a href={withFilters('/admin/customers/export.csv', filters)} download>
             Export CSV
           </a>
         </form>
+        <SortProblem problem={order.problem} />
         <div class="words">
           <Table
             rows={rows}
             empty={query.q || query.tier ? 'No customers match these filters.' : 'No customers yet.'}
-            next={nextPageUrl('/admin/customers', filters, rows.at(-1)?.id, hasMore)}
+            next={nextPageUrl('/admin/customers', order.pageParams, rows.at(-1)?.id, hasMore)}
+            sorting={order.sorting}
+            stack
             columns={[
-              { header: 'Name', cell: (c) => <a href={`/admin/customers/${c.id}`}>{c.name}</a> },
-              { header: 'Email', cell: (c) => c.email },
-              { header: 'Company', cell: (c) => c.company ?? '' },
-              { header: 'Tier', cell: (c) => (c.tier ? <Nowrap>{c.tier}</Nowrap> : '') },
+              { header: 'Name', sort: 'name', cell: (c) => <a href={`/admin/customers/${c.id}`}>{c.name}</a> },
+              { header: 'Email', sort: 'email', cell: (c) => c.email },
+              { header: 'Company', sort: 'company', cell: (c) => c.company ?? '' },
+              { header: 'Tier', sort: 'tier', cell: (c) => (c.tier ? <Nowrap>{c.tier}</Nowrap> : '') },
               {
                 header: 'Credit balance',
                 numeric: true,

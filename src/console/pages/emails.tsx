@@ -4,6 +4,7 @@
  * with a CSP `sandbox` of its own: no script, another origin), and Resend. The section is Customers (C-3's
  * navigation is fixed): the customer page lists their emails and links here, and so does Settings.
  */
+import { statusWords } from '../components/labels.ts';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { auditEntriesOf } from '../../audit/service.ts';
@@ -53,7 +54,10 @@ export function EmailsTable({ rows, empty, next }: { rows: EmailSummaryRow[]; em
         { header: 'Type', cell: (e) => <code>{e.type}</code> },
         { header: 'To', cell: (e) => e.to_address ?? '—' },
         { header: 'Subject', cell: (e) => e.subject ?? '—' },
-        { header: 'Status', cell: (e) => <span class={`status nowrap status-${e.status}`}>{e.status}</span> },
+        {
+          header: 'Status',
+          cell: (e) => <span class={`status nowrap status-${e.status}`}>{statusWords(e.status)}</span>,
+        },
         { header: 'Attempts', numeric: true, cell: (e) => e.attempts },
         { header: 'Last error', cell: (e) => e.last_error ?? '' },
       ]}
@@ -100,7 +104,7 @@ function Select({
         <option value="">Any</option>
         {options.map((o) => (
           <option value={o} selected={o === value}>
-            {o}
+            {statusWords(o)}
           </option>
         ))}
       </select>

@@ -9,7 +9,7 @@ import { taxBasis } from '../../invoices/pdf/template.ts';
 import { formatMoney, money as decimal } from '../../money.ts';
 import type { FormState } from '../components/Form.tsx';
 import { dateTime, money } from '../components/format.ts';
-import { label } from '../components/labels.ts';
+import { label, statusWords } from '../components/labels.ts';
 import { Table } from '../components/Table.tsx';
 import { FORMS, RefundForm } from './invoices-forms.tsx';
 import type {
@@ -115,16 +115,17 @@ export function Payments({
   return (
     <div class="wide">
       <Table
+        stack
         rows={data.payments}
         empty="No payments."
         columns={[
-          { header: 'Received', cell: (p: PaymentRow) => dateTime(p.received_at) },
+          { header: 'Received', nowrap: true, cell: (p: PaymentRow) => dateTime(p.received_at) },
           { header: 'Method', cell: (p) => label(p.payment_method) },
-          { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
+          { header: 'Provider reference', cell: (p) => <span class="nowrap">{p.provider_reference ?? ''}</span> },
           { header: 'Note', cell: (p) => p.note ?? '' },
           { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
           { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
-          { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
+          { header: 'Status', cell: (p) => <span class="status">{statusWords(p.status)}</span> },
           {
             header: 'Refund',
             cell: (p) => <RefundForm payment={p} refundable={refundable(p)} csrf={csrf} state={refundState(p)} />,
@@ -140,20 +141,24 @@ export function Refunds({ data }: { data: InvoicePageData }) {
   return (
     <div class="wide">
       <Table
+        stack
         rows={rows}
         empty="No refunds."
         columns={[
-          { header: 'Created', cell: (r) => dateTime(r.created_at) },
+          { header: 'Created', nowrap: true, cell: (r) => dateTime(r.created_at) },
           {
             header: 'Payment',
-            cell: (r) =>
-              `${label(r.payment.payment_method)}` +
-              `${r.payment.provider_reference ? ` ${r.payment.provider_reference}` : ''} ` +
-              `(${money(r.payment.amount, r.currency)})`,
+            cell: (r) => (
+              <>
+                {`${label(r.payment.payment_method)} `}
+                {r.payment.provider_reference ? <span class="nowrap">{r.payment.provider_reference}</span> : null}
+                {` (${money(r.payment.amount, r.currency)})`}
+              </>
+            ),
           },
           { header: 'Amount', numeric: true, cell: (r) => money(r.amount, r.currency) },
           { header: 'Reason', cell: (r) => reasonText(r) },
-          { header: 'Status', cell: (r) => <span class="status">{r.status}</span> },
+          { header: 'Status', cell: (r) => <span class="status">{statusWords(r.status)}</span> },
         ]}
       />
     </div>
@@ -164,11 +169,12 @@ export function CreditNotes({ rows }: { rows: CreditNoteRow[] }) {
   return (
     <div class="wide">
       <Table
+        stack
         rows={rows}
         empty="No credit notes."
         columns={[
           { header: 'Number', cell: (n: CreditNoteRow) => <span class="nowrap">{n.number}</span> },
-          { header: 'Created', cell: (n) => dateTime(n.created_at) },
+          { header: 'Created', nowrap: true, cell: (n) => dateTime(n.created_at) },
           { header: 'Amount', numeric: true, cell: (n) => money(n.amount, n.currency) },
           {
             header: 'To store credit',
@@ -186,10 +192,11 @@ export function Events({ events }: { events: EventRow[] }) {
   return (
     <div class="wide">
       <Table
+        stack
         rows={events}
         empty="No events."
         columns={[
-          { header: 'Created', cell: (e: EventRow) => dateTime(e.created_at) },
+          { header: 'Created', nowrap: true, cell: (e: EventRow) => dateTime(e.created_at) },
           { header: 'Type', cell: (e) => e.type },
           {
             header: 'Amount',
@@ -210,10 +217,11 @@ export function Deliveries({ rows }: { rows: DeliveryRow[] }) {
   return (
     <div class="wide">
       <Table
+        stack
         rows={rows}
         empty="No webhook deliveries."
         columns={[
-          { header: 'Created', cell: (d: DeliveryRow) => dateTime(d.created_at) },
+          { header: 'Created', nowrap: true, cell: (d: DeliveryRow) => dateTime(d.created_at) },
           {
             header: 'Event',
             cell: (d) => (
@@ -223,7 +231,7 @@ export function Deliveries({ rows }: { rows: DeliveryRow[] }) {
             ),
           },
           { header: 'Endpoint', cell: (d) => d.endpoint_url },
-          { header: 'Status', cell: (d) => <span class="status">{d.status}</span> },
+          { header: 'Status', cell: (d) => <span class="status">{statusWords(d.status)}</span> },
           { header: 'Attempts', numeric: true, cell: (d) => String(d.attempt_count) },
           { header: 'Delivered', cell: (d) => dateTime(d.delivered_at) },
         ]}

@@ -3,6 +3,7 @@
  * notes, the PDF, the invoice's events and their webhook deliveries, the actions on it (C-6) and its audit entries
  * (C-11).
  */
+import { statusWords } from '../components/labels.ts';
 import { auditEntriesOf } from '../../audit/service.ts';
 import { listCreditNotes } from '../../credit-notes/service.ts';
 import { notFound } from '../../errors.ts';
@@ -84,7 +85,7 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
       <dl class="props">
         <dt>Status</dt>
         <dd>
-          <span class="status">{invoice.status}</span>
+          <span class="status">{statusWords(invoice.status)}</span>
         </dd>
         <dt>Customer</dt>
         <dd>
@@ -124,6 +125,7 @@ async function renderInvoicePage({ deps, viewer, notice, state }: PageInput<unkn
       <h2>Lines</h2>
       <div class="wide">
         <Table
+          stack
           rows={data.lines}
           empty="No lines."
           columns={[

@@ -2,9 +2,11 @@
  * What the invoice and payment lists share (console.md "money"): the `status`, `customerId`, `from`, `to`
  * filters, their form, the export link that carries them, and the keyset batches a CSV export walks.
  */
+import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import type { Page, PageQuery } from '../../db/paginate.ts';
 import { pagingQuery, uuid } from '../../http/schemas.ts';
+import { sortField } from '../http/sort.ts';
 
 export const PAGE_SIZE = 50;
 const EXPORT_BATCH = 500;
@@ -27,6 +29,7 @@ export function moneyListQuery<const S extends readonly [string, ...string[]]>(s
     customer: z.string().trim().max(200).optional(),
     from: isoDay.optional(),
     to: isoDay.optional(),
+    ...sortField,
   });
 }
 
@@ -36,6 +39,8 @@ export interface MoneyListFilters {
   customer?: string;
   from?: string;
   to?: string;
+  /** The list's order (C-15): kept by the filter form, not by the export. */
+  sort?: string;
 }
 
 /** `from` and `to` as the services take them: `to` includes its whole (UTC) day, so the bound is the next midnight. */
@@ -103,7 +108,7 @@ export function FilterForm({
             <option value="">Any</option>
             {statuses.map((s) => (
               <option value={s} selected={s === values.status}>
-                {s}
+                {label(s)}
               </option>
             ))}
           </select>
@@ -124,6 +129,7 @@ export function FilterForm({
           <label for="filter-to">Created to (inclusive)</label>
           <input id="filter-to" name="to" type="date" value={values.to ?? ''} />
         </p>
+        {values.sort ? <input type="hidden" name="sort" value={values.sort} /> : null}
         <button type="submit">Filter</button>
       </form>
       <p class="export">

@@ -1,8 +1,9 @@
 /** `/admin/invoices` (console.md "money"): the list with its filters, the create form, and the CSV export. */
+import { statusWords } from '../components/labels.ts';
 import { createInvoiceBody, INVOICE_STATUSES, MAX_LINE_ITEMS } from '../../invoices/schema.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import { customerNames } from '../../customers/service.ts';
-import { invoiceTotals, listInvoiceSummaries } from '../../invoices/service.ts';
+import { INVOICE_SORT_KEYS, invoiceTotals, listInvoiceSummaries } from '../../invoices/service.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { createAdminInvoice } from '../../settlement/admin-invoice.ts';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
@@ -18,7 +19,7 @@ import { invoicesExport } from './invoices-export.tsx';
 import { invoicesQuery, listFilters, serviceFilters } from './invoices-query.ts';
 import type { InvoiceRow } from './invoices-types.ts';
 import { FilterForm, firstPage, withFilters } from './invoices-filters.tsx';
-import { CustomerChoice, pickCustomer, Totals } from './list-helpers.tsx';
+import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals } from './list-helpers.tsx';
 
 const CREATE_FORM = 'create-invoice';
 const EMPTY_LINE_ROWS = 3;
@@ -120,6 +121,16 @@ function CreateInvoiceForm({
   );
 }
 
+/** The list's sortable columns by key (C-15), as their headers read. */
+const SORT_LABELS = {
+  number: 'Number',
+  status: 'Status',
+  total: 'Total',
+  amountDue: 'Amount due',
+  dueDate: 'Due date',
+  createdAt: 'Created',
+};
+
 /** What an aging link narrowed the list to, in words. */
 function agingWords(query: { aging?: string; currency?: string }): string {
   const bucket = query.aging === 'current' ? 'not yet due' : `${query.aging} days past due`;
@@ -132,10 +143,15 @@ export const invoicesPage = definePage({
   async render({ deps, query, viewer, notice, state }) {
     const pick = await pickCustomer(deps.db, query);
     const filters = serviceFilters({ ...query, customerId: pick.kind === 'id' ? pick.customerId : undefined });
+    const order = listOrder('/admin/invoices', listFilters(query), {
+      sort: query.sort,
+      keys: INVOICE_SORT_KEYS,
+      labels: SORT_LABELS,
+    });
     const [{ rows, hasMore }, totals] =
       pick.kind === 'id'
         ? await Promise.all([
-            listInvoiceSummaries(deps.db, firstPage(query.startingAfter), filters),
+            listInvoiceSummaries(deps.db, { ...firstPage(query.startingAfter), sort: order.sort }, filters),
             invoiceTotals(deps.db, filters),
           ])
         : [{ rows: [], hasMore: false }, []];
@@ -174,14 +190,18 @@ export const invoicesPage = definePage({
             ],
           }))}
         />
-        <div class="wide">
+        <SortProblem problem={order.problem} />
+        <div class="wide words">
           <Table
             rows={rows}
             empty="No invoices match."
-            next={nextPageUrl('/admin/invoices', listFilters(query), rows.at(-1)?.id, hasMore)}
+            next={nextPageUrl('/admin/invoices', order.pageParams, rows.at(-1)?.id, hasMore)}
+            sorting={order.sorting}
+            stack
             columns={[
               {
                 header: 'Number',
+                sort: 'number',
                 cell: (i: InvoiceRow) => (
                   <a class="nowrap" href={`/admin/invoices/${i.id}`}>
                     {i.invoice_number}
@@ -194,11 +214,16 @@ export const invoicesPage = definePage({
                   <a href={`/admin/customers/${i.customer_id}`}>{names.get(i.customer_id) ?? i.customer_id}</a>
                 ),
               },
-              { header: 'Status', cell: (i) => <span class="status">{i.status}</span> },
-              { header: 'Total', numeric: true, cell: (i) => money(i.total, i.currency) },
-              { header: 'Amount due', numeric: true, cell: (i) => money(amountDue(i).toString(), i.currency) },
-              { header: 'Due date', cell: (i) => date(i.due_date) },
-              { header: 'Created', cell: (i) => dateTime(i.created_at) },
+              { header: 'Status', sort: 'status', cell: (i) => <span class="status">{statusWords(i.status)}</span> },
+              { header: 'Total', sort: 'total', numeric: true, cell: (i) => money(i.total, i.currency) },
+              {
+                header: 'Amount due',
+                sort: 'amountDue',
+                numeric: true,
+                cell: (i) => money(amountDue(i).toString(), i.currency),
+              },
+              { header: 'Due date', sort: 'dueDate', nowrap: true, cell: (i) => date(i.due_date) },
+              { header: 'Created', sort: 'createdAt', nowrap: true, cell: (i) => dateTime(i.created_at) },
             ]}
           />
         </div>

@@ -89,7 +89,7 @@ export const licensePage = definePage({
           </dd>
         </dl>
         {status === 'revoked' && !statusState ? (
-          <p class="muted">Revoked is final: this license's status cannot change (D-32).</p>
+          <p class="muted">Revoked is final: this license's status cannot change.</p>
         ) : (
           <details open={statusState ? true : undefined}>
             <summary>Change status</summary>

@@ -17,7 +17,7 @@ export const FORMS = {
 /**
  * The features textarea as a value for the API's schema. Empty is no features (`{}`). Text that is not JSON
  * never reaches the schema (the API only ever receives parsed JSON), so it is refused here, naming the field,
- * in the schema's own `Invalid body: <field>: <message>` shape.
+ * in the schema's own `Some fields need correcting: <field>: <message>` shape.
  */
 function featuresOf(form: FormValues): unknown {
   const text = field(form, 'features');
@@ -26,7 +26,7 @@ function featuresOf(form: FormValues): unknown {
     return JSON.parse(text);
   } catch {
     const message = 'must be a JSON object such as {"pro": true, "seats": 5}; the text typed is not valid JSON';
-    throw new AppError('invalid_request', `Invalid body: features: ${message}`, {
+    throw new AppError('invalid_request', `Some fields need correcting: features: ${message}`, {
       details: [{ path: 'features', message }],
     });
   }

@@ -1,4 +1,5 @@
 /** `/admin/licenses` (console.md "operations"): the list with its search and filters, and the create form. */
+import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import { customerNames } from '../../customers/service.ts';
 import { uuid } from '../../http/schemas.ts';
@@ -76,7 +77,7 @@ function FilterForm({ values }: { values: ListQuery }) {
           <option value="">Any</option>
           {LICENSE_STATUSES.map((s) => (
             <option value={s} selected={s === values.status}>
-              {s}
+              {label(s)}
             </option>
           ))}
         </select>

@@ -1,4 +1,5 @@
 /** `/admin/lifecycle` (console.md "operations"): the sweep's runs with their summaries, and "run now". */
+import { statusWords } from '../components/labels.ts';
 import { z } from 'zod';
 import type { LifecycleRunRow } from '../../lifecycle/repo.ts';
 import { listLifecycleRuns, triggerLifecycle } from '../../lifecycle/service.ts';
@@ -57,7 +58,7 @@ export const lifecyclePage = definePage({
             next={nextPageUrl('/admin/lifecycle', {}, rows.at(-1)?.id, hasMore)}
             columns={[
               { header: 'Requested', cell: (r) => <When value={r.created_at} /> },
-              { header: 'Status', cell: (r) => <span class="status">{r.status}</span> },
+              { header: 'Status', cell: (r) => <span class="status">{statusWords(r.status)}</span> },
               { header: 'As of', cell: (r) => <When value={r.as_of} /> },
               { header: 'Started', cell: (r) => <When value={r.started_at} /> },
               { header: 'Finished', cell: (r) => <When value={r.finished_at} /> },

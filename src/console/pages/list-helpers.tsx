@@ -5,6 +5,8 @@
 import { customerIdsMatching, customerNames } from '../../customers/service.ts';
 import type { Db } from '../../db/knex.ts';
 import { money } from '../components/format.ts';
+import type { Sorting } from '../components/Table.tsx';
+import { readSort, type SortChoice, sortParam } from '../http/sort.ts';
 
 const CHOICES = 20;
 
@@ -65,3 +67,34 @@ export function Totals({
     </ul>
   );
 }
+
+/** A list's URL with these parameters, empty ones left out. */
+export function listUrl(path: string, params: Record<string, string | undefined>): string {
+  const search = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => Boolean(e[1])));
+  return search.size ? `${path}?${search}` : path;
+}
+
+/**
+ * A list's order (C-15): the `sort` asked for if the list knows its key, the headers' links keeping `params` (the
+ * filters), and the parameters a next-page link carries (the filters and the order in use).
+ */
+export function listOrder(
+  path: string,
+  params: Record<string, string | undefined>,
+  asked: { sort?: string; keys: readonly string[]; labels: Record<string, string> },
+): SortChoice & { sorting: Sorting; pageParams: Record<string, string | undefined> } {
+  const choice = readSort(asked.sort, asked.keys, asked.labels);
+  return {
+    ...choice,
+    sorting: { current: choice.sort, href: (sort) => listUrl(path, { ...params, sort }) },
+    pageParams: { ...params, sort: choice.sort ? sortParam(choice.sort) : undefined },
+  };
+}
+
+/** Why the list is not in the order asked for, above it. */
+export const SortProblem = ({ problem }: { problem?: string }) =>
+  problem ? (
+    <p class="error" role="alert">
+      {problem}
+    </p>
+  ) : null;

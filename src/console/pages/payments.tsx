@@ -1,10 +1,11 @@
 /** `/admin/payments` (console.md "money"): payments with their refunds, filtered in SQL, and the CSV export. */
+import { label, statusWords } from '../components/labels.ts';
 import type { Db } from '../../db/knex.ts';
 import { customerNames } from '../../customers/service.ts';
 import { findInvoicesByIds } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
-import { listPayments, paymentTotals } from '../../payments/service.ts';
-import { CustomerChoice, pickCustomer, Totals } from './list-helpers.tsx';
+import { listPayments, PAYMENT_SORT_KEYS, paymentTotals } from '../../payments/service.ts';
+import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals } from './list-helpers.tsx';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
@@ -23,6 +24,17 @@ import {
 import { PAYMENT_STATUSES, type InvoiceRow, type PaymentRow, type RefundRow } from './invoices-types.ts';
 
 const paymentsQuery = moneyListQuery(PAYMENT_STATUSES);
+
+/** The list's sortable columns by key (C-15), as their headers read. */
+const SORT_LABELS = {
+  receivedAt: 'Received',
+  method: 'Method',
+  reference: 'Provider reference',
+  amount: 'Amount',
+  refunded: 'Refunded',
+  status: 'Status',
+  createdAt: 'Recorded',
+};
 
 const serviceFilters = (q: MoneyListFilters) => ({
   status: q.status as PaymentRow['status'] | undefined,
@@ -55,8 +67,10 @@ function RefundList({ refunds }: { refunds: RefundRow[] }) {
     <ul class="plain">
       {refunds.map((r) => (
         <li>
-          {`${money(r.amount, r.currency)} · ` +
-            `${dateTime(r.created_at)}${r.reason ? ` · ${r.reason}` : ''}${r.status === 'pending' ? ' · pending' : ''}`}
+          <span class="nowrap">{money(r.amount, r.currency)}</span>
+          {' · '}
+          <span class="nowrap">{dateTime(r.created_at)}</span>
+          {`${r.reason ? ` · ${r.reason}` : ''}${r.status === 'pending' ? ' · pending' : ''}`}
         </li>
       ))}
     </ul>
@@ -69,10 +83,15 @@ export const paymentsPage = definePage({
   async render({ deps, query, viewer, notice }) {
     const pick = await pickCustomer(deps.db, query);
     const filters = serviceFilters({ ...query, customerId: pick.kind === 'id' ? pick.customerId : undefined });
+    const order = listOrder('/admin/payments', filterValues(query), {
+      sort: query.sort,
+      keys: PAYMENT_SORT_KEYS,
+      labels: SORT_LABELS,
+    });
     const [{ rows, hasMore }, totals] =
       pick.kind === 'id'
         ? await Promise.all([
-            listPayments(deps.db, firstPage(query.startingAfter), filters),
+            listPayments(deps.db, { ...firstPage(query.startingAfter), sort: order.sort }, filters),
             paymentTotals(deps.db, filters),
           ])
         : [{ rows: [], hasMore: false }, []];
@@ -107,13 +126,21 @@ export const paymentsPage = definePage({
             ],
           }))}
         />
-        <div class="wide">
+        <SortProblem problem={order.problem} />
+        <div class="wide words">
           <Table
             rows={rows}
             empty="No payments match."
-            next={nextPageUrl('/admin/payments', filterValues(query), rows.at(-1)?.id, hasMore)}
+            next={nextPageUrl('/admin/payments', order.pageParams, rows.at(-1)?.id, hasMore)}
+            sorting={order.sorting}
+            stack
             columns={[
-              { header: 'Received', cell: (p: PaymentRow) => dateTime(p.received_at) },
+              {
+                header: 'Received',
+                sort: 'receivedAt',
+                nowrap: true,
+                cell: (p: PaymentRow) => dateTime(p.received_at),
+              },
               {
                 header: 'Invoice',
                 cell: (p) => (
@@ -128,11 +155,20 @@ export const paymentsPage = definePage({
                   <a href={`/admin/customers/${p.customer_id}`}>{names.get(p.customer_id) ?? p.customer_id}</a>
                 ),
               },
-              { header: 'Method', cell: (p) => p.payment_method },
-              { header: 'Provider reference', cell: (p) => p.provider_reference ?? '' },
-              { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
-              { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
-              { header: 'Status', cell: (p) => <span class="status">{p.status}</span> },
+              { header: 'Method', sort: 'method', cell: (p) => label(p.payment_method) },
+              {
+                header: 'Provider reference',
+                sort: 'reference',
+                cell: (p) => <span class="nowrap">{p.provider_reference ?? ''}</span>,
+              },
+              { header: 'Amount', sort: 'amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
+              {
+                header: 'Refunded',
+                sort: 'refunded',
+                numeric: true,
+                cell: (p) => money(p.refunded_amount, p.currency),
+              },
+              { header: 'Status', sort: 'status', cell: (p) => <span class="status">{statusWords(p.status)}</span> },
               { header: 'Refunds', cell: (p) => <RefundList refunds={refunds.get(p.id) ?? []} /> },
             ]}
           />

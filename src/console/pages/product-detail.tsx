@@ -1,3 +1,4 @@
+import { statusWords } from '../components/labels.ts';
 import { z } from 'zod';
 import { auditEntriesOf } from '../../audit/service.ts';
 import { uuid } from '../../http/schemas.ts';
@@ -152,7 +153,7 @@ export const productPage = definePage({
             <dd>{product.product_type}</dd>
             <dt>Status</dt>
             <dd>
-              <span class="status">{product.status}</span>
+              <span class="status">{statusWords(product.status)}</span>
             </dd>
             <dt>Price</dt>
             <dd>{money(product.price, product.currency)}</dd>

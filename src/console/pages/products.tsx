@@ -1,3 +1,4 @@
+import { statusWords } from '../components/labels.ts';
 import { z } from 'zod';
 import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
@@ -65,7 +66,7 @@ export const productsPage = definePage({
             columns={[
               { header: 'Name', cell: (p) => <a href={`/admin/products/${p.id}`}>{p.name}</a> },
               { header: 'Type', cell: (p) => <Nowrap>{p.product_type}</Nowrap> },
-              { header: 'Status', cell: (p) => <span class="status nowrap">{p.status}</span> },
+              { header: 'Status', cell: (p) => <span class="status nowrap">{statusWords(p.status)}</span> },
               { header: 'Price', numeric: true, cell: (p) => <Nowrap>{money(p.price, p.currency)}</Nowrap> },
               { header: 'Plans', cell: (p) => <PlanList plans={plans.get(p.id) ?? []} /> },
               {

@@ -3,6 +3,7 @@
  * failed ones with their error, each failed one with its replay form; `/admin/provider-events/:id` shows one
  * event with its payload and audit entries. Linked from the webhooks page (the Webhooks section).
  */
+import { label, statusWords } from '../components/labels.ts';
 import { z } from 'zod';
 import { auditEntriesOf } from '../../audit/service.ts';
 import { uuid } from '../../http/schemas.ts';
@@ -66,7 +67,7 @@ export const providerEventsPage = definePage({
               <option value="">Any</option>
               {STATUSES.map((s) => (
                 <option value={s} selected={s === query.status}>
-                  {s}
+                  {label(s)}
                 </option>
               ))}
             </select>
@@ -77,7 +78,7 @@ export const providerEventsPage = definePage({
               <option value="">Any</option>
               {PROVIDERS.map((p) => (
                 <option value={p} selected={p === query.provider}>
-                  {p}
+                  {label(p)}
                 </option>
               ))}
             </select>
@@ -102,7 +103,7 @@ export const providerEventsPage = definePage({
               },
               { header: 'Provider', cell: (e) => <Nowrap>{e.provider}</Nowrap> },
               { header: 'Type', cell: (e) => <code>{e.event_type}</code> },
-              { header: 'Status', cell: (e) => <span class="status nowrap">{e.status}</span> },
+              { header: 'Status', cell: (e) => <span class="status nowrap">{statusWords(e.status)}</span> },
               { header: 'Attempts', numeric: true, cell: (e) => e.attempts },
               { header: 'Error', cell: (e) => e.failure_reason ?? '' },
               { header: 'Action', cell: (e) => <ReplayForm event={e} csrf={viewer.csrf} /> },

@@ -128,10 +128,9 @@ export const settingsPage = definePage({
       <Layout title="Settings" viewer={viewer} section="Settings" notice={notice}>
         <h1>Settings</h1>
         <p>
-          Environment variables win over stored values (D-12). See also the{' '}
-          <a href="/admin/lifecycle">lifecycle sweep</a> and its runs. Customer emails: which types are sent (
-          <code>emails.enabled_types</code>), the company details they show (<code>company.*</code>), and every email on
-          the <a href="/admin/emails">Emails</a> page.
+          Environment variables win over stored values. See also the <a href="/admin/lifecycle">lifecycle sweep</a> and
+          its runs. Customer emails: which types are sent (<code>emails.enabled_types</code>), the company details they
+          show (<code>company.*</code>), and every email on the <a href="/admin/emails">Emails</a> page.
         </p>
         <section id="settings" aria-labelledby="settings-h">
           <h2 id="settings-h">Settings</h2>

@@ -1,4 +1,5 @@
 /** `/admin/subscriptions` (console.md "operations"): the list with its filters and the create form. */
+import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import { customerNames } from '../../customers/service.ts';
 import type { Db } from '../../db/knex.ts';
@@ -6,7 +7,7 @@ import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { findPlans } from '../../plans/service.ts';
 import { createSubscriptionBody, SUBSCRIPTION_STATUSES } from '../../subscriptions/schema.ts';
-import { createSubscription, listSubscriptions } from '../../subscriptions/service.ts';
+import { createSubscription, listSubscriptions, SUBSCRIPTION_SORT_KEYS } from '../../subscriptions/service.ts';
 import { Field, Form, kept, type FormState } from '../components/Form.tsx';
 import { date } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
@@ -14,6 +15,8 @@ import { nextPageUrl, Table } from '../components/Table.tsx';
 import { field, type FormValues } from '../http/form.ts';
 import { createFormQuery, createFormUrl } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
+import { sortField } from '../http/sort.ts';
+import { listOrder, SortProblem } from './list-helpers.tsx';
 import { firstPage } from './invoices-filters.tsx';
 import { Nowrap } from './customers-parts.tsx';
 import { changePlanRoutes } from './subscription-change-plan.tsx';
@@ -35,8 +38,18 @@ const listQuery = z.object({
   customerId: uuid.optional(),
   planId: uuid.optional(),
   startingAfter: uuid.optional(),
+  ...sortField,
 });
-type ListFilters = Omit<z.output<typeof listQuery>, 'startingAfter'>;
+type ListFilters = Omit<z.output<typeof listQuery>, 'startingAfter' | 'sort'>;
+
+/** The list's sortable columns by key (C-15), as their headers read. */
+const SORT_LABELS = {
+  status: 'Status',
+  cycle: 'Cycle',
+  currentPeriodEnd: 'Current period',
+  trialEnd: 'Trial end',
+  createdAt: 'Created',
+};
 /** The list's filters, and `create` (the page opens its create form, started with the filter's customer). */
 const pageQuery = listQuery.extend(createFormQuery.shape);
 
@@ -92,7 +105,7 @@ function CreateForm({
   );
 }
 
-function FilterForm({ values, plans }: { values: ListFilters; plans: PlanRow[] }) {
+function FilterForm({ values, plans, sort }: { values: ListFilters; plans: PlanRow[]; sort?: string }) {
   return (
     <form method="get" action="/admin/subscriptions" class="filters">
       <p class="field">
@@ -101,7 +114,7 @@ function FilterForm({ values, plans }: { values: ListFilters; plans: PlanRow[] }
           <option value="">Any</option>
           {SUBSCRIPTION_STATUSES.map((s) => (
             <option value={s} selected={s === values.status}>
-              {s}
+              {label(s)}
             </option>
           ))}
         </select>
@@ -111,6 +124,7 @@ function FilterForm({ values, plans }: { values: ListFilters; plans: PlanRow[] }
         <input id="filter-customer" name="customerId" value={values.customerId ?? ''} />
       </p>
       <PlanSelect id="filter-plan" name="planId" label="Plan" plans={plans} value={values.planId} empty="Any" />
+      {sort ? <input type="hidden" name="sort" value={sort} /> : null}
       <button type="submit">Filter</button>
     </form>
   );
@@ -122,8 +136,13 @@ export const subscriptionsPage = definePage({
   query: pageQuery,
   async render({ deps, query, viewer, notice, state }) {
     const filters: ListFilters = { status: query.status, customerId: query.customerId, planId: query.planId };
+    const order = listOrder('/admin/subscriptions', filters, {
+      sort: query.sort,
+      keys: SUBSCRIPTION_SORT_KEYS,
+      labels: SORT_LABELS,
+    });
     const [{ rows, hasMore }, plans] = await Promise.all([
-      listSubscriptions(deps.db, firstPage(query.startingAfter), filters),
+      listSubscriptions(deps.db, { ...firstPage(query.startingAfter), sort: order.sort }, filters),
       allPlans(deps.db),
     ]);
     const names = await customerNames(
@@ -142,12 +161,15 @@ export const subscriptionsPage = definePage({
           customerId={query.customerId}
           open={query.create !== undefined}
         />
-        <FilterForm values={filters} plans={plans} />
+        <FilterForm values={filters} plans={plans} sort={query.sort} />
+        <SortProblem problem={order.problem} />
         <div class="wide words">
           <Table
             rows={rows}
             empty={filtered ? 'No subscriptions match these filters.' : 'No subscriptions yet.'}
-            next={nextPageUrl('/admin/subscriptions', filters, rows.at(-1)?.id, hasMore)}
+            next={nextPageUrl('/admin/subscriptions', order.pageParams, rows.at(-1)?.id, hasMore)}
+            sorting={order.sorting}
+            stack
             columns={[
               {
                 header: 'Customer',
@@ -159,10 +181,10 @@ export const subscriptionsPage = definePage({
                 header: 'Plan',
                 cell: (s) => <a href={subscriptionUrl(s.id)}>{planById.get(s.plan_id)?.name ?? s.plan_id}</a>,
               },
-              { header: 'Status', cell: (s) => <StatusBadge value={s.status} /> },
-              { header: 'Cycle', cell: (s) => <Nowrap>{s.billing_cycle}</Nowrap> },
-              { header: 'Current period', cell: (s) => <Period sub={s} /> },
-              { header: 'Trial end', cell: (s) => <Nowrap>{date(s.trial_end)}</Nowrap> },
+              { header: 'Status', sort: 'status', cell: (s) => <StatusBadge value={s.status} /> },
+              { header: 'Cycle', sort: 'cycle', cell: (s) => <Nowrap>{s.billing_cycle}</Nowrap> },
+              { header: 'Current period', sort: 'currentPeriodEnd', cell: (s) => <Period sub={s} /> },
+              { header: 'Trial end', sort: 'trialEnd', cell: (s) => <Nowrap>{date(s.trial_end)}</Nowrap> },
               { header: 'Cancels at period end', cell: (s) => (s.cancel_at_period_end ? 'yes' : 'no') },
             ]}
           />

@@ -3,6 +3,7 @@
  * `status`, paging) each with every attempt, and the actions on it (C-6): edit url/events, enable/disable,
  * rotate the secret (the new one shown once, in the confirmation), delete. Redelivery is `webhooks.tsx`'s.
  */
+import { label, statusWords } from '../components/labels.ts';
 import { z } from 'zod';
 import { auditEntriesOf } from '../../audit/service.ts';
 import { keyringOf } from '../../crypto/envelope.ts';
@@ -148,7 +149,7 @@ export const webhookPage = definePage({
                 <option value="">Any</option>
                 {DELIVERY_STATUSES.map((s) => (
                   <option value={s} selected={s === query.status}>
-                    {s}
+                    {label(s)}
                   </option>
                 ))}
               </select>
@@ -169,7 +170,7 @@ export const webhookPage = definePage({
                   </>
                 ),
               },
-              { header: 'Status', cell: (d) => <span class="status nowrap">{d.status}</span> },
+              { header: 'Status', cell: (d) => <span class="status nowrap">{statusWords(d.status)}</span> },
               { header: 'Next attempt', cell: (d) => <When value={d.next_attempt_at} /> },
               { header: 'Attempts', cell: (d) => <Attempts delivery={d} /> },
               {
