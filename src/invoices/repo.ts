@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { agingFilter, type AgingFilter } from './repo-filters.ts';
+import { customerScopeSql, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 
@@ -171,11 +172,17 @@ export async function claimDocumentNumber(db: Db, kind: 'INV' | 'CN', year: numb
  * answered; rows another transaction holds are skipped (it is paying or changing them), so two
  * sweeps never mark one invoice twice.
  */
-export async function markOverdueInvoiceRows(db: Db, asOf: Date, limit: number): Promise<InvoiceRow[]> {
+export async function markOverdueInvoiceRows(
+  db: Db,
+  asOf: Date,
+  limit: number,
+  scope: CustomerScope,
+): Promise<InvoiceRow[]> {
+  const inScope = customerScopeSql(scope, 'invoices.customer_id');
   const result = await db.raw<{ rows: InvoiceRow[] }>(
     `with due as (
        select id from invoices
-        where status = 'issued' and due_date < ?
+        where status = 'issued' and due_date < ? and ${inScope.sql}
         order by due_date
         limit ?
         for update skip locked
@@ -185,7 +192,7 @@ export async function markOverdueInvoiceRows(db: Db, asOf: Date, limit: number):
        from due
       where i.id = due.id and i.status = 'issued'
      returning i.*`,
-    [asOf, limit, asOf],
+    [asOf, ...inScope.bindings, limit, asOf],
   );
   return result.rows;
 }
