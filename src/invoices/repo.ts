@@ -130,7 +130,12 @@ const NTH_NUMBER = `counter.kind || '-' || counter.year || '-'
  * the statement that locks the counter row, which every creation of the year then waits for until this
  * transaction ends (see invoices/issue.ts for what may follow it). Answers the stored rows in the order of `rows`.
  */
-export async function insertNumberedInvoices(db: Db, year: number, rows: InvoiceBulkInsert[]): Promise<InvoiceRow[]> {
+export async function insertNumberedInvoices(
+  db: Db,
+  year: number,
+  rows: InvoiceBulkInsert[],
+  kind: 'INV' | 'TST' = 'INV',
+): Promise<InvoiceRow[]> {
   if (rows.length === 0) return [];
   const result = await db.raw<{ rows: InvoiceRow[] }>(
     `with ${CLAIM_NUMBERS}
@@ -151,7 +156,7 @@ export async function insertNumberedInvoices(db: Db, year: number, rows: Invoice
       cross join counter
       order by v.n
      returning *`,
-    ['INV', year, rows.length, rows.length, JSON.stringify(rows)],
+    [kind, year, rows.length, rows.length, JSON.stringify(rows)],
   );
   const byId = new Map(result.rows.map((r) => [r.id, r]));
   return rows.map((r) => byId.get(r.id)!);

@@ -4,11 +4,12 @@
  * `card_declined`, and any other method is declined with `test_clock_no_test_method`. The intent id is made from the
  * attempt's idempotency key, so an attempt re-sent after a crash answers the same intent (recorded once).
  */
+import type { ErrorCode } from '../errors.ts';
 import type { ChargeOutcome, OffSessionChargeInput } from './provider-a.ts';
 
 export const TEST_METHOD_SUCCEEDS = 'pm_card_visa';
 export const TEST_METHOD_DECLINED = 'pm_card_chargeDeclined';
-export const NO_TEST_METHOD = 'test_clock_no_test_method';
+export const NO_TEST_METHOD: ErrorCode = 'test_clock_no_test_method';
 
 export function chargeTestMethod(input: OffSessionChargeInput): ChargeOutcome {
   const paymentIntentId = `pi_test_${input.idempotencyKey}`;

@@ -12,7 +12,7 @@ import { getSetting } from '../settings/service.ts';
 import { type ReminderCandidate, trialsEndingBetween, yearlyRenewalsBetween } from './reminders-repo.ts';
 
 const DAY_MS = 86_400_000;
-const RENEWAL_NOTICE_DAYS = 7;
+export const RENEWAL_NOTICE_DAYS = 7;
 const BATCH = 500;
 const INTERVAL = { monthly: 'month', quarterly: 'quarter', yearly: 'year' } as const;
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
