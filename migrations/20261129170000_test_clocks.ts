@@ -46,7 +46,7 @@ export async function up(knex: Knex): Promise<void> {
       return new;
     end $$;
     create trigger events_note_test_clock before insert on events
-      for each row when (new.data ? 'customerId') execute function events_note_test_clock();
+      for each row when ((new.data->>'customerId') is not null) execute function events_note_test_clock();
 
     create function emails_note_test_clock() returns trigger language plpgsql as $$
     begin

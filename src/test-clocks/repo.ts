@@ -17,9 +17,14 @@ export interface TestClockRow {
 
 export async function insertTestClockRow(
   db: Db,
-  row: Pick<TestClockRow, 'name' | 'frozen_time' | 'deletes_after'>,
+  row: Pick<TestClockRow, 'name' | 'frozen_time'> & { lifetimeDays: number },
 ): Promise<TestClockRow> {
-  const [created] = await db('test_clocks').insert(row).returning('*');
+  const { lifetimeDays, ...columns } = row;
+  // Dated from created_at's own now(), so the two are exactly `lifetimeDays` apart.
+  const deletes_after = db.raw('now() + make_interval(days => ?)', [lifetimeDays]);
+  const [created] = await db('test_clocks')
+    .insert({ ...columns, deletes_after })
+    .returning('*');
   return created as TestClockRow;
 }
 

@@ -25,7 +25,7 @@ export const testClockRoutes = [
     errors: ['test_clocks_disabled'],
     handler: async ({ deps, body, actor }) => ({
       status: 201,
-      body: serialiseTestClock(await createTestClock(deps.db, body, actor, new Date())),
+      body: serialiseTestClock(await createTestClock(deps.db, body, actor)),
     }),
   }),
   defineRoute({

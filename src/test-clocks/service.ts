@@ -27,19 +27,14 @@ const MAX_ADVANCE_YEARS = 2;
 const TARGET = 'test_clock';
 
 /** TC-6: refused with 403 test_clocks_disabled where `billing.test_clocks_enabled` is false. */
-export async function createTestClock(
-  db: Db,
-  input: CreateTestClockInput,
-  actor: Actor,
-  wallNow: Date,
-): Promise<TestClockRow> {
+export async function createTestClock(db: Db, input: CreateTestClockInput, actor: Actor): Promise<TestClockRow> {
   if (!(await getSetting(db, 'billing.test_clocks_enabled')))
     throw new AppError('test_clocks_disabled', 'Test clocks are switched off here (billing.test_clocks_enabled)');
   return inTransaction(db, async (trx) => {
     const row = await insertTestClockRow(trx, {
       name: input.name,
       frozen_time: input.frozenTime,
-      deletes_after: new Date(wallNow.getTime() + LIFETIME_DAYS * 86_400_000),
+      lifetimeDays: LIFETIME_DAYS,
     });
     await recordAudits(trx, actor, [
       {
