@@ -83,6 +83,20 @@ export const ERROR_CODES = [
   'tax_rate_not_found',
   /** A tax rate a body names is archived: it applies to no new invoice (T-1, T-2). */
   'tax_rate_inactive',
+  /** A customer's testClockId that names no test clock (TC-2). */
+  'test_clock_not_found',
+  /**
+   * TC-3: a test clock advance to a time not after the clock's, or while the clock is advancing (one advance at a
+   * time, the other is refused).
+   */
+  'clock_not_advanceable',
+  /** TC-6: `billing.test_clocks_enabled` is false (a production deployment switched test clocks off). */
+  'test_clocks_disabled',
+  /**
+   * TC-5: a test clock customer's default payment method is none of the test methods (`pm_card_visa`,
+   * `pm_card_chargeDeclined`): the charge is declined with this reason, recorded as a charge's; never an HTTP answer.
+   */
+  'test_clock_no_test_method',
   /** An unknown, expired, exhausted or foreign-currency coupon (D-46). */
   'invalid_coupon',
   /**

@@ -18,6 +18,8 @@ export interface CustomerRow {
   /** T-3. */
   tax_exempt: TaxExempt;
   health_score: number;
+  /** TC-2: the test clock the customer is on, set at creation only. */
+  test_clock_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -48,6 +50,7 @@ const COLUMNS = [
   'tax_rate_ids',
   'tax_exempt',
   'health_score',
+  'test_clock_id',
   'created_at',
   'updated_at',
 ];
@@ -80,6 +83,7 @@ export type CustomerCreate = Pick<
   | 'payment_method'
   | 'tax_rate_ids'
   | 'tax_exempt'
+  | 'test_clock_id'
 >;
 
 /** Inserts the customer; `alongside` (another statement, e.g. its audit rows) runs in the same statement. */

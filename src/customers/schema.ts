@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EXAMPLE_ID } from '../http/example-ids.ts';
-import { freeText, lookupText, nameText, plainText, withoutControls } from '../http/schemas.ts';
+import { freeText, lookupText, nameText, plainText, uuid, withoutControls } from '../http/schemas.ts';
 import { taxRateIdsInput } from '../tax-rates/schema.ts';
 
 export const CUSTOMER_TIERS = ['starter', 'professional', 'enterprise'] as const;
@@ -64,12 +64,17 @@ export const createCustomerBody = z
       .enum(TAX_EXEMPT, { error: `must be one of ${TAX_EXEMPT.join(', ')}` })
       .optional()
       .meta({ description: 'T-3: exempt or reverse (no tax; reverse needs a taxId and puts the note on invoices)' }),
+    testClockId: uuid.optional().meta({
+      description:
+        'TC-2: puts the customer on this test clock, for good; its records then live by the clock. Create only.',
+    }),
   })
   .meta({ examples: [CUSTOMER_INPUT_EXAMPLE] });
 export type CreateCustomerInput = z.infer<typeof createCustomerBody>;
 
 /** PUT /api/customers/:id: any of the create fields; only the fields sent change, null clears an optional one. */
 export const updateCustomerBody = createCustomerBody
+  .omit({ testClockId: true })
   .partial()
   .meta({ examples: [{ tier: 'enterprise', billingAddress: '200 Market Street\nSan Francisco, CA 94105\nUS' }] });
 export type UpdateCustomerInput = z.infer<typeof updateCustomerBody>;

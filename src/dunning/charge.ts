@@ -21,6 +21,8 @@ import { lockInvoice } from '../invoices/service.ts';
 import { applyProviderPayment } from '../payments/provider-payment.ts';
 import { ProviderCallError } from '../providers/call.ts';
 import { chargeProviderAOffSession, type ProviderAOptions } from '../providers/provider-a.ts';
+import { chargeTestMethod } from '../providers/test-clock-methods.ts';
+import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import {
   claimChargeCandidates,
   claimDueCases,
@@ -124,12 +126,25 @@ async function settleAttempt(
   }
 }
 
-/** Sends every pending attempt (this sweep's and any left by a crash), each under its row lock. */
-async function sendPendingAttempts(deps: AppDeps, now: Date, options: ProviderAOptions): Promise<ChargeCounts> {
+/** The sweep's options: the provider call's, and whose invoices it charges (issue 39, TC-4). */
+export interface ChargeStepOptions extends ProviderAOptions {
+  scope?: CustomerScope;
+}
+
+/**
+ * Sends every pending attempt (this sweep's and any left by a crash) of the scope's customers, each under its row
+ * lock: to provider_a, or, for a test clock's customers, to the test methods (TC-5), recorded the same way.
+ */
+async function sendPendingAttempts(deps: AppDeps, now: Date, options: ChargeStepOptions): Promise<ChargeCounts> {
+  const { scope = REAL_CUSTOMERS, ...providerOptions } = options;
+  const charge: typeof chargeProviderAOffSession =
+    scope.kind === 'testClock'
+      ? async (_config, input) => chargeTestMethod(input)
+      : (config, input) => chargeProviderAOffSession(config, input, providerOptions);
   const counts = noCounts();
   const seen: string[] = [];
   for (;;) {
-    const ids = await listPendingAttemptIds(deps.db, BATCH, seen);
+    const ids = await listPendingAttemptIds(deps.db, BATCH, seen, scope);
     if (ids.length === 0) return counts;
     seen.push(...ids);
     for (const id of ids) {
@@ -148,17 +163,13 @@ async function sendPendingAttempts(deps: AppDeps, now: Date, options: ProviderAO
             if (await resolveDunningForInvoice(trx, attempt.invoice_id, now, SYSTEM_ACTOR)) counts.dunningResolved += 1;
             return;
           }
-          const outcome = await chargeProviderAOffSession(
-            deps.config,
-            {
-              invoiceId: attempt.invoice_id,
-              amount: attempt.amount,
-              currency: attempt.currency,
-              providerMethodId: attempt.provider_method_id,
-              idempotencyKey: attempt.idempotency_key,
-            },
-            options,
-          );
+          const outcome = await charge(deps.config, {
+            invoiceId: attempt.invoice_id,
+            amount: attempt.amount,
+            currency: attempt.currency,
+            providerMethodId: attempt.provider_method_id,
+            idempotencyKey: attempt.idempotency_key,
+          });
           await settleAttempt(trx, attempt, outcome, now, counts);
         });
       } catch (error) {
@@ -178,11 +189,11 @@ async function sendPendingAttempts(deps: AppDeps, now: Date, options: ProviderAO
 export async function autoChargeDueInvoices(
   deps: AppDeps,
   asOf: Date,
-  options: ProviderAOptions = {},
+  options: ChargeStepOptions = {},
 ): Promise<{ charged: number; chargeFailures: number; dunningStarted: number }> {
   for (;;) {
     const claimed = await inTransaction(deps.db, async (trx) => {
-      const candidates = await claimChargeCandidates(trx, BATCH);
+      const candidates = await claimChargeCandidates(trx, BATCH, options.scope ?? REAL_CUSTOMERS);
       await insertChargeAttempts(
         trx,
         candidates.map((c) => ({
@@ -206,7 +217,7 @@ export async function autoChargeDueInvoices(
 export async function retryDunning(
   deps: AppDeps,
   asOf: Date,
-  options: ProviderAOptions = {},
+  options: ChargeStepOptions = {},
 ): Promise<{
   dunning: number;
   dunningResolved: number;
@@ -219,7 +230,7 @@ export async function retryDunning(
   let resolvedWithoutCharge = 0;
   for (;;) {
     const claimed = await inTransaction(deps.db, async (trx) => {
-      const cases = await claimDueCases(trx, asOf, BATCH);
+      const cases = await claimDueCases(trx, asOf, BATCH, options.scope ?? REAL_CUSTOMERS);
       for (const c of cases) {
         const invoice = await lockInvoice(trx, c.invoice_id);
         if (!invoice)

@@ -1,4 +1,5 @@
 /** SQL of dunning cases and charge attempts (D-83). */
+import { customerScopeSql, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 
 export interface DunningCaseRow {
@@ -69,10 +70,17 @@ export async function updateCase(
 }
 
 /** Open cases whose next retry is due, locked, skipping those another sweep holds. */
-export async function claimDueCases(db: Db, asOf: Date, limit: number): Promise<DunningCaseRow[]> {
+export async function claimDueCases(
+  db: Db,
+  asOf: Date,
+  limit: number,
+  scope: CustomerScope,
+): Promise<DunningCaseRow[]> {
+  const inScope = customerScopeSql(scope, 'dunning_cases.customer_id');
   return db('dunning_cases')
     .where({ status: 'open' })
     .where('next_attempt_at', '<=', asOf)
+    .whereRaw(inScope.sql, inScope.bindings)
     .orderBy('next_attempt_at')
     .limit(limit)
     .forUpdate()
@@ -92,7 +100,8 @@ export interface ChargeCandidate {
  * never in dunning (a case a provider's failure report started, even one that has ended, is the invoice's
  * only way to be charged: dunning retries): the invoices are locked (skipping ones another sweep or a payment holds).
  */
-export async function claimChargeCandidates(db: Db, limit: number): Promise<ChargeCandidate[]> {
+export async function claimChargeCandidates(db: Db, limit: number, scope: CustomerScope): Promise<ChargeCandidate[]> {
+  const inScope = customerScopeSql(scope, 'i.customer_id');
   const result = await db.raw<{ rows: ChargeCandidate[] }>(
     `select i.id as invoice_id,
             (i.total - i.amount_paid - i.credit_applied - i.credited_amount)::text as amount_due,
@@ -103,10 +112,11 @@ export async function claimChargeCandidates(db: Db, limit: number): Promise<Char
         and i.total - i.amount_paid - i.credit_applied - i.credited_amount > 0
         and not exists (select 1 from charge_attempts a where a.invoice_id = i.id)
         and not exists (select 1 from dunning_cases d where d.invoice_id = i.id)
+        and ${inScope.sql}
       order by i.created_at, i.id
       limit ?
       for update of i skip locked`,
-    [limit],
+    [...inScope.bindings, limit],
   );
   return result.rows;
 }
@@ -123,8 +133,21 @@ export async function insertChargeAttempts(
 }
 
 /** Pending attempts (new ones, and any a crashed process left), locked one by one by their callers. */
-export async function listPendingAttemptIds(db: Db, limit: number, exclude: string[]): Promise<string[]> {
-  const query = db('charge_attempts').where({ status: 'pending' }).orderBy('created_at').limit(limit);
+export async function listPendingAttemptIds(
+  db: Db,
+  limit: number,
+  exclude: string[],
+  scope: CustomerScope,
+): Promise<string[]> {
+  const inScope = customerScopeSql(scope, 'scope_i.customer_id');
+  const query = db('charge_attempts')
+    .where({ status: 'pending' })
+    .whereRaw(
+      `exists (select 1 from invoices scope_i where scope_i.id = charge_attempts.invoice_id and ${inScope.sql})`,
+      inScope.bindings,
+    )
+    .orderBy('created_at')
+    .limit(limit);
   if (exclude.length > 0) query.whereNotIn('id', exclude);
   return (await query.select('id')).map((r: { id: string }) => r.id);
 }

@@ -28,6 +28,8 @@ export interface EmailRow {
   next_attempt_at: Date | null;
   lease_until: Date | null;
   resent_from: string | null;
+  /** TC-5: the test clock of the customer (set by the insert's trigger): its emails are kept `captured`. */
+  test_clock_id: string | null;
   sent_at: Date | null;
   created_at: Date;
   updated_at: Date;

@@ -7,6 +7,7 @@
 import { newUuid } from '../crypto/ids.ts';
 import { queueEmails } from '../emails/outbox.ts';
 import { planCreditSpend, recordCreditSpend, type CreditSpend } from '../credits/ledger.ts';
+import { customerClockTimes } from '../customers/clock.ts';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import type { NewEvent } from '../events/service.ts';
@@ -83,8 +84,8 @@ export function dueDateAt(now: Date, termsDays: number, own?: Date | null): Date
  */
 export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock = {}): Promise<CreatedInvoice[]> {
   if (inputs.length === 0) return [];
-  const now = clock.now ?? new Date();
-  const priced = await priceInputs(trx, inputs, clock);
+  const { now, numbering } = await issuingTime(trx, inputs, clock);
+  const priced = await priceInputs(trx, inputs, { ...clock, now });
   const spend = await planCreditSpend(
     trx,
     priced
@@ -103,9 +104,24 @@ export async function createInvoices(trx: Db, inputs: NewInvoice[], clock: Clock
     priced.filter((p) => p.input.status === 'issued').map((p) => invoiceIssuedEmail(p.id, p.input.customerId)),
   );
   // From here to the caller's commit the year's counter row is locked.
-  const invoices = await insertNumberedInvoices(trx, now.getUTCFullYear(), invoiceRows(priced, spend, now));
+  const invoices = await insertNumberedInvoices(trx, now.getUTCFullYear(), invoiceRows(priced, spend, now), numbering);
   await recordCreditSpend(trx, spend, new Map(invoices.map((i) => [i.id, i.invoice_number])));
   return issued(inputs, invoices, lines);
+}
+
+/**
+ * When the invoices are issued and by which counter (issue 39): a test clock's customers' invoices are dated by their
+ * clock (TC-2) unless the caller gives the moment (the clock's advance does), and numbered by their own counter,
+ * `TST-{YEAR}-{SEQ}`, so that deleting a clock leaves the real invoices' numbers gapless (D-50). A batch is of one
+ * kind: the sweep's batches are scoped to real customers or to one clock, other callers issue for one customer.
+ */
+async function issuingTime(trx: Db, inputs: NewInvoice[], clock: Clock) {
+  const customerIds = [...new Set(inputs.map((i) => i.customerId))];
+  const clockTimes = await customerClockTimes(trx, customerIds);
+  if (clockTimes.size === 0) return { now: clock.now ?? new Date(), numbering: 'INV' as const };
+  if (clockTimes.size !== customerIds.length)
+    throw new Error('an invoice batch mixes customers on a test clock with others');
+  return { now: clock.now ?? clockTimes.get(customerIds[0]!)!, numbering: 'TST' as const };
 }
 
 /** M-3 `invoice.issued`, once per invoice; the template reads the invoice (number, total, due) when it composes. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { agingFilter, type AgingFilter } from './repo-filters.ts';
+import { customerScopeSql, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery, type SortColumns } from '../db/paginate.ts';
 
@@ -141,7 +142,12 @@ const NTH_NUMBER = `counter.kind || '-' || counter.year || '-'
  * the statement that locks the counter row, which every creation of the year then waits for until this
  * transaction ends (see invoices/issue.ts for what may follow it). Answers the stored rows in the order of `rows`.
  */
-export async function insertNumberedInvoices(db: Db, year: number, rows: InvoiceBulkInsert[]): Promise<InvoiceRow[]> {
+export async function insertNumberedInvoices(
+  db: Db,
+  year: number,
+  rows: InvoiceBulkInsert[],
+  kind: 'INV' | 'TST' = 'INV',
+): Promise<InvoiceRow[]> {
   if (rows.length === 0) return [];
   const result = await db.raw<{ rows: InvoiceRow[] }>(
     `with ${CLAIM_NUMBERS}
@@ -162,7 +168,7 @@ export async function insertNumberedInvoices(db: Db, year: number, rows: Invoice
       cross join counter
       order by v.n
      returning *`,
-    ['INV', year, rows.length, rows.length, JSON.stringify(rows)],
+    [kind, year, rows.length, rows.length, JSON.stringify(rows)],
   );
   const byId = new Map(result.rows.map((r) => [r.id, r]));
   return rows.map((r) => byId.get(r.id)!);
@@ -183,11 +189,17 @@ export async function claimDocumentNumber(db: Db, kind: 'INV' | 'CN', year: numb
  * answered; rows another transaction holds are skipped (it is paying or changing them), so two
  * sweeps never mark one invoice twice.
  */
-export async function markOverdueInvoiceRows(db: Db, asOf: Date, limit: number): Promise<InvoiceRow[]> {
+export async function markOverdueInvoiceRows(
+  db: Db,
+  asOf: Date,
+  limit: number,
+  scope: CustomerScope,
+): Promise<InvoiceRow[]> {
+  const inScope = customerScopeSql(scope, 'invoices.customer_id');
   const result = await db.raw<{ rows: InvoiceRow[] }>(
     `with due as (
        select id from invoices
-        where status = 'issued' and due_date < ?
+        where status = 'issued' and due_date < ? and ${inScope.sql}
         order by due_date
         limit ?
         for update skip locked
@@ -197,7 +209,7 @@ export async function markOverdueInvoiceRows(db: Db, asOf: Date, limit: number):
        from due
       where i.id = due.id and i.status = 'issued'
      returning i.*`,
-    [asOf, limit, asOf],
+    [asOf, ...inScope.bindings, limit, asOf],
   );
   return result.rows;
 }

@@ -1,6 +1,7 @@
 import { addLedgerEntry, spendCredit } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
+import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -230,8 +231,13 @@ export function lockOpenInvoices(trx: Db, customerId: string, currency: string):
 }
 
 /** Up to `limit` issued invoices due before `asOf` become overdue (D-52); answers them. */
-export function markOverdueInvoices(trx: Db, asOf: Date, limit: number): Promise<InvoiceRow[]> {
-  return markOverdueInvoiceRows(trx, asOf, limit);
+export function markOverdueInvoices(
+  trx: Db,
+  asOf: Date,
+  limit: number,
+  scope: CustomerScope = REAL_CUSTOMERS,
+): Promise<InvoiceRow[]> {
+  return markOverdueInvoiceRows(trx, asOf, limit, scope);
 }
 
 /** Which of these (subscription, period start) pairs already have their invoice (D-82), as periodKey strings. */

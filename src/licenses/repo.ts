@@ -1,3 +1,4 @@
+import { customerScopeSql, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { queryPrepared, type PreparedStatement } from '../db/prepared.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
@@ -223,13 +224,19 @@ export async function refreshActivationRow(
 }
 
 /** Stores `expired` on active licenses whose date has passed, a bounded batch at a time. */
-export async function expireDueLicenseRows(db: Db, asOf: Date, batch: number): Promise<LicenseRow[]> {
+export async function expireDueLicenseRows(
+  db: Db,
+  asOf: Date,
+  batch: number,
+  scope: CustomerScope,
+): Promise<LicenseRow[]> {
+  const inScope = customerScopeSql(scope, 'licenses.customer_id');
   const result = await db.raw(
     `update licenses set status = 'expired', updated_at = now()
-      where id in (select id from licenses where status = 'active' and expires_at <= ?
+      where id in (select id from licenses where status = 'active' and expires_at <= ? and ${inScope.sql}
                     order by expires_at limit ? for update skip locked)
       returning *`,
-    [asOf, batch],
+    [asOf, ...inScope.bindings, batch],
   );
   return result.rows as LicenseRow[];
 }

@@ -2,6 +2,7 @@ import { queueEmails } from '../emails/outbox.ts';
 import { licenseIssuedEmail } from './license-email.ts';
 import { SYSTEM_ACTOR, type Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
+import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -265,11 +266,16 @@ export async function removeActivation(db: Db, key: string, deviceId: string, ac
  * each (D-32), in bounded batches that each commit with their events and their audit rows (actor
  * `system`, C-11).
  */
-export async function expireLicenses(db: Db, asOf: Date, batchSize = 500): Promise<number> {
+export async function expireLicenses(
+  db: Db,
+  asOf: Date,
+  batchSize = 500,
+  scope: CustomerScope = REAL_CUSTOMERS,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const expired = await inTransaction(db, async (trx) => {
-      const rows = await expireDueLicenseRows(trx, asOf, batchSize);
+      const rows = await expireDueLicenseRows(trx, asOf, batchSize, scope);
       await recordEvents(
         trx,
         rows.map((row) => ({ type: 'license.expired' as const, data: licenseEventData(row, asOf) })),

@@ -1,5 +1,6 @@
 import { SYSTEM_ACTOR } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
+import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { recordEvents } from '../events/service.ts';
@@ -17,11 +18,12 @@ export async function markOverdueInvoices(
   asOf: Date,
   batchSize = 500,
   onBatch?: () => Promise<void>,
+  scope: CustomerScope = REAL_CUSTOMERS,
 ): Promise<number> {
   let total = 0;
   for (;;) {
     const marked = await inTransaction(db, async (trx) => {
-      const rows = await moveOverdue(trx, asOf, batchSize);
+      const rows = await moveOverdue(trx, asOf, batchSize, scope);
       await recordEvents(
         trx,
         rows.map((row) => ({ type: 'invoice.overdue' as const, data: invoiceEventData(row) })),

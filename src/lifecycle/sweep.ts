@@ -1,4 +1,5 @@
 import type { AppDeps } from '../app-deps.ts';
+import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import { refreshHealthScores } from '../reporting/customer-view.ts';
 import { expireLicenses } from '../licenses/service.ts';
 import { refreshProductMetrics } from '../products/metrics.ts';
@@ -42,6 +43,11 @@ export interface SweepOptions {
   concurrency?: number;
   /** Called between batches: the run's heartbeat. */
   heartbeat?: () => Promise<void>;
+  /**
+   * Whose records the steps move (issue 39, TC-4): the daily sweep's customers (on no test clock) unless a test
+   * clock's are named; a clock's advance runs the customer steps only (the derived figures are the daily sweep's).
+   */
+  scope?: CustomerScope;
 }
 
 export function emptySummary(asOf: Date): LifecycleSummary {
@@ -83,6 +89,7 @@ export async function runLifecycleSweep(
   const { db, logger } = deps;
   const heartbeat = options.heartbeat ?? (async () => {});
   const clock = { settings: deps.config };
+  const scope = options.scope ?? REAL_CUSTOMERS;
   const steps: [string, () => Promise<Counts>][] = [
     [
       'renewals',
@@ -93,6 +100,7 @@ export async function runLifecycleSweep(
           clock,
           logger,
           onBatch: heartbeat,
+          scope,
         });
         return {
           invoicesCreated: r.invoicesCreated,
@@ -103,14 +111,20 @@ export async function runLifecycleSweep(
         };
       },
     ],
-    ['overdue', async () => ({ invoicesOverdue: await markOverdueInvoices(db, asOf, options.batchSize, heartbeat) })],
-    ['licenses', async () => ({ licensesExpired: await expireLicenses(db, asOf) })],
-    ['autoCharge', () => autoChargeStep(deps, asOf)],
-    ['dunning', () => dunningRetryStep(deps, asOf)],
-    ['reminders', async () => ({ remindersQueued: await queueReminders(db, asOf, heartbeat) })],
-    ['productMetrics', async () => ({ productsRefreshed: (await refreshProductMetrics(db, asOf)).products })],
-    ['healthScores', async () => ({ healthScoresChanged: await refreshHealthScores(db, asOf) })],
+    [
+      'overdue',
+      async () => ({ invoicesOverdue: await markOverdueInvoices(db, asOf, options.batchSize, heartbeat, scope) }),
+    ],
+    ['licenses', async () => ({ licensesExpired: await expireLicenses(db, asOf, undefined, scope) })],
+    ['autoCharge', () => autoChargeStep(deps, asOf, scope)],
+    ['dunning', () => dunningRetryStep(deps, asOf, scope)],
+    ['reminders', async () => ({ remindersQueued: await queueReminders(db, asOf, heartbeat, scope) })],
   ];
+  if (scope.kind === 'real')
+    steps.push(
+      ['productMetrics', async () => ({ productsRefreshed: (await refreshProductMetrics(db, asOf)).products })],
+      ['healthScores', async () => ({ healthScoresChanged: await refreshHealthScores(db, asOf) })],
+    );
 
   const summary = emptySummary(asOf);
   for (const [name, run] of steps) {
@@ -119,7 +133,7 @@ export async function runLifecycleSweep(
       const counts = await run();
       for (const [key, value] of Object.entries(counts) as [keyof Counts, number][]) summary[key] += value;
       logger.info(
-        { step: name, asOf: summary.asOf, ...counts, ms: Math.round(performance.now() - started) },
+        { step: name, asOf: summary.asOf, scope, ...counts, ms: Math.round(performance.now() - started) },
         'lifecycle step done',
       );
     } catch (err) {

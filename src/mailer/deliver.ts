@@ -1,6 +1,6 @@
 /**
- * One attempt at one claimed email (M-1, M-2): compose it, then keep it as `captured` without SMTP_URL, or send it
- * with its fixed Message-ID and record the outcome. A failed send is retried on the schedule (emails/
+ * One attempt at one claimed email (M-1, M-2): compose it, then keep it as `captured` without SMTP_URL (or for a test
+ * clock's customer, TC-5), or send it with its fixed Message-ID and record the outcome. A failed send is retried on the schedule (emails/
  * retry-schedule.ts); a permanent refusal (5xx) or the last attempt ends `failed` with the error kept.
  */
 import type { AppDeps } from '../app-deps.ts';
@@ -46,7 +46,8 @@ export async function deliverEmail(deps: AppDeps, email: EmailRow): Promise<Emai
   } catch (err) {
     return recordFailure(deps, email, err, null);
   }
-  if (!deps.config.SMTP_URL) {
+  // A test clock's customer's emails are never sent over SMTP (TC-5).
+  if (!deps.config.SMTP_URL || email.test_clock_id) {
     await updateClaimedEmail(deps.db, email.id, lease, {
       ...composedColumns(composed),
       status: 'captured',

@@ -7,6 +7,7 @@ import { applyProviderEventHandler } from '../provider-events/apply-event.handle
 import { refreshProductMetricsHandler } from '../products/refresh-metrics.handler.ts';
 import { resumePendingRefundsHandler } from '../refunds/resume-pending.handler.ts';
 import type { JobDefinition, JobHandler } from '../queue/job.ts';
+import { advanceTestClockHandler } from '../test-clocks/advance.handler.ts';
 import { deliverWebhookHandler } from '../webhooks/deliver.handler.ts';
 import { sendPortalCodeHandler } from '../portal/send-code.handler.ts';
 
@@ -25,6 +26,7 @@ export const jobHandlers: readonly JobHandler[] = [
   resumePendingRefundsHandler,
   dispatchEmailsHandler,
   sendPortalCodeHandler,
+  advanceTestClockHandler,
 ];
 
 export const jobDefinitions: readonly JobDefinition[] = jobHandlers.map((handler) => handler.definition);

@@ -17,6 +17,7 @@ const CUSTOMER_EXAMPLE = {
   healthScore: 92,
   creditBalance: '25.00',
   creditBalances: { USD: '25.00' },
+  testClockId: null,
   createdAt: '2026-01-05T09:30:00.000Z',
   updatedAt: '2026-01-05T09:30:00.000Z',
 };
@@ -40,6 +41,7 @@ export const customerResponse = z
     healthScore: z.number().int(),
     creditBalance: z.string(),
     creditBalances: z.record(z.string(), z.string()),
+    testClockId: z.uuid().nullable().meta({ description: 'The test clock the customer is on (TC-2), set at creation' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -77,6 +79,7 @@ export function serialiseCustomer(record: CustomerRecord) {
     healthScore: record.health_score,
     creditBalance: record.creditBalance,
     creditBalances: record.creditBalances,
+    testClockId: record.test_clock_id,
     createdAt: iso(record.created_at)!,
     updatedAt: iso(record.updated_at)!,
     products: record.products.map(serialiseProductSummary),

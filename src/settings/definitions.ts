@@ -111,6 +111,11 @@ export const settingDefinitions = {
     default: 'cancel',
     description: 'What happens after the last failed retry.',
   },
+  'billing.test_clocks_enabled': {
+    schema: z.boolean(),
+    default: true,
+    description: 'Whether test clocks may be created (TC-6); false refuses creation with test_clocks_disabled.',
+  },
   'company.name': { schema: z.string().max(200), default: 'Your Company', description: 'Seller name on invoices.' },
   'company.address': { schema: z.string().max(1000), default: '', description: 'Seller address on invoices.' },
   'company.email': { schema: z.string().max(320), default: '', description: 'Seller contact email on invoices.' },

@@ -37,6 +37,7 @@ export const settingsResponse = z.object(Object.fromEntries(keys.map((key) => [k
       'billing.payment_terms_days': 30,
       'billing.dunning_schedule_days': [1, 3, 5, 7],
       'billing.dunning_final_action': 'cancel',
+      'billing.test_clocks_enabled': true,
       'company.name': 'Acme Billing Ltd',
       'company.address': '1 Main Street\nSpringfield, IL 62701\nUS',
       'company.email': 'billing@acme.example',

@@ -4,6 +4,7 @@
  * writes their emails; the occasion (the subscription and the date it is about) makes each one once: a second sweep,
  * or one killed mid-run and run again, writes nothing it wrote before (emails' once-per-occasion index).
  */
+import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { queueEmails, type NewEmail } from '../emails/outbox.ts';
 import { findPlans } from '../plans/service.ts';
@@ -11,12 +12,19 @@ import { getSetting } from '../settings/service.ts';
 import { type ReminderCandidate, trialsEndingBetween, yearlyRenewalsBetween } from './reminders-repo.ts';
 
 const DAY_MS = 86_400_000;
-const RENEWAL_NOTICE_DAYS = 7;
+export const RENEWAL_NOTICE_DAYS = 7;
 const BATCH = 500;
 const INTERVAL = { monthly: 'month', quarterly: 'quarter', yearly: 'year' } as const;
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 
-type Select = (db: Db, asOf: Date, until: Date, afterId: string, limit: number) => Promise<ReminderCandidate[]>;
+type Select = (
+  db: Db,
+  asOf: Date,
+  until: Date,
+  afterId: string,
+  limit: number,
+  scope: CustomerScope,
+) => Promise<ReminderCandidate[]>;
 type Write = (s: ReminderCandidate, plan: { name: string; base_price: string; currency: string }) => NewEmail;
 
 const trialEnding: Write = (s, plan) => ({
@@ -46,11 +54,18 @@ const renewalUpcoming: Write = (s, plan) => ({
   },
 });
 
-async function remind(db: Db, select: Select, write: Write, asOf: Date, until: Date, onBatch: () => Promise<void>) {
+async function remind(
+  db: Db,
+  [select, write]: [Select, Write],
+  asOf: Date,
+  until: Date,
+  onBatch: () => Promise<void>,
+  scope: CustomerScope,
+) {
   let afterId = FIRST_ID;
   let written = 0;
   for (;;) {
-    const due = await select(db, asOf, until, afterId, BATCH);
+    const due = await select(db, asOf, until, afterId, BATCH, scope);
     if (due.length === 0) return written;
     const plans = await findPlans(db, [...new Set(due.map((s) => s.plan_id))]);
     const emails = due.flatMap((s) => {
@@ -65,23 +80,28 @@ async function remind(db: Db, select: Select, write: Write, asOf: Date, until: D
 }
 
 /** Writes the reminders due as of `asOf`; answers how many emails it wrote (none a second time). */
-export async function queueReminders(db: Db, asOf: Date, onBatch: () => Promise<void> = async () => {}) {
+export async function queueReminders(
+  db: Db,
+  asOf: Date,
+  onBatch: () => Promise<void> = async () => {},
+  scope: CustomerScope = REAL_CUSTOMERS,
+) {
   const trialDays = await getSetting(db, 'emails.trial_ending_days');
   const trials = await remind(
     db,
-    trialsEndingBetween,
-    trialEnding,
+    [trialsEndingBetween, trialEnding],
     asOf,
     new Date(asOf.getTime() + trialDays * DAY_MS),
     onBatch,
+    scope,
   );
   const renewals = await remind(
     db,
-    yearlyRenewalsBetween,
-    renewalUpcoming,
+    [yearlyRenewalsBetween, renewalUpcoming],
     asOf,
     new Date(asOf.getTime() + RENEWAL_NOTICE_DAYS * DAY_MS),
     onBatch,
+    scope,
   );
   return trials + renewals;
 }

@@ -3,6 +3,7 @@
  * renewed set-wise by renewLockedSubscriptions, several batches in flight.
  */
 import type { Logger } from 'pino';
+import type { CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import type { Clock } from '../invoices/issue.ts';
 import { claimDueSubscriptions } from './renewal-repo.ts';
@@ -23,6 +24,8 @@ export interface RenewDueOptions {
   logger?: Logger;
   /** Called after every committed batch (the sweep's heartbeat). */
   onBatch?: () => Promise<void>;
+  /** Whose subscriptions (issue 39): the daily sweep's customers unless a test clock's are named. */
+  scope?: CustomerScope;
 }
 
 /** Subscriptions per batch and batches in flight when the caller does not say (docs/decisions.md, issue 20). */
@@ -64,7 +67,14 @@ function turnstile(): () => { turn: Promise<void>; leave: () => void } {
  * take no new batch after the failure, so nothing commits after the caller is told (issue 33).
  */
 export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDueOptions = {}): Promise<SweepRenewals> {
-  const { batchSize = RENEWAL_BATCH_SIZE, concurrency = RENEWAL_CONCURRENCY, clock = {}, logger, onBatch } = options;
+  const {
+    batchSize = RENEWAL_BATCH_SIZE,
+    concurrency = RENEWAL_CONCURRENCY,
+    clock = {},
+    logger,
+    onBatch,
+    scope,
+  } = options;
   const totals: SweepRenewals = { ...emptyResult(), errors: 0, batches: 0 };
   // Subscriptions this sweep gave up on (failed) or found not due after all: never claimed again by it.
   const skip = new Set<string>();
@@ -89,7 +99,7 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
           await claimSlot.turn;
           let subs: SubscriptionRow[];
           try {
-            subs = failure ? [] : await claimDueSubscriptions(trx, asOf, batchSize, [...skip]);
+            subs = failure ? [] : await claimDueSubscriptions(trx, asOf, batchSize, [...skip], scope);
             issueSlot = issueQueue();
           } finally {
             claimSlot.leave();

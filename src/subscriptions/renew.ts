@@ -56,7 +56,8 @@ export async function renewLockedSubscriptions(
 ): Promise<BatchRenewal> {
   const out: BatchRenewal = { ...emptyResult(), failures: [], unchanged: [] };
   if (subs.length === 0) return out;
-  const now = new Date();
+  // The renewal's own moment (a test clock's advance runs each at its moment): never the wall clock (issue 39).
+  const now = clock.now ?? asOf;
   const [plans, coupons] = await Promise.all([
     findPlans(
       trx,

@@ -1,4 +1,5 @@
 /** Set-wise SQL of renewals (the lifecycle sweep's batches): claims, bulk reads and one bulk update. */
+import { customerScopeSql, REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import { datesAsText } from '../db/json-dates.ts';
 import type { Db } from '../db/knex.ts';
 import type { SubscriptionRow } from './repo.ts';
@@ -20,16 +21,18 @@ export async function claimDueSubscriptions(
   asOf: Date,
   limit: number,
   exclude: string[] = [],
+  scope: CustomerScope = REAL_CUSTOMERS,
 ): Promise<SubscriptionRow[]> {
+  const inScope = customerScopeSql(scope, 's.customer_id');
   const { rows } = await trx.raw<{ rows: SubscriptionRow[] }>(
     `select s.*
        from subscriptions s
       where (s.status in ('active', 'trialing', 'past_due') or (s.status = 'paused' and s.cancel_at_period_end))
-        and s.current_period_end <= ? and not (s.id = any(?::uuid[]))
+        and s.current_period_end <= ? and not (s.id = any(?::uuid[])) and ${inScope.sql}
       order by s.current_period_end, s.id
       limit ?
       for update of s skip locked`,
-    [asOf, exclude, limit],
+    [asOf, exclude, ...inScope.bindings, limit],
   );
   return rows;
 }

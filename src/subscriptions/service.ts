@@ -2,6 +2,7 @@ import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { customerNotFound } from '../customers/service.ts';
+import { customerNow } from '../customers/clock.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -89,7 +90,8 @@ export async function createSubscription(
   actor: Actor,
   clock: Clock = {},
 ): Promise<SubscriptionRow> {
-  const now = clock.now ?? new Date();
+  // A test clock's customer subscribes at its clock's time (TC-2).
+  const now = clock.now ?? (await customerNow(db, input.customerId, new Date()));
   const { row, period } = newSubscriptionRow(input, now);
   return inTransaction(db, async (trx) => {
     const plan = await planToSubscribe(trx, input);

@@ -8,6 +8,7 @@
 import { hash } from 'node:crypto';
 import type { Actor } from '../actor.ts';
 import { type AuditEntry, recordAudits } from '../audit/service.ts';
+import { customerClockTimes } from '../customers/clock.ts';
 import { newUuid } from '../crypto/ids.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { cachedChargesOfPlans, type ChargeWithMetric } from '../metering/charges.ts';
@@ -167,13 +168,20 @@ export async function ingestEvents(
   options: { now?: Date; actor?: Actor } = {},
 ): Promise<EventResult[]> {
   const now = options.now ?? new Date();
+  // A test clock's customer's events are judged against its clock's time (TC-2).
+  const clockTimes = options.now
+    ? new Map<string, Date>()
+    : await customerClockTimes(
+        db,
+        events.map((e) => e.customerId),
+      );
   const world = await loadWorld(db, events);
   const results: (EventResult | undefined)[] = events.map(() => undefined);
   const ready: { index: number; event: UsageEvent }[] = [];
   const unmatched: { index: number; event: Omit<UsageEvent, 'period'>; message: string }[] = [];
   const spans: SpanMemo = new Map();
   for (const [index, event] of events.entries()) {
-    const checked = check(event, world, now);
+    const checked = check(event, world, clockTimes.get(event.customerId) ?? now);
     if (!('ready' in checked)) {
       results[index] = checked;
       continue;

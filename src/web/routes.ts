@@ -32,6 +32,7 @@ import { settingsRoutes } from '../settings/routes.ts';
 import { settlementRoutes } from '../settlement/routes.ts';
 import { subscriptionRoutes } from '../subscriptions/routes.ts';
 import { taxRateRoutes } from '../tax-rates/routes.ts';
+import { testClockRoutes } from '../test-clocks/routes.ts';
 import { v1Routes } from '../v1/routes.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 
@@ -49,6 +50,7 @@ const domainRoutes: AnyRoute[] = [
   ...metricRoutes,
   ...couponRoutes,
   ...taxRateRoutes,
+  ...testClockRoutes,
   ...subscriptionRoutes,
   ...invoicePdfRoutes,
   ...hostedInvoiceRoutes,

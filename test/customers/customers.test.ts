@@ -62,6 +62,7 @@ test('POST creates a customer with every field; absent optional fields are null'
     'taxExempt',
     'taxId',
     'taxRateIds',
+    'testClockId',
     'tier',
     'updatedAt',
   ]);

@@ -1,0 +1,40 @@
+/**
+ * A customer's time (TC-2): a customer on a test clock lives at the clock's `frozenTime`, every other one at the wall
+ * clock. Creation paths (subscriptions, invoices, licenses, usage events) ask here for the "now" of the customer they
+ * write for, so a clock customer's records are dated by its clock. The clock rows belong to src/test-clocks/; this is
+ * the one read of them below it (customers carry their clock).
+ */
+import type { Db } from '../db/knex.ts';
+import { AppError } from '../errors.ts';
+
+/** The clock times of these customers; customers on no clock are absent. */
+export async function customerClockTimes(db: Db, customerIds: string[]): Promise<Map<string, Date>> {
+  if (customerIds.length === 0) return new Map();
+  const rows: { id: string; frozen_time: Date }[] = await db('customers as c')
+    .join('test_clocks as t', 't.id', 'c.test_clock_id')
+    .whereIn('c.id', [...new Set(customerIds)])
+    .select('c.id', 't.frozen_time');
+  return new Map(rows.map((r) => [r.id, r.frozen_time]));
+}
+
+/** The customer's "now": its clock's time when it is on one, else `wall` (the caller's wall-clock now). */
+export async function customerNow(db: Db, customerId: string, wall: Date): Promise<Date> {
+  return (await customerClockTimes(db, [customerId])).get(customerId) ?? wall;
+}
+
+/** TC-2: a new customer's testClockId names a clock that exists and is not in the middle of an advance. */
+export async function requireJoinableTestClock(db: Db, testClockId: string): Promise<void> {
+  const clock: { status: string } | undefined = await db('test_clocks').where({ id: testClockId }).first('status');
+  if (!clock)
+    throw new AppError('test_clock_not_found', `Test clock ${testClockId} does not exist`, {
+      details: [{ path: 'testClockId', message: 'no such test clock' }],
+    });
+  if (clock.status === 'advancing')
+    throw new AppError(
+      'clock_not_advanceable',
+      `Test clock ${testClockId} is advancing: add customers once it is ready`,
+      {
+        details: [{ path: 'testClockId', message: 'is advancing' }],
+      },
+    );
+}

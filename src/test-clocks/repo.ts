@@ -1,0 +1,99 @@
+/** SQL of test clocks (TC-1, TC-3): the clock rows, and the next moment a clock's customers have something due. */
+import type { Db } from '../db/knex.ts';
+import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
+
+export interface TestClockRow {
+  id: string;
+  name: string;
+  frozen_time: Date;
+  status: 'ready' | 'advancing' | 'failed';
+  advance_target: Date | null;
+  advance_cursor: Date | null;
+  last_error: string | null;
+  deletes_after: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertTestClockRow(
+  db: Db,
+  row: Pick<TestClockRow, 'name' | 'frozen_time'> & { lifetimeDays: number },
+): Promise<TestClockRow> {
+  const { lifetimeDays, ...columns } = row;
+  // Dated from created_at's own now(), so the two are exactly `lifetimeDays` apart.
+  const deletes_after = db.raw('now() + make_interval(days => ?)', [lifetimeDays]);
+  const [created] = await db('test_clocks')
+    .insert({ ...columns, deletes_after })
+    .returning('*');
+  return created as TestClockRow;
+}
+
+export function findTestClockRow(db: Db, id: string): Promise<TestClockRow | undefined> {
+  return db('test_clocks').where({ id }).first();
+}
+
+export function lockTestClockRow(db: Db, id: string): Promise<TestClockRow | undefined> {
+  return db('test_clocks').where({ id }).forUpdate().first();
+}
+
+export function listTestClockRows(db: Db, page: PageQuery): Promise<Page<TestClockRow>> {
+  return paginate<TestClockRow>(db('test_clocks').select('*'), 'test_clocks', page);
+}
+
+export async function updateTestClockRow(
+  db: Db,
+  id: string,
+  changes: Partial<Pick<TestClockRow, 'status' | 'frozen_time' | 'advance_target' | 'advance_cursor' | 'last_error'>>,
+): Promise<TestClockRow | undefined> {
+  const [row] = await db('test_clocks')
+    .where({ id })
+    .update({ ...changes, updated_at: db.fn.now() })
+    .returning('*');
+  return row as TestClockRow | undefined;
+}
+
+/**
+ * The first moment in (after, until] at which a lifecycle step of the sweep has something to do for the clock's
+ * customers (TC-3), or `until` when nothing falls due before it. Each term is the earliest instant at which the
+ * matching step's own condition holds: a period's end (renewals, trial ends, scheduled cancellations), one
+ * millisecond after a due date (overdue is `due_date < asOf`), a dunning retry, a license's expiry, and the
+ * reminders' days before a trial's end or a yearly renewal. Auto-charges fall due with the invoices that a moment
+ * issues, so that moment's own pass makes them.
+ */
+export async function nextDueMoment(
+  db: Db,
+  clockId: string,
+  after: Date,
+  until: Date,
+  reminders: { trialEndingDays: number; renewalNoticeDays: number },
+): Promise<Date> {
+  const { rows } = await db.raw<{ rows: { at: Date }[] }>(
+    `with mine as (select id from customers where test_clock_id = :clock)
+     select least(
+       (select min(s.current_period_end) from subscriptions s join mine on mine.id = s.customer_id
+         where (s.status in ('active', 'trialing', 'past_due') or (s.status = 'paused' and s.cancel_at_period_end))
+           and s.current_period_end > :after),
+       (select min(i.due_date) + interval '1 millisecond' from invoices i join mine on mine.id = i.customer_id
+         where i.status = 'issued' and i.due_date + interval '1 millisecond' > :after),
+       (select min(d.next_attempt_at) from dunning_cases d join mine on mine.id = d.customer_id
+         where d.status = 'open' and d.next_attempt_at > :after),
+       (select min(l.expires_at) from licenses l join mine on mine.id = l.customer_id
+         where l.status = 'active' and l.expires_at > :after),
+       (select min(s.trial_end - make_interval(days => :trialDays)) from subscriptions s join mine on mine.id = s.customer_id
+         where s.status = 'trialing' and s.trial_end - make_interval(days => :trialDays) > :after),
+       (select min(s.current_period_end - make_interval(days => :noticeDays)) from subscriptions s
+          join mine on mine.id = s.customer_id
+         where s.status = 'active' and s.billing_cycle = 'yearly' and not s.cancel_at_period_end
+           and s.current_period_end - make_interval(days => :noticeDays) > :after),
+       :until::timestamptz
+     ) as at`,
+    {
+      clock: clockId,
+      after,
+      until,
+      trialDays: reminders.trialEndingDays,
+      noticeDays: reminders.renewalNoticeDays,
+    },
+  );
+  return rows[0]!.at;
+}
