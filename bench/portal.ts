@@ -179,8 +179,8 @@ async function main(): Promise<number> {
 
   console.log('');
   console.log(
-    `customer portal, one customer with ${INVOICES} invoices; ${options.connections} connections, ${options.seconds} s ` +
-      `each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, load ` +
+    `customer portal, one customer with ${INVOICES} invoices; ${options.connections} connections, ` +
+      `${options.seconds} s each after ${options.warmupSeconds} s warm-up; ${os.cpus().length} CPUs, load ` +
       `${os.loadavg()[0]!.toFixed(2)}; Node ${process.version}`,
   );
   console.log(formatTable(results));

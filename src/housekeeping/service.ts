@@ -1,5 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { purgeEndedRateLimitWindows } from '../http/rate-limit.ts';
+import { purgeEndedPortalRows } from '../portal/sessions.ts';
 
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
 const LOGIN_FAILURE_RETENTION_HOURS = 24;
@@ -9,6 +10,8 @@ export interface PurgeCounts {
   idempotencyKeys: number;
   loginFailures: number;
   rateLimitWindows: number;
+  /** Ended portal links, sessions and sign-in codes (issue 37). */
+  portalRows: number;
 }
 
 export async function purgeExpired(db: Db, asOf: Date): Promise<PurgeCounts> {
@@ -22,5 +25,6 @@ export async function purgeExpired(db: Db, asOf: Date): Promise<PurgeCounts> {
     .delete();
   // Shared rate-limit windows end within minutes; a key seen again reuses its row, the others are dropped here.
   const rateLimitWindows = await purgeEndedRateLimitWindows(db, asOf.getTime());
-  return { sessions, idempotencyKeys, loginFailures, rateLimitWindows };
+  const portalRows = await purgeEndedPortalRows(db, asOf);
+  return { sessions, idempotencyKeys, loginFailures, rateLimitWindows, portalRows };
 }

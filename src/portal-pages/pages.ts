@@ -1,5 +1,5 @@
 import { billingAction, billingPage } from './billing.tsx';
-import { changePlanAction, changePlanPreviewPage } from './change-plan.tsx';
+import { changePlanAction, changePlanPreviewPage } from './plan-change.tsx';
 import { invoicesPage } from './invoices.tsx';
 import { deactivateAction, licenseFileAction, licensePage, licensesPage } from './licenses.tsx';
 import { overviewPage } from './overview.tsx';

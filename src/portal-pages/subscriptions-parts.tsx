@@ -76,7 +76,7 @@ export function CancelControls({
       state={state}
       submit="Cancel at period end"
     >
-      <p>{`Your subscription stays active until ${date(sub.current_period_end)}, and is not renewed.`}</p>
+      <p>{`Cancelling at period end keeps it active until ${date(sub.current_period_end)}, then it ends.`}</p>
     </Form>
   );
 }

@@ -67,7 +67,14 @@ function UsageTable({ usage }: { usage: PeriodUsage }) {
           { header: 'Metric', cell: (c) => c.metricCode },
           { header: 'Quantity', numeric: true, cell: (c) => c.quantity },
           { header: 'Amount', numeric: true, cell: (c) => money(c.amount.toString(), usage.currency) },
-          { header: 'Tiers', cell: (c) => <TierList tiers={c.tiers} currency={usage.currency} /> },
+          ...(usage.charges.some((c) => c.tiers.length > 0)
+            ? [
+                {
+                  header: 'Tiers',
+                  cell: (c: PeriodUsage['charges'][number]) => <TierList tiers={c.tiers} currency={usage.currency} />,
+                },
+              ]
+            : []),
         ]}
       />
     </section>

@@ -95,3 +95,11 @@ export async function countPortalCodeTry(db: Db, customerId: string): Promise<vo
 export async function deletePortalCode(db: Db, customerId: string): Promise<void> {
   await db('portal_codes').where({ customer_id: customerId }).delete();
 }
+
+/** Links, sessions and codes past their end: nothing can use them any more (the housekeeping job). */
+export async function deleteEndedPortalRows(db: Db, asOf: Date): Promise<number> {
+  const links = await db('portal_links').where('expires_at', '<=', asOf).delete();
+  const sessions = await db('portal_sessions').where('expires_at', '<=', asOf).delete();
+  const codes = await db('portal_codes').where('expires_at', '<=', asOf).delete();
+  return links + sessions + codes;
+}

@@ -11,6 +11,7 @@ import { assertCustomerExists } from '../customers/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 import {
+  deleteEndedPortalRows,
   deletePortalSession,
   findLivePortalSession,
   insertPortalLink,
@@ -105,4 +106,9 @@ export async function authenticatePortalSession(db: Db, token: string | undefine
 /** Logout: the session stops working at once. */
 export async function endPortalSession(db: Db, token: string | undefined): Promise<void> {
   if (token && TOKEN_SHAPE.test(token)) await deletePortalSession(db, sha256Hex(token));
+}
+
+/** The housekeeping job's part: ended links, sessions and codes are deleted. */
+export function purgeEndedPortalRows(db: Db, asOf: Date): Promise<number> {
+  return deleteEndedPortalRows(db, asOf);
 }

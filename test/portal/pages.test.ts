@@ -51,6 +51,14 @@ for (const width of [1280, 360]) {
     const other = await makePortalCustomer(w, 'Someone Else');
     const { page, close } = await portalPage(w, world.customer.id, width, 'https://app.example.com/account');
     t.teardown(close);
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.reload();
+    t.true(requests.length >= 3, 'the page and its two stylesheets');
+    t.true(
+      requests.every((url) => new URL(url).origin === w.app.baseUrl),
+      `K-2: nothing from another host: ${requests.join(' ')}`,
+    );
     t.deepEqual(await texts(page, 'nav a'), ['Overview', 'Invoices', 'Subscriptions', 'Licenses', 'Billing details']);
     t.deepEqual(await texts(page, 'a[href="https://app.example.com/account"]'), ['Back to app.example.com']);
     const overview = await bodyText(page);

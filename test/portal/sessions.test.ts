@@ -5,6 +5,7 @@
  */
 import test from 'ava';
 import { sha256Hex } from '../../src/crypto/tokens.ts';
+import { purgeExpired } from '../../src/housekeeping/service.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { request } from '../helpers/http.ts';
 import { createApiKey } from '../invoices-pdf/helpers.ts';
@@ -175,4 +176,19 @@ test("the portal's pages carry the console's security headers", async (t) => {
   t.regex(csp, /frame-ancestors 'none'/);
   t.notRegex(csp, /unsafe-/);
   t.is(res.headers.get('x-frame-options'), 'DENY');
+});
+
+test('housekeeping deletes ended links and sessions, and keeps live ones', async (t) => {
+  const customer = await insertCustomer(w.app.db);
+  const ended = await portalLink(w, customer.id);
+  const live = await portalLink(w, customer.id);
+  const hashOf = (path: string) => sha256Hex(path.split('/').at(-1)!);
+  await w.app
+    .db('portal_links')
+    .where({ token_hash: hashOf(ended.path) })
+    .update({ expires_at: new Date(Date.now() - 1000) });
+  const counts = await purgeExpired(w.app.db, new Date());
+  t.true(counts.portalRows >= 1);
+  t.is((await w.app.db('portal_links').where({ token_hash: hashOf(ended.path) })).length, 0);
+  t.is((await w.app.db('portal_links').where({ token_hash: hashOf(live.path) })).length, 1);
 });

@@ -55,6 +55,10 @@ for (const width of [1280, 360]) {
     t.is(new URL(page.url()).pathname, '/portal');
     t.true((await bodyText(page)).includes(`Code User ${width}`));
     t.is((await w.app.db('portal_codes').where({ customer_id: customer.id })).length, 0, 'a used code is gone');
+    await Promise.all([page.waitForNavigation(), page.click('xpath/.//button[normalize-space()="Sign out"]')]);
+    t.is(new URL(page.url()).pathname, '/portal/login');
+    await page.goto(`${w.app.baseUrl}/portal/invoices`);
+    t.is(new URL(page.url()).pathname, '/portal/login', 'signed out');
   });
 }
 

@@ -58,7 +58,7 @@ export const changePlanPreviewPage = portalPage({
         <section class="card">
           <Figures preview={preview} />
           <p class="muted">
-            {preview.charge
+            {preview.chargeTotals
               ? 'The charge is invoiced at once; your credit is spent on it first.'
               : `Nothing is charged now; the next invoice, on ${date(preview.subscription.current_period_end)}, ` +
                 'bills the new plan.'}
