@@ -106,6 +106,7 @@ export const paymentsPage = definePage({
           statuses={PAYMENT_STATUSES}
           values={query}
           exportPath="/admin/payments/export.csv"
+          dated="Received"
         />
         <p class="export">
           <a href={withFilters('/admin/refunds/export.csv', { ...query, status: undefined })} download>
