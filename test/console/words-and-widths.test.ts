@@ -99,7 +99,10 @@ test('raw values read as words: reason codes, yes and no; no decision numbers on
   const { page, close } = await kit.adminPage(`/admin/invoices/${invoiceId}`);
   const text = await pageText(page);
   t.regex(text, /Requested by customer: Seat removed/);
-  t.notRegex(text, /requested_by_customer|bank_transfer/);
+  t.notRegex(text, /requested_by_customer|bank_transfer|partially_refunded/);
+  await page.goto(`${kit.app.baseUrl}/admin/customers/${c.id}`);
+  t.regex(await pageText(page), /Bank transfer/);
+  t.notRegex(await pageText(page), /bank_transfer|partially_refunded/, 'the customer page too');
   // Every select of the console names its options in words (the change-plan form's prorate read true/false).
   for (const path of ['/admin/settings', `/admin/invoices/${invoiceId}`, '/admin/subscriptions', '/admin/licenses']) {
     await page.goto(kit.app.baseUrl + path);
