@@ -69,7 +69,7 @@ test('at 1280 px no word of the money lists breaks mid-word, and the method read
   await close();
 });
 
-test('at 360 px the amounts of every money list are on the screen, and the page does not scroll sideways', async (t) => {
+test('at 360 px the amounts of every money list are on the screen; the page does not scroll sideways', async (t) => {
   const { page, close } = await kit.adminPage(`/admin/invoices?customerId=${c.id}`, 360);
   for (const path of [
     `/admin/invoices?customerId=${c.id}`,
