@@ -56,6 +56,11 @@ const SHOTS: Shot[] = [
   { name: 'reports-revenue', path: '/admin/reports/revenue' },
   { name: 'search', path: '/admin/search?q=whitfield' },
   { name: 'invoices-by-customer-name', path: '/admin/invoices?customer=whitfield' },
+  // C-15's sorted lists: by a column, either way.
+  { name: 'invoices-sorted', path: '/admin/invoices?sort=-total' },
+  { name: 'payments-sorted', path: '/admin/payments?sort=-amount' },
+  { name: 'customers-sorted', path: '/admin/customers?sort=name' },
+  { name: 'subscriptions-sorted', path: '/admin/subscriptions?sort=currentPeriodEnd' },
 ];
 
 function runDemo(databaseUrl: string): Promise<void> {

@@ -11,21 +11,29 @@ import {
 } from './login-failures-repo.ts';
 import { throttleVerdict } from './login-throttle-rules.ts';
 
-/** How long an attempt waits for others still being checked before it is refused, and how often it looks. */
-const TURN_WAIT_MS = 5_000;
-const TURN_POLL_MS = 25;
-/** A pending attempt older than this was abandoned (its process died between record and answer). */
+/**
+ * How long an attempt waits for others still being checked, and how often it looks (from 25 ms, doubling to 400 ms:
+ * waiters must not load the database they wait on). An attempt still pending after ABANDONED_AFTER_MS was abandoned
+ * (its process died between record and answer) and stops counting, so that is also the longest wait: whatever is
+ * ahead has ended or no longer counts by then. The wait used to end at a fixed 5 s, which on a loaded machine
+ * (argon2 takes seconds there) refused right passwords from one address when more than `max` came at once (issue 34:
+ * tests that sign in got 429 under load; a team behind one NAT would too). Only the waiting changed: every attempt
+ * is still judged by the same rules when its turn comes.
+ */
 const ABANDONED_AFTER_MS = 30_000;
+const LONGEST_TURN_WAIT_MS = ABANDONED_AFTER_MS + 1_000;
+const FIRST_POLL_MS = 25;
+const LONGEST_POLL_MS = 400;
 
 /**
  * D-16 with issue 33's rules (login-throttle-rules.ts: by address and by account, growing delays, a right password
  * from an address that has not failed goes through). The check and the record are one step (issue 20): under
  * locks on the email and the IP (advisory, so every web process takes the same ones), the attempt is judged and
  * recorded as pending before its password is checked. While attempts still being checked could prove failures
- * that refuse it, a new attempt waits (up to TURN_WAIT_MS) for them to end instead of being checked: so however
- * many attempts race in however many processes, the rules hold as if they came one by one, and right ones
- * arriving together (a team behind one address) are let through in turn. Answers the attempt's row: the caller
- * marks it failed (recordLoginFailed) on wrong credentials and deletes it (forgetLoginAttempt) otherwise.
+ * that refuse it, a new attempt waits for them to end instead of being checked: so however many attempts race in
+ * however many processes, the rules hold as if they came one by one, and right ones arriving together (a team
+ * behind one address) are let through in turn. Answers the attempt's row: the caller marks it failed
+ * (recordLoginFailed) on wrong credentials and deletes it (forgetLoginAttempt) otherwise.
  */
 export async function beginLoginAttempt(
   db: Db,
@@ -36,8 +44,8 @@ export async function beginLoginAttempt(
 ): Promise<string> {
   const windowMs = windowMinutes * 60_000;
   const since = new Date(Date.now() - windowMs);
-  const deadline = Date.now() + TURN_WAIT_MS;
-  for (;;) {
+  const deadline = Date.now() + LONGEST_TURN_WAIT_MS;
+  for (let poll = FIRST_POLL_MS; ; poll = Math.min(poll * 2, LONGEST_POLL_MS)) {
     const judged = await inTransaction(db, async (trx) => {
       await lockLoginAttempts(trx, email, ip);
       const stats = await loginFailureStats(trx, email, ip, since, new Date(Date.now() - ABANDONED_AFTER_MS));
@@ -47,7 +55,7 @@ export async function beginLoginAttempt(
     if (typeof judged === 'string') return judged;
     if (judged.kind === 'refuse') return refuse(db, email, ip, since, windowMs, max, judged);
     if (Date.now() >= deadline) return refuse(db, email, ip, since, windowMs, max, { until: 0, full: [] });
-    await new Promise((resolve) => setTimeout(resolve, TURN_POLL_MS));
+    await new Promise((resolve) => setTimeout(resolve, poll));
   }
 }
 

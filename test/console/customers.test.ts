@@ -221,7 +221,7 @@ test.serial(
     t.deepEqual(invoices[0]!.slice(0, 4), [invoice.invoiceNumber, 'issued', '200.00 USD', '130.00 USD']);
     t.is(await page.$eval('#invoices tbody a', (a) => a.getAttribute('href')), `/admin/invoices/${invoice.id}`);
     const payments = await rowsOf(page, '#payments');
-    t.deepEqual(payments[0]!.slice(1, 6), [invoice.invoiceNumber, '50.00 USD', '0.00 USD', 'manual', 'ref-full-house']);
+    t.deepEqual(payments[0]!.slice(1, 6), [invoice.invoiceNumber, '50.00 USD', '0.00 USD', 'Manual', 'ref-full-house']);
     t.deepEqual((await rowsOf(page, '#licenses'))[0]!.slice(0, 4), [
       license.body.licenseKey,
       'Desktop app',

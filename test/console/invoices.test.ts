@@ -234,7 +234,7 @@ test(
       'Credited (credit notes) 25.00 USD',
       'Amount paid 200.00 USD',
       'Amount due 275.00 USD',
-      'Bank transfer wire-778 200.00 USD 50.00 USD partially_refunded',
+      'Bank transfer wire-778 200.00 USD 50.00 USD partially refunded',
       'goodwill',
       `${note.number}`,
       'late delivery',

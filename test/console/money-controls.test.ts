@@ -145,7 +145,7 @@ test('C-13: a payment takes the date it was received; the future and before issu
   const url = `/admin/invoices/${invoice.id}`;
   const { page, close } = await kit.adminPage(url);
   await submitForm(page, `${url}/payments`, { amount: '20.00', receivedAt: '2099-01-01' });
-  t.regex(await pageText(page), /receivedAt: must not be in the future/);
+  t.regex(await pageText(page), /Received at: must not be in the future/);
   t.is(await fieldValue(page, `${url}/payments`, 'amount'), '20.00', 'what was typed is kept');
   await submitForm(page, `${url}/payments`, { amount: '20.00', receivedAt: '2026-11-01' });
   t.regex(await pageText(page), /must not be before the day the invoice was issued, 2026-11-02/);

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { Decimal } from 'decimal.js';
 import { createInvoice } from '../../src/invoices/service.ts';
 import { markOverdueInvoices } from '../../src/lifecycle/overdue.ts';
 import { money } from '../../src/console/components/format.ts';
@@ -114,6 +115,38 @@ test.serial(
     ]);
     t.deepEqual(dialogs, []);
     t.is(await page.$('img'), null);
+    await close();
+  },
+);
+
+test.serial(
+  "C-18 and C-16, as the walk-through found them: the movements add up to the month's change exactly, and each " +
+    'bar prints its value (not only on hover)',
+  async (t) => {
+    // Three yearly plans of 100.00: 8.33 each a month once rounded, 24.99 in all (the walk-through's "-129.33 against
+    // a change of -129.34" came from rounding the sum instead of each contribution).
+    const yearly = await makePlan(kit.app.db, '100.00', 'yearly');
+    for (let i = 0; i < 3; i += 1) await subscribe(kit.app.db, yearly);
+    const { page, close } = await kit.adminPage('/admin');
+    const section = 'section[aria-labelledby=cur-USD]';
+    const cards = Object.fromEntries(
+      await page.$$eval(`${section} .card`, (els) =>
+        els.map((e) => [
+          e.querySelector('.label')!.textContent!.trim(),
+          e.querySelector('.value')!.textContent!.trim(),
+        ]),
+      ),
+    );
+    const amount = (label: string) => new Decimal(String(cards[label]).replace(/[^0-9.-]/g, ''));
+    const moved = amount('Start of month')
+      .plus(amount('New'))
+      .plus(amount('Expansion'))
+      .minus(amount('Contraction'))
+      .minus(amount('Churn'));
+    t.is(moved.toFixed(2), amount('MRR').toFixed(2), JSON.stringify(cards));
+    const printed = await page.$$eval(`${section} svg text.bar-value`, (els) => els.map((e) => e.textContent));
+    t.is(printed.length, 24, 'a value over each bar of both charts');
+    t.true(printed.includes('1,408'), printed.join(' ')); // 1,383.33 + 24.99 at the current month's end
     await close();
   },
 );

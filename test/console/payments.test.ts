@@ -68,11 +68,12 @@ test(
         '2026-02-01 09:30 UTC',
         invoice.invoice_number,
         'Stark <Industries>',
-        'bank_transfer',
+        // Issue 34: the method and the status in words, not the API's `bank_transfer` and `partially_refunded`.
+        'Bank transfer',
         'wire-42',
         '60.00 USD',
         '10.00 USD',
-        'partially_refunded',
+        'partially refunded',
         '10.00 USD · 2026-02-03 10:00 UTC · goodwill',
       ],
     ]);

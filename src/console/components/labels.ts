@@ -39,7 +39,10 @@ export const labelsOf = (values: readonly string[]): Record<string, string> =>
 /** A status as a badge reads it: the API's word with its underscores as spaces (`past_due` reads "past due"). */
 export const statusWords = (value: string): string => value.replace(/_/g, ' ');
 
-/** A field's path as a person reads it: `receivedAt` "Received at", `lineItems.0.unitPrice` "Line items 1 unit price". */
+/**
+ * A field's path as a person reads it: `receivedAt` reads "Received at", `lineItems.0.unitPrice` "Line items 1 unit
+ * price".
+ */
 export function fieldWords(path: string): string {
   const words = path
     .split('.')

@@ -1,4 +1,5 @@
 /** The sections of a customer's page: each a table of what other domains hold for the customer, newest first. */
+import { label, statusWords } from '../components/labels.ts';
 import type { ComponentChildren } from 'preact';
 import type { listApiKeys } from '../../api-keys/service.ts';
 import type { listCreditLedger } from '../../credits/service.ts';
@@ -46,7 +47,7 @@ function Section({
   );
 }
 
-const Status = ({ value }: { value: string }) => <span class="status nowrap">{value}</span>;
+const Status = ({ value }: { value: string }) => <span class="status nowrap">{statusWords(value)}</span>;
 const invoiceLink = (id: string, number: string | undefined) => (
   <a class="nowrap" href={`/admin/invoices/${id}`}>
     {number ?? 'Invoice'}
@@ -172,7 +173,7 @@ export function PaymentsSection({
           { header: 'Invoice', cell: (p) => invoiceLink(p.invoice_id, numbers.get(p.invoice_id)) },
           { header: 'Amount', numeric: true, cell: (p) => money(p.amount, p.currency) },
           { header: 'Refunded', numeric: true, cell: (p) => money(p.refunded_amount, p.currency) },
-          { header: 'Method', cell: (p) => <Nowrap>{p.payment_method}</Nowrap> },
+          { header: 'Method', cell: (p) => <Nowrap>{label(p.payment_method)}</Nowrap> },
           { header: 'Reference', cell: (p) => p.provider_reference ?? '' },
           { header: 'Status', cell: (p) => <Status value={p.status} /> },
         ]}

@@ -6,15 +6,14 @@ import { z } from 'zod';
 import { listAuditLogQuery } from '../../audit/schema.ts';
 import { listAuditLog } from '../../audit/service.ts';
 import { listCreditNotes } from '../../credit-notes/service.ts';
-import { customerNames } from '../../customers/service.ts';
 import { uuid } from '../../http/schemas.ts';
-import { invoiceNumbers } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
 import { findPlans } from '../../plans/service.ts';
 import { listRefunds } from '../../refunds/service.ts';
 import { SUBSCRIPTION_STATUSES } from '../../subscriptions/schema.ts';
 import { listSubscriptions } from '../../subscriptions/service.ts';
 import { defineExport } from '../http/route.ts';
+import { namesInBatch } from './export-names.ts';
 import { createdRange, everyBatch, moneyListQuery } from './invoices-filters.tsx';
 
 const refundsQuery = moneyListQuery(['pending', 'succeeded'] as const);
@@ -43,25 +42,16 @@ export const refundsExport = defineExport({
   async *rows({ deps, query }) {
     const filters = { customerId: query.customerId, ...createdRange(query) };
     for await (const batch of everyBatch((page) => listRefunds(deps.db, page, filters))) {
-      const [numbers, names] = await Promise.all([
-        invoiceNumbers(
-          deps.db,
-          batch.map((r) => r.invoice_id),
-        ),
-        customerNames(
-          deps.db,
-          batch.map((r) => r.customer_id),
-        ),
-      ]);
+      const { customerName, invoiceNumber } = await namesInBatch(deps.db, batch);
       for (const r of batch) {
         if (query.status && r.status !== query.status) continue;
         yield [
           r.id,
           r.payment_id,
           r.invoice_id,
-          numbers.get(r.invoice_id) ?? '',
+          invoiceNumber(r),
           r.customer_id,
-          names.get(r.customer_id) ?? '',
+          customerName(r),
           r.payment_method,
           r.currency,
           formatMoney(r.amount, r.currency),
@@ -97,24 +87,15 @@ export const creditNotesExport = defineExport({
   ],
   async *rows({ deps, query }) {
     for await (const batch of everyBatch((page) => listCreditNotes(deps.db, page, query))) {
-      const [numbers, names] = await Promise.all([
-        invoiceNumbers(
-          deps.db,
-          batch.map((n) => n.invoice_id),
-        ),
-        customerNames(
-          deps.db,
-          batch.map((n) => n.customer_id),
-        ),
-      ]);
+      const { customerName, invoiceNumber } = await namesInBatch(deps.db, batch);
       for (const n of batch)
         yield [
           n.id,
           n.number,
           n.invoice_id,
-          numbers.get(n.invoice_id) ?? '',
+          invoiceNumber(n),
           n.customer_id,
-          names.get(n.customer_id) ?? '',
+          customerName(n),
           n.currency,
           formatMoney(n.amount, n.currency),
           formatMoney(n.to_balance, n.currency),
@@ -154,11 +135,8 @@ export const subscriptionsExport = defineExport({
   ],
   async *rows({ deps, query }) {
     for await (const batch of everyBatch((page) => listSubscriptions(deps.db, page, query))) {
-      const [names, plans] = await Promise.all([
-        customerNames(
-          deps.db,
-          batch.map((s) => s.customer_id),
-        ),
+      const [{ customerName }, plans] = await Promise.all([
+        namesInBatch(deps.db, batch),
         findPlans(deps.db, [...new Set(batch.map((s) => s.plan_id))]),
       ]);
       for (const s of batch) {
@@ -166,7 +144,7 @@ export const subscriptionsExport = defineExport({
         yield [
           s.id,
           s.customer_id,
-          names.get(s.customer_id) ?? '',
+          customerName(s),
           s.plan_id,
           plan?.name ?? '',
           plan?.currency ?? '',

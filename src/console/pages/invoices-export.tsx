@@ -1,10 +1,10 @@
 /** `/admin/invoices/export.csv` (console.md "money", C-17): the list with its filters, every row. */
-import { customerNames } from '../../customers/service.ts';
 import { listInvoiceSummaries } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
 import { amountDue } from '../../pricing/amount-due.ts';
 import { csvDay } from '../http/csv.ts';
 import { defineExport } from '../http/route.ts';
+import { namesInBatch } from './export-names.ts';
 import { everyBatch } from './invoices-filters.tsx';
 import { invoicesQuery, serviceFilters } from './invoices-query.ts';
 import { pickCustomer } from './list-helpers.tsx';
@@ -42,17 +42,14 @@ export const invoicesExport = defineExport({
     if (pick.kind !== 'id') return;
     const filters = serviceFilters({ ...query, customerId: pick.customerId });
     for await (const batch of everyBatch((page) => listInvoiceSummaries(deps.db, page, filters))) {
-      const names = await customerNames(
-        deps.db,
-        batch.map((r) => r.customer_id),
-      );
+      const { customerName } = await namesInBatch(deps.db, batch);
       for (const i of batch) {
         const m = (v: string) => formatMoney(v, i.currency);
         yield [
           i.id,
           i.invoice_number,
           i.customer_id,
-          names.get(i.customer_id) ?? '',
+          customerName(i),
           i.status,
           i.currency,
           m(i.subtotal),

@@ -93,11 +93,14 @@ export function FilterForm({
   statuses,
   values,
   exportPath,
+  dated = 'Created',
 }: {
   action: string;
   statuses: readonly string[];
   values: MoneyListFilters;
   exportPath: string;
+  /** What `from` and `to` bound, in words: payments are filtered by the day received (C-13). */
+  dated?: 'Created' | 'Received';
 }) {
   return (
     <>
@@ -122,11 +125,11 @@ export function FilterForm({
           <input id="filter-customer" name="customerId" value={values.customerId ?? ''} />
         </p>
         <p class="field">
-          <label for="filter-from">Created from</label>
+          <label for="filter-from">{`${dated} from`}</label>
           <input id="filter-from" name="from" type="date" value={values.from ?? ''} />
         </p>
         <p class="field">
-          <label for="filter-to">Created to (inclusive)</label>
+          <label for="filter-to">{`${dated} to (inclusive)`}</label>
           <input id="filter-to" name="to" type="date" value={values.to ?? ''} />
         </p>
         {values.sort ? <input type="hidden" name="sort" value={values.sort} /> : null}

@@ -5,6 +5,7 @@ import { customerNames } from '../../customers/service.ts';
 import { findInvoicesByIds } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
 import { listPayments, PAYMENT_SORT_KEYS, paymentTotals } from '../../payments/service.ts';
+import { namesInBatch } from './export-names.ts';
 import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals } from './list-helpers.tsx';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { dateTime, money } from '../components/format.ts';
@@ -105,6 +106,7 @@ export const paymentsPage = definePage({
           statuses={PAYMENT_STATUSES}
           values={query}
           exportPath="/admin/payments/export.csv"
+          dated="Received"
         />
         <p class="export">
           <a href={withFilters('/admin/refunds/export.csv', { ...query, status: undefined })} download>
@@ -206,14 +208,14 @@ export const paymentsExport = defineExport({
     if (pick.kind !== 'id') return;
     const filters = serviceFilters({ ...query, customerId: pick.customerId });
     for await (const batch of everyBatch((page) => listPayments(deps.db, page, filters))) {
-      const { invoices, names } = await relatedTo(deps.db, batch);
+      const { customerName, invoiceNumber } = await namesInBatch(deps.db, batch);
       for (const p of batch) {
         yield [
           p.id,
           p.invoice_id,
-          invoices.get(p.invoice_id)?.invoice_number ?? '',
+          invoiceNumber(p),
           p.customer_id,
-          names.get(p.customer_id) ?? '',
+          customerName(p),
           p.payment_method,
           p.provider_reference,
           p.currency,

@@ -1,4 +1,5 @@
 /** What the subscription pages share: row types named from the services, plan labels and pickers, the period. */
+import { statusWords } from '../components/labels.ts';
 import type { findCoupon } from '../../coupons/service.ts';
 import type { Db } from '../../db/knex.ts';
 import type { getPlan } from '../../plans/service.ts';
@@ -66,4 +67,4 @@ export function Period({ sub }: { sub: Pick<SubscriptionRow, 'current_period_sta
   );
 }
 
-export const StatusBadge = ({ value }: { value: string }) => <span class="status nowrap">{value}</span>;
+export const StatusBadge = ({ value }: { value: string }) => <span class="status nowrap">{statusWords(value)}</span>;
