@@ -97,3 +97,13 @@ export async function nextDueMoment(
   );
   return rows[0]!.at;
 }
+
+/** How many customers each clock has. */
+export async function countClockCustomerRows(db: Db, clockIds: string[]): Promise<Map<string, number>> {
+  if (clockIds.length === 0) return new Map();
+  const rows: { test_clock_id: string; n: string }[] = await db('customers')
+    .whereIn('test_clock_id', clockIds)
+    .groupBy('test_clock_id')
+    .select('test_clock_id', db.raw('count(*) as n'));
+  return new Map(rows.map((r) => [r.test_clock_id, Number(r.n)]));
+}

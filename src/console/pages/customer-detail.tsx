@@ -1,3 +1,4 @@
+import { clockOfCustomer, TestClockNote } from './test-clocks.tsx';
 import { listApiKeys } from '../../api-keys/service.ts';
 import { auditEntriesOf } from '../../audit/service.ts';
 import { listCreditLedger } from '../../credits/service.ts';
@@ -124,6 +125,7 @@ export const customerPage = definePage({
       listEmails(deps.db, { limit: 10, newestFirst: true }, { customerId: id }),
     ]);
     const { customer } = data;
+    const clock = await clockOfCustomer(deps.db, customer.test_clock_id);
     const rateNames = new Map(rates.map((r) => [r.id, rateLabel(r)]));
     const lastEvent = data.timeline.rows.at(-1);
     const productNames = new Map(customer.products.map((p) => [p.id, p.name]));
@@ -133,6 +135,7 @@ export const customerPage = definePage({
           <a href="/admin/customers">Customers</a>
         </p>
         <h1>{customer.name}</h1>
+        <TestClockNote clock={clock} />
         <p class="create-links">
           <a href={newInvoiceUrl(id)}>New invoice</a> · <a href={newSubscriptionUrl(id)}>New subscription</a> ·{' '}
           <a href={newLicenseUrl(id)}>New license</a> · <a href={newApiKeyUrl(id)}>New API key</a>
