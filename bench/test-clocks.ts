@@ -10,14 +10,12 @@ import type { Knex } from 'knex';
 import { SYSTEM_ACTOR } from '../src/actor.ts';
 import type { AppDeps } from '../src/app-deps.ts';
 import { loadConfig } from '../src/config.ts';
-import { createKnex } from '../src/db/knex.ts';
 import { runLifecycleSweep } from '../src/lifecycle/sweep.ts';
 import { createLogger } from '../src/logger.ts';
-import { createBoss, setBoss } from '../src/queue/boss.ts';
 import { advanceTestClock } from '../src/test-clocks/advance.ts';
 import { createTestClock, requestTestClockAdvance } from '../src/test-clocks/service.ts';
 import { seedRows } from './fixtures.ts';
-import { onCleanup, runBenchScript, startBenchDatabase } from './harness.ts';
+import { runBenchScript, startBenchDatabaseWithQueue } from './harness.ts';
 import { AS_OF, seedDueSubscriptions } from './lifecycle-fixtures.ts';
 
 const CUSTOMERS = Number(process.env.TEST_CLOCK_BENCH_CUSTOMERS ?? 1000);
@@ -58,17 +56,7 @@ async function seedClockCustomers(knex: Knex, clockId: string, planId: string): 
 
 async function main(): Promise<number> {
   say('starting PostgreSQL and migrating a bench database');
-  const databaseUrl = await startBenchDatabase();
-  const knex = createKnex(databaseUrl, 6);
-  onCleanup(() => knex.destroy());
-  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), {
-    migrate: false,
-    supervise: false,
-    max: 2,
-  });
-  await boss.start();
-  onCleanup(() => boss.stop({ graceful: false }));
-  setBoss(boss);
+  const { databaseUrl, knex } = await startBenchDatabaseWithQueue(6);
   const config = loadConfig({
     ...process.env,
     DATABASE_URL: databaseUrl,
