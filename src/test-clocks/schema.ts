@@ -22,7 +22,10 @@ export const advanceTestClockBody = z
     /** The new time: after the clock's, at most 2 years after it. */
     frozenTime: timestampInput,
   })
-  .meta({ examples: [{ frozenTime: '2026-02-15T00:00:00.000Z' }] });
+  .meta({
+    description: "frozenTime: after the clock's time (else 409 clock_not_advanceable), at most 2 years after it (400)",
+    examples: [{ frozenTime: '2026-02-15T00:00:00.000Z' }],
+  });
 export type AdvanceTestClockInput = z.infer<typeof advanceTestClockBody>;
 
 export const listTestClocksQuery = pageQuery;
