@@ -8,7 +8,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import type { Knex } from 'knex';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { createKnex } from '../src/db/knex.ts';
+import { createLogger } from '../src/logger.ts';
+import { createBoss, setBoss } from '../src/queue/boss.ts';
 import { spawnService, statusOf, waitUntil } from '../test/faults/processes.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { databaseUrl, prepareTemplate } from '../test/helpers/template.ts';
@@ -395,4 +399,28 @@ export async function runBenchScript(moduleUrl: string, label: string, main: () 
     await cleanUp();
   }
   process.exit(code);
+}
+
+/**
+ * A knex pool of `poolSize` on `databaseUrl` and a started queue client set for `enqueue` (no maintenance: nothing
+ * supervises in a bench), both closed at clean-up.
+ */
+export async function openBenchDatabase(databaseUrl: string, poolSize: number): Promise<Knex> {
+  const knex = createKnex(databaseUrl, poolSize);
+  onCleanup(() => knex.destroy());
+  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), {
+    migrate: false,
+    supervise: false,
+    max: 2,
+  });
+  await boss.start();
+  onCleanup(() => boss.stop({ graceful: false }));
+  setBoss(boss);
+  return knex;
+}
+
+/** A fresh bench database (startBenchDatabase) opened by openBenchDatabase. */
+export async function startBenchDatabaseWithQueue(poolSize: number): Promise<{ databaseUrl: string; knex: Knex }> {
+  const databaseUrl = await startBenchDatabase();
+  return { databaseUrl, knex: await openBenchDatabase(databaseUrl, poolSize) };
 }

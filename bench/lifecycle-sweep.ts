@@ -15,15 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
-import { createKnex } from '../src/db/knex.ts';
 import { SYSTEM_ACTOR } from '../src/actor.ts';
 import { requestLifecycleRun } from '../src/lifecycle/service.ts';
 import { RENEWAL_BATCH_SIZE, RENEWAL_CONCURRENCY } from '../src/subscriptions/renew-due.ts';
 import { waitForRun } from '../src/lifecycle/runs.ts';
 import type { LifecycleSummary } from '../src/lifecycle/sweep.ts';
-import { createLogger } from '../src/logger.ts';
-import { createBoss, setBoss } from '../src/queue/boss.ts';
-import { onCleanup, startBenchDatabase, runBenchScript } from './harness.ts';
+import { onCleanup, runBenchScript, startBenchDatabaseWithQueue } from './harness.ts';
 import { seedRows } from './fixtures.ts';
 import {
   ANCHOR,
@@ -47,17 +44,7 @@ async function count(knex: Knex, sql: string, bindings: readonly Knex.RawBinding
 async function main(): Promise<void> {
   const benchStarted = performance.now();
   say('starting PostgreSQL and migrating a bench database');
-  const databaseUrl = await startBenchDatabase();
-  const knex = createKnex(databaseUrl, 4);
-  onCleanup(() => knex.destroy());
-  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), {
-    migrate: false,
-    supervise: false,
-    max: 2,
-  });
-  await boss.start();
-  onCleanup(() => boss.stop({ graceful: false }));
-  setBoss(boss);
+  const { databaseUrl, knex } = await startBenchDatabaseWithQueue(4);
 
   const { customerIds, planIds } = await seedRows(knex);
   const endpointId = await insertBenchEndpoint(knex);

@@ -25,16 +25,14 @@ import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { fromKnex } from 'pg-boss';
 import puppeteer, { type Browser } from 'puppeteer';
-import { createKnex } from '../src/db/knex.ts';
 import { childProcessEnvironment } from '../src/config.ts';
 import { chromiumArgs, resolveChromium } from '../src/invoices/pdf/chromium.ts';
 import { loadInvoiceDocument } from '../src/invoices/pdf/document.ts';
 import { PDF_CONCURRENCY, PDF_TABS, renderInvoicePdfJob } from '../src/invoices/pdf/render-pdf.job.ts';
 import { renderInvoiceHtml } from '../src/invoices/pdf/template.ts';
 import { createInvoice } from '../src/invoices/service.ts';
-import { createLogger } from '../src/logger.ts';
-import { createBoss, getBoss, setBoss } from '../src/queue/boss.ts';
-import { onCleanup, startBenchDatabase, runBenchScript } from './harness.ts';
+import { getBoss } from '../src/queue/boss.ts';
+import { onCleanup, openBenchDatabase, startBenchDatabase, runBenchScript } from './harness.ts';
 import { SYSTEM_ACTOR } from '../src/actor.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -173,16 +171,7 @@ export async function measurePdfRendering(
   databaseUrl: string,
   options: { count: number; warmup: number },
 ): Promise<PdfBenchResult> {
-  const knex = createKnex(databaseUrl, 4);
-  onCleanup(() => knex.destroy());
-  const boss = createBoss(databaseUrl, createLogger({ LOG_LEVEL: 'silent' }), {
-    migrate: false,
-    supervise: false,
-    max: 2,
-  });
-  await boss.start();
-  onCleanup(() => boss.stop({ graceful: false }));
-  setBoss(boss);
+  const knex = await openBenchDatabase(databaseUrl, 4);
 
   say(`creating ${options.warmup + options.count} invoices`);
   const ids = await seedInvoices(knex, options.warmup + options.count);

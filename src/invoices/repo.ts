@@ -206,8 +206,9 @@ export async function markOverdueInvoiceRows(
      )
      update invoices i
         set status = 'overdue', overdue_at = ?, content_version = i.content_version + 1, updated_at = now()
-       from due
-      where i.id = due.id and i.status = 'issued'
+      -- The ids as an array, so each row is found by its key whatever the planner guesses of \`due\` (a test clock's
+      -- fresh invoices, not yet analysed, made it join every issued invoice with every due one: 1.2 s for 500).
+      where i.id = any(array(select id from due)) and i.status = 'issued'
      returning i.*`,
     [asOf, ...inScope.bindings, limit, asOf],
   );

@@ -1,7 +1,8 @@
 /**
  * One attempt at one claimed email (M-1, M-2): compose it, then keep it as `captured` without SMTP_URL (or for a test
- * clock's customer, TC-5), or send it with its fixed Message-ID and record the outcome. A failed send is retried on the schedule (emails/
- * retry-schedule.ts); a permanent refusal (5xx) or the last attempt ends `failed` with the error kept.
+ * clock's customer, TC-5), or send it with its fixed Message-ID and record the outcome. A failed send is retried on
+ * the schedule (emails/retry-schedule.ts); a permanent refusal (5xx) or the last attempt ends `failed` with the error
+ * kept.
  */
 import type { AppDeps } from '../app-deps.ts';
 import { composeEmail, type ComposedEmail } from './compose.ts';

@@ -58,9 +58,9 @@ export const customerRoutes = [
     responses: {
       201: { description: 'Created', schema: customerWithProductsResponse },
       400: { description: 'invalid_request' },
-      409: { description: 'email_taken' },
+      409: { description: 'email_taken, or clock_not_advanceable: the test clock is advancing' },
     },
-    errors: ['email_taken', 'tax_rate_not_found', 'tax_rate_inactive'],
+    errors: ['email_taken', 'tax_rate_not_found', 'tax_rate_inactive', 'test_clock_not_found', 'clock_not_advanceable'],
     handler: async ({ deps, body, actor }) => ({
       status: 201,
       body: serialiseCustomer(newCustomerRecord(await createCustomer(deps.db, body, actor))),

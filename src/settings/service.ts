@@ -250,6 +250,13 @@ export async function updateSettings(
   return listSettings(db, overrides);
 }
 
+/** What kind of value a setting takes, by its default's. */
+function settingKind(value: unknown): SettingDescription['kind'] {
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  return Array.isArray(value) ? 'numbers' : 'text';
+}
+
 /** A setting as the console lists it: its value as the API reads it, what it means, and what kind of value it takes. */
 export interface SettingDescription {
   key: SettingKey;
@@ -257,7 +264,7 @@ export interface SettingDescription {
   description: string;
   secret: boolean;
   /** `number`, a list of numbers, or text: how a form's text becomes the value the API takes. */
-  kind: 'number' | 'numbers' | 'text';
+  kind: 'number' | 'numbers' | 'boolean' | 'text';
   /** The environment variable that overrides the stored value, when it is set (D-12). */
   overriddenBy: string | null;
 }
@@ -272,7 +279,7 @@ export async function describeSettings(db: Db, overrides: SettingOverrides): Pro
       value: values[key],
       description: def.description,
       secret: Boolean(def.secret),
-      kind: typeof def.default === 'number' ? 'number' : Array.isArray(def.default) ? 'numbers' : 'text',
+      kind: settingKind(def.default),
       overriddenBy: typeof fromEnv === 'string' && fromEnv !== '' ? def.env! : null,
     };
   });

@@ -7,46 +7,39 @@ export type ReminderCandidate = Pick<
   'id' | 'customer_id' | 'plan_id' | 'trial_end' | 'current_period_end' | 'billing_cycle'
 >;
 
-const COLUMNS = ['id', 'customer_id', 'plan_id', 'trial_end', 'current_period_end', 'billing_cycle'];
-
-/** Trialing subscriptions whose trial ends in (asOf, until], after `afterId`, in id order. */
-export function trialsEndingBetween(
-  db: Db,
-  asOf: Date,
-  until: Date,
-  afterId: string,
-  limit: number,
-  scope: CustomerScope,
-) {
-  const inScope = customerScopeSql(scope, 'subscriptions.customer_id');
-  return db('subscriptions')
-    .select(COLUMNS)
-    .whereRaw(inScope.sql, inScope.bindings)
-    .where({ status: 'trialing' })
-    .where('trial_end', '>', asOf)
-    .where('trial_end', '<=', until)
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit) as Promise<ReminderCandidate[]>;
+/** Which subscriptions a reminder batch looks at: a date in (asOf, until], after `afterId` in id order, of `scope`. */
+export interface ReminderWindow {
+  asOf: Date;
+  until: Date;
+  afterId: string;
+  limit: number;
+  scope: CustomerScope;
 }
 
-/** Active yearly subscriptions that renew in (asOf, until] and are not set to end then, after `afterId`, by id. */
-export function yearlyRenewalsBetween(
-  db: Db,
-  asOf: Date,
-  until: Date,
-  afterId: string,
-  limit: number,
-  scope: CustomerScope,
-) {
-  const inScope = customerScopeSql(scope, 'subscriptions.customer_id');
+const COLUMNS = ['id', 'customer_id', 'plan_id', 'trial_end', 'current_period_end', 'billing_cycle'];
+
+function dueIn(db: Db, window: ReminderWindow, dateColumn: 'trial_end' | 'current_period_end') {
+  const inScope = customerScopeSql(window.scope, 'subscriptions.customer_id');
   return db('subscriptions')
     .select(COLUMNS)
     .whereRaw(inScope.sql, inScope.bindings)
-    .where({ status: 'active', billing_cycle: 'yearly', cancel_at_period_end: false })
-    .where('current_period_end', '>', asOf)
-    .where('current_period_end', '<=', until)
-    .where('id', '>', afterId)
+    .where(dateColumn, '>', window.asOf)
+    .where(dateColumn, '<=', window.until)
+    .where('id', '>', window.afterId)
     .orderBy('id')
-    .limit(limit) as Promise<ReminderCandidate[]>;
+    .limit(window.limit);
+}
+
+/** Trialing subscriptions whose trial ends in the window. */
+export function trialsEndingBetween(db: Db, window: ReminderWindow) {
+  return dueIn(db, window, 'trial_end').where({ status: 'trialing' }) as Promise<ReminderCandidate[]>;
+}
+
+/** Active yearly subscriptions that renew in the window and are not set to end then. */
+export function yearlyRenewalsBetween(db: Db, window: ReminderWindow) {
+  return dueIn(db, window, 'current_period_end').where({
+    status: 'active',
+    billing_cycle: 'yearly',
+    cancel_at_period_end: false,
+  }) as Promise<ReminderCandidate[]>;
 }

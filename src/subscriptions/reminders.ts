@@ -9,7 +9,12 @@ import { inTransaction, type Db } from '../db/knex.ts';
 import { queueEmails, type NewEmail } from '../emails/outbox.ts';
 import { findPlans } from '../plans/service.ts';
 import { getSetting } from '../settings/service.ts';
-import { type ReminderCandidate, trialsEndingBetween, yearlyRenewalsBetween } from './reminders-repo.ts';
+import {
+  type ReminderCandidate,
+  type ReminderWindow,
+  trialsEndingBetween,
+  yearlyRenewalsBetween,
+} from './reminders-repo.ts';
 
 const DAY_MS = 86_400_000;
 export const RENEWAL_NOTICE_DAYS = 7;
@@ -17,14 +22,7 @@ const BATCH = 500;
 const INTERVAL = { monthly: 'month', quarterly: 'quarter', yearly: 'year' } as const;
 const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 
-type Select = (
-  db: Db,
-  asOf: Date,
-  until: Date,
-  afterId: string,
-  limit: number,
-  scope: CustomerScope,
-) => Promise<ReminderCandidate[]>;
+type Select = (db: Db, window: ReminderWindow) => Promise<ReminderCandidate[]>;
 type Write = (s: ReminderCandidate, plan: { name: string; base_price: string; currency: string }) => NewEmail;
 
 const trialEnding: Write = (s, plan) => ({
@@ -56,16 +54,15 @@ const renewalUpcoming: Write = (s, plan) => ({
 
 async function remind(
   db: Db,
-  [select, write]: [Select, Write],
-  asOf: Date,
-  until: Date,
+  select: Select,
+  write: Write,
+  window: Pick<ReminderWindow, 'asOf' | 'until' | 'scope'>,
   onBatch: () => Promise<void>,
-  scope: CustomerScope,
 ) {
   let afterId = FIRST_ID;
   let written = 0;
   for (;;) {
-    const due = await select(db, asOf, until, afterId, BATCH, scope);
+    const due = await select(db, { ...window, afterId, limit: BATCH });
     if (due.length === 0) return written;
     const plans = await findPlans(db, [...new Set(due.map((s) => s.plan_id))]);
     const emails = due.flatMap((s) => {
@@ -89,19 +86,17 @@ export async function queueReminders(
   const trialDays = await getSetting(db, 'emails.trial_ending_days');
   const trials = await remind(
     db,
-    [trialsEndingBetween, trialEnding],
-    asOf,
-    new Date(asOf.getTime() + trialDays * DAY_MS),
+    trialsEndingBetween,
+    trialEnding,
+    { asOf, until: new Date(asOf.getTime() + trialDays * DAY_MS), scope },
     onBatch,
-    scope,
   );
   const renewals = await remind(
     db,
-    [yearlyRenewalsBetween, renewalUpcoming],
-    asOf,
-    new Date(asOf.getTime() + RENEWAL_NOTICE_DAYS * DAY_MS),
+    yearlyRenewalsBetween,
+    renewalUpcoming,
+    { asOf, until: new Date(asOf.getTime() + RENEWAL_NOTICE_DAYS * DAY_MS), scope },
     onBatch,
-    scope,
   );
   return trials + renewals;
 }

@@ -19,6 +19,8 @@ export interface AdvanceOutcome {
   /** Moments whose steps ran (the start, each due moment, the new time). */
   moments: number;
   invoicesCreated: number;
+  /** Milliseconds per step, summed over the moments (where the advance's time went). */
+  stepMs: Record<string, number>;
 }
 
 /** Runs (or resumes) the clock's advance; does nothing unless the clock is advancing. */
@@ -34,7 +36,7 @@ export async function advanceTestClock(
     trialEndingDays: await getSetting(deps.db, 'emails.trial_ending_days'),
     renewalNoticeDays: RENEWAL_NOTICE_DAYS,
   };
-  const outcome: AdvanceOutcome = { testClockId, moments: 0, invoicesCreated: 0 };
+  const outcome: AdvanceOutcome = { testClockId, moments: 0, invoicesCreated: 0, stepMs: {} };
   // The clock's own time first: what fell due there since the last advance (a new invoice to auto-charge).
   let at = clock.advance_cursor ?? clock.frozen_time;
   for (;;) {
@@ -46,6 +48,8 @@ export async function advanceTestClock(
       );
     outcome.moments += 1;
     outcome.invoicesCreated += summary.invoicesCreated;
+    for (const [step, ms] of Object.entries(summary.durationsMs))
+      outcome.stepMs[step] = (outcome.stepMs[step] ?? 0) + ms;
     if (at.getTime() >= target.getTime()) break;
     await updateTestClockRow(deps.db, testClockId, { advance_cursor: at });
     at = await nextDueMoment(deps.db, testClockId, at, target, reminders);

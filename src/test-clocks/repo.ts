@@ -79,7 +79,8 @@ export async function nextDueMoment(
          where d.status = 'open' and d.next_attempt_at > :after),
        (select min(l.expires_at) from licenses l join mine on mine.id = l.customer_id
          where l.status = 'active' and l.expires_at > :after),
-       (select min(s.trial_end - make_interval(days => :trialDays)) from subscriptions s join mine on mine.id = s.customer_id
+       (select min(s.trial_end - make_interval(days => :trialDays)) from subscriptions s
+          join mine on mine.id = s.customer_id
          where s.status = 'trialing' and s.trial_end - make_interval(days => :trialDays) > :after),
        (select min(s.current_period_end - make_interval(days => :noticeDays)) from subscriptions s
           join mine on mine.id = s.customer_id
@@ -96,4 +97,14 @@ export async function nextDueMoment(
     },
   );
   return rows[0]!.at;
+}
+
+/** How many customers each clock has. */
+export async function countClockCustomerRows(db: Db, clockIds: string[]): Promise<Map<string, number>> {
+  if (clockIds.length === 0) return new Map();
+  const rows: { test_clock_id: string; n: string }[] = await db('customers')
+    .whereIn('test_clock_id', clockIds)
+    .groupBy('test_clock_id')
+    .select('test_clock_id', db.raw('count(*) as n'));
+  return new Map(rows.map((r) => [r.test_clock_id, Number(r.n)]));
 }

@@ -57,7 +57,7 @@ export const testClockRoutes = [
     tag: TAG,
     summary:
       'Advance a test clock (TC-3): its customers go through every lifecycle step due until frozenTime, in time ' +
-      'order, in a queued job; the clock is advancing until it is ready at the new time',
+      'order, in a queued job; the clock is advancing until it is ready at the new time (at most 2 years ahead)',
     params: idParams,
     body: advanceTestClockBody,
     responses: { 202: { description: 'The clock, advancing', schema: testClockResponse } },

@@ -10,7 +10,8 @@ export const EXAMPLE_TEST_CLOCK_ID = '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 export const createTestClockBody = z
   .object({
     name: nameText(200),
-    frozenTime: timestampInput.meta({ description: 'The clock starts at this time (ISO 8601 or YYYY-MM-DD)' }),
+    // timestampInput as it is: the document knows its format by the schema itself.
+    frozenTime: timestampInput,
   })
   .meta({ examples: [{ name: 'Monthly plan with a trial', frozenTime: '2026-01-01T00:00:00.000Z' }] });
 export type CreateTestClockInput = z.infer<typeof createTestClockBody>;
@@ -18,11 +19,13 @@ export type CreateTestClockInput = z.infer<typeof createTestClockBody>;
 /** POST /api/billing/test-clocks/:id/advance (TC-3). */
 export const advanceTestClockBody = z
   .object({
-    frozenTime: timestampInput.meta({
-      description: 'The new time: after the clock time, at most 2 years after it',
-    }),
+    /** The new time: after the clock's, at most 2 years after it. */
+    frozenTime: timestampInput,
   })
-  .meta({ examples: [{ frozenTime: '2026-02-15T00:00:00.000Z' }] });
+  .meta({
+    description: "frozenTime: after the clock's time (else 409 clock_not_advanceable), at most 2 years after it (400)",
+    examples: [{ frozenTime: '2026-02-15T00:00:00.000Z' }],
+  });
 export type AdvanceTestClockInput = z.infer<typeof advanceTestClockBody>;
 
 export const listTestClocksQuery = pageQuery;

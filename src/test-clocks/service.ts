@@ -10,6 +10,7 @@ import { getSetting } from '../settings/service.ts';
 import { advanceTestClockJob } from './advance.job.ts';
 import { deleteClockAndRecords } from './delete-repo.ts';
 import {
+  countClockCustomerRows,
   findTestClockRow,
   insertTestClockRow,
   listTestClockRows,
@@ -56,6 +57,11 @@ export async function getTestClock(db: Db, id: string): Promise<TestClockRow> {
 
 export function listTestClocks(db: Db, page: PageQuery): Promise<Page<TestClockRow>> {
   return listTestClockRows(db, page);
+}
+
+/** How many customers each of these clocks has (the console's list). */
+export function countClockCustomers(db: Db, clockIds: string[]): Promise<Map<string, number>> {
+  return countClockCustomerRows(db, clockIds);
 }
 
 /** The latest time one advance from `from` may reach: `MAX_ADVANCE_YEARS` calendar years later. */

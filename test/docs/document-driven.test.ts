@@ -62,6 +62,8 @@ const STATED_IN_WORDS: Record<string, string[]> = {
   // U-9: periodStart "the start of the current or a billed period" (the subscription's, not the value's shape).
   'GET /api/v1/subscriptions/:id/usage': ['periodStart'],
   'GET /api/billing/subscriptions/:id/usage': ['periodStart'],
+  // TC-3: frozenTime "at most 2 years after the clock's time" (the clock's, not the value's shape).
+  'POST /api/billing/test-clocks/:id/advance': ['frozenTime'],
 };
 
 /** The codes the document lists under `status`, also beside a body of the operation's own (anyOf). */

@@ -40,6 +40,8 @@ const ON_CREATED: Record<string, { by: string; field: string }> = {
   'PUT /api/billing/invoices/:id': { by: 'POST /api/billing/invoices', field: 'id' },
   // The example archives the rate, which the world's other examples (customers, plans, invoices) still name.
   'PUT /api/billing/tax-rates/:id': { by: 'POST /api/billing/tax-rates', field: 'id' },
+  // The world's clock is advancing after the advance example; the example's own clock is deleted.
+  'DELETE /api/billing/test-clocks/:id': { by: 'POST /api/billing/test-clocks', field: 'id' },
 };
 
 const successStatuses = (route: AnyRoute) =>

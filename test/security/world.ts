@@ -35,6 +35,8 @@ export interface World {
   taxRateId: string;
   /** A billable metric (issue 35) no example deletes. */
   metricId: string;
+  /** A test clock (issue 39) no example deletes. */
+  testClockId: string;
 }
 
 async function created(
@@ -141,7 +143,19 @@ export async function buildWorld(app: TestApp, cookie: string): Promise<World> {
     name: 'World calls',
     aggregation: 'count',
   });
-  return { a, b, endpointId: endpoint.id, deliveryId: delivery.id, taxRateId: taxRate.id, metricId: metric.id };
+  const clock = await created(app, cookie, '/api/billing/test-clocks', {
+    name: 'World clock',
+    frozenTime: '2026-01-01',
+  });
+  return {
+    a,
+    b,
+    endpointId: endpoint.id,
+    deliveryId: delivery.id,
+    taxRateId: taxRate.id,
+    metricId: metric.id,
+    testClockId: clock.id,
+  };
 }
 
 /**
@@ -168,6 +182,7 @@ export function existingParam(route: AnyRoute, name: string, world: World, owner
     'tax-rates': world.taxRateId,
     metrics: world.metricId,
     emails: owner.emailId,
+    'test-clocks': world.testClockId,
   };
   return collection === undefined ? undefined : byCollection[collection];
 }

@@ -25,7 +25,8 @@ test.after.always(async () => {
 const CUSTOMERS = 40;
 const MONTHS = 12;
 
-const count = async (sql: string, bindings: (string | string[])[]) => Number((await app.db.raw(sql, bindings)).rows[0].n);
+const count = async (sql: string, bindings: (string | string[])[]) =>
+  Number((await app.db.raw(sql, bindings)).rows[0].n);
 
 test('a worker SIGKILLed mid-advance: the advance finishes on restart, nothing done twice', async (t) => {
   t.timeout(240_000);

@@ -1,4 +1,5 @@
 import { label } from '../components/labels.ts';
+import { clockOfCustomer, TestClockNote } from './test-clocks.tsx';
 import { listApiKeys } from '../../api-keys/service.ts';
 import { auditEntriesOf } from '../../audit/service.ts';
 import { listCreditLedger } from '../../credits/service.ts';
@@ -12,7 +13,7 @@ import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
 import { invoiceNumbers, listInvoices, openAmountsOfCustomers } from '../../invoices/service.ts';
 import { listLicenses } from '../../licenses/service.ts';
-import { DEFAULT_CURRENCY, ISO_4217_CODES, sumMoney } from '../../money.ts';
+import { sumMoney } from '../../money.ts';
 import { listPayments } from '../../payments/service.ts';
 import { findPlans } from '../../plans/service.ts';
 import { customerCurrencies, grantCredit } from '../../settlement/service.ts';
@@ -22,12 +23,13 @@ import { z } from 'zod';
 import { listEmails } from '../../emails/service.ts';
 import { CustomerEmailsSection } from './emails.tsx';
 import { AuditTrail } from '../components/AuditTrail.tsx';
-import { Field, Form, kept, type FormState } from '../components/Form.tsx';
+import { Form } from '../components/Form.tsx';
+import { CreditFields } from './customer-credit-fields.tsx';
 import { money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
 import { uuidParam } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
-import type { FormValues } from '../http/form.ts';
+import { typedField } from '../http/form.ts';
 import { Amounts, creditAmounts, CustomerFields, customerFields, TAX_STATUS, When } from './customers-parts.tsx';
 import { newInvoiceUrl } from './invoices.tsx';
 import { newLicenseUrl } from './licenses.tsx';
@@ -92,30 +94,6 @@ async function loadCustomer(db: Parameters<typeof getCustomer>[0], id: string, t
   };
 }
 
-/**
- * The grant form's fields: amount, currency and description. The currency is chosen among the customer's own
- * (C-14: those of their invoices and subscriptions), never typed; credit in another could never be spent.
- */
-function CreditFields({ state, currencies }: { state?: FormState; currencies: string[] }) {
-  const mine = state?.name === 'credit' ? state : undefined;
-  // A customer billed in nothing yet: credit for a first invoice, in any currency (USD offered first).
-  const offered =
-    currencies.length > 0 ? currencies : [DEFAULT_CURRENCY, ...ISO_4217_CODES.filter((c) => c !== DEFAULT_CURRENCY)];
-  return (
-    <>
-      <Field label="Amount" name="amount" value={kept(state, 'credit', 'amount')} state={mine} />
-      <Field
-        label="Currency"
-        name="currency"
-        options={offered}
-        value={kept(state, 'credit', 'currency', offered[0])}
-        state={mine}
-      />
-      <Field label="Description" name="description" value={kept(state, 'credit', 'description')} state={mine} />
-    </>
-  );
-}
-
 /** `/admin/customers/:id` (console.md): profile, credit and its ledger, what the customer holds, and its timeline. */
 export const customerPage = definePage({
   path: '/admin/customers/:id',
@@ -128,6 +106,7 @@ export const customerPage = definePage({
       listEmails(deps.db, { limit: 10, newestFirst: true }, { customerId: id }),
     ]);
     const { customer } = data;
+    const clock = await clockOfCustomer(deps.db, customer.test_clock_id);
     const rateNames = new Map(rates.map((r) => [r.id, rateLabel(r)]));
     const lastEvent = data.timeline.rows.at(-1);
     const productNames = new Map(customer.products.map((p) => [p.id, p.name]));
@@ -137,6 +116,7 @@ export const customerPage = definePage({
           <a href="/admin/customers">Customers</a>
         </p>
         <h1>{customer.name}</h1>
+        <TestClockNote clock={clock} />
         <p class="create-links">
           <a href={newInvoiceUrl(id)}>New invoice</a> · <a href={newSubscriptionUrl(id)}>New subscription</a> ·{' '}
           <a href={newLicenseUrl(id)}>New license</a> · <a href={newApiKeyUrl(id)}>New API key</a>
@@ -262,9 +242,6 @@ export const editCustomerAction = defineAction({
   },
 });
 
-/** A form's text as typed (trimmed by the schema), so an empty amount gets the schema's own message. */
-const typed = (form: FormValues, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : undefined);
-
 /** `POST /admin/customers/:id/credits`: the API's store credit (D-57), spent at once on open invoices. */
 export const grantCreditAction = defineAction({
   path: '/admin/customers/:id/credits',
@@ -277,9 +254,9 @@ export const grantCreditAction = defineAction({
       createCreditBody,
       {
         customerId: id,
-        amount: typed(form, 'amount'),
-        description: typed(form, 'description'),
-        currency: typed(form, 'currency') || undefined,
+        amount: typedField(form, 'amount'),
+        description: typedField(form, 'description'),
+        currency: typedField(form, 'currency') || undefined,
       },
       'body',
     );

@@ -17,6 +17,7 @@ import { searchRoutes } from './search.tsx';
 import { settingsRoutes } from './settings.tsx';
 import { subscriptionRoutes } from './subscriptions.tsx';
 import { taxRateRoutes } from './tax-rates.tsx';
+import { testClockRoutes } from './test-clocks.tsx';
 import { webhookRoutes } from './webhooks.tsx';
 
 /** Every console page, export and action; login and logout are mounted apart (they need no session). */
@@ -36,6 +37,7 @@ export const consolePages: readonly ConsoleRoute[] = [
   usageExport,
   ...webhookRoutes,
   ...lifecycleRoutes,
+  ...testClockRoutes,
   ...settingsRoutes,
   ...auditLogRoutes,
   ...reportRoutes,

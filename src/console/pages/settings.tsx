@@ -35,6 +35,8 @@ const numberOrText = (text: string) => (/^-?\d+(\.\d+)?$/.test(text.trim()) ? Nu
 /** The form's text as the JSON value PUT /api/settings takes for a setting of this kind. */
 function fromText(kind: SettingDescription['kind'], text: string): unknown {
   if (kind === 'number') return numberOrText(text);
+  // A yes/no setting (billing.test_clocks_enabled) is chosen from true/false; anything else stays text to be refused.
+  if (kind === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
   if (kind === 'numbers')
     return text
       .split(',')
@@ -102,6 +104,7 @@ function SettingsForm({ settings, csrf, state }: { settings: SettingDescription[
             label={s.key}
             name={s.key}
             type={s.secret ? 'password' : s.key === 'company.address' ? 'textarea' : 'text'}
+            options={s.kind === 'boolean' ? ['true', 'false'] : undefined}
             value={kept(state, SETTINGS_FORM, s.key, asText(s.value))}
             state={mine}
           />
@@ -129,8 +132,9 @@ export const settingsPage = definePage({
         <h1>Settings</h1>
         <p>
           Environment variables win over stored values. See also the <a href="/admin/lifecycle">lifecycle sweep</a> and
-          its runs. Customer emails: which types are sent (<code>emails.enabled_types</code>), the company details they
-          show (<code>company.*</code>), and every email on the <a href="/admin/emails">Emails</a> page.
+          its runs, and the <a href="/admin/test-clocks">test clocks</a> (<code>billing.test_clocks_enabled</code>).
+          Customer emails: which types are sent (<code>emails.enabled_types</code>), the company details they show (
+          <code>company.*</code>), and every email on the <a href="/admin/emails">Emails</a> page.
         </p>
         <section id="settings" aria-labelledby="settings-h">
           <h2 id="settings-h">Settings</h2>
