@@ -90,8 +90,7 @@ export async function createSubscription(
   actor: Actor,
   clock: Clock = {},
 ): Promise<SubscriptionRow> {
-  // A test clock's customer subscribes at its clock's time (TC-2).
-  const now = clock.now ?? (await customerNow(db, input.customerId, new Date()));
+  const now = clock.now ?? (await customerNow(db, input.customerId, new Date())); // TC-2: a clock's customer
   const { row, period } = newSubscriptionRow(input, now);
   return inTransaction(db, async (trx) => {
     const plan = await planToSubscribe(trx, input);
@@ -298,5 +297,4 @@ export function planIdsOfCustomer(db: Db, customerId: string): Promise<string[]>
   return customerPlanIdRows(db, customerId);
 }
 
-/** The keys the subscription list sorts by (C-15). */
-export const SUBSCRIPTION_SORT_KEYS: readonly string[] = Object.keys(SUBSCRIPTION_SORTS);
+export const SUBSCRIPTION_SORT_KEYS: readonly string[] = Object.keys(SUBSCRIPTION_SORTS); // the list's sorts, C-15
