@@ -429,14 +429,14 @@ test.serial(
 );
 
 test.serial(
-  'v1: no route of the API-key API writes; its actor is recorded as api_key:<id>, and its reads leave no row',
+  'v1: the API-key API writes only where listed; its actor is recorded as api_key:<id>, and its reads leave no row',
   async (t) => {
-    // A v1 write would record its change with the key as actor; any new one must come with its audit test. The one
-    // there is, usage events (issue 35), changes no object: the events are data, kept with when they were received,
-    // and leave no audit row (docs/decisions.md, usage-based pricing).
+    // A v1 write records its change with the key as actor; any new one must come with its audit test. Usage events
+    // (issue 35) change no object: the events are data, kept with when they were received, and leave no audit row
+    // (docs/decisions.md, usage-based pricing). A portal session (issue 37) leaves one, the key as its actor.
     t.deepEqual(
       allRoutes.filter((r) => r.auth === 'apiKey' && r.method !== 'get').map((r) => `${r.method} ${r.path}`),
-      ['post /api/v1/usage/events'],
+      ['post /api/v1/usage/events', 'post /api/v1/portal-sessions'],
     );
 
     const customer = await insertCustomer(app.db);
@@ -451,6 +451,10 @@ test.serial(
     });
     t.is(usage.status, 200);
     await expectNoAudit(t, app.db, mark);
+    mark = await auditMark(app.db);
+    const portal = await request(app.baseUrl, '/api/v1/portal-sessions', { bearer: key.body.key, body: {} });
+    t.is(portal.status, 201);
+    await expectOneAudit(t, app.db, mark, { actor: `api_key:${key.body.id}`, actor_email: null });
 
     // The actor a v1 route's handler is given, as the router builds it for an API key.
     const actor = actorOf({ kind: 'apiKey', apiKeyId: key.body.id, customerId: customer.id }, 'req-v1', '127.0.0.1');
@@ -469,7 +473,7 @@ test.serial(
     const listed = await api(`/api/audit-log?actor=api_key:${key.body.id}`);
     t.deepEqual(
       listed.body.map((e: { actor: string }) => e.actor),
-      [`api_key:${key.body.id}`],
+      [`api_key:${key.body.id}`, `api_key:${key.body.id}`],
     );
   },
 );

@@ -240,7 +240,7 @@ test("U-12: a late event from before a plan change counts under the old plan's c
   t.true(money(adjustments[0].amount).eq('1'));
 });
 
-test("U-10: the change-plan preview shows the old plan's usage the change bills, as the change then issues it", async (t) => {
+test("U-10: the change-plan preview shows the old plan's usage, as the change then bills it", async (t) => {
   const w = await world();
   const other = await makeUsagePlan(app.db, [{ metricId: w.metric.id, model: 'per_unit', unitPrice: '2' }], '10.00');
   await renewSubscription(app.db, w.sub.id, new Date());
