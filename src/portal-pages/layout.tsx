@@ -3,6 +3,7 @@
  * the session came with a returnUrl, and Sign out. Styled by the customer-facing base (the hosted page's stylesheet)
  * and the portal's own few rules; no script.
  */
+import { NavList } from '../console/components/NavList.tsx';
 import type { ComponentChildren } from 'preact';
 import { HOSTED_STYLESHEET_PATH } from '../hosted-invoices/page.tsx';
 import type { PortalViewer } from './viewer.ts';
@@ -68,17 +69,7 @@ export function PortalLayout({
               </button>
             </form>
           </div>
-          <nav aria-label="Portal">
-            <ul>
-              {PORTAL_NAV.map((item) => (
-                <li>
-                  <a href={item.href} aria-current={item.text === section ? 'page' : undefined}>
-                    {item.text}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </nav>
+          <NavList label="Portal" items={PORTAL_NAV} current={section} />
         </header>
         <main>
           {notice ? (

@@ -1,3 +1,4 @@
+import { NavList } from './NavList.tsx';
 import type { ComponentChildren } from 'preact';
 import { RefusalSummary, useRefusal } from './Refusal.tsx';
 
@@ -58,17 +59,7 @@ export function Layout({ title, viewer, section, notice, children }: LayoutProps
           <a class="brand" href="/admin">
             Billing
           </a>
-          <nav aria-label="Main">
-            <ul>
-              {NAV.map((item) => (
-                <li>
-                  <a href={item.href} aria-current={item.text === section ? 'page' : undefined}>
-                    {item.text}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </nav>
+          <NavList label="Main" items={NAV} current={section} />
           <form class="search" method="get" action="/admin/search">
             <label class="visually-hidden" for="top-search">
               Search invoices, customers, licenses and payments
