@@ -4,28 +4,19 @@
  * write for, so a clock customer's records are dated by its clock. The clock rows belong to src/test-clocks/; this is
  * the one read of them below it (customers carry their clock).
  */
+import { customerClockIds } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { AppError } from '../errors.ts';
 
-/**
- * Customers known to be on no test clock, per process: a customer's clock is set when it is created and never
- * changes (TC-2), so invoice issuing and usage ingestion, which ask for every write, read each customer once.
- * Bounded: cleared when full.
- */
-const onNoClock = new Set<string>();
-const ON_NO_CLOCK_MAX = 100_000;
-
 /** The clock times of these customers; customers on no clock are absent. */
 export async function customerClockTimes(db: Db, customerIds: string[]): Promise<Map<string, Date>> {
-  const asked = [...new Set(customerIds)].filter((id) => !onNoClock.has(id));
-  if (asked.length === 0) return new Map();
-  const rows: { id: string; test_clock_id: string | null; frozen_time: Date | null }[] = await db('customers as c')
-    .leftJoin('test_clocks as t', 't.id', 'c.test_clock_id')
-    .whereIn('c.id', asked)
-    .select('c.id', 'c.test_clock_id', 't.frozen_time');
-  if (onNoClock.size + rows.length > ON_NO_CLOCK_MAX) onNoClock.clear();
-  for (const r of rows) if (r.test_clock_id === null) onNoClock.add(r.id);
-  return new Map(rows.flatMap((r) => (r.frozen_time ? [[r.id, r.frozen_time] as const] : [])));
+  const clocks = await customerClockIds(db, customerIds);
+  if (clocks.size === 0) return new Map();
+  const rows: { id: string; frozen_time: Date }[] = await db('test_clocks')
+    .whereIn('id', [...new Set(clocks.values())])
+    .select('id', 'frozen_time');
+  const times = new Map(rows.map((r) => [r.id, r.frozen_time]));
+  return new Map([...clocks].flatMap(([customer, clock]) => (times.has(clock) ? [[customer, times.get(clock)!]] : [])));
 }
 
 /** The customer's "now": its clock's time when it is on one, else `wall` (the caller's wall-clock now). */

@@ -3,6 +3,8 @@
  * clock's advance works on that clock's customers only. Every step's claim adds `customerScopeSql` on the column that
  * names its row's customer, so the two never touch each other's rows, with one definition of "on a clock".
  */
+import type { Db } from './knex.ts';
+
 export type CustomerScope = { kind: 'real' } | { kind: 'testClock'; testClockId: string };
 
 /** The daily sweep's scope: customers on no test clock. */
@@ -21,4 +23,31 @@ export function customerScopeSql(scope: CustomerScope, customerColumn: string): 
   const clockOf = `(select scope_c.test_clock_id from customers scope_c where scope_c.id = ${customerColumn})`;
   if (scope.kind === 'real') return { sql: `${clockOf} is null`, bindings: [] };
   return { sql: `${clockOf} = ?::uuid`, bindings: [scope.testClockId] };
+}
+
+/**
+ * Each customer's test clock as last read, per process: a customer's clock is set when it is created and never changes
+ * (TC-2), and ids are never reused, so the answer never goes stale. Recording events and queueing emails ask for every
+ * write (TC-5), usually for customers that invoice issuing asked for just before. Bounded: cleared when full.
+ */
+const clockOfCustomer = new Map<string, string | null>();
+const CLOCK_CACHE_MAX = 100_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The test clocks of these customers (ids that are not customers' are ignored); customers on no clock are absent. */
+export async function customerClockIds(db: Db, customerIds: readonly string[]): Promise<Map<string, string>> {
+  const asked = [...new Set(customerIds)].filter((id) => UUID.test(id) && !clockOfCustomer.has(id));
+  if (asked.length > 0) {
+    const rows: { id: string; test_clock_id: string | null }[] = await db('customers')
+      .whereIn('id', asked)
+      .select('id', 'test_clock_id');
+    if (clockOfCustomer.size + rows.length > CLOCK_CACHE_MAX) clockOfCustomer.clear();
+    for (const r of rows) clockOfCustomer.set(r.id, r.test_clock_id);
+  }
+  const clocks = new Map<string, string>();
+  for (const id of customerIds) {
+    const clock = clockOfCustomer.get(id);
+    if (clock) clocks.set(id, clock);
+  }
+  return clocks;
 }

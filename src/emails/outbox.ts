@@ -4,6 +4,7 @@
  * composes and sends (emails/dispatcher.ts), so a change that causes hundreds (a sweep batch) writes one statement.
  */
 import { randomUUID } from 'node:crypto';
+import { customerClockIds } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { getSetting } from '../settings/service.ts';
 import { insertEmailRows, type EmailRow } from './repo.ts';
@@ -26,6 +27,11 @@ export interface NewEmail {
 export async function queueEmails(trx: Db, emails: NewEmail[]): Promise<EmailRow[]> {
   if (emails.length === 0) return [];
   const enabled = new Set<EmailType>(await getSetting(trx, 'emails.enabled_types'));
+  // TC-5: a test clock customer's emails note the clock, and the mailer keeps them `captured`.
+  const clocks = await customerClockIds(
+    trx,
+    emails.map((e) => e.customerId),
+  );
   return insertEmailRows(
     trx,
     emails.map((email) => {
@@ -33,6 +39,7 @@ export async function queueEmails(trx: Db, emails: NewEmail[]): Promise<EmailRow
       return {
         type: email.type,
         customer_id: email.customerId,
+        test_clock_id: clocks.get(email.customerId) ?? null,
         occasion: email.occasion,
         data: email.data,
         status: on ? 'queued' : 'skipped',

@@ -36,7 +36,7 @@ export interface EmailRow {
 }
 
 export type EmailInsert = Pick<EmailRow, 'type' | 'customer_id' | 'occasion' | 'data' | 'status' | 'message_id'> &
-  Partial<Pick<EmailRow, 'to_address' | 'subject' | 'html' | 'text_body' | 'resent_from'>> & {
+  Partial<Pick<EmailRow, 'to_address' | 'subject' | 'html' | 'text_body' | 'resent_from' | 'test_clock_id'>> & {
     next_attempt_at?: Date | Knex.Raw | null;
   };
 

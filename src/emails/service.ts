@@ -39,6 +39,7 @@ export async function resendEmail(db: Db, id: string, actor: Actor): Promise<Ema
       {
         type: original.type,
         customer_id: original.customer_id,
+        test_clock_id: original.test_clock_id,
         occasion: original.occasion,
         data: original.data,
         status: 'queued',

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { pooledRandomBytes } from '../crypto/ids.ts';
+import { customerClockIds } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../db/paginate.ts';
 import { DELIVERIES_DUE_CHANNEL } from './fanout.ts';
@@ -43,7 +44,15 @@ export async function recordEvents(trx: Db, events: NewEvent[], alongside?: Knex
     if (alongside) await alongside;
     return [];
   }
-  const rows = events.map((e) => ({ id: newEventId(), type: e.type, data: e.data }));
+  // TC-5: an event of a customer on a test clock names the clock, so an integration can tell test events apart.
+  const clocks = await customerClockIds(
+    trx,
+    events.flatMap((e) => (typeof e.data.customerId === 'string' ? [e.data.customerId] : [])),
+  );
+  const rows = events.map((e) => {
+    const clock = typeof e.data.customerId === 'string' ? clocks.get(e.data.customerId) : undefined;
+    return { id: newEventId(), type: e.type, data: clock ? { ...e.data, testClock: clock } : e.data };
+  });
   await insertEventsWithDeliveries(trx, rows, DELIVERIES_DUE_CHANNEL, alongside);
   return rows.map(({ id, type }) => ({ id, type }));
 }
