@@ -10,6 +10,9 @@ import { getSetting } from '../settings/service.ts';
 import { insertEmailRows, type EmailRow } from './repo.ts';
 import { ALWAYS_SENT_EMAIL_TYPES, type EmailType } from '../email-types.ts';
 
+/** The key that refuses an email for an unknown customer, when the email is written (not deferred). */
+export const EMAIL_CUSTOMER_FK = 'emails_customer_id_fkey';
+
 /** One email a change causes: its type, the customer it goes to, the occasion it is sent once for, and its facts. */
 export interface NewEmail {
   type: EmailType;

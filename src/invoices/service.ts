@@ -1,6 +1,7 @@
 import { addLedgerEntry, spendCredit } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
+import { EMAIL_CUSTOMER_FK } from '../emails/outbox.ts';
 import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -52,8 +53,8 @@ export type { Clock, InvoiceDetail, NewInvoice };
 
 /**
  * D-50, D-51: one invoice through the issuing path, with its events and its audit row (C-11), in one transaction.
- * The customer is checked by the invoice's foreign key, not by a read of its own: the refused creation rolls back
- * with its number.
+ * The customer is checked by the foreign keys of the rows written (its email's, the invoice's), not by a read of its
+ * own: the refused creation rolls back with its number.
  */
 export async function createInvoice(
   db: Db,
@@ -63,7 +64,10 @@ export async function createInvoice(
 ): Promise<InvoiceDetail> {
   return inTransaction(db, async (trx) => {
     const [created] = await createInvoices(trx, [input], clock).catch((error: unknown) => {
-      throw isForeignKeyViolation(error, INVOICE_CUSTOMER_FK) ? customerNotFound(input.customerId) : error;
+      // Refused by the key of the first row that names the customer: an issued invoice's email, else the invoice.
+      const unknown =
+        isForeignKeyViolation(error, INVOICE_CUSTOMER_FK) || isForeignKeyViolation(error, EMAIL_CUSTOMER_FK);
+      throw unknown ? customerNotFound(input.customerId) : error;
     });
     const { invoice, lines } = created!.detail;
     const audit = {
