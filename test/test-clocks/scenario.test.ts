@@ -1,8 +1,8 @@
 /**
  * Issue 39 (TC-1..TC-4): a monthly subscription with a 14-day trial on a test clock advanced 3 months receives, in
  * order, subscription.created, the trial's end, and three invoice.created each followed by its payment, dated by the
- * clock; the real sweep run before it touches none of it (run during it: concurrent-sweep.test.ts); refusals (409, 400); deleting the clock removes its
- * customers' records and leaves real invoices' numbering gapless.
+ * clock; the real sweep run before it touches none of it (run during it: concurrent-sweep.test.ts); refusals (409,
+ * 400); deleting the clock removes its customers' records and leaves real invoices' numbering gapless.
  */
 import test from 'ava';
 import { runLifecycleSweep } from '../../src/lifecycle/sweep.ts';
