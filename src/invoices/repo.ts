@@ -175,7 +175,7 @@ export async function insertNumberedInvoices(
 }
 
 /** The next number of one kind (a credit note), taken in the caller's transaction under the rules of CLAIM_NUMBERS. */
-export async function claimDocumentNumber(db: Db, kind: 'INV' | 'CN', year: number): Promise<string> {
+export async function claimDocumentNumber(db: Db, kind: 'INV' | 'CN' | 'TCN', year: number): Promise<string> {
   const result = await db.raw<{ rows: { number: string }[] }>(
     `with ${CLAIM_NUMBERS}
      select ${NTH_NUMBER} as number from counter cross join (values (1)) as v(n)`,

@@ -1,8 +1,8 @@
 /**
  * Issue 39, TC-2: every write for a clock customer runs at the clock's time, not the wall clock's: a subscription's
  * trial ended early, a plan change (its proration invoice), a cancellation, a payment and a credit note, each after
- * the clock was advanced, are dated by the clock's new `frozenTime`. A payment received "later" than the clock's
- * time (in the past by the wall clock) is refused as in the future and records nothing.
+ * the clock was advanced, are dated by the clock's new `frozenTime`; the credit note is numbered `TCN`. A payment
+ * received "later" than the clock's time (in the past by the wall clock) is refused as in the future, recording nothing.
  */
 import test from 'ava';
 import { jobHandlers } from '../../src/process/jobs.ts';
@@ -71,6 +71,8 @@ test.serial('updates, plan changes, cancellations, payments and credit notes of 
     body: { invoiceId: proration.id, amount: '1.00', reason: 'goodwill' },
   });
   t.is(note.status, 201, note.text);
+  t.regex(note.body.number, /^TCN-2026-\d{4}$/, 'numbered apart from the real credit notes');
+  t.is((await app.db('document_counters').where({ kind: 'CN' })).length, 0, 'the real CN sequence untouched');
   t.is(iso((await app.db('credit_notes').where({ id: note.body.id }).first()).created_at), T1);
 
   // Canceled now: at the clock's time.
