@@ -99,6 +99,16 @@ export async function nextDueMoment(
   return rows[0]!.at;
 }
 
+/** Up to `limit` clocks whose `deletes_after` has passed by `asOf`, oldest first. */
+export async function expiredTestClockIds(db: Db, asOf: Date, limit: number): Promise<string[]> {
+  const rows: { id: string }[] = await db('test_clocks')
+    .where('deletes_after', '<=', asOf)
+    .orderBy('deletes_after')
+    .limit(limit)
+    .select('id');
+  return rows.map((r) => r.id);
+}
+
 /** How many customers each clock has. */
 export async function countClockCustomerRows(db: Db, clockIds: string[]): Promise<Map<string, number>> {
   if (clockIds.length === 0) return new Map();
