@@ -7,20 +7,23 @@
  */
 import test from 'ava';
 import { runLifecycleSweep } from '../../src/lifecycle/sweep.ts';
-import { jobHandlers } from '../../src/process/jobs.ts';
-import { registerWorkers } from '../../src/queue/workers.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
-import { api, clockCustomer, createClock, eventsOfCustomer, subscribe, waitForClock } from './fixtures.ts';
+import {
+  api,
+  clockCustomer,
+  createClock,
+  eventsOfCustomer,
+  subscribe,
+  waitForClock,
+  startClockApp,
+} from './fixtures.ts';
 
 let app: TestApp;
 let cookie: string;
 test.before(async () => {
-  app = await startTestApp();
-  ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
-  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
+  ({ app, cookie } = await startClockApp());
 });
 test.after.always(async () => app?.close());
 

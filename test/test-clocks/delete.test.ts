@@ -31,34 +31,40 @@ const ok = async (res: Promise<{ status: number; text: string; body: Json }>, st
   return answer.body;
 };
 
+/** Tables whose rows name their customer in `customer_id`. */
+const BY_CUSTOMER = [
+  'subscriptions',
+  'invoices',
+  'dunning_cases',
+  'payments',
+  'credit_notes',
+  'credit_ledger',
+  'usage_events',
+  'usage_aggregates',
+  'usage_event_keys',
+  'api_keys',
+  'payment_methods',
+  'licenses',
+  'portal_links',
+  'emails',
+];
+
 /** The records hanging off these customers, table by table (each query names them by key, not by clock). */
 async function footprint(customerIds: string[]): Promise<Record<string, number>> {
   const ids = `(select unnest(?::uuid[]))`;
-  const invoices = `(select id from invoices where customer_id in ${ids})`;
+  const events = `(select id from events where data->>'customerId' in (select unnest(?::text[])))`;
   const queries: Record<string, string> = {
     customers: `select count(*) from customers where id in ${ids}`,
-    subscriptions: `select count(*) from subscriptions where customer_id in ${ids}`,
-    invoices: `select count(*) from invoices where customer_id in ${ids}`,
-    invoice_line_items: `select count(*) from invoice_line_items where invoice_id in ${invoices}`,
-    charge_attempts: `select count(*) from charge_attempts where invoice_id in ${invoices}`,
-    dunning_cases: `select count(*) from dunning_cases where customer_id in ${ids}`,
-    payments: `select count(*) from payments where customer_id in ${ids}`,
+    ...Object.fromEntries(BY_CUSTOMER.map((t) => [t, `select count(*) from ${t} where customer_id in ${ids}`])),
+    invoice_line_items: `select count(*) from invoice_line_items where invoice_id in
+      (select id from invoices where customer_id in ${ids})`,
+    charge_attempts: `select count(*) from charge_attempts where invoice_id in
+      (select id from invoices where customer_id in ${ids})`,
     refunds: `select count(*) from refunds where payment_id in (select id from payments where customer_id in ${ids})`,
-    credit_notes: `select count(*) from credit_notes where customer_id in ${ids}`,
-    credit_ledger: `select count(*) from credit_ledger where customer_id in ${ids}`,
-    usage_events: `select count(*) from usage_events where customer_id in ${ids}`,
-    usage_aggregates: `select count(*) from usage_aggregates where customer_id in ${ids}`,
-    usage_event_keys: `select count(*) from usage_event_keys where customer_id in ${ids}`,
-    api_keys: `select count(*) from api_keys where customer_id in ${ids}`,
-    payment_methods: `select count(*) from payment_methods where customer_id in ${ids}`,
-    licenses: `select count(*) from licenses where customer_id in ${ids}`,
     license_activations: `select count(*) from license_activations where license_id in
       (select id from licenses where customer_id in ${ids})`,
-    portal_links: `select count(*) from portal_links where customer_id in ${ids}`,
-    emails: `select count(*) from emails where customer_id in ${ids}`,
-    events: `select count(*) from events where data->>'customerId' in (select unnest(?::text[]))`,
-    webhook_deliveries: `select count(*) from webhook_deliveries where event_id in
-      (select id from events where data->>'customerId' in (select unnest(?::text[])))`,
+    events: `select count(*) from events where id in ${events}`,
+    webhook_deliveries: `select count(*) from webhook_deliveries where event_id in ${events}`,
   };
   const counts: Record<string, number> = {};
   for (const [table, sql] of Object.entries(queries)) {

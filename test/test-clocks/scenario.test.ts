@@ -6,20 +6,15 @@
  */
 import test from 'ava';
 import { runLifecycleSweep } from '../../src/lifecycle/sweep.ts';
-import { jobHandlers } from '../../src/process/jobs.ts';
-import { registerWorkers } from '../../src/queue/workers.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { numberingProblems } from '../lifecycle/fixtures.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
-import { advance, api, clockCustomer, createClock, eventsOfCustomer, subscribe } from './fixtures.ts';
+import { advance, api, clockCustomer, createClock, eventsOfCustomer, subscribe, startClockApp } from './fixtures.ts';
 
 let app: TestApp;
 let cookie: string;
 test.before(async () => {
-  app = await startTestApp();
-  ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
-  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
+  ({ app, cookie } = await startClockApp());
 });
 test.after.always(async () => app?.close());
 

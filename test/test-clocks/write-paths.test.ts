@@ -5,19 +5,14 @@
  * received "later" than the clock's time (in the past by the wall clock) is refused as in the future, recording nothing.
  */
 import test from 'ava';
-import { jobHandlers } from '../../src/process/jobs.ts';
-import { registerWorkers } from '../../src/queue/workers.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
-import { advance, api, clockCustomer, createClock, subscribe } from './fixtures.ts';
+import { advance, api, clockCustomer, createClock, subscribe, startClockApp } from './fixtures.ts';
 
 let app: TestApp;
 let cookie: string;
 test.before(async () => {
-  app = await startTestApp();
-  ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
-  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
+  ({ app, cookie } = await startClockApp());
 });
 test.after.always(async () => app?.close());
 
