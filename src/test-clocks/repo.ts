@@ -121,7 +121,8 @@ export async function dueLifecycleSteps(db: Db, customerIds: string[], at: Date)
   const { rows } = await db.raw<{ rows: Record<string, boolean>[] }>(
     `select
        exists (select 1 from subscriptions s where s.customer_id = any(:ids::uuid[])
-                 and (s.status in ('active', 'trialing', 'past_due') or (s.status = 'paused' and s.cancel_at_period_end))
+                 and (s.status in ('active', 'trialing', 'past_due')
+                      or (s.status = 'paused' and s.cancel_at_period_end))
                  and s.current_period_end <= :at) as renewals,
        exists (select 1 from invoices i where i.customer_id = any(:ids::uuid[]) and i.status = 'issued'
                  and i.due_date < :at) as overdue,

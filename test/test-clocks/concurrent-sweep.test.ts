@@ -31,7 +31,7 @@ const CLOCK_START = '2026-01-01T00:00:00.000Z';
 const CLOCK_TARGET = '2027-07-01T00:00:00.000Z';
 const REAL_AS_OF = new Date('2030-01-01T00:00:00.000Z');
 
-test('the real sweep running during an advance touches none of the clock customers, the advance no real one', async (t) => {
+test('a real sweep during an advance touches none of the clock customers, the advance no real one', async (t) => {
   t.timeout(180_000);
   const plan = await makePlan(app.db, '15.00', 'monthly');
   const clock = await createClock(app, cookie, CLOCK_START);

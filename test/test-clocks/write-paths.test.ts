@@ -2,7 +2,8 @@
  * Issue 39, TC-2: every write for a clock customer runs at the clock's time, not the wall clock's: a subscription's
  * trial ended early, a plan change (its proration invoice), a cancellation, a payment and a credit note, each after
  * the clock was advanced, are dated by the clock's new `frozenTime`; the credit note is numbered `TCN`. A payment
- * received "later" than the clock's time (in the past by the wall clock) is refused as in the future, recording nothing.
+ * received "later" than the clock's time (in the past by the wall clock) is refused as in the future, recording
+ * nothing.
  */
 import test from 'ava';
 import type { TestApp } from '../helpers/app.ts';
