@@ -49,7 +49,7 @@ function explainOnce(client: pg.Client, text: string, first: unknown): void {
   const run = (t: string, v?: unknown[]) => query.apply(client, [{ text: t, values: v }]) as Promise<pg.QueryResult>;
   void run('savepoint explained')
     .then(() => run(`explain (analyze, buffers) ${q.text}`, q.values))
-    .then((r) => console.log(r.rows.map((row) => row['QUERY PLAN']).join('\n')))
+    .then((r) => console.log(r.rows.map((row) => String(row['QUERY PLAN']).slice(0, 200)).join('\n')))
     .finally(() => run('rollback to savepoint explained'));
 }
 
