@@ -47,10 +47,16 @@ function explainOnce(client: pg.Client, text: string, first: unknown): void {
   if (!explainPrefix || !text.startsWith(explainPrefix) || ++seen !== 12) return;
   const q = first as { text: string; values?: unknown[] };
   const run = (t: string, v?: unknown[]) => query.apply(client, [{ text: t, values: v }]) as Promise<pg.QueryResult>;
-  void run('savepoint explained')
-    .then(() => run(`explain (analyze, buffers) ${q.text}`, q.values))
-    .then((r) => console.log(r.rows.map((row) => String(row['QUERY PLAN']).slice(0, 200)).join('\n')))
-    .finally(() => run('rollback to savepoint explained'));
+  const explain = () =>
+    run(`explain (analyze, buffers) ${q.text}`, q.values).then((r) =>
+      console.log(r.rows.map((row) => String(row['QUERY PLAN']).slice(0, 200)).join('\n')),
+    );
+  // A read (outside any transaction) is explained as it is; a write inside a savepoint that is rolled back.
+  if (/^select\b/i.test(q.text.trim())) void explain();
+  else
+    void run('savepoint explained')
+      .then(explain)
+      .finally(() => run('rollback to savepoint explained'));
 }
 
 process.on('exit', () => {
