@@ -41,7 +41,7 @@ export const listCreditNotesQuery = pageQuery.extend({ invoiceId: uuid.optional(
 export const creditNoteResponse = z
   .object({
     id: z.uuid(),
-    number: z.string().describe('CN-{YEAR}-{SEQ}'),
+    number: z.string().describe('CN-{YEAR}-{SEQ}; TCN-{YEAR}-{SEQ} for a test clock customer'),
     invoiceId: z.uuid(),
     customerId: z.uuid(),
     amount: z.string(),

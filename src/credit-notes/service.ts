@@ -5,7 +5,8 @@ import { addCustomerCredit } from '../invoices/credit.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../db/paginate.ts';
 import { amountDue } from '../pricing/amount-due.ts';
-import { nextDocumentNumber } from '../invoices/numbering.ts';
+import { customerClockTimes } from '../customers/clock.ts';
+import { type DocumentKind, nextDocumentNumber } from '../invoices/numbering.ts';
 import { findInvoice, lockInvoice, lockOpenInvoices } from '../invoices/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
 import { creditedTaxes } from '../invoices/taxes.ts';
@@ -22,6 +23,14 @@ import type { CreateCreditNoteInput } from './schema.ts';
 import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { auditedInvoice } from '../invoices/audit.ts';
+
+/**
+ * A test clock's customer's credit notes are numbered `TCN-{YEAR}-{SEQ}`, apart from the real `CN` sequence, as its
+ * invoices are `TST` (issue 39): deleting the clock deletes them without leaving a gap in the real numbers (D-58).
+ */
+async function creditNoteKind(trx: Db, customerId: string): Promise<DocumentKind> {
+  return (await customerClockTimes(trx, [customerId])).size > 0 ? 'TCN' : 'CN';
+}
 
 /**
  * D-58: a credit note `CN-{YEAR}-{SEQ}` takes money off an issued, overdue or paid invoice; all of an
@@ -61,7 +70,7 @@ export async function createCreditNote(
       throw new AppError('amount_exceeds_invoice', `The amount ${message}`, { details: [{ path: 'amount', message }] });
     }
     const note = await insertCreditNoteRow(trx, {
-      number: await nextDocumentNumber(trx, 'CN', now),
+      number: await nextDocumentNumber(trx, await creditNoteKind(trx, invoice.customer_id), now),
       invoice_id: invoice.id,
       customer_id: invoice.customer_id,
       amount: storedAmount(input.amount, invoice.currency),

@@ -24,6 +24,15 @@ export async function customerNow(db: Db, customerId: string, wall: Date): Promi
   return (await customerClockTimes(db, [customerId])).get(customerId) ?? wall;
 }
 
+/**
+ * The "now" a write for this customer runs at (TC-2): the caller's `given` time when it names one (the sweep's
+ * `asOf`, the demo's story), else the customer's clock time, else the wall clock. Every admin and portal write path
+ * (subscription updates and plan changes, payments, invoice status, store credit, credit notes) resolves it here.
+ */
+export function nowForCustomer(db: Db, customerId: string, given?: Date): Promise<Date> {
+  return given ? Promise.resolve(given) : customerNow(db, customerId, new Date());
+}
+
 /** TC-2: a new customer's testClockId names a clock that exists and is not in the middle of an advance. */
 export async function requireJoinableTestClock(db: Db, testClockId: string): Promise<void> {
   const clock: { status: string } | undefined = await db('test_clocks').where({ id: testClockId }).first('status');

@@ -5,24 +5,46 @@
  */
 import type { Db } from './knex.ts';
 
-export type CustomerScope = { kind: 'real' } | { kind: 'testClock'; testClockId: string };
+export type CustomerScope =
+  | { kind: 'real' }
+  /** `customerIds`: the clock's customers, fixed while it advances (none may join then, TC-2). */
+  | { kind: 'testClock'; testClockId: string; customerIds: string[] };
 
 /** The daily sweep's scope: customers on no test clock. */
 export const REAL_CUSTOMERS: CustomerScope = { kind: 'real' };
 
-/** A test clock's customers. */
-export const clockCustomers = (testClockId: string): CustomerScope => ({ kind: 'testClock', testClockId });
+/** A test clock's customers: `customerIds` are all of them (read once when its advance starts). */
+export const clockCustomers = (testClockId: string, customerIds: string[]): CustomerScope => ({
+  kind: 'testClock',
+  testClockId,
+  customerIds,
+});
 
 /**
- * A condition (SQL and its bindings) that holds when the customer `customerColumn` names is in `scope`. Written as a
- * scalar subquery on the customer's key, so each row costs one primary-key lookup whatever the planner believes of
- * the customers on a clock: as a join, a clock's customers created moments before (not yet analysed) were taken for
- * one row and every candidate row was compared with all of them (bench/test-clocks.ts: 0.6 s per 1,000 invoices).
+ * A condition (SQL and its bindings) that holds when the customer `customerColumn` names is in `scope`.
+ *
+ * The daily sweep's: a scalar subquery on the customer's key, so each candidate row costs one primary-key lookup
+ * whatever the planner believes of the customers on a clock (as a join, a clock's customers created moments before,
+ * not yet analysed, were taken for one row and every candidate row was compared with all of them: bench/test-clocks.ts,
+ * 0.6 s per 1,000 invoices).
+ *
+ * A clock's: its customers' keys bound as one array. The statement is planned with the bound value, so the array is a
+ * constant and each candidate is tested against a hash of it (PostgreSQL 14+), and the planner knows how many keys it
+ * holds. Testing every real candidate by a key lookup, at every moment of an advance (the real customers' issued
+ * invoices past due by the clock's moments are candidates of the overdue and auto-charge claims), cost most of the
+ * advance's time; an array read by a subquery is searched linearly per row, which was worse (bench/test-clocks.ts,
+ * figures in docs/decisions.md, issue 39).
  */
-export function customerScopeSql(scope: CustomerScope, customerColumn: string): { sql: string; bindings: string[] } {
-  const clockOf = `(select scope_c.test_clock_id from customers scope_c where scope_c.id = ${customerColumn})`;
-  if (scope.kind === 'real') return { sql: `${clockOf} is null`, bindings: [] };
-  return { sql: `${clockOf} = ?::uuid`, bindings: [scope.testClockId] };
+export function customerScopeSql(
+  scope: CustomerScope,
+  customerColumn: string,
+): { sql: string; bindings: (string | string[])[] } {
+  if (scope.kind === 'real')
+    return {
+      sql: `(select scope_c.test_clock_id from customers scope_c where scope_c.id = ${customerColumn}) is null`,
+      bindings: [],
+    };
+  return { sql: `${customerColumn} = any(?::uuid[])`, bindings: [scope.customerIds] };
 }
 
 /**

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineJob } from '../queue/job.ts';
 
 /**
- * Deletes expired sessions, idempotency records past 24 h and old login failures and ended shared rate-limit windows.
+ * Deletes expired sessions, idempotency records past 24 h, old login failures, ended shared rate-limit windows and
+ * portal rows, and test clocks past their `deletesAfter` with their customers' records (TC-1).
  */
 export const purgeExpiredJob = defineJob({
   name: 'housekeeping.purge-expired',

@@ -1,6 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { purgeEndedRateLimitWindows } from '../http/rate-limit.ts';
 import { purgeEndedPortalRows } from '../portal/sessions.ts';
+import { deleteExpiredTestClocks } from '../test-clocks/service.ts';
 
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
 const LOGIN_FAILURE_RETENTION_HOURS = 24;
@@ -12,6 +13,8 @@ export interface PurgeCounts {
   rateLimitWindows: number;
   /** Ended portal links, sessions and sign-in codes (issue 37). */
   portalRows: number;
+  /** Test clocks past their `deletesAfter`, deleted with their customers' records (TC-1). */
+  testClocks: number;
 }
 
 export async function purgeExpired(db: Db, asOf: Date): Promise<PurgeCounts> {
@@ -26,5 +29,6 @@ export async function purgeExpired(db: Db, asOf: Date): Promise<PurgeCounts> {
   // Shared rate-limit windows end within minutes; a key seen again reuses its row, the others are dropped here.
   const rateLimitWindows = await purgeEndedRateLimitWindows(db, asOf.getTime());
   const portalRows = await purgeEndedPortalRows(db, asOf);
-  return { sessions, idempotencyKeys, loginFailures, rateLimitWindows, portalRows };
+  const testClocks = await deleteExpiredTestClocks(db, asOf);
+  return { sessions, idempotencyKeys, loginFailures, rateLimitWindows, portalRows, testClocks };
 }

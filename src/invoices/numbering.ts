@@ -1,7 +1,8 @@
 import type { Db } from '../db/knex.ts';
 import { claimDocumentNumber } from './repo.ts';
 
-export type DocumentKind = 'INV' | 'CN';
+/** `TCN`: a test clock's customers' credit notes, numbered apart as their invoices are `TST` (issue 39). */
+export type DocumentKind = 'INV' | 'CN' | 'TCN';
 
 /**
  * Gapless yearly numbers (D-50, D-58): `{KIND}-{YEAR}-{SEQ}`, SEQ four digits, wider past 9999, restarting

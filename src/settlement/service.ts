@@ -10,6 +10,7 @@ import { recordAudits } from '../audit/service.ts';
 import { createCreditNote } from '../credit-notes/service.ts';
 import type { CreateCreditNoteInput } from '../credit-notes/schema.ts';
 import type { CreateCreditInput } from '../credits/schema.ts';
+import { nowForCustomer } from '../customers/clock.ts';
 import { assertCustomerExists, customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Db } from '../db/knex.ts';
@@ -20,6 +21,7 @@ import type { InvoiceStatus } from '../invoices/repo.ts';
 import {
   changeInvoiceStatus,
   type Clock,
+  findInvoice,
   getInvoice,
   invoiceCurrenciesOf,
   lockInvoice,
@@ -35,15 +37,29 @@ import { applyProviderPayment, type ProviderPayment } from '../payments/provider
 import type { RecordPaymentInput } from '../payments/schema.ts';
 import { recordPayment } from '../payments/service.ts';
 
-/** Runs `change` and, in its transaction, ends the dunning cases it settled for the customer `customerOf` names. */
+/**
+ * The time a write on this invoice runs at (TC-2): the caller's, else its customer's (a test clock's customer lives at
+ * the clock's time), else the wall clock's when there is no such invoice (the write then refuses it).
+ */
+async function nowForInvoice(trx: Db, invoiceId: string, given?: Date): Promise<Date> {
+  if (given) return given;
+  const invoice = await findInvoice(trx, invoiceId);
+  return invoice ? nowForCustomer(trx, invoice.customer_id) : new Date();
+}
+
+/**
+ * Runs `change` at the time `nowOf` resolves and, in its transaction, ends the dunning cases it settled for the
+ * customer `customerOf` names.
+ */
 function thenEndDunning<T>(
   db: Db,
-  now: Date,
-  change: (trx: Db) => Promise<T>,
+  nowOf: (trx: Db) => Promise<Date>,
+  change: (trx: Db, now: Date) => Promise<T>,
   customerOf: (result: T) => string,
 ): Promise<T> {
   return inTransaction(db, async (trx) => {
-    const result = await change(trx);
+    const now = await nowOf(trx);
+    const result = await change(trx, now);
     await resolveDunningOfSettledInvoices(trx, customerOf(result), now);
     return result;
   });
@@ -51,8 +67,8 @@ function thenEndDunning<T>(
 
 /** An admin records a payment on an invoice (D-54); one that pays it in full ends its dunning. */
 export function receivePayment(db: Db, input: RecordPaymentInput, actor: Actor, clock: { now?: Date } = {}) {
-  const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
+    const now = await nowForInvoice(trx, input.invoiceId, clock.now);
     const payment = await recordPayment(trx, input, actor, { now });
     await endDunningIfPaid(trx, payment.invoice_id, now);
     return payment;
@@ -79,11 +95,10 @@ export function setInvoiceStatus(
   clock: Clock = {},
   note: string | null = null,
 ) {
-  const now = clock.now ?? new Date();
   return thenEndDunning(
     db,
-    now,
-    async (trx) => {
+    (trx) => nowForInvoice(trx, id, clock.now),
+    async (trx, now) => {
       if (to === 'paid' && (await settleAmountDue(trx, id, note, actor, now))) return getInvoice(trx, id);
       return changeInvoiceStatus(trx, id, to, actor, { ...clock, now });
     },
@@ -137,13 +152,12 @@ async function assertCustomerCurrency(db: Db, customerId: string, currency: stri
  * invoices issued later.
  */
 export async function grantCredit(db: Db, input: CreateCreditInput, actor: Actor, clock: { now?: Date } = {}) {
-  const now = clock.now ?? new Date();
   assertCurrencyPrecision(input.amount, input.currency);
   try {
     return await thenEndDunning(
       db,
-      now,
-      async (trx) => {
+      (trx) => nowForCustomer(trx, input.customerId, clock.now),
+      async (trx, now) => {
         await assertCustomerExists(trx, input.customerId);
         await assertCustomerCurrency(trx, input.customerId, input.currency);
         const open = await lockOpenInvoices(trx, input.customerId, input.currency);
@@ -192,11 +206,10 @@ export async function grantCredit(db: Db, input: CreateCreditInput, actor: Actor
 }
 
 export function issueCreditNote(db: Db, input: CreateCreditNoteInput, actor: Actor, clock: { now?: Date } = {}) {
-  const now = clock.now ?? new Date();
   return thenEndDunning(
     db,
-    now,
-    (trx) => createCreditNote(trx, input, actor, { now }),
+    (trx) => nowForInvoice(trx, input.invoiceId, clock.now),
+    (trx, now) => createCreditNote(trx, input, actor, { now }),
     (note) => note.customer_id,
   );
 }

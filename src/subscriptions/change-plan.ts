@@ -8,6 +8,7 @@ import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { CouponRow } from '../coupons/repo.ts';
 import { findCoupon } from '../coupons/service.ts';
+import { nowForCustomer } from '../customers/clock.ts';
 import { addLedgerEntry } from '../credits/ledger.ts';
 import { usageAtPlanChange } from './usage-billing.ts';
 import type { Db } from '../db/knex.ts';
@@ -158,8 +159,8 @@ export async function previewPlanChange(
   input: ChangePlanInput,
   clock: Clock = {},
 ): Promise<PlanChangePreview> {
-  const now = clock.now ?? new Date();
   const sub = assertLive(await getSubscription(db, id));
+  const now = await nowForCustomer(db, sub.customer_id, clock.now);
   const change = await loadPlanChange(db, sub, input, now);
   const { charge } = await chargeWithUsage(db, sub, change);
   if (!charge) return { ...change, subscription: sub, invoiceLines: [], chargeTotals: null };
@@ -171,7 +172,7 @@ export async function previewPlanChange(
       lineItems: charge.lines,
       planTaxRateIds: planTaxRateIds(change.newPlan),
     },
-    clock,
+    { ...clock, now },
   );
   return {
     ...change,
@@ -221,9 +222,9 @@ export async function changePlan(
   actor: Actor,
   clock: Clock = {},
 ): Promise<SubscriptionRow> {
-  const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const sub = await lockLiveSubscription(trx, id);
+    const now = await nowForCustomer(trx, sub.customer_id, clock.now);
     const change = await loadPlanChange(trx, sub, input, now);
     if (change.credit) {
       await addLedgerEntry(trx, {

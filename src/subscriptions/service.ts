@@ -2,7 +2,7 @@ import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import { redeemCoupon } from '../coupons/service.ts';
 import { customerNotFound } from '../customers/service.ts';
-import { customerNow } from '../customers/clock.ts';
+import { nowForCustomer } from '../customers/clock.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -90,7 +90,7 @@ export async function createSubscription(
   actor: Actor,
   clock: Clock = {},
 ): Promise<SubscriptionRow> {
-  const now = clock.now ?? (await customerNow(db, input.customerId, new Date())); // TC-2: a clock's customer
+  const now = await nowForCustomer(db, input.customerId, clock.now); // TC-2: a clock's customer at its time
   const { row, period } = newSubscriptionRow(input, now);
   return inTransaction(db, async (trx) => {
     const plan = await planToSubscribe(trx, input);
@@ -275,9 +275,9 @@ export async function updateSubscription(
   actor: Actor,
   clock: Clock = {},
 ): Promise<SubscriptionRow> {
-  const now = clock.now ?? new Date();
   return inTransaction(db, async (trx) => {
     const sub = await lockLiveSubscription(trx, id);
+    const now = await nowForCustomer(trx, sub.customer_id, clock.now);
     const updated = await applyUpdate(trx, sub, input, now, clock);
     await recordAudits(trx, actor, [
       {

@@ -12,7 +12,7 @@ import type { Db } from '../db/knex.ts';
 import { runLifecycleSweep } from '../lifecycle/sweep.ts';
 import { getSetting } from '../settings/service.ts';
 import { RENEWAL_NOTICE_DAYS } from '../subscriptions/reminders.ts';
-import { findTestClockRow, nextDueMoment, updateTestClockRow } from './repo.ts';
+import { clockCustomerIds, dueLifecycleSteps, findTestClockRow, nextDueMoment, updateTestClockRow } from './repo.ts';
 
 export interface AdvanceOutcome {
   testClockId: string;
@@ -31,7 +31,9 @@ export async function advanceTestClock(
   const clock = await findTestClockRow(deps.db, testClockId);
   if (clock?.status !== 'advancing' || !clock.advance_target) return { skipped: true };
   const target = clock.advance_target;
-  const scope = clockCustomers(testClockId);
+  // No customer joins a clock while it advances (TC-2), so its customers are read once.
+  const customerIds = await clockCustomerIds(deps.db, testClockId);
+  const scope = clockCustomers(testClockId, customerIds);
   const reminders = {
     trialEndingDays: await getSetting(deps.db, 'emails.trial_ending_days'),
     renewalNoticeDays: RENEWAL_NOTICE_DAYS,
@@ -39,8 +41,10 @@ export async function advanceTestClock(
   const outcome: AdvanceOutcome = { testClockId, moments: 0, invoicesCreated: 0, stepMs: {} };
   // The clock's own time first: what fell due there since the last advance (a new invoice to auto-charge).
   let at = clock.advance_cursor ?? clock.frozen_time;
+  // The first moment runs every step (what fell due before, or a crashed attempt's rest); the others those due.
+  let only: Set<string> | undefined;
   for (;;) {
-    const summary = await runLifecycleSweep(deps, at, { scope });
+    const summary = await runLifecycleSweep(deps, at, { scope, only });
     if (summary.errors > 0)
       throw new Error(
         `test clock ${testClockId}: lifecycle steps failed as of ${at.toISOString()} ` +
@@ -53,6 +57,7 @@ export async function advanceTestClock(
     if (at.getTime() >= target.getTime()) break;
     await updateTestClockRow(deps.db, testClockId, { advance_cursor: at });
     at = await nextDueMoment(deps.db, testClockId, at, target, reminders);
+    only = await dueLifecycleSteps(deps.db, customerIds, at);
   }
   await updateTestClockRow(deps.db, testClockId, {
     status: 'ready',

@@ -99,6 +99,59 @@ export async function nextDueMoment(
   return rows[0]!.at;
 }
 
+/** Up to `limit` clocks whose `deletes_after` has passed by `asOf`, oldest first. */
+export async function expiredTestClockIds(db: Db, asOf: Date, limit: number): Promise<string[]> {
+  const rows: { id: string }[] = await db('test_clocks')
+    .where('deletes_after', '<=', asOf)
+    .orderBy('deletes_after')
+    .limit(limit)
+    .select('id');
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Which of the sweep's customer steps may have something to do at `at` for these customers (TC-3): the advance runs
+ * only those at that moment (bench/test-clocks.ts: most moments have one step due; each empty step still claimed).
+ * Each test is wider than its step's own claim, never narrower: renewals (a period ended), overdue (an issued invoice
+ * past due), licenses (an active license expired), auto-charge (an open invoice of a customer with a default
+ * provider_a method, or a pending attempt; and whenever renewals run, as their invoices are charged in the same pass),
+ * dunning (an open case's retry due), reminders (a trialing or yearly subscription).
+ */
+export async function dueLifecycleSteps(db: Db, customerIds: string[], at: Date): Promise<Set<string>> {
+  const { rows } = await db.raw<{ rows: Record<string, boolean>[] }>(
+    `select
+       exists (select 1 from subscriptions s where s.customer_id = any(:ids::uuid[])
+                 and (s.status in ('active', 'trialing', 'past_due')
+                      or (s.status = 'paused' and s.cancel_at_period_end))
+                 and s.current_period_end <= :at) as renewals,
+       exists (select 1 from invoices i where i.customer_id = any(:ids::uuid[]) and i.status = 'issued'
+                 and i.due_date < :at) as overdue,
+       exists (select 1 from licenses l where l.customer_id = any(:ids::uuid[]) and l.status = 'active'
+                 and l.expires_at <= :at) as licenses,
+       -- From the (few) default methods to their customers' open invoices: a lateral probe with a limit is not
+       -- flattened into a join, which the planner, misjudging fresh invoices, drove from every open invoice (120 ms).
+       exists (select 1 from payment_methods pm
+                cross join lateral (select 1 from invoices i where i.customer_id = pm.customer_id
+                                       and i.status in ('issued', 'overdue') limit 1) open
+                where pm.customer_id = any(:ids::uuid[]) and pm.is_default and pm.type = 'provider_a')
+         or exists (select 1 from charge_attempts a join invoices i on i.id = a.invoice_id
+                     where a.status = 'pending' and i.customer_id = any(:ids::uuid[])) as "autoCharge",
+       exists (select 1 from dunning_cases d where d.customer_id = any(:ids::uuid[]) and d.status = 'open'
+                 and d.next_attempt_at <= :at) as dunning,
+       exists (select 1 from subscriptions s where s.customer_id = any(:ids::uuid[])
+                 and (s.status = 'trialing' or (s.status = 'active' and s.billing_cycle = 'yearly'))) as reminders`,
+    { ids: customerIds, at },
+  );
+  const due = new Set(Object.entries(rows[0]!).flatMap(([step, yes]) => (yes ? [step] : [])));
+  if (due.has('renewals')) due.add('autoCharge');
+  return due;
+}
+
+/** The clock's customers' ids. */
+export async function clockCustomerIds(db: Db, clockId: string): Promise<string[]> {
+  return db('customers').where({ test_clock_id: clockId }).pluck('id');
+}
+
 /** How many customers each clock has. */
 export async function countClockCustomerRows(db: Db, clockIds: string[]): Promise<Map<string, number>> {
   if (clockIds.length === 0) return new Map();

@@ -1,5 +1,5 @@
 /** Test clocks (TC-1, TC-3, TC-6): create, read, ask for an advance, delete. */
-import type { Actor } from '../actor.ts';
+import { type Actor, SYSTEM_ACTOR } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -11,6 +11,7 @@ import { advanceTestClockJob } from './advance.job.ts';
 import { deleteClockAndRecords } from './delete-repo.ts';
 import {
   countClockCustomerRows,
+  expiredTestClockIds,
   findTestClockRow,
   insertTestClockRow,
   listTestClockRows,
@@ -127,15 +128,42 @@ export async function deleteTestClock(db: Db, id: string, actor: Actor): Promise
     if (!clock) throw notFound('Test clock');
     if (clock.status === 'advancing')
       throw new AppError('clock_not_advanceable', `Test clock ${id} is advancing; delete it once it is ready`);
-    const customers = await deleteClockAndRecords(trx, id);
-    await recordAudits(trx, actor, [
-      {
-        action: 'test_clock.delete',
-        targetType: TARGET,
-        targetId: id,
-        before: { name: clock.name, frozen_time: clock.frozen_time, customers },
-        after: null,
-      },
-    ]);
+    await deleteLockedClock(trx, clock, actor, 'test_clock.delete');
   });
+}
+
+/** How many expired clocks one housekeeping run deletes; the next run (hourly) takes the rest. */
+const EXPIRED_PER_RUN = 50;
+
+/**
+ * TC-1: clocks whose `deletesAfter` has passed by `asOf` are deleted with every record of their customers, as
+ * Stripe deletes its test clocks 30 days after creation (the hourly housekeeping job). Each clock in a transaction of
+ * its own; a clock advancing at that moment is left for the next run. Answers how many clocks went.
+ */
+export async function deleteExpiredTestClocks(db: Db, asOf: Date): Promise<number> {
+  const ids = await expiredTestClockIds(db, asOf, EXPIRED_PER_RUN);
+  let deleted = 0;
+  for (const id of ids) {
+    deleted += await inTransaction(db, async (trx) => {
+      const clock = await lockTestClockRow(trx, id);
+      if (!clock || clock.status === 'advancing' || clock.deletes_after.getTime() > asOf.getTime()) return 0;
+      await deleteLockedClock(trx, clock, SYSTEM_ACTOR, 'test_clock.expire');
+      return 1;
+    });
+  }
+  return deleted;
+}
+
+/** The clock (locked by the caller) and its customers' records, with its audit row. */
+async function deleteLockedClock(trx: Db, clock: TestClockRow, actor: Actor, action: string): Promise<void> {
+  const customers = await deleteClockAndRecords(trx, clock.id);
+  await recordAudits(trx, actor, [
+    {
+      action,
+      targetType: TARGET,
+      targetId: clock.id,
+      before: { name: clock.name, frozen_time: clock.frozen_time, customers },
+      after: null,
+    },
+  ]);
 }

@@ -1,9 +1,20 @@
 import type { Knex } from 'knex';
-import type { TestApp } from '../helpers/app.ts';
+import { jobHandlers } from '../../src/process/jobs.ts';
+import { registerWorkers } from '../../src/queue/workers.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { loginAsAdmin } from '../helpers/auth.ts';
 import { request, type Json } from '../helpers/http.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 let n = 0;
+
+/** A test file's app with an admin session and the lifecycle worker, which runs the clocks' advances. */
+export async function startClockApp(): Promise<{ app: TestApp; cookie: string }> {
+  const app = await startTestApp();
+  const { cookie } = await loginAsAdmin(app.baseUrl, app.db);
+  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
+  return { app, cookie };
+}
 
 /** An admin API call with the session `cookie`. */
 export const api = (app: TestApp, cookie: string, path: string, options: { method?: string; body?: unknown } = {}) =>

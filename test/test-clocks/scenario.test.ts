@@ -1,25 +1,20 @@
 /**
  * Issue 39 (TC-1..TC-4): a monthly subscription with a 14-day trial on a test clock advanced 3 months receives, in
  * order, subscription.created, the trial's end, and three invoice.created each followed by its payment, dated by the
- * clock; the real sweep run meanwhile touches none of it; refusals (409, 400); deleting the clock removes its
- * customers' records and leaves real invoices' numbering gapless.
+ * clock; the real sweep run before it touches none of it (run during it: concurrent-sweep.test.ts); refusals (409,
+ * 400); deleting the clock removes its customers' records and leaves real invoices' numbering gapless.
  */
 import test from 'ava';
 import { runLifecycleSweep } from '../../src/lifecycle/sweep.ts';
-import { jobHandlers } from '../../src/process/jobs.ts';
-import { registerWorkers } from '../../src/queue/workers.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { loginAsAdmin } from '../helpers/auth.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { numberingProblems } from '../lifecycle/fixtures.ts';
 import { makePlan } from '../subscriptions/fixtures.ts';
-import { advance, api, clockCustomer, createClock, eventsOfCustomer, subscribe } from './fixtures.ts';
+import { advance, api, clockCustomer, createClock, eventsOfCustomer, subscribe, startClockApp } from './fixtures.ts';
 
 let app: TestApp;
 let cookie: string;
 test.before(async () => {
-  app = await startTestApp();
-  ({ cookie } = await loginAsAdmin(app.baseUrl, app.db));
-  await registerWorkers(app.boss, app.deps, ['lifecycle'], jobHandlers);
+  ({ app, cookie } = await startClockApp());
 });
 test.after.always(async () => app?.close());
 
