@@ -19,7 +19,7 @@ import { invoicesExport } from './invoices-export.tsx';
 import { invoicesQuery, listFilters, serviceFilters } from './invoices-query.ts';
 import type { InvoiceRow } from './invoices-types.ts';
 import { FilterForm, firstPage, withFilters } from './invoices-filters.tsx';
-import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals } from './list-helpers.tsx';
+import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals, TOTALS_CAP } from './list-helpers.tsx';
 
 const CREATE_FORM = 'create-invoice';
 const EMPTY_LINE_ROWS = 3;
@@ -152,7 +152,7 @@ export const invoicesPage = definePage({
       pick.kind === 'id'
         ? await Promise.all([
             listInvoiceSummaries(deps.db, { ...firstPage(query.startingAfter), sort: order.sort }, filters),
-            invoiceTotals(deps.db, filters),
+            invoiceTotals(deps.db, filters, TOTALS_CAP),
           ])
         : [{ rows: [], hasMore: false }, []];
     const names = await customerNames(
@@ -181,7 +181,7 @@ export const invoicesPage = definePage({
         />
         <Totals
           noun={['invoice', 'invoices']}
-          rows={totals.map((r) => ({
+          rows={totals?.map((r) => ({
             currency: r.currency,
             count: r.count,
             sums: [

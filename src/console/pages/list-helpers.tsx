@@ -47,14 +47,32 @@ export function CustomerChoice({ pick, linkTo }: { pick: CustomerPick; linkTo: (
   );
 }
 
-/** The count and sums of the filtered rows, per currency (never added across currencies). */
+/**
+ * The most rows a money list counts and sums (C-15): past it the list says so and asks for a narrower filter, so
+ * that no view of a list reads the whole book (db/capped.ts has the figures). A day's, a customer's or a month's
+ * invoices of a busy book are well under it.
+ */
+export const TOTALS_CAP = 10_000;
+
+/**
+ * The count and sums of the filtered rows, per currency (never added across currencies); `rows` undefined when more
+ * than TOTALS_CAP rows match.
+ */
 export function Totals({
   rows,
   noun,
 }: {
-  rows: { currency: string; count: number; sums: [string, string][] }[];
+  rows: { currency: string; count: number; sums: [string, string][] }[] | undefined;
   noun: [string, string];
 }) {
+  if (rows === undefined) {
+    return (
+      <p class="totals muted">
+        {`More than ${TOTALS_CAP.toLocaleString('en-US')} ${noun[1]} match: narrow the list by status, customer or ` +
+          'dates to see their count and totals per currency.'}
+      </p>
+    );
+  }
   if (rows.length === 0) return null;
   return (
     <ul class="totals" aria-label="Totals of the filtered rows">

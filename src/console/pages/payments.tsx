@@ -6,7 +6,7 @@ import { findInvoicesByIds } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
 import { listPayments, PAYMENT_SORT_KEYS, paymentTotals } from '../../payments/service.ts';
 import { namesInBatch } from './export-names.ts';
-import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals } from './list-helpers.tsx';
+import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals, TOTALS_CAP } from './list-helpers.tsx';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
@@ -93,7 +93,7 @@ export const paymentsPage = definePage({
       pick.kind === 'id'
         ? await Promise.all([
             listPayments(deps.db, { ...firstPage(query.startingAfter), sort: order.sort }, filters),
-            paymentTotals(deps.db, filters),
+            paymentTotals(deps.db, filters, TOTALS_CAP),
           ])
         : [{ rows: [], hasMore: false }, []];
     const { invoices, names, refunds } = await relatedTo(deps.db, rows);
@@ -119,7 +119,7 @@ export const paymentsPage = definePage({
         />
         <Totals
           noun={['payment', 'payments']}
-          rows={totals.map((r) => ({
+          rows={totals?.map((r) => ({
             currency: r.currency,
             count: r.count,
             sums: [
