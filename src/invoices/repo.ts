@@ -53,7 +53,7 @@ export const INVOICE_SORTS: SortColumns = {
   status: 'status',
   total: 'total',
   amountDue: AMOUNT_DUE_SQL,
-  dueDate: "coalesce(due_date, 'infinity'::date)",
+  dueDate: "coalesce(due_date, 'infinity'::timestamptz)",
   createdAt: 'created_at',
 };
 

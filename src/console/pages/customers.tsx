@@ -2,7 +2,7 @@ import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import { createCustomerBody, CUSTOMER_TIERS } from '../../customers/schema.ts';
 import { createCustomer, CUSTOMER_SORT_KEYS, type CustomerListFilters } from '../../customers/service.ts';
-import { customerBatches, listCustomers } from '../../reporting/customer-view.ts';
+import { customerBatches, listCustomersWithBalances } from '../../reporting/customer-view.ts';
 import { openAmountsOfCustomers } from '../../invoices/service.ts';
 import { allTaxRates } from '../../tax-rates/service.ts';
 import { uuid } from '../../http/schemas.ts';
@@ -53,11 +53,14 @@ export const customersPage = definePage({
       keys: CUSTOMER_SORT_KEYS,
       labels: SORT_LABELS,
     });
-    const { rows, hasMore } = await listCustomers(
-      deps.db,
-      { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true, sort: order.sort },
-      filters,
-    );
+    const [{ rows, hasMore }, rates] = await Promise.all([
+      listCustomersWithBalances(
+        deps.db,
+        { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true, sort: order.sort },
+        filters,
+      ),
+      allTaxRates(deps.db),
+    ]);
     const owed = await openAmountsOfCustomers(
       deps.db,
       rows.map((c) => c.id),
@@ -68,7 +71,7 @@ export const customersPage = definePage({
         <details open={state?.name === 'create'}>
           <summary>New customer</summary>
           <Form name="create" action="/admin/customers" csrf={viewer.csrf} state={state} submit="Create customer">
-            <CustomerFields form="create" state={state} rates={await allTaxRates(deps.db)} />
+            <CustomerFields form="create" state={state} rates={rates} />
           </Form>
         </details>
         <form method="get" action="/admin/customers" class="filters">
