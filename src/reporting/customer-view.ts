@@ -27,7 +27,10 @@ const CREDIT_BALANCE_CURRENCY = 'USD';
  * Each customer's store-credit balances by currency (D-22, D-57: derived from the credit ledger),
  * formatted to minor units, in one query for a page of customers.
  */
-async function customerCreditBalances(db: Db, customerIds: string[]): Promise<Map<string, Record<string, string>>> {
+export async function customerCreditBalances(
+  db: Db,
+  customerIds: string[],
+): Promise<Map<string, Record<string, string>>> {
   const balances = new Map<string, Record<string, string>>(customerIds.map((id) => [id, {}]));
   for (const row of await creditBalances(db, customerIds)) {
     balances.get(row.customer_id)![row.currency] = formatMoney(row.balance, row.currency);
@@ -116,19 +119,6 @@ async function withBalances(db: Db, rows: CustomerRow[]): Promise<CustomerWithBa
     rows.map((r) => r.id),
   );
   return rows.map((row) => ({ ...row, creditBalances: balances.get(row.id) ?? {} }));
-}
-
-/**
- * A page of customers with their credit balances and nothing more: the console's list shows neither products nor
- * health scores, two statements a view of it spent for nothing (issue 34: a search within 100 ms p99).
- */
-export async function listCustomersWithBalances(
-  db: Db,
-  page: PageQuery,
-  filters: CustomerListFilters,
-): Promise<Page<CustomerWithBalances>> {
-  const { rows, hasMore } = await findCustomers(db, page, filters);
-  return { rows: await withBalances(db, rows), hasMore };
 }
 
 /** Refreshes the stored health score snapshot (the lifecycle sweep); answers how many changed. */
