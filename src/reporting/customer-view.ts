@@ -110,15 +110,13 @@ export async function* customerBatches(
   filters: CustomerListFilters,
   size = 1000,
 ): AsyncGenerator<CustomerWithBalances[]> {
-  for await (const rows of customerRowBatches(db, filters, size)) yield await withBalances(db, rows);
-}
-
-async function withBalances(db: Db, rows: CustomerRow[]): Promise<CustomerWithBalances[]> {
-  const balances = await customerCreditBalances(
-    db,
-    rows.map((r) => r.id),
-  );
-  return rows.map((row) => ({ ...row, creditBalances: balances.get(row.id) ?? {} }));
+  for await (const rows of customerRowBatches(db, filters, size)) {
+    const balances = await customerCreditBalances(
+      db,
+      rows.map((r) => r.id),
+    );
+    yield rows.map((row) => ({ ...row, creditBalances: balances.get(row.id) ?? {} }));
+  }
 }
 
 /** Refreshes the stored health score snapshot (the lifecycle sweep); answers how many changed. */
