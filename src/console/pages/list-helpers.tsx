@@ -84,9 +84,8 @@ export function Totals<T extends { currency: string; count: number }>({
   if (totals === 'not filtered' || totals === 'over cap') {
     const why =
       totals === 'over cap' ? `More than ${TOTALS_CAP.toLocaleString('en-US')} ${noun[1]} match: narrow` : 'Filter';
-    return (
-      <p class="totals muted">{`${why} the list by status, customer or dates to see its count and totals per currency.`}</p>
-    );
+    const how = 'the list by status, customer or dates to see its count and totals per currency.';
+    return <p class="totals muted">{`${why} ${how}`}</p>;
   }
   if (totals.length === 0) return null;
   return (
