@@ -15,6 +15,10 @@ import type { Knex } from 'knex';
  * every search reads the whole list, and the planner scans the table instead (10,000 customers just written:
  * 15 ms a search, against 0.4 ms once merged). Customers are written far less often than searched: the index is
  * kept merged at each write (fastupdate off) and merged now.
+ *
+ * The customer list's open amounts (every view, 50 customers): issued and overdue invoices of these customers were
+ * found by ANDing the customer index with every open invoice of the status index (1.35 ms for 34 customers on
+ * the book); a partial index of the open invoices by customer reads only theirs (0.45 ms).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -28,6 +32,7 @@ export async function up(knex: Knex): Promise<void> {
     create index payments_refunded_sort on payments (refunded_amount, created_at, id);
     create index customers_name_sort on customers (lower(name), created_at, id);
     create index customers_company_sort on customers ((lower(coalesce(company, ''))), created_at, id);
+    create index invoices_customer_open on invoices (customer_id, currency) where status in ('issued', 'overdue');
     alter index customers_search set (fastupdate = off);
     select gin_clean_pending_list('customers_search');
   `);
@@ -36,6 +41,7 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     alter index customers_search reset (fastupdate);
+    drop index if exists invoices_customer_open;
     drop index if exists customers_company_sort;
     drop index if exists customers_name_sort;
     drop index if exists payments_refunded_sort;
