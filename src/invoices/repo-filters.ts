@@ -1,5 +1,6 @@
 /** Narrower reads of invoices for the finance reports (issue 34), beside repo.ts's list. */
 import type { Knex } from 'knex';
+import { firstRowsOf, overCap } from '../db/capped.ts';
 import type { Db } from '../db/knex.ts';
 
 /** Open (issued, overdue) invoices owing something, in a currency, due in [dueFrom, dueBefore); undated ones too. */
@@ -40,6 +41,13 @@ export function invoiceRowsByNumber(db: Db, prefix: string, limit: number) {
     .select('*');
 }
 
+/**
+ * pricing/amount-due.ts's rule in SQL, for the list's column order and its totals (one rule: the totals are the sum
+ * of the column): nothing on a paid or void invoice, never below zero.
+ */
+export const AMOUNT_DUE_SQL = `(case when status in ('paid', 'void') then 0
+  else greatest(total - amount_paid - credit_applied - credited_amount, 0) end)`;
+
 export interface CurrencyTotalRow {
   currency: string;
   count: number;
@@ -47,20 +55,21 @@ export interface CurrencyTotalRow {
   due: string;
 }
 
-/** Count, totals and amount due per currency of the invoices a list's filters keep (C-15). */
-export function invoiceTotalRows(filtered: Knex.QueryBuilder): Promise<CurrencyTotalRow[]> {
-  return filtered
-    .clone()
-    .clearSelect()
+/**
+ * Count, totals and amount due per currency of the invoices a list's filters keep (C-15); undefined when more than
+ * `cap` match (db/capped.ts).
+ */
+export async function invoiceTotalRows(
+  db: Db,
+  filtered: Knex.QueryBuilder,
+  cap: number,
+): Promise<CurrencyTotalRow[] | undefined> {
+  const columns = ['currency', 'status', 'total', 'amount_paid', 'credit_applied', 'credited_amount'];
+  const rows: CurrencyTotalRow[] = await firstRowsOf(db, filtered, columns, cap)
     .select('currency')
     .count({ count: '*' })
-    .select(
-      filtered.client.raw('sum(total)::text as total'),
-      filtered.client.raw(
-        `sum(case when status in ('issued', 'overdue')
-                  then greatest(total - amount_paid - credit_applied - credited_amount, 0) else 0 end)::text as due`,
-      ),
-    )
+    .select(db.raw('sum(total)::text as total'), db.raw(`sum(${AMOUNT_DUE_SQL})::text as due`))
     .groupBy('currency')
-    .orderBy('currency') as unknown as Promise<CurrencyTotalRow[]>;
+    .orderBy('currency');
+  return overCap(rows, cap) ? undefined : rows;
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { agingFilter, type AgingFilter } from './repo-filters.ts';
+import { AMOUNT_DUE_SQL, agingFilter, type AgingFilter } from './repo-filters.ts';
 import { customerScopeSql, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery, type SortColumns } from '../db/paginate.ts';
@@ -52,10 +52,8 @@ export const INVOICE_SORTS: SortColumns = {
   number: 'invoice_number',
   status: 'status',
   total: 'total',
-  // pricing/amount-due.ts's rule in SQL: nothing on a paid or void invoice, never below zero.
-  amountDue: `(case when status in ('paid', 'void') then 0
-    else greatest(total - amount_paid - credit_applied - credited_amount, 0) end)`,
-  dueDate: "coalesce(due_date, 'infinity'::date)",
+  amountDue: AMOUNT_DUE_SQL,
+  dueDate: "coalesce(due_date, 'infinity'::timestamptz)",
   createdAt: 'created_at',
 };
 

@@ -287,10 +287,13 @@ export function findInvoicesByNumber(db: Db, prefix: string, limit = 20): Promis
   return invoiceRowsByNumber(db, prefix, limit);
 }
 
-/** How many invoices a list's filters keep and what they add up to, per currency (C-15). */
-export async function invoiceTotals(db: Db, filters: InvoiceListFilters) {
-  const rows = await invoiceTotalRows(filteredInvoices(db, filters));
-  return rows.map((r) => ({
+/**
+ * How many invoices a list's filters keep and what they add up to, per currency (C-15); undefined when more than
+ * `cap` match (db/capped.ts: a list's figures never read the whole book).
+ */
+export async function invoiceTotals(db: Db, filters: InvoiceListFilters, cap: number) {
+  const rows = await invoiceTotalRows(db, filteredInvoices(db, filters), cap);
+  return rows?.map((r) => ({
     currency: r.currency,
     count: Number(r.count),
     total: formatMoney(r.total, r.currency),

@@ -1,3 +1,4 @@
+import { firstRowsOf, overCap } from '../db/capped.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery, type SortColumns } from '../db/paginate.ts';
 
@@ -95,17 +96,22 @@ function filteredPayments(db: Db, filters: PaymentListFilters) {
   return query;
 }
 
-/** Count, amount and refunded per currency of the payments a list's filters keep (C-15). */
-export async function paymentTotalRows(db: Db, filters: PaymentListFilters) {
-  const rows: { currency: string; count: string; amount: string; refunded: string }[] = await filteredPayments(
+/**
+ * Count, amount and refunded per currency of the payments a list's filters keep (C-15); undefined when more than
+ * `cap` match (db/capped.ts).
+ */
+export async function paymentTotalRows(db: Db, filters: PaymentListFilters, cap: number) {
+  const rows: { currency: string; count: string; amount: string; refunded: string }[] = await firstRowsOf(
     db,
-    filters,
+    filteredPayments(db, filters),
+    ['currency', 'amount', 'refunded_amount'],
+    cap,
   )
     .select('currency', db.raw('count(*)::text as count'))
     .select(db.raw('sum(amount)::text as amount'), db.raw('sum(refunded_amount)::text as refunded'))
     .groupBy('currency')
     .orderBy('currency');
-  return rows;
+  return overCap(rows, cap) ? undefined : rows;
 }
 
 /** The newest payment of the invoice like this one (same amount, method, no reference, day received) since `since`. */

@@ -222,9 +222,12 @@ export function findPaymentsByReference(db: Db, prefix: string, limit = 20): Pro
   return paymentRowsByReference(db, prefix, limit);
 }
 
-/** How many payments a list's filters keep and what they add up to, per currency (C-15). */
-export async function paymentTotals(db: Db, filters: PaymentListFilters) {
-  return (await paymentTotalRows(db, filters)).map((r) => ({
+/**
+ * How many payments a list's filters keep and what they add up to, per currency (C-15); undefined when more than
+ * `cap` match (db/capped.ts).
+ */
+export async function paymentTotals(db: Db, filters: PaymentListFilters, cap: number) {
+  return (await paymentTotalRows(db, filters, cap))?.map((r) => ({
     currency: r.currency,
     count: Number(r.count),
     amount: formatMoney(r.amount, r.currency),

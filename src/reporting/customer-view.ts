@@ -27,7 +27,10 @@ const CREDIT_BALANCE_CURRENCY = 'USD';
  * Each customer's store-credit balances by currency (D-22, D-57: derived from the credit ledger),
  * formatted to minor units, in one query for a page of customers.
  */
-async function customerCreditBalances(db: Db, customerIds: string[]): Promise<Map<string, Record<string, string>>> {
+export async function customerCreditBalances(
+  db: Db,
+  customerIds: string[],
+): Promise<Map<string, Record<string, string>>> {
   const balances = new Map<string, Record<string, string>>(customerIds.map((id) => [id, {}]));
   for (const row of await creditBalances(db, customerIds)) {
     balances.get(row.customer_id)![row.currency] = formatMoney(row.balance, row.currency);

@@ -1,8 +1,13 @@
 import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import { createCustomerBody, CUSTOMER_TIERS } from '../../customers/schema.ts';
-import { createCustomer, CUSTOMER_SORT_KEYS, type CustomerListFilters } from '../../customers/service.ts';
-import { customerBatches, listCustomers } from '../../reporting/customer-view.ts';
+import {
+  createCustomer,
+  CUSTOMER_SORT_KEYS,
+  type CustomerListFilters,
+  findCustomers,
+} from '../../customers/service.ts';
+import { customerBatches, customerCreditBalances } from '../../reporting/customer-view.ts';
 import { openAmountsOfCustomers } from '../../invoices/service.ts';
 import { allTaxRates } from '../../tax-rates/service.ts';
 import { uuid } from '../../http/schemas.ts';
@@ -53,22 +58,28 @@ export const customersPage = definePage({
       keys: CUSTOMER_SORT_KEYS,
       labels: SORT_LABELS,
     });
-    const { rows, hasMore } = await listCustomers(
-      deps.db,
-      { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true, sort: order.sort },
-      filters,
-    );
-    const owed = await openAmountsOfCustomers(
-      deps.db,
-      rows.map((c) => c.id),
-    );
+    // The list reads only what its columns show (no products, no health scores: the API's read model derives
+    // those), the per-customer figures side by side (issue 34: a search within 100 ms p99 on 10,000 customers).
+    const [{ rows, hasMore }, rates] = await Promise.all([
+      findCustomers(
+        deps.db,
+        { limit: PAGE_SIZE, startingAfter: query.startingAfter, newestFirst: true, sort: order.sort },
+        filters,
+      ),
+      allTaxRates(deps.db),
+    ]);
+    const ids = rows.map((c) => c.id);
+    const [balances, owed] = await Promise.all([
+      customerCreditBalances(deps.db, ids),
+      openAmountsOfCustomers(deps.db, ids),
+    ]);
     return (
       <Layout title="Customers" viewer={viewer} section="Customers" notice={notice}>
         <h1>Customers</h1>
         <details open={state?.name === 'create'}>
           <summary>New customer</summary>
           <Form name="create" action="/admin/customers" csrf={viewer.csrf} state={state} submit="Create customer">
-            <CustomerFields form="create" state={state} rates={await allTaxRates(deps.db)} />
+            <CustomerFields form="create" state={state} rates={rates} />
           </Form>
         </details>
         <form method="get" action="/admin/customers" class="filters">
@@ -109,7 +120,7 @@ export const customersPage = definePage({
               {
                 header: 'Credit balance',
                 numeric: true,
-                cell: (c) => <Amounts amounts={creditAmounts(c.creditBalances)} />,
+                cell: (c) => <Amounts amounts={creditAmounts(balances.get(c.id) ?? {})} />,
               },
               { header: 'Open amount', numeric: true, cell: (c) => <Amounts amounts={owed.get(c.id) ?? []} /> },
             ]}

@@ -19,7 +19,7 @@ import { invoicesExport } from './invoices-export.tsx';
 import { invoicesQuery, listFilters, serviceFilters } from './invoices-query.ts';
 import type { InvoiceRow } from './invoices-types.ts';
 import { FilterForm, firstPage, withFilters } from './invoices-filters.tsx';
-import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals } from './list-helpers.tsx';
+import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals, totalsWhenFiltered } from './list-helpers.tsx';
 
 const CREATE_FORM = 'create-invoice';
 const EMPTY_LINE_ROWS = 3;
@@ -143,7 +143,8 @@ export const invoicesPage = definePage({
   async render({ deps, query, viewer, notice, state }) {
     const pick = await pickCustomer(deps.db, query);
     const filters = serviceFilters({ ...query, customerId: pick.kind === 'id' ? pick.customerId : undefined });
-    const order = listOrder('/admin/invoices', listFilters(query), {
+    const params = listFilters(query);
+    const order = listOrder('/admin/invoices', params, {
       sort: query.sort,
       keys: INVOICE_SORT_KEYS,
       labels: SORT_LABELS,
@@ -152,7 +153,7 @@ export const invoicesPage = definePage({
       pick.kind === 'id'
         ? await Promise.all([
             listInvoiceSummaries(deps.db, { ...firstPage(query.startingAfter), sort: order.sort }, filters),
-            invoiceTotals(deps.db, filters),
+            totalsWhenFiltered(params, (cap) => invoiceTotals(deps.db, filters, cap)),
           ])
         : [{ rows: [], hasMore: false }, []];
     const names = await customerNames(
@@ -180,15 +181,12 @@ export const invoicesPage = definePage({
           linkTo={(id) => withFilters('/admin/invoices', { ...query, customer: undefined, customerId: id })}
         />
         <Totals
+          totals={totals}
           noun={['invoice', 'invoices']}
-          rows={totals.map((r) => ({
-            currency: r.currency,
-            count: r.count,
-            sums: [
-              ['total', r.total],
-              ['amount due', r.amountDue],
-            ],
-          }))}
+          sums={(r) => [
+            ['total', r.total],
+            ['amount due', r.amountDue],
+          ]}
         />
         <SortProblem problem={order.problem} />
         <div class="wide words">

@@ -47,21 +47,55 @@ export function CustomerChoice({ pick, linkTo }: { pick: CustomerPick; linkTo: (
   );
 }
 
-/** The count and sums of the filtered rows, per currency (never added across currencies). */
-export function Totals({
-  rows,
+/**
+ * The most rows a money list counts and sums (C-15): past it the list says so and asks for a narrower filter, so
+ * that no view of a list reads the whole book (db/capped.ts has the figures). A customer's, a status's or a month's
+ * invoices of a busy book are well under it.
+ */
+export const TOTALS_CAP = 10_000;
+
+/** A list's count and sums per currency, or why it shows none. */
+export type ListTotals<T> = T[] | 'not filtered' | 'over cap';
+
+/**
+ * The count and sums of the rows a list's filters keep (C-15), read only when a filter narrows the list (`params`,
+ * the list's filter values): the unfiltered list is the whole book, whose sum mixes drafts, void and paid invoices
+ * and means nothing to a finance team (Stripe's and Chargebee's lists show none), and summing it on every view was
+ * the invoice list's cost on a large book (bench/console.ts). `read` answers undefined past `cap` rows.
+ */
+export async function totalsWhenFiltered<T>(
+  params: Record<string, string | undefined>,
+  read: (cap: number) => Promise<T[] | undefined>,
+): Promise<ListTotals<T>> {
+  if (!Object.values(params).some(Boolean)) return 'not filtered';
+  return (await read(TOTALS_CAP)) ?? 'over cap';
+}
+
+/** The count and sums of the filtered rows, per currency (never added across currencies), or why there are none. */
+export function Totals<T extends { currency: string; count: number }>({
+  totals,
   noun,
+  sums,
 }: {
-  rows: { currency: string; count: number; sums: [string, string][] }[];
+  totals: ListTotals<T>;
   noun: [string, string];
+  sums: (row: T) => [string, string][];
 }) {
-  if (rows.length === 0) return null;
+  if (totals === 'not filtered' || totals === 'over cap') {
+    const why =
+      totals === 'over cap' ? `More than ${TOTALS_CAP.toLocaleString('en-US')} ${noun[1]} match: narrow` : 'Filter';
+    const how = 'the list by status, customer or dates to see its count and totals per currency.';
+    return <p class="totals muted">{`${why} ${how}`}</p>;
+  }
+  if (totals.length === 0) return null;
   return (
     <ul class="totals" aria-label="Totals of the filtered rows">
-      {rows.map((r) => (
+      {totals.map((r) => (
         <li>
           <strong>{`${r.count} ${r.count === 1 ? noun[0] : noun[1]}`}</strong>
-          {r.sums.map(([what, amount]) => ` · ${what} ${money(amount, r.currency)}`).join('')}
+          {sums(r)
+            .map(([what, amount]) => ` · ${what} ${money(amount, r.currency)}`)
+            .join('')}
         </li>
       ))}
     </ul>

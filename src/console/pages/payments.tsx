@@ -6,7 +6,7 @@ import { findInvoicesByIds } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
 import { listPayments, PAYMENT_SORT_KEYS, paymentTotals } from '../../payments/service.ts';
 import { namesInBatch } from './export-names.ts';
-import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals } from './list-helpers.tsx';
+import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals, totalsWhenFiltered } from './list-helpers.tsx';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
@@ -84,7 +84,8 @@ export const paymentsPage = definePage({
   async render({ deps, query, viewer, notice }) {
     const pick = await pickCustomer(deps.db, query);
     const filters = serviceFilters({ ...query, customerId: pick.kind === 'id' ? pick.customerId : undefined });
-    const order = listOrder('/admin/payments', filterValues(query), {
+    const params = filterValues(query);
+    const order = listOrder('/admin/payments', params, {
       sort: query.sort,
       keys: PAYMENT_SORT_KEYS,
       labels: SORT_LABELS,
@@ -93,7 +94,7 @@ export const paymentsPage = definePage({
       pick.kind === 'id'
         ? await Promise.all([
             listPayments(deps.db, { ...firstPage(query.startingAfter), sort: order.sort }, filters),
-            paymentTotals(deps.db, filters),
+            totalsWhenFiltered(params, (cap) => paymentTotals(deps.db, filters, cap)),
           ])
         : [{ rows: [], hasMore: false }, []];
     const { invoices, names, refunds } = await relatedTo(deps.db, rows);
@@ -118,15 +119,12 @@ export const paymentsPage = definePage({
           linkTo={(id) => withFilters('/admin/payments', { ...query, customer: undefined, customerId: id })}
         />
         <Totals
+          totals={totals}
           noun={['payment', 'payments']}
-          rows={totals.map((r) => ({
-            currency: r.currency,
-            count: r.count,
-            sums: [
-              ['amount', r.amount],
-              ['refunded', r.refunded],
-            ],
-          }))}
+          sums={(r) => [
+            ['amount', r.amount],
+            ['refunded', r.refunded],
+          ]}
         />
         <SortProblem problem={order.problem} />
         <div class="wide words">
