@@ -19,7 +19,7 @@ import { invoicesExport } from './invoices-export.tsx';
 import { invoicesQuery, listFilters, serviceFilters } from './invoices-query.ts';
 import type { InvoiceRow } from './invoices-types.ts';
 import { FilterForm, firstPage, withFilters } from './invoices-filters.tsx';
-import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals, totalsWhenFiltered } from './list-helpers.tsx';
+import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals, listTotals } from './list-helpers.tsx';
 
 const CREATE_FORM = 'create-invoice';
 const EMPTY_LINE_ROWS = 3;
@@ -153,7 +153,7 @@ export const invoicesPage = definePage({
       pick.kind === 'id'
         ? await Promise.all([
             listInvoiceSummaries(deps.db, { ...firstPage(query.startingAfter), sort: order.sort }, filters),
-            totalsWhenFiltered(params, (cap) => invoiceTotals(deps.db, filters, cap)),
+            listTotals((cap) => invoiceTotals(deps.db, filters, cap)),
           ])
         : [{ rows: [], hasMore: false }, []];
     const names = await customerNames(

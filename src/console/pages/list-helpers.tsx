@@ -54,20 +54,14 @@ export function CustomerChoice({ pick, linkTo }: { pick: CustomerPick; linkTo: (
  */
 export const TOTALS_CAP = 10_000;
 
-/** A list's count and sums per currency, or why it shows none. */
-export type ListTotals<T> = T[] | 'not filtered' | 'over cap';
+/** A list's count and sums per currency, or that it holds more rows than a view reads. */
+export type ListTotals<T> = T[] | 'over cap';
 
 /**
- * The count and sums of the rows a list's filters keep (C-15), read only when a filter narrows the list (`params`,
- * the list's filter values): the unfiltered list is the whole book, whose sum mixes drafts, void and paid invoices
- * and means nothing to a finance team (Stripe's and Chargebee's lists show none), and summing it on every view was
- * the invoice list's cost on a large book (bench/console.ts). `read` answers undefined past `cap` rows.
+ * The count and sums of the rows a list's filters keep (C-15: every money list, the unfiltered one too), read over at
+ * most TOTALS_CAP rows: `read` answers undefined past `cap` rows, and the list then asks for a narrower filter.
  */
-export async function totalsWhenFiltered<T>(
-  params: Record<string, string | undefined>,
-  read: (cap: number) => Promise<T[] | undefined>,
-): Promise<ListTotals<T>> {
-  if (!Object.values(params).some(Boolean)) return 'not filtered';
+export async function listTotals<T>(read: (cap: number) => Promise<T[] | undefined>): Promise<ListTotals<T>> {
   return (await read(TOTALS_CAP)) ?? 'over cap';
 }
 
@@ -81,9 +75,8 @@ export function Totals<T extends { currency: string; count: number }>({
   noun: [string, string];
   sums: (row: T) => [string, string][];
 }) {
-  if (totals === 'not filtered' || totals === 'over cap') {
-    const why =
-      totals === 'over cap' ? `More than ${TOTALS_CAP.toLocaleString('en-US')} ${noun[1]} match: narrow` : 'Filter';
+  if (totals === 'over cap') {
+    const why = `More than ${TOTALS_CAP.toLocaleString('en-US')} ${noun[1]} match: narrow`;
     const how = 'the list by status, customer or dates to see its count and totals per currency.';
     return <p class="totals muted">{`${why} ${how}`}</p>;
   }

@@ -6,7 +6,7 @@ import { findInvoicesByIds } from '../../invoices/service.ts';
 import { formatMoney } from '../../money.ts';
 import { listPayments, PAYMENT_SORT_KEYS, paymentTotals } from '../../payments/service.ts';
 import { namesInBatch } from './export-names.ts';
-import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals, totalsWhenFiltered } from './list-helpers.tsx';
+import { CustomerChoice, listOrder, pickCustomer, SortProblem, Totals, listTotals } from './list-helpers.tsx';
 import { refundsOfPayments } from '../../refunds/service.ts';
 import { dateTime, money } from '../components/format.ts';
 import { Layout } from '../components/Layout.tsx';
@@ -94,7 +94,7 @@ export const paymentsPage = definePage({
       pick.kind === 'id'
         ? await Promise.all([
             listPayments(deps.db, { ...firstPage(query.startingAfter), sort: order.sort }, filters),
-            totalsWhenFiltered(params, (cap) => paymentTotals(deps.db, filters, cap)),
+            listTotals((cap) => paymentTotals(deps.db, filters, cap)),
           ])
         : [{ rows: [], hasMore: false }, []];
     const { invoices, names, refunds } = await relatedTo(deps.db, rows);
