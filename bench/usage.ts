@@ -104,10 +104,13 @@ async function seedEvents(knex: Knex, heavy: World['heavy']): Promise<void> {
   const started = Date.now();
   const insert = (count: number, customer: string, subscription: string) =>
     knex.raw(
-      `insert into usage_events (customer_id, transaction_id, "timestamp", metric_id, subscription_id, charge_id,
-         period_start, value, properties)
-       select ?::uuid, 'seed-' || g, ?::timestamptz + (g % 600000) * interval '1 second', ?, ?::uuid, ?, ?, null, null
-       from generate_series(1, ?) g`,
+      `insert into usage_events (customer_id, transaction_id, month, "timestamp", content_hash, metric_id,
+         subscription_id, charge_id, period_start, value, properties)
+       select customer_id, transaction_id, date_trunc('month', t at time zone 'UTC')::date, t, 'seed', metric_id,
+         subscription_id, charge_id, period_start, null, null
+       from (select ?::uuid customer_id, 'seed-' || g transaction_id,
+         ?::timestamptz + (g % 600000) * interval '1 second' t, ?::uuid metric_id, ?::uuid subscription_id,
+         ?::uuid charge_id, ?::timestamptz period_start from generate_series(1, ?) g) s`,
       [customer, sub.current_period_start, charge.metric_id, subscription, charge.id, sub.current_period_start, count],
     );
   say(`seeding ${PERIOD_EVENTS} events in one subscription's period`);

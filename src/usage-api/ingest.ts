@@ -127,6 +127,7 @@ function check(
       chargeId: '',
       value,
       properties: event.properties,
+      dated: event.timestamp !== undefined,
       sub: named,
     },
   };
@@ -139,7 +140,6 @@ function check(
 async function matchCharge(
   db: Db,
   ready: Omit<UsageEvent, 'period'> & { sub?: SubscriptionRow },
-  dated: boolean,
   world: World,
   spans: SpanMemo,
 ): Promise<{ sub: SubscriptionRow; placement: Placement } | string> {
@@ -148,7 +148,7 @@ async function matchCharge(
   ).filter((sub) => ACCEPTING.has(sub.status) && sub.created_at.getTime() <= ready.timestamp.getTime());
   const matches: { sub: SubscriptionRow; placement: Placement }[] = [];
   for (const sub of candidates) {
-    const event = { metricId: ready.metric.id, at: ready.timestamp, dated };
+    const event = { metricId: ready.metric.id, at: ready.timestamp, dated: ready.dated };
     const placement = await placeEvent(db, sub, world.charges.get(sub.plan_id) ?? [], event, spans);
     if (placement) matches.push({ sub, placement });
   }
@@ -187,7 +187,7 @@ export async function ingestEvents(
       continue;
     }
     const { sub: _named, ...base } = checked.ready;
-    const match = await matchCharge(db, checked.ready, event.timestamp !== undefined, world, spans);
+    const match = await matchCharge(db, checked.ready, world, spans);
     if (typeof match === 'string') {
       unmatched.push({ index, event: base, message: match });
       continue;

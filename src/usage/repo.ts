@@ -1,7 +1,7 @@
 /**
- * The usage tables (U-5..U-15): event keys (dedup), events (partitioned by month), the running aggregates, the
- * distinct values of unique_count charges, and what each period's usage was billed at. Every key leads with the
- * customer's id (U-15). Batches are written with one statement each, rows in key order so that concurrent batches
+ * The usage tables (U-5..U-15): events (partitioned by month, keyed by customer, transactionId and month: the
+ * dedup), the running aggregates, the distinct values of unique_count charges, and what each period's usage was
+ * billed at. Every key leads with the customer's id (U-15). Batches are written with one statement each, rows in key order so that concurrent batches
  * take row locks in the same order (no deadlock between retries of overlapping batches).
  */
 import type { Db } from '../db/knex.ts';
@@ -26,17 +26,22 @@ export interface EventInsert {
   timestamp: string;
   value: string | null;
   properties: unknown;
+  /** Also a duplicate when its key is in the previous month (an undated event's retry across a month's start). */
+  probe: boolean;
 }
 
 /**
  * Stores a batch in one statement (a bench found the round trips and the per-event work in Node to be most of an
  * ingestion's time, so the events travel as few fields, their shared ones once per group): each event whose
- * (customer, transactionId) key is new (ON CONFLICT DO NOTHING waits for a concurrent insert of the same key, then
- * skips it) is inserted; the new distinct values of unique_count charges; and each aggregate moved once by the
- * batch's stored events (U-1): count and sum add, max keeps the largest, latest the value of the latest timestamp
- * (ties: the later accepted), unique_count adds its new distinct values. Rows go in key order, so concurrent batches
- * lock in the same order. Answers the keys of the events NOT stored (their keys existed): usually none, so the
- * answer stays small however large the batch (a bench found 1,000 rows sent back and parsed to be a visible share).
+ * (customer, transactionId, month) key is new (ON CONFLICT DO NOTHING waits for a concurrent insert of the same key,
+ * then skips it) is inserted, unless it `probe`s and the previous month holds its key; the new distinct values of
+ * unique_count charges; and each aggregate moved once by the batch's stored events (U-1): count and sum add, max
+ * keeps the largest, latest the value of the latest timestamp (ties: the later accepted), unique_count adds its new
+ * distinct values. Rows go in key order, so concurrent batches lock in the same order. Answers the keys of the events
+ * NOT stored (their keys existed): usually none, so the answer stays small however large the batch.
+ * Measured (bench/profile/usage-ingest-steps.ts, PROFILE_EXPLAIN, 1,000 events of one group): with a key table
+ * beside the events 14.5 ms, of which the keys' insert 7.3 and the aggregate's sort of the batch 2.2; one table and
+ * no sort unless a `latest` charge needs one: see docs/decisions.md (issue 35, ingestion speed).
  */
 export async function storeEvents(
   db: Db,
@@ -45,51 +50,61 @@ export async function storeEvents(
 ): Promise<{ customer_id: string; transaction_id: string }[]> {
   if (events.length === 0) return [];
   const { rows } = await db.raw(
-    `with input as (
-       select g.customer_id, e.transaction_id, e.content_hash, e.timestamp, g.metric_id, g.subscription_id,
-         g.charge_id, g.period_start, g.period_end, g.aggregation, e.value, e.properties
+    `with groups as (
+       select * from rows from (jsonb_to_recordset(?::jsonb) as (customer_id uuid, subscription_id uuid,
+         charge_id uuid, metric_id uuid, period_start timestamptz, period_end timestamptz, aggregation text))
+         with ordinality as g(customer_id, subscription_id, charge_id, metric_id, period_start, period_end,
+           aggregation, n)
+     ), input as (
+       select g.customer_id, e.transaction_id, date_trunc('month', e.timestamp at time zone 'UTC')::date as month,
+         e.timestamp, e.content_hash, g.metric_id, g.subscription_id, g.charge_id, g.period_start, e.value,
+         e.properties, e.probe
        from jsonb_to_recordset(?::jsonb) as e(g integer, transaction_id text, content_hash text,
-         timestamp timestamptz, value text, properties jsonb)
-       join rows from (jsonb_to_recordset(?::jsonb) as (customer_id uuid, subscription_id uuid, charge_id uuid,
-         metric_id uuid, period_start timestamptz, period_end timestamptz, aggregation text)) with ordinality
-         as g(customer_id, subscription_id, charge_id, metric_id, period_start, period_end, aggregation, n)
-         on g.n = e.g + 1
-     ), keys as (
-       insert into usage_event_keys (customer_id, transaction_id, content_hash, event_timestamp)
-       select customer_id, transaction_id, content_hash, timestamp from input order by customer_id, transaction_id
-       on conflict do nothing
-       returning customer_id, transaction_id
+         timestamp timestamptz, value text, properties jsonb, probe boolean)
+       join groups g on g.n = e.g + 1
      ), stored as (
-       insert into usage_events (customer_id, transaction_id, "timestamp", metric_id, subscription_id, charge_id,
-         period_start, value, properties)
-       select i.customer_id, i.transaction_id, i.timestamp, i.metric_id, i.subscription_id, i.charge_id,
-         i.period_start, i.value, i.properties
-       from input i join keys k using (customer_id, transaction_id)
+       insert into usage_events (customer_id, transaction_id, month, "timestamp", content_hash, metric_id,
+         subscription_id, charge_id, period_start, value, properties)
+       select i.customer_id, i.transaction_id, i.month, i.timestamp, i.content_hash, i.metric_id, i.subscription_id,
+         i.charge_id, i.period_start, i.value, i.properties
+       from input i
+       where not (i.probe and exists (select from usage_events p where p.customer_id = i.customer_id
+         and p.transaction_id = i.transaction_id and p.month = (i.month - interval '1 month')::date))
+       order by i.customer_id, i.transaction_id
+       on conflict do nothing
        returning customer_id, transaction_id, subscription_id, charge_id, period_start, "timestamp", value, seq
      ), batch as (
-       select s.*, i.period_end, i.aggregation from stored s join input i using (customer_id, transaction_id)
+       select s.*, g.period_end, g.aggregation
+       from stored s join groups g using (customer_id, subscription_id, charge_id, period_start)
      ), distinct_values as (
        insert into usage_unique_values (customer_id, subscription_id, charge_id, period_start, value)
        select distinct customer_id, subscription_id, charge_id, period_start, value from batch
        where aggregation = 'unique_count' order by 1, 2, 3, 4, 5
        on conflict do nothing
        returning customer_id, subscription_id, charge_id, period_start
-     ), moved as (
-       insert into usage_aggregates as a (customer_id, subscription_id, charge_id, period_start, period_end,
-         aggregation, quantity, events, latest_at, latest_seq)
-       select b.customer_id, b.subscription_id, b.charge_id, b.period_start, max(b.period_end), max(b.aggregation),
-         case max(b.aggregation)
+     ), tops as (
+       select distinct on (customer_id, subscription_id, charge_id, period_start) customer_id, subscription_id,
+         charge_id, period_start, value, seq
+       from batch where aggregation = 'latest'
+       order by customer_id, subscription_id, charge_id, period_start, "timestamp" desc, seq desc
+     ), moves as (
+       select b.customer_id, b.subscription_id, b.charge_id, b.period_start, b.period_end, b.aggregation,
+         case b.aggregation
            when 'count' then count(*)
            when 'sum' then sum(b.value::numeric) filter (where b.aggregation = 'sum')
            when 'max' then max(b.value::numeric) filter (where b.aggregation = 'max')
-           when 'latest' then (array_agg(b.value::numeric order by b.timestamp desc, b.seq desc)
-             filter (where b.aggregation = 'latest'))[1]
-           else (select count(*) from distinct_values d where d.customer_id = b.customer_id
+           when 'unique_count' then (select count(*) from distinct_values d where d.customer_id = b.customer_id
              and d.subscription_id = b.subscription_id and d.charge_id = b.charge_id
-             and d.period_start = b.period_start) end,
-         count(*), max(b.timestamp), (array_agg(b.seq order by b.timestamp desc, b.seq desc))[1]
+             and d.period_start = b.period_start) end as quantity,
+         count(*) as events, max(b.timestamp) as latest_at
        from batch b
-       group by b.customer_id, b.subscription_id, b.charge_id, b.period_start
+       group by b.customer_id, b.subscription_id, b.charge_id, b.period_start, b.period_end, b.aggregation
+     ), moved as (
+       insert into usage_aggregates as a (customer_id, subscription_id, charge_id, period_start, period_end,
+         aggregation, quantity, events, latest_at, latest_seq)
+       select m.customer_id, m.subscription_id, m.charge_id, m.period_start, m.period_end, m.aggregation,
+         coalesce(m.quantity, t.value::numeric), m.events, m.latest_at, t.seq
+       from moves m left join tops t using (customer_id, subscription_id, charge_id, period_start)
        order by 1, 2, 3, 4
        on conflict (customer_id, subscription_id, charge_id, period_start) do update set
          quantity = case a.aggregation
@@ -105,21 +120,34 @@ export async function storeEvents(
      )
      select customer_id, transaction_id from input
      except all select customer_id, transaction_id from stored`,
-    [JSON.stringify(events), JSON.stringify(groups)],
+    [JSON.stringify(groups), JSON.stringify(events)],
   );
   return rows;
 }
 
-/** The stored keys of these (customer, transactionId) pairs: their content hash. */
-export async function findEventKeys(
-  db: Db,
-  keys: { customer_id: string; transaction_id: string }[],
-): Promise<Map<string, string>> {
+/** A stored key asked for: the month of the event's timestamp, and whether the previous month counts too. */
+export interface KeyLookup {
+  customer_id: string;
+  transaction_id: string;
+  month: string;
+  probe: boolean;
+}
+
+/**
+ * The content hash stored under each of these keys, by eventKey: in the event's month, else (when it probes) in the
+ * previous month. One index probe per key and month (each lateral lookup names its partition).
+ */
+export async function findEventKeys(db: Db, keys: KeyLookup[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
   const { rows } = await db.raw(
-    `select k.customer_id, k.transaction_id, k.content_hash
-     from jsonb_to_recordset(?::jsonb) as t(customer_id uuid, transaction_id text)
-     join usage_event_keys k using (customer_id, transaction_id)`,
+    `select t.customer_id, t.transaction_id, e.content_hash
+     from jsonb_to_recordset(?::jsonb) as t(customer_id uuid, transaction_id text, month date, probe boolean)
+     cross join lateral (
+       select k.content_hash from usage_events k
+       where k.customer_id = t.customer_id and k.transaction_id = t.transaction_id
+         and (k.month = t.month or (t.probe and k.month = (t.month - interval '1 month')::date))
+       order by k.month desc limit 1
+     ) e`,
     [JSON.stringify(keys)],
   );
   return new Map(

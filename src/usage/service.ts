@@ -1,5 +1,5 @@
 /**
- * Recording usage (U-5..U-8): events that passed every check are stored with their keys, and the running aggregate
+ * Recording usage (U-5..U-8): events that passed every check are stored (each row its own dedup key), and the running aggregate
  * of each (subscription, charge, period) moves in the same transaction, so the next read counts them (U-7) without
  * scanning events. The callers (usage-api/) check the events; this module knows no HTTP and no subscription table.
  */
@@ -33,7 +33,22 @@ export interface UsageEvent {
   /** The metric's field as a decimal string (a string for unique_count); null for count. */
   value: string | null;
   properties: Record<string, unknown> | undefined;
+  /** Whether the sender gave the timestamp (else it is when the event was received). */
+  dated: boolean;
 }
+
+/**
+ * How long after a month starts an undated event's key is also looked for in the previous month: its timestamp is
+ * when it arrived, so a retry of one sent just before midnight on the month's last day has a timestamp in the next
+ * month; within this window of the original it is still a duplicate (Stripe deduplicates meter events over 24 hours).
+ */
+const UNDATED_RETRY_MS = 24 * 3_600_000;
+
+const monthStart = (d: Date) => Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+
+/** Whether an event's key is also looked for in the previous month (see UNDATED_RETRY_MS). */
+const probesPreviousMonth = (e: { timestamp: Date; dated: boolean }) =>
+  !e.dated && e.timestamp.getTime() - monthStart(e.timestamp) < UNDATED_RETRY_MS;
 
 const partitionsKnown = new Set<number>();
 const monthOf = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
@@ -84,17 +99,29 @@ export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<st
       timestamp: e.timestamp.toISOString(),
       value: e.value,
       properties: e.properties ?? null,
+      probe: probesPreviousMonth(e),
     };
   });
   const skipped = await storeEvents(trx, groups, rows);
   return new Set(skipped.map((r) => eventKey(r.customer_id, r.transaction_id)));
 }
 
-/** The content hash stored for each of these (customer, transactionId) keys that exists. */
-export function storedEventKeys(db: Db, keys: { customerId: string; transactionId: string }[]) {
+/**
+ * The content hash stored under each of these events' keys that exists (customer, transactionId and the month of
+ * the timestamp; the previous month too for an undated event early in a month), by eventKey.
+ */
+export function storedEventKeys(
+  db: Db,
+  events: { customerId: string; transactionId: string; timestamp: Date; dated: boolean }[],
+) {
   return findEventKeys(
     db,
-    keys.map((k) => ({ customer_id: k.customerId, transaction_id: k.transactionId })),
+    events.map((e) => ({
+      customer_id: e.customerId,
+      transaction_id: e.transactionId,
+      month: new Date(monthStart(e.timestamp)).toISOString().slice(0, 10),
+      probe: probesPreviousMonth(e),
+    })),
   );
 }
 
