@@ -19,7 +19,8 @@ import { createKnex } from '../src/db/knex.ts';
 import { createMetric } from '../src/metering/service.ts';
 import { createPlan } from '../src/plans/service.ts';
 import { createSubscription } from '../src/subscriptions/service.ts';
-import { roleArgs } from '../test/faults/processes.ts';
+import { processTree, roleArgs } from '../test/faults/processes.ts';
+import { cpuTicks, parentPid, treeTicks } from './proc-cpu.ts';
 import {
   cleanUp,
   formatTable,
@@ -138,6 +139,19 @@ async function seedEvents(knex: Knex, heavy: World['heavy']): Promise<void> {
   say(`seeded ${TABLE_EVENTS} events in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
+/**
+ * CPU seconds (user + system) spent by the server under test and by PostgreSQL while `run` runs: req/s moves with
+ * the neighbours' load on this shared machine, CPU per event hardly does (bench/cpu-per-request.ts's reasoning).
+ */
+async function withCpu<T>(postmaster: number, run: () => Promise<T>): Promise<{ result: T; app: number; pg: number }> {
+  // PostgreSQL is this process's descendant when the bench started it (embedded), else it counts apart.
+  const holdsPg = processTree(process.pid).includes(postmaster);
+  const app = () => treeTicks(process.pid) - cpuTicks(process.pid) - (holdsPg ? treeTicks(postmaster) : 0);
+  const [appBefore, pgBefore] = [app(), treeTicks(postmaster)];
+  const result = await run();
+  return { result, app: (app() - appBefore) / 100, pg: (treeTicks(postmaster) - pgBefore) / 100 };
+}
+
 /** Batches of `size` new events, each request with the next customer's key; ids unique across the run. */
 function ingestLoad(path: string, world: World, size: number, run: string): LoadSpec {
   let n = 0;
@@ -166,8 +180,14 @@ async function main(): Promise<number> {
   await knex.raw(`create table usage_ceiling_events (
     customer_id uuid not null, transaction_id text not null, metric text not null, received_at timestamptz not null,
     primary key (customer_id, transaction_id))`);
+  const postmaster = parentPid((await knex.raw('select pg_backend_pid() as pid')).rows[0].pid);
   const rows: Row[] = [];
   const eventsPerSecond: string[] = [];
+  /** CPU µs per event of the app and of PostgreSQL, warm-up included (events sent estimated from the req/s). */
+  const perEvent = (cpu: { app: number; pg: number }, requestsPerSecond: number, size: number) => {
+    const events = requestsPerSecond * (options.seconds + options.warmupSeconds) * size;
+    return `app ${((cpu.app / events) * 1e6).toFixed(1)} + PostgreSQL ${((cpu.pg / events) * 1e6).toFixed(1)} µs CPU/event`;
+  };
   for (const size of [100, 1000]) {
     const ceiling = await startChildServer(
       'usage ceiling',
@@ -176,7 +196,10 @@ async function main(): Promise<number> {
       '/healthz',
     );
     say(`ceiling, batches of ${size}`);
-    const raw = await measure(ceiling.baseUrl, ingestLoad('/usage/events', world, size, randomUUID()), options);
+    const rawCpu = await withCpu(postmaster, () =>
+      measure(ceiling.baseUrl, ingestLoad('/usage/events', world, size, randomUUID()), options),
+    );
+    const raw = rawCpu.result;
     await ceiling.stop();
     const service = await startChildServer(
       'service',
@@ -185,7 +208,10 @@ async function main(): Promise<number> {
       '/readyz',
     );
     say(`service, batches of ${size}`);
-    const real = await measure(service.baseUrl, ingestLoad('/api/v1/usage/events', world, size, randomUUID()), options);
+    const realCpu = await withCpu(postmaster, () =>
+      measure(service.baseUrl, ingestLoad('/api/v1/usage/events', world, size, randomUUID()), options),
+    );
+    const real = realCpu.result;
     await service.stop();
     const ceilingName = `(u) Koa+pg key check + INSERT of ${size}`;
     rows.push({ name: ceilingName, measurement: raw });
@@ -199,7 +225,8 @@ async function main(): Promise<number> {
     eventsPerSecond.push(
       `batches of ${size}: ${Math.round(real.requestsPerSecond * size)} events/s ` +
         `(ceiling ${Math.round(raw.requestsPerSecond * size)} events/s, ratio ` +
-        `${(real.requestsPerSecond / raw.requestsPerSecond).toFixed(2)}, aim >= 0.5)`,
+        `${(real.requestsPerSecond / raw.requestsPerSecond).toFixed(2)}, aim >= 0.5); ` +
+        `service ${perEvent(realCpu, real.requestsPerSecond, size)}, ceiling ${perEvent(rawCpu, raw.requestsPerSecond, size)}`,
     );
   }
 

@@ -74,7 +74,7 @@ export async function storeEvents(
        on conflict do nothing
        returning customer_id, transaction_id, subscription_id, charge_id, period_start, "timestamp", value, seq
      ), batch as (
-       select s.*, g.period_end, g.aggregation
+       select s.*, g.n, g.aggregation
        from stored s join groups g using (customer_id, subscription_id, charge_id, period_start)
      ), distinct_values as (
        insert into usage_unique_values (customer_id, subscription_id, charge_id, period_start, value)
@@ -83,28 +83,25 @@ export async function storeEvents(
        on conflict do nothing
        returning customer_id, subscription_id, charge_id, period_start
      ), tops as (
-       select distinct on (customer_id, subscription_id, charge_id, period_start) customer_id, subscription_id,
-         charge_id, period_start, value, seq
-       from batch where aggregation = 'latest'
-       order by customer_id, subscription_id, charge_id, period_start, "timestamp" desc, seq desc
+       select distinct on (n) n, value, seq from batch where aggregation = 'latest'
+       order by n, "timestamp" desc, seq desc
      ), moves as (
-       select b.customer_id, b.subscription_id, b.charge_id, b.period_start, b.period_end, b.aggregation,
-         case b.aggregation
+       -- Grouped by the group's number alone: sorting the batch by four uuid and time keys cost 1 ms a 1,000.
+       select b.n,
+         case min(b.aggregation)
            when 'count' then count(*)
            when 'sum' then sum(b.value::numeric) filter (where b.aggregation = 'sum')
            when 'max' then max(b.value::numeric) filter (where b.aggregation = 'max')
-           when 'unique_count' then (select count(*) from distinct_values d where d.customer_id = b.customer_id
-             and d.subscription_id = b.subscription_id and d.charge_id = b.charge_id
-             and d.period_start = b.period_start) end as quantity,
+           when 'unique_count' then (select count(*) from distinct_values d join groups g using (customer_id,
+             subscription_id, charge_id, period_start) where g.n = b.n) end as quantity,
          count(*) as events, max(b.timestamp) as latest_at
-       from batch b
-       group by b.customer_id, b.subscription_id, b.charge_id, b.period_start, b.period_end, b.aggregation
+       from batch b group by b.n
      ), moved as (
        insert into usage_aggregates as a (customer_id, subscription_id, charge_id, period_start, period_end,
          aggregation, quantity, events, latest_at, latest_seq)
-       select m.customer_id, m.subscription_id, m.charge_id, m.period_start, m.period_end, m.aggregation,
+       select g.customer_id, g.subscription_id, g.charge_id, g.period_start, g.period_end, g.aggregation,
          coalesce(m.quantity, t.value::numeric), m.events, m.latest_at, t.seq
-       from moves m left join tops t using (customer_id, subscription_id, charge_id, period_start)
+       from moves m join groups g using (n) left join tops t using (n)
        order by 1, 2, 3, 4
        on conflict (customer_id, subscription_id, charge_id, period_start) do update set
          quantity = case a.aggregation
