@@ -12,9 +12,11 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     alter table usage_events rename to usage_events_by_timestamp;
+    -- transactionIds are opaque: compared byte-wise ("C"), the key's and the batch's sort comparisons are a memcmp
+    -- instead of the database collation's (C.UTF-8 under libc is not PostgreSQL's C fast path).
     create table usage_events (
       customer_id uuid not null,
-      transaction_id text not null,
+      transaction_id text collate "C" not null,
       month date not null,
       "timestamp" timestamptz not null,
       content_hash text not null,

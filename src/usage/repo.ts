@@ -59,7 +59,7 @@ export async function storeEvents(
        select g.customer_id, e.transaction_id, date_trunc('month', e.timestamp at time zone 'UTC')::date as month,
          e.timestamp, e.content_hash, g.metric_id, g.subscription_id, g.charge_id, g.period_start, e.value,
          e.properties, e.probe
-       from jsonb_to_recordset(?::jsonb) as e(g integer, transaction_id text, content_hash text,
+       from jsonb_to_recordset(?::jsonb) as e(g integer, transaction_id text collate "C", content_hash text,
          timestamp timestamptz, value text, properties jsonb, probe boolean)
        join groups g on g.n = e.g + 1
      ), stored as (
@@ -138,7 +138,7 @@ export async function findEventKeys(db: Db, keys: KeyLookup[]): Promise<Map<stri
   if (keys.length === 0) return new Map();
   const { rows } = await db.raw(
     `select t.customer_id, t.transaction_id, e.content_hash
-     from jsonb_to_recordset(?::jsonb) as t(customer_id uuid, transaction_id text, month date, probe boolean)
+     from jsonb_to_recordset(?::jsonb) as t(customer_id uuid, transaction_id text collate "C", month date, probe boolean)
      cross join lateral (
        select k.content_hash from usage_events k
        where k.customer_id = t.customer_id and k.transaction_id = t.transaction_id
