@@ -5,6 +5,7 @@
  * take row locks in the same order (no deadlock between retries of overlapping batches).
  */
 import type { Db } from '../db/knex.ts';
+import { type PreparedStatement, queryPrepared } from '../db/prepared.ts';
 import type { Aggregation } from '../metering/aggregations.ts';
 
 /** What a batch's events share per aggregate: the subscription, charge, metric and period they count in. */
@@ -30,28 +31,10 @@ export interface EventInsert {
   probe: boolean;
 }
 
-/**
- * Stores a batch in one statement (a bench found the round trips and the per-event work in Node to be most of an
- * ingestion's time, so the events travel as few fields, their shared ones once per group): each event whose
- * (customer, transactionId, month) key is new (ON CONFLICT DO NOTHING waits for a concurrent insert of the same key,
- * then skips it) is inserted, unless it `probe`s and the previous month holds its key; the new distinct values of
- * unique_count charges; and each aggregate moved once by the batch's stored events (U-1): count and sum add, max
- * keeps the largest, latest the value of the latest timestamp (ties: the later accepted), unique_count adds its new
- * distinct values. Rows go in key order, so concurrent batches lock in the same order. Answers the keys of the events
- * NOT stored (their keys existed): usually none, so the answer stays small however large the batch.
- * Measured (bench/profile/usage-ingest-steps.ts, PROFILE_EXPLAIN, 1,000 events of one group): with a key table
- * beside the events 14.5 ms, of which the keys' insert 7.3 and the aggregate's sort of the batch 2.2; one table and
- * no sort unless a `latest` charge needs one: see docs/decisions.md (issue 35, ingestion speed).
- */
-export async function storeEvents(
-  db: Db,
-  groups: EventGroup[],
-  events: EventInsert[],
-): Promise<{ customer_id: string; transaction_id: string }[]> {
-  if (events.length === 0) return [];
-  const { rows } = await db.raw(
-    `with groups as (
-       select * from rows from (jsonb_to_recordset(?::jsonb) as (customer_id uuid, subscription_id uuid,
+const STORE_EVENTS: PreparedStatement = {
+  name: 'usage_store_events',
+  text: `with groups as (
+       select * from rows from (jsonb_to_recordset($1::jsonb) as (customer_id uuid, subscription_id uuid,
          charge_id uuid, metric_id uuid, period_start timestamptz, period_end timestamptz, aggregation text))
          with ordinality as g(customer_id, subscription_id, charge_id, metric_id, period_start, period_end,
            aggregation, n)
@@ -59,7 +42,7 @@ export async function storeEvents(
        select g.customer_id, e.transaction_id, date_trunc('month', e.timestamp at time zone 'UTC')::date as month,
          e.timestamp, e.content_hash, g.metric_id, g.subscription_id, g.charge_id, g.period_start, e.value,
          e.properties, e.probe
-       from jsonb_to_recordset(?::jsonb) as e(g integer, transaction_id text collate "C", content_hash text,
+       from jsonb_to_recordset($2::jsonb) as e(g integer, transaction_id text collate "C", content_hash text,
          timestamp timestamptz, value text, properties jsonb, probe boolean)
        join groups g on g.n = e.g + 1
      ), stored as (
@@ -117,9 +100,30 @@ export async function storeEvents(
      )
      select customer_id, transaction_id from input
      except all select customer_id, transaction_id from stored`,
-    [JSON.stringify(groups), JSON.stringify(events)],
-  );
-  return rows;
+};
+
+/**
+ * Stores a batch in one statement (a bench found the round trips and the per-event work in Node to be most of an
+ * ingestion's time, so the events travel as few fields, their shared ones once per group): each event whose
+ * (customer, transactionId, month) key is new (ON CONFLICT DO NOTHING waits for a concurrent insert of the same key,
+ * then skips it) is inserted, unless it `probe`s and the previous month holds its key; the new distinct values of
+ * unique_count charges; and each aggregate moved once by the batch's stored events (U-1): count and sum add, max
+ * keeps the largest, latest the value of the latest timestamp (ties: the later accepted), unique_count adds its new
+ * distinct values. Rows go in key order, so concurrent batches lock in the same order. Answers the keys of the events
+ * NOT stored (their keys existed): usually none, so the answer stays small however large the batch.
+ * Measured (bench/profile/usage-ingest-steps.ts, PROFILE_EXPLAIN, 1,000 events of one group): with a key table
+ * beside the events 14.5 ms, of which the keys' insert 7.3 and the aggregate's sort of the batch 2.2; one table and
+ * no sort unless a `latest` charge needs one: see docs/decisions.md (issue 35, ingestion speed). Planning it took
+ * 5.7 ms (the partitions of the table it inserts into and probes), more than its execution for 100 events: it is a
+ * prepared statement, planned once per connection.
+ */
+export async function storeEvents(
+  db: Db,
+  groups: EventGroup[],
+  events: EventInsert[],
+): Promise<{ customer_id: string; transaction_id: string }[]> {
+  if (events.length === 0) return [];
+  return queryPrepared(db, STORE_EVENTS, [JSON.stringify(groups), JSON.stringify(events)]);
 }
 
 /** A stored key asked for: the month of the event's timestamp, and whether the previous month counts too. */
@@ -130,29 +134,31 @@ export interface KeyLookup {
   probe: boolean;
 }
 
+const FIND_EVENT_KEYS: PreparedStatement = {
+  name: 'usage_find_event_keys',
+  text: `select t.customer_id, t.transaction_id, e.content_hash
+     from jsonb_to_recordset($1::jsonb) as t(customer_id uuid, transaction_id text collate "C", month date,
+       probe boolean)
+     cross join lateral (
+       select k.content_hash from usage_events k
+       where k.customer_id = t.customer_id and k.transaction_id = t.transaction_id and k.month <= t.month
+         and k.month >= case when t.probe then (t.month - interval '1 month')::date else t.month end
+       order by k.month desc limit 1
+     ) e`,
+};
+
 /**
  * The content hash stored under each of these keys, by eventKey: in the event's month, else (when it probes) in the
  * previous month. One index probe per key and month (each lateral lookup names its partition).
  */
 export async function findEventKeys(db: Db, keys: KeyLookup[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
-  const { rows } = await db.raw(
-    `select t.customer_id, t.transaction_id, e.content_hash
-     from jsonb_to_recordset(?::jsonb) as t(customer_id uuid, transaction_id text collate "C", month date, probe boolean)
-     cross join lateral (
-       select k.content_hash from usage_events k
-       where k.customer_id = t.customer_id and k.transaction_id = t.transaction_id
-         and (k.month = t.month or (t.probe and k.month = (t.month - interval '1 month')::date))
-       order by k.month desc limit 1
-     ) e`,
+  const rows = await queryPrepared<{ customer_id: string; transaction_id: string; content_hash: string }>(
+    db,
+    FIND_EVENT_KEYS,
     [JSON.stringify(keys)],
   );
-  return new Map(
-    (rows as { customer_id: string; transaction_id: string; content_hash: string }[]).map((r) => [
-      eventKey(r.customer_id, r.transaction_id),
-      r.content_hash,
-    ]),
-  );
+  return new Map(rows.map((r) => [eventKey(r.customer_id, r.transaction_id), r.content_hash]));
 }
 
 export const eventKey = (customerId: string, transactionId: string) => `${customerId}\u0000${transactionId}`;
