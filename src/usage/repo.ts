@@ -184,18 +184,20 @@ export interface AggregateRow extends AggregateKey {
   events: number;
 }
 
-/** A subscription's aggregates of one period (a usage read: a few rows, never the events). */
+const AGGREGATES_OF_PERIOD: PreparedStatement = {
+  name: 'usage_aggregates_of_period',
+  text: `select customer_id, subscription_id, charge_id, period_start, period_end, aggregation, quantity, events
+    from usage_aggregates where customer_id = $1 and subscription_id = $2 and period_start = $3`,
+};
+
+/** A subscription's aggregates of one period (a usage read: a few rows, never the events; prepared, U-9's aim). */
 export function aggregatesOfPeriod(
   db: Db,
   customerId: string,
   subscriptionId: string,
   periodStart: Date,
 ): Promise<AggregateRow[]> {
-  return db('usage_aggregates').where({
-    customer_id: customerId,
-    subscription_id: subscriptionId,
-    period_start: periodStart,
-  });
+  return queryPrepared<AggregateRow>(db, AGGREGATES_OF_PERIOD, [customerId, subscriptionId, periodStart]);
 }
 
 /** The periods of a subscription whose usage was billed (closed periods), newest first. */
