@@ -186,7 +186,8 @@ async function main(): Promise<number> {
   /** CPU µs per event of the app and of PostgreSQL, warm-up included (events sent estimated from the req/s). */
   const perEvent = (cpu: { app: number; pg: number }, requestsPerSecond: number, size: number) => {
     const events = requestsPerSecond * (options.seconds + options.warmupSeconds) * size;
-    return `app ${((cpu.app / events) * 1e6).toFixed(1)} + PostgreSQL ${((cpu.pg / events) * 1e6).toFixed(1)} µs CPU/event`;
+    const micros = (seconds: number) => ((seconds / events) * 1e6).toFixed(1);
+    return `app ${micros(cpu.app)} + PostgreSQL ${micros(cpu.pg)} µs CPU/event`;
   };
   for (const size of [100, 1000]) {
     const ceiling = await startChildServer(
@@ -226,7 +227,8 @@ async function main(): Promise<number> {
       `batches of ${size}: ${Math.round(real.requestsPerSecond * size)} events/s ` +
         `(ceiling ${Math.round(raw.requestsPerSecond * size)} events/s, ratio ` +
         `${(real.requestsPerSecond / raw.requestsPerSecond).toFixed(2)}, aim >= 0.5); ` +
-        `service ${perEvent(realCpu, real.requestsPerSecond, size)}, ceiling ${perEvent(rawCpu, raw.requestsPerSecond, size)}`,
+        `service ${perEvent(realCpu, real.requestsPerSecond, size)}, ` +
+        `ceiling ${perEvent(rawCpu, raw.requestsPerSecond, size)}`,
     );
   }
 

@@ -6,8 +6,8 @@ import type { Knex } from 'knex';
  * (customer_id, transaction_id, month) is what makes a retry a duplicate; the separate `usage_event_keys` insert
  * (a heap row and a unique index entry per event, 7 of the statement's 14.5 ms per 1,000 events) is gone. What the
  * key no longer sees, a transactionId reused with a timestamp in another month, is written up in docs/decisions.md.
- * `usage_event_keys` stays as a view of the events' keys, so that test clocks' deletion (src/test-clocks/delete-repo.ts,
- * another issue's code) still runs as written.
+ * `usage_event_keys` stays as a view of the events' keys, so that test clocks' deletion
+ * (src/test-clocks/delete-repo.ts, another issue's code) still runs as written.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

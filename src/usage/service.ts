@@ -1,22 +1,12 @@
 /**
- * Recording usage (U-5..U-8): events that passed every check are stored (each row its own dedup key), and the running aggregate
- * of each (subscription, charge, period) moves in the same transaction, so the next read counts them (U-7) without
+ * Recording usage (U-5..U-8): events that passed every check are stored (each row its own dedup key), and the
+ * running aggregate of each (subscription, charge, period) moves in the same transaction, so the next read counts them (U-7) without
  * scanning events. The callers (usage-api/) check the events; this module knows no HTTP and no subscription table.
  */
 import type { Db } from '../db/knex.ts';
 import type { MetricRow } from '../metering/service.ts';
-import {
-  billedPeriods,
-  billedSpans,
-  eventsOfSubscription,
-  type UsageEventRow,
-  ensurePartitions,
-  eventKey,
-  findEventKeys,
-  type EventGroup,
-  type EventInsert,
-  storeEvents,
-} from './repo.ts';
+import { type EventGroup, type EventInsert, eventKey, findEventKeys, storeEvents } from './events-repo.ts';
+import { billedPeriods, billedSpans, ensurePartitions, eventsOfSubscription, type UsageEventRow } from './repo.ts';
 
 export { eventKey };
 
@@ -76,7 +66,14 @@ export async function preparePartitions(db: Db, timestamps: Date[]): Promise<voi
 export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<string>> {
   const groups: EventGroup[] = [];
   const index = new Map<string, number>();
+  // Undated events share the batch's arrival time: one Date, written once.
+  let lastTime: Date | undefined;
+  let lastIso = '';
   const rows: EventInsert[] = events.map((e) => {
+    if (e.timestamp !== lastTime) {
+      lastTime = e.timestamp;
+      lastIso = e.timestamp.toISOString();
+    }
     const id = `${e.subscriptionId}|${e.chargeId}|${e.period.start.getTime()}`;
     let g = index.get(id);
     if (g === undefined) {
@@ -92,15 +89,12 @@ export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<st
         aggregation: e.metric.aggregation,
       });
     }
-    return {
-      g,
-      transaction_id: e.transactionId,
-      content_hash: e.contentHash,
-      timestamp: e.timestamp.toISOString(),
-      value: e.value,
-      properties: e.properties ?? null,
-      probe: probesPreviousMonth(e),
-    };
+    // Fields left out are null to the statement: a 1,000-event batch travels as ~40 kB less JSON.
+    const row: EventInsert = { g, transaction_id: e.transactionId, content_hash: e.contentHash, timestamp: lastIso };
+    if (e.value !== null) row.value = e.value;
+    if (e.properties !== undefined) row.properties = e.properties;
+    if (probesPreviousMonth(e)) row.probe = true;
+    return row;
   });
   const skipped = await storeEvents(trx, groups, rows);
   return new Set(skipped.map((r) => eventKey(r.customer_id, r.transaction_id)));
