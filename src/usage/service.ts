@@ -1,7 +1,8 @@
 /**
  * Recording usage (U-5..U-8): events that passed every check are stored (each row its own dedup key), and the
  * running aggregate of each (subscription, charge, period) moves in the same transaction, so the next read counts
- * them (U-7) without scanning events. The callers (usage-api/) check the events; this module knows no HTTP and no subscription table.
+ * them (U-7) without scanning events. The callers (usage-api/) check the events; this module knows no HTTP and no
+ * subscription table.
  */
 import type { Db } from '../db/knex.ts';
 import type { MetricRow } from '../metering/service.ts';
