@@ -240,16 +240,20 @@ async function main(): Promise<number> {
     '/readyz',
   );
   say('current usage read');
-  const read = await measure(
-    service.baseUrl,
-    {
-      method: 'GET',
-      headers: { authorization: `Bearer ${world.heavy.key}` },
-      next: () => ({ path: `/api/v1/subscriptions/${world.heavy.subscriptionId}/usage` }),
-      accept: (body) => body.includes(`"quantity":"${PERIOD_EVENTS}"`),
-    },
-    options,
+  const readCpu = await withCpu(postmaster, () =>
+    measure(
+      service.baseUrl,
+      {
+        method: 'GET',
+        headers: { authorization: `Bearer ${world.heavy.key}` },
+        next: () => ({ path: `/api/v1/subscriptions/${world.heavy.subscriptionId}/usage` }),
+        accept: (body) => body.includes(`"quantity":"${PERIOD_EVENTS}"`),
+      },
+      options,
+    ),
   );
+  const read = readCpu.result;
+  const readRequests = read.requestsPerSecond * (options.seconds + options.warmupSeconds);
   await service.stop();
   rows.push({
     name: `GET /api/v1/subscriptions/:id/usage (${PERIOD_EVENTS} in period, ${TABLE_EVENTS} in table)`,
@@ -264,7 +268,10 @@ async function main(): Promise<number> {
   );
   console.log(formatTable(rows));
   for (const line of eventsPerSecond) console.log(`usage ingestion, ${line}`);
-  console.log(`usage read p99 ${read.p99Ms} ms (aim <= 50 ms)`);
+  console.log(
+    `usage read p99 ${read.p99Ms} ms (aim <= 50 ms); app ${((readCpu.app / readRequests) * 1e3).toFixed(2)} + ` +
+      `PostgreSQL ${((readCpu.pg / readRequests) * 1e3).toFixed(2)} ms CPU/request`,
+  );
   const failures = rows.flatMap((row) => {
     const problem = problemOf(row.measurement);
     return problem ? [`${row.name}: ${problem}`] : [];
