@@ -9,6 +9,16 @@ import type { Knex } from 'knex';
  * `usage_event_keys` stays as a view of the events' keys, so that test clocks' deletion
  * (src/test-clocks/delete-repo.ts, another issue's code) still runs as written.
  */
+/** Renames the partitions of `parent` with `suffix`, freeing their names for the partitions of a new table. */
+async function renamePartitions(knex: Knex, parent: string, suffix: string): Promise<void> {
+  const { rows } = await knex.raw(
+    'select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = ?::regclass',
+    [parent],
+  );
+  for (const { relname } of rows as { relname: string }[])
+    await knex.raw('alter table ?? rename to ??', [relname, `${relname}${suffix}`]);
+}
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     alter table usage_events rename to usage_events_by_timestamp;
@@ -44,12 +54,7 @@ export async function up(knex: Knex): Promise<void> {
     end $fn$;
   `);
   // The old partitions hold the names the new ones take: renamed with their parent first.
-  const { rows } = await knex.raw(
-    `select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
-     where i.inhparent = 'usage_events_by_timestamp'::regclass`,
-  );
-  for (const { relname } of rows as { relname: string }[])
-    await knex.raw(`alter table ?? rename to ??`, [relname, `${relname}_old`]);
+  await renamePartitions(knex, 'usage_events_by_timestamp', '_old');
   await knex.raw(`
     select usage_events_partition_for(m)
       from generate_series('2025-01-01'::timestamptz, '2028-12-01'::timestamptz, interval '1 month') m;
@@ -95,12 +100,7 @@ export async function down(knex: Knex): Promise<void> {
       primary key (customer_id, transaction_id, "timestamp")
     ) partition by range ("timestamp");
   `);
-  const { rows } = await knex.raw(
-    `select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
-     where i.inhparent = 'usage_events_by_month'::regclass`,
-  );
-  for (const { relname } of rows as { relname: string }[])
-    await knex.raw(`alter table ?? rename to ??`, [relname, `${relname}_new`]);
+  await renamePartitions(knex, 'usage_events_by_month', '_new');
   await knex.raw(`
     create or replace function usage_events_partition_for(at timestamptz) returns void language plpgsql as $fn$
     declare
