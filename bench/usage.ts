@@ -19,7 +19,8 @@ import { createKnex } from '../src/db/knex.ts';
 import { createMetric } from '../src/metering/service.ts';
 import { createPlan } from '../src/plans/service.ts';
 import { createSubscription } from '../src/subscriptions/service.ts';
-import { roleArgs } from '../test/faults/processes.ts';
+import { processTree, roleArgs } from '../test/faults/processes.ts';
+import { cpuTicks, parentPid, treeTicks } from './proc-cpu.ts';
 import {
   cleanUp,
   formatTable,
@@ -104,10 +105,13 @@ async function seedEvents(knex: Knex, heavy: World['heavy']): Promise<void> {
   const started = Date.now();
   const insert = (count: number, customer: string, subscription: string) =>
     knex.raw(
-      `insert into usage_events (customer_id, transaction_id, "timestamp", metric_id, subscription_id, charge_id,
-         period_start, value, properties)
-       select ?::uuid, 'seed-' || g, ?::timestamptz + (g % 600000) * interval '1 second', ?, ?::uuid, ?, ?, null, null
-       from generate_series(1, ?) g`,
+      `insert into usage_events (customer_id, transaction_id, month, "timestamp", content_hash, metric_id,
+         subscription_id, charge_id, period_start, value, properties)
+       select customer_id, transaction_id, date_trunc('month', t at time zone 'UTC')::date, t, 'seed', metric_id,
+         subscription_id, charge_id, period_start, null, null
+       from (select ?::uuid customer_id, 'seed-' || g transaction_id,
+         ?::timestamptz + (g % 600000) * interval '1 second' t, ?::uuid metric_id, ?::uuid subscription_id,
+         ?::uuid charge_id, ?::timestamptz period_start from generate_series(1, ?) g) s`,
       [customer, sub.current_period_start, charge.metric_id, subscription, charge.id, sub.current_period_start, count],
     );
   say(`seeding ${PERIOD_EVENTS} events in one subscription's period`);
@@ -133,6 +137,19 @@ async function seedEvents(knex: Knex, heavy: World['heavy']): Promise<void> {
   }
   await knex.raw('vacuum (analyze) usage_events, usage_aggregates');
   say(`seeded ${TABLE_EVENTS} events in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/**
+ * CPU seconds (user + system) spent by the server under test and by PostgreSQL while `run` runs: req/s moves with
+ * the neighbours' load on this shared machine, CPU per event hardly does (bench/cpu-per-request.ts's reasoning).
+ */
+async function withCpu<T>(postmaster: number, run: () => Promise<T>): Promise<{ result: T; app: number; pg: number }> {
+  // PostgreSQL is this process's descendant when the bench started it (embedded), else it counts apart.
+  const holdsPg = processTree(process.pid).includes(postmaster);
+  const app = () => treeTicks(process.pid) - cpuTicks(process.pid) - (holdsPg ? treeTicks(postmaster) : 0);
+  const [appBefore, pgBefore] = [app(), treeTicks(postmaster)];
+  const result = await run();
+  return { result, app: (app() - appBefore) / 100, pg: (treeTicks(postmaster) - pgBefore) / 100 };
 }
 
 /** Batches of `size` new events, each request with the next customer's key; ids unique across the run. */
@@ -163,8 +180,15 @@ async function main(): Promise<number> {
   await knex.raw(`create table usage_ceiling_events (
     customer_id uuid not null, transaction_id text not null, metric text not null, received_at timestamptz not null,
     primary key (customer_id, transaction_id))`);
+  const postmaster = parentPid((await knex.raw('select pg_backend_pid() as pid')).rows[0].pid);
   const rows: Row[] = [];
   const eventsPerSecond: string[] = [];
+  /** CPU µs per event of the app and of PostgreSQL, warm-up included (events sent estimated from the req/s). */
+  const perEvent = (cpu: { app: number; pg: number }, requestsPerSecond: number, size: number) => {
+    const events = requestsPerSecond * (options.seconds + options.warmupSeconds) * size;
+    const micros = (seconds: number) => ((seconds / events) * 1e6).toFixed(1);
+    return `app ${micros(cpu.app)} + PostgreSQL ${micros(cpu.pg)} µs CPU/event`;
+  };
   for (const size of [100, 1000]) {
     const ceiling = await startChildServer(
       'usage ceiling',
@@ -173,7 +197,10 @@ async function main(): Promise<number> {
       '/healthz',
     );
     say(`ceiling, batches of ${size}`);
-    const raw = await measure(ceiling.baseUrl, ingestLoad('/usage/events', world, size, randomUUID()), options);
+    const rawCpu = await withCpu(postmaster, () =>
+      measure(ceiling.baseUrl, ingestLoad('/usage/events', world, size, randomUUID()), options),
+    );
+    const raw = rawCpu.result;
     await ceiling.stop();
     const service = await startChildServer(
       'service',
@@ -182,7 +209,10 @@ async function main(): Promise<number> {
       '/readyz',
     );
     say(`service, batches of ${size}`);
-    const real = await measure(service.baseUrl, ingestLoad('/api/v1/usage/events', world, size, randomUUID()), options);
+    const realCpu = await withCpu(postmaster, () =>
+      measure(service.baseUrl, ingestLoad('/api/v1/usage/events', world, size, randomUUID()), options),
+    );
+    const real = realCpu.result;
     await service.stop();
     const ceilingName = `(u) Koa+pg key check + INSERT of ${size}`;
     rows.push({ name: ceilingName, measurement: raw });
@@ -196,7 +226,9 @@ async function main(): Promise<number> {
     eventsPerSecond.push(
       `batches of ${size}: ${Math.round(real.requestsPerSecond * size)} events/s ` +
         `(ceiling ${Math.round(raw.requestsPerSecond * size)} events/s, ratio ` +
-        `${(real.requestsPerSecond / raw.requestsPerSecond).toFixed(2)}, aim >= 0.5)`,
+        `${(real.requestsPerSecond / raw.requestsPerSecond).toFixed(2)}, aim >= 0.5); ` +
+        `service ${perEvent(realCpu, real.requestsPerSecond, size)}, ` +
+        `ceiling ${perEvent(rawCpu, raw.requestsPerSecond, size)}`,
     );
   }
 
@@ -208,16 +240,20 @@ async function main(): Promise<number> {
     '/readyz',
   );
   say('current usage read');
-  const read = await measure(
-    service.baseUrl,
-    {
-      method: 'GET',
-      headers: { authorization: `Bearer ${world.heavy.key}` },
-      next: () => ({ path: `/api/v1/subscriptions/${world.heavy.subscriptionId}/usage` }),
-      accept: (body) => body.includes(`"quantity":"${PERIOD_EVENTS}"`),
-    },
-    options,
+  const readCpu = await withCpu(postmaster, () =>
+    measure(
+      service.baseUrl,
+      {
+        method: 'GET',
+        headers: { authorization: `Bearer ${world.heavy.key}` },
+        next: () => ({ path: `/api/v1/subscriptions/${world.heavy.subscriptionId}/usage` }),
+        accept: (body) => body.includes(`"quantity":"${PERIOD_EVENTS}"`),
+      },
+      options,
+    ),
   );
+  const read = readCpu.result;
+  const readRequests = read.requestsPerSecond * (options.seconds + options.warmupSeconds);
   await service.stop();
   rows.push({
     name: `GET /api/v1/subscriptions/:id/usage (${PERIOD_EVENTS} in period, ${TABLE_EVENTS} in table)`,
@@ -232,7 +268,10 @@ async function main(): Promise<number> {
   );
   console.log(formatTable(rows));
   for (const line of eventsPerSecond) console.log(`usage ingestion, ${line}`);
-  console.log(`usage read p99 ${read.p99Ms} ms (aim <= 50 ms)`);
+  console.log(
+    `usage read p99 ${read.p99Ms} ms (aim <= 50 ms); app ${((readCpu.app / readRequests) * 1e3).toFixed(2)} + ` +
+      `PostgreSQL ${((readCpu.pg / readRequests) * 1e3).toFixed(2)} ms CPU/request`,
+  );
   const failures = rows.flatMap((row) => {
     const problem = problemOf(row.measurement);
     return problem ? [`${row.name}: ${problem}`] : [];

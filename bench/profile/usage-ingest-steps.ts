@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     const events = Array.from({ length: SIZE }, (_, i) => ({ transactionId: `x-${i}`, metric: 'calls' }));
     let captured: { sql: string; bindings: unknown[] } | undefined;
     const capture = (q: { sql: string; bindings: unknown[] }) => {
-      if (q.sql.startsWith('with input')) captured = q;
+      if (q.sql.startsWith('with groups')) captured = q;
     };
     knex.on('query', capture);
     await knex

@@ -1,5 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
+import { type PreparedStatement, queryPrepared } from '../db/prepared.ts';
 
 export interface ApiKeyRow {
   id: string;
@@ -38,15 +39,24 @@ export async function revokeApiKeyRow(db: Db, id: string): Promise<ApiKeyRow | u
   return row as ApiKeyRow | undefined;
 }
 
+/**
+ * Every v1 request's key check, as a prepared statement (db/prepared.ts): issue 35's usage read and ingestion
+ * missed their aims with it as a knex query beside their own (knex's builder and planning on each request).
+ */
+const FIND_USABLE_KEY: PreparedStatement = {
+  name: 'api_keys_find_usable',
+  text: `select id, customer_id, last_used_at from api_keys
+    where key_hash = $1 and revoked_at is null and (expires_at is null or expires_at > now()) limit 1`,
+};
+
 export async function findUsableKey(
   db: Db,
   keyHash: string,
 ): Promise<Pick<ApiKeyRow, 'id' | 'customer_id' | 'last_used_at'> | undefined> {
-  return db('api_keys')
-    .where({ key_hash: keyHash })
-    .whereNull('revoked_at')
-    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()))
-    .first('id', 'customer_id', 'last_used_at');
+  const [row] = await queryPrepared<Pick<ApiKeyRow, 'id' | 'customer_id' | 'last_used_at'>>(db, FIND_USABLE_KEY, [
+    keyHash,
+  ]);
+  return row;
 }
 
 /** Updates last_used_at unless it was updated within the last minute (one write a minute per key). */

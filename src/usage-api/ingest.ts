@@ -127,6 +127,7 @@ function check(
       chargeId: '',
       value,
       properties: event.properties,
+      dated: event.timestamp !== undefined,
       sub: named,
     },
   };
@@ -139,7 +140,6 @@ function check(
 async function matchCharge(
   db: Db,
   ready: Omit<UsageEvent, 'period'> & { sub?: SubscriptionRow },
-  dated: boolean,
   world: World,
   spans: SpanMemo,
 ): Promise<{ sub: SubscriptionRow; placement: Placement } | string> {
@@ -148,7 +148,7 @@ async function matchCharge(
   ).filter((sub) => ACCEPTING.has(sub.status) && sub.created_at.getTime() <= ready.timestamp.getTime());
   const matches: { sub: SubscriptionRow; placement: Placement }[] = [];
   for (const sub of candidates) {
-    const event = { metricId: ready.metric.id, at: ready.timestamp, dated };
+    const event = { metricId: ready.metric.id, at: ready.timestamp, dated: ready.dated };
     const placement = await placeEvent(db, sub, world.charges.get(sub.plan_id) ?? [], event, spans);
     if (placement) matches.push({ sub, placement });
   }
@@ -180,6 +180,7 @@ export async function ingestEvents(
   const ready: { index: number; event: UsageEvent }[] = [];
   const unmatched: { index: number; event: Omit<UsageEvent, 'period'>; message: string }[] = [];
   const spans: SpanMemo = new Map();
+  const placements = new Map<string, ReturnType<typeof matchCharge>>();
   for (const [index, event] of events.entries()) {
     const checked = check(event, world, clockTimes.get(event.customerId) ?? now);
     if (!('ready' in checked)) {
@@ -187,7 +188,14 @@ export async function ingestEvents(
       continue;
     }
     const { sub: _named, ...base } = checked.ready;
-    const match = await matchCharge(db, checked.ready, event.timestamp !== undefined, world, spans);
+    // Events alike in what places them (undated ones of a batch share its arrival time) are placed once.
+    const alike = `${base.customerId}|${event.subscriptionId ?? ''}|${base.metric.id}|${+base.timestamp}|${base.dated}`;
+    let placing = placements.get(alike);
+    if (!placing) {
+      placing = matchCharge(db, checked.ready, world, spans);
+      placements.set(alike, placing);
+    }
+    const match = await placing;
     if (typeof match === 'string') {
       unmatched.push({ index, event: base, message: match });
       continue;

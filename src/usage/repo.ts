@@ -1,136 +1,11 @@
 /**
- * The usage tables (U-5..U-15): event keys (dedup), events (partitioned by month), the running aggregates, the
- * distinct values of unique_count charges, and what each period's usage was billed at. Every key leads with the
- * customer's id (U-15). Batches are written with one statement each, rows in key order so that concurrent batches
- * take row locks in the same order (no deadlock between retries of overlapping batches).
+ * The usage tables (U-5..U-15) but for the batch's statement (events-repo.ts): events (partitioned by month, keyed by
+ * customer, transactionId and month: the dedup), the running aggregates, the distinct values of unique_count
+ * charges, and what each period's usage was billed at. Every key leads with the customer's id (U-15).
  */
 import type { Db } from '../db/knex.ts';
+import { type PreparedStatement, queryPrepared } from '../db/prepared.ts';
 import type { Aggregation } from '../metering/aggregations.ts';
-
-/** What a batch's events share per aggregate: the subscription, charge, metric and period they count in. */
-export interface EventGroup {
-  customer_id: string;
-  subscription_id: string;
-  charge_id: string;
-  metric_id: string;
-  period_start: string;
-  period_end: string;
-  aggregation: Aggregation;
-}
-
-/** An event that passed every check, ready to store; `g` is its group's index. */
-export interface EventInsert {
-  g: number;
-  transaction_id: string;
-  content_hash: string;
-  timestamp: string;
-  value: string | null;
-  properties: unknown;
-}
-
-/**
- * Stores a batch in one statement (a bench found the round trips and the per-event work in Node to be most of an
- * ingestion's time, so the events travel as few fields, their shared ones once per group): each event whose
- * (customer, transactionId) key is new (ON CONFLICT DO NOTHING waits for a concurrent insert of the same key, then
- * skips it) is inserted; the new distinct values of unique_count charges; and each aggregate moved once by the
- * batch's stored events (U-1): count and sum add, max keeps the largest, latest the value of the latest timestamp
- * (ties: the later accepted), unique_count adds its new distinct values. Rows go in key order, so concurrent batches
- * lock in the same order. Answers the keys of the events NOT stored (their keys existed): usually none, so the
- * answer stays small however large the batch (a bench found 1,000 rows sent back and parsed to be a visible share).
- */
-export async function storeEvents(
-  db: Db,
-  groups: EventGroup[],
-  events: EventInsert[],
-): Promise<{ customer_id: string; transaction_id: string }[]> {
-  if (events.length === 0) return [];
-  const { rows } = await db.raw(
-    `with input as (
-       select g.customer_id, e.transaction_id, e.content_hash, e.timestamp, g.metric_id, g.subscription_id,
-         g.charge_id, g.period_start, g.period_end, g.aggregation, e.value, e.properties
-       from jsonb_to_recordset(?::jsonb) as e(g integer, transaction_id text, content_hash text,
-         timestamp timestamptz, value text, properties jsonb)
-       join rows from (jsonb_to_recordset(?::jsonb) as (customer_id uuid, subscription_id uuid, charge_id uuid,
-         metric_id uuid, period_start timestamptz, period_end timestamptz, aggregation text)) with ordinality
-         as g(customer_id, subscription_id, charge_id, metric_id, period_start, period_end, aggregation, n)
-         on g.n = e.g + 1
-     ), keys as (
-       insert into usage_event_keys (customer_id, transaction_id, content_hash, event_timestamp)
-       select customer_id, transaction_id, content_hash, timestamp from input order by customer_id, transaction_id
-       on conflict do nothing
-       returning customer_id, transaction_id
-     ), stored as (
-       insert into usage_events (customer_id, transaction_id, "timestamp", metric_id, subscription_id, charge_id,
-         period_start, value, properties)
-       select i.customer_id, i.transaction_id, i.timestamp, i.metric_id, i.subscription_id, i.charge_id,
-         i.period_start, i.value, i.properties
-       from input i join keys k using (customer_id, transaction_id)
-       returning customer_id, transaction_id, subscription_id, charge_id, period_start, "timestamp", value, seq
-     ), batch as (
-       select s.*, i.period_end, i.aggregation from stored s join input i using (customer_id, transaction_id)
-     ), distinct_values as (
-       insert into usage_unique_values (customer_id, subscription_id, charge_id, period_start, value)
-       select distinct customer_id, subscription_id, charge_id, period_start, value from batch
-       where aggregation = 'unique_count' order by 1, 2, 3, 4, 5
-       on conflict do nothing
-       returning customer_id, subscription_id, charge_id, period_start
-     ), moved as (
-       insert into usage_aggregates as a (customer_id, subscription_id, charge_id, period_start, period_end,
-         aggregation, quantity, events, latest_at, latest_seq)
-       select b.customer_id, b.subscription_id, b.charge_id, b.period_start, max(b.period_end), max(b.aggregation),
-         case max(b.aggregation)
-           when 'count' then count(*)
-           when 'sum' then sum(b.value::numeric) filter (where b.aggregation = 'sum')
-           when 'max' then max(b.value::numeric) filter (where b.aggregation = 'max')
-           when 'latest' then (array_agg(b.value::numeric order by b.timestamp desc, b.seq desc)
-             filter (where b.aggregation = 'latest'))[1]
-           else (select count(*) from distinct_values d where d.customer_id = b.customer_id
-             and d.subscription_id = b.subscription_id and d.charge_id = b.charge_id
-             and d.period_start = b.period_start) end,
-         count(*), max(b.timestamp), (array_agg(b.seq order by b.timestamp desc, b.seq desc))[1]
-       from batch b
-       group by b.customer_id, b.subscription_id, b.charge_id, b.period_start
-       order by 1, 2, 3, 4
-       on conflict (customer_id, subscription_id, charge_id, period_start) do update set
-         quantity = case a.aggregation
-           when 'max' then greatest(a.quantity, excluded.quantity)
-           when 'latest' then case when (excluded.latest_at, excluded.latest_seq) > (a.latest_at, a.latest_seq)
-             then excluded.quantity else a.quantity end
-           else a.quantity + excluded.quantity end,
-         events = a.events + excluded.events,
-         latest_seq = case when (excluded.latest_at, excluded.latest_seq) > (a.latest_at, a.latest_seq)
-           then excluded.latest_seq else a.latest_seq end,
-         latest_at = greatest(a.latest_at, excluded.latest_at),
-         updated_at = now()
-     )
-     select customer_id, transaction_id from input
-     except all select customer_id, transaction_id from stored`,
-    [JSON.stringify(events), JSON.stringify(groups)],
-  );
-  return rows;
-}
-
-/** The stored keys of these (customer, transactionId) pairs: their content hash. */
-export async function findEventKeys(
-  db: Db,
-  keys: { customer_id: string; transaction_id: string }[],
-): Promise<Map<string, string>> {
-  if (keys.length === 0) return new Map();
-  const { rows } = await db.raw(
-    `select k.customer_id, k.transaction_id, k.content_hash
-     from jsonb_to_recordset(?::jsonb) as t(customer_id uuid, transaction_id text)
-     join usage_event_keys k using (customer_id, transaction_id)`,
-    [JSON.stringify(keys)],
-  );
-  return new Map(
-    (rows as { customer_id: string; transaction_id: string; content_hash: string }[]).map((r) => [
-      eventKey(r.customer_id, r.transaction_id),
-      r.content_hash,
-    ]),
-  );
-}
-
-export const eventKey = (customerId: string, transactionId: string) => `${customerId}\u0000${transactionId}`;
 
 /** Creates the month partition of each of these instants that is missing (DDL: outside the ingesting transaction). */
 export async function ensurePartitions(db: Db, instants: Date[]): Promise<void> {
@@ -153,18 +28,20 @@ export interface AggregateRow extends AggregateKey {
   events: number;
 }
 
-/** A subscription's aggregates of one period (a usage read: a few rows, never the events). */
+const AGGREGATES_OF_PERIOD: PreparedStatement = {
+  name: 'usage_aggregates_of_period',
+  text: `select customer_id, subscription_id, charge_id, period_start, period_end, aggregation, quantity, events
+    from usage_aggregates where customer_id = $1 and subscription_id = $2 and period_start = $3`,
+};
+
+/** A subscription's aggregates of one period (a usage read: a few rows, never the events; prepared, U-9's aim). */
 export function aggregatesOfPeriod(
   db: Db,
   customerId: string,
   subscriptionId: string,
   periodStart: Date,
 ): Promise<AggregateRow[]> {
-  return db('usage_aggregates').where({
-    customer_id: customerId,
-    subscription_id: subscriptionId,
-    period_start: periodStart,
-  });
+  return queryPrepared<AggregateRow>(db, AGGREGATES_OF_PERIOD, [customerId, subscriptionId, periodStart]);
 }
 
 /** The periods of a subscription whose usage was billed (closed periods), newest first. */
