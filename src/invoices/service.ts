@@ -1,10 +1,8 @@
 import { addLedgerEntry, spendCredit } from '../credits/ledger.ts';
 import { customerNotFound } from '../customers/service.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
-import { EMAIL_CUSTOMER_FK } from '../emails/outbox.ts';
 import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
-import type { Db } from '../db/knex.ts';
-import { inTransaction } from '../db/knex.ts';
+import { type Db, inTransaction } from '../db/knex.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordEvents } from '../events/service.ts';
 import type { PageQuery } from '../db/paginate.ts';
@@ -20,7 +18,7 @@ import {
   type InvoiceDetail,
   type NewInvoice,
 } from './issue.ts';
-import { queueEmails } from '../emails/outbox.ts';
+import { EMAIL_CUSTOMER_FK, queueEmails } from '../emails/outbox.ts';
 import {
   filteredInvoices,
   findInvoicedPeriodRows,
@@ -65,9 +63,8 @@ export async function createInvoice(
   return inTransaction(db, async (trx) => {
     const [created] = await createInvoices(trx, [input], clock).catch((error: unknown) => {
       // Refused by the key of the first row that names the customer: an issued invoice's email, else the invoice.
-      const unknown =
-        isForeignKeyViolation(error, INVOICE_CUSTOMER_FK) || isForeignKeyViolation(error, EMAIL_CUSTOMER_FK);
-      throw unknown ? customerNotFound(input.customerId) : error;
+      const keys = [INVOICE_CUSTOMER_FK, EMAIL_CUSTOMER_FK];
+      throw keys.some((key) => isForeignKeyViolation(error, key)) ? customerNotFound(input.customerId) : error;
     });
     const { invoice, lines } = created!.detail;
     const audit = {

@@ -27,7 +27,7 @@ async function aroundMonthStart() {
   return { monthStart, sub, send, events };
 }
 
-test('an undated event retried across a month start is a duplicate (keys by month, looked for around it)', async (t) => {
+test('an undated event retried across a month start is a duplicate (keys looked for around the month)', async (t) => {
   const { monthStart, send, events } = await aroundMonthStart();
   const before = new Date(monthStart.getTime() - 60_000);
   const after = new Date(monthStart.getTime() + 3 * DAY);
