@@ -36,6 +36,20 @@ export interface EventInsert {
  */
 export const KEY_MONTHS = 2;
 
+/**
+ * The months a batch's keys are looked for in: KEY_MONTHS before its earliest event's month to KEY_MONTHS after its
+ * latest. Bound as two parameters, so the statement's partitions are pruned once when it starts: bounds computed per
+ * row pruned the partitions again for every event's probe.
+ */
+function keyMonths(months: string[]): [string, string] {
+  const sorted = [...months].sort();
+  const shift = (month: string, by: number) => {
+    const d = new Date(`${month}T00:00:00Z`);
+    return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + by, 1)).toISOString().slice(0, 10);
+  };
+  return [shift(sorted[0]!, -KEY_MONTHS), shift(sorted.at(-1)!, KEY_MONTHS)];
+}
+
 const STORE_EVENTS: PreparedStatement = {
   name: 'usage_store_events',
   text: `with groups as (
@@ -58,10 +72,11 @@ const STORE_EVENTS: PreparedStatement = {
        from input i
        -- The key in a neighbouring month: sent before with another timestamp (or an undated retry across a month's
        -- start), never stored twice (KEY_MONTHS).
-       where not exists (select from usage_events p where p.customer_id = i.customer_id
-         and p.transaction_id = i.transaction_id and p.month <> i.month
-         and p.month between (i.month - interval '${KEY_MONTHS} months')::date
-           and (i.month + interval '${KEY_MONTHS} months')::date)
+       -- A subquery with LIMIT, not NOT EXISTS: the planner does not turn it into a join, which it hashed over whole
+       -- partitions (a scan of the month's events for every batch); each event probes the key's index instead.
+       where (select true from usage_events p where p.customer_id = i.customer_id
+         and p.transaction_id = i.transaction_id and p.month <> i.month and p.month between $3::date and $4::date
+         limit 1) is null
        order by i.customer_id, i.transaction_id
        on conflict do nothing
        returning customer_id, transaction_id, subscription_id, charge_id, period_start, "timestamp", value, seq
@@ -132,7 +147,8 @@ export async function storeEvents(
   events: EventInsert[],
 ): Promise<{ customer_id: string; transaction_id: string }[]> {
   if (events.length === 0) return [];
-  return queryPrepared(db, STORE_EVENTS, [JSON.stringify(groups), JSON.stringify(events)]);
+  const months = keyMonths(events.map((e) => `${e.timestamp.slice(0, 7)}-01`));
+  return queryPrepared(db, STORE_EVENTS, [JSON.stringify(groups), JSON.stringify(events), ...months]);
 }
 
 /** A stored key asked for: the month of the event's timestamp (the months around it count too, KEY_MONTHS). */
@@ -149,22 +165,21 @@ const FIND_EVENT_KEYS: PreparedStatement = {
      cross join lateral (
        select k.content_hash from usage_events k
        where k.customer_id = t.customer_id and k.transaction_id = t.transaction_id
-         and k.month between (t.month - interval '${KEY_MONTHS} months')::date
-           and (t.month + interval '${KEY_MONTHS} months')::date
+         and k.month between $2::date and $3::date
        order by k.month = t.month desc, k.month desc limit 1
      ) e`,
 };
 
 /**
  * The content hash stored under each of these keys, by eventKey: in the event's month, else in a month around it
- * (KEY_MONTHS). One index probe per key and month (each lateral lookup names its partitions).
+ * (KEY_MONTHS). One index probe per key and month of the batch's window (keyMonths).
  */
 export async function findEventKeys(db: Db, keys: KeyLookup[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
   const rows = await queryPrepared<{ customer_id: string; transaction_id: string; content_hash: string }>(
     db,
     FIND_EVENT_KEYS,
-    [JSON.stringify(keys)],
+    [JSON.stringify(keys), ...keyMonths(keys.map((k) => k.month))],
   );
   return new Map(rows.map((r) => [eventKey(r.customer_id, r.transaction_id), r.content_hash]));
 }
