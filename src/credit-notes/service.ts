@@ -5,7 +5,7 @@ import { addCustomerCredit } from '../invoices/credit.ts';
 import { AppError } from '../errors.ts';
 import type { PageQuery } from '../db/paginate.ts';
 import { amountDue } from '../pricing/amount-due.ts';
-import { customerClockTimes } from '../customers/clock.ts';
+import { customerClockIds } from '../db/clock-scope.ts';
 import { type DocumentKind, nextDocumentNumber } from '../invoices/numbering.ts';
 import { findInvoice, lockInvoice, lockOpenInvoices } from '../invoices/service.ts';
 import { updateAndSettle } from '../invoices/settle.ts';
@@ -29,7 +29,7 @@ import { auditedInvoice } from '../invoices/audit.ts';
  * invoices are `TST` (issue 39): deleting the clock deletes them without leaving a gap in the real numbers (D-58).
  */
 async function creditNoteKind(trx: Db, customerId: string): Promise<DocumentKind> {
-  return (await customerClockTimes(trx, [customerId])).size > 0 ? 'TCN' : 'CN';
+  return (await customerClockIds(trx, [customerId])).size > 0 ? 'TCN' : 'CN';
 }
 
 /**

@@ -19,18 +19,13 @@ export async function customerClockTimes(db: Db, customerIds: string[]): Promise
   return new Map([...clocks].flatMap(([customer, clock]) => (times.has(clock) ? [[customer, times.get(clock)!]] : [])));
 }
 
-/** The customer's "now": its clock's time when it is on one, else `wall` (the caller's wall-clock now). */
-export async function customerNow(db: Db, customerId: string, wall: Date): Promise<Date> {
-  return (await customerClockTimes(db, [customerId])).get(customerId) ?? wall;
-}
-
 /**
  * The "now" a write for this customer runs at (TC-2): the caller's `given` time when it names one (the sweep's
  * `asOf`, the demo's story), else the customer's clock time, else the wall clock. Every admin and portal write path
  * (subscription updates and plan changes, payments, invoice status, store credit, credit notes) resolves it here.
  */
-export function nowForCustomer(db: Db, customerId: string, given?: Date): Promise<Date> {
-  return given ? Promise.resolve(given) : customerNow(db, customerId, new Date());
+export async function nowForCustomer(db: Db, customerId: string, given?: Date): Promise<Date> {
+  return given ?? (await customerClockTimes(db, [customerId])).get(customerId) ?? new Date();
 }
 
 /** TC-2: a new customer's testClockId names a clock that exists and is not in the middle of an advance. */

@@ -36,6 +36,9 @@ export interface EventInsert {
  */
 export const KEY_MONTHS = 2;
 
+/** The month an event is keyed by: the first day of its timestamp's UTC month (the statement's date_trunc). */
+export const keyMonth = (isoTimestamp: string) => `${isoTimestamp.slice(0, 7)}-01`;
+
 /**
  * The months a batch's keys are looked for in: KEY_MONTHS before its earliest event's month to KEY_MONTHS after its
  * latest. Bound as two parameters, so the statement's partitions are pruned once when it starts: bounds computed per
@@ -147,7 +150,7 @@ export async function storeEvents(
   events: EventInsert[],
 ): Promise<{ customer_id: string; transaction_id: string }[]> {
   if (events.length === 0) return [];
-  const months = keyMonths(events.map((e) => `${e.timestamp.slice(0, 7)}-01`));
+  const months = keyMonths(events.map((e) => keyMonth(e.timestamp)));
   return queryPrepared(db, STORE_EVENTS, [JSON.stringify(groups), JSON.stringify(events), ...months]);
 }
 

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../db/knex.ts';
 import type { MetricRow } from '../metering/service.ts';
-import { type EventGroup, type EventInsert, eventKey, findEventKeys, storeEvents } from './events-repo.ts';
+import { type EventGroup, type EventInsert, eventKey, findEventKeys, keyMonth, storeEvents } from './events-repo.ts';
 import { billedPeriods, billedSpans, ensurePartitions, eventsOfSubscription, type UsageEventRow } from './repo.ts';
 
 export { eventKey };
@@ -27,8 +27,6 @@ export interface UsageEvent {
   /** Whether the sender gave the timestamp (else it is when the event was received). */
   dated: boolean;
 }
-
-const monthStart = (d: Date) => Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
 
 const partitionsKnown = new Set<number>();
 const monthOf = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
@@ -93,16 +91,13 @@ export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<st
  * The content hash stored under each of these events' keys that exists (customer, transactionId and the month of
  * the timestamp or one around it, events-repo.ts KEY_MONTHS), by eventKey.
  */
-export function storedEventKeys(
-  db: Db,
-  events: { customerId: string; transactionId: string; timestamp: Date; dated: boolean }[],
-) {
+export function storedEventKeys(db: Db, events: { customerId: string; transactionId: string; timestamp: Date }[]) {
   return findEventKeys(
     db,
     events.map((e) => ({
       customer_id: e.customerId,
       transaction_id: e.transactionId,
-      month: new Date(monthStart(e.timestamp)).toISOString().slice(0, 10),
+      month: keyMonth(e.timestamp.toISOString()),
     })),
   );
 }
