@@ -3,11 +3,10 @@
  * the email exists exactly when the change does, like its events. Nothing is composed here: the emails worker
  * composes and sends (emails/dispatcher.ts), so a change that causes hundreds (a sweep batch) writes one statement.
  */
-import { randomUUID } from 'node:crypto';
 import { customerClockIds } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { getSetting } from '../settings/service.ts';
-import { insertEmailRows, type EmailRow } from './repo.ts';
+import { insertEmailRows } from './repo.ts';
 import { ALWAYS_SENT_EMAIL_TYPES, type EmailType } from '../email-types.ts';
 
 /** The key that refuses an email for an unknown customer, when the email is written (not deferred). */
@@ -26,8 +25,11 @@ export interface NewEmail {
   data: Record<string, unknown>;
 }
 
-/** Writes the emails in `trx`, due at once; a type switched off (M-4) is kept as `skipped`. Answers the rows. */
-export async function queueEmails(trx: Db, emails: NewEmail[]): Promise<EmailRow[]> {
+/**
+ * Writes the emails in `trx`, due at once; a type switched off (M-4) is kept as `skipped`. Answers the ids of those
+ * written (not those left out as already sent for their occasion).
+ */
+export async function queueEmails(trx: Db, emails: NewEmail[]): Promise<string[]> {
   if (emails.length === 0) return [];
   const enabled = new Set<EmailType>(await getSetting(trx, 'emails.enabled_types'));
   // TC-5: a test clock customer's emails note the clock, and the mailer keeps them `captured`.
@@ -46,9 +48,7 @@ export async function queueEmails(trx: Db, emails: NewEmail[]): Promise<EmailRow
         occasion: email.occasion,
         data: email.data,
         status: on ? 'queued' : 'skipped',
-        // Due when the change commits, whatever clock the change ran on (a sweep as of another day, a test clock).
-        next_attempt_at: on ? trx.fn.now() : null,
-        message_id: randomUUID(),
+        due: on,
       };
     }),
   );

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery } from '../db/paginate.ts';
 import type { EmailStatus, EmailType } from '../email-types.ts';
@@ -35,20 +34,38 @@ export interface EmailRow {
   updated_at: Date;
 }
 
-export type EmailInsert = Pick<EmailRow, 'type' | 'customer_id' | 'occasion' | 'data' | 'status' | 'message_id'> &
+/**
+ * A new email as written: due at once when `due` (the commit's time, whatever clock the change ran on: a sweep as of
+ * another day, a test clock), else not due (a skipped one). Its Message-ID is the column's default (a UUIDv7, so the
+ * unique index on it is appended to, not written at random places).
+ */
+export type EmailInsert = Pick<EmailRow, 'type' | 'customer_id' | 'occasion' | 'data' | 'status'> &
   Partial<Pick<EmailRow, 'to_address' | 'subject' | 'html' | 'text_body' | 'resent_from' | 'test_clock_id'>> & {
-    next_attempt_at?: Date | Knex.Raw | null;
+    due: boolean;
   };
 
-/** Inserts the emails; a second row for an occasion already emailed is left out (M-3: once per occasion). */
-export async function insertEmailRows(db: Db, rows: EmailInsert[]): Promise<EmailRow[]> {
+/**
+ * Inserts the emails in one statement whatever their number (a sweep batch queues hundreds); a second row for an
+ * occasion already emailed is left out (M-3: once per occasion). Answers the ids of the rows written.
+ */
+export async function insertEmailRows(db: Db, rows: EmailInsert[]): Promise<string[]> {
   if (rows.length === 0) return [];
-  const json = rows.map((r) => ({ ...r, data: JSON.stringify(r.data) }));
-  return db('emails')
-    .insert(json)
-    .onConflict(db.raw('(type, occasion) where resent_from is null'))
-    .ignore()
-    .returning('*');
+  const result = await db.raw<{ rows: { id: string }[] }>(
+    `insert into emails (type, customer_id, test_clock_id, occasion, data, status, next_attempt_at, to_address,
+                         subject, html, text_body, resent_from)
+     select v.type, v.customer_id, v.test_clock_id, v.occasion, coalesce(v.data, '{}'), v.status,
+            case when v.due then now() end, v.to_address, v.subject, v.html, v.text_body, v.resent_from
+       from rows from (jsonb_to_recordset(?::jsonb) as (type text, customer_id uuid, test_clock_id uuid,
+            occasion text, data jsonb, status text, due boolean, to_address text, subject text, html text,
+            text_body text, resent_from uuid))
+            with ordinality as v(type, customer_id, test_clock_id, occasion, data, status, due, to_address, subject,
+            html, text_body, resent_from, n)
+      order by v.n
+     on conflict (type, occasion) where resent_from is null do nothing
+     returning id`,
+    [JSON.stringify(rows)],
+  );
+  return result.rows.map((r) => r.id);
 }
 
 export function findEmailRow(db: Db, id: string): Promise<EmailRow | undefined> {

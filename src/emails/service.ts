@@ -4,7 +4,6 @@ import { recordAudits } from '../audit/service.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import type { PageQuery } from '../db/paginate.ts';
 import { notFound } from '../errors.ts';
-import { randomUUID } from 'node:crypto';
 import {
   claimDueEmailRows,
   type EmailListFilters,
@@ -35,7 +34,7 @@ export async function resendEmail(db: Db, id: string, actor: Actor): Promise<Ema
   return inTransaction(db, async (trx) => {
     const original = await findEmailRow(trx, id);
     if (!original) throw notFound('Email');
-    const [copy] = await insertEmailRows(trx, [
+    const [copyId] = await insertEmailRows(trx, [
       {
         type: original.type,
         customer_id: original.customer_id,
@@ -43,8 +42,7 @@ export async function resendEmail(db: Db, id: string, actor: Actor): Promise<Ema
         occasion: original.occasion,
         data: original.data,
         status: 'queued',
-        next_attempt_at: new Date(),
-        message_id: randomUUID(),
+        due: true,
         to_address: original.to_address,
         subject: original.subject,
         html: original.html,
@@ -53,9 +51,9 @@ export async function resendEmail(db: Db, id: string, actor: Actor): Promise<Ema
       },
     ]);
     await recordAudits(trx, actor, [
-      { action: 'email.resend', targetType: 'email', targetId: original.id, after: { resent_as: copy!.id } },
+      { action: 'email.resend', targetType: 'email', targetId: original.id, after: { resent_as: copyId! } },
     ]);
-    return copy!;
+    return (await findEmailRow(trx, copyId!))!;
   });
 }
 

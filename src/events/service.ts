@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { pooledRandomBytes } from '../crypto/ids.ts';
+import { newEventIdBody } from '../crypto/ids.ts';
 import { customerClockIds } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import type { PageQuery } from '../db/paginate.ts';
@@ -15,9 +15,9 @@ import {
 } from './repo.ts';
 import type { EventType } from './types.ts';
 
-/** `evt_` + 24 random base32-ish characters (120 bits). */
+/** `evt_` + 24 base32 characters: time-ordered, 70 of their bits random (crypto/ids.ts). */
 function newEventId(): string {
-  return `evt_${pooledRandomBytes(15).toString('base64url').replace(/[-_]/g, 'x')}`;
+  return `evt_${newEventIdBody()}`;
 }
 
 /** What happened, as the domain that made the change states it (D-74 payloads). */

@@ -7,7 +7,7 @@
 import test from 'ava';
 import type { Knex } from 'knex';
 import { CUSTOMER_SORT_KEYS, findCustomers } from '../../src/customers/service.ts';
-import { INVOICE_SORT_KEYS, listInvoiceSummaries } from '../../src/invoices/service.ts';
+import { findInvoicesByNumber, INVOICE_SORT_KEYS, listInvoiceSummaries } from '../../src/invoices/service.ts';
 import { listPayments, PAYMENT_SORT_KEYS } from '../../src/payments/service.ts';
 import type { PageQuery } from '../../src/db/paginate.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -64,4 +64,17 @@ for (const [list, keys, read] of lists) {
 test('the customer search index takes new customers at once (no pending list to read at each search)', async (t) => {
   const { rows } = await database.knex.raw(`select reloptions from pg_class where relname = 'customers_search'`);
   t.deepEqual(rows[0].reloptions, ['fastupdate=off']);
+});
+
+test("an invoice number's beginning is a range of the numbers' unique index (collation C, no second index)", async (t) => {
+  // The search (findInvoicesByNumber) filters by `invoice_number like 'PREFIX%'`; without the C collation only a
+  // text_pattern_ops index, maintained by every invoice insert, made that a range.
+  const plan = await database.knex.transaction(async (trx) => {
+    await trx.raw('set local enable_seqscan = off');
+    const { rows } = await trx.raw(`explain select id from invoices where invoice_number like 'INV-2026-00%'`);
+    return (rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
+  });
+  t.regex(plan, /invoices_invoice_number_key/, plan);
+  t.regex(plan, /invoice_number >= 'INV-2026-00'::text/, plan);
+  t.deepEqual(await findInvoicesByNumber(database.knex, 'inv-2026-00', 10), []);
 });
