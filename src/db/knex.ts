@@ -1,11 +1,13 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { parseTimestamptz } from './timestamptz.ts';
 
 /** Anything a query can run on: the pool or an open transaction. Services take this first. */
 export type Db = Knex | Knex.Transaction;
 
 // NUMERIC stays a string end to end (money never becomes a JS number); int8 counts fit in a number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
 /**
  * A pool of `poolMax` connections. `namedStatements: false` makes db/prepared.ts run its texts unnamed, for a

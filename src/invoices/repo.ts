@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { AMOUNT_DUE_SQL, agingFilter, type AgingFilter } from './repo-filters.ts';
 import { customerScopeSql, type CustomerScope } from '../db/clock-scope.ts';
+import { datesAsText } from '../db/json-dates.ts';
 import type { Db } from '../db/knex.ts';
 import { paginate, type Page, type PageQuery, type SortColumns } from '../db/paginate.ts';
 
@@ -166,7 +167,7 @@ export async function insertNumberedInvoices(
       cross join counter
       order by v.n
      returning *`,
-    [kind, year, rows.length, rows.length, JSON.stringify(rows)],
+    [kind, year, rows.length, rows.length, JSON.stringify(datesAsText(rows))],
   );
   const byId = new Map(result.rows.map((r) => [r.id, r]));
   return rows.map((r) => byId.get(r.id)!);
@@ -229,7 +230,11 @@ export async function findInvoicedPeriodRows(
        from jsonb_to_recordset(?::jsonb) as v(subscription_id uuid, period_start timestamptz)
        cross join lateral (select i.subscription_id, i.period_start from invoices i
                             where i.subscription_id = v.subscription_id and i.period_start = v.period_start limit 1) i`,
-    [JSON.stringify(periods.map((p) => ({ subscription_id: p.subscriptionId, period_start: p.periodStart })))],
+    [
+      JSON.stringify(
+        datesAsText(periods.map((p) => ({ subscription_id: p.subscriptionId, period_start: p.periodStart }))),
+      ),
+    ],
   );
   return new Set(result.rows.map((r) => periodKey(r.subscription_id, r.period_start)));
 }
