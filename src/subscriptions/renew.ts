@@ -133,6 +133,7 @@ export async function renewLockedSubscriptions(
     SYSTEM_ACTOR,
     renewals.map((r) => renewalAudit(started.get(r.sub.id)!, r)),
   );
+  await usage.recordBillings(trx);
   const issued = await order.turn(() =>
     createInvoices(
       trx,
@@ -141,7 +142,7 @@ export async function renewLockedSubscriptions(
     ),
   );
   await recordEvents(trx, renewalEvents(renewals, issued));
-  await usage.record(trx);
+  await usage.recordCredits(trx);
   for (const renewal of renewals) addResult(out, renewal.result);
   return out;
 }

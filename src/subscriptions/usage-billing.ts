@@ -17,9 +17,14 @@ import { billUsage, recordBilledUsage, type UsageBill, type UsageInvoice } from 
 import type { RenewalPlan } from './renewal-plan.ts';
 import type { SubscriptionRow } from './repo.ts';
 
-/** What usage billing writes once the invoices exist: the billed quantities and any store credit (U-12). */
+/**
+ * What usage billing writes with the invoices: the billed quantities (they name the invoice by the id chosen before it
+ * is issued, so they need no number and are written before the year's counter is taken) and any store credit (U-12),
+ * written after the invoices, under the ledger locks their issuing took.
+ */
 export interface UsageRecord {
-  record(trx: Db): Promise<void>;
+  recordBillings(trx: Db): Promise<void>;
+  recordCredits(trx: Db): Promise<void>;
 }
 
 interface Credit {
@@ -38,8 +43,8 @@ function withUsage(lines: LineInput[], bill: UsageBill, currency: string) {
 
 function recorder(billed: { invoiceId: string; bill: UsageBill }[], credits: Credit[]): UsageRecord {
   return {
-    async record(trx) {
-      await recordBilledUsage(trx, billed);
+    recordBillings: (trx) => recordBilledUsage(trx, billed),
+    async recordCredits(trx) {
       for (const c of credits)
         await addLedgerEntry(trx, {
           customer_id: c.customerId,
@@ -146,7 +151,9 @@ export async function usageAtPlanChange(
     },
     async record(trx, invoiceId) {
       const credits = credit.gt(0) ? [{ ...invoice, amount: credit.toString(), invoiceId }] : [];
-      await recorder([{ invoiceId, bill: bill! }], credits).record(trx);
+      const usage = recorder([{ invoiceId, bill: bill! }], credits);
+      await usage.recordBillings(trx);
+      await usage.recordCredits(trx);
     },
   };
 }
