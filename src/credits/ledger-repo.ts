@@ -49,8 +49,9 @@ export async function insertLedgerEntries(db: Db, entries: LedgerEntryInsert[]):
 /** Balances per customer and currency, in one query; a customer and currency without entries has no row. */
 export async function ledgerBalances(db: Db, customerIds: string[]): Promise<BalanceRow[]> {
   if (customerIds.length === 0) return [];
+  // One array parameter, not an IN list of hundreds (a sweep batch's customers): cheaper to build, send and parse.
   return db('credit_ledger')
-    .whereIn('customer_id', customerIds)
+    .whereRaw('customer_id = any(?::uuid[])', [customerIds])
     .groupBy('customer_id', 'currency')
     .select('customer_id', 'currency', db.raw('sum(amount)::text as balance'));
 }

@@ -184,7 +184,8 @@ export type CustomerTaxProfile = Pick<CustomerRow, 'id' | 'tax_rate_ids' | 'tax_
 
 export async function findTaxProfileRows(db: Db, ids: string[]): Promise<CustomerTaxProfile[]> {
   if (ids.length === 0) return [];
+  // One array parameter, not an IN list of hundreds (a sweep batch's customers): cheaper to build, send and parse.
   return db('customers')
-    .whereIn('id', [...new Set(ids)])
+    .whereRaw('id = any(?::uuid[])', [[...new Set(ids)]])
     .select('id', 'tax_rate_ids', 'tax_exempt', 'tax_id');
 }

@@ -61,7 +61,7 @@ export async function customerClockIds(db: Db, customerIds: readonly string[]): 
   const asked = [...new Set(customerIds)].filter((id) => UUID.test(id) && !clockOfCustomer.has(id));
   if (asked.length > 0) {
     const rows: { id: string; test_clock_id: string | null }[] = await db('customers')
-      .whereIn('id', asked)
+      .whereRaw('id = any(?::uuid[])', [asked])
       .select('id', 'test_clock_id');
     if (clockOfCustomer.size + rows.length > CLOCK_CACHE_MAX) clockOfCustomer.clear();
     for (const r of rows) clockOfCustomer.set(r.id, r.test_clock_id);
