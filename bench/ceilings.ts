@@ -1,5 +1,15 @@
 /** The loads that measure the raw ceilings, shaped like the service benchmarks they are compared with. */
-import { rotating, type CeilingKind, type Fixtures, type LoadSpec } from './harness.ts';
+import {
+  measure,
+  rotating,
+  startChildServer,
+  type CeilingKind,
+  type Fixtures,
+  type LoadOptions,
+  type LoadSpec,
+  type Measurement,
+  type Row,
+} from './harness.ts';
 
 export interface Ceiling {
   title: string;
@@ -26,3 +36,32 @@ export const ceilings: Record<CeilingKind, Ceiling> = {
     },
   },
 };
+
+/**
+ * The select ceiling measured alone (bench/ceiling-server.ts on its own pool), for a bench that compares pages with it
+ * (console, portal): its row for the table and its measurement. `productIds` are the rows it reads.
+ */
+export async function measureSelectCeiling(
+  databaseUrl: string,
+  fixtures: Pick<Fixtures, 'productIds'> & Partial<Fixtures>,
+  options: LoadOptions,
+  poolMax: string,
+): Promise<{ row: Row; ceiling: Measurement }> {
+  const server = await startChildServer(
+    'ceiling select',
+    ['--import', 'tsx', 'bench/ceiling-server.ts', 'select'],
+    { DATABASE_URL: databaseUrl, DB_POOL_MAX: poolMax },
+    '/healthz',
+  );
+  const load = ceilings.select.load({
+    cookie: '',
+    knownDevices: [],
+    unlimitedLicenseKeys: [],
+    ...fixtures,
+  } as Fixtures);
+  const ceiling = await measure(server.baseUrl, load, options);
+  const died = server.exitedEarly();
+  await server.stop();
+  if (died) throw new Error(died);
+  return { row: { name: ceilings.select.title, measurement: ceiling }, ceiling };
+}

@@ -16,7 +16,7 @@ import os from 'node:os';
 import { createKnex } from '../src/db/knex.ts';
 import { roleArgs } from '../test/faults/processes.ts';
 import { loginAsAdmin } from '../test/helpers/auth.ts';
-import { ceilings } from './ceilings.ts';
+import { ceilings, measureSelectCeiling } from './ceilings.ts';
 import { CONSOLE_CUSTOMERS, CONSOLE_INVOICES, seedConsoleBook } from './console-fixtures.ts';
 import { seedRows } from './fixtures.ts';
 import {
@@ -82,21 +82,8 @@ async function main(): Promise<number> {
   say(`generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   say(`ceiling ${ceilings.select.title}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured`);
-  const ceilingServer = await startChildServer(
-    'ceiling select',
-    ['--import', 'tsx', 'bench/ceiling-server.ts', 'select'],
-    { DATABASE_URL: databaseUrl, DB_POOL_MAX: POOL_MAX },
-    '/healthz',
-  );
-  const ceiling = await measure(
-    ceilingServer.baseUrl,
-    ceilings.select.load({ ...rows, cookie: '', knownDevices: [], unlimitedLicenseKeys: [] }),
-    options,
-  );
-  const ceilingDied = ceilingServer.exitedEarly();
-  await ceilingServer.stop();
-  if (ceilingDied) throw new Error(ceilingDied);
-  const results: Row[] = [{ name: ceilings.select.title, measurement: ceiling }];
+  const { row: ceilingRow, ceiling } = await measureSelectCeiling(databaseUrl, rows, options, POOL_MAX);
+  const results: Row[] = [ceilingRow];
 
   say('starting the service (package.json script web)');
   // development, not production: production cookies are Secure and would not come back over http.

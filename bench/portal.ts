@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import { createKnex } from '../src/db/knex.ts';
 import { roleArgs } from '../test/faults/processes.ts';
 import { loginAsAdmin } from '../test/helpers/auth.ts';
-import { ceilings } from './ceilings.ts';
+import { ceilings, measureSelectCeiling } from './ceilings.ts';
 import { seedRows } from './fixtures.ts';
 import {
   formatTable,
@@ -131,21 +131,8 @@ async function main(): Promise<number> {
   const customerId = await seedPortalCustomer(knex, rows.planIds[0]!);
 
   say(`ceiling ${ceilings.select.title} at ${options.connections} connections`);
-  const ceilingServer = await startChildServer(
-    'ceiling select',
-    ['--import', 'tsx', 'bench/ceiling-server.ts', 'select'],
-    { DATABASE_URL: databaseUrl, DB_POOL_MAX: POOL_MAX },
-    '/healthz',
-  );
-  const ceiling = await measure(
-    ceilingServer.baseUrl,
-    ceilings.select.load({ ...rows, cookie: '', knownDevices: [], unlimitedLicenseKeys: [] }),
-    options,
-  );
-  const ceilingDied = ceilingServer.exitedEarly();
-  await ceilingServer.stop();
-  if (ceilingDied) throw new Error(ceilingDied);
-  const results: Row[] = [{ name: ceilings.select.title, measurement: ceiling }];
+  const { row: ceilingRow, ceiling } = await measureSelectCeiling(databaseUrl, rows, options, POOL_MAX);
+  const results: Row[] = [ceilingRow];
 
   say('starting the service (package.json script web)');
   const service = await startChildServer(
