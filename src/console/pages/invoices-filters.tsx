@@ -1,9 +1,5 @@
-/**
- * What the invoice and payment lists share (console.md "money"): the `status`, `customerId`, `from`, `to`
- * filters, their form, the export link that carries them, and the keyset batches a CSV export walks.
- */
-import { label } from '../components/labels.ts';
 import { z } from 'zod';
+import { CustomerIdFilter, StatusFilter } from './list-helpers.tsx';
 import type { Page, PageQuery } from '../../db/paginate.ts';
 import { pagingQuery, uuid } from '../../http/schemas.ts';
 import { sortField } from '../http/sort.ts';
@@ -105,25 +101,12 @@ export function FilterForm({
   return (
     <>
       <form method="get" action={action} class="filters">
-        <p class="field">
-          <label for="filter-status">Status</label>
-          <select id="filter-status" name="status">
-            <option value="">Any</option>
-            {statuses.map((s) => (
-              <option value={s} selected={s === values.status}>
-                {label(s)}
-              </option>
-            ))}
-          </select>
-        </p>
+        <StatusFilter statuses={statuses} value={values.status} />
         <p class="field">
           <label for="filter-customer-text">Customer (name, email or company)</label>
           <input id="filter-customer-text" name="customer" type="search" value={values.customer ?? ''} />
         </p>
-        <p class="field">
-          <label for="filter-customer">Customer ID</label>
-          <input id="filter-customer" name="customerId" value={values.customerId ?? ''} />
-        </p>
+        <CustomerIdFilter value={values.customerId} />
         <p class="field">
           <label for="filter-from">{`${dated} from`}</label>
           <input id="filter-from" name="from" type="date" value={values.from ?? ''} />

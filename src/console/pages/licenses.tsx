@@ -1,6 +1,5 @@
-/** `/admin/licenses` (console.md "operations"): the list with its search and filters, and the create form. */
-import { label } from '../components/labels.ts';
 import { z } from 'zod';
+import { CustomerIdFilter, StatusFilter } from './list-helpers.tsx';
 import { customerNames } from '../../customers/service.ts';
 import { uuid } from '../../http/schemas.ts';
 import { parseOrThrow } from '../../http/validate.ts';
@@ -71,21 +70,8 @@ function FilterForm({ values }: { values: ListQuery }) {
         <label for="filter-q">Key or customer</label>
         <input id="filter-q" name="q" type="search" value={values.q ?? ''} />
       </p>
-      <p class="field">
-        <label for="filter-status">Status</label>
-        <select id="filter-status" name="status">
-          <option value="">Any</option>
-          {LICENSE_STATUSES.map((s) => (
-            <option value={s} selected={s === values.status}>
-              {label(s)}
-            </option>
-          ))}
-        </select>
-      </p>
-      <p class="field">
-        <label for="filter-customer">Customer ID</label>
-        <input id="filter-customer" name="customerId" value={values.customerId ?? ''} />
-      </p>
+      <StatusFilter statuses={LICENSE_STATUSES} value={values.status} />
+      <CustomerIdFilter value={values.customerId} />
       <button type="submit">Filter</button>
     </form>
   );

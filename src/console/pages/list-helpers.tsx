@@ -5,6 +5,7 @@
 import { customerIdsMatching, customerNames } from '../../customers/service.ts';
 import type { Db } from '../../db/knex.ts';
 import { money } from '../components/format.ts';
+import { label } from '../components/labels.ts';
 import type { Sorting } from '../components/Table.tsx';
 import { readSort, type SortChoice, sortParam } from '../http/sort.ts';
 
@@ -125,3 +126,30 @@ export const SortProblem = ({ problem }: { problem?: string }) =>
       {problem}
     </p>
   ) : null;
+
+/** A list's status filter (`status`, "Any" for none), the same field on every list that has one. */
+export function StatusFilter({ statuses, value }: { statuses: readonly string[]; value?: string }) {
+  return (
+    <p class="field">
+      <label for="filter-status">Status</label>
+      <select id="filter-status" name="status">
+        <option value="">Any</option>
+        {statuses.map((s) => (
+          <option value={s} selected={s === value}>
+            {label(s)}
+          </option>
+        ))}
+      </select>
+    </p>
+  );
+}
+
+/** A list's filter by a customer's id (`customerId`), as a customer's page links to it. */
+export function CustomerIdFilter({ value }: { value?: string }) {
+  return (
+    <p class="field">
+      <label for="filter-customer">Customer ID</label>
+      <input id="filter-customer" name="customerId" value={value ?? ''} />
+    </p>
+  );
+}

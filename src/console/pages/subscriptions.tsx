@@ -1,5 +1,3 @@
-/** `/admin/subscriptions` (console.md "operations"): the list with its filters and the create form. */
-import { label } from '../components/labels.ts';
 import { z } from 'zod';
 import { customerNames } from '../../customers/service.ts';
 import type { Db } from '../../db/knex.ts';
@@ -16,7 +14,7 @@ import { field, type FormValues } from '../http/form.ts';
 import { createFormQuery, createFormUrl } from '../http/params.ts';
 import { defineAction, definePage } from '../http/route.ts';
 import { sortField } from '../http/sort.ts';
-import { listOrder, SortProblem } from './list-helpers.tsx';
+import { CustomerIdFilter, listOrder, SortProblem, StatusFilter } from './list-helpers.tsx';
 import { firstPage } from './invoices-filters.tsx';
 import { Nowrap } from './customers-parts.tsx';
 import { changePlanRoutes } from './subscription-change-plan.tsx';
@@ -108,21 +106,8 @@ function CreateForm({
 function FilterForm({ values, plans, sort }: { values: ListFilters; plans: PlanRow[]; sort?: string }) {
   return (
     <form method="get" action="/admin/subscriptions" class="filters">
-      <p class="field">
-        <label for="filter-status">Status</label>
-        <select id="filter-status" name="status">
-          <option value="">Any</option>
-          {SUBSCRIPTION_STATUSES.map((s) => (
-            <option value={s} selected={s === values.status}>
-              {label(s)}
-            </option>
-          ))}
-        </select>
-      </p>
-      <p class="field">
-        <label for="filter-customer">Customer ID</label>
-        <input id="filter-customer" name="customerId" value={values.customerId ?? ''} />
-      </p>
+      <StatusFilter statuses={SUBSCRIPTION_STATUSES} value={values.status} />
+      <CustomerIdFilter value={values.customerId} />
       <PlanSelect id="filter-plan" name="planId" label="Plan" plans={plans} value={values.planId} empty="Any" />
       {sort ? <input type="hidden" name="sort" value={sort} /> : null}
       <button type="submit">Filter</button>
