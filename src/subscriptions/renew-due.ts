@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import type { Clock } from '../invoices/issue.ts';
-import { claimDueSubscriptions } from './renewal-repo.ts';
+import { claimDueSubscriptions, type ClaimCursor } from './renewal-repo.ts';
 import { renewLockedSubscriptions, renewSubscription, type IssueOrder } from './renew.ts';
 import { addResult, emptyResult, type RenewalResult } from './renewal-plan.ts';
 import type { SubscriptionRow } from './repo.ts';
@@ -88,6 +88,20 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
   const issueQueue = turnstile();
   // The first loop failure: the other loops finish the batch they hold and claim no more.
   let failure: { error: unknown } | undefined;
+  // Where the last claim ended: the next starts after it instead of walking past the rows the batches in flight
+  // hold. A claim that finds nothing after it starts over once from the beginning, for rows it passed because another
+  // transaction held them then; the sweep ends when that finds nothing either.
+  let cursor: ClaimCursor | undefined;
+  const claim = async (trx: Db) => {
+    let subs = await claimDueSubscriptions(trx, asOf, batchSize, [...skip], scope, cursor);
+    if (subs.length === 0 && cursor) {
+      cursor = undefined;
+      subs = await claimDueSubscriptions(trx, asOf, batchSize, [...skip], scope);
+    }
+    const last = subs.at(-1);
+    if (last) cursor = { periodEnd: last.current_period_end, id: last.id };
+    return subs;
+  };
 
   const loop = async () => {
     while (!failure) {
@@ -99,7 +113,7 @@ export async function renewDueSubscriptions(db: Db, asOf: Date, options: RenewDu
           await claimSlot.turn;
           let subs: SubscriptionRow[];
           try {
-            subs = failure ? [] : await claimDueSubscriptions(trx, asOf, batchSize, [...skip], scope);
+            subs = failure ? [] : await claim(trx);
             issueSlot = issueQueue();
           } finally {
             claimSlot.leave();

@@ -11,10 +11,17 @@ import type { SubscriptionRow } from './repo.ts';
  * written the same way so the planner uses it.
  */
 
+/** Where a sweep's previous claim ended, in the claims' order: the next one starts after it. */
+export interface ClaimCursor {
+  periodEnd: Date;
+  id: string;
+}
+
 /**
  * Locks up to `limit` subscriptions due whose period ended by `asOf`, oldest period end first,
  * skipping rows another transaction holds (another sweep's batch, or a PUT on that subscription), so concurrent
- * sweeps share the work instead of queueing on it. `exclude` holds ids this sweep already gave up on.
+ * sweeps share the work instead of queueing on it. `exclude` holds ids this sweep already gave up on; `after`, where
+ * its previous claim ended, so a claim does not walk again past the rows its batches in flight hold.
  */
 export async function claimDueSubscriptions(
   trx: Db,
@@ -22,6 +29,7 @@ export async function claimDueSubscriptions(
   limit: number,
   exclude: string[] = [],
   scope: CustomerScope = REAL_CUSTOMERS,
+  after?: ClaimCursor,
 ): Promise<SubscriptionRow[]> {
   const inScope = customerScopeSql(scope, 's.customer_id');
   const { rows } = await trx.raw<{ rows: SubscriptionRow[] }>(
@@ -29,10 +37,18 @@ export async function claimDueSubscriptions(
        from subscriptions s
       where (s.status in ('active', 'trialing', 'past_due') or (s.status = 'paused' and s.cancel_at_period_end))
         and s.current_period_end <= ? and not (s.id = any(?::uuid[])) and ${inScope.sql}
+        and (s.current_period_end, s.id) > (?::timestamptz, ?::uuid)
       order by s.current_period_end, s.id
       limit ?
       for update of s skip locked`,
-    [asOf, exclude, ...inScope.bindings, limit],
+    [
+      asOf,
+      exclude,
+      ...inScope.bindings,
+      after?.periodEnd ?? '-infinity',
+      after?.id ?? '00000000-0000-0000-0000-000000000000',
+      limit,
+    ],
   );
   return rows;
 }

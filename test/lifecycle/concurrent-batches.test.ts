@@ -145,3 +145,52 @@ test.serial(
     );
   },
 );
+
+test.serial(
+  'a subscription another transaction holds while the claims pass it is renewed by the same sweep once released',
+  async (t) => {
+    const [customer] = await db
+      .knex('customers')
+      .insert({ name: 'Held', email: 'held@concurrent.test' })
+      .returning('id');
+    const plan = await makePlan(db.knex, '9.00');
+    // Due after the tests above, before their subscriptions' next periods end.
+    const ends = Array.from({ length: 20 }, (_, n) => new Date(Date.UTC(2025, 5, 26, 9, n)));
+    const ids: string[] = (
+      await db
+        .knex('subscriptions')
+        .insert(
+          ends.map((end) => ({
+            customer_id: customer.id,
+            plan_id: plan.id,
+            status: 'active',
+            billing_cycle: 'monthly',
+            billing_anchor: new Date(end.getTime() - 30 * 86_400_000),
+            period_number: 0,
+            current_period_start: new Date(end.getTime() - 30 * 86_400_000),
+            current_period_end: end,
+          })),
+        )
+        .returning('id')
+    ).map((r: { id: string }) => r.id);
+    // The first one due is held (a PUT in progress, say) until the sweep has committed a batch past it.
+    const holder = await db.knex.transaction();
+    await holder('subscriptions').where({ id: ids[0] }).forUpdate().first();
+    let released = false;
+    const result = await renewDueSubscriptions(db.knex, new Date('2025-06-28T00:00:00.000Z'), {
+      batchSize: 3,
+      concurrency: 1,
+      onBatch: async () => {
+        if (!released) {
+          released = true;
+          await holder.commit();
+        }
+      },
+    });
+    t.true(released);
+    t.is(result.errors, 0);
+    t.is(result.invoicesCreated, 20);
+    const renewed = await db.knex('subscriptions').whereIn('id', ids).where({ period_number: 1 }).count('* as n');
+    t.is(Number(renewed[0]!.n), 20, 'the held one too');
+  },
+);
