@@ -47,9 +47,12 @@ export interface CreditSpend {
 /**
  * The one rule by which store credit is spent (D-57), its first step: claims are served in the order given, each
  * taking what is left of its customer's balance in its currency, up to what it asks; each non-zero amount is an
- * `application` entry against its invoice. Takes the ledger locks of every customer named before reading the
- * balances, so two spenders never spend the same credit; the read is a statement of its own after the lock, since
- * one statement reads as of its start and would miss a spend committed while it waited.
+ * `application` entry against its invoice. Takes the ledger locks of the customers named that have credit before
+ * reading their balances again, so two spenders never spend the same credit; that read is a statement of its own
+ * after the lock, since one statement reads as of its start and would miss a spend committed while it waited. A
+ * customer whose committed balance is nothing in every currency is neither locked nor read again: only spends lower a
+ * balance, and credit granted while this runs serves the next invoice, as it would have a moment later (a sweep batch
+ * of 500 customers without credit takes no lock).
  *
  * The second step, recordCreditSpend, writes the entries once the invoices have their numbers (each entry names its
  * invoice's number), in the same transaction. Planning needs no number, so issuing plans before it takes its numbers
@@ -58,10 +61,17 @@ export interface CreditSpend {
 export async function planCreditSpend(trx: Db, claims: CreditClaim[]): Promise<CreditSpend> {
   if (claims.length === 0) return { applied: [], entries: [] };
   const customerIds = [...new Set(claims.map((c) => c.customerId))];
-  await lockCustomerLedgers(trx, customerIds);
+  const withCredit = [
+    ...new Set(
+      (await ledgerBalances(trx, customerIds)).filter((r) => money(r.balance).gt(0)).map((r) => r.customer_id),
+    ),
+  ];
   const balances = new Map<string, Money>();
-  for (const row of await ledgerBalances(trx, customerIds))
-    balances.set(balanceKey(row.customer_id, row.currency), money(row.balance));
+  if (withCredit.length > 0) {
+    await lockCustomerLedgers(trx, withCredit);
+    for (const row of await ledgerBalances(trx, withCredit))
+      balances.set(balanceKey(row.customer_id, row.currency), money(row.balance));
+  }
   const entries: CreditSpend['entries'] = [];
   const applied = claims.map((claim) => {
     const key = balanceKey(claim.customerId, claim.currency);
