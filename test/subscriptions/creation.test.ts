@@ -115,6 +115,11 @@ test.serial(
   'a creation refused for its plan (inactive) takes no ledger lock: it does not wait for a holder',
   async (t) => {
     const customer = await newCustomer(database.knex);
+    // Store credit to spend: an accepted creation then takes the customer's ledger lock (one without credit has none
+    // to spend and takes none, credits/ledger.ts).
+    await database
+      .knex('credit_ledger')
+      .insert({ customer_id: customer.id, currency: 'USD', amount: '5.00', kind: 'credit', description: 'Goodwill' });
     const inactive = await makePlan(database.knex, '5.00');
     await database.knex('plans').where({ id: inactive.id }).update({ active: false });
     const holder = createKnex(database.url, 1);
