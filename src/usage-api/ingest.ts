@@ -208,6 +208,10 @@ export async function ingestEvents(
     ready.map((r) => r.event.timestamp),
   );
   const batches = rounds(ready);
+  // No event of these customers was ever stamped later than their time now plus U-6's 5 minutes.
+  let latestNow = now.getTime();
+  for (const t of clockTimes.values()) latestNow = Math.max(latestNow, t.getTime());
+  const horizon = new Date(latestNow + WINDOW_FUTURE_MS);
   // One statement is one transaction; a transactionId twice in one batch takes a later round (it meets the first's
   // key), and the rounds share one transaction.
   // An admin's batch also leaves its audit row (C-11), in the same transaction.
@@ -218,6 +222,7 @@ export async function ingestEvents(
       const skipped = await recordUsage(
         trx,
         round.map((r) => r.event),
+        horizon,
       );
       for (const r of round)
         if (!skipped.has(eventKey(r.event.customerId, r.event.transactionId)))

@@ -49,9 +49,10 @@ export async function preparePartitions(db: Db, timestamps: Date[]): Promise<voi
 /**
  * Stores `events` (checked, unique within the batch) in the caller's transaction: the new ones with their keys, their
  * distinct values and the aggregates' moves. Answers the keys (eventKey) of the events not stored: their keys
- * existed (sent before, or by a concurrent retry that committed first); the others are stored.
+ * existed (sent before, or by a concurrent retry that committed first); the others are stored. `horizon`: the latest
+ * instant an event of these customers can have been stamped (events-repo.ts probeMonths).
  */
-export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<string>> {
+export async function recordUsage(trx: Db, events: UsageEvent[], horizon: Date): Promise<Set<string>> {
   const groups: EventGroup[] = [];
   const index = new Map<string, number>();
   // Undated events share the batch's arrival time: one Date, written once.
@@ -83,7 +84,7 @@ export async function recordUsage(trx: Db, events: UsageEvent[]): Promise<Set<st
     if (e.properties !== undefined) row.properties = e.properties;
     return row;
   });
-  const skipped = await storeEvents(trx, groups, rows);
+  const skipped = await storeEvents(trx, groups, rows, horizon);
   return new Set(skipped.map((r) => eventKey(r.customer_id, r.transaction_id)));
 }
 
