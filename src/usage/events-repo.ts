@@ -67,7 +67,10 @@ export function probeMonths(months: string[], horizon: Date): string[] {
   const latest = own.at(-1)!;
   const reach = shiftMonth(latest, KEY_MONTHS);
   const horizonMonth = keyMonth(horizon.toISOString());
-  const upTo = horizonMonth <= latest ? latest : horizonMonth < reach ? horizonMonth : reach;
+  // The later of the latest month and the horizon's, but never past KEY_MONTHS after the latest.
+  let upTo = latest;
+  if (horizonMonth > upTo) upTo = horizonMonth;
+  if (reach < upTo) upTo = reach;
   const probe: string[] = [];
   for (let m = shiftMonth(own[0]!, -KEY_MONTHS); m <= upTo; m = shiftMonth(m, 1))
     if (own.length > 1 || m !== own[0]) probe.push(m);
