@@ -3,7 +3,14 @@ import { requireCustomerScope } from '../http/principal.ts';
 import { idParams } from '../http/schemas.ts';
 import { ingestEvents } from './ingest.ts';
 import { serialiseUsage, subscriptionUsage } from './read.ts';
-import { adminEventsBody, eventResultsResponse, usageQuery, usageResponse, v1EventsBody } from './schema.ts';
+import {
+  adminEventsBody,
+  type EventInput,
+  eventResultsResponse,
+  usageQuery,
+  usageResponse,
+  v1EventsBody,
+} from './schema.ts';
 
 const tag = 'Usage';
 const eventsResponses = {
@@ -28,11 +35,10 @@ export const usageRoutes = [
     idempotent: false,
     handler: async ({ deps, body, principal }) => {
       const customerId = requireCustomerScope(principal);
-      const results = await ingestEvents(
-        deps.db,
-        body.events.map((e) => ({ ...e, customerId })),
-      );
-      return { body: { results } };
+      // The parsed events are this request's own objects: each takes the key's customer in place, not in a copy.
+      const events = body.events as (EventInput & { customerId?: string })[];
+      for (const event of events) event.customerId = customerId;
+      return { body: { results: await ingestEvents(deps.db, events as EventInput[]) } };
     },
   }),
   defineRoute({
