@@ -1,6 +1,7 @@
 import { defineRoute } from '../http/route.ts';
 import { requireCustomerScope } from '../http/principal.ts';
 import { idParams } from '../http/schemas.ts';
+import { readV1EventsBody } from './events-body.ts';
 import { ingestEvents } from './ingest.ts';
 import { serialiseUsage, subscriptionUsage } from './read.ts';
 import {
@@ -29,6 +30,7 @@ export const usageRoutes = [
     tag: 'v1',
     summary: "Report usage events of the API key's customer: 1 to 1,000, each answered (U-5, U-6)",
     body: v1EventsBody,
+    readBody: readV1EventsBody,
     responses: eventsResponses,
     errors: [],
     // Retries are safe by transactionId (U-6); an Idempotency-Key would only add a second key to keep.
