@@ -11,23 +11,18 @@ function referenceHash(event: {
   subscriptionId?: string;
   properties?: Record<string, unknown>;
 }): string {
-  const canonical = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(canonical);
-    if (value && typeof value === 'object')
-      return Object.fromEntries(
-        Object.keys(value)
-          .sort()
-          .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-      );
-    return value;
-  };
+  // Keys sorted at every depth by JSON.stringify's replacer: another route to the same text as canonical().
+  const sortedKeys = (_key: string, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value;
   const content = [
     event.metric,
     event.timestamp?.getTime() ?? null,
     event.subscriptionId ?? null,
-    canonical(event.properties ?? {}),
+    event.properties ?? {},
   ];
-  return hash('sha256', JSON.stringify(content), 'base64url');
+  return hash('sha256', JSON.stringify(content, sortedKeys), 'base64url');
 }
 
 const eventArbitrary = fc.record(
