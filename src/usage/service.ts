@@ -91,7 +91,7 @@ export async function recordUsage(trx: Db, events: UsageEvent[], horizon: Date):
   return new Set(skipped.map((r) => eventKey(r.customer_id, r.transaction_id)));
 }
 
-/** An event's row for the statement; fields left out are null to it (a 1,000-event batch travels as ~40 kB less JSON). */
+/** An event's row for the statement; fields left out are null to it (a 1,000-event batch sends ~40 kB less JSON). */
 function row(g: number, e: UsageEvent, timestamp: string): EventInsert {
   const out: EventInsert = { g, transaction_id: e.transactionId, content_hash: e.contentHash, timestamp };
   if (e.value !== null) out.value = e.value;

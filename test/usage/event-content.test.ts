@@ -37,7 +37,7 @@ const eventArbitrary = fc.record(
   { requiredKeys: ['customerId', 'transactionId', 'metric'] },
 );
 
-test('U-6: the content hash is the one first stored, for any content (a retry after an upgrade stays a duplicate)', (t) => {
+test('U-6: the content hash is the one first stored, for any content (an upgrade keeps retries duplicates)', (t) => {
   fc.assert(
     fc.property(eventArbitrary, (event) => {
       t.is(contentHash(event), referenceHash(event));
@@ -52,7 +52,7 @@ test('U-6: the content hash is the one first stored, for any content (a retry af
   t.not(hashOf({ ...bare, metric: 'other' }), referenceHash(bare));
 });
 
-test("U-6: the months probed for a key stored under another month: a one-month batch's neighbours, up to its horizon", (t) => {
+test("U-6: the months probed for a key under another month: a one-month batch's neighbours, to its horizon", (t) => {
   const mid = new Date('2026-11-15T12:00:00Z');
   t.deepEqual(probeMonths(['2026-11-01'], mid), ['2026-09-01', '2026-10-01']);
   // Within 5 minutes of a month's end an event may have been stamped in the next month.

@@ -60,7 +60,7 @@ const body = fc.oneof(
   oddValue,
 );
 
-test('U-6: the hand-read events body answers what the schema answers, and vouches for nothing the schema refuses', (t) => {
+test('U-6: the hand-read events body answers as the schema does, and vouches for nothing it refuses', (t) => {
   let vouched = 0;
   fc.assert(
     fc.property(body, (input) => {
@@ -78,7 +78,7 @@ test('U-6: the hand-read events body answers what the schema answers, and vouche
   t.true(vouched > 100, `only ${vouched} bodies read by hand`);
 });
 
-test('U-6: a body of 1,001 events or none is left to the schema, which refuses it; 1,000 plain events are read', (t) => {
+test('U-6: 1,001 events or none are left to the schema, which refuses them; 1,000 plain events are read', (t) => {
   const events = (n: number) => ({
     events: Array.from({ length: n }, (_, i) => ({ transactionId: `t${i}`, metric: 'm' })),
   });
