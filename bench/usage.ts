@@ -8,7 +8,8 @@
  * - Current usage: GET /api/v1/subscriptions/:id/usage of a subscription with BENCH_USAGE_PERIOD_EVENTS (1,000,000)
  *   events in its period and BENCH_USAGE_TABLE_EVENTS (10,000,000) in the events table; the aim is p99 <= 50 ms.
  *
- * BENCH_SECONDS, BENCH_WARMUP_SECONDS and BENCH_CONNECTIONS as bench/run.ts.
+ * BENCH_SECONDS, BENCH_WARMUP_SECONDS and BENCH_CONNECTIONS as bench/run.ts; BENCH_USAGE_SIZES (`100,1000`) the batch
+ * sizes measured.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -44,6 +45,8 @@ const CUSTOMERS = env('BENCH_USAGE_CUSTOMERS', 64);
 const PERIOD_EVENTS = env('BENCH_USAGE_PERIOD_EVENTS', 1_000_000);
 const TABLE_EVENTS = Math.max(env('BENCH_USAGE_TABLE_EVENTS', 10_000_000), PERIOD_EVENTS);
 const POOL_MAX = '10';
+/** BENCH_USAGE_SIZES: the batch sizes measured (a profiling run may take one); U-14 names 100 and 1,000. */
+const SIZES = (process.env.BENCH_USAGE_SIZES ?? '100,1000').split(',').map(Number);
 const say = (message: string) => console.error(`[bench usage] ${message}`);
 /** BENCH_CPU_PROF_DIR: the ingesting service runs under `node --cpu-prof`, its profiles written there. */
 const profile = process.env.BENCH_CPU_PROF_DIR
@@ -189,7 +192,7 @@ async function main(): Promise<number> {
     const micros = (seconds: number) => ((seconds / events) * 1e6).toFixed(1);
     return `app ${micros(cpu.app)} + PostgreSQL ${micros(cpu.pg)} µs CPU/event`;
   };
-  for (const size of [100, 1000]) {
+  for (const size of SIZES) {
     const ceiling = await startChildServer(
       'usage ceiling',
       ['--import', 'tsx', 'bench/usage-ceiling-server.ts'],

@@ -4,6 +4,7 @@
  * for PROFILE_BATCHES batches of PROFILE_BATCH new events, one after another (no concurrency: the cost of one batch).
  */
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { SYSTEM_ACTOR } from '../../src/actor.ts';
 import { createKnex } from '../../src/db/knex.ts';
 import { createMetric } from '../../src/metering/service.ts';
@@ -69,15 +70,17 @@ async function main(): Promise<void> {
   const wal = await knex.raw('select pg_wal_lsn_diff(?, ?) as b', [await lsn(), walStart]);
   console.log(`WAL ${(Number(wal.rows[0].b) / BATCHES / SIZE).toFixed(0)} bytes/event`);
   if (process.env.PROFILE_EXPLAIN) {
+    // The storing statement is prepared (db/prepared.ts), so it is caught at pg's client, not in knex's events.
     const events = Array.from({ length: SIZE }, (_, i) => ({ transactionId: `x-${i}`, metric: 'calls' }));
-    let captured: { sql: string; bindings: unknown[] } | undefined;
-    const capture = (q: { sql: string; bindings: unknown[] }) => {
-      if (q.sql.startsWith('with groups')) captured = q;
-    };
-    knex.on('query', capture);
+    let captured: { text: string; values: unknown[] } | undefined;
+    const clientQuery = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+      const c = config as { text?: string; values?: unknown[] };
+      if (c?.text?.startsWith('with groups')) captured = { text: c.text, values: c.values ?? [] };
+      return (clientQuery as (...args: unknown[]) => unknown).call(this, config, ...rest);
+    } as typeof clientQuery;
     await knex
       .transaction(async (trx) => {
-        trx.on('query', capture);
         await ingestEvents(
           trx,
           events.map((e) => ({ ...e, customerId: customer.id })),
@@ -85,9 +88,10 @@ async function main(): Promise<void> {
         throw new Error('rollback');
       })
       .catch(() => undefined);
-    const client = await knex.client.acquireConnection();
-    const plan = await client.query(`explain (analyze, buffers) ${captured!.sql}`, captured!.bindings);
-    await knex.client.releaseConnection(client);
+    pg.Client.prototype.query = clientQuery;
+    const plan = await knex.raw(`explain (analyze, buffers, wal) ${captured!.text.replace(/\$(\d+)/g, '?')}`, [
+      ...(captured!.values as string[]),
+    ]);
     for (const row of plan.rows) console.log(row['QUERY PLAN']);
   }
   const per = (ms: number) => `${(((ms / (BATCHES - 5)) * 1000) / SIZE).toFixed(1)} µs/event`;

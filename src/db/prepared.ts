@@ -26,7 +26,8 @@ interface PreparedConfig {
  *
  * Used by the admin session lookup (every admin request), GET /api/products/:id, license verify, validate and
  * checkout, pg-boss's job insert (queue/enqueue.ts: its statement is a few kB of SQL, planned on every send), the v1
- * API key check, and usage ingestion's batch statement (5.7 ms to plan, issue 35) and the usage read's aggregates.
+ * API key check, usage ingestion's batch statement (5.7 ms to plan, issue 35; one text per window of probed months)
+ * and its read of the customer's subscriptions, and the usage read's aggregates.
  * With `DB_NAMED_STATEMENTS=false` (an old transaction-mode pooler) the same texts run unnamed.
  * Measured with bench/cpu-per-request.ts (4,000 requests at 32 connections, web / PostgreSQL CPU ms per request,
  * the same run's raw ceiling in brackets; load 7-12 from other work on the machine):

@@ -60,6 +60,11 @@ export interface RouteDef<P = undefined, Q = undefined, B = undefined> {
   query?: Q;
   body?: B;
   /**
+   * A hand-written reading of the body for a hot route (usage ingestion, issue 35): the schema's output for the
+   * bodies it vouches for, undefined for any other, which `body` then parses and refuses as for every route.
+   */
+  readBody?: (value: unknown) => Infer<B> | undefined;
+  /**
    * For the document only: the body of a route that reads its raw body itself (a provider's signed event,
    * checked before it is parsed) and so has no `body` for the router to parse.
    */

@@ -5,7 +5,6 @@
  * concurrently it is sent: the key's unique index decides, and a retry waiting on a concurrent insert of the same
  * key sees it once that one commits.
  */
-import { hash } from 'node:crypto';
 import type { Actor } from '../actor.ts';
 import { type AuditEntry, recordAudits } from '../audit/service.ts';
 import { customerClockTimes } from '../customers/clock.ts';
@@ -13,10 +12,10 @@ import { newUuid } from '../crypto/ids.ts';
 import { inTransaction, type Db } from '../db/knex.ts';
 import { cachedChargesOfPlans, type ChargeWithMetric } from '../metering/charges.ts';
 import { cachedMetricsByCode, type MetricRow } from '../metering/service.ts';
-import { DECIMAL_PATTERN, money } from '../money.ts';
 import { subscriptionsOfCustomers } from '../subscriptions/service.ts';
 import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import { eventKey, preparePartitions, recordUsage, storedEventKeys, type UsageEvent } from '../usage/service.ts';
+import { batchContentHasher, readValue } from './event-content.ts';
 import { type Placement, placeEvent, type SpanMemo } from './event-period.ts';
 import type { EventInput, RejectionCode } from './schema.ts';
 
@@ -36,41 +35,14 @@ const rejected = (transactionId: string, code: RejectionCode, message: string): 
   error: { code, message },
 });
 
-/** Object keys sorted at every depth, so the same content hashes the same however its keys were ordered. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object')
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  return value;
-}
+type Match = Awaited<ReturnType<typeof matchCharge>>;
 
-/** What U-6 compares for a reused transactionId: metric, timestamp, subscription and properties as sent. */
-function contentHash(event: EventInput): string {
-  const content = [
-    event.metric,
-    event.timestamp?.getTime() ?? null,
-    event.subscriptionId ?? null,
-    canonical(event.properties ?? {}),
-  ];
-  return hash('sha256', JSON.stringify(content), 'base64url');
-}
-
-/** The metric's field as a decimal string (a string for unique_count), null for count, undefined when invalid. */
-function readValue(metric: MetricRow, properties: Record<string, unknown> | undefined): string | null | undefined {
-  if (metric.aggregation === 'count') return null;
-  const raw = properties?.[metric.field!];
-  if (metric.aggregation === 'unique_count') {
-    if (typeof raw === 'string' && raw.length > 0 && raw.length <= 200) return raw;
-    return typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : undefined;
-  }
-  if (typeof raw === 'number' && Number.isFinite(raw)) return money(raw).toFixed();
-  if (typeof raw === 'string' && raw.length <= 40 && DECIMAL_PATTERN.test(raw)) return money(raw).toFixed();
-  return undefined;
-}
+/** Whether two checked events are placed alike: same customer, metric and instant, both dated or both not. */
+const alike = (a: UsageEvent, b: UsageEvent) =>
+  a.customerId === b.customerId &&
+  a.metric === b.metric &&
+  a.timestamp.getTime() === b.timestamp.getTime() &&
+  a.dated === b.dated;
 
 const ACCEPTING: ReadonlySet<string> = new Set(['active', 'trialing', 'past_due']);
 
@@ -92,12 +64,19 @@ async function loadWorld(db: Db, events: EventInput[]): Promise<World> {
   return { metrics, subs: new Map(subs.map((s) => [s.id, s])), charges };
 }
 
-/** U-6's checks up to the subscription: the event ready to store, or its rejection. */
+/** Where an event's subscription, charge and period go once it is placed (matchCharge). */
+const UNPLACED = { start: new Date(0), end: new Date(0) };
+
+/**
+ * U-6's checks up to the subscription: the event ready to store (placed by the caller: its subscription, charge and
+ * period are filled in then, one object per event) with the subscription it names, or its rejection.
+ */
 function check(
   event: EventInput,
   world: World,
   now: Date,
-): EventResult | { ready: Omit<UsageEvent, 'period'> & { sub?: SubscriptionRow } } {
+  hashOf: (event: EventInput) => string,
+): EventResult | { ready: UsageEvent; named: SubscriptionRow | undefined } {
   const id = event.transactionId;
   const metric = world.metrics.get(event.metric);
   if (!metric) return rejected(id, 'unknown_metric', `No metric has the code ${event.metric}`);
@@ -116,21 +95,20 @@ function check(
   const named = event.subscriptionId ? world.subs.get(event.subscriptionId) : undefined;
   if (event.subscriptionId && named?.customer_id !== event.customerId)
     return rejected(id, 'subscription_not_found', 'subscriptionId names no subscription of the customer');
-  return {
-    ready: {
-      customerId: event.customerId,
-      transactionId: id,
-      contentHash: contentHash(event),
-      timestamp,
-      metric,
-      subscriptionId: named?.id ?? '',
-      chargeId: '',
-      value,
-      properties: event.properties,
-      dated: event.timestamp !== undefined,
-      sub: named,
-    },
+  const ready: UsageEvent = {
+    customerId: event.customerId,
+    transactionId: id,
+    contentHash: hashOf(event),
+    timestamp,
+    metric,
+    subscriptionId: named?.id ?? '',
+    chargeId: '',
+    period: UNPLACED,
+    value,
+    properties: event.properties,
+    dated: event.timestamp !== undefined,
   };
+  return { ready, named };
 }
 
 /**
@@ -139,12 +117,13 @@ function check(
  */
 async function matchCharge(
   db: Db,
-  ready: Omit<UsageEvent, 'period'> & { sub?: SubscriptionRow },
+  ready: UsageEvent,
+  named: SubscriptionRow | undefined,
   world: World,
   spans: SpanMemo,
 ): Promise<{ sub: SubscriptionRow; placement: Placement } | string> {
   const candidates = (
-    ready.sub ? [ready.sub] : [...world.subs.values()].filter((s) => s.customer_id === ready.customerId)
+    named ? [named] : [...world.subs.values()].filter((s) => s.customer_id === ready.customerId)
   ).filter((sub) => ACCEPTING.has(sub.status) && sub.created_at.getTime() <= ready.timestamp.getTime());
   const matches: { sub: SubscriptionRow; placement: Placement }[] = [];
   for (const sub of candidates) {
@@ -178,36 +157,50 @@ export async function ingestEvents(
   const world = await loadWorld(db, events);
   const results: (EventResult | undefined)[] = events.map(() => undefined);
   const ready: { index: number; event: UsageEvent }[] = [];
-  const unmatched: { index: number; event: Omit<UsageEvent, 'period'>; message: string }[] = [];
+  const unmatched: { index: number; event: UsageEvent; message: string }[] = [];
   const spans: SpanMemo = new Map();
-  const placements = new Map<string, ReturnType<typeof matchCharge>>();
+  const placements = new Map<string, Match>();
+  const hashOf = batchContentHasher();
+  let last: { event: UsageEvent; subscriptionId: string | undefined; match: Match } | undefined;
   for (const [index, event] of events.entries()) {
-    const checked = check(event, world, clockTimes.get(event.customerId) ?? now);
+    const checked = check(event, world, clockTimes.get(event.customerId) ?? now, hashOf);
     if (!('ready' in checked)) {
       results[index] = checked;
       continue;
     }
-    const { sub: _named, ...base } = checked.ready;
-    // Events alike in what places them (undated ones of a batch share its arrival time) are placed once.
-    const alike = `${base.customerId}|${event.subscriptionId ?? ''}|${base.metric.id}|${+base.timestamp}|${base.dated}`;
-    let placing = placements.get(alike);
-    if (!placing) {
-      placing = matchCharge(db, checked.ready, world, spans);
-      placements.set(alike, placing);
+    const e = checked.ready;
+    // Events alike in what places them (undated ones of a batch share its arrival time) are placed once; the
+    // previous event's placement is tried first, without a key (most batches are one customer's, one metric's).
+    let match: Match;
+    if (last && alike(last.event, e) && last.subscriptionId === event.subscriptionId) match = last.match;
+    else {
+      const key = `${e.customerId}|${event.subscriptionId ?? ''}|${e.metric.id}|${+e.timestamp}|${e.dated}`;
+      let placing = placements.get(key);
+      if (!placing) {
+        placing = await matchCharge(db, e, checked.named, world, spans);
+        placements.set(key, placing);
+      }
+      match = placing;
+      last = { event: e, subscriptionId: event.subscriptionId, match };
     }
-    const match = await placing;
     if (typeof match === 'string') {
-      unmatched.push({ index, event: base, message: match });
+      unmatched.push({ index, event: e, message: match });
       continue;
     }
-    const { chargeId, period } = match.placement;
-    ready.push({ index, event: { ...base, subscriptionId: match.sub.id, chargeId, period } });
+    e.subscriptionId = match.sub.id;
+    e.chargeId = match.placement.chargeId;
+    e.period = match.placement.period;
+    ready.push({ index, event: e });
   }
   await preparePartitions(
     db,
     ready.map((r) => r.event.timestamp),
   );
   const batches = rounds(ready);
+  // No event of these customers was ever stamped later than their time now plus U-6's 5 minutes.
+  let latestNow = now.getTime();
+  for (const t of clockTimes.values()) latestNow = Math.max(latestNow, t.getTime());
+  const horizon = new Date(latestNow + WINDOW_FUTURE_MS);
   // One statement is one transaction; a transactionId twice in one batch takes a later round (it meets the first's
   // key), and the rounds share one transaction.
   // An admin's batch also leaves its audit row (C-11), in the same transaction.
@@ -218,9 +211,10 @@ export async function ingestEvents(
       const skipped = await recordUsage(
         trx,
         round.map((r) => r.event),
+        horizon,
       );
       for (const r of round)
-        if (!skipped.has(eventKey(r.event.customerId, r.event.transactionId)))
+        if (skipped.size === 0 || !skipped.has(eventKey(r.event.customerId, r.event.transactionId)))
           results[r.index] = { transactionId: r.event.transactionId, status: 'accepted' };
     }
     const seen = [...ready.filter((r) => !results[r.index]), ...unmatched];
@@ -238,7 +232,12 @@ export async function ingestEvents(
           'transaction_id_reused',
           `Transaction ${id} was sent before with other content`,
         );
-      else results[s.index] = rejected(id, 'no_matching_charge', 'message' in s ? s.message : 'No charge matches');
+      else
+        results[s.index] = rejected(
+          id,
+          'no_matching_charge',
+          'message' in s ? (s.message as string) : 'No charge matches',
+        );
     }
     if (actor) await recordAudits(trx, actor, [batchAudit(results)]);
   });
@@ -263,14 +262,19 @@ function batchAudit(results: (EventResult | undefined)[]): AuditEntry {
 
 /** Splits events into rounds holding each (customer, transactionId) at most once, first occurrences first. */
 function rounds<T extends { event: { customerId: string; transactionId: string } }>(items: T[]): T[][] {
-  const out: T[][] = [];
-  const seen = new Map<string, number>();
+  const out: T[][] = [[]];
+  // By customer, then transactionId: no key string per event (a batch is usually one customer's, ids all new).
+  const seen = new Map<string, Map<string, number>>();
   for (const item of items) {
-    const key = eventKey(item.event.customerId, item.event.transactionId);
-    const n = seen.get(key) ?? 0;
-    seen.set(key, n + 1);
+    let ids = seen.get(item.event.customerId);
+    if (!ids) {
+      ids = new Map();
+      seen.set(item.event.customerId, ids);
+    }
+    const n = ids.get(item.event.transactionId) ?? 0;
+    ids.set(item.event.transactionId, n + 1);
     if (!out[n]) out[n] = [];
     out[n]!.push(item);
   }
-  return out;
+  return out[0]!.length === 0 ? [] : out;
 }

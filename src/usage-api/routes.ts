@@ -1,9 +1,17 @@
 import { defineRoute } from '../http/route.ts';
 import { requireCustomerScope } from '../http/principal.ts';
 import { idParams } from '../http/schemas.ts';
+import { readV1EventsBody } from './events-body.ts';
 import { ingestEvents } from './ingest.ts';
 import { serialiseUsage, subscriptionUsage } from './read.ts';
-import { adminEventsBody, eventResultsResponse, usageQuery, usageResponse, v1EventsBody } from './schema.ts';
+import {
+  adminEventsBody,
+  type EventInput,
+  eventResultsResponse,
+  usageQuery,
+  usageResponse,
+  v1EventsBody,
+} from './schema.ts';
 
 const tag = 'Usage';
 const eventsResponses = {
@@ -22,17 +30,17 @@ export const usageRoutes = [
     tag: 'v1',
     summary: "Report usage events of the API key's customer: 1 to 1,000, each answered (U-5, U-6)",
     body: v1EventsBody,
+    readBody: readV1EventsBody,
     responses: eventsResponses,
     errors: [],
     // Retries are safe by transactionId (U-6); an Idempotency-Key would only add a second key to keep.
     idempotent: false,
     handler: async ({ deps, body, principal }) => {
       const customerId = requireCustomerScope(principal);
-      const results = await ingestEvents(
-        deps.db,
-        body.events.map((e) => ({ ...e, customerId })),
-      );
-      return { body: { results } };
+      // The parsed events are this request's own objects: each takes the key's customer in place, not in a copy.
+      const events = body.events as (EventInput & { customerId?: string })[];
+      for (const event of events) event.customerId = customerId;
+      return { body: { results: await ingestEvents(deps.db, events as EventInput[]) } };
     },
   }),
   defineRoute({

@@ -17,10 +17,13 @@ export const REJECTION_CODES = [
 ] as const;
 export type RejectionCode = (typeof REJECTION_CODES)[number];
 
+/** An event's timestamp (events-body.ts reads it with this schema too). */
+export const eventTimestamp = timestampInput;
+
 const eventFields = {
   transactionId: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
   metric: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
-  timestamp: timestampInput.optional(),
+  timestamp: eventTimestamp.optional(),
   subscriptionId: uuid.optional(),
   properties: z.record(z.string(), z.unknown()).optional(),
 };

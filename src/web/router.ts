@@ -51,7 +51,8 @@ function routeHandler(route: AnyRoute, deps: AppDeps): Middleware {
     if (!route.query && refusesUnknownInput(route) && ctx.querystring !== '')
       parseOrThrow(NO_FIELDS, ctx.query, 'query');
     const body = route.body
-      ? parseOrThrow(route.body, ctx.state.body ?? {}, 'body', 'invalid_request', route.unknownFieldCode)
+      ? (route.readBody?.(ctx.state.body ?? {}) ??
+        parseOrThrow(route.body, ctx.state.body ?? {}, 'body', 'invalid_request', route.unknownFieldCode))
       : undefined;
     // Likewise a body sent to a route that takes none (a rotation, a retry): its fields would be ignored, so they
     // are refused.
