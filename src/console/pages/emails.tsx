@@ -5,6 +5,7 @@
  * navigation is fixed): the customer page lists their emails and links here, and so does Settings.
  */
 import { statusWords } from '../components/labels.ts';
+import { ChoiceFilter } from './list-helpers.tsx';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { auditEntriesOf } from '../../audit/service.ts';
@@ -86,32 +87,6 @@ export function CustomerEmailsSection({
   );
 }
 
-function Select({
-  name,
-  label,
-  options,
-  value,
-}: {
-  name: string;
-  label: string;
-  options: readonly string[];
-  value?: string;
-}) {
-  return (
-    <p class="field">
-      <label for={name}>{label}</label>
-      <select id={name} name={name}>
-        <option value="">Any</option>
-        {options.map((o) => (
-          <option value={o} selected={o === value}>
-            {statusWords(o)}
-          </option>
-        ))}
-      </select>
-    </p>
-  );
-}
-
 export const emailsPage = definePage({
   path: EMAILS_LIST,
   query: filtersQuery,
@@ -130,8 +105,22 @@ export const emailsPage = definePage({
         )}
         <form method="get" action={EMAILS_LIST} class="filters">
           {query.customerId && <input type="hidden" name="customerId" value={query.customerId} />}
-          <Select name="type" label="Type" options={EMAIL_TYPES} value={query.type} />
-          <Select name="status" label="Status" options={EMAIL_STATUSES} value={query.status} />
+          <ChoiceFilter
+            id="type"
+            name="type"
+            title="Type"
+            options={EMAIL_TYPES}
+            value={query.type}
+            words={statusWords}
+          />
+          <ChoiceFilter
+            id="status"
+            name="status"
+            title="Status"
+            options={EMAIL_STATUSES}
+            value={query.status}
+            words={statusWords}
+          />
           <button type="submit">Filter</button>
         </form>
         <div class="words">

@@ -127,21 +127,40 @@ export const SortProblem = ({ problem }: { problem?: string }) =>
     </p>
   ) : null;
 
-/** A list's status filter (`status`, "Any" for none), the same field on every list that has one. */
-export function StatusFilter({ statuses, value }: { statuses: readonly string[]; value?: string }) {
+/** A list's filter by one of a closed list of values (`name`), "Any" for none, each value shown by `words`. */
+export function ChoiceFilter({
+  id,
+  name,
+  title,
+  options,
+  value,
+  words = label,
+}: {
+  id: string;
+  name: string;
+  title: string;
+  options: readonly string[];
+  value?: string;
+  words?: (value: string) => string;
+}) {
   return (
     <p class="field">
-      <label for="filter-status">Status</label>
-      <select id="filter-status" name="status">
+      <label for={id}>{title}</label>
+      <select id={id} name={name}>
         <option value="">Any</option>
-        {statuses.map((s) => (
-          <option value={s} selected={s === value}>
-            {label(s)}
+        {options.map((o) => (
+          <option value={o} selected={o === value}>
+            {words(o)}
           </option>
         ))}
       </select>
     </p>
   );
+}
+
+/** A list's status filter (`status`), the same field on every list that has one. */
+export function StatusFilter({ statuses, value }: { statuses: readonly string[]; value?: string }) {
+  return <ChoiceFilter id="filter-status" name="status" title="Status" options={statuses} value={value} />;
 }
 
 /** A list's filter by a customer's id (`customerId`), as a customer's page links to it. */
