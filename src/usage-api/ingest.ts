@@ -262,7 +262,7 @@ function batchAudit(results: (EventResult | undefined)[]): AuditEntry {
 
 /** Splits events into rounds holding each (customer, transactionId) at most once, first occurrences first. */
 function rounds<T extends { event: { customerId: string; transactionId: string } }>(items: T[]): T[][] {
-  const out: T[][] = [[]];
+  const out: T[][] = [];
   // By customer, then transactionId: no key string per event (a batch is usually one customer's, ids all new).
   const seen = new Map<string, Map<string, number>>();
   for (const item of items) {
@@ -276,5 +276,5 @@ function rounds<T extends { event: { customerId: string; transactionId: string }
     if (!out[n]) out[n] = [];
     out[n]!.push(item);
   }
-  return out[0]!.length === 0 ? [] : out;
+  return out;
 }
