@@ -10,7 +10,13 @@
 import type { z } from 'zod';
 import { uuid } from '../http/schemas.ts';
 import { unstorableTextPaths } from '../http/validate.ts';
-import { eventTimestamp, MAX_EVENTS_PER_BATCH, type v1EventsBody } from './schema.ts';
+import {
+  eventTimestamp,
+  MAX_EVENTS_PER_BATCH,
+  METRIC_CODE_MAX,
+  TRANSACTION_ID_MAX,
+  type v1EventsBody,
+} from './schema.ts';
 
 type V1Body = z.output<typeof v1EventsBody>;
 type V1Event = V1Body['events'][number];
@@ -29,7 +35,7 @@ function readEvent(value: unknown): V1Event | undefined {
   if (!isObject(value)) return undefined;
   for (const key in value) if (!FIELDS.has(key)) return undefined;
   const { transactionId, metric } = value;
-  if (!text(transactionId, 200) || !text(metric, 64)) return undefined;
+  if (!text(transactionId, TRANSACTION_ID_MAX) || !text(metric, METRIC_CODE_MAX)) return undefined;
   const event: V1Event = { transactionId, metric };
   if (value.timestamp !== undefined) {
     const timestamp = eventTimestamp.safeParse(value.timestamp);

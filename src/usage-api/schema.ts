@@ -20,9 +20,16 @@ export type RejectionCode = (typeof REJECTION_CODES)[number];
 /** An event's timestamp (events-body.ts reads it with this schema too). */
 export const eventTimestamp = timestampInput;
 
+/** The longest transactionId and metric code an event may carry (events-body.ts reads them with these too). */
+export const TRANSACTION_ID_MAX = 200;
+export const METRIC_CODE_MAX = 64;
+
 const eventFields = {
-  transactionId: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
-  metric: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  transactionId: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(TRANSACTION_ID_MAX, `must be at most ${TRANSACTION_ID_MAX} characters`),
+  metric: z.string().min(1, 'must not be empty').max(METRIC_CODE_MAX, `must be at most ${METRIC_CODE_MAX} characters`),
   timestamp: eventTimestamp.optional(),
   subscriptionId: uuid.optional(),
   properties: z.record(z.string(), z.unknown()).optional(),
