@@ -15,7 +15,8 @@ const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surr
 
 // NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const isUnstorable = (text: string) => UNSTORABLE.test(text);
+/** Text PostgreSQL cannot store as sent: a NUL, or an unpaired UTF-16 surrogate. */
+export const isUnstorable = (text: string) => UNSTORABLE.test(text);
 
 /** A visited node keeps its parent and key; a path is spelled out only for what is found. */
 interface Node {

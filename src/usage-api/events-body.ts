@@ -9,7 +9,7 @@
  */
 import type { z } from 'zod';
 import { uuid } from '../http/schemas.ts';
-import { unstorableTextPaths } from '../http/validate.ts';
+import { isUnstorable, unstorableTextPaths } from '../http/validate.ts';
 import {
   eventTimestamp,
   MAX_EVENTS_PER_BATCH,
@@ -22,14 +22,12 @@ type V1Body = z.output<typeof v1EventsBody>;
 type V1Event = V1Body['events'][number];
 
 const FIELDS: ReadonlySet<string> = new Set(['transactionId', 'metric', 'timestamp', 'subscriptionId', 'properties']);
-// NUL, or an unpaired UTF-16 surrogate: text PostgreSQL cannot store as sent (http/validate.ts refuses the same).
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const text = (value: unknown, max: number): value is string =>
-  typeof value === 'string' && value.length >= 1 && value.length <= max && !UNSTORABLE.test(value);
+  typeof value === 'string' && value.length >= 1 && value.length <= max && !isUnstorable(value);
 
 function readEvent(value: unknown): V1Event | undefined {
   if (!isObject(value)) return undefined;
