@@ -9,7 +9,8 @@
  * - CPU of this process (Node) and of every PostgreSQL process of the bench's server (/proc), and WAL bytes.
  * PROFILE_TIMELINE=<file> writes every query as a JSON line (connection, label, start, end).
  * PROFILE_EXPLAIN=1 logs the plans (auto_explain, analyze) of the 10th batch's statements.
- * PROFILE_CPU=<file> writes a V8 CPU profile of this process during the renewals only (open it in Chrome's DevTools).
+ * PROFILE_CPU=<file> writes a V8 CPU profile of this process during the renewals only (open it in Chrome's DevTools);
+ * PROFILE_HEAP=<file> a sampling heap profile of the same span (what was allocated where, collected or not).
  * PROFILE_SQL=<statements> runs them after the migrations and before seeding: a what-if on the schema (a fillfactor,
  * an index dropped) measured without a migration. A batch's numbering statement waits for the batch before it to
  * commit (the year's counter), so the locks' hold counted from that statement includes that wait.
@@ -170,18 +171,31 @@ async function main() {
   const kindsBefore = await cpuByKind(pidsBefore);
   const walBefore = await walAt();
   queries.length = 0;
-  const profiler = process.env.PROFILE_CPU ? new Session() : undefined;
+  const profiler = process.env.PROFILE_CPU || process.env.PROFILE_HEAP ? new Session() : undefined;
   if (profiler) {
     profiler.connect();
-    await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.start');
+    if (process.env.PROFILE_CPU) {
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
+    if (process.env.PROFILE_HEAP) {
+      await profiler.post('HeapProfiler.enable');
+      const keepAll = { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+      await profiler.post('HeapProfiler.startSampling', { samplingInterval: 4096, ...keepAll });
+    }
   }
   const nodeBefore = process.cpuUsage();
   const started = performance.now();
   const result = await renewDueSubscriptions(knex, AS_OF, { batchSize: BATCH, concurrency: CONCURRENCY, clock: {} });
   const wall = performance.now() - started;
   const node = process.cpuUsage(nodeBefore);
-  if (profiler) writeFileSync(process.env.PROFILE_CPU!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
+  if (process.env.PROFILE_CPU)
+    writeFileSync(process.env.PROFILE_CPU, JSON.stringify((await profiler!.post('Profiler.stop')).profile));
+  if (process.env.PROFILE_HEAP)
+    writeFileSync(
+      process.env.PROFILE_HEAP,
+      JSON.stringify((await profiler!.post('HeapProfiler.stopSampling')).profile),
+    );
   const ran = queries.filter((q) => q.end > 0 && q.start >= started);
   const pids = [...new Set([...pidsBefore, ...(await pgPids())])];
   const pgCpu = cpuOf(pids) - pgCpuBefore;

@@ -68,21 +68,24 @@ export async function loadTaxContext(
     db,
     inputs.map((i) => i.customerId),
   );
-  const ids = [
-    ...defaultRateIds,
-    ...[...customers.values()].flatMap((c) => c.tax_rate_ids),
-    ...inputs.flatMap((i) => [
-      ...(i.taxRateIds ?? []),
-      ...(i.planTaxRateIds ?? []),
-      ...i.lineItems.flatMap((l) => l.taxRateIds ?? []),
-    ]),
-  ];
-  const rates = await findTaxRates(db, ids);
+  // Every rate any of them may name, gathered in one set (a sweep batch has hundreds of inputs, most naming none).
+  const ids = new Set<string>(defaultRateIds);
+  const add = (list: readonly string[] | undefined) => {
+    if (list) for (const id of list) ids.add(id);
+  };
+  for (const customer of customers.values()) add(customer.tax_rate_ids);
+  for (const input of inputs) {
+    add(input.taxRateIds);
+    add(input.planTaxRateIds);
+    for (const line of input.lineItems) add(line.taxRateIds);
+  }
+  const rates = await findTaxRates(db, [...ids]);
   // The rates a caller names are refused when they cannot apply (T-2), from the same read.
   for (const input of inputs) {
-    checkUsableTaxRates(rates, input.taxRateIds ?? [], 'taxRateIds');
-    for (const [i, line] of input.lineItems.entries())
-      checkUsableTaxRates(rates, line.taxRateIds ?? [], `lineItems.${i}.taxRateIds`);
+    if (input.taxRateIds) checkUsableTaxRates(rates, input.taxRateIds, 'taxRateIds');
+    input.lineItems.forEach((line, i) => {
+      if (line.taxRateIds) checkUsableTaxRates(rates, line.taxRateIds, `lineItems.${i}.taxRateIds`);
+    });
   }
   return { customers, rates, defaultRateIds, defaultTaxRate };
 }
