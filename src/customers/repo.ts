@@ -65,6 +65,14 @@ export async function findCustomerRow(db: Db, id: string): Promise<CustomerRow |
   return db('customers').where({ id }).first(COLUMNS);
 }
 
+/** The customers among these ids (one array parameter however many). */
+export async function findCustomerRowsByIds(db: Db, ids: readonly string[]): Promise<CustomerRow[]> {
+  if (ids.length === 0) return [];
+  return db('customers')
+    .whereRaw('id = any(?::uuid[])', [[...new Set(ids)]])
+    .select(COLUMNS);
+}
+
 /** The customer with this email, matched as the unique index `customers_email_lower` compares (D-22). */
 export async function findCustomerRowByEmail(db: Db, email: string): Promise<CustomerRow | undefined> {
   return db('customers').whereRaw('lower(email) = lower(?)', [email]).first(COLUMNS);

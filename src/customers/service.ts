@@ -14,6 +14,7 @@ import {
   findCustomerNameRows,
   EMAIL_UNIQUE_INDEX,
   findCustomerRow,
+  findCustomerRowsByIds,
   findCustomerRowByEmail,
   insertCustomerRow,
   listCustomerRows,
@@ -171,6 +172,11 @@ export async function findCustomer(db: Db, id: string): Promise<CustomerRow> {
   const row = await findCustomerRow(db, id);
   if (!row) throw notFound('Customer');
   return row;
+}
+
+/** The customers among these ids, by id (ids that are no customer's are left out). */
+export async function findCustomersById(db: Db, ids: readonly string[]): Promise<Map<string, CustomerRow>> {
+  return new Map((await findCustomerRowsByIds(db, ids)).map((row) => [row.id, row]));
 }
 
 /** The customer whose email this is (case-insensitively, as D-22 makes emails unique), or undefined. */

@@ -4,14 +4,15 @@
  * worker, and the email waits for it rather than going without.
  */
 import type { AppDeps } from '../app-deps.ts';
-import { findCustomer } from '../customers/service.ts';
+import { findCustomer, findCustomersById } from '../customers/service.ts';
+import type { CustomerRow } from '../customers/repo.ts';
 import { hostedUrlOf } from '../invoices/hosted-links.ts';
 import { getInvoicePdf } from '../invoices/pdf/service.ts';
 import type { InvoiceRow } from '../invoices/repo.ts';
 import { findInvoice } from '../invoices/service.ts';
 import { amountDue } from '../pricing/amount-due.ts';
 import { getProduct } from '../products/service.ts';
-import { companyDetails } from '../settings/company.ts';
+import { type Company, companyDetails } from '../settings/company.ts';
 import { messageContent } from './messages.ts';
 import type { EmailRow } from '../emails/repo.ts';
 import { renderEmailHtml, renderEmailText } from './template.tsx';
@@ -26,6 +27,26 @@ export interface ComposedEmail {
 
 export type Composition = { kind: 'ready'; email: ComposedEmail } | { kind: 'waiting'; reason: string };
 
+/**
+ * What the emails of one claim share, read once for all of them rather than twice per email: the company's details
+ * as the claim found them, and their customers.
+ */
+export interface ComposeContext {
+  company: Company;
+  customers: Map<string, CustomerRow>;
+}
+
+export async function composeContext(deps: AppDeps, emails: readonly EmailRow[]): Promise<ComposeContext> {
+  const [company, customers] = await Promise.all([
+    companyDetails(deps.db),
+    findCustomersById(
+      deps.db,
+      emails.map((e) => e.customer_id),
+    ),
+  ]);
+  return { company, customers };
+}
+
 /** What an invoice email shows of its invoice when its facts were not written with it (`invoice.issued`). */
 function invoiceFacts(invoice: InvoiceRow | undefined): Record<string, unknown> {
   if (!invoice) return {};
@@ -37,12 +58,11 @@ function invoiceFacts(invoice: InvoiceRow | undefined): Record<string, unknown> 
   };
 }
 
-async function parts(deps: AppDeps, email: EmailRow, customerName: string) {
+async function parts(deps: AppDeps, email: EmailRow, customerName: string, company: Company) {
   if (email.subject && email.html && email.text_body)
     return { subject: email.subject, html: email.html, text: email.text_body };
   const invoiceId = typeof email.data.invoiceId === 'string' ? email.data.invoiceId : undefined;
   const invoice = invoiceId ? await findInvoice(deps.db, invoiceId) : undefined;
-  const company = await companyDetails(deps.db);
   const product =
     typeof email.data.productId === 'string' ? await getProduct(deps.db, email.data.productId) : undefined;
   const content = messageContent(email.type, {
@@ -59,14 +79,15 @@ async function parts(deps: AppDeps, email: EmailRow, customerName: string) {
   };
 }
 
-export async function composeEmail(deps: AppDeps, email: EmailRow): Promise<Composition> {
-  const customer = await findCustomer(deps.db, email.customer_id);
+export async function composeEmail(deps: AppDeps, email: EmailRow, context: ComposeContext): Promise<Composition> {
+  // A customer gone since the claim is looked for again, and refused as before (not found).
+  const customer = context.customers.get(email.customer_id) ?? (await findCustomer(deps.db, email.customer_id));
   const attachments: ComposedEmail['attachments'] = [];
   if (email.type === 'invoice.issued') {
     const pdf = await getInvoicePdf(deps.db, String(email.data.invoiceId), { waitMs: 0 });
     if (pdf.kind !== 'ready') return { kind: 'waiting', reason: 'waiting for the invoice PDF' };
     attachments.push({ filename: pdf.filename, content: pdf.pdf, contentType: 'application/pdf' });
   }
-  const { subject, html, text } = await parts(deps, email, customer.name);
+  const { subject, html, text } = await parts(deps, email, customer.name, context.company);
   return { kind: 'ready', email: { to: email.to_address ?? customer.email, subject, html, text, attachments } };
 }

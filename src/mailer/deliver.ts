@@ -5,7 +5,7 @@
  * kept.
  */
 import type { AppDeps } from '../app-deps.ts';
-import { composeEmail, type ComposedEmail } from './compose.ts';
+import { type ComposeContext, composeEmail, type ComposedEmail } from './compose.ts';
 import type { EmailRow } from '../emails/repo.ts';
 import { recordClaimedEmail as updateClaimedEmail } from '../emails/service.ts';
 import { emailRetrySchedule, nextEmailAttemptAt } from './retry-schedule.ts';
@@ -30,12 +30,16 @@ function errorText(err: unknown): string {
 /** An SMTP 5xx is a refusal that repeating will not change (an unknown mailbox); a 4xx or a lost connection may. */
 const isPermanent = (err: unknown) => ((err as { responseCode?: number }).responseCode ?? 0) >= 500;
 
-export async function deliverEmail(deps: AppDeps, email: EmailRow): Promise<EmailRow['status']> {
+export async function deliverEmail(
+  deps: AppDeps,
+  email: EmailRow,
+  context: ComposeContext,
+): Promise<EmailRow['status']> {
   const lease = email.lease_until!;
   const now = () => new Date();
   let composed: ComposedEmail;
   try {
-    const composition = await composeEmail(deps, email);
+    const composition = await composeEmail(deps, email, context);
     if (composition.kind === 'waiting') {
       await updateClaimedEmail(deps.db, email.id, lease, {
         next_attempt_at: new Date(Date.now() + PDF_WAIT_MS),

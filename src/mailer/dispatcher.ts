@@ -6,6 +6,8 @@
  */
 import type { AppDeps } from '../app-deps.ts';
 import type { Background } from '../queue/job.ts';
+import { type ComposeContext, composeContext } from './compose.ts';
+import type { EmailRow } from '../emails/repo.ts';
 import { deliverEmail } from './deliver.ts';
 import { claimDueEmails } from '../emails/service.ts';
 import { closeSmtpTransports, SMTP_CONNECTIONS } from './transport.ts';
@@ -66,16 +68,9 @@ export class EmailDispatcher {
       const room = this.#limits.batch - inFlight.size;
       if (room >= this.#limits.batch / 2) {
         try {
-          for (const email of await claimDueEmails(this.#deps.db, room, leaseMs)) {
-            const sending: Promise<void> = deliverEmail(this.#deps, email)
-              .then(() => undefined)
-              .catch((err) => this.#deps.logger.error({ err, emailId: email.id }, 'recording an email attempt failed'))
-              .finally(() => {
-                inFlight.delete(sending);
-                this.#signal();
-              });
-            inFlight.add(sending);
-          }
+          const claimed = await claimDueEmails(this.#deps.db, room, leaseMs);
+          // Read once for the claim; should it fail, the claimed rows are due again when their lease ends.
+          if (claimed.length > 0) this.#deliver(claimed, await composeContext(this.#deps, claimed), inFlight);
         } catch (err) {
           this.#deps.logger.error({ err }, 'claiming emails failed');
         }
@@ -83,6 +78,20 @@ export class EmailDispatcher {
       if (!this.#stopped) await this.#idle();
     }
     await Promise.all(inFlight);
+  }
+
+  /** Starts delivering each claimed email; each one's end frees its slot and wakes the loop. */
+  #deliver(claimed: EmailRow[], context: ComposeContext, inFlight: Set<Promise<void>>): void {
+    for (const email of claimed) {
+      const sending: Promise<void> = deliverEmail(this.#deps, email, context)
+        .then(() => undefined)
+        .catch((err) => this.#deps.logger.error({ err, emailId: email.id }, 'recording an email attempt failed'))
+        .finally(() => {
+          inFlight.delete(sending);
+          this.#signal();
+        });
+      inFlight.add(sending);
+    }
   }
 
   /** Waits for a wake (or the poll); a wake that came while the loop was busy ends the wait at once. */
