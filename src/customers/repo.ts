@@ -65,12 +65,16 @@ export async function findCustomerRow(db: Db, id: string): Promise<CustomerRow |
   return db('customers').where({ id }).first(COLUMNS);
 }
 
-/** The customers among these ids (one array parameter however many). */
+/**
+ * The customers among these ids, to select from. One array parameter, not an IN list of hundreds (a sweep batch's
+ * customers, an email claim's): cheaper to build, send and parse.
+ */
+const customersAmong = (db: Db, ids: readonly string[]) =>
+  db('customers').whereRaw('id = any(?::uuid[])', [[...new Set(ids)]]);
+
 export async function findCustomerRowsByIds(db: Db, ids: readonly string[]): Promise<CustomerRow[]> {
   if (ids.length === 0) return [];
-  return db('customers')
-    .whereRaw('id = any(?::uuid[])', [[...new Set(ids)]])
-    .select(COLUMNS);
+  return customersAmong(db, ids).select(COLUMNS);
 }
 
 /** The customer with this email, matched as the unique index `customers_email_lower` compares (D-22). */
@@ -192,8 +196,5 @@ export type CustomerTaxProfile = Pick<CustomerRow, 'id' | 'tax_rate_ids' | 'tax_
 
 export async function findTaxProfileRows(db: Db, ids: string[]): Promise<CustomerTaxProfile[]> {
   if (ids.length === 0) return [];
-  // One array parameter, not an IN list of hundreds (a sweep batch's customers): cheaper to build, send and parse.
-  return db('customers')
-    .whereRaw('id = any(?::uuid[])', [[...new Set(ids)]])
-    .select('id', 'tax_rate_ids', 'tax_exempt', 'tax_id');
+  return customersAmong(db, ids).select('id', 'tax_rate_ids', 'tax_exempt', 'tax_id');
 }
