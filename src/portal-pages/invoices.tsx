@@ -22,12 +22,12 @@ export const INVOICE_STATUS_TEXT: Record<InvoiceRow['status'], string> = {
 
 function Links({ invoice, url }: { invoice: InvoiceRow; url: string | null | undefined }) {
   if (!url) return null;
-  const path = new URL(url).pathname;
+  // The invoice's hostedUrl as every answer and email gives it (K-1: under PUBLIC_BASE_URL), not a path of this site.
   const payable = (invoice.status === 'issued' || invoice.status === 'overdue') && amountDue(invoice).gt(0);
   return (
     <span class="row-links">
-      <a href={`${path}/pdf`}>PDF</a>
-      {payable ? <a href={path}>Pay</a> : null}
+      <a href={`${url}/pdf`}>PDF</a>
+      {payable ? <a href={url}>Pay</a> : null}
     </span>
   );
 }
