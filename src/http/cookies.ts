@@ -33,7 +33,12 @@ export interface CookieAttributes {
  */
 export function setCookie(ctx: Context, name: string, value: string, attributes: CookieAttributes): void {
   const parts = [`${name}=${value}`, 'HttpOnly', `SameSite=${attributes.sameSite}`, 'Path=/'];
-  if (attributes.expires) parts.push(`Expires=${attributes.expires.toUTCString()}`);
+  if (attributes.expires) {
+    // Both forms of the lifetime: Max-Age for today's browsers (it wins, and needs no clock agreement), Expires
+    // for the old ones.
+    const seconds = Math.max(0, Math.ceil((attributes.expires.getTime() - Date.now()) / 1000));
+    parts.push(`Max-Age=${seconds}`, `Expires=${attributes.expires.toUTCString()}`);
+  }
   if (attributes.https) parts.push('Secure');
   ctx.append('Set-Cookie', parts.join('; '));
 }

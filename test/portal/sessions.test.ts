@@ -89,7 +89,8 @@ test('a link: 303 to /portal, portal_session HttpOnly, SameSite=Lax, 12 hours, s
   t.is(res.status, 303);
   t.is(res.headers.get('location'), '/portal');
   const setCookie = res.headers.get('set-cookie')!;
-  t.regex(setCookie, /^portal_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Lax; Path=\/; Expires=/);
+  t.regex(setCookie, /^portal_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Lax; Path=\/; Max-Age=\d+; Expires=/);
+  t.true(Math.abs(Number(/Max-Age=(\d+)/.exec(setCookie)![1]) - 12 * 3_600) < 60, 'Max-Age: 12 hours');
   const expires = Date.parse(/Expires=([^;]+)/.exec(setCookie)![1]!);
   t.true(Math.abs(expires - (Date.now() + 12 * 3_600_000)) < 60_000);
   const token = /portal_session=([^;]+)/.exec(setCookie)![1]!;
@@ -164,7 +165,8 @@ test('a POST without the CSRF token changes nothing (403); logout with it ends t
   const out = await postForm(w, '/portal/logout', cookie, { _csrf: csrf });
   t.is(out.status, 303);
   t.is(out.headers.get('location'), '/portal/login');
-  t.regex(out.headers.get('set-cookie')!, /portal_session=; HttpOnly; SameSite=Lax; Path=\/; Expires=Thu, 01 Jan 1970/);
+  const cleared = /portal_session=; HttpOnly; SameSite=Lax; Path=\/; Max-Age=0; Expires=Thu, 01 Jan 1970/;
+  t.regex(out.headers.get('set-cookie')!, cleared);
   const after = await request(w.app.baseUrl, '/portal', { cookie, redirect: 'manual' });
   t.is(after.status, 302, 'the session is gone server-side');
   t.is((await w.app.db('portal_sessions').where({ customer_id: customer.id })).length, 0);
