@@ -8,7 +8,12 @@ import { unknownFieldPaths } from './unknown-fields.ts';
 const joinPath = (prefix: string, path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.');
 
 export function issuesToDetails(error: z.ZodError, prefix: string): ErrorDetail[] {
-  return error.issues.map((issue) => ({ path: joinPath(prefix, issue.path), message: messageOf(issue) }));
+  // zod still runs a schema's checks on a value of the wrong type (a string against an array's `max`: "at most 4
+  // characters"); a field of the wrong type is told only that.
+  const mistyped = new Set(error.issues.filter((i) => i.code === 'invalid_type').map((i) => joinPath('', i.path)));
+  return error.issues
+    .filter((issue) => issue.code === 'invalid_type' || !mistyped.has(joinPath('', issue.path)))
+    .map((issue) => ({ path: joinPath(prefix, issue.path), message: messageOf(issue) }));
 }
 
 const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surrogates';

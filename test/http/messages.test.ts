@@ -40,6 +40,20 @@ test('a missing field is "is required" even where its schema words its other pro
   ]);
 });
 
+test('a field of the wrong type is told only its type, not the checks of the type it should be', async (t) => {
+  // zod runs an array's length check on a string too ("must be at most 4 characters").
+  const res = await request(app.baseUrl, '/api/settings', {
+    method: 'PUT',
+    cookie: c.cookie,
+    body: { 'portal.features': 'cancel', 'emails.enabled_types': 'invoice.issued' },
+  });
+  t.is(res.status, 400);
+  t.deepEqual(details(res).sort(), [
+    ['emails.enabled_types', 'must be an array'],
+    ['portal.features', 'must be an array'],
+  ]);
+});
+
 test.serial(
   'a negative or zero payment amount is 400 naming amount: "must be greater than 0", nothing changed',
   async (t) => {
