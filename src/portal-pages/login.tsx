@@ -11,6 +11,7 @@ import { readForm, typedField } from '../console/http/form.ts';
 import { sendPage } from '../console/http/render.ts';
 import { AppError } from '../errors.ts';
 import { clearCookie, servedOverHttps, setCookie } from '../http/cookies.ts';
+import { isPortalPagePath } from '../portal/schema.ts';
 import { endPortalSession, redeemPortalLink, type NewPortalSession } from '../portal/sessions.ts';
 import { CODE_TTL_MINUTES, requestPortalCode, signInWithCode } from '../portal/sign-in.ts';
 import { companyDetails } from '../settings/company.ts';
@@ -21,11 +22,29 @@ export const PORTAL_COOKIE = 'portal_session';
 
 export const readPortalCookie = (ctx: Context) => ctx.cookies.get(PORTAL_COOKIE) || undefined;
 
-function signedIn(ctx: Context, deps: AppDeps, session: NewPortalSession): void {
+/** The page a signed-out browser asked for, opened once it signs in with a code (a deep link from an email). */
+const WANTED_COOKIE = 'portal_wanted';
+const WANTED_TTL_MS = 60 * 60 * 1000;
+
+export function rememberWantedPage(ctx: Context, deps: AppDeps): void {
+  if (ctx.method !== 'GET' || ctx.path === '/portal' || !isPortalPagePath(ctx.path)) return;
+  const https = servedOverHttps(ctx, deps.config);
+  setCookie(ctx, WANTED_COOKIE, ctx.path, { https, sameSite: 'Lax', expires: new Date(Date.now() + WANTED_TTL_MS) });
+}
+
+function takeWantedPage(ctx: Context, deps: AppDeps): string | undefined {
+  const wanted = ctx.cookies.get(WANTED_COOKIE);
+  if (wanted === undefined) return undefined;
+  clearCookie(ctx, WANTED_COOKIE, { https: servedOverHttps(ctx, deps.config), sameSite: 'Lax' });
+  return isPortalPagePath(wanted) ? wanted : undefined;
+}
+
+/** Signed in: the cookie, then 303 to the page the link or the sign-in was for, else the overview (P-1). */
+function signedIn(ctx: Context, deps: AppDeps, session: NewPortalSession, page = session.path): void {
   const https = servedOverHttps(ctx, deps.config);
   setCookie(ctx, PORTAL_COOKIE, session.token, { https, sameSite: 'Lax', expires: session.expiresAt });
   ctx.status = 303;
-  ctx.redirect('/portal');
+  ctx.redirect(page ?? '/portal');
 }
 
 function EmailForm({ csrf, email }: { csrf: string; email: string }) {
@@ -154,7 +173,8 @@ export async function checkCode(ctx: Context, deps: AppDeps): Promise<void> {
   if (!(await mayCheckCode(ctx, deps)))
     return showCodeForm(ctx, deps, '', 'Too many tries: wait a few minutes, then try again.', 429);
   try {
-    signedIn(ctx, deps, await signInWithCode(deps.db, email, code));
+    const session = await signInWithCode(deps.db, email, code);
+    signedIn(ctx, deps, session, takeWantedPage(ctx, deps));
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'unauthenticated') throw error;
     await showCodeForm(ctx, deps, '', error.message, 401);

@@ -21,7 +21,16 @@ import { authenticatePortalSession } from '../portal/sessions.ts';
 import { companyDetails } from '../settings/company.ts';
 import { ErrorPage } from './error-page.tsx';
 import { PORTAL_STYLESHEET_PATH } from './layout.tsx';
-import { askForCode, checkCode, logout, openLink, readPortalCookie, showCodeForm, showLogin } from './login.tsx';
+import {
+  askForCode,
+  checkCode,
+  logout,
+  openLink,
+  readPortalCookie,
+  rememberWantedPage,
+  showCodeForm,
+  showLogin,
+} from './login.tsx';
 import { portalRoutes } from './pages.ts';
 import type { PortalAction, PortalPage } from './route.ts';
 import type { PortalViewer } from './viewer.ts';
@@ -75,6 +84,7 @@ async function servePage(route: PortalPage, ctx: Context, deps: AppDeps): Promis
     viewer = await viewerOf(ctx, deps);
   } catch (error) {
     if (!(error instanceof AppError && error.code === 'unauthenticated')) throw error;
+    rememberWantedPage(ctx, deps);
     ctx.redirect('/portal/login');
     return;
   }

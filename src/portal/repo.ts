@@ -5,6 +5,8 @@ export interface PortalLinkRow {
   id: string;
   customer_id: string;
   return_url: string | null;
+  /** The portal page the link opens; null: the overview. */
+  path: string | null;
   expires_at: Date;
   used_at: Date | null;
 }
@@ -24,26 +26,26 @@ export interface PortalCodeRow {
   expires_at: Date;
 }
 
+const LINK_COLUMNS = ['id', 'customer_id', 'return_url', 'path', 'expires_at', 'used_at'];
+
 export async function insertPortalLink(
   db: Db,
-  row: { customer_id: string; token_hash: string; return_url: string | null; expires_at: Date },
+  row: { customer_id: string; token_hash: string; return_url: string | null; path: string | null; expires_at: Date },
 ): Promise<PortalLinkRow> {
-  const [link] = await db('portal_links')
-    .insert(row)
-    .returning(['id', 'customer_id', 'return_url', 'expires_at', 'used_at']);
+  const [link] = await db('portal_links').insert(row).returning(LINK_COLUMNS);
   return link;
 }
 
 /**
  * Marks the link used and answers it, when it is known, unused and unexpired: one statement, so two browsers
- * opening one link at once get one session between them. Undefined otherwise; `findPortalLink` tells why.
+ * opening one link at once get one session between them. Undefined otherwise.
  */
 export async function usePortalLink(db: Db, tokenHash: string): Promise<PortalLinkRow | undefined> {
   const [link] = await db('portal_links')
     .where({ token_hash: tokenHash, used_at: null })
     .where('expires_at', '>', db.fn.now())
     .update({ used_at: db.fn.now() })
-    .returning(['id', 'customer_id', 'return_url', 'expires_at', 'used_at']);
+    .returning(LINK_COLUMNS);
   return link;
 }
 

@@ -35,16 +35,18 @@ export interface NewPortalSession {
   token: string;
   expiresAt: Date;
   customerId: string;
+  /** The page the link was made for (a deep link), when it names one. */
+  path?: string | undefined;
 }
 
 /**
- * P-1: a sign-in link for the customer, valid an hour and once; `returnUrl` becomes the portal's `Back to <host>`.
- * Audited as the admin's (or the API key's) action on the customer (C-11).
+ * P-1: a sign-in link for the customer, valid an hour and once; `returnUrl` becomes the portal's `Back to <host>`,
+ * `path` the page it opens (else the overview). Audited as the admin's (or the API key's) action on the customer.
  */
 export async function createPortalLink(
   db: Db,
   config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>,
-  input: { customerId: string; returnUrl?: string | undefined },
+  input: { customerId: string; returnUrl?: string | undefined; path?: string | undefined },
   actor: Actor,
 ): Promise<PortalLink> {
   const token = randomToken(32);
@@ -55,6 +57,7 @@ export async function createPortalLink(
       customer_id: input.customerId,
       token_hash: sha256Hex(token),
       return_url: input.returnUrl ?? null,
+      path: input.path ?? null,
       expires_at: expiresAt,
     });
     await recordAudits(trx, actor, [
@@ -62,7 +65,7 @@ export async function createPortalLink(
         action: 'customer.portal_session_create',
         targetType: 'customer',
         targetId: input.customerId,
-        after: { expires_at: expiresAt, return_url: input.returnUrl ?? null },
+        after: { expires_at: expiresAt, return_url: input.returnUrl ?? null, path: input.path ?? null },
       },
     ]);
   });
@@ -92,7 +95,8 @@ export async function redeemPortalLink(db: Db, token: string): Promise<NewPortal
   return inTransaction(db, async (trx) => {
     const link = await usePortalLink(trx, sha256Hex(token));
     if (!link) throw new AppError('not_found', 'This portal link is not valid');
-    return startPortalSession(trx, link.customer_id, link.return_url);
+    const session = await startPortalSession(trx, link.customer_id, link.return_url);
+    return { ...session, path: link.path ?? undefined };
   });
 }
 
