@@ -11,6 +11,7 @@ import { amountDue } from '../pricing/amount-due.ts';
 import { taxLine } from '../invoices/pdf/template.ts';
 import { invoiceTaxes, taxNote } from '../invoices/taxes.ts';
 import type { Company } from '../settings/company.ts';
+import { INVOICE_STATUS_LABEL } from '../invoices/status-label.ts';
 
 export const HOSTED_STYLESHEET_PATH = '/i/assets/hosted.css';
 
@@ -47,14 +48,6 @@ function HostedLayout({ title, company, children }: { title: string; company?: C
   );
 }
 
-const STATUS_TEXT: Record<InvoiceRow['status'], string> = {
-  draft: 'Draft',
-  issued: 'Open',
-  overdue: 'Overdue',
-  paid: 'Paid',
-  void: 'Void',
-};
-
 export function HostedInvoicePage(view: HostedInvoiceView) {
   const { invoice, company } = view;
   const m = (v: string) => money(v, invoice.currency);
@@ -77,7 +70,7 @@ export function HostedInvoicePage(view: HostedInvoiceView) {
       )}
       <section class="card">
         <h1>Invoice {invoice.invoice_number}</h1>
-        <span class={`status status-${invoice.status}`}>{STATUS_TEXT[invoice.status]}</span>
+        <span class={`status status-${invoice.status}`}>{INVOICE_STATUS_LABEL[invoice.status]}</span>
         {invoice.status === 'paid' ? (
           <p class="amount-due">Paid {date(invoice.paid_at)}</p>
         ) : invoice.status === 'void' ? (

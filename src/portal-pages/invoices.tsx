@@ -9,16 +9,9 @@ import { amountDue } from '../pricing/amount-due.ts';
 import { portalInvoices } from '../portal/records.ts';
 import { PortalLayout } from './layout.tsx';
 import { portalPage } from './route.ts';
+import { INVOICE_STATUS_LABEL } from '../invoices/status-label.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const INVOICE_STATUS_TEXT: Record<InvoiceRow['status'], string> = {
-  draft: 'Draft',
-  issued: 'Open',
-  overdue: 'Overdue',
-  paid: 'Paid',
-  void: 'Void',
-};
 
 function Links({ invoice, url }: { invoice: InvoiceRow; url: string | null | undefined }) {
   if (!url) return null;
@@ -49,7 +42,7 @@ export const invoicesPage = portalPage({
           columns={[
             { header: 'Number', cell: (i) => i.invoice_number },
             { header: 'Date', cell: (i) => date(i.issued_at ?? i.created_at) },
-            { header: 'Status', cell: (i) => INVOICE_STATUS_TEXT[i.status] },
+            { header: 'Status', cell: (i) => INVOICE_STATUS_LABEL[i.status] },
             { header: 'Total', numeric: true, cell: (i) => money(i.total, i.currency) },
             { header: 'Amount due', numeric: true, cell: (i) => money(amountDue(i).toString(), i.currency) },
             { header: 'Links', cell: (i) => <Links invoice={i} url={page.urls.get(i.id)} /> },

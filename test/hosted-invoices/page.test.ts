@@ -68,8 +68,9 @@ for (const width of [1280, 360]) {
     t.notRegex(csp, /unsafe-/);
     t.is(response.headers()['x-frame-options'], 'DENY');
     const text = await page.$eval('body', (b) => b.textContent ?? '');
-    for (const expected of ['Acme Ltd', `Invoice ${invoice.invoiceNumber}`, 'Dana Buyer', '250.00 USD due', 'Subtotal'])
-      t.true(text.includes(expected), expected);
+    t.is(await page.$eval('.status', (e) => e.textContent), 'Issued', "the API's status word");
+    const expectations = ['Acme Ltd', `Invoice ${invoice.invoiceNumber}`, 'Dana Buyer', '250.00 USD due', 'Subtotal'];
+    for (const expected of expectations) t.true(text.includes(expected), expected);
     t.deepEqual(await page.$$eval('form button', (bs) => bs.map((b) => b.textContent)), [
       'Pay with Provider A',
       'Pay with Provider B',

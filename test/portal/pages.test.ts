@@ -77,6 +77,8 @@ for (const width of [1280, 360]) {
       numbers.some((n) => n.includes(other.invoice.invoiceNumber)),
       "another customer's invoice",
     );
+    const statuses = await texts(page, 'tbody td:nth-child(3)');
+    t.true(statuses.length > 0 && statuses.every((s) => s.includes('Issued')), `the API's status: ${statuses}`);
     const hosted = world.invoice.hostedUrl; // K-1: the link every answer gives, under PUBLIC_BASE_URL
     t.deepEqual(
       (await page.$$eval('tbody a', (as) => as.map((a) => [a.textContent, a.getAttribute('href')]))).slice(0, 2),

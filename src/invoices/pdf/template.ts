@@ -8,6 +8,7 @@ import { formatMoney, formatUnitPrice, groupDigits, money } from '../../money.ts
 import { amountDue } from '../../pricing/amount-due.ts';
 import type { InvoiceRow, LineItemRow } from '../repo.ts';
 import { invoiceTaxes, taxNote, type StoredTax } from '../taxes.ts';
+import { INVOICE_STATUS_LABEL } from '../status-label.ts';
 
 export interface Seller {
   name: string;
@@ -54,14 +55,6 @@ const DATE_FORMAT = new Intl.DateTimeFormat('en-US', {
 export function displayDate(value: Date | null | undefined): string {
   return value ? DATE_FORMAT.format(value) : '—';
 }
-
-const STATUS_LABEL: Record<InvoiceRow['status'], string> = {
-  draft: 'Draft',
-  issued: 'Issued',
-  paid: 'Paid',
-  overdue: 'Overdue',
-  void: 'Void',
-};
 
 /** "8.2500" -> "8.25", "0" -> "0". */
 function displayRate(rate: string): string {
@@ -184,7 +177,7 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
   <div class="doc-title">
     <h1>INVOICE</h1>
     <div class="doc-number">${e(invoice.invoice_number)}</div>
-    <div class="status status-${e(invoice.status)}">${e(STATUS_LABEL[invoice.status] ?? invoice.status)}</div>
+    <div class="status status-${e(invoice.status)}">${e(INVOICE_STATUS_LABEL[invoice.status] ?? invoice.status)}</div>
   </div>
 </header>
 <div class="parties">
@@ -199,7 +192,7 @@ export function renderInvoiceHtml(doc: InvoiceDocument): string {
       <dt>Issue date</dt><dd>${e(displayDate(invoice.issued_at ?? invoice.created_at))}</dd>
       <dt>Due date</dt><dd>${e(displayDate(invoice.due_date))}</dd>
       ${invoice.paid_at ? `<dt>Paid on</dt><dd>${e(displayDate(invoice.paid_at))}</dd>` : ''}
-      <dt>Status</dt><dd>${e(STATUS_LABEL[invoice.status] ?? invoice.status)}</dd>
+      <dt>Status</dt><dd>${e(INVOICE_STATUS_LABEL[invoice.status] ?? invoice.status)}</dd>
       <dt>Currency</dt><dd>${e(currency)}</dd>
     </dl>
   </section>
