@@ -5,7 +5,7 @@ import type { SubscriptionRow } from '../subscriptions/repo.ts';
 import type { PortalViewer } from './viewer.ts';
 
 export const STATUS_TEXT: Record<SubscriptionRow['status'], string> = {
-  trialing: 'Trial',
+  trialing: 'Trialing',
   active: 'Active',
   past_due: 'Past due',
   paused: 'Paused',
