@@ -7,7 +7,14 @@ import test from 'ava';
 import { newPage } from '../helpers/browser.ts';
 import { request } from '../helpers/http.ts';
 import { createApiKey } from '../invoices-pdf/helpers.ts';
-import { bodyText, emailedCode, makePortalCustomer, startPortalWorld, type PortalWorld } from './fixtures.ts';
+import {
+  bodyText,
+  emailedCode,
+  makePortalCustomer,
+  signInClient,
+  startPortalWorld,
+  type PortalWorld,
+} from './fixtures.ts';
 
 let w: PortalWorld;
 test.before(async () => {
@@ -80,32 +87,22 @@ for (const width of [1280, 360]) {
     const wanted = `/portal/licenses/${world.license.id}`;
     await page.goto(`${w.app.baseUrl}${wanted}`);
     t.is(new URL(page.url()).pathname, '/portal/login');
+    t.true((await page.cookies()).some((c) => c.name === 'portal_wanted' && c.httpOnly), 'remembered');
     await page.type('input[name=email]', world.customer.email);
     await Promise.all([page.waitForNavigation(), page.click('form button[type=submit]')]);
     await page.type('input[name=code]', await emailedCode(w, world.customer.id));
     await Promise.all([page.waitForNavigation(), page.click('form button[type=submit]')]);
     t.is(new URL(page.url()).pathname, wanted);
     t.true((await bodyText(page)).includes(world.license.licenseKey));
-    await page.goto(`${w.app.baseUrl}/portal`);
-    t.is(new URL(page.url()).pathname, '/portal', 'the wanted page is used once');
+    const names = (await page.cookies()).map((c) => c.name);
+    t.true(names.includes('portal_session'));
+    t.false(names.includes('portal_wanted'), 'the wanted page is used once');
   });
 }
 
 test('a planted wanted page that is not a portal page is ignored: the code opens the overview', async (t) => {
   const world = await makePortalCustomer(w, 'Planted Cookie');
-  const login = await fetch(`${w.app.baseUrl}/portal/login`);
-  const csrfCookie = /console_csrf=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await login.text())![1]!;
-  const post = (path: string, fields: Record<string, string>) =>
-    fetch(`${w.app.baseUrl}${path}`, {
-      method: 'POST',
-      headers: {
-        cookie: `${csrfCookie}; portal_wanted=https://evil.example/`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-      redirect: 'manual',
-    });
+  const { post } = await signInClient(w, 'portal_wanted=https://evil.example/');
   await post('/portal/login', { email: world.customer.email });
   const res = await post('/portal/login/code', {
     email: world.customer.email,

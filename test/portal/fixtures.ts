@@ -142,3 +142,24 @@ export const bodyText = (page: Page) => page.$eval('body', (b) => b.textContent 
 
 /** No horizontal scroll (P-numbers at 360 px): the document is no wider than the viewport. */
 export const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+
+/**
+ * A client holding the sign-in forms' cookie and token, as a browser that opened /portal/login; `cookies` are sent
+ * beside them (a cookie another page planted).
+ */
+export async function signInClient(w: PortalWorld, cookies = '') {
+  const res = await fetch(`${w.app.baseUrl}/portal/login`);
+  const cookie = /console_csrf=[^;]+/.exec(res.headers.get('set-cookie') ?? '')![0];
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await res.text())![1]!;
+  const post = (path: string, fields: Record<string, string>) =>
+    fetch(`${w.app.baseUrl}${path}`, {
+      method: 'POST',
+      headers: {
+        cookie: cookies ? `${cookie}; ${cookies}` : cookie,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+      redirect: 'manual',
+    });
+  return { csrf, post };
+}

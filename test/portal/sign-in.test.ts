@@ -7,28 +7,13 @@ import test from 'ava';
 import { newPage } from '../helpers/browser.ts';
 import { insertCustomer } from '../helpers/factories.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { bodyText, emailedCode, fitsWidth, startPortalWorld, type PortalWorld } from './fixtures.ts';
+import { bodyText, emailedCode, fitsWidth, signInClient, startPortalWorld, type PortalWorld } from './fixtures.ts';
 
 let w: PortalWorld;
 test.before(async () => {
   w = await startPortalWorld();
 });
 test.after.always(async () => w?.close());
-
-/** A client holding the sign-in forms' cookie and token, as a browser that opened /portal/login. */
-async function signInClient() {
-  const res = await fetch(`${w.app.baseUrl}/portal/login`);
-  const cookie = /console_csrf=[^;]+/.exec(res.headers.get('set-cookie') ?? '')![0];
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await res.text())![1]!;
-  const post = (path: string, fields: Record<string, string>) =>
-    fetch(`${w.app.baseUrl}${path}`, {
-      method: 'POST',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-      redirect: 'manual',
-    });
-  return { csrf, post };
-}
 
 for (const width of [1280, 360]) {
   test(`at ${width} px: email, then the emailed code, signs in to /portal`, async (t) => {
@@ -64,7 +49,7 @@ for (const width of [1280, 360]) {
 
 test('an unknown email gets the same page, and no code or email is made', async (t) => {
   const customer = await insertCustomer(w.app.db, { email: 'known@buyer.test' });
-  const client = await signInClient();
+  const client = await signInClient(w);
   const known = await client.post('/portal/login', { email: 'known@buyer.test' });
   const unknown = await client.post('/portal/login', { email: 'nobody@buyer.test' });
   t.is(known.status, 200);
@@ -89,7 +74,7 @@ test('an unknown email gets the same page, and no code or email is made', async 
 
 test('5 wrong codes lock the code: the right one is refused after them', async (t) => {
   const customer = await insertCustomer(w.app.db, { email: 'locked@buyer.test' });
-  const client = await signInClient();
+  const client = await signInClient(w);
   await client.post('/portal/login', { email: customer.email });
   const code = await emailedCode(w, customer.id);
   const wrong = code === '000000' ? '000001' : '000000';
@@ -107,7 +92,7 @@ test('5 wrong codes lock the code: the right one is refused after them', async (
 
 test('one active code per customer: a new code replaces the old one; a code lasts 15 minutes', async (t) => {
   const customer = await insertCustomer(w.app.db, { email: 'twice@buyer.test' });
-  const client = await signInClient();
+  const client = await signInClient(w);
   await client.post('/portal/login', { email: customer.email });
   const first = await emailedCode(w, customer.id);
   await client.post('/portal/login', { email: customer.email });
@@ -154,7 +139,7 @@ test('both sign-in forms need their token: without it nothing is asked or checke
 
 test('asking for codes is limited per address, with the same answer for a known and an unknown one', async (t) => {
   const customer = await insertCustomer(w.app.db, { email: 'flood@buyer.test' });
-  const client = await signInClient();
+  const client = await signInClient(w);
   const statuses = async (email: string) => {
     const seen: number[] = [];
     for (let i = 0; i < 6; i += 1) seen.push((await client.post('/portal/login', { email })).status);
