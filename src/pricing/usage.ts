@@ -105,27 +105,38 @@ export function priceUsage(terms: ChargeTerms, quantity: Decimal | string, curre
   }
 }
 
+/** The words a credited part of a negative adjustment line is shown with (U-12). */
+export const CARRIED_TO_CREDIT = 'To your credit balance';
+
 /**
- * U-12: an invoice whose lines would add up below 0. The lines `adjustable` says may shrink (negative usage
- * adjustments) are raised toward 0, the last first, until the lines add up to 0; what was taken off them becomes store
- * credit. Lines are priced as issuing prices them (lineAmount), so the invoice's subtotal is exactly 0 then.
+ * U-12: an invoice whose lines would add up below 0. Each negative line `adjustable` names (a usage adjustment) stays
+ * as it is, a negative line; what the invoice cannot absorb is carried to store credit by a positive line beside the
+ * adjustments, one per adjustment that gives up part of its amount (the last first), so the invoice adds up to exactly
+ * 0 (lines priced as issuing prices them, lineAmount) and each carried amount is taxed as its adjustment is.
  */
-export function absorbNegative<L extends LineInput>(
-  lines: L[],
+export function absorbNegative(
+  lines: LineInput[],
   currency: string,
-  adjustable: (line: L) => boolean,
-): { lines: L[]; credit: Decimal } {
+  adjustable: (line: LineInput) => boolean,
+): { lines: LineInput[]; credit: Decimal } {
   let excess = sumMoney(lines.map((l) => lineAmount(l, currency))).negated();
   if (!excess.gt(0)) return { lines, credit: ZERO };
   const credit = excess;
-  const out = [...lines];
-  for (let i = out.length - 1; i >= 0 && excess.gt(0); i--) {
-    const line = out[i]!;
+  const carried: LineInput[] = [];
+  for (let i = lines.length - 1; i >= 0 && excess.gt(0); i--) {
+    const line = lines[i]!;
     const amount = lineAmount(line, currency);
     if (!adjustable(line) || !amount.isNegative()) continue;
-    const raise = Money.min(excess, amount.negated());
-    out[i] = { ...line, quantity: 1, unitPrice: amount.plus(raise).toString() };
-    excess = excess.minus(raise);
+    const part = Money.min(excess, amount.negated());
+    const { taxRateIds } = line;
+    const what = line.description.replace(/^Usage adjustment: /, '');
+    carried.push({
+      description: `${CARRIED_TO_CREDIT}: ${what}`,
+      quantity: 1,
+      unitPrice: part.toString(),
+      ...(taxRateIds ? { taxRateIds } : {}),
+    });
+    excess = excess.minus(part);
   }
-  return { lines: out, credit: credit.minus(excess) };
+  return { lines: [...lines, ...carried], credit: credit.minus(excess) };
 }

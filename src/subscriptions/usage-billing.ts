@@ -14,6 +14,7 @@ import type { LineInput } from '../pricing/lines.ts';
 import { absorbNegative } from '../pricing/usage.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { billUsage, recordBilledUsage, type UsageBill, type UsageInvoice } from '../usage/billing.ts';
+import { planTaxRateIds } from './invoicing.ts';
 import type { RenewalPlan } from './renewal-plan.ts';
 import type { SubscriptionRow } from './repo.ts';
 
@@ -106,7 +107,10 @@ export async function addUsageToRenewals(
       if (bill.lines.every((l) => money(l.unitPrice).isZero() && money((l.usage.quantity as string) ?? 0).isZero()))
         return;
       const { customerId, subscriptionId, currency } = invoice;
-      renewal.requests.push({ id: newUuid(), customerId, subscriptionId, currency, lineItems: [], status: 'issued' });
+      const planRates = planTaxRateIds(plans.get(renewal.sub.plan_id)!);
+      const request = { id: newUuid(), customerId, subscriptionId, currency, lineItems: [], status: 'issued' as const };
+      // T-2: the final invoice's lines are the plan's, as the renewals' are.
+      renewal.requests.push({ ...request, planTaxRateIds: planRates });
       at = renewal.requests.length - 1;
       renewal.slots.push({ invoice: at });
       renewal.result.invoicesCreated += 1;

@@ -35,7 +35,10 @@ export async function subscriptionUsage(
     subscriptionId: sub.id,
     period,
     currency: await planCurrency(db, sub.plan_id),
-    trial: sub.status === 'trialing' && period === current,
+    // U-8: a trial's period is billed at 0, read while the trial runs or after it ended (a closed trial period).
+    trial:
+      (sub.status === 'trialing' && period === current) ||
+      (sub.trial_end !== null && sub.trial_end.getTime() >= period.end.getTime()),
     charges: (await cachedChargesOfPlans(db, [sub.plan_id])).get(sub.plan_id)!,
   });
 }

@@ -103,7 +103,7 @@ test('package: ceil(max(0, q - free) / size) x packagePrice', (t) => {
   t.pass();
 });
 
-test('U-12: a negative adjustment an invoice cannot absorb is raised to a total of 0, the rest as credit', (t) => {
+test('U-12: a negative adjustment stays a negative line; what the invoice cannot absorb is carried to credit', (t) => {
   const lines = [
     { description: 'Base', quantity: 1, unitPrice: '10.00' },
     { description: 'Usage adjustment: A', quantity: 1, unitPrice: '-4.00', usage: { adjustment: {} } },
@@ -112,10 +112,25 @@ test('U-12: a negative adjustment an invoice cannot absorb is raised to a total 
   const { lines: fitted, credit } = absorbNegative(lines, 'USD', (l) => Boolean(l.usage));
   t.is(credit.toFixed(2), '3.50');
   t.deepEqual(
-    fitted.map((l) => l.unitPrice),
-    ['10.00', '-4.00', '-6'],
+    fitted.map((l) => [l.description, l.unitPrice]),
+    [
+      ['Base', '10.00'],
+      ['Usage adjustment: A', '-4.00'],
+      ['Usage adjustment: B', '-9.50'],
+      ['To your credit balance: B', '3.5'],
+    ],
+  );
+  const both = absorbNegative([lines[1]!, lines[2]!], 'USD', (l) => Boolean(l.usage));
+  t.is(both.credit.toFixed(2), '13.50');
+  t.deepEqual(
+    both.lines.slice(2).map((l) => [l.description, l.unitPrice]),
+    [
+      ['To your credit balance: B', '9.5'],
+      ['To your credit balance: A', '4'],
+    ],
   );
   t.is(absorbNegative(lines.slice(0, 2), 'USD', () => true).credit.toFixed(2), '0.00');
+  t.is(absorbNegative(lines.slice(0, 2), 'USD', () => true).lines.length, 2);
 });
 
 for (const model of ['graduated', 'volume'] as const) {

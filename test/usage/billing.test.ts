@@ -149,8 +149,10 @@ test('U-12: a negative adjustment the invoice cannot absorb becomes store credit
   const lines = await linesOf(app.db, last.id);
   const adjustment = lines.find((l) => l.description.startsWith('Usage adjustment:'));
   t.truthy(adjustment);
+  t.true(money(adjustment.amount).eq(-40), 'a negative adjustment is a negative line');
+  const carried = lines.find((l) => l.description.startsWith('To your credit balance:'));
+  t.true(money(carried.amount).eq(40), 'what the invoice cannot absorb is carried to store credit');
   t.true(money(last.total).eq(0));
-  t.true(money(adjustment.amount).eq(0));
   t.true(money(await balanceOf(app.db, customer.id)).eq('40'));
 });
 
@@ -270,4 +272,34 @@ test("U-8: a trial's usage is billed at 0 on the invoice that ends it", async (t
   t.true(money(usage.amount).eq(0));
   t.is(usage.usage.quantity, '1');
   t.true(money(invoice.total).eq('5'));
+  // The closed trial period read afterwards, a late event of the trial in it, still prices at 0 (U-8, U-9).
+  await send(customer.id, metric.code, ago(9));
+  const trialStart = usage.usage.periodStart;
+  const read = await request(app.baseUrl, `/api/billing/subscriptions/${sub.id}/usage?periodStart=${trialStart}`, {
+    cookie,
+  });
+  t.is(read.status, 200);
+  t.is(read.body.charges[0].quantity, '2');
+  t.is(read.body.amount, '0.00');
+});
+
+test("T-2: the final invoice of a cancellation at period end is taxed with the plan's rates", async (t) => {
+  const rate = await request(app.baseUrl, '/api/billing/tax-rates', {
+    cookie,
+    body: { name: 'VAT final', percentage: '19', inclusive: false },
+  });
+  const metric = await makeMetric(app.db);
+  const plan = await makeUsagePlan(app.db, [{ metricId: metric.id, model: 'per_unit', unitPrice: '10' }], '0', [
+    rate.body.id,
+  ]);
+  const { customer, sub } = await subscribe(app.db, plan.id, ago(40));
+  await renewSubscription(app.db, sub.id, new Date());
+  await send(customer.id, metric.code, ago(1));
+  await updateSubscription(app.db, sub.id, { cancelAtPeriodEnd: true }, SYSTEM_ACTOR);
+  await renewSubscription(app.db, sub.id, new Date(Date.now() + 40 * DAY));
+  const final = (await invoicesOf(app.db, sub.id)).at(-1);
+  t.is(final.period_start, null, 'the final invoice');
+  t.true(money(final.subtotal).eq('10'));
+  t.true(money(final.tax_amount).eq('1.9'));
+  t.true(money(final.total).eq('11.9'));
 });

@@ -28,7 +28,7 @@ export function makeMetric(db: Knex, aggregation: Aggregation = 'count', field?:
 }
 
 /** A usage (or hybrid, with basePrice > 0) monthly USD plan with these charges. */
-export async function makeUsagePlan(db: Knex, charges: ChargeInput[], basePrice = '0') {
+export async function makeUsagePlan(db: Knex, charges: ChargeInput[], basePrice = '0', taxRateIds?: string[]) {
   n += 1;
   const [product] = await db('products')
     .insert({ name: `API ${n}`, product_type: 'api', price: '0' })
@@ -43,6 +43,7 @@ export async function makeUsagePlan(db: Knex, charges: ChargeInput[], basePrice 
       basePrice,
       currency: 'USD',
       charges,
+      ...(taxRateIds ? { taxRateIds } : {}),
     },
     SYSTEM_ACTOR,
   );
