@@ -18,6 +18,9 @@ const optionalField = (text: z.ZodString) =>
 
 const emailAddress = z.email({ error: 'must be an email address' });
 
+/** Whether `text` could be a customer's email (the portal's sign-in form asks before it looks anyone up). */
+export const isEmailAddress = (text: string) => emailAddress.safeParse(text).success;
+
 /**
  * Trimmed, then checked as an email. The document shows a pipe's input side, so it is told the check of the other
  * side: the format and zod's own pattern for it, which refuses every control character too (issue 33).

@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import type { ComponentChildren } from 'preact';
 import type { AppDeps } from '../app-deps.ts';
 import { signInCsrfToken, signInCsrfValid } from '../console/http/csrf.ts';
+import { isEmailAddress } from '../customers/schema.ts';
 import { readForm, typedField } from '../console/http/form.ts';
 import { sendPage } from '../console/http/render.ts';
 import { AppError } from '../errors.ts';
@@ -161,6 +162,9 @@ async function signInForm(ctx: Context, deps: AppDeps) {
 /** `POST /portal/login`: the same page for every address (P-2). */
 export async function askForCode(ctx: Context, deps: AppDeps): Promise<void> {
   const { email } = await signInForm(ctx, deps);
+  // Not an address at all: said at once (no customer can have it, so the answer tells nothing of who exists).
+  if (!isEmailAddress(email.trim()))
+    return showLogin(ctx, deps, 'Enter the email address your invoices are sent to, such as name@example.com.', 400);
   if (!(await mayAskForCode(ctx, deps, email)))
     return showLogin(ctx, deps, 'Too many sign-in codes were asked for: wait a few minutes, then try again.', 429);
   await requestPortalCode(deps.db, email);

@@ -41,7 +41,9 @@ export function SubscriptionFacts({ sub, plan }: { sub: SubscriptionRow; plan: P
           ? `No: canceled ${date(sub.canceled_at)}`
           : sub.cancel_at_period_end
             ? `No: ends on ${date(sub.current_period_end)}`
-            : `Yes, on ${date(sub.current_period_end)}`}
+            : sub.status === 'paused'
+              ? 'Not while paused'
+              : `Yes, on ${date(sub.current_period_end)}`}
       </dd>
     </dl>
   );

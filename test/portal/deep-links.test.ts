@@ -87,7 +87,10 @@ for (const width of [1280, 360]) {
     const wanted = `/portal/licenses/${world.license.id}`;
     await page.goto(`${w.app.baseUrl}${wanted}`);
     t.is(new URL(page.url()).pathname, '/portal/login');
-    t.true((await page.cookies()).some((c) => c.name === 'portal_wanted' && c.httpOnly), 'remembered');
+    t.true(
+      (await page.cookies()).some((c) => c.name === 'portal_wanted' && c.httpOnly),
+      'remembered',
+    );
     await page.type('input[name=email]', world.customer.email);
     await Promise.all([page.waitForNavigation(), page.click('form button[type=submit]')]);
     await page.type('input[name=code]', await emailedCode(w, world.customer.id));

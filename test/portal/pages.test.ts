@@ -186,6 +186,22 @@ for (const width of [1280, 360]) {
   });
 }
 
+test('at 360 px a name without spaces breaks instead of widening the page; a paused subscription does not renew', async (t) => {
+  const world = await makePortalCustomer(w, 'Long Names');
+  await w.app
+    .db('plans')
+    .where({ id: world.basic.id })
+    .update({ name: `Plan${'X'.repeat(134)}` });
+  await w.app.db('subscriptions').where({ id: world.sub.id }).update({ status: 'paused' });
+  const { page, close } = await portalPage(w, world.customer.id, 360);
+  t.teardown(close);
+  for (const path of ['/portal', '/portal/subscriptions', `/portal/subscriptions/${world.sub.id}`]) {
+    await page.goto(`${w.app.baseUrl}${path}`);
+    t.true(await fitsWidth(page), `${path} scrolls sideways`);
+  }
+  t.true((await bodyText(page)).includes('Not while paused'));
+});
+
 test('Download license file answers the signed offline file for the device, audited as the customer', async (t) => {
   const world = await makePortalCustomer(w, 'File Taker');
   const cookie = await portalCookie(w, world.customer.id);

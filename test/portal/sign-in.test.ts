@@ -137,6 +137,21 @@ test('both sign-in forms need their token: without it nothing is asked or checke
   t.is(jobs.rows[0].n, 0);
 });
 
+test('an email field that holds no address is refused at once (400), asking nothing', async (t) => {
+  const client = await signInClient(w);
+  for (const email of ['', '   ', 'not-an-email', 'a@b']) {
+    const res = await client.post('/portal/login', { email });
+    t.is(res.status, 400, JSON.stringify(email));
+    const html = await res.text();
+    t.true(html.includes('Enter the email address your invoices are sent to, such as name@example.com.'));
+    t.true(html.includes('name="email"'), 'the form again');
+  }
+  const jobs = await w.app.db.raw(
+    "select count(*)::int as n from pgboss.job where name = 'portal.send-code' and data->>'email' in ('', 'a@b')",
+  );
+  t.is(jobs.rows[0].n, 0);
+});
+
 test('asking for codes is limited per address, with the same answer for a known and an unknown one', async (t) => {
   const customer = await insertCustomer(w.app.db, { email: 'flood@buyer.test' });
   const client = await signInClient(w);
