@@ -186,7 +186,7 @@ for (const width of [1280, 360]) {
   });
 }
 
-test('at 360 px a name without spaces breaks, not widening the page; a paused subscription does not renew', async (t) => {
+test('at 360 px an unbroken name wraps; a paused subscription does not renew', async (t) => {
   const world = await makePortalCustomer(w, 'Long Names');
   await w.app
     .db('plans')
