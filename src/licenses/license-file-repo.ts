@@ -8,7 +8,15 @@ import type { KeyEncryption } from './signing-key-crypto.ts';
 export interface CheckoutRow
   extends Pick<
     LicenseRow,
-    'id' | 'license_key' | 'customer_id' | 'product_id' | 'status' | 'max_activations' | 'features' | 'expires_at'
+    | 'id'
+    | 'license_key'
+    | 'customer_id'
+    | 'product_id'
+    | 'status'
+    | 'max_activations'
+    | 'features'
+    | 'expires_at'
+    | 'test_clock_id'
   > {
   /** Whether the device asked for is activated on the license and live (D-102; false when none was asked for). */
   activated: boolean;
@@ -23,9 +31,10 @@ const CHECKOUT: PreparedStatement = {
   name: 'licenses.checkout',
   text: `with l as (
        select id, license_key, customer_id, product_id, status, max_activations, features, expires_at,
-              heartbeat_interval_seconds
+              heartbeat_interval_seconds, test_clock_id
          from licenses where license_key = $1)
      select l.id, l.license_key, l.customer_id, l.product_id, l.status, l.max_activations, l.features, l.expires_at,
+            l.test_clock_id,
             exists (select 1 from license_activations a
                      where a.license_id = l.id and a.device_id = $2::text
                        and not ${deadSql('a', 'l')}) as activated,

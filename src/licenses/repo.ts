@@ -15,6 +15,8 @@ export interface LicenseRow {
   expires_at: Date | null;
   /** D-102: devices must check in this often; null when heartbeats are off. */
   heartbeat_interval_seconds: number | null;
+  /** TC-2: the customer's test clock, whose moves store the license's expiry; null for a real customer's. */
+  test_clock_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -40,17 +42,25 @@ const LICENSE_COLUMNS = [
   'features',
   'expires_at',
   'heartbeat_interval_seconds',
+  'test_clock_id',
   'created_at',
   'updated_at',
 ];
 
 /**
+ * Whether license `l`'s date has passed now: never for a clock customer's license, whose date is judged by its clock
+ * (TC-2: its creation, its updates and the clock's advances store `expired` at the clock's time); status.ts
+ * `effectiveStatus` is the same rule for a row in hand.
+ */
+const datePassedSql = (l: string) => `(${l}.test_clock_id is null and ${l}.expires_at <= now())`;
+
+/**
  * D-34's rule in SQL, the one place it is written: license `l` can activate a device now (stored `active`, and its
- * date, if any, still ahead). Used by validate's statement (device-check-repo.ts) and the list's `active` filter;
+ * date, if any, not passed). Used by validate's statement (device-check-repo.ts) and the list's `active` filter;
  * status.ts `effectiveStatus` is the same rule for a row in hand (`active` there).
  */
 export const canActivateSql = (l: string) =>
-  `(${l}.status = 'active' and (${l}.expires_at is null or ${l}.expires_at > now()))`;
+  `(${l}.status = 'active' and (${l}.expires_at is null or not ${datePassedSql(l)}))`;
 
 export type LicenseWrite = Partial<
   Pick<LicenseRow, 'status' | 'max_activations' | 'features' | 'expires_at' | 'heartbeat_interval_seconds'>
@@ -61,7 +71,8 @@ const asJson = (changes: LicenseWrite) =>
 
 export async function insertLicenseRow(
   db: Db,
-  row: { license_key: string; customer_id: string; product_id: string } & LicenseWrite,
+  row: { license_key: string; customer_id: string; product_id: string } & LicenseWrite &
+    Partial<Pick<LicenseRow, 'test_clock_id' | 'created_at'>>,
 ): Promise<LicenseRow> {
   const [created] = await db('licenses').insert(asJson(row)).returning('*');
   return created as LicenseRow;
@@ -116,13 +127,11 @@ export async function listLicenseRows(db: Db, page: PageQuery, filters: LicenseR
     query.where((q) =>
       q
         .where({ status: 'expired' })
-        .orWhere((past) => past.where('expires_at', '<=', db.fn.now()).whereNot('status', 'revoked')),
+        .orWhere((past) => past.whereRaw(datePassedSql('licenses')).whereNot('status', 'revoked')),
     );
   else if (filters.status === 'active') query.whereRaw(canActivateSql('licenses'));
   else if (filters.status === 'suspended')
-    query
-      .where({ status: 'suspended' })
-      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()));
+    query.where({ status: 'suspended' }).whereRaw(`(expires_at is null or not ${datePassedSql('licenses')})`);
   else if (filters.status) query.where({ status: filters.status });
   return paginate<LicenseRow>(query, 'licenses', page);
 }

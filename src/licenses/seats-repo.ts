@@ -29,6 +29,7 @@ export async function releaseSilentActivations(db: Db, licenseId: string): Promi
 export interface HeartbeatRow {
   status: string;
   expires_at: Date | null;
+  test_clock_id: string | null;
   heartbeat_interval_seconds: number | null;
   last_seen_at: Date;
 }
@@ -44,7 +45,7 @@ export async function heartbeatActivation(db: Db, key: string, deviceId: string)
     `update license_activations a set last_seen_at = now()
        from licenses l
       where l.license_key = ? and a.license_id = l.id and a.device_id = ? and not ${deadSql('a', 'l')}
-      returning l.status, l.expires_at, l.heartbeat_interval_seconds, a.last_seen_at`,
+      returning l.status, l.expires_at, l.test_clock_id, l.heartbeat_interval_seconds, a.last_seen_at`,
     [key, deviceId],
   );
   return result.rows[0];

@@ -2,11 +2,12 @@ import { queueEmails } from '../emails/outbox.ts';
 import { licenseIssuedEmail } from './license-email.ts';
 import { SYSTEM_ACTOR, type Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
-import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
+import { customerClockIds, REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
 import type { Page, PageQuery } from '../db/paginate.ts';
+import { nowForCustomer } from '../customers/clock.ts';
 import { assertCustomerExists, customerIdsMatching, customerNotFound } from '../customers/service.ts';
 import { recordEvents } from '../events/service.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -86,6 +87,12 @@ export async function createLicense(
   await assertCustomerExists(db, input.customerId);
   await assertProductExists(db, input.productId);
   const prefix = await getSetting(db, 'licenses.key_prefix', settings);
+  // TC-2: a clock customer's license is dated by the clock, born expired when its date is not ahead of the clock,
+  // and from then on expired by the clock's advances (repo.ts datePassedSql), never by today's date.
+  const clockId = (await customerClockIds(db, [input.customerId])).get(input.customerId) ?? null;
+  const clockNow = clockId ? await nowForCustomer(db, input.customerId) : undefined;
+  const bornExpired = Boolean(clockNow && input.expiresAt && input.expiresAt.getTime() <= clockNow.getTime());
+  const onClock = clockId ? { test_clock_id: clockId, created_at: clockNow } : {};
   for (let attempt = 1; ; attempt++) {
     try {
       // db.transaction, not inTransaction: inside an outer transaction (an Idempotency-Key request)
@@ -99,8 +106,14 @@ export async function createLicense(
           features: input.features ?? {},
           expires_at: input.expiresAt ?? null,
           heartbeat_interval_seconds: input.heartbeatIntervalSeconds ?? null,
+          ...onClock,
+          ...(bornExpired ? { status: 'expired' } : {}),
         });
-        await recordEvents(trx, [{ type: 'license.created', data: licenseEventData(row) }]);
+        const data = licenseEventData(row, clockNow);
+        await recordEvents(trx, [
+          { type: 'license.created', data },
+          ...(bornExpired ? [{ type: 'license.expired' as const, data }] : []),
+        ]);
         await queueEmails(trx, [licenseIssuedEmail(row)]);
         await recordAudits(trx, actor, [
           {
@@ -179,7 +192,8 @@ export async function updateLicense(db: Db, key: string, input: UpdateLicenseInp
     if (input.heartbeatIntervalSeconds !== undefined)
       changes.heartbeat_interval_seconds = input.heartbeatIntervalSeconds;
     const expiresAt = input.expiresAt !== undefined ? input.expiresAt : row.expires_at;
-    const datePassed = expiresAt !== null && expiresAt.getTime() <= Date.now();
+    const now = row.test_clock_id ? await nowForCustomer(trx, row.customer_id) : new Date();
+    const datePassed = expiresAt !== null && expiresAt.getTime() <= now.getTime();
     if (row.status === 'expired' && datePassed) {
       // A stored expiry stands until a renewal date (the license reads expired either way):
       // storing active or suspended here would let the sweep store it again and record
@@ -191,8 +205,14 @@ export async function updateLicense(db: Db, key: string, input: UpdateLicenseInp
       // A stored `expired` whose date moves into the future (or goes away) is a renewal.
       changes.status = 'active';
     }
+    // TC-2: a clock license's date is judged here and by its clock's advances only: a date now behind the clock
+    // stores `expired` (as the advance would), told with license.expired.
+    const clockExpires =
+      row.test_clock_id !== null && datePassed && ['active', 'suspended'].includes(changes.status ?? row.status);
+    if (clockExpires) changes.status = 'expired';
     // An accepted update is an admin action even when it stores nothing: it is recorded (with no field).
     const updated = Object.keys(changes).length === 0 ? row : await updateLicenseRow(trx, row.id, changes);
+    if (clockExpires) await recordEvents(trx, [{ type: 'license.expired', data: licenseEventData(updated, now) }]);
     const action =
       input.status !== undefined && updated.status !== row.status ? STATUS_ACTIONS[input.status] : 'license.update';
     await recordAudits(trx, actor, [

@@ -7,9 +7,13 @@ export type LicenseStatus = 'active' | 'expired' | 'suspended' | 'revoked';
  * time than now (D-81), and it has told integrators with license.expired. Only an `active` license can
  * activate a device (D-34); repo.ts `canActivateSql` is that rule for the statements that decide it.
  */
-export function effectiveStatus(row: { status: string; expires_at: Date | null }, now: Date): LicenseStatus {
+export function effectiveStatus(
+  row: { status: string; expires_at: Date | null; test_clock_id?: string | null },
+  now: Date,
+): LicenseStatus {
   const status = row.status as LicenseStatus;
-  if (status === 'revoked' || status === 'expired') return status;
+  // A clock customer's license is as stored: its clock, not today's date, expires it (TC-2, repo.ts datePassedSql).
+  if (status === 'revoked' || status === 'expired' || row.test_clock_id) return status;
   const pastDate = row.expires_at !== null && row.expires_at.getTime() <= now.getTime();
   return pastDate ? 'expired' : status;
 }
