@@ -106,7 +106,7 @@ async function pay(ctx: Context, deps: AppDeps, token: string, provider: string)
       deps.config,
       option.provider as CheckoutProvider,
       { invoiceId: invoice.id, successUrl: back, cancelUrl: back },
-      { type: 'customer', customerId: invoice.customer_id, ip: ctx.ip },
+      { type: 'customer', customerId: invoice.customer_id, requestId: ctx.state.requestId ?? null, ip: ctx.ip },
     );
     ctx.status = 303;
     ctx.redirect(session.url);

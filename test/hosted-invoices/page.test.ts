@@ -115,6 +115,29 @@ test("Pay starts the provider's checkout as the customer and redirects there (30
   t.is(sent.path, '/v1/checkout/sessions');
   const audit = await app.db('audit_log').where({ action: 'checkout.create', target_id: invoice.id }).first();
   t.is(audit.actor, `customer:${customer.id}`);
+  t.regex(audit.request_id ?? '', /^[0-9a-f-]{36}$/, "K-2: the same row as the admin's, its request id too");
+});
+
+test('at 360 px a line without spaces (a SKU) and a long amount break instead of widening the page', async (t) => {
+  const res = await request(app.baseUrl, '/api/billing/invoices', {
+    cookie: c.cookie,
+    body: {
+      customerId: (await insertCustomer(app.db)).id,
+      status: 'issued',
+      currency: 'EUR',
+      lineItems: [
+        {
+          description: 'ENTERPRISE_ANNUAL_MAINTENANCE_SUPPORT_CONTRACT_SKU_0000012345678',
+          quantity: 12,
+          unitPrice: '102880000000.00',
+        },
+      ],
+    },
+  });
+  t.is(res.status, 201, res.text);
+  const { page, close } = await openHosted(pathOf(res.body.hostedUrl), 360);
+  t.teardown(close);
+  t.false(await scrollsSideways(page));
 });
 
 test('a paid invoice shows Paid with its date and no Pay; a void one Void', async (t) => {
