@@ -127,8 +127,10 @@ async function answer(ctx: Context, deps: AppDeps, parts: string[]): Promise<voi
     sendPage(ctx, HostedMessagePage({ title: 'Too many requests', message: 'Wait a minute, then try again.' }), 429);
     return;
   }
-  if (ctx.method === 'GET' && parts.length === 1) return showInvoice(ctx, deps, token);
-  if (ctx.method === 'GET' && action === 'pdf' && parts.length === 2) {
+  // HEAD answers as GET without the body (koa drops it): link checkers and mail scanners ask with HEAD.
+  const read = ctx.method === 'GET' || ctx.method === 'HEAD';
+  if (read && parts.length === 1) return showInvoice(ctx, deps, token);
+  if (read && action === 'pdf' && parts.length === 2) {
     const invoice = await findHostedInvoice(deps.db, token);
     const reply = pdfReply(await getInvoicePdf(deps.db, invoice.id));
     ctx.status = reply.status ?? 200;

@@ -88,6 +88,10 @@ for (const width of [1280, 360]) {
 
 test('Download PDF is the same PDF as the admin reads', async (t) => {
   const invoice = await makeInvoice(c, { unitPrice: '12.00' });
+  for (const path of [pathOf(invoice.hostedUrl), `${pathOf(invoice.hostedUrl)}/pdf`]) {
+    const head = await fetch(`${app.baseUrl}${path}`, { method: 'HEAD' });
+    t.is(head.status, 200, `HEAD ${path} answers as GET`);
+  }
   const hosted = await fetch(`${app.baseUrl}${pathOf(invoice.hostedUrl)}/pdf`);
   t.is(hosted.status, 200);
   t.is(hosted.headers.get('content-type'), 'application/pdf');
