@@ -187,6 +187,11 @@ export async function checkCode(ctx: Context, deps: AppDeps): Promise<void> {
 
 /** `GET /portal/s/<token>` (P-1): the link signs in once; a used, expired or unknown link is a page saying so. */
 export async function openLink(ctx: Context, deps: AppDeps, token: string): Promise<void> {
+  // A HEAD (a mail scanner, a link checker) does not use up the link: only a browser's GET signs in.
+  if (ctx.method === 'HEAD') {
+    ctx.status = 200;
+    return;
+  }
   try {
     signedIn(ctx, deps, await redeemPortalLink(deps.db, token));
   } catch (error) {

@@ -85,6 +85,9 @@ test("the v1 route makes a link for the API key's customer", async (t) => {
 test('a link: 303 to /portal, portal_session HttpOnly, SameSite=Lax, 12 hours, stored hashed', async (t) => {
   const customer = await insertCustomer(w.app.db);
   const link = await portalLink(w, customer.id);
+  const scanned = await fetch(`${w.app.baseUrl}${link.path}`, { method: 'HEAD', redirect: 'manual' });
+  t.is(scanned.status, 200);
+  t.is(scanned.headers.get('set-cookie'), null, "a HEAD (a mail scanner's) neither signs in nor uses the link");
   const res = await fetch(`${w.app.baseUrl}${link.path}`, { redirect: 'manual' });
   t.is(res.status, 303);
   t.is(res.headers.get('location'), '/portal');
