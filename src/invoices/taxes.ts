@@ -77,7 +77,10 @@ export async function loadTaxContext(
   for (const input of inputs) {
     add(input.taxRateIds);
     add(input.planTaxRateIds);
-    for (const line of input.lineItems) add(line.taxRateIds);
+    for (const line of input.lineItems) {
+      add(line.taxRateIds);
+      add(line.planTaxRateIds);
+    }
   }
   const rates = await findTaxRates(db, [...ids]);
   // The rates a caller names are refused when they cannot apply (T-2), from the same read.
@@ -106,14 +109,14 @@ export function priceWithTaxes(input: TaxedInput, context: TaxContext): TaxedPri
     const totals = priceInvoice(input.lineItems, '0', input.currency);
     return { totals, taxRate: '0', taxes: [], lineRateIds: untaxed, taxExempt, customerTaxId };
   }
+  const customerRates = nonEmpty(customer?.tax_rate_ids) ?? context.defaultRateIds;
   const invoiceRates = input.taxRate
     ? []
-    : (nonEmpty(input.taxRateIds) ??
-      nonEmpty(input.planTaxRateIds) ??
-      nonEmpty(customer?.tax_rate_ids) ??
-      context.defaultRateIds);
+    : (nonEmpty(input.taxRateIds) ?? nonEmpty(input.planTaxRateIds) ?? customerRates);
+  const lineRates = (line: LineInput) =>
+    line.taxRateIds ?? (line.planTaxRateIds ? (nonEmpty(line.planTaxRateIds) ?? customerRates) : invoiceRates);
   const ratesOf = input.lineItems.map((line) =>
-    (line.taxRateIds ?? invoiceRates).flatMap((id) => {
+    lineRates(line).flatMap((id) => {
       const rate = context.rates.get(id);
       return rate?.active ? [rate] : [];
     }),

@@ -9,6 +9,11 @@ export interface LineInput {
   unitPrice: string;
   /** T-2: this line's own tax rates (ids), which win over its invoice's; absent: the invoice's. */
   taxRateIds?: string[];
+  /**
+   * T-2: the rates of the plan this line comes from when that is not the invoice's plan (a plan change's old usage):
+   * archived ones apply to nothing, an empty list leaves the line to the customer's rates. Absent: the invoice's.
+   */
+  planTaxRateIds?: string[];
   /** A usage line's quantity, period and tiers (U-11), stored with the line. */
   usage?: unknown;
 }

@@ -128,13 +128,14 @@ export function absorbNegative(
     const amount = lineAmount(line, currency);
     if (!adjustable(line) || !amount.isNegative()) continue;
     const part = Money.min(excess, amount.negated());
-    const { taxRateIds } = line;
+    const { taxRateIds, planTaxRateIds } = line;
     const what = line.description.replace(/^Usage adjustment: /, '');
     carried.push({
       description: `${CARRIED_TO_CREDIT}: ${what}`,
       quantity: 1,
       unitPrice: part.toString(),
       ...(taxRateIds ? { taxRateIds } : {}),
+      ...(planTaxRateIds ? { planTaxRateIds } : {}),
     });
     excess = excess.minus(part);
   }

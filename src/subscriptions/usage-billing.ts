@@ -144,18 +144,20 @@ export async function usageAtPlanChange(
     until: at,
     includeOpen: true,
   };
-  const [bill] = await billUsage(trx, [invoice]);
+  const [billed] = await billUsage(trx, [invoice]);
+  // T-2: the old plan's usage is taxed with the old plan's rates, whatever the new plan's are.
+  const bill = { ...billed!, lines: billed!.lines.map((l) => ({ ...l, planTaxRateIds: oldPlan.tax_rate_ids })) };
   let credit = money(0);
   return {
     fit(lines) {
-      if (bill!.lines.length === 0) return lines;
-      const fitted = withUsage(lines, bill!, invoice.currency);
+      if (bill.lines.length === 0) return lines;
+      const fitted = withUsage(lines, bill, invoice.currency);
       credit = fitted.credit;
       return fitted.lines;
     },
     async record(trx, invoiceId) {
       const credits = credit.gt(0) ? [{ ...invoice, amount: credit.toString(), invoiceId }] : [];
-      const usage = recorder([{ invoiceId, bill: bill! }], credits);
+      const usage = recorder([{ invoiceId, bill }], credits);
       await usage.recordBillings(trx);
       await usage.recordCredits(trx);
     },

@@ -205,6 +205,28 @@ test("U-10: a plan change bills the old plan's usage to it; the new plan's charg
   t.true(money(usageLines[0].amount).eq('2'));
 });
 
+test("T-2: a plan change taxes the old plan's usage with the old plan's rates, not the new plan's", async (t) => {
+  const rate = await request(app.baseUrl, '/api/billing/tax-rates', {
+    cookie,
+    body: { name: 'VAT old plan', percentage: '19', inclusive: false },
+  });
+  const metric = await makeMetric(app.db);
+  const taxed = await makeUsagePlan(app.db, [{ metricId: metric.id, model: 'per_unit', unitPrice: '10' }], '0', [
+    rate.body.id,
+  ]);
+  const untaxed = await makeUsagePlan(app.db, [{ metricId: metric.id, model: 'per_unit', unitPrice: '1' }], '0');
+  const { customer, sub } = await subscribe(app.db, taxed.id, ago(40));
+  await renewSubscription(app.db, sub.id, new Date());
+  await send(customer.id, metric.code, ago(1));
+  await changePlan(app.db, sub.id, { newPlanId: untaxed.id, prorate: false }, SYSTEM_ACTOR);
+  const change = (await invoicesOf(app.db, sub.id)).at(-1);
+  const [line] = await linesOf(app.db, change.id);
+  t.true(money(line.amount).eq('10'));
+  t.deepEqual(line.tax_rate_ids, [rate.body.id]);
+  t.true(money(change.tax_amount).eq('1.9'));
+  t.true(money(change.total).eq('11.9'));
+});
+
 test("U-12: a late event from before a plan change counts under the old plan's charge, at its price", async (t) => {
   const w = await world();
   const extra = await makeMetric(app.db);
