@@ -17,7 +17,7 @@ export const taxRateIdsInput = z
   .max(MAX_TAX_RATES, `must name at most ${MAX_TAX_RATES} tax rates`)
   .refine((ids) => new Set(ids).size === ids.length, 'must not name a tax rate twice');
 
-const UNCHANGEABLE = 'cannot be changed: create a new tax rate (invoices keep the terms they were issued with)';
+export const UNCHANGEABLE = 'cannot be changed: create a new tax rate (invoices keep the terms they were issued with)';
 
 export const createTaxRateBody = z
   .object({
@@ -35,7 +35,10 @@ export const createTaxRateBody = z
   });
 export type CreateTaxRateInput = z.infer<typeof createTaxRateBody>;
 
-/** T-1: only the name, description and active flag change; percentage and inclusive are named to refuse them. */
+/**
+ * T-1: only the name, description and active flag change. `percentage` and `inclusive` may be sent back as they are
+ * (a client that PUTs what it read); a changed one is refused by the service, which knows the stored terms.
+ */
 export const updateTaxRateBody = z
   .object({
     name: nameText(100).optional(),
@@ -44,16 +47,11 @@ export const updateTaxRateBody = z
     percentage: z
       .unknown()
       .optional()
-      .meta({ description: `Refused: ${UNCHANGEABLE}` }),
+      .meta({ description: `Only its current value is accepted; another ${UNCHANGEABLE}` }),
     inclusive: z
       .unknown()
       .optional()
-      .meta({ description: `Refused: ${UNCHANGEABLE}` }),
-  })
-  .superRefine((body, ctx) => {
-    for (const field of ['percentage', 'inclusive'] as const) {
-      if (body[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: UNCHANGEABLE });
-    }
+      .meta({ description: `Only its current value is accepted; another ${UNCHANGEABLE}` }),
   })
   .meta({ examples: [{ name: 'VAT DE (standard)', active: false }] });
 export type UpdateTaxRateInput = z.infer<typeof updateTaxRateBody>;

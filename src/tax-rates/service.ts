@@ -4,6 +4,7 @@ import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import type { PageQuery } from '../db/paginate.ts';
 import { AppError, notFound } from '../errors.ts';
+import { DECIMAL_PATTERN, money } from '../money.ts';
 import {
   findTaxRateRow,
   findTaxRateRows,
@@ -13,7 +14,7 @@ import {
   updateTaxRateRow,
   type TaxRateRow,
 } from './repo.ts';
-import type { CreateTaxRateInput, UpdateTaxRateInput } from './schema.ts';
+import { type CreateTaxRateInput, UNCHANGEABLE, type UpdateTaxRateInput } from './schema.ts';
 
 export type { TaxRateRow };
 
@@ -49,11 +50,26 @@ export async function getTaxRate(db: Db, id: string): Promise<TaxRateRow> {
   return row;
 }
 
-/** T-1: renames, describes or archives a rate; its terms never change (the schema refuses them). */
+/** Whether a PUT's `percentage` or `inclusive` is the rate's own (sent back unchanged). */
+function sameTerm(row: TaxRateRow, field: 'percentage' | 'inclusive', value: unknown): boolean {
+  if (field === 'inclusive') return value === row.inclusive;
+  return typeof value === 'string' && DECIMAL_PATTERN.test(value) && money(value).eq(row.percentage);
+}
+
+/** T-1: renames, describes or archives a rate; its terms never change (a changed one is 400, an unchanged one ok). */
 export function updateTaxRate(db: Db, id: string, changes: UpdateTaxRateInput, actor: Actor): Promise<TaxRateRow> {
   return inTransaction(db, async (trx) => {
     const before = await lockTaxRateRow(trx, id);
     if (!before) throw notFound('Tax rate');
+    const changed = (['percentage', 'inclusive'] as const).filter(
+      (field) => changes[field] !== undefined && !sameTerm(before, field, changes[field]),
+    );
+    if (changed.length > 0)
+      throw new AppError(
+        'invalid_request',
+        `Some fields need correcting: ${changed.map((f) => `${f}: ${UNCHANGEABLE}`).join('; ')}`,
+        { details: changed.map((path) => ({ path, message: UNCHANGEABLE })) },
+      );
     const { name, description, active } = changes;
     const after = await updateTaxRateRow(trx, id, { name, description, active });
     await recordAudits(trx, actor, [
