@@ -86,7 +86,11 @@ export const changePlanAction = portalAction({
   async run({ deps, params, form, viewer }) {
     const newPlanId = field(form, 'newPlanId')?.trim() ?? '';
     const at = field(form, 'prorationDate');
-    const prorationDate = at && !Number.isNaN(Date.parse(at)) ? new Date(at) : undefined;
+    if (at && Number.isNaN(Date.parse(at)))
+      throw new AppError('invalid_request', 'The preview has expired: choose the plan again', {
+        details: [{ path: 'prorationDate', message: 'must be the instant the preview showed' }],
+      });
+    const prorationDate = at ? new Date(at) : undefined;
     const sub = await confirmPortalPlanChange(deps.db, deps.config, viewer.actor, params.id!, {
       newPlanId,
       prorationDate,

@@ -202,6 +202,21 @@ test('at 360 px an unbroken name wraps; a paused subscription does not renew', a
   t.true((await bodyText(page)).includes('Not while paused'));
 });
 
+test('Confirm change with a prorationDate that is no instant is refused (400) and changes nothing', async (t) => {
+  const world = await makePortalCustomer(w, 'Forged Preview');
+  const cookie = await portalCookie(w, world.customer.id);
+  const csrf = await portalCsrf(w, cookie);
+  const res = await postForm(w, `/portal/subscriptions/${world.sub.id}/change-plan`, cookie, {
+    _csrf: csrf,
+    newPlanId: world.pro.id,
+    prorationDate: 'garbage',
+  });
+  t.is(res.status, 400);
+  t.true((await res.text()).includes('The preview has expired: choose the plan again'));
+  const sub = await w.app.db('subscriptions').where({ id: world.sub.id }).first();
+  t.is(sub.plan_id, world.basic.id);
+});
+
 test('Download license file answers the signed offline file for the device, audited as the customer', async (t) => {
   const world = await makePortalCustomer(w, 'File Taker');
   const cookie = await portalCookie(w, world.customer.id);
