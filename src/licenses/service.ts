@@ -1,8 +1,8 @@
 import { queueEmails } from '../emails/outbox.ts';
 import { licenseIssuedEmail } from './license-email.ts';
-import { SYSTEM_ACTOR, type Actor } from '../actor.ts';
+import type { Actor } from '../actor.ts';
 import { recordAudits } from '../audit/service.ts';
-import { customerClockIds, REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
+import { customerClockIds } from '../db/clock-scope.ts';
 import type { Db } from '../db/knex.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/knex.ts';
@@ -17,7 +17,6 @@ import { generateLicenseKey, normaliseLicenseKey } from './key.ts';
 import {
   deleteActivationRow,
   deleteLicenseRow,
-  expireDueLicenseRows,
   findLicenseByKey,
   insertLicenseRow,
   listActivationRows,
@@ -49,7 +48,7 @@ export function licenseEventData(row: LicenseRow, now = new Date()) {
 }
 
 /** The audit log's target of a license (C-11): its key, the name admins and integrators know it by. */
-const TARGET_TYPE = 'license';
+export const TARGET_TYPE = 'license';
 
 /**
  * A license's fields as the audit log records them: what an admin sets, and whose it is. Never the key (it is the
@@ -279,42 +278,4 @@ export async function removeActivation(db: Db, key: string, deviceId: string, ac
       },
     ]);
   });
-}
-
-/**
- * Stores `expired` on licenses whose date passed by `asOf` and records license.expired once for
- * each (D-32), in bounded batches that each commit with their events and their audit rows (actor
- * `system`, C-11).
- */
-export async function expireLicenses(
-  db: Db,
-  asOf: Date,
-  batchSize = 500,
-  scope: CustomerScope = REAL_CUSTOMERS,
-): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const expired = await inTransaction(db, async (trx) => {
-      const rows = await expireDueLicenseRows(trx, asOf, batchSize, scope);
-      await recordEvents(
-        trx,
-        rows.map((row) => ({ type: 'license.expired' as const, data: licenseEventData(row, asOf) })),
-      );
-      // Only the sweep expires licenses: recorded as `system` (C-11), set-wise.
-      await recordAudits(
-        trx,
-        SYSTEM_ACTOR,
-        rows.map((row) => ({
-          action: 'license.expire',
-          targetType: TARGET_TYPE,
-          targetId: row.license_key,
-          before: { status: 'active' },
-          after: { status: row.status },
-        })),
-      );
-      return rows.length;
-    });
-    total += expired;
-    if (expired < batchSize) return total;
-  }
 }

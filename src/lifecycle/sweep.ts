@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app-deps.ts';
 import { REAL_CUSTOMERS, type CustomerScope } from '../db/clock-scope.ts';
 import { refreshHealthScores } from '../reporting/customer-view.ts';
-import { expireLicenses } from '../licenses/service.ts';
+import { expireLicenses } from '../licenses/expiry.ts';
 import { refreshProductMetrics } from '../products/metrics.ts';
 import { renewDueSubscriptions } from '../subscriptions/renew-due.ts';
 import { queueReminders } from '../subscriptions/reminders.ts';

@@ -3,7 +3,7 @@
  * license.expired once per expiry; and the v1 view of a customer's licenses and products (D-15, D-22).
  */
 import test from 'ava';
-import { expireLicenses } from '../../src/licenses/service.ts';
+import { expireLicenses } from '../../src/licenses/expiry.ts';
 import { request } from '../helpers/http.ts';
 import {
   createCustomer,

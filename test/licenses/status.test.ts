@@ -3,7 +3,7 @@
  * the past reads `expired` at once, a later date renews, and no status but active ever activates a device.
  */
 import test from 'ava';
-import { expireLicenses } from '../../src/licenses/service.ts';
+import { expireLicenses } from '../../src/licenses/expiry.ts';
 import {
   activationRows,
   assertRefused,

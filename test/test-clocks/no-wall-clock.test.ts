@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { expireLicenses } from '../../src/licenses/service.ts';
+import { expireLicenses } from '../../src/licenses/expiry.ts';
 import { markOverdueInvoices } from '../../src/invoices/service.ts';
 
 const STEP_FILES = [
