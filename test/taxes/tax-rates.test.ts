@@ -70,7 +70,7 @@ test.serial('bad rates are refused with 400 naming the field, and nothing is sto
 });
 
 test.serial(
-  'PUT renames, describes and archives; a changed percentage or inclusive is 400 and changes nothing, an unchanged one ok',
+  'PUT renames, describes, archives; a changed percentage or inclusive is 400, changing nothing; the same one is ok',
   async (t) => {
     const rate = (await api('/api/billing/tax-rates', { body: { name: 'VAT FR', percentage: '20' } })).body;
     const renamed = await api(`/api/billing/tax-rates/${rate.id}`, {
