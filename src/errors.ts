@@ -177,3 +177,12 @@ export class AppError extends Error {
 }
 
 export const notFound = (what = 'Resource') => new AppError('not_found', `${what} not found`);
+
+/** How a refusal of a request's fields begins, the schema's (http/validate.ts) and a service's alike. */
+export const FIELDS_REFUSED = 'Some fields need correcting';
+
+/** A service's refusal of fields the schema let through, worded as the schema's: `<path>: <message>` each. */
+export const fieldsRefused = (details: ErrorDetail[]) =>
+  new AppError('invalid_request', `${FIELDS_REFUSED}: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, {
+    details,
+  });

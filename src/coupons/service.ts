@@ -3,7 +3,7 @@ import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { AppError } from '../errors.ts';
+import { AppError, fieldsRefused } from '../errors.ts';
 import type { PageQuery } from '../db/paginate.ts';
 import { assertCurrencyPrecision } from '../money-input.ts';
 import {
@@ -27,9 +27,7 @@ export function createCoupon(db: Db, input: CreateCouponInput, actor: Actor, now
   if (input.amountOff !== undefined) assertCurrencyPrecision(input.amountOff, input.currency!, 'amountOff');
   // A coupon that could never be redeemed is a typo in its date (Stripe refuses a redeem_by in the past too).
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
-    throw new AppError('invalid_request', 'Some fields need correcting: expiresAt: must be in the future', {
-      details: [{ path: 'expiresAt', message: 'must be in the future' }],
-    });
+    throw fieldsRefused([{ path: 'expiresAt', message: 'must be in the future' }]);
   }
   return inTransaction(db, async (trx) => {
     const created = await insertCoupon(trx, input);

@@ -7,7 +7,7 @@ import { newUuid } from '../crypto/ids.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import type { Page, PageQuery } from '../db/paginate.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, fieldsRefused, notFound } from '../errors.ts';
 import {
   customerHasBillingHistory,
   deleteCustomerRow,
@@ -92,9 +92,7 @@ function audited(row: CustomerCreate): Record<string, unknown> {
 async function assertTaxTerms(db: Db, customer: Pick<CustomerRow, 'tax_rate_ids' | 'tax_exempt' | 'tax_id'>) {
   if (customer.tax_exempt === 'reverse' && !customer.tax_id) {
     const message = 'is required when taxExempt is reverse (reverse-charge invoices show it)';
-    throw new AppError('invalid_request', `Some fields need correcting: taxId: ${message}`, {
-      details: [{ path: 'taxId', message }],
-    });
+    throw fieldsRefused([{ path: 'taxId', message }]);
   }
   await requireUsableTaxRates(db, customer.tax_rate_ids, 'taxRateIds');
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError, type ErrorCode, type ErrorDetail } from '../errors.ts';
+import { AppError, FIELDS_REFUSED, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { LOOKUP_TEXT } from './schemas.ts';
 import { messageOf, requestErrorMap } from './messages.ts';
 import { unknownFieldPaths } from './unknown-fields.ts';
@@ -84,7 +84,7 @@ const UNKNOWN_FIELD = 'unknown field';
  */
 /** A refusal's message in the words of the person who typed it (issue 34: not "Invalid body"), then each field. */
 const REFUSED_PART = {
-  body: 'Some fields need correcting',
+  body: FIELDS_REFUSED,
   query: 'Some query parameters need correcting',
   params: 'The address names something that cannot exist',
 } as const;

@@ -7,7 +7,7 @@
 import type { Actor } from '../actor.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
-import { AppError } from '../errors.ts';
+import { AppError, fieldsRefused } from '../errors.ts';
 import { createInvoice, type Clock, type InvoiceDetail, type NewInvoice } from '../invoices/service.ts';
 import { findPlan } from '../plans/service.ts';
 import { findSubscription } from '../subscriptions/service.ts';
@@ -39,8 +39,6 @@ async function assertInvoiceableSubscription(trx: Db, input: NewInvoice, subscri
   const plan = await findPlan(trx, sub.plan_id);
   if (plan && plan.currency !== input.currency) {
     const message = `must be ${plan.currency}, the currency of the subscription's plan`;
-    throw new AppError('invalid_request', `Some fields need correcting: currency: ${message}`, {
-      details: [{ path: 'currency', message }],
-    });
+    throw fieldsRefused([{ path: 'currency', message }]);
   }
 }

@@ -3,7 +3,7 @@ import { recordAudits } from '../audit/service.ts';
 import type { Db } from '../db/knex.ts';
 import { inTransaction } from '../db/knex.ts';
 import type { PageQuery } from '../db/paginate.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, fieldsRefused, notFound } from '../errors.ts';
 import { DECIMAL_PATTERN, money } from '../money.ts';
 import {
   findTaxRateRow,
@@ -64,12 +64,7 @@ export function updateTaxRate(db: Db, id: string, changes: UpdateTaxRateInput, a
     const changed = (['percentage', 'inclusive'] as const).filter(
       (field) => changes[field] !== undefined && !sameTerm(before, field, changes[field]),
     );
-    if (changed.length > 0)
-      throw new AppError(
-        'invalid_request',
-        `Some fields need correcting: ${changed.map((f) => `${f}: ${UNCHANGEABLE}`).join('; ')}`,
-        { details: changed.map((path) => ({ path, message: UNCHANGEABLE })) },
-      );
+    if (changed.length > 0) throw fieldsRefused(changed.map((path) => ({ path, message: UNCHANGEABLE })));
     const { name, description, active } = changes;
     const after = await updateTaxRateRow(trx, id, { name, description, active });
     await recordAudits(trx, actor, [

@@ -1,5 +1,5 @@
 /** What the license pages share: the form fields as the API's JSON (features typed as JSON text) and their inputs. */
-import { AppError } from '../../errors.ts';
+import { fieldsRefused } from '../../errors.ts';
 import { Field, kept, type FormState } from '../components/Form.tsx';
 import { field, numberField, type FormValues } from '../http/form.ts';
 
@@ -26,9 +26,7 @@ function featuresOf(form: FormValues): unknown {
     return JSON.parse(text);
   } catch {
     const message = 'must be a JSON object such as {"pro": true, "seats": 5}; the text typed is not valid JSON';
-    throw new AppError('invalid_request', `Some fields need correcting: features: ${message}`, {
-      details: [{ path: 'features', message }],
-    });
+    throw fieldsRefused([{ path: 'features', message }]);
   }
 }
 
