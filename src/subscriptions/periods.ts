@@ -37,3 +37,7 @@ export function boundary(anchor: Date, cycle: BillingCycle, n: number): Date {
 export function periodBounds(anchor: Date, cycle: BillingCycle, n: number): { start: Date; end: Date } {
   return { start: boundary(anchor, cycle, n), end: boundary(anchor, cycle, n + 1) };
 }
+
+/** U-8: a period the trial covers (the trial ends at or after the period's end) bills its usage at 0. */
+export const trialCovers = (trialEnd: Date | null, periodEnd: Date) =>
+  trialEnd !== null && trialEnd.getTime() >= periodEnd.getTime();

@@ -15,6 +15,7 @@ import { absorbNegative } from '../pricing/usage.ts';
 import type { PlanRow } from '../plans/repo.ts';
 import { billUsage, recordBilledUsage, type UsageBill, type UsageInvoice } from '../usage/billing.ts';
 import { planTaxRateIds } from './invoicing.ts';
+import { trialCovers } from './periods.ts';
 import type { RenewalPlan } from './renewal-plan.ts';
 import type { SubscriptionRow } from './repo.ts';
 
@@ -58,9 +59,6 @@ function recorder(billed: { invoiceId: string; bill: UsageBill }[], credits: Cre
   };
 }
 
-const lastPeriodIsTrial = (sub: SubscriptionRow) =>
-  sub.trial_end !== null && sub.trial_end.getTime() >= sub.current_period_end.getTime();
-
 /**
  * Adds usage to a renewal batch's invoices before they are issued: each invoice bills the period it closes (every
  * charge of the plan, zero usage too), unbilled usage of periods that ended, and adjustments of periods billed before
@@ -83,7 +81,11 @@ export async function addUsageToRenewals(
       targets.push({ renewal, index, invoice });
     }
     if (renewal.result.canceled > 0) {
-      const closed = { start: sub.current_period_start, end: sub.current_period_end, trial: lastPeriodIsTrial(sub) };
+      const closed = {
+        start: sub.current_period_start,
+        end: sub.current_period_end,
+        trial: trialCovers(sub.trial_end, sub.current_period_end),
+      };
       const currency = plans.get(sub.plan_id)!.currency;
       targets.push({
         renewal,
@@ -107,10 +109,17 @@ export async function addUsageToRenewals(
       if (bill.lines.every((l) => money(l.unitPrice).isZero() && money((l.usage.quantity as string) ?? 0).isZero()))
         return;
       const { customerId, subscriptionId, currency } = invoice;
+      // T-2: the final invoice's lines take the plan's rates, as the renewals' do.
       const planRates = planTaxRateIds(plans.get(renewal.sub.plan_id)!);
-      const request = { id: newUuid(), customerId, subscriptionId, currency, lineItems: [], status: 'issued' as const };
-      // T-2: the final invoice's lines are the plan's, as the renewals' are.
-      renewal.requests.push({ ...request, planTaxRateIds: planRates });
+      renewal.requests.push({
+        id: newUuid(),
+        customerId,
+        subscriptionId,
+        currency,
+        lineItems: [],
+        status: 'issued',
+        planTaxRateIds: planRates,
+      });
       at = renewal.requests.length - 1;
       renewal.slots.push({ invoice: at });
       renewal.result.invoicesCreated += 1;

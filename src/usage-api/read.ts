@@ -3,6 +3,7 @@ import { AppError, notFound } from '../errors.ts';
 import { cachedChargesOfPlans } from '../metering/charges.ts';
 import { formatMoney } from '../money.ts';
 import { planCurrency } from '../plans/service.ts';
+import { trialCovers } from '../subscriptions/periods.ts';
 import { findSubscription } from '../subscriptions/service.ts';
 import { type PeriodUsage, usageOfPeriod } from '../usage/read.ts';
 import { billedPeriodsOf, usageEventBatches } from '../usage/service.ts';
@@ -36,9 +37,7 @@ export async function subscriptionUsage(
     period,
     currency: await planCurrency(db, sub.plan_id),
     // U-8: a trial's period is billed at 0, read while the trial runs or after it ended (a closed trial period).
-    trial:
-      (sub.status === 'trialing' && period === current) ||
-      (sub.trial_end !== null && sub.trial_end.getTime() >= period.end.getTime()),
+    trial: (sub.status === 'trialing' && period === current) || trialCovers(sub.trial_end, period.end),
     charges: (await cachedChargesOfPlans(db, [sub.plan_id])).get(sub.plan_id)!,
   });
 }
