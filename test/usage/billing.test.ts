@@ -205,24 +205,30 @@ test("U-10: a plan change bills the old plan's usage to it; the new plan's charg
   t.true(money(usageLines[0].amount).eq('2'));
 });
 
-test("T-2: a plan change taxes the old plan's usage with the old plan's rates, not the new plan's", async (t) => {
+/** A customer 40 days into a usage plan taxed at 19% (10.00 a unit), its first period invoiced, one unit used since. */
+async function taxedUsageWorld(rateName: string) {
   const rate = await request(app.baseUrl, '/api/billing/tax-rates', {
     cookie,
-    body: { name: 'VAT old plan', percentage: '19', inclusive: false },
+    body: { name: rateName, percentage: '19', inclusive: false },
   });
   const metric = await makeMetric(app.db);
-  const taxed = await makeUsagePlan(app.db, [{ metricId: metric.id, model: 'per_unit', unitPrice: '10' }], '0', [
+  const plan = await makeUsagePlan(app.db, [{ metricId: metric.id, model: 'per_unit', unitPrice: '10' }], '0', [
     rate.body.id,
   ]);
-  const untaxed = await makeUsagePlan(app.db, [{ metricId: metric.id, model: 'per_unit', unitPrice: '1' }], '0');
-  const { customer, sub } = await subscribe(app.db, taxed.id, ago(40));
+  const { customer, sub } = await subscribe(app.db, plan.id, ago(40));
   await renewSubscription(app.db, sub.id, new Date());
   await send(customer.id, metric.code, ago(1));
+  return { rateId: rate.body.id as string, metric, sub };
+}
+
+test("T-2: a plan change taxes the old plan's usage with the old plan's rates, not the new plan's", async (t) => {
+  const { rateId, metric, sub } = await taxedUsageWorld('VAT old plan');
+  const untaxed = await makeUsagePlan(app.db, [{ metricId: metric.id, model: 'per_unit', unitPrice: '1' }], '0');
   await changePlan(app.db, sub.id, { newPlanId: untaxed.id, prorate: false }, SYSTEM_ACTOR);
   const change = (await invoicesOf(app.db, sub.id)).at(-1);
   const [line] = await linesOf(app.db, change.id);
   t.true(money(line.amount).eq('10'));
-  t.deepEqual(line.tax_rate_ids, [rate.body.id]);
+  t.deepEqual(line.tax_rate_ids, [rateId]);
   t.true(money(change.tax_amount).eq('1.9'));
   t.true(money(change.total).eq('11.9'));
 });
@@ -306,17 +312,7 @@ test("U-8: a trial's usage is billed at 0 on the invoice that ends it", async (t
 });
 
 test("T-2: the final invoice of a cancellation at period end is taxed with the plan's rates", async (t) => {
-  const rate = await request(app.baseUrl, '/api/billing/tax-rates', {
-    cookie,
-    body: { name: 'VAT final', percentage: '19', inclusive: false },
-  });
-  const metric = await makeMetric(app.db);
-  const plan = await makeUsagePlan(app.db, [{ metricId: metric.id, model: 'per_unit', unitPrice: '10' }], '0', [
-    rate.body.id,
-  ]);
-  const { customer, sub } = await subscribe(app.db, plan.id, ago(40));
-  await renewSubscription(app.db, sub.id, new Date());
-  await send(customer.id, metric.code, ago(1));
+  const { sub } = await taxedUsageWorld('VAT final');
   await updateSubscription(app.db, sub.id, { cancelAtPeriodEnd: true }, SYSTEM_ACTOR);
   await renewSubscription(app.db, sub.id, new Date(Date.now() + 40 * DAY));
   const final = (await invoicesOf(app.db, sub.id)).at(-1);
